@@ -1,0 +1,58 @@
+package memory
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
+
+// FieldError is bad input: it names the field, and the limit or rule it broke.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Limits on input, so one call cannot exhaust the server.
+const (
+	MaxMessages     = 2000     // messages in one remember call
+	MaxContentBytes = 64 << 10 // bytes in one message
+	MaxCallBytes    = 8 << 20  // bytes of content in one remember call
+	MaxQueryBytes   = 4096     // bytes in a recall query
+	MaxK            = 100      // memories one recall returns
+	MaxPool         = 1000     // candidates per side
+	MaxIDs          = 1000     // ids in one forget call
+	maxNamespace    = 128      // bytes in a namespace
+	maxSessionID    = 256      // bytes in a session id
+	maxSpeaker      = 128      // bytes in a speaker name
+)
+
+// Roles a message may have.
+var Roles = []string{"user", "assistant", "system", "tool"}
+
+// validName accepts identifiers that are safe as keys in every store:
+// letters, digits and . _ - : @ / + only.
+func validName(field, s string, limit int) error {
+	if s == "" {
+		return &FieldError{field, "must not be empty"}
+	}
+	if len(s) > limit {
+		return &FieldError{field, fmt.Sprintf("is %d bytes; the limit is %d", len(s), limit)}
+	}
+	for _, r := range s {
+		if !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || containsRune("._-:@/+", r))) {
+			return &FieldError{field, fmt.Sprintf("%q has the character %q; use ASCII letters, digits and . _ - : @ / +", s, r)}
+		}
+	}
+	return nil
+}
+
+func containsRune(set string, r rune) bool {
+	for _, c := range set {
+		if c == r {
+			return true
+		}
+	}
+	return false
+}

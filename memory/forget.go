@@ -1,0 +1,61 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+)
+
+// ForgetRequest deletes memories of one namespace: by ids, by session, or
+// all of them (which needs Confirm, so that no stray call empties a memory).
+type ForgetRequest struct {
+	Namespace string
+	IDs       []string
+	SessionID string
+	All       bool
+	Confirm   bool
+}
+
+// ForgetResult says what was deleted.
+type ForgetResult struct {
+	Namespace string `json:"namespace"`
+	Deleted   int    `json:"deleted"`
+}
+
+// Forget deletes what req selects. Exactly one of IDs, SessionID and All
+// must be given.
+func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
+	ns, err := s.ns(req.Namespace)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	chosen := 0
+	for _, set := range []bool{len(req.IDs) > 0, req.SessionID != "", req.All} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return ForgetResult{}, &FieldError{"ids", "give exactly one of ids, session_id or all"}
+	}
+	if len(req.IDs) > MaxIDs {
+		return ForgetResult{}, &FieldError{"ids", fmt.Sprintf("holds %d ids; the limit is %d", len(req.IDs), MaxIDs)}
+	}
+	for i, id := range req.IDs {
+		if id == "" {
+			return ForgetResult{}, &FieldError{fmt.Sprintf("ids[%d]", i), "must not be empty"}
+		}
+	}
+	if req.SessionID != "" {
+		if err := validName("session_id", req.SessionID, maxSessionID); err != nil {
+			return ForgetResult{}, err
+		}
+	}
+	if req.All && !req.Confirm {
+		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
+	}
+	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: req.IDs, SessionID: req.SessionID, All: req.All})
+	if err != nil {
+		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
+	}
+	return ForgetResult{Namespace: ns, Deleted: n}, nil
+}

@@ -1,0 +1,68 @@
+// Package memory is the domain of agentmem: memories (raw conversation turns
+// with their session dates), the Store interface the storage engines
+// implement, ingest (Remember) and retrieval (Recall). It knows nothing of
+// MCP; package tools adapts it to the protocol.
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Memory is one stored conversation turn, verbatim.
+type Memory struct {
+	ID          string    `json:"id"`
+	Namespace   string    `json:"namespace"`
+	SessionID   string    `json:"session_id"`
+	SessionDate time.Time `json:"session_date"`
+	Turn        int       `json:"turn"`
+	Role        string    `json:"role"`
+	Speaker     string    `json:"speaker,omitempty"`
+	Text        string    `json:"text"`
+	// Timestamp is the turn's own time when the client sent one.
+	Timestamp *time.Time `json:"timestamp,omitempty"`
+	Entities  []string   `json:"entities,omitempty"`
+	// Hash identifies the turn's content within its session, so that a
+	// session sent twice is stored once.
+	Hash string `json:"hash"`
+	// Vectors holds one normalised vector per window of Text (see
+	// DocumentEmbedder); empty when no embedder is configured.
+	Vectors  [][]float32 `json:"vectors,omitempty"`
+	Embedder string      `json:"embedder,omitempty"`
+	Created  time.Time   `json:"created"`
+}
+
+// MemoryID is the public id of turn n of a session: readable, stable, and
+// unique within a namespace, so re-ingesting a session rewrites the same ids.
+func MemoryID(sessionID string, turn int) string {
+	return fmt.Sprintf("%s:%d", sessionID, turn)
+}
+
+// turnHash is what makes ingest idempotent: two messages are the same turn
+// when role, speaker, text and timestamp agree.
+func turnHash(role, speaker, text string, ts *time.Time) string {
+	h := sha256.New()
+	stamp := ""
+	if ts != nil {
+		stamp = ts.UTC().Format(time.RFC3339Nano)
+	}
+	for _, s := range []string{role, speaker, text, stamp} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Header is the line that introduces a memory in a prompt:
+// "[2023-05-07 Sun · session s-may · user]". The session date comes first
+// because a model resolves "yesterday" in the text against it.
+func (m Memory) Header() string {
+	who := m.Role
+	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
+		who = m.Speaker + " (" + m.Role + ")"
+	}
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID, who)
+}

@@ -1,0 +1,102 @@
+package memory
+
+import (
+	"time"
+)
+
+// Order is how recalled memories are arranged once the best k are chosen.
+type Order string
+
+const (
+	// ByRelevance keeps the fused ranking: best first.
+	ByRelevance Order = "relevance"
+	// Chronological sorts the chosen memories oldest first, which reads like
+	// the conversation did.
+	Chronological Order = "chronological"
+	// Recency sorts the chosen memories newest first. The selection itself is
+	// still by relevance: replacing relevance by recency hurts recall.
+	Recency Order = "recency"
+)
+
+// Fusion is how the text and vector rankings are combined.
+type Fusion string
+
+const (
+	// RRF is reciprocal-rank fusion of the text and vector rankings.
+	RRF Fusion = "rrf"
+	// RSF is relative-score fusion: each ranking's scores min-max
+	// normalised, weighted and summed (Couchbase's default when RRF is not
+	// available is a plain sum).
+	RSF Fusion = "rsf"
+	// TextOnly ranks by BM25 and entity matches alone.
+	TextOnly Fusion = "text"
+	// VectorOnly ranks by vector similarity alone.
+	VectorOnly Fusion = "vector"
+	// Rerank takes the vector ranking's top Pool and orders it by BM25,
+	// keeping vector order for the memories the text side does not match.
+	Rerank Fusion = "rerank"
+)
+
+// Fusions lists the valid fusion methods, for validation and schemas.
+var Fusions = []Fusion{RRF, RSF, TextOnly, VectorOnly, Rerank}
+
+// Query is one retrieval request, independent of the engine that runs it.
+// The embedded store and the Couchbase store execute the same Query: the
+// text part through SearchRequest (bleve's query model, which Couchbase
+// Search shares) and the vector part as a kNN over Vector.
+type Query struct {
+	Namespace string
+	Text      string
+	// Entities are matched as their own clause, so a named thing in the
+	// question finds its memory even when a long turn's vector is diluted.
+	Entities []string
+	// Vector is the query embedding; nil means lexical retrieval only.
+	Vector    []float32
+	SessionID string
+	// After and Before bound the session date (inclusive); zero means open.
+	After, Before time.Time
+	K             int
+	// Pool is how many candidates each side (text, vector) contributes
+	// before fusion; 0 means DefaultPool(K).
+	Pool    int
+	Fusion  Fusion
+	Weights Weights
+}
+
+// Weights tune fusion. Text and Vector weight the two rankings; Entity
+// boosts the entity clause inside the text ranking; RankConstant is RRF's k.
+type Weights struct {
+	Text         float64 `json:"text"`
+	Vector       float64 `json:"vector"`
+	Entity       float64 `json:"entity"`
+	RankConstant int     `json:"rank_constant"`
+}
+
+// DefaultWeights are the weights used when a Query sets none.
+func DefaultWeights() Weights {
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, RankConstant: 60}
+}
+
+// DefaultPool is the candidate pool per side for k results: large enough
+// that fusion has something to fuse, small enough that BM25 does not drag in
+// noise from far down its list.
+func DefaultPool(k int) int {
+	return max(3*k, 30)
+}
+
+// PoolSize is the effective candidate pool of q.
+func (q Query) PoolSize() int {
+	if q.Pool > 0 {
+		return max(q.Pool, q.K)
+	}
+	return DefaultPool(q.K)
+}
+
+// Hit is one retrieved memory with its fused score and, for diagnosis, its
+// rank on each side (0 when that side did not return it).
+type Hit struct {
+	Memory     Memory  `json:"memory"`
+	Score      float64 `json:"score"`
+	TextRank   int     `json:"text_rank,omitempty"`
+	VectorRank int     `json:"vector_rank,omitempty"`
+}

@@ -1,0 +1,168 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// RecallRequest asks for the memories that best answer a query.
+type RecallRequest struct {
+	Query     string
+	K         int // 0 means 10
+	Namespace string
+	SessionID string
+	// After and Before bound session dates, inclusive. A date without a time
+	// covers its whole day. Memories dated after the question are not
+	// filtered unless Before says so: hard-filtering them hurts recall.
+	After, Before string
+	Order         Order  // "" means ByRelevance
+	Fusion        Fusion // "" means the service default
+	Pool          int    // candidates per side; 0 means DefaultPool(K)
+	Weights       *Weights
+}
+
+// DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
+const DefaultK = 10
+
+// RecallResult is what a recall found, in the requested order.
+type RecallResult struct {
+	Namespace string `json:"namespace"`
+	Hits      []Hit  `json:"hits"`
+}
+
+// Recall runs one hybrid search: BM25 over the text, a match on the
+// query's entities and, with an embedder, vector similarity, fused.
+func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
+	q, order, err := s.query(req)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	if s.embedder != nil && q.Fusion != TextOnly {
+		vs, err := s.embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return RecallResult{}, fmt.Errorf("embedding the query with %s: %w", s.embedder.ID(), err)
+		}
+		if len(vs) != 1 {
+			return RecallResult{}, fmt.Errorf("embedder %s returned %d vectors for one query", s.embedder.ID(), len(vs))
+		}
+		q.Vector = vs[0]
+	}
+	hits, err := s.store.Search(ctx, q)
+	if err != nil {
+		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
+	}
+	arrange(hits, order)
+	return RecallResult{Namespace: q.Namespace, Hits: hits}, nil
+}
+
+func (s *Service) query(req RecallRequest) (Query, Order, error) {
+	text := strings.TrimSpace(req.Query)
+	if text == "" {
+		return Query{}, "", &FieldError{"query", "must not be empty"}
+	}
+	if len(text) > MaxQueryBytes {
+		return Query{}, "", &FieldError{"query", fmt.Sprintf("is %d bytes; the limit is %d", len(text), MaxQueryBytes)}
+	}
+	k := req.K
+	if k == 0 {
+		k = DefaultK
+	}
+	if k < 1 || k > MaxK {
+		return Query{}, "", &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
+	}
+	if req.Pool < 0 || req.Pool > MaxPool {
+		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
+	}
+	ns, err := s.ns(req.Namespace)
+	if err != nil {
+		return Query{}, "", err
+	}
+	if req.SessionID != "" {
+		if err := validName("session_id", req.SessionID, maxSessionID); err != nil {
+			return Query{}, "", err
+		}
+	}
+	order := req.Order
+	if order == "" {
+		order = ByRelevance
+	}
+	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {
+		return Query{}, "", &FieldError{"order", fmt.Sprintf("must be relevance, chronological or recency, got %q", order)}
+	}
+	fusion := req.Fusion
+	if fusion == "" {
+		fusion = s.fusion
+	}
+	if err := validFusion(fusion); err != nil {
+		return Query{}, "", err
+	}
+	if s.embedder == nil && (fusion == VectorOnly || fusion == Rerank) {
+		return Query{}, "", &FieldError{"fusion", fmt.Sprintf("%q needs vectors, and this server runs without an embedder (--embedder none)", fusion)}
+	}
+	q := Query{
+		Namespace: ns,
+		Text:      text,
+		Entities:  Entities(text),
+		SessionID: req.SessionID,
+		K:         k,
+		Pool:      req.Pool,
+		Fusion:    fusion,
+		Weights:   s.weights,
+	}
+	if req.Weights != nil {
+		q.Weights = *req.Weights
+	}
+	if q.After, err = s.bound("after", req.After, false); err != nil {
+		return Query{}, "", err
+	}
+	if q.Before, err = s.bound("before", req.Before, true); err != nil {
+		return Query{}, "", err
+	}
+	if !q.After.IsZero() && !q.Before.IsZero() && q.Before.Before(q.After) {
+		return Query{}, "", &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
+	}
+	return q, order, nil
+}
+
+// bound reads an after/before date. A bare date as an upper bound means the
+// end of that day, so before=<question date> keeps that day's sessions.
+func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := ParseDate(v, s.loc, s.Now())
+	if err != nil {
+		return time.Time{}, &FieldError{field, err.Error()}
+	}
+	if upper && t.Equal(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())) && isDateOnly(v) {
+		t = t.AddDate(0, 0, 1).Add(-time.Nanosecond)
+	}
+	return t, nil
+}
+
+func isDateOnly(v string) bool {
+	_, err := time.Parse("2006-01-02", strings.TrimSpace(v))
+	return err == nil
+}
+
+func arrange(hits []Hit, order Order) {
+	switch order {
+	case Chronological:
+		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(a.Memory, b.Memory) })
+	case Recency:
+		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(b.Memory, a.Memory) })
+	}
+}
+
+func compareTime(a, b Memory) int {
+	if c := a.SessionDate.Compare(b.SessionDate); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
+		return c
+	}
+	return a.Turn - b.Turn
+}

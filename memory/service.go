@@ -1,0 +1,108 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+)
+
+// Service is the memory as the tools see it: ingest, recall, forget and the
+// clock, over any Store and optional Embedder.
+type Service struct {
+	store     Store
+	embedder  Embedder
+	now       func() time.Time
+	loc       *time.Location
+	namespace string
+	fusion    Fusion
+	weights   Weights
+	// sessions serialises ingest per session, so two concurrent calls that
+	// append to one session cannot both claim the same turn numbers.
+	sessions [64]sync.Mutex
+}
+
+// Options configure a Service. Store is required; the rest have defaults.
+type Options struct {
+	Store    Store
+	Embedder Embedder // nil: lexical retrieval only
+	// Now is the clock; nil means time.Now. Replays and benchmarks fix it.
+	Now       func() time.Time
+	Location  *time.Location // nil means UTC
+	Namespace string         // default namespace; "" means "default"
+	Fusion    Fusion         // default fusion; "" means RRF
+	Weights   Weights        // zero fields take DefaultWeights
+}
+
+// DefaultNamespace is used when neither the call nor the configuration names one.
+const DefaultNamespace = "default"
+
+// New returns a Service. It fails when the store's vectors were made by an
+// embedder other than opts.Embedder.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil {
+		return nil, errors.New("memory: a store is required")
+	}
+	s := &Service{
+		store:     opts.Store,
+		embedder:  opts.Embedder,
+		now:       opts.Now,
+		loc:       opts.Location,
+		namespace: opts.Namespace,
+		fusion:    opts.Fusion,
+		weights:   opts.Weights,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.loc == nil {
+		s.loc = time.UTC
+	}
+	if s.namespace == "" {
+		s.namespace = DefaultNamespace
+	}
+	if err := validName("namespace", s.namespace, maxNamespace); err != nil {
+		return nil, err
+	}
+	if s.fusion == "" {
+		s.fusion = RRF
+	}
+	if err := validFusion(s.fusion); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Now is the service clock in its configured location.
+func (s *Service) Now() time.Time { return s.now().In(s.loc) }
+
+// Location is the configured time zone.
+func (s *Service) Location() *time.Location { return s.loc }
+
+// Embedder returns the configured embedder, nil for lexical only.
+func (s *Service) Embedder() Embedder { return s.embedder }
+
+func (s *Service) sessionLock(ns, session string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(ns))
+	h.Write([]byte{0})
+	h.Write([]byte(session))
+	return &s.sessions[h.Sum32()%uint32(len(s.sessions))]
+}
+
+func (s *Service) ns(requested string) (string, error) {
+	if requested == "" {
+		return s.namespace, nil
+	}
+	return requested, validName("namespace", requested, maxNamespace)
+}
+
+func validFusion(f Fusion) error {
+	for _, v := range Fusions {
+		if f == v {
+			return nil
+		}
+	}
+	return &FieldError{Field: "fusion", Msg: fmt.Sprintf("must be one of %v, got %q", Fusions, f)}
+}
