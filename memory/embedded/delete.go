@@ -1,0 +1,109 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// Delete removes what sel selects from the records, the index and RAM.
+func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flushLocked(); err != nil {
+		return 0, err
+	}
+	var keys []string
+	var ids = map[string]bool{}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
+		var victims []memory.Memory
+		collect := func(raw []byte) error {
+			m, err := decode(raw)
+			if err != nil {
+				return err
+			}
+			victims = append(victims, m)
+			return nil
+		}
+		switch {
+		case sel.All:
+			prefix := []byte(sel.Namespace + "\x1f")
+			c := mem.Cursor()
+			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+				if err := collect(v); err != nil {
+					return err
+				}
+			}
+		case sel.SessionID != "":
+			prefix := sessionPrefix(sel.Namespace, sel.SessionID)
+			c := sess.Cursor()
+			for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+4; k, id = c.Next() {
+				if raw := mem.Get([]byte(key(sel.Namespace, string(id)))); raw != nil {
+					if err := collect(raw); err != nil {
+						return err
+					}
+				}
+			}
+		default:
+			for _, id := range sel.IDs {
+				if raw := mem.Get([]byte(key(sel.Namespace, id))); raw != nil && !ids[id] {
+					ids[id] = true
+					if err := collect(raw); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, m := range victims {
+			k := []byte(key(m.Namespace, m.ID))
+			keys = append(keys, string(k))
+			ids[m.ID] = true
+			for _, del := range []func() error{
+				func() error { return mem.Delete(k) },
+				func() error { return vec.Delete(k) },
+				func() error { return sess.Delete(sessionKey(m.Namespace, m.SessionID, m.Turn)) },
+			} {
+				if err := del(); err != nil {
+					return err
+				}
+			}
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		seq, err := s.journal(tx, keys)
+		if err == nil {
+			s.seq = seq
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("deleting: %w", err)
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	b := s.index.NewBatch()
+	for _, k := range keys {
+		b.Delete(k)
+	}
+	b.SetInternal(keySeq, seqKey(s.seq))
+	if err := s.index.Batch(b); err != nil {
+		return 0, fmt.Errorf("removing from the index: %w", err)
+	}
+	if sp := s.vectors[sel.Namespace]; sp != nil {
+		sp.remove(ids)
+		if len(sp.ids) == 0 {
+			delete(s.vectors, sel.Namespace)
+		}
+	}
+	return len(keys), nil
+}
