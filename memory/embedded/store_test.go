@@ -344,4 +344,3 @@ func TestManyTurnsFlushBatches(t *testing.T) {
 		t.Fatalf("recall of the last write = %v", ids)
 	}
 }
-
