@@ -1,0 +1,217 @@
+// Package engine assembles a memory.Service from configuration: the store
+// (embedded or Couchbase), the embedder (built-in, OpenAI-compatible or
+// none) behind its on-disk cache, and the clock. The command line and the
+// eval harness share it, so both run exactly what a user runs.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embed/cache"
+	"agentmem/memory/embed/openai"
+	"agentmem/memory/embedded"
+)
+
+// Config is everything a user can set. The tags are the command line's
+// flags; every flag also reads an AGENTMEM_* environment variable.
+type Config struct {
+	DataDir   string `name:"data-dir" env:"AGENTMEM_DATA_DIR" help:"Where the embedded store and the embedding cache live (default: the user's data directory)." placeholder:"DIR"`
+	Namespace string `name:"namespace" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
+	Now       string `name:"now" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
+	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today and of dates sent without one (IANA name, e.g. Europe/Paris, or UTC)."`
+	Embedder  string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"none,openai" default:"none" help:"Embedding model: none (lexical only) or openai (any OpenAI-compatible endpoint)."`
+	Fusion    string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
+	NoSync    bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
+
+	OpenAI OpenAIConfig `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
+}
+
+// OpenAIConfig selects an OpenAI-compatible embeddings endpoint.
+type OpenAIConfig struct {
+	BaseURL string `name:"base-url" env:"BASE_URL" default:"https://api.openai.com/v1" help:"Embeddings API root (Ollama: http://localhost:11434/v1)."`
+	Model   string `name:"model" env:"MODEL" default:"text-embedding-3-small" help:"Embedding model."`
+	APIKey  string `name:"api-key" env:"API_KEY" help:"API key (falls back to OPENAI_API_KEY; local servers need none)."`
+	Dims    int    `name:"dims" env:"DIMS" help:"Requested vector length (models that support it)."`
+}
+
+// Engine is an assembled memory.
+type Engine struct {
+	Service  *memory.Service
+	Store    memory.Store
+	Embedder memory.Embedder // nil for none
+	closers  []func() error
+}
+
+// Close releases the store and the embedding cache.
+func (e *Engine) Close() error {
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Open assembles the memory that cfg describes.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Engine, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	loc, now, err := cfg.clock()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{}
+	fail := func(err error) (*Engine, error) {
+		e.Close()
+		return nil, err
+	}
+	emb, err := cfg.embedder(ctx, dir)
+	if err != nil {
+		return fail(err)
+	}
+	if emb != nil {
+		c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
+		if err != nil {
+			return fail(fmt.Errorf("opening the embedding cache: %w", err))
+		}
+		e.closers = append(e.closers, c.Close)
+		e.Embedder = c
+	}
+	opts := embedded.Options{NoSync: cfg.NoSync, Logger: log}
+	if e.Embedder != nil {
+		opts.EmbedderID, opts.Dims = e.Embedder.ID(), e.Embedder.Dims()
+	}
+	st, err := embedded.Open(ctx, filepath.Join(dir, "store"), opts)
+	if err != nil {
+		return fail(err)
+	}
+	e.closers = append(e.closers, st.Close)
+	e.Store = st
+	e.Service, err = memory.New(memory.Options{
+		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
+		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
+	})
+	if err != nil {
+		return fail(err)
+	}
+	log.Info("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
+	return e, nil
+}
+
+// OpenForReindex opens the store whatever embedder built it, with the
+// configured embedder to re-embed it.
+func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (*embedded.Store, memory.Embedder, func() error, error) {
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	emb, err := cfg.embedder(ctx, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	closers := []func() error{}
+	if emb != nil {
+		c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		closers = append(closers, c.Close)
+		emb = c
+	}
+	st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{SkipEmbedderCheck: true, Logger: log})
+	if err != nil {
+		for _, c := range closers {
+			c()
+		}
+		return nil, nil, nil, err
+	}
+	closers = append(closers, st.Close)
+	return st, emb, func() error {
+		var errs []error
+		for i := len(closers) - 1; i >= 0; i-- {
+			errs = append(errs, closers[i]())
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+func describe(e memory.Embedder) string {
+	if e == nil {
+		return "none (lexical only)"
+	}
+	return fmt.Sprintf("%s, %d dimensions", e.ID(), e.Dims())
+}
+
+func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, error) {
+	switch cfg.Embedder {
+	case "", "none":
+		return nil, nil
+	case "openai":
+		key := cfg.OpenAI.APIKey
+		if key == "" {
+			key = os.Getenv("OPENAI_API_KEY")
+		}
+		e, err := openai.New(ctx, openai.Config{BaseURL: cfg.OpenAI.BaseURL, Model: cfg.OpenAI.Model, APIKey: key, Dims: cfg.OpenAI.Dims})
+		if err != nil {
+			return nil, fmt.Errorf("embedder openai (%s, model %s): %w", cfg.OpenAI.BaseURL, cfg.OpenAI.Model, err)
+		}
+		return e, nil
+	}
+	return nil, fmt.Errorf("embedder: unknown %q (use none or openai)", cfg.Embedder)
+}
+
+func (cfg Config) clock() (*time.Location, func() time.Time, error) {
+	loc := time.Local
+	if cfg.Timezone != "" && cfg.Timezone != "Local" {
+		l, err := time.LoadLocation(cfg.Timezone)
+		if err != nil {
+			return nil, nil, fmt.Errorf("timezone: %w", err)
+		}
+		loc = l
+	}
+	if cfg.Now == "" {
+		return loc, time.Now, nil
+	}
+	t, err := memory.ParseDate(cfg.Now, loc, time.Now())
+	if err != nil {
+		return nil, nil, fmt.Errorf("now: %w", err)
+	}
+	return loc, func() time.Time { return t }, nil
+}
+
+// dataDir is cfg.DataDir, or agentmem's folder in the user's data
+// directory: $XDG_DATA_HOME or ~/.local/share on Linux, Application Support
+// on macOS, %LocalAppData% on Windows.
+func (cfg Config) dataDir() (string, error) {
+	if cfg.DataDir != "" {
+		return cfg.DataDir, nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && runtime.GOOS != "windows" {
+		return filepath.Join(x, "agentmem"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("data-dir: no home directory (%w); set --data-dir", err)
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return filepath.Join(home, "Library", "Application Support", "agentmem"), nil
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "agentmem"), nil
+		}
+	}
+	return filepath.Join(home, ".local", "share", "agentmem"), nil
+}

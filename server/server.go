@@ -1,0 +1,39 @@
+// Package server wires the agentmem tools into an MCP server and serves it
+// over stdio or streamable HTTP. It knows nothing of storage engines.
+package server
+
+import (
+	"log/slog"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"agentmem/memory"
+	"agentmem/tools"
+)
+
+// Name is the server's name in the MCP handshake.
+const Name = "agentmem"
+
+// Options configure New.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+}
+
+// New returns an MCP server exposing the memory tools over svc. A panic in a
+// tool handler is recovered and reported to the client as an error.
+func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := mcpserver.NewMCPServer(Name, opts.Version,
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithInstructions(tools.Instructions),
+		mcpserver.WithRecovery(),
+	)
+	tools.Register(s, svc, opts.Logger)
+	return s
+}
