@@ -19,8 +19,18 @@ func TodayAt(t time.Time) Today {
 		Date:     t.Format("2006-01-02"),
 		Weekday:  t.Weekday().String(),
 		Datetime: t.Format(time.RFC3339),
-		Timezone: t.Location().String(),
+		Timezone: zoneName(t),
 	}
+}
+
+// zoneName is the IANA name of t's zone, or its abbreviation ("UTC", "CET")
+// when the zone is the process's unnamed Local.
+func zoneName(t time.Time) string {
+	if name := t.Location().String(); name != "Local" {
+		return name
+	}
+	abbr, _ := t.Zone()
+	return abbr
 }
 
 // Text is the sentence to give a model: "Today is Sunday, 7 May 2023

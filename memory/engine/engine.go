@@ -106,7 +106,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Engine, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log.Info("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
+	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
 	return e, nil
 }
 

@@ -1,0 +1,78 @@
+// Command agentmem is a long-term memory server for LLM agents, over MCP.
+//
+//	agentmem serve                      # stdio, for Claude Code / Desktop
+//	agentmem serve --http 127.0.0.1:8080 # streamable HTTP at /mcp
+//	agentmem remember / recall / today / forget / reindex
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/lmittmann/tint"
+	"golang.org/x/term"
+
+	"agentmem/memory/engine"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// cli is the command line. kong (over the standard flag package) because it
+// reads every flag from an AGENTMEM_* variable too, with help, enums and
+// defaults declared once on the struct.
+type cli struct {
+	engine.Config
+	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
+
+	Serve    serveCmd    `cmd:"" help:"Run the MCP server (stdio by default)."`
+	Remember rememberCmd `cmd:"" help:"Store conversation turns, as the remember tool does."`
+	Recall   recallCmd   `cmd:"" help:"Search memories, as the recall tool does."`
+	Today    todayCmd    `cmd:"" help:"Print today's date, as the today tool does."`
+	Forget   forgetCmd   `cmd:"" help:"Delete memories, as the forget tool does."`
+	Reindex  reindexCmd  `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
+	Version  versionCmd  `cmd:"" help:"Print the version."`
+}
+
+// env is what every command gets.
+type env struct {
+	ctx context.Context
+	cfg engine.Config
+	log *slog.Logger
+}
+
+func main() {
+	var c cli
+	k := kong.Parse(&c,
+		kong.Name("agentmem"),
+		kong.Description("Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search."),
+		kong.UsageOnError(),
+	)
+	log := newLogger(c.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := k.Run(&env{ctx: ctx, cfg: c.Config, log: log}); err != nil {
+		fmt.Fprintln(os.Stderr, "agentmem:", err)
+		os.Exit(1)
+	}
+}
+
+// newLogger logs to stderr only: in stdio mode stdout belongs to the
+// protocol. Colour only on a terminal, and never with NO_COLOR.
+func newLogger(level slog.Level) *slog.Logger {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	noColor = noColor || !term.IsTerminal(int(os.Stderr.Fd()))
+	return slog.New(tint.NewHandler(os.Stderr, &tint.Options{Level: level, NoColor: noColor, TimeFormat: "15:04:05.000"}))
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run(e *env) error {
+	fmt.Println("agentmem", version)
+	return nil
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"agentmem/memory/engine"
+)
+
+type reindexCmd struct{}
+
+func (reindexCmd) Run(e *env) error {
+	st, emb, closeAll, err := engine.OpenForReindex(e.ctx, e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	from, dims := st.Embedder()
+	to := "none"
+	if emb != nil {
+		to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
+	}
+	e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
+	last := -1
+	err = st.Reindex(e.ctx, emb, func(done, total int) {
+		if pct := done * 100 / max(total, 1); pct/10 != last/10 || done == total {
+			last = pct
+			fmt.Fprintf(os.Stderr, "\rreindexed %d/%d memories", done, total)
+		}
+	})
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Println("Reindexed with", to)
+	return nil
+}
