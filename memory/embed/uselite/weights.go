@@ -1,0 +1,234 @@
+package uselite
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+)
+
+// The model files, shipped inside the binary. See model/NOTICE.
+//
+//go:embed model/model.json model/vocab.json model/SHA256SUMS model/group1-shard*
+var modelFiles embed.FS
+
+const modelDir = "model"
+
+// readVerified reads model/<name> and checks it against model/SHA256SUMS.
+func readVerified(sums map[string]string, name string) ([]byte, error) {
+	want, ok := sums[name]
+	if !ok {
+		return nil, fmt.Errorf("uselite: %s is not listed in SHA256SUMS", name)
+	}
+	b, err := modelFiles.ReadFile(path.Join(modelDir, name))
+	if err != nil {
+		return nil, fmt.Errorf("uselite: %w", err)
+	}
+	got := sha256.Sum256(b)
+	if hex.EncodeToString(got[:]) != want {
+		return nil, fmt.Errorf("uselite: %s: SHA-256 %x does not match SHA256SUMS", name, got)
+	}
+	return b, nil
+}
+
+// readSums parses model/SHA256SUMS ("<hex>  <name>" lines, as sha256sum writes).
+func readSums() (map[string]string, error) {
+	b, err := modelFiles.ReadFile(path.Join(modelDir, "SHA256SUMS"))
+	if err != nil {
+		return nil, fmt.Errorf("uselite: %w", err)
+	}
+	sums := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 || len(f[0]) != 64 {
+			return nil, fmt.Errorf("uselite: bad SHA256SUMS line %q", sc.Text())
+		}
+		sums[strings.TrimPrefix(f[1], "*")] = f[0]
+	}
+	return sums, sc.Err()
+}
+
+// tensor is one entry of model.json's weightsManifest, decoded.
+type tensor struct {
+	shape []int
+	f32   []float32 // dtype float32
+	i32   []int32   // dtype int32
+}
+
+// weights holds every tensor of the weight shards by its TF.js name.
+type weights map[string]*tensor
+
+// manifest is the part of a TF.js graph-model model.json that describes the
+// weight shards: groups of files whose concatenated bytes hold the listed
+// tensors back to back, in order.
+type manifest struct {
+	WeightsManifest []struct {
+		Paths   []string `json:"paths"`
+		Weights []struct {
+			Name         string          `json:"name"`
+			Shape        []int           `json:"shape"`
+			Dtype        string          `json:"dtype"`
+			Quantization json.RawMessage `json:"quantization"`
+		} `json:"weights"`
+	} `json:"weightsManifest"`
+}
+
+// loadWeights reads model.json's weightsManifest and decodes every tensor
+// from the (checksum-verified) shards.
+func loadWeights(sums map[string]string) (weights, error) {
+	mj, err := readVerified(sums, "model.json")
+	if err != nil {
+		return nil, err
+	}
+	var m manifest
+	if err := json.Unmarshal(mj, &m); err != nil {
+		return nil, fmt.Errorf("uselite: model.json: %w", err)
+	}
+	if len(m.WeightsManifest) == 0 {
+		return nil, fmt.Errorf("uselite: model.json has no weightsManifest")
+	}
+	w := weights{}
+	for _, g := range m.WeightsManifest {
+		var buf []byte
+		for _, p := range g.Paths {
+			b, err := readVerified(sums, p)
+			if err != nil {
+				return nil, err
+			}
+			buf = append(buf, b...)
+		}
+		off := 0
+		for _, spec := range g.Weights {
+			if len(spec.Quantization) > 0 && string(spec.Quantization) != "null" {
+				return nil, fmt.Errorf("uselite: %s: quantized weights are not supported", spec.Name)
+			}
+			n := 1
+			for _, d := range spec.Shape {
+				if d < 0 {
+					return nil, fmt.Errorf("uselite: %s: bad shape %v", spec.Name, spec.Shape)
+				}
+				n *= d
+			}
+			if off+4*n > len(buf) {
+				return nil, fmt.Errorf("uselite: %s: shards too short", spec.Name)
+			}
+			t := &tensor{shape: spec.Shape}
+			raw := buf[off : off+4*n]
+			switch spec.Dtype {
+			case "float32":
+				t.f32 = make([]float32, n)
+				for i := range t.f32 {
+					t.f32[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+				}
+			case "int32":
+				t.i32 = make([]int32, n)
+				for i := range t.i32 {
+					t.i32[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+				}
+			default:
+				return nil, fmt.Errorf("uselite: %s: unsupported dtype %q", spec.Name, spec.Dtype)
+			}
+			off += 4 * n
+			w[spec.Name] = t
+		}
+		if off != len(buf) {
+			return nil, fmt.Errorf("uselite: %d unused bytes in weight shards", len(buf)-off)
+		}
+	}
+	return w, nil
+}
+
+// get returns the named tensor after checking its dtype and shape.
+func (w weights) get(name string, float bool, shape ...int) (*tensor, error) {
+	t, ok := w[name]
+	if !ok {
+		return nil, fmt.Errorf("uselite: weight %s not found", name)
+	}
+	if float && t.f32 == nil || !float && t.i32 == nil {
+		return nil, fmt.Errorf("uselite: weight %s has the wrong dtype", name)
+	}
+	if len(t.shape) != len(shape) {
+		return nil, fmt.Errorf("uselite: weight %s has shape %v, want %v", name, t.shape, shape)
+	}
+	for i := range shape {
+		if t.shape[i] != shape[i] {
+			return nil, fmt.Errorf("uselite: weight %s has shape %v, want %v", name, t.shape, shape)
+		}
+	}
+	return t, nil
+}
+
+// weightReader reads tensors by name and remembers the first error, so that
+// the model can be assembled as a flat list of lookups.
+type weightReader struct {
+	w   weights
+	err error
+}
+
+// f32 returns the float32 tensor name, which must have the given shape.
+func (r *weightReader) f32(name string, shape ...int) []float32 {
+	if r.err != nil {
+		return nil
+	}
+	t, err := r.w.get(name, true, shape...)
+	if err != nil {
+		r.err = err
+		return nil
+	}
+	return t.f32
+}
+
+// scalarF32 returns a float32 scalar constant.
+func (r *weightReader) scalarF32(name string) float32 {
+	v := r.f32(name)
+	if v == nil {
+		return 0
+	}
+	return v[0]
+}
+
+// i32 returns the int32 tensor name, which must have the given shape.
+func (r *weightReader) i32(name string, shape ...int) []int32 {
+	if r.err != nil {
+		return nil
+	}
+	t, err := r.w.get(name, false, shape...)
+	if err != nil {
+		r.err = err
+		return nil
+	}
+	return t.i32
+}
+
+// scalarI32 returns an int32 scalar constant.
+func (r *weightReader) scalarI32(name string) int {
+	v := r.i32(name)
+	if v == nil {
+		return 0
+	}
+	return int(v[0])
+}
+
+// dim returns the size of axis of the named tensor.
+func (r *weightReader) dim(name string, axis int) int {
+	if r.err != nil {
+		return 0
+	}
+	t, ok := r.w[name]
+	if !ok || axis >= len(t.shape) {
+		r.err = fmt.Errorf("uselite: weight %s not found or has no axis %d", name, axis)
+		return 0
+	}
+	return t.shape[axis]
+}
