@@ -117,7 +117,9 @@ func bleveFusion(q Query, text, vector []Ranked) []Fused {
 		h.ScoreBreakdown = map[int]float64{0: v.Score}
 	}
 	w := q.weights()
-	window := max(len(text), len(vector))
+	// The window is the union: every candidate of either list keeps its rank,
+	// and none is cut before we cut to k.
+	window := len(hits)
 	var res *fusion.FusionResult
 	if q.Fusion == RSF {
 		res = fusion.RelativeScoreFusion(hits, []float64{w.Text, w.Vector}, window, 1, false)
