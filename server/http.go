@@ -19,6 +19,9 @@ const Path = "/mcp"
 // HTTPHandler serves s as streamable HTTP at Path, plus /healthz. With a
 // token, every request to Path must carry "Authorization: Bearer <token>".
 func HTTPHandler(s *mcpserver.MCPServer, token string, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	mcp := mcpserver.NewStreamableHTTPServer(s,
 		mcpserver.WithEndpointPath(Path),
 		mcpserver.WithStreamableHTTPLogger(logger),

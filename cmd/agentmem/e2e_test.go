@@ -1,0 +1,217 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// These tests build the real binary and drive it over stdio with mcp-go's
+// stdio client, as Claude Code or Claude Desktop would.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agentmem-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "agentmem")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+type proc struct {
+	c   *client.Client
+	cmd *exec.Cmd
+}
+
+func start(t *testing.T, dataDir string) *proc {
+	t.Helper()
+	p := &proc{}
+	tr := transport.NewStdioWithOptions(binary(t), []string{"NO_COLOR=1"},
+		[]string{"serve", "--data-dir", dataDir, "--now", "2023-06-01T10:00:00Z", "--timezone", "UTC", "--log-level", "warn"},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd := exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			p.cmd = cmd
+			return cmd, nil
+		}))
+	p.c = client.NewClient(tr)
+	ctx := context.Background()
+	if err := p.c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	if _, err := p.c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *proc) kill() {
+	p.cmd.Process.Kill() // SIGKILL: no flush, no close
+	p.cmd.Wait()
+	p.c.Close()
+}
+
+func (p *proc) call(tool string, args map[string]any) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := p.c.CallTool(context.Background(), req)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("%s: %s", tool, b.String())
+	}
+	return b.String(), nil
+}
+
+func (p *proc) must(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	s, err := p.call(tool, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func turns(texts ...string) []any {
+	out := make([]any, len(texts))
+	for i, s := range texts {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		out[i] = map[string]any{"role": role, "content": s}
+	}
+	return out
+}
+
+func TestStdioRememberRecallRestart(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, dir)
+	p.must(t, "remember", map[string]any{"session_id": "s-may", "session_date": "1:56 pm on 8 May, 2023",
+		"messages": turns("Yesterday I adopted a greyhound called Pixel.", "What a lovely name!")})
+	p.must(t, "remember", map[string]any{"session_id": "s-june", "session_date": "2023/05/30 (Tue) 23:40",
+		"messages": turns("Pixel learned to sit today.", "Good dog.")})
+	check := func(p *proc) {
+		t.Helper()
+		got := p.must(t, "recall", map[string]any{"query": "When did I adopt the greyhound?", "k": 2})
+		if !strings.HasPrefix(got, "[2023-05-08 Mon · session s-may · user]\nYesterday I adopted a greyhound called Pixel.") {
+			t.Errorf("recall = %q", got)
+		}
+		if today := p.must(t, "today", nil); today != "Today is Thursday, 1 June 2023 (2023-06-01), 10:00 UTC." {
+			t.Errorf("today = %q", today)
+		}
+	}
+	check(p)
+
+	// kill -9 right after the acknowledgement: the index batch was never
+	// flushed, so the restart must replay the journal.
+	p.must(t, "remember", map[string]any{"session_id": "s-july", "session_date": "2023-07-01",
+		"messages": turns("We moved to Lisbon with Pixel.")})
+	p.kill()
+	p = start(t, dir)
+	check(p)
+	if got := p.must(t, "recall", map[string]any{"query": "Lisbon", "k": 1}); !strings.Contains(got, "We moved to Lisbon") {
+		t.Errorf("acknowledged remember lost after kill -9: %q", got)
+	}
+	p.c.Close()
+	p.cmd.Wait()
+
+	p = start(t, dir)
+	defer p.c.Close()
+	check(p)
+}
+
+// A server killed in the middle of a stream of writes keeps every
+// acknowledged session whole, and no session half-stored.
+func TestStdioKillDuringWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, dir)
+	const turnsPer = 40
+	acked := make(chan int, 1000)
+	go func() {
+		defer close(acked)
+		for s := 0; ; s++ {
+			var texts []string
+			for i := range turnsPer {
+				texts = append(texts, fmt.Sprintf("kiwi session %d turn %d", s, i))
+			}
+			if _, err := p.call("remember", map[string]any{"session_id": fmt.Sprintf("s%d", s), "session_date": "2023-05-07", "messages": turns(texts...)}); err != nil {
+				return
+			}
+			acked <- s
+		}
+	}()
+	var last = -1
+	deadline := time.After(3 * time.Second)
+wait:
+	for {
+		select {
+		case s, ok := <-acked:
+			if !ok {
+				break wait
+			}
+			last = s
+			if s >= 30 {
+				break wait
+			}
+		case <-deadline:
+			break wait
+		}
+	}
+	p.kill()
+	for s := range acked {
+		last = s
+	}
+	if last < 0 {
+		t.Fatal("no write was acknowledged before the kill")
+	}
+	p = start(t, dir)
+	defer p.c.Close()
+	for s := 0; s <= last+1; s++ {
+		got := p.must(t, "recall", map[string]any{"query": "kiwi", "session_id": fmt.Sprintf("s%d", s), "k": 100, "fusion": "text"})
+		n := strings.Count(got, fmt.Sprintf("· session s%d ·", s))
+		switch {
+		case s <= last && n != turnsPer:
+			t.Errorf("acknowledged session s%d has %d of %d turns", s, n, turnsPer)
+		case s > last && n != 0 && n != turnsPer:
+			t.Errorf("session s%d was half-stored: %d of %d turns", s, n, turnsPer)
+		}
+	}
+}
