@@ -1,0 +1,100 @@
+package couchbase
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"agentmem/memory"
+)
+
+func testConfig() Config {
+	return Config{Username: "agentmem", Password: "secret"}.withDefaults()
+}
+
+func TestIndexGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		dims int
+		bm25 bool
+	}{
+		{"index-384.json", 384, true},
+		{"index-lexical.json", 0, true},
+		{"index-384-tfidf.json", 384, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			def, err := searchIndex(testConfig(), tc.dims, tc.bm25)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, &def)
+		})
+	}
+}
+
+// TestIndexMappingDerived checks that the Couchbase mapping is the embedded
+// store's: bleve reads it back, and its document mapping is
+// memory.IndexMapping()'s plus the vector field.
+func TestIndexMappingDerived(t *testing.T) {
+	cfg := testConfig()
+	for _, dims := range []int{0, 384} {
+		def, err := searchIndex(cfg, dims, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(def.Params["mapping"])
+		var m mapping.IndexMappingImpl
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("bleve cannot read the mapping: %v", err)
+		}
+		if m.DefaultMapping.Enabled {
+			t.Error("the default mapping is enabled: session manifests and the meta document would be indexed")
+		}
+		doc := m.TypeMapping["agentmem.memories.memory"]
+		if doc == nil {
+			t.Fatalf("no type mapping for scope.collection.memory in %v", m.TypeMapping)
+		}
+		vec := doc.Properties[memory.FieldVector]
+		delete(doc.Properties, memory.FieldVector)
+		got, _ := json.Marshal(doc)
+		want, _ := json.Marshal(memory.IndexMapping().DefaultMapping)
+		if string(got) != string(want) {
+			t.Errorf("document mapping\n%s\nwant memory.IndexMapping()'s\n%s", got, want)
+		}
+		if m.ScoringModel != memory.IndexMapping().ScoringModel || m.DefaultAnalyzer != memory.IndexMapping().DefaultAnalyzer {
+			t.Errorf("scoring %q analyzer %q, want the embedded store's", m.ScoringModel, m.DefaultAnalyzer)
+		}
+		if dims == 0 {
+			if vec != nil {
+				t.Error("a lexical index maps a vector field")
+			}
+			m.TypeMapping["agentmem.memories.memory"] = doc
+			if err := m.Validate(); err != nil {
+				t.Errorf("bleve rejects the mapping: %v", err)
+			}
+			continue
+		}
+		if vec == nil || len(vec.Fields) != 1 {
+			t.Fatalf("vector property %+v, want one field", vec)
+		}
+		f := vec.Fields[0]
+		if f.Type != "vector" || f.Dims != dims || f.Similarity != "dot_product" || !f.Index {
+			t.Errorf("vector field %+v", f)
+		}
+		got384, err := indexDims(&def, cfg)
+		if err != nil || got384 != dims {
+			t.Errorf("indexDims = %d, %v; want %d", got384, err, dims)
+		}
+	}
+}
+
+func TestIndexDims(t *testing.T) {
+	for _, dims := range []int{-1, maxDims + 1} {
+		if _, err := searchIndex(testConfig(), dims, true); err == nil || !strings.Contains(err.Error(), "dimensions") {
+			t.Errorf("dims %d: err %v, want a dimensions error", dims, err)
+		}
+	}
+}
