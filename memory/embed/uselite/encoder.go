@@ -137,6 +137,16 @@ func loadEncoder(w weights) (*encoder, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	all := []*linear{e.hidden}
+	for _, l := range e.layers {
+		all = append(all, l.qkv, l.attnOut, l.ffnIn, l.ffnOut)
+		if l.residual != nil {
+			all = append(all, l.residual)
+		}
+	}
+	if err := packAll(all); err != nil {
+		return nil, err
+	}
 	if e.maxTokens <= 0 || e.embDim%2 != 0 {
 		return nil, fmt.Errorf("uselite: bad model constants (max tokens %d, embedding width %d)", e.maxTokens, e.embDim)
 	}

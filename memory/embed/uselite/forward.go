@@ -3,8 +3,6 @@ package uselite
 import (
 	"math"
 	"sync"
-
-	"github.com/viterin/vek/vek32"
 )
 
 // Arithmetic follows the TF.js CPU kernels closely enough to match them to
@@ -20,8 +18,9 @@ type buffers struct {
 
 // attnBuffers is the scratch memory of one attention head.
 type attnBuffers struct {
-	scores []float32 // [tokens]
-	vT     []float32 // [headDim][tokens]
+	keys   []float32 // the head's keys, transposed and packed for gemm
+	values []float32 // the head's values, packed for gemm
+	scores []float32 // [tokens][tokens rounded up to 16]
 }
 
 func (e *encoder) newBuffers() *buffers {
@@ -49,7 +48,12 @@ func (e *encoder) newBuffers() *buffers {
 	b.hid = make([]float32, T*maxH)
 	b.attn = make([]attnBuffers, maxHeads)
 	for h := range b.attn {
-		b.attn[h] = attnBuffers{scores: make([]float32, T), vT: make([]float32, maxHD*T)}
+		Tp := roundUp(T, panelCols)
+		b.attn[h] = attnBuffers{
+			keys:   make([]float32, maxHD*Tp),
+			values: make([]float32, maxHD*T),
+			scores: make([]float32, T*Tp),
+		}
 	}
 	return b
 }
@@ -192,35 +196,53 @@ func (l *transformerLayer) attention(ctx, qkv []float32, T int, bufs []attnBuffe
 	}
 }
 
-// head computes attention head h.
+// head computes attention head h:
+//
+//	ctx_h = softmax(qScale·Q_h · K_hᵀ) · V_h
+//
+// with both products done by gemm, on the head's keys and values packed into
+// panels.
 func (l *transformerLayer) head(h int, ctx, qkv []float32, T int, buf attnBuffers) {
 	A, dh := l.attnWidth, l.headDim
 	stride := 3 * A
 	q0, k0, v0 := h*dh, A+h*dh, 2*A+h*dh
-	// Values transposed, so that each output is a dot product.
-	vT := buf.vT[:dh*T]
+	Tp := roundUp(T, panelCols)
+
+	// Kᵀ in panels of 16 tokens: keys[(t/16)·dh·16 + d·16 + t%16] = K[t][d],
+	// zero for the padding tokens t >= T.
+	keys := buf.keys[:dh*Tp]
+	clear(keys[(Tp-panelCols)*dh:])
 	for t := 0; t < T; t++ {
-		v := qkv[t*stride+v0 : t*stride+v0+dh]
-		for d, x := range v {
-			vT[d*T+t] = x
+		kt := qkv[t*stride+k0 : t*stride+k0+dh]
+		base := (t/panelCols)*dh*panelCols + t%panelCols
+		for d, v := range kt {
+			keys[base+d*panelCols] = v
 		}
 	}
-	scores := buf.scores[:T]
-	for i := 0; i < T; i++ {
-		q := qkv[i*stride+q0 : i*stride+q0+dh]
+	// V in panels of 16 features: values[(d/16)·T·16 + t·16 + d%16] = V[t][d].
+	values := buf.values[:dh*T]
+	for t := 0; t < T; t++ {
+		vt := qkv[t*stride+v0 : t*stride+v0+dh]
+		for d0 := 0; d0 < dh; d0 += panelCols {
+			copy(values[d0*T+t*panelCols:d0*T+(t+1)*panelCols], vt[d0:d0+panelCols])
+		}
+	}
+	// Scaled queries, as the graph scales them before the product.
+	for t := 0; t < T; t++ {
+		q := qkv[t*stride+q0 : t*stride+q0+dh]
 		for d := range q {
 			q[d] *= l.qScale
 		}
-		for j := 0; j < T; j++ {
-			scores[j] = vek32.Dot(q, qkv[j*stride+k0:j*stride+k0+dh])
-		}
-		softmax(scores)
-		out := ctx[i*A+h*dh : i*A+h*dh+dh]
-		for d := range out {
-			out[d] = vek32.Dot(scores, vT[d*T:(d+1)*T])
-		}
 	}
+	scores := buf.scores[:T*Tp]
+	gemm(scores, Tp, qkv[q0:], stride, T, keys, dh, 0, Tp/panelCols)
+	for t := 0; t < T; t++ {
+		softmax(scores[t*Tp : t*Tp+T])
+	}
+	gemm(ctx[q0:], A, scores, Tp, T, values, T, 0, dh/panelCols)
 }
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // softmax replaces s with exp(s - max(s)) / sum.
 func softmax(s []float32) {

@@ -1,78 +1,160 @@
 package uselite
 
 import (
+	"fmt"
 	"sync"
-
-	"github.com/viterin/vek/vek32"
 )
 
-// The matrix work is done with vek32.Dot (github.com/viterin/vek: Go
-// assembly with AVX2/FMA where the CPU has it, plain Go otherwise). Weights
-// are stored transposed, one row per output feature, so every output value
-// is one dot product of two contiguous rows; outputs are computed in blocks
-// of colTile features so that the block's weights stay in the L1/L2 cache
-// while all input rows pass over them.
+// Dense layers are computed by a small register-blocked matrix kernel: it
+// produces a 6×16 block of outputs (6 input rows × 16 output features) at a
+// time from the 6 rows and a "panel" of the weights: the 16 features'
+// columns of W, stored as in rows of 16 contiguous floats. Weights are packed
+// into panels once, at load. The kernel is Go assembly with AVX2/FMA
+// (gemm_amd64.s, when the CPU has them) or plain Go (gemm6x16Go), and the
+// layer splits its panels across goroutines when asked to.
 
-// colTile is the number of output features computed together.
-const colTile = 16
+const (
+	blockRows = 6  // rows of x per kernel call
+	panelCols = 16 // output features per panel
+)
 
 // linear is a dense layer y = x·W + b.
 type linear struct {
 	in, out int
-	wT      []float32 // [out][in]: W transposed
+	panels  []float32 // [out/16][in][16]: W packed by 16 output features
 	b       []float32 // [out]
 }
 
 // newLinear builds a layer from a TF.js kernel laid out [in][out] (row
-// major, as MatMul and 1×1 Conv2D kernels are) and a bias [out].
+// major, as MatMul and 1×1 Conv2D kernels are) and a bias [out]. The kernel
+// is packed into panels by packAll.
 func newLinear(kernel []float32, in, out int, bias []float32) *linear {
 	if kernel == nil || bias == nil {
 		return nil // the weightReader holds the error
 	}
-	l := &linear{in: in, out: out, wT: make([]float32, in*out), b: bias}
-	for i := 0; i < in; i++ {
-		for o := 0; o < out; o++ {
-			l.wT[o*in+i] = kernel[i*out+o]
-		}
-	}
-	return l
+	return &linear{in: in, out: out, panels: kernel, b: bias}
 }
 
-// forward computes y[r] = x[r]·W + b for the rows r < rows of x ([rows][in])
-// into y ([rows][out]), splitting the output features across par goroutines
-// when par > 1.
-func (l *linear) forward(y, x []float32, rows, par int) {
-	tiles := (l.out + colTile - 1) / colTile
-	if par <= 1 || tiles < 2 || rows*l.in*l.out < 1<<18 {
-		l.tiles(y, x, rows, 0, tiles)
-		return
-	}
-	if par > tiles {
-		par = tiles
+// packAll packs the [in][out] kernels of layers into panels, in parallel.
+func packAll(layers []*linear) error {
+	for _, l := range layers {
+		if l.out%panelCols != 0 || l.in == 0 {
+			return fmt.Errorf("uselite: dense layer %d -> %d: width not a multiple of %d", l.in, l.out, panelCols)
+		}
 	}
 	var wg sync.WaitGroup
-	for p := 0; p < par; p++ {
-		t0, t1 := tiles*p/par, tiles*(p+1)/par
+	for _, l := range layers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.tiles(y, x, rows, t0, t1)
+			l.panels = pack(l.panels, l.in, l.out)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// pack returns the in×out matrix w as out/16 panels of in rows of 16.
+func pack(w []float32, in, out int) []float32 {
+	p := make([]float32, in*out)
+	for c0 := 0; c0 < out; c0 += panelCols {
+		panel := p[c0*in : (c0+panelCols)*in]
+		for i := 0; i < in; i++ {
+			copy(panel[i*panelCols:(i+1)*panelCols], w[i*out+c0:i*out+c0+panelCols])
+		}
+	}
+	return p
+}
+
+// forward computes y[r] = x[r]·W + b for the rows r < rows of x ([rows][in])
+// into y ([rows][out]), splitting the panels across par goroutines when
+// par > 1.
+func (l *linear) forward(y, x []float32, rows, par int) {
+	if rows == 0 {
+		return
+	}
+	panels := l.out / panelCols
+	if par <= 1 || panels < 2 || rows*l.in*l.out < 1<<18 {
+		l.panelRange(y, x, rows, 0, panels)
+		return
+	}
+	par = min(par, panels)
+	var wg sync.WaitGroup
+	for p := 0; p < par; p++ {
+		p0, p1 := panels*p/par, panels*(p+1)/par
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.panelRange(y, x, rows, p0, p1)
 		}()
 	}
 	wg.Wait()
 }
 
-// tiles computes the output features of tiles [t0, t1).
-func (l *linear) tiles(y, x []float32, rows, t0, t1 int) {
-	in, out := l.in, l.out
-	for t := t0; t < t1; t++ {
-		c0, c1 := t*colTile, min((t+1)*colTile, out)
+// panelRange computes the output features of panels [p0, p1).
+func (l *linear) panelRange(y, x []float32, rows, p0, p1 int) {
+	gemm(y, l.out, x, l.in, rows, l.panels, l.in, p0, p1)
+	for r := 0; r < rows; r++ {
+		yr := y[r*l.out+p0*panelCols : r*l.out+p1*panelCols]
+		bias := l.b[p0*panelCols : p1*panelCols]
+		for j := range yr {
+			yr[j] += bias[j]
+		}
+	}
+}
+
+// gemm computes c = a·B for the columns of B in panels [p0, p1): for
+// r < rows and j in [16·p0, 16·p1),
+//
+//	c[r*ldc+j] = sum over i < k of a[r*lda+i] * B[i][j],
+//
+// where panels holds B packed by 16 columns ([panel][k][16]).
+func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32, k int, p0, p1 int) {
+	if rows <= 0 || k <= 0 {
+		return
+	}
+	if rows < blockRows {
+		// Too few rows for the kernel: compute on a zero-padded copy.
+		var cp [blockRows * panelCols]float32
+		ap := make([]float32, blockRows*k)
 		for r := 0; r < rows; r++ {
-			xr := x[r*in : (r+1)*in]
-			yr := y[r*out : (r+1)*out]
-			for c := c0; c < c1; c++ {
-				yr[c] = vek32.Dot(xr, l.wT[c*in:(c+1)*in]) + l.b[c]
+			copy(ap[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		}
+		for p := p0; p < p1; p++ {
+			kernel6x16(k, ap, k, panels[p*k*panelCols:(p+1)*k*panelCols], cp[:], panelCols)
+			for r := 0; r < rows; r++ {
+				copy(c[r*ldc+p*panelCols:r*ldc+(p+1)*panelCols], cp[r*panelCols:(r+1)*panelCols])
 			}
 		}
+		return
+	}
+	for p := p0; p < p1; p++ {
+		panel := panels[p*k*panelCols : (p+1)*k*panelCols]
+		for r0 := 0; r0 < rows; r0 += blockRows {
+			// The last block is moved back to end at the last row; the rows
+			// it shares with the previous block get the same values again.
+			r0 = min(r0, rows-blockRows)
+			kernel6x16(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
+		}
+	}
+}
+
+// gemm6x16Go is the portable kernel: for r < 6 and j < 16,
+// c[r*ldc+j] = sum over i < k of a[r*lda+i] * b[i*16+j].
+func gemm6x16Go(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	var acc [blockRows][panelCols]float32
+	b = b[:k*panelCols]
+	for r := range blockRows {
+		ar := a[r*lda : r*lda+k]
+		row := &acc[r]
+		for i, av := range ar {
+			bi := b[i*panelCols : (i+1)*panelCols : (i+1)*panelCols]
+			for j := range panelCols {
+				row[j] += av * bi[j]
+			}
+		}
+	}
+	for r := range blockRows {
+		copy(c[r*ldc:r*ldc+panelCols], acc[r][:])
 	}
 }

@@ -84,17 +84,29 @@ func load() (m *Model, err error) {
 	if err != nil {
 		return nil, err
 	}
-	vocab, err := readVerified(sums, "vocab.json")
-	if err != nil {
-		return nil, err
-	}
-	tok, err := newTokenizer(vocab)
-	if err != nil {
-		return nil, err
-	}
+	// The tokenizer is built while the weights load.
+	var (
+		tok    *tokenizer
+		tokErr error
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer recoverInto(&tokErr)
+		vocab, err := readVerified(sums, "vocab.json")
+		if err != nil {
+			tokErr = err
+			return
+		}
+		tok, tokErr = newTokenizer(vocab)
+	}()
 	w, err := loadWeights(sums)
+	<-done
 	if err != nil {
 		return nil, err
+	}
+	if tokErr != nil {
+		return nil, tokErr
 	}
 	enc, err := loadEncoder(w)
 	if err != nil {

@@ -8,10 +8,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"path"
 	"strings"
+	"sync"
+	"unsafe"
 )
 
 // The model files, shipped inside the binary. See model/NOTICE.
@@ -85,7 +90,9 @@ type manifest struct {
 }
 
 // loadWeights reads model.json's weightsManifest and decodes every tensor
-// from the (checksum-verified) shards.
+// from the (checksum-verified) shards. All tensors of this model are 4-byte
+// values, so the shards are read straight into one []float32 and the float32
+// tensors are slices of it.
 func loadWeights(sums map[string]string) (weights, error) {
 	mj, err := readVerified(sums, "model.json")
 	if err != nil {
@@ -100,13 +107,9 @@ func loadWeights(sums map[string]string) (weights, error) {
 	}
 	w := weights{}
 	for _, g := range m.WeightsManifest {
-		var buf []byte
-		for _, p := range g.Paths {
-			b, err := readVerified(sums, p)
-			if err != nil {
-				return nil, err
-			}
-			buf = append(buf, b...)
+		words, err := readShards(sums, g.Paths)
+		if err != nil {
+			return nil, err
 		}
 		off := 0
 		for _, spec := range g.Weights {
@@ -120,33 +123,98 @@ func loadWeights(sums map[string]string) (weights, error) {
 				}
 				n *= d
 			}
-			if off+4*n > len(buf) {
+			if off+n > len(words) {
 				return nil, fmt.Errorf("uselite: %s: shards too short", spec.Name)
 			}
 			t := &tensor{shape: spec.Shape}
-			raw := buf[off : off+4*n]
 			switch spec.Dtype {
 			case "float32":
-				t.f32 = make([]float32, n)
-				for i := range t.f32 {
-					t.f32[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-				}
+				t.f32 = words[off : off+n : off+n]
 			case "int32":
 				t.i32 = make([]int32, n)
-				for i := range t.i32 {
-					t.i32[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+				for i, v := range words[off : off+n] {
+					t.i32[i] = int32(math.Float32bits(v))
 				}
 			default:
 				return nil, fmt.Errorf("uselite: %s: unsupported dtype %q", spec.Name, spec.Dtype)
 			}
-			off += 4 * n
+			off += n
 			w[spec.Name] = t
 		}
-		if off != len(buf) {
-			return nil, fmt.Errorf("uselite: %d unused bytes in weight shards", len(buf)-off)
+		if off != len(words) {
+			return nil, fmt.Errorf("uselite: %d unused values in weight shards", len(words)-off)
 		}
 	}
 	return w, nil
+}
+
+// readShards reads a group of shards, checking each against SHA256SUMS,
+// into one []float32 of the little-endian 4-byte values they hold.
+func readShards(sums map[string]string, paths []string) ([]float32, error) {
+	total := 0
+	for _, p := range paths {
+		fi, err := fs.Stat(modelFiles, path.Join(modelDir, p))
+		if err != nil {
+			return nil, fmt.Errorf("uselite: %w", err)
+		}
+		total += int(fi.Size())
+	}
+	if total%4 != 0 {
+		return nil, fmt.Errorf("uselite: weight shards hold %d bytes, not a whole number of 4-byte values", total)
+	}
+	words := make([]float32, total/4)
+	if total == 0 {
+		return words, nil
+	}
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), total)
+	// Read and check the shards in parallel.
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	off := 0
+	for i, p := range paths {
+		fi, err := fs.Stat(modelFiles, path.Join(modelDir, p))
+		if err != nil {
+			return nil, fmt.Errorf("uselite: %w", err)
+		}
+		dst := buf[off : off+int(fi.Size())]
+		off += len(dst)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = readShard(sums, p, dst)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 { // big-endian machine
+		for i := 0; i < total; i += 4 {
+			buf[i], buf[i+1], buf[i+2], buf[i+3] = buf[i+3], buf[i+2], buf[i+1], buf[i]
+		}
+	}
+	return words, nil
+}
+
+// readShard reads model/<p> into dst, which has its size, and checks it
+// against SHA256SUMS.
+func readShard(sums map[string]string, p string, dst []byte) error {
+	want, ok := sums[p]
+	if !ok {
+		return fmt.Errorf("uselite: %s is not listed in SHA256SUMS", p)
+	}
+	f, err := modelFiles.Open(path.Join(modelDir, p))
+	if err != nil {
+		return fmt.Errorf("uselite: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, dst); err != nil {
+		return fmt.Errorf("uselite: reading %s: %w", p, err)
+	}
+	if got := sha256.Sum256(dst); hex.EncodeToString(got[:]) != want {
+		return fmt.Errorf("uselite: %s: SHA-256 %x does not match SHA256SUMS", p, got)
+	}
+	return nil
 }
 
 // get returns the named tensor after checking its dtype and shape.

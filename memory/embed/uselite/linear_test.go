@@ -1,0 +1,72 @@
+package uselite
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLinear checks the dense layer (assembly kernel where available) against
+// a float64 reference, for row counts below, at and around the 6-row block.
+func TestLinear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dims := range [][2]int{{256, 512}, {512, 1536}, {1536, 512}, {7, 16}} {
+		in, out := dims[0], dims[1]
+		w := make([]float32, in*out)
+		b := make([]float32, out)
+		for i := range w {
+			w[i] = rng.Float32() - 0.5
+		}
+		for i := range b {
+			b[i] = rng.Float32() - 0.5
+		}
+		l := newLinear(w, in, out, b)
+		if err := packAll([]*linear{l}); err != nil {
+			t.Fatal(err)
+		}
+		for _, rows := range []int{1, 5, 6, 7, 12, 13, 128} {
+			for _, par := range []int{1, 2} {
+				x := make([]float32, rows*in)
+				for i := range x {
+					x[i] = rng.Float32() - 0.5
+				}
+				y := make([]float32, rows*out)
+				l.forward(y, x, rows, par)
+				for r := 0; r < rows; r++ {
+					for c := 0; c < out; c++ {
+						want := float64(b[c])
+						for i := 0; i < in; i++ {
+							want += float64(x[r*in+i]) * float64(w[i*out+c])
+						}
+						if d := math.Abs(float64(y[r*out+c]) - want); d > 1e-4 {
+							t.Fatalf("%dx%d rows %d par %d: y[%d][%d] = %v, want %v", in, out, rows, par, r, c, y[r*out+c], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelGo checks that the portable kernel agrees with the one in use.
+func TestKernelGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const k, lda, ldc = 100, 103, 21
+	a := make([]float32, 6*lda)
+	b := make([]float32, k*16)
+	for i := range a {
+		a[i] = rng.Float32() - 0.5
+	}
+	for i := range b {
+		b[i] = rng.Float32() - 0.5
+	}
+	c1 := make([]float32, 6*ldc)
+	c2 := make([]float32, 6*ldc)
+	kernel6x16(k, a, lda, b, c1, ldc)
+	gemm6x16Go(k, a, lda, b, c2, ldc)
+	for i := range c1 {
+		if math.Abs(float64(c1[i]-c2[i])) > 1e-5 {
+			t.Fatalf("c[%d]: kernel %v, Go %v (asm %v)", i, c1[i], c2[i], haveAsmKernel)
+		}
+	}
+}
