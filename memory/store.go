@@ -39,6 +39,11 @@ type Selector struct {
 	All       bool
 }
 
+// ErrInUse is returned when another process holds the store open. The
+// embedded store is single-process; `agentmem serve` then relays to the
+// process that holds it.
+var ErrInUse = errors.New("store is in use by another agentmem process")
+
 // ErrEmbedderMismatch is returned when a store holds vectors from another
 // embedder than the one configured; `agentmem reindex` re-embeds them.
 var ErrEmbedderMismatch = errors.New("store was built with a different embedder")

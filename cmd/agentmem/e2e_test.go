@@ -215,3 +215,22 @@ wait:
 		}
 	}
 }
+
+// A second server on the same data dir (two agents on one machine) relays
+// to the first one instead of failing, and both see one memory.
+func TestStdioSecondServerShares(t *testing.T) {
+	dir := t.TempDir()
+	first := start(t, dir)
+	defer first.c.Close()
+	second := start(t, dir)
+	defer second.c.Close()
+	second.must(t, "remember", map[string]any{"session_id": "shared", "session_date": "2023-05-07",
+		"messages": turns("My locker code is 4417.")})
+	if got := first.must(t, "recall", map[string]any{"query": "locker code", "k": 1}); !strings.Contains(got, "4417") {
+		t.Errorf("first server recall = %q", got)
+	}
+	out, err := exec.Command(binary(t), "--data-dir", dir, "recall", "locker").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "My locker code is 4417.") {
+		t.Errorf("shell recall while a server runs: %v\n%s", err, out)
+	}
+}

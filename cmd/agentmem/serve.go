@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"os"
 
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"agentmem/memory"
 	"agentmem/memory/engine"
 	"agentmem/server"
 )
@@ -13,12 +17,29 @@ type serveCmd struct {
 }
 
 func (c serveCmd) Run(e *env) error {
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return err
+	}
+	sock := server.SocketPath(dir)
 	eng, err := engine.Open(e.ctx, e.cfg, e.log)
+	if errors.Is(err, memory.ErrInUse) && c.HTTP == "" {
+		// Another agent's server holds this data dir: share its memory.
+		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)
+		return server.Relay(e.ctx, sock, os.Stdin, os.Stdout)
+	}
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	s := server.New(eng.Service, server.Options{Version: version, Logger: e.log})
+	opts := server.Options{Version: version, Logger: e.log}
+	s := server.New(eng.Service, opts)
+	go func() {
+		newServer := func() *mcpserver.MCPServer { return server.New(eng.Service, opts) }
+		if err := server.ServeSocket(e.ctx, sock, newServer, e.log); err != nil {
+			e.log.Warn("not sharing this memory with other local agentmem processes", "socket", sock, "err", err)
+		}
+	}()
 	if c.HTTP != "" {
 		return server.ServeHTTP(e.ctx, c.HTTP, server.HTTPHandler(s, c.HTTPToken, e.log), e.log, nil)
 	}

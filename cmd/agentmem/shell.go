@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"agentmem/memory"
 	"agentmem/memory/engine"
 	"agentmem/server"
 )
@@ -23,16 +28,11 @@ type output struct {
 }
 
 func call(e *env, out output, tool string, args map[string]any) error {
-	eng, err := engine.Open(e.ctx, e.cfg, e.log)
+	c, closeAll, err := connect(e)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	c, err := client.NewInProcessClient(server.New(eng.Service, server.Options{Version: version, Logger: e.log}))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	defer closeAll()
 	if err := c.Start(e.ctx); err != nil {
 		return err
 	}
@@ -65,6 +65,59 @@ func call(e *env, out output, tool string, args map[string]any) error {
 	}
 	fmt.Println(text.String())
 	return nil
+}
+
+// connect opens the memory in-process, or, when a running server holds the
+// data dir, connects to that server's socket.
+func connect(e *env) (*client.Client, func(), error) {
+	eng, err := engine.Open(e.ctx, e.cfg, e.log)
+	if errors.Is(err, memory.ErrInUse) {
+		dir, derr := e.cfg.Dir()
+		if derr != nil {
+			return nil, nil, derr
+		}
+		var d net.Dialer
+		conn, derr := d.DialContext(e.ctx, "unix", server.SocketPath(dir))
+		if derr != nil {
+			return nil, nil, fmt.Errorf("%w, and its socket does not answer: %w", err, derr)
+		}
+		in := &eofReader{r: conn, eof: make(chan struct{})}
+		c := client.NewClient(transport.NewIO(in, conn, io.NopCloser(strings.NewReader(""))))
+		return c, func() {
+			// half-close and let the server end the session, so the
+			// client's reader sees a clean EOF rather than a closed socket
+			conn.(*net.UnixConn).CloseWrite()
+			select {
+			case <-in.eof:
+			case <-time.After(time.Second):
+			}
+			c.Close()
+			conn.Close()
+		}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := client.NewInProcessClient(server.New(eng.Service, server.Options{Version: version, Logger: e.log}))
+	if err != nil {
+		eng.Close()
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); eng.Close() }, nil
+}
+
+type eofReader struct {
+	r    io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (r *eofReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.once.Do(func() { close(r.eof) })
+	}
+	return n, err
 }
 
 type rememberCmd struct {

@@ -95,7 +95,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	db, err := bolt.Open(filepath.Join(dir, "memories.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: opts.NoSync})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("data dir %s is in use by another agentmem process", dir)
+			return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
 		}
 		return nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "memories.db"), err)
 	}

@@ -191,6 +191,9 @@ func (cfg Config) clock() (*time.Location, func() time.Time, error) {
 	return loc, func() time.Time { return t }, nil
 }
 
+// Dir is the data directory cfg selects.
+func (cfg Config) Dir() (string, error) { return cfg.dataDir() }
+
 // dataDir is cfg.DataDir, or agentmem's folder in the user's data
 // directory: $XDG_DATA_HOME or ~/.local/share on Linux, Application Support
 // on macOS, %LocalAppData% on Windows.
