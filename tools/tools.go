@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -25,11 +26,28 @@ const Instructions = `agentmem is your long-term memory of past conversations wi
 
 // Register adds every agentmem tool to s.
 func Register(s *server.MCPServer, svc *memory.Service, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	h := handlers{svc: svc, log: log}
-	s.AddTool(rememberTool(), h.remember)
-	s.AddTool(recallTool(), h.recall)
-	s.AddTool(todayTool(), h.today)
-	s.AddTool(forgetTool(), h.forget)
+	s.AddTool(rememberTool(), h.safe("remember", h.remember))
+	s.AddTool(recallTool(), h.safe("recall", h.recall))
+	s.AddTool(todayTool(), h.safe("today", h.today))
+	s.AddTool(forgetTool(), h.safe("forget", h.forget))
+}
+
+// safe turns a panic in a tool into a tool error the model can read, logged
+// with its stack; the server goes on serving.
+func (h handlers) safe(tool string, f server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				h.log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
+				res, err = mcp.NewToolResultError(fmt.Sprintf("%s failed: internal error (%v); the server logged the details", tool, p)), nil
+			}
+		}()
+		return f(ctx, req)
+	}
 }
 
 type handlers struct {
