@@ -70,3 +70,23 @@ func TestKernelGo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLinear measures the dense layer alone, on one goroutine, for the
+// FFN's first matrix (512 -> 1536) and 128 rows.
+func BenchmarkLinear(b *testing.B) {
+	const rows, in, out = 128, 512, 1536
+	l := newLinear(make([]float32, in*out), in, out, make([]float32, out))
+	if err := packAll([]*linear{l}); err != nil {
+		b.Fatal(err)
+	}
+	x, y := make([]float32, rows*in), make([]float32, rows*out)
+	cpu0 := cpuTime()
+	for b.Loop() {
+		l.forward(y, x, rows, 1)
+	}
+	flops := 2 * float64(rows*in*out) * float64(b.N)
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOPS")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOPS/cpu-s")
+	}
+}

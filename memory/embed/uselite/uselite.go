@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sync"
 
@@ -69,18 +70,19 @@ var (
 // them against model/SHA256SUMS) on the first call; later calls return the
 // same *Model.
 func New() (*Model, error) {
-	sharedOnce.Do(func() { shared, sharedErr = load() })
+	sharedOnce.Do(func() { shared, sharedErr = load(embeddedModel()) })
 	return shared, sharedErr
 }
 
-// load builds a Model from the embedded files.
-func load() (m *Model, err error) {
+// load builds a Model from the model directory fsys (the embedded one, or a
+// test's copy).
+func load(fsys fs.FS) (m *Model, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, fmt.Errorf("uselite: loading the model: %v", r)
 		}
 	}()
-	sums, err := readSums()
+	sums, err := readSums(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -93,14 +95,14 @@ func load() (m *Model, err error) {
 	go func() {
 		defer close(done)
 		defer recoverInto(&tokErr)
-		vocab, err := readVerified(sums, "vocab.json")
+		vocab, err := readVerified(fsys, sums, "vocab.json")
 		if err != nil {
 			tokErr = err
 			return
 		}
 		tok, tokErr = newTokenizer(vocab)
 	}()
-	w, err := loadWeights(sums)
+	w, err := loadWeights(fsys, sums)
 	<-done
 	if err != nil {
 		return nil, err

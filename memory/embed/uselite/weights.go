@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"path"
 	"strings"
 	"sync"
 	"unsafe"
@@ -24,15 +23,22 @@ import (
 //go:embed model/model.json model/vocab.json model/SHA256SUMS model/group1-shard*
 var modelFiles embed.FS
 
-const modelDir = "model"
+// embeddedModel is the model directory inside the binary.
+func embeddedModel() fs.FS {
+	sub, err := fs.Sub(modelFiles, "model")
+	if err != nil {
+		panic(err) // "model" is a valid path
+	}
+	return sub
+}
 
-// readVerified reads model/<name> and checks it against model/SHA256SUMS.
-func readVerified(sums map[string]string, name string) ([]byte, error) {
+// readVerified reads name from fsys and checks it against model/SHA256SUMS.
+func readVerified(fsys fs.FS, sums map[string]string, name string) ([]byte, error) {
 	want, ok := sums[name]
 	if !ok {
 		return nil, fmt.Errorf("uselite: %s is not listed in SHA256SUMS", name)
 	}
-	b, err := modelFiles.ReadFile(path.Join(modelDir, name))
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("uselite: %w", err)
 	}
@@ -43,9 +49,9 @@ func readVerified(sums map[string]string, name string) ([]byte, error) {
 	return b, nil
 }
 
-// readSums parses model/SHA256SUMS ("<hex>  <name>" lines, as sha256sum writes).
-func readSums() (map[string]string, error) {
-	b, err := modelFiles.ReadFile(path.Join(modelDir, "SHA256SUMS"))
+// readSums parses SHA256SUMS ("<hex>  <name>" lines, as sha256sum writes).
+func readSums(fsys fs.FS) (map[string]string, error) {
+	b, err := fs.ReadFile(fsys, "SHA256SUMS")
 	if err != nil {
 		return nil, fmt.Errorf("uselite: %w", err)
 	}
@@ -93,8 +99,8 @@ type manifest struct {
 // from the (checksum-verified) shards. All tensors of this model are 4-byte
 // values, so the shards are read straight into one []float32 and the float32
 // tensors are slices of it.
-func loadWeights(sums map[string]string) (weights, error) {
-	mj, err := readVerified(sums, "model.json")
+func loadWeights(fsys fs.FS, sums map[string]string) (weights, error) {
+	mj, err := readVerified(fsys, sums, "model.json")
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +113,7 @@ func loadWeights(sums map[string]string) (weights, error) {
 	}
 	w := weights{}
 	for _, g := range m.WeightsManifest {
-		words, err := readShards(sums, g.Paths)
+		words, err := readShards(fsys, sums, g.Paths)
 		if err != nil {
 			return nil, err
 		}
@@ -150,10 +156,10 @@ func loadWeights(sums map[string]string) (weights, error) {
 
 // readShards reads a group of shards, checking each against SHA256SUMS,
 // into one []float32 of the little-endian 4-byte values they hold.
-func readShards(sums map[string]string, paths []string) ([]float32, error) {
+func readShards(fsys fs.FS, sums map[string]string, paths []string) ([]float32, error) {
 	total := 0
 	for _, p := range paths {
-		fi, err := fs.Stat(modelFiles, path.Join(modelDir, p))
+		fi, err := fs.Stat(fsys, p)
 		if err != nil {
 			return nil, fmt.Errorf("uselite: %w", err)
 		}
@@ -172,7 +178,7 @@ func readShards(sums map[string]string, paths []string) ([]float32, error) {
 	var wg sync.WaitGroup
 	off := 0
 	for i, p := range paths {
-		fi, err := fs.Stat(modelFiles, path.Join(modelDir, p))
+		fi, err := fs.Stat(fsys, p)
 		if err != nil {
 			return nil, fmt.Errorf("uselite: %w", err)
 		}
@@ -181,7 +187,7 @@ func readShards(sums map[string]string, paths []string) ([]float32, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = readShard(sums, p, dst)
+			errs[i] = readShard(fsys, sums, p, dst)
 		}()
 	}
 	wg.Wait()
@@ -196,14 +202,14 @@ func readShards(sums map[string]string, paths []string) ([]float32, error) {
 	return words, nil
 }
 
-// readShard reads model/<p> into dst, which has its size, and checks it
+// readShard reads p into dst, which has its size, and checks it
 // against SHA256SUMS.
-func readShard(sums map[string]string, p string, dst []byte) error {
+func readShard(fsys fs.FS, sums map[string]string, p string, dst []byte) error {
 	want, ok := sums[p]
 	if !ok {
 		return fmt.Errorf("uselite: %s is not listed in SHA256SUMS", p)
 	}
-	f, err := modelFiles.Open(path.Join(modelDir, p))
+	f, err := fsys.Open(p)
 	if err != nil {
 		return fmt.Errorf("uselite: %w", err)
 	}

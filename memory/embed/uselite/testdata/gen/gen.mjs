@@ -96,6 +96,20 @@ const lorem =
   "Memory systems for software agents store facts, preferences and decisions so that later sessions can recall them. " +
   "A good memory is small, precise and easy to search; a bad one is a heap of transcripts nobody reads. " +
   "Semantic search turns each memory into a vector, and a query into another, and ranks memories by cosine similarity. ";
+// withTokens returns a text of exactly n tokens: lorem's words, then as many
+// "a" (one token each) as needed.
+function withTokens(n) {
+  let text = "";
+  for (const w of (lorem + lorem + lorem).split(" ")) {
+    const next = text ? text + " " + w : w;
+    if (tokenizer.encode(next).length > n - 1) break;
+    text = next;
+  }
+  while (tokenizer.encode(text).length < n) text += " a";
+  if (tokenizer.encode(text).length !== n) throw new Error(`withTokens(${n})`);
+  return text;
+}
+
 const cases = [
   ["empty", ""],
   ["space", " "],
@@ -132,6 +146,10 @@ const cases = [
   ["fact", "Alice's birthday is on March 3rd and she is allergic to peanuts."],
   ["question", "What database does the project use for storage?"],
   ["near_128", (lorem.slice(0, 400)).trim()],
+  ["exactly_128_tokens", withTokens(128)],
+  ["exactly_129_tokens", withTokens(129)],
+  ["exactly_224_tokens", withTokens(224)],
+  ["exactly_225_tokens", withTokens(225)],
   ["long_text", (lorem + lorem + lorem).trim()],
   ["very_long_text", Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ` + lorem).join(" ")],
   ["single_char_a", "a"],
