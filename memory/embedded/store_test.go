@@ -16,7 +16,7 @@ import (
 
 var ctx = context.Background()
 
-func open(t *testing.T, dir string, e memory.Embedder) (*memory.Service, *embedded.Store) {
+func open(t testing.TB, dir string, e memory.Embedder) (*memory.Service, *embedded.Store) {
 	t.Helper()
 	opts := embedded.Options{NoSync: true}
 	if e != nil {
