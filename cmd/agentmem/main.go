@@ -36,6 +36,7 @@ type cli struct {
 	Today    todayCmd    `cmd:"" help:"Print today's date, as the today tool does."`
 	Forget   forgetCmd   `cmd:"" help:"Delete memories, as the forget tool does."`
 	Reindex  reindexCmd  `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
+	Eval     evalCmd     `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"agentmem/evals"
+	"agentmem/memory"
+	"agentmem/memory/engine"
+)
+
+// evalCmd runs the benchmarks through the MCP tools; the harness itself is
+// package evals.
+type evalCmd struct {
+	Locomo      evalLoCoMo      `cmd:"" name:"locomo" help:"LoCoMo (locomo10.json format)."`
+	Longmemeval evalLongMemEval `cmd:"" name:"longmemeval" help:"LongMemEval (longmemeval_s_cleaned.json or longmemeval_oracle.json format, plain or gzipped)."`
+}
+
+type evalLoCoMo struct {
+	evalFlags
+}
+
+func (c evalLoCoMo) Run(e *env) error { return c.run(e, "locomo", 0, 0) }
+
+type evalLongMemEval struct {
+	evalFlags
+	MProxy int    `name:"mproxy" placeholder:"N" help:"Build an M-proxy: add N filler sessions per question from other questions' haystacks (never evidence sessions)."`
+	Seed   uint64 `name:"seed" default:"1" help:"Seed of the M-proxy draw."`
+}
+
+func (c evalLongMemEval) Run(e *env) error { return c.run(e, "longmemeval", c.MProxy, c.Seed) }
+
+// evalFlags are shared by both benchmarks.
+type evalFlags struct {
+	File string `arg:"" type:"existingfile" help:"The benchmark file."`
+	Out  string `name:"out" default:"eval-out" placeholder:"DIR" help:"Where results.jsonl, summary.json, report.md and chart.svg go. A rerun with the same DIR resumes: cached questions are skipped."`
+
+	K           int    `name:"k" default:"10" help:"Memories recalled per question."`
+	Granularity string `name:"granularity" enum:"turn,round,session" default:"turn" help:"What one memory holds: a turn, a round (a turn and its reply), or a whole session."`
+	Pool        int    `name:"pool" help:"Candidate pool passed to recall."`
+	Order       string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"relevance; chronological (the same k, oldest first); recency (the newest k of a pool of 100)."`
+	Before      bool   `name:"before" help:"Hard-filter memories dated after the question's day."`
+	NoPrefix    bool   `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
+	Matrix      bool   `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
+
+	Agent        string `name:"agent" enum:"scripted,llm,both" default:"scripted" help:"scripted: the harness recalls once per question; llm: the chat model calls recall/today itself (needs --llm-model); both."`
+	MaxToolCalls int    `name:"max-tool-calls" default:"4" help:"Tool calls the LLM agent may make per question."`
+	LLMBaseURL   string `name:"llm-base-url" env:"AGENTMEM_EVAL_LLM_BASE_URL" help:"OpenAI-compatible chat API root (key from OPENAI_API_KEY)."`
+	LLMModel     string `name:"llm-model" env:"AGENTMEM_EVAL_LLM_MODEL" help:"Chat model that answers; without it only retrieval is measured."`
+	JudgeModel   string `name:"judge-model" env:"AGENTMEM_EVAL_JUDGE_MODEL" help:"Chat model that judges answers and context sufficiency (default: --llm-model). Keep it fixed across experiments."`
+
+	ServerCmd  string `name:"server-cmd" placeholder:"CMD" help:"Drive a stdio MCP server spawned per unit with sh -c CMD instead of the in-process one; {now} and {worker} in CMD are replaced by the question date and the worker number."`
+	Workers    int    `name:"workers" help:"Units (and questions within one) worked on at once (default: number of CPUs)."`
+	Limit      int    `name:"limit" help:"Only the first N units (conversations or questions)."`
+	Keep       bool   `name:"keep" help:"Keep each unit's namespaces after scoring (default: forget them, which keeps the store small)."`
+	Quiet      bool   `name:"quiet" help:"No progress bar."`
+	CPUProfile string `name:"cpuprofile" placeholder:"FILE" help:"Write a CPU profile (go tool pprof) of the run."`
+}
+
+func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
+	d, digest, err := load(bench, c.File)
+	if err != nil {
+		return err
+	}
+	dataID := fmt.Sprintf("%s %s", filepath.Base(c.File), digest[:16])
+	if mproxy > 0 {
+		if err := evals.MProxy(d, mproxy, seed); err != nil {
+			return err
+		}
+		dataID += fmt.Sprintf(" M-proxy +%d sessions seed %d", mproxy, seed)
+	}
+	if c.Limit > 0 && c.Limit < len(d.Units) {
+		d.Units = d.Units[:c.Limit]
+		dataID += fmt.Sprintf(" first %d units", c.Limit)
+	}
+	if c.CPUProfile != "" {
+		f, err := os.Create(c.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	var dialer evals.Dialer
+	if c.ServerCmd != "" {
+		dialer = evals.Stdio{Command: c.ServerCmd}
+	} else {
+		cfg := e.cfg
+		cfg.NoSync = true // eval ingest is bulk; a lost write only costs a rerun
+		if cfg.DataDir == "" {
+			cache, err := os.UserCacheDir()
+			if err != nil {
+				return fmt.Errorf("no cache directory (%w); set --data-dir", err)
+			}
+			cfg.DataDir = filepath.Join(cache, "agentmem-eval")
+		}
+		eng, err := engine.Open(e.ctx, cfg, e.log)
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		dialer = evals.InProcess{Store: eng.Store, Embedder: eng.Embedder, Fusion: memory.Fusion(cfg.Fusion)}
+	}
+	hasVectors := c.ServerCmd != "" || e.cfg.Embedder != "none"
+	configs, skipped := c.configs(hasVectors, memory.Fusion(e.cfg.Fusion))
+	for _, s := range skipped {
+		e.log.Warn("skipping a configuration that needs vectors (--embedder none)", "config", s)
+	}
+
+	o := evals.Options{
+		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
+		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
+		Workers: c.Workers, Keep: c.Keep,
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
+		return err
+	}
+	meta := evals.Meta{Data: fmt.Sprintf("%s (sha256 %s)", filepath.Base(c.File), digest), Server: dialer.Describe()}
+	if mproxy > 0 {
+		meta.Data += fmt.Sprintf(", M-proxy +%d sessions per question, seed %d", mproxy, seed)
+	}
+	if c.Limit > 0 {
+		meta.Data += fmt.Sprintf(", first %d units", len(d.Units))
+	}
+	if c.LLMModel != "" {
+		key := os.Getenv("OPENAI_API_KEY")
+		o.Chat = evals.NewChat(c.LLMBaseURL, key, c.LLMModel)
+		judge := c.JudgeModel
+		if judge == "" {
+			judge = c.LLMModel
+		}
+		o.Judge = &evals.Judge{Chat: evals.NewChat(c.LLMBaseURL, key, judge)}
+		meta.AnswerModel, meta.JudgeModel = c.LLMModel, judge
+	} else if o.LLMAgent {
+		return errors.New("--agent llm needs --llm-model")
+	}
+	if o.Store, err = evals.OpenStore(c.Out); err != nil {
+		return err
+	}
+	if !c.Quiet {
+		o.Progress = evals.NewProgress(os.Stderr)
+	}
+	e.log.Info("eval", "benchmark", bench, "units", len(d.Units), "questions", d.Questions(), "turns", d.Turns(),
+		"configs", len(configs), "server", dialer.Describe(), "out", c.Out)
+	start := time.Now()
+	out, runErr := evals.Run(e.ctx, o)
+	if runErr != nil {
+		o.Store.Close(nil)
+		return runErr
+	}
+	if err := o.Store.Close(out.Results); err != nil {
+		return err
+	}
+	s := evals.Summarize(d, configs, out, meta)
+	if err := evals.WriteOutputs(c.Out, s, configs); err != nil {
+		return err
+	}
+	e.log.Info("done", "took", time.Since(start).Round(time.Second), "report", filepath.Join(c.Out, "report.md"))
+	printHeadline(os.Stdout, s)
+	return nil
+}
+
+// configs is the matrix or the one configuration the flags describe,
+// without those that need vectors when there are none.
+func (c evalFlags) configs(hasVectors bool, fusion memory.Fusion) (run []evals.Config, skipped []string) {
+	all := evals.Matrix()
+	if !c.Matrix {
+		cfg := evals.Baseline()
+		cfg.K, cfg.Granularity, cfg.Pool = c.K, evals.Granularity(c.Granularity), c.Pool
+		cfg.Order, cfg.Before, cfg.NoPrefix = memory.Order(c.Order), c.Before, c.NoPrefix
+		cfg.NeedsVectors = fusion == memory.VectorOnly || fusion == memory.Rerank
+		all = []evals.Config{cfg}
+	}
+	for _, cfg := range all {
+		if cfg.NeedsVectors && !hasVectors {
+			skipped = append(skipped, cfg.Name)
+			continue
+		}
+		run = append(run, cfg)
+	}
+	return run, skipped
+}
+
+// load reads a benchmark file and its sha256.
+func load(bench, path string) (*evals.Dataset, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	r := io.TeeReader(f, h)
+	var d *evals.Dataset
+	if bench == "locomo" {
+		d, err = evals.LoadLoCoMo(r)
+	} else {
+		d, err = evals.LoadLongMemEval(r)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	io.Copy(h, r) // the digest covers the whole file
+	return d, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func printHeadline(w io.Writer, s evals.Summary) {
+	fmt.Fprintf(w, "%s: %d questions; %s-level recall_all / recall_any over %d scored questions:\n", s.Benchmark, s.Questions, s.Level, s.Retrieval.Questions)
+	for _, c := range s.Configs {
+		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, pctText(c.Retrieval.RecallAll), pctText(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
+		if c.J != nil {
+			line += "  J " + pctText(c.J)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func pctText(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100**f)
+}

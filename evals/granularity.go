@@ -1,0 +1,181 @@
+package evals
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"agentmem/memory"
+)
+
+// Granularity is what one stored memory holds.
+type Granularity string
+
+const (
+	// ByTurn stores each turn as its own memory: what agentmem is built for.
+	ByTurn Granularity = "turn"
+	// ByRound stores a turn and the reply to it as one memory.
+	ByRound Granularity = "round"
+	// BySession stores a whole session as one memory (split only where it
+	// exceeds the tool's per-message limit).
+	BySession Granularity = "session"
+)
+
+// maxMessage keeps every message under the remember tool's limit, with room.
+const maxMessage = memory.MaxContentBytes - 1024
+
+// Call is one remember call: one session at one granularity.
+type Call struct {
+	SessionID string
+	Date      time.Time
+	Messages  []memory.Message
+	// Refs[i] are the turns message i holds; message i becomes memory
+	// "<SessionID>:<i>", since agentmem numbers a session's memories in the
+	// order they are sent.
+	Refs [][]string
+}
+
+// Calls turns a unit's sessions into remember calls at granularity g.
+// Empty turns are left out (the tool rejects them), and text longer than a
+// message may hold is split into several messages that map to the same turn.
+func Calls(u Unit, g Granularity) []Call {
+	calls := make([]Call, 0, len(u.Sessions))
+	for _, s := range u.Sessions {
+		c := Call{SessionID: s.ID, Date: s.Date}
+		for _, group := range groups(s.Turns, g) {
+			msg, refs := message(group)
+			if strings.TrimSpace(msg.Content) == "" {
+				continue
+			}
+			for _, part := range split(msg.Content, maxMessage) {
+				m := msg
+				m.Content = part
+				c.Messages = append(c.Messages, m)
+				c.Refs = append(c.Refs, refs)
+			}
+		}
+		if len(c.Messages) > 0 {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// groups cuts a session's turns into the pieces one memory holds.
+func groups(turns []Turn, g Granularity) [][]Turn {
+	switch g {
+	case BySession:
+		return [][]Turn{turns}
+	case ByRound:
+		// A round is a turn and, when the other side answers it, the answer.
+		var out [][]Turn
+		for i := 0; i < len(turns); i++ {
+			if i+1 < len(turns) && turns[i+1].Role != turns[i].Role {
+				out = append(out, turns[i:i+2])
+				i++
+				continue
+			}
+			out = append(out, turns[i:i+1])
+		}
+		return out
+	}
+	out := make([][]Turn, len(turns))
+	for i := range turns {
+		out[i] = turns[i : i+1]
+	}
+	return out
+}
+
+// message is one memory's message: a single turn verbatim, or several as
+// "name: text" lines (the role and speaker fields can name only one).
+func message(group []Turn) (memory.Message, []string) {
+	refs := make([]string, 0, len(group))
+	nonEmpty := group[:0:0]
+	for _, t := range group {
+		if strings.TrimSpace(t.Text) != "" {
+			nonEmpty = append(nonEmpty, t)
+			refs = append(refs, t.Ref)
+		}
+	}
+	switch len(nonEmpty) {
+	case 0:
+		return memory.Message{}, nil
+	case 1:
+		t := nonEmpty[0]
+		return memory.Message{Role: t.Role, Speaker: t.Speaker, Content: t.Text}, refs
+	}
+	var b strings.Builder
+	for i, t := range nonEmpty {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		who := t.Speaker
+		if who == "" {
+			who = t.Role
+		}
+		b.WriteString(who + ": " + t.Text)
+	}
+	return memory.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs
+}
+
+// split cuts s into pieces of at most n bytes on rune boundaries,
+// preferring to cut at a line break.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := strings.LastIndexByte(s[:n], '\n') + 1
+		if cut < n/2 {
+			cut = n
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
+}
+
+// IDMap maps the ids of stored memories back to the benchmark's turns.
+type IDMap map[string][]string
+
+// NewIDMap is the map for calls.
+func NewIDMap(calls []Call) IDMap {
+	m := IDMap{}
+	for _, c := range calls {
+		for i, refs := range c.Refs {
+			m[memory.MemoryID(c.SessionID, i)] = refs
+		}
+	}
+	return m
+}
+
+// SessionOf is the session id in a memory id "<session>:<n>".
+func SessionOf(id string) string {
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// Turns is the number of turns the calls hold.
+func Turns(calls []Call) int {
+	seen := map[string]bool{}
+	for _, c := range calls {
+		for _, refs := range c.Refs {
+			for _, r := range refs {
+				seen[r] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+func (g Granularity) valid() error {
+	switch g {
+	case ByTurn, ByRound, BySession:
+		return nil
+	}
+	return fmt.Errorf("granularity %q: use turn, round or session", g)
+}

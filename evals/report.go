@@ -1,0 +1,128 @@
+package evals
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteReport writes report.md: what was run, then configuration ×
+// category tables.
+func WriteReport(w io.Writer, s Summary, chart string) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# agentmem on %s\n\n", s.Benchmark)
+	p("- data: %s (%d questions, %d turns)\n", s.Data, s.Questions, s.Turns)
+	p("- server: %s\n", s.Server)
+	if s.AnswerModel != "" {
+		p("- answer model: %s\n", s.AnswerModel)
+	} else {
+		p("- answer model: none: retrieval only, no answers, J not measured\n")
+	}
+	if s.JudgeModel != "" {
+		p("- judge model: %s (binary verdicts; the same judge for every configuration)\n", s.JudgeModel)
+	} else {
+		p("- judge model: none\n")
+	}
+	p("- retrieval counts evidence %ss; overall figures leave out LoCoMo's adversarial category and LongMemEval's abstention questions\n", s.Level)
+	p("- the session-date prefix (`[date · session · speaker]`) is part of the context shown to the answer model; memories are stored as raw text, so the prefix changes answers and tokens, never retrieval\n")
+	for _, n := range s.Notes {
+		p("- %s\n", n)
+	}
+	p("\n## Speed\n\n| granularity | units | turns | seconds | turns/s |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, g := range []Granularity{ByTurn, ByRound, BySession} {
+		if in, ok := s.Ingest[string(g)]; ok {
+			p("| %s | %d | %d | %.1f | %.0f |\n", g, in.Units, in.Turns, in.Seconds, in.TurnsPerS)
+		}
+	}
+	if len(s.Ingest) == 0 {
+		p("| (all results were cached; nothing was stored in this run) | | | | |\n")
+	}
+
+	p("\n## Overall\n\n| config | agent | answered | recall_all | recall_any | NDCG | tokens mean | p50 | p95 | recall ms p50 | p95 | recalls/q | J | sufficiency |\n")
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, c := range s.Configs {
+		p("| %s | %s | %d | %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %s | %s |\n",
+			c.Config, c.Agent, c.Answered, pct(c.Retrieval.RecallAll), pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
+			c.ContextTokens.Mean, c.ContextTokens.P50, c.ContextTokens.P95, c.RecallMS.P50, c.RecallMS.P95, c.RecallsPerQ,
+			pct(c.J), pct(c.Sufficiency))
+	}
+	if s.Benchmark == "longmemeval" {
+		p("\n## Session and turn level\n\n| config | session recall_all | session recall_any | session NDCG | turn recall_all | turn recall_any | turn NDCG | turn-scored questions |\n")
+		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, c := range s.Configs {
+			se, tu := c.Retrieval.Session, c.Retrieval.Turn
+			p("| %s | %s | %s | %s | %s | %s | %s | %d |\n", c.Config, pct(se.RecallAll), pct(se.RecallAny), num(se.NDCG),
+				pct(tu.RecallAll), pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
+		}
+	}
+	cats := Categories(s.Benchmark)
+	table := func(title string, cell func(Category) string) {
+		p("\n## %s\n\n| config |", title)
+		for _, c := range cats {
+			p(" %s |", c)
+		}
+		p("\n| --- |%s\n", strings.Repeat(" ---: |", len(cats)))
+		for _, c := range s.Configs {
+			p("| %s |", c.Config)
+			for _, cat := range cats {
+				if v, ok := c.ByCategory[cat]; ok {
+					p(" %s |", cell(v))
+				} else {
+					p(" – |")
+				}
+			}
+			p("\n")
+		}
+	}
+	p("\n## By category\n\nQuestions per category (baseline):")
+	for _, cat := range cats {
+		p(" %s %d;", cat, s.ByCategory[cat].Questions)
+	}
+	p("\n")
+	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
+	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
+	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	if s.JudgeModel != "" {
+		table("J by category", func(v Category) string { return pct(v.J) })
+		table("Context sufficiency by category", func(v Category) string { return pct(v.Sufficiency) })
+		p("\n## Why answers were wrong\n\nA wrong answer whose context the sufficiency judge found insufficient is a retrieval failure; one whose context was sufficient is a reasoning failure.\n\n| config | wrong | retrieval failures | reasoning failures |\n| --- | ---: | ---: | ---: |\n")
+		for _, c := range s.Configs {
+			if f := c.Failures; f != nil {
+				p("| %s | %d | %d | %d |\n", c.Config, f.Wrong, f.Retrieval, f.Reasoning)
+			}
+		}
+	}
+	if s.Abstention != nil {
+		p("\n## Abstention questions (left out of retrieval metrics)\n\n| config | questions | J |\n| --- | ---: | ---: |\n")
+		for _, c := range s.Configs {
+			if a := c.Abstention; a != nil {
+				p("| %s | %d | %s |\n", c.Config, a.Questions, pct(a.J))
+			}
+		}
+	}
+	p("\n## Configurations\n\n| config | settings |\n| --- | --- |\n")
+	for _, c := range s.Configs {
+		p("| %s | %s |\n", c.Config, c.Description)
+	}
+	if chart != "" {
+		p("\n![recall by category and tokens against k](%s)\n", chart)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pct renders a share as a percentage, "–" when there is none.
+func pct(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100**f)
+}
+
+func num(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", *f)
+}

@@ -1,0 +1,312 @@
+package evals
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Options configure Run.
+type Options struct {
+	Data *Dataset
+	// DataID names the data for the results' fingerprints: the file's
+	// digest and anything that changed it (M-proxy).
+	DataID  string
+	Configs []Config
+	// Scripted runs the scripted agent on Configs; LLMAgent (which needs
+	// Chat) runs the agent-in-the-loop.
+	Scripted bool
+	LLMAgent bool
+	// MaxToolCalls bounds the LLM agent's tool calls per question.
+	MaxToolCalls int
+	Dialer       Dialer
+	Workers      int
+	Tokenizer    *Tokenizer
+	Chat         *Chat  // nil: retrieval only
+	Judge        *Judge // nil: no verdicts
+	Store        *Store
+	// Keep leaves each unit's namespaces in the store after its questions;
+	// by default they are forgotten, which keeps the store small.
+	Keep     bool
+	Progress *Progress // nil: silent
+}
+
+// Outcome is what a run measured, cached results included.
+type Outcome struct {
+	Results []Result
+	Ingest  map[Granularity][]IngestStat
+}
+
+type runner struct {
+	o Options
+}
+
+// task is one question to ask one way.
+type task struct {
+	q     Question
+	agent string
+	cfg   Config
+}
+
+// Run asks every question of o.Data under every configuration, skipping
+// what o.Store already holds, units in parallel.
+func Run(ctx context.Context, o Options) (Outcome, error) {
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.LLMAgent && o.Chat == nil {
+		return Outcome{}, errors.New("the LLM agent needs a chat model")
+	}
+	for _, c := range o.Configs {
+		if err := c.Validate(); err != nil {
+			return Outcome{}, err
+		}
+	}
+	r := &runner{o: o}
+	plans := make([][]task, len(o.Data.Units))
+	turns, tasks := 0, 0
+	for i, u := range o.Data.Units {
+		plans[i] = r.plan(u)
+		tasks += len(plans[i])
+		for _, g := range granularities(plans[i]) {
+			turns += Turns(Calls(u, g))
+		}
+	}
+	o.Progress.Start(turns, tasks)
+	defer o.Progress.Finish()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range o.Workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := r.unit(ctx, w, o.Data.Units[i], plans[i]); err != nil {
+					cancel(fmt.Errorf("%s: %w", o.Data.Units[i].ID, err))
+				}
+			}
+		})
+	}
+feed:
+	for i := range o.Data.Units {
+		if len(plans[i]) == 0 {
+			continue
+		}
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return Outcome{}, err
+	}
+	return r.outcome(), nil
+}
+
+// plan lists the tasks of u that have no cached result.
+func (r *runner) plan(u Unit) []task {
+	var ts []task
+	for _, q := range u.Questions {
+		if r.o.Scripted {
+			for _, c := range r.o.Configs {
+				if _, ok := r.o.Store.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); !ok {
+					ts = append(ts, task{q: q, agent: "scripted", cfg: c})
+				}
+			}
+		}
+		if r.o.LLMAgent {
+			if _, ok := r.o.Store.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); !ok {
+				ts = append(ts, task{q: q, agent: "llm", cfg: LLMConfig})
+			}
+		}
+	}
+	return ts
+}
+
+func granularities(ts []task) []Granularity {
+	var gs []Granularity
+	for _, t := range ts {
+		if !slices.Contains(gs, t.cfg.Granularity) {
+			gs = append(gs, t.cfg.Granularity)
+		}
+	}
+	return gs
+}
+
+// unit stores u once per granularity its tasks need, asks the tasks, and
+// forgets u.
+func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error {
+	conn, err := r.o.Dialer.Dial(ctx, u.Now, worker)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	a := asked{conn: conn, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
+	for _, g := range granularities(ts) {
+		ns := namespace(u.ID, g)
+		calls := Calls(u, g)
+		st := IngestStat{Unit: u.ID, Granularity: g, Turns: Turns(calls), Start: time.Now(), Fingerprint: r.ingestFingerprint(g)}
+		for _, c := range calls {
+			if err := conn.Remember(ctx, ns, c); err != nil {
+				return fmt.Errorf("storing session %s: %w", c.SessionID, err)
+			}
+			r.o.Progress.Turns(len(c.Refs))
+		}
+		st.End = time.Now()
+		if err := r.o.Store.AddIngest(st); err != nil {
+			return err
+		}
+		a.ns[g], a.ids[g] = ns, NewIDMap(calls)
+	}
+	if err := r.ask(ctx, u, a, ts); err != nil {
+		return err
+	}
+	if r.o.Keep {
+		return nil
+	}
+	for _, ns := range a.ns {
+		if err := conn.Forget(ctx, ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ask runs the tasks of a unit, question by question, several at once.
+func (r *runner) ask(ctx context.Context, u Unit, a asked, ts []task) error {
+	byQ := map[string][]task{}
+	var order []string
+	for _, t := range ts {
+		if _, ok := byQ[t.q.ID]; !ok {
+			order = append(order, t.q.ID)
+		}
+		byQ[t.q.ID] = append(byQ[t.q.ID], t)
+	}
+	sem := make(chan struct{}, r.o.Workers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for _, id := range order {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := r.question(ctx, u, a, byQ[id]); err != nil {
+				mu.Lock()
+				first = cmpErr(first, fmt.Errorf("question %s: %w", id, err))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// question asks one question every way its tasks say, after asking the
+// server what day it is, as an agent would.
+func (r *runner) question(ctx context.Context, u Unit, a asked, ts []task) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, today, err := a.conn.Today(ctx)
+	if err != nil {
+		return err
+	}
+	a.q, a.today = ts[0].q, today
+	for _, t := range ts {
+		var res Result
+		if t.agent == "llm" {
+			res, err = r.llmAgent(ctx, a)
+		} else {
+			res, err = r.scripted(ctx, a, t.cfg)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", t.agent, t.cfg.Name, err)
+		}
+		res.Unit = u.ID
+		if err := r.o.Store.Add(res); err != nil {
+			return err
+		}
+		r.o.Progress.Question()
+	}
+	return nil
+}
+
+// namespace is where unit u is stored at granularity g.
+func namespace(unit string, g Granularity) string {
+	return "eval-" + sanitize(unit) + "-" + string(g)
+}
+
+func sanitize(s string) string {
+	return sessionIDs{}.add(s)
+}
+
+// fingerprint identifies what a result depends on: data, server, agent,
+// configuration and models.
+func (r *runner) fingerprint(agent string, c Config) string {
+	chat, judge := "", ""
+	if r.o.Chat != nil {
+		chat = r.o.Chat.Model
+	}
+	if r.o.Judge != nil {
+		judge = r.o.Judge.Chat.Model
+	}
+	cfg, _ := json.Marshal(c)
+	return digest(r.o.DataID, r.o.Dialer.Describe(), agent, string(cfg), chat, judge, fmt.Sprint(r.o.MaxToolCalls))
+}
+
+func (r *runner) ingestFingerprint(g Granularity) string {
+	return digest(r.o.DataID, r.o.Dialer.Describe(), string(g))
+}
+
+func digest(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// outcome collects the results of every task of the run, cached or new.
+func (r *runner) outcome() Outcome {
+	out := Outcome{Ingest: map[Granularity][]IngestStat{}}
+	for _, u := range r.o.Data.Units {
+		for _, q := range u.Questions {
+			if r.o.Scripted {
+				for _, c := range r.o.Configs {
+					if res, ok := r.o.Store.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); ok {
+						out.Results = append(out.Results, res)
+					}
+				}
+			}
+			if r.o.LLMAgent {
+				if res, ok := r.o.Store.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); ok {
+					out.Results = append(out.Results, res)
+				}
+			}
+		}
+	}
+	for _, g := range []Granularity{ByTurn, ByRound, BySession} {
+		if st := r.o.Store.Ingest(r.ingestFingerprint(g)); len(st) > 0 {
+			out.Ingest[g] = st
+		}
+	}
+	return out
+}
