@@ -158,6 +158,12 @@ func (c Config) clusterOptions() (gocb.ClusterOptions, error) {
 		TransactionsConfig: gocb.TransactionsConfig{
 			DurabilityLevel: dl,
 			Timeout:         c.TransactionTimeout,
+			// Transaction records go to the memories' own collection (they
+			// are not indexed: the index maps type "memory" only), so a user
+			// granted only this scope, as on Capella, can write.
+			MetadataCollection: &gocb.TransactionKeyspace{
+				BucketName: c.Bucket, ScopeName: c.Scope, CollectionName: c.Collection,
+			},
 		},
 	}
 	if c.CACert != "" {

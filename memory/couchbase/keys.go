@@ -24,7 +24,7 @@ const (
 	metaKey    = "agentmem" + sep + "meta"
 )
 
-func memoryKey(ns, id string) string   { return key(kindMemory, ns, id) }
+func memoryKey(ns, id string) string    { return key(kindMemory, ns, id) }
 func sessionKey(ns, sess string) string { return key(kindSess, ns, sess) }
 
 // nsPrefix is the key prefix of every document of kind in namespace ns.

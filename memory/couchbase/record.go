@@ -26,7 +26,7 @@ type memoryDoc struct {
 	SessionDate time.Time   `json:"session_date"` // RFC 3339, parsed by the index as a datetime
 	Turn        int         `json:"turn"`
 	Role        string      `json:"role"`
-	Speaker     string      `json:"speaker,omitempty"`
+	Speaker     string      `json:"speaker"`
 	Text        string      `json:"text"`
 	Entities    []string    `json:"entities,omitempty"`
 	Timestamp   *time.Time  `json:"timestamp,omitempty"`

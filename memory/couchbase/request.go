@@ -111,6 +111,21 @@ func build(q memory.Query, fusion string) (*request, error) {
 	return r, nil
 }
 
+// rerankRequest is the text side of a Rerank: q.RerankQuery over the
+// document keys of the vector pool, for as many hits as the pool holds. It
+// returns nil when q has nothing lexical to match.
+func rerankRequest(q memory.Query, keys []string) (*request, error) {
+	tq := q.RerankQuery(keys)
+	if tq == nil {
+		return nil, nil
+	}
+	raw, err := marshalQuery(tq)
+	if err != nil {
+		return nil, err
+	}
+	return &request{Query: raw, Size: len(keys), side: sideText}, nil
+}
+
 // vectorBoost weights the kNN side. With server fusion the top-level query
 // boost and each kNN boost are the fusion weights; as only their ratio
 // matters, the text tree keeps its boost of 1 (it stays exactly

@@ -1,0 +1,220 @@
+package couchbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/couchbase/gocb/v2"
+
+	"agentmem/memory"
+)
+
+// Delete removes what sel selects and reports how many memories it removed.
+// Ids and sessions are removed in one transaction with the manifests they
+// appear in. A whole namespace is removed document by document, after a key
+// scan: it may hold more than one transaction should, and running it again
+// after a failure finishes the job.
+func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
+	switch {
+	case sel.Namespace == "":
+		return 0, errors.New("delete: no namespace")
+	case sel.All:
+		return s.deleteNamespace(ctx, sel.Namespace)
+	case sel.SessionID != "":
+		return s.deleteSession(ctx, sel.Namespace, sel.SessionID)
+	case len(sel.IDs) > 0:
+		return s.deleteIDs(ctx, sel.Namespace, sel.IDs)
+	}
+	return 0, nil
+}
+
+func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, error) {
+	keys := make([]string, 0, len(ids))
+	for _, id := range ids {
+		keys = append(keys, memoryKey(ns, id))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var n int
+	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
+		var mu sync.Mutex
+		n = 0
+		gone := map[string]map[string]bool{} // session -> removed ids
+		err := parallel(ctx, keys, func(k string) error {
+			d, ok, err := s.txRemove(tc, ns, k)
+			if err != nil || !ok {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			if gone[d.SessionID] == nil {
+				gone[d.SessionID] = map[string]bool{}
+			}
+			gone[d.SessionID][d.ID] = true
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		sessions := make([]string, 0, len(gone))
+		for sess := range gone {
+			sessions = append(sessions, sess)
+		}
+		return parallel(ctx, sessions, func(sess string) error {
+			return s.txShrink(tc, sessionKey(ns, sess), gone[sess])
+		})
+	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
+	if err != nil {
+		return 0, wrap(err, s.cfg, "deleting %d memories from namespace %s", len(keys), ns)
+	}
+	return n, nil
+}
+
+func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error) {
+	var n int
+	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
+		n = 0
+		sk := sessionKey(ns, sess)
+		man, err := tc.Get(s.coll, sk)
+		if errors.Is(err, gocb.ErrDocumentNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var sd sessionDoc
+		if err := man.Content(&sd); err != nil {
+			return fmt.Errorf("decoding session manifest %s: %w", sk, err)
+		}
+		keys := make([]string, len(sd.IDs))
+		for i, id := range sd.IDs {
+			keys[i] = memoryKey(ns, id)
+		}
+		var mu sync.Mutex
+		err = parallel(ctx, keys, func(k string) error {
+			_, ok, err := s.txRemove(tc, ns, k)
+			if ok {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return tc.Remove(man)
+	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
+	if err != nil {
+		return 0, wrap(err, s.cfg, "deleting session %s of namespace %s", sess, ns)
+	}
+	return n, nil
+}
+
+// txRemove removes the memory of ns at key inside a transaction and returns
+// what it held; ok is false when there was none.
+func (s *Store) txRemove(tc *gocb.TransactionAttemptContext, ns, key string) (d memoryDoc, ok bool, err error) {
+	res, err := tc.Get(s.coll, key)
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, err
+	}
+	if err := res.Content(&d); err != nil {
+		return d, false, fmt.Errorf("decoding memory %s: %w", key, err)
+	}
+	if d.Namespace != ns {
+		return d, false, nil // keys embed the namespace; this cannot happen
+	}
+	return d, true, tc.Remove(res)
+}
+
+// txShrink removes ids from the session manifest at key, and the manifest
+// when nothing is left in it.
+func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map[string]bool) error {
+	res, err := tc.Get(s.coll, key)
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var sd sessionDoc
+	if err := res.Content(&sd); err != nil {
+		return fmt.Errorf("decoding session manifest %s: %w", key, err)
+	}
+	sd = sd.without(ids)
+	if len(sd.IDs) == 0 {
+		return tc.Remove(res)
+	}
+	_, err = tc.Replace(res, sd)
+	return err
+}
+
+// deleteNamespace removes every memory and manifest whose key has the
+// namespace's prefix. The scan is consistent with this Store's own writes.
+func (s *Store) deleteNamespace(ctx context.Context, ns string) (int, error) {
+	n := 0
+	for _, kind := range []string{kindMemory, kindSess} {
+		keys, err := s.scanKeys(ctx, nsPrefix(kind, ns))
+		if err != nil {
+			return n, err
+		}
+		for chunk := range slices.Chunk(keys, 256) {
+			ops := make([]gocb.BulkOp, len(chunk))
+			rms := make([]*gocb.RemoveOp, len(chunk))
+			for i, k := range chunk {
+				rms[i] = &gocb.RemoveOp{ID: k}
+				ops[i] = rms[i]
+			}
+			if err := s.coll.Do(ops, &gocb.BulkOpOptions{Context: ctx}); err != nil {
+				return n, wrap(err, s.cfg, "deleting namespace %s (%d memories deleted so far; run it again to finish)", ns, n)
+			}
+			for _, r := range rms {
+				switch {
+				case r.Err == nil:
+					if kind == kindMemory {
+						n++
+					}
+					s.written.add(time.Now(), tokenOf(r.Result)...)
+				case errors.Is(r.Err, gocb.ErrDocumentNotFound):
+				default:
+					return n, wrap(r.Err, s.cfg, "deleting namespace %s (%d memories deleted so far; run it again to finish)", ns, n)
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+func tokenOf(r *gocb.MutationResult) []gocb.MutationToken {
+	if r == nil || r.MutationToken() == nil {
+		return nil
+	}
+	return []gocb.MutationToken{*r.MutationToken()}
+}
+
+// scanKeys lists the keys that start with prefix.
+func (s *Store) scanKeys(ctx context.Context, prefix string) ([]string, error) {
+	res, err := s.coll.Scan(gocb.NewRangeScanForPrefix(prefix), &gocb.ScanOptions{
+		Context: ctx, IDsOnly: true, ConsistentWith: s.written.state(time.Now()),
+	})
+	if err != nil {
+		return nil, wrap(err, s.cfg, "listing the keys %s* of %s", prefix, s.cfg.keyspace())
+	}
+	defer res.Close()
+	var keys []string
+	for it := res.Next(); it != nil; it = res.Next() {
+		keys = append(keys, it.ID())
+	}
+	if err := res.Err(); err != nil {
+		return nil, wrap(err, s.cfg, "listing the keys %s* of %s", prefix, s.cfg.keyspace())
+	}
+	return keys, nil
+}

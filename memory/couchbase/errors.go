@@ -1,0 +1,145 @@
+package couchbase
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/couchbase/gocb/v2"
+)
+
+// Error is a failed Couchbase operation, said so that a user can act on it:
+// what agentmem was doing, gocb's error in short (its own messages are JSON
+// that may carry the whole query vector), and a hint when the cause is
+// recognisable. errors.Is and errors.As see gocb's error through Unwrap.
+type Error struct {
+	Op   string // what was being done, e.g. "searching index agentmem"
+	Hint string // what to do about it; "" when nothing specific is known
+	Err  error
+}
+
+func (e *Error) Error() string {
+	msg := e.Op + ": " + brief(e.Err)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// wrap returns err as an *Error for op, with a hint from cfg; nil for nil.
+func wrap(err error, cfg Config, op string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Op: fmt.Sprintf(op, args...), Hint: hint(err, cfg), Err: err}
+}
+
+// hint recognises the errors a user can fix.
+func hint(err error, cfg Config) string {
+	text := strings.ToLower(err.Error())
+	reasons := retryReasons(err)
+	has := func(r string) bool { return slices.Contains(reasons, r) }
+	var commit *gocb.TransactionCommitAmbiguousError
+	switch {
+	case errors.Is(err, gocb.ErrAuthenticationFailure) || strings.Contains(text, "authentication"):
+		return fmt.Sprintf("check couchbase-username and couchbase-password (on Capella: a database access credential with read/write access to bucket %s)", cfg.Bucket)
+	case errors.Is(err, gocb.ErrBucketNotFound) || has("BUCKET_NOT_FOUND"):
+		return fmt.Sprintf("bucket %s does not exist or user %s cannot access it: create it (Couchbase UI or Capella) or set couchbase-bucket", cfg.Bucket, cfg.Username)
+	case errors.Is(err, gocb.ErrScopeNotFound) || errors.Is(err, gocb.ErrCollectionNotFound) || has("KV_COLLECTION_OUTDATED"):
+		return fmt.Sprintf("collection %s does not exist: run `agentmem couchbase setup`", cfg.keyspace())
+	case errors.Is(err, gocb.ErrIndexNotFound):
+		return fmt.Sprintf("Search index %s does not exist in %s.%s: run `agentmem couchbase setup`", cfg.Index, cfg.Bucket, cfg.Scope)
+	case notReady(err):
+		return fmt.Sprintf("Search index %s is still being built; wait for it (the Search page of the Couchbase UI shows its progress)", cfg.Index)
+	case errors.Is(err, gocb.ErrFeatureNotAvailable) || strings.Contains(text, "unknown field type: 'vector'"):
+		return "this cluster lacks a feature agentmem needs: Couchbase Server 7.6 or later (7.6.2+ for long memories' windows) with the Search service, or Capella; without vector search run with --embedder none"
+	case errors.Is(err, gocb.ErrServiceNotAvailable):
+		return "no node of the cluster runs the service needed (Search for recall): add one"
+	case errors.Is(err, gocb.ErrDurabilityImpossible) || errors.Is(err, gocb.ErrDurabilityLevelNotAvailable):
+		return "the bucket has more replicas than the cluster has nodes to hold them: set --couchbase-durability none, or lower the bucket's replicas"
+	case errors.As(err, &commit):
+		return "the commit may or may not have happened; remembering the same messages again is safe (it is idempotent)"
+	case errors.Is(err, gocb.ErrTimeout) || errors.Is(err, gocb.ErrAttemptExpired):
+		return fmt.Sprintf("the cluster did not answer in time: check that %s is reachable from here (ports 11210 and 8091-8096, or 11207 and 18091-18096 for couchbases://) and raise the couchbase-*-timeout flags on a slow link", cfg.URL)
+	case errors.Is(err, gocb.ErrRateLimitedFailure) || errors.Is(err, gocb.ErrQuotaLimitedFailure):
+		return "the cluster is rate limiting this user; retry later or raise its limits"
+	}
+	return ""
+}
+
+// notReady recognises the Search service's answers for an index whose
+// partitions are not yet built or placed.
+func notReady(err error) bool {
+	var se *gocb.SearchError
+	if !errors.As(err, &se) {
+		return false
+	}
+	t := strings.ToLower(se.ErrorText)
+	return strings.Contains(t, "no planpindexes") || strings.Contains(t, "pindex not available") ||
+		strings.Contains(t, "not ready") || strings.Contains(t, "pindexes not ready")
+}
+
+func retryReasons(err error) []string {
+	var rs []gocb.RetryReason
+	var te *gocb.TimeoutError
+	var kv *gocb.KeyValueError
+	var se *gocb.SearchError
+	switch {
+	case errors.As(err, &te):
+		rs = te.RetryReasons
+	case errors.As(err, &kv):
+		rs = kv.RetryReasons
+	case errors.As(err, &se):
+		rs = se.RetryReasons
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Description()
+	}
+	return out
+}
+
+// brief is gocb's error without the JSON it wraps around the cause.
+func brief(err error) string {
+	var (
+		te *gocb.TimeoutError
+		kv *gocb.KeyValueError
+		se *gocb.SearchError
+	)
+	switch {
+	case errors.As(err, &te):
+		msg := "timed out"
+		if te.TimeObserved > 0 {
+			msg += " after " + te.TimeObserved.Round(1e6).String()
+		}
+		if rs := retryReasons(err); len(rs) > 0 {
+			msg += " (retried for " + strings.Join(rs, ", ") + ")"
+		}
+		return msg
+	case errors.As(err, &se):
+		msg := "search failed"
+		if se.HTTPStatusCode != 0 {
+			msg += fmt.Sprintf(" with HTTP %d", se.HTTPStatusCode)
+		}
+		if se.ErrorText != "" {
+			msg += ": " + strings.TrimSpace(se.ErrorText)
+		} else if se.InnerError != nil {
+			msg += ": " + se.InnerError.Error()
+		}
+		return msg
+	case errors.As(err, &kv):
+		msg := kv.InnerError.Error()
+		if kv.DocumentID != "" {
+			msg += " (document " + kv.DocumentID + ")"
+		}
+		return msg
+	}
+	return err.Error()
+}

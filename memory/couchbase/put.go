@@ -1,0 +1,212 @@
+package couchbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/couchbase/gocb/v2"
+
+	"agentmem/memory"
+)
+
+// opsInFlight bounds the operations one transaction or bulk read runs at
+// once: gocb transactions accept concurrent operations on distinct
+// documents, and a remember of a long session should not take a round trip
+// per turn.
+const opsInFlight = 16
+
+// Put stores ms all-or-nothing in one Couchbase transaction (rather than
+// writes with compensation, which a crash midway would leave half done):
+// every memory document and the manifest of every session they belong to
+// commit together, or the transaction rolls back and none is visible. A
+// memory whose key exists is replaced, so re-ingest is idempotent.
+func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	if err := s.checkPut(ms); err != nil {
+		return err
+	}
+	docs := map[string]memoryDoc{}
+	added := map[string]sessionDoc{} // session key -> the ids this Put adds
+	for _, m := range ms {
+		docs[memoryKey(m.Namespace, m.ID)] = newMemoryDoc(m)
+		sk := sessionKey(m.Namespace, m.SessionID)
+		sd, ok := added[sk]
+		if !ok {
+			sd = sessionDoc{Type: typeSession, NS: m.Namespace, Session: m.SessionID}
+		}
+		added[sk] = sd.with(m.ID)
+	}
+	keys := make([]string, 0, len(docs)+len(added))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	for k := range added {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+
+	res, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
+		return parallel(ctx, keys, func(k string) error {
+			if d, ok := docs[k]; ok {
+				return s.txUpsert(tc, k, d)
+			}
+			return s.txManifest(tc, k, added[k])
+		})
+	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
+	if err != nil {
+		return wrap(err, s.cfg, "storing %d memories in %s", len(ms), s.cfg.keyspace())
+	}
+	s.touch(ctx, res, keys)
+	return nil
+}
+
+func (s *Store) checkPut(ms []memory.Memory) error {
+	for i, m := range ms {
+		if m.Namespace == "" || m.SessionID == "" || m.ID == "" {
+			return fmt.Errorf("memory %d has no namespace, session or id", i)
+		}
+		if len(m.Vectors) == 0 {
+			continue
+		}
+		if m.Embedder != s.embedder {
+			return fmt.Errorf("%w: memory %s was embedded by %s, the store holds vectors of %s", memory.ErrEmbedderMismatch, m.ID, describe(m.Embedder, len(m.Vectors[0])), describe(s.embedder, s.dims))
+		}
+		for _, v := range m.Vectors {
+			if len(v) != s.dims {
+				return fmt.Errorf("memory %s has a vector of %d dimensions; the store holds %d", m.ID, len(v), s.dims)
+			}
+		}
+	}
+	return nil
+}
+
+// txUpsert writes a memory document inside a transaction: insert when new,
+// replace when it exists.
+func (s *Store) txUpsert(tc *gocb.TransactionAttemptContext, key string, doc memoryDoc) error {
+	old, err := tc.Get(s.coll, key)
+	switch {
+	case errors.Is(err, gocb.ErrDocumentNotFound):
+		_, err = tc.Insert(s.coll, key, doc)
+	case err == nil:
+		_, err = tc.Replace(old, doc)
+	}
+	return err
+}
+
+// txManifest adds the ids of add to the session manifest at key.
+func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add sessionDoc) error {
+	old, err := tc.Get(s.coll, key)
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		_, err = tc.Insert(s.coll, key, add)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	var cur sessionDoc
+	if err := old.Content(&cur); err != nil {
+		return fmt.Errorf("decoding session manifest %s: %w", key, err)
+	}
+	_, err = tc.Replace(old, cur.with(add.IDs...))
+	return err
+}
+
+// touch makes a mutation token for each committed document. Transactions
+// return none, and a search waits for tokens (ConsistentWith) to see a
+// write; a touch with no expiry changes nothing but the document's sequence
+// number, which is after the commit's. When this fails the memories are
+// stored all the same; a recall right away may just miss them.
+func (s *Store) touch(ctx context.Context, res *gocb.TransactionResult, keys []string) {
+	if res != nil && !res.UnstagingComplete {
+		s.log.Warn("transaction committed; its documents are being completed in the background, so a recall right away may miss them", "transaction", res.TransactionID)
+		return
+	}
+	ops := make([]gocb.BulkOp, len(keys))
+	touches := make([]*gocb.TouchOp, len(keys))
+	for i, k := range keys {
+		touches[i] = &gocb.TouchOp{ID: k}
+		ops[i] = touches[i]
+	}
+	if err := s.coll.Do(ops, &gocb.BulkOpOptions{Context: ctx}); err != nil {
+		s.log.Warn("cannot mark the stored memories for read-your-writes", "err", brief(err))
+		return
+	}
+	var toks []gocb.MutationToken
+	for _, t := range touches {
+		if t.Err != nil {
+			s.log.Warn("cannot mark a stored memory for read-your-writes", "key", t.ID, "err", brief(t.Err))
+			continue
+		}
+		if mt := t.Result.MutationToken(); mt != nil {
+			toks = append(toks, *mt)
+		}
+	}
+	s.written.add(time.Now(), toks...)
+}
+
+// txTimeout is the transaction's time: the configured one, or less when the
+// context ends sooner (gocb transactions take no context).
+func (s *Store) txTimeout(ctx context.Context) time.Duration {
+	t := s.cfg.TransactionTimeout
+	if d, ok := ctx.Deadline(); ok {
+		t = min(t, time.Until(d))
+	}
+	return max(t, time.Millisecond)
+}
+
+// parallel runs f on every key with at most opsInFlight at once and returns
+// the first error; once one fails or ctx ends, keys not yet started are
+// skipped.
+func parallel(ctx context.Context, keys []string, f func(string) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return first != nil
+	}
+	sem := make(chan struct{}, opsInFlight)
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			mu.Lock()
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}
+		if failed() {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			var err error
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic on %s: %v", k, p)
+				}
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+				<-sem
+				wg.Done()
+			}()
+			err = f(k)
+		}()
+	}
+	wg.Wait()
+	return first
+}
