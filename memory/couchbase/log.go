@@ -31,6 +31,8 @@ func slogLevel(level gocb.LogLevel) slog.Level {
 		return slog.LevelWarn
 	case gocb.LogInfo:
 		return slog.LevelDebug
+	case gocb.LogDebug:
+		return slog.LevelDebug - 2
 	default:
 		return slog.LevelDebug - 4
 	}
