@@ -162,6 +162,12 @@ func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error 
 			}
 			r.o.Progress.Turns(len(c.Refs))
 		}
+		// Stored is not done until searchable: one recall makes the store
+		// index what it batched, so that the first question's latency is
+		// the question's alone.
+		if _, _, err := conn.Recall(ctx, map[string]any{"query": "warm up", "k": 1, "namespace": ns}); err != nil {
+			return err
+		}
 		st.End = time.Now()
 		if err := r.o.Store.AddIngest(st); err != nil {
 			return err

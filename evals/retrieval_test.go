@@ -1,0 +1,54 @@
+package evals
+
+import (
+	"math"
+	"testing"
+)
+
+func TestScore(t *testing.T) {
+	ids := IDMap{"s1:0": {"D1:1"}, "s1:1": {"D1:2"}, "s2:0": {"D2:1"}, "s2:1": {"D2:2"}, "s3:0": {"D3:1"}}
+	q := Question{EvidenceTurns: []string{"D1:2", "D2:1"}, EvidenceSessions: []string{"s1", "s2"}}
+	for _, tc := range []struct {
+		name             string
+		recalled         []string
+		all, any         bool
+		ndcg             float64
+		sessAll, sessAny bool
+		sessNDCG         float64
+	}{
+		{"both first", []string{"s1:1", "s2:0", "s3:0"}, true, true, 1, true, true, 1},
+		{"one of two", []string{"s3:0", "s1:1"}, false, true, (1 / math.Log2(3)) / (1 + 1/math.Log2(3)), false, true, (1 / math.Log2(3)) / (1 + 1/math.Log2(3))},
+		{"none", []string{"s3:0"}, false, false, 0, false, false, 0},
+		{"same session, wrong turn", []string{"s1:0", "s2:1"}, false, false, 0, true, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Score(q, tc.recalled, ids)
+			if r.Turn.All != tc.all || r.Turn.Any != tc.any || math.Abs(r.Turn.NDCG-tc.ndcg) > 1e-9 {
+				t.Errorf("turn %+v, want all=%v any=%v ndcg=%v", *r.Turn, tc.all, tc.any, tc.ndcg)
+			}
+			if r.Session.All != tc.sessAll || r.Session.Any != tc.sessAny || math.Abs(r.Session.NDCG-tc.sessNDCG) > 1e-9 {
+				t.Errorf("session %+v, want all=%v any=%v ndcg=%v", *r.Session, tc.sessAll, tc.sessAny, tc.sessNDCG)
+			}
+		})
+	}
+	if r := Score(Question{NoRetrieval: true, EvidenceTurns: []string{"D1:1"}}, []string{"s1:0"}, ids); r.Turn != nil || r.Session != nil {
+		t.Error("a question left out of retrieval was scored")
+	}
+}
+
+func TestScoreCoarseMemories(t *testing.T) {
+	// At session granularity one memory holds both evidence turns: the
+	// ideal list has one relevant memory, so finding it first is perfect.
+	ids := IDMap{"s1:0": {"D1:1", "D1:2"}, "s2:0": {"D2:1"}}
+	r := Score(Question{EvidenceTurns: []string{"D1:1", "D1:2"}}, []string{"s1:0", "s2:0"}, ids)
+	if !r.Turn.All || r.Turn.NDCG != 1 {
+		t.Errorf("%+v", *r.Turn)
+	}
+}
+
+func TestDist(t *testing.T) {
+	d := NewDist([]float64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+	if d.Mean != 10.5 || d.P50 != 10 || d.P95 != 19 || d.Max != 20 {
+		t.Errorf("%+v", d)
+	}
+}

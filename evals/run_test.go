@@ -1,0 +1,175 @@
+package evals
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embed/fake"
+	"agentmem/memory/embedded"
+)
+
+// openStore is an embedded store with the fake embedder in a temporary
+// directory.
+func openStore(t *testing.T) (memory.Store, memory.Embedder) {
+	t.Helper()
+	e := &fake.Embedder{Name: "evals"}
+	st, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{EmbedderID: e.ID(), Dims: e.Dims(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, e
+}
+
+// counting counts dials, to prove a resumed run asks nothing again.
+type counting struct {
+	Dialer
+	n atomic.Int64
+}
+
+func (c *counting) Dial(ctx context.Context, now time.Time, w int) (*Conn, error) {
+	c.n.Add(1)
+	return c.Dialer.Dial(ctx, now, w)
+}
+
+func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
+	t.Helper()
+	tok, err := NewTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), Options{
+		Data: d, DataID: "mini", Configs: Matrix(), Scripted: true, Dialer: dialer,
+		Workers: 2, Tokenizer: tok, Store: store,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(out.Results); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRunMatrixLoCoMo(t *testing.T) {
+	d := loadLoCoMo(t)
+	st, e := openStore(t)
+	dir := t.TempDir()
+	dialer := &counting{Dialer: InProcess{Store: st, Embedder: e}}
+	out := runMatrix(t, d, dir, dialer)
+	configs := Matrix()
+	if len(out.Results) != len(configs)*d.Questions() {
+		t.Fatalf("%d results, want %d", len(out.Results), len(configs)*d.Questions())
+	}
+	get := func(config, q string) Result {
+		i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == config && r.Question == q })
+		if i < 0 {
+			t.Fatalf("no result for %s %s", config, q)
+		}
+		return out.Results[i]
+	}
+	base := get("base", "conv-1/q0")
+	if !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) != 8 {
+		t.Errorf("base dog question: %+v", base)
+	}
+	if r := get("k=5", "conv-1/q0"); len(r.Recalled) != 5 {
+		t.Errorf("k=5 recalled %d", len(r.Recalled))
+	}
+	if r := get("prefix=off", "conv-1/q0"); r.Tokens >= base.Tokens || !slices.Equal(r.Recalled, base.Recalled) {
+		t.Errorf("prefix=off: %d tokens (base %d), recalled %v", r.Tokens, base.Tokens, r.Recalled)
+	}
+	if r := get("granularity=session", "conv-1/q0"); !slices.Equal(r.Recalled, []string{"session_1:0", "session_2:0"}) && !slices.Equal(r.Recalled, []string{"session_2:0", "session_1:0"}) || !r.Retrieval.Turn.All {
+		t.Errorf("session granularity: %+v", r)
+	}
+	if r := get("order=chronological", "conv-1/q0"); !slices.IsSortedFunc(r.Recalled, byTurnOrder) {
+		t.Errorf("chronological order: %v", r.Recalled)
+	}
+	if r := get("order=recency", "conv-1/q0"); len(r.Recalled) != 8 || r.Recalled[0][:9] != "session_2" {
+		t.Errorf("recency selection: %v", r.Recalled)
+	}
+	// Every ingest is searchable and timed.
+	for _, g := range []Granularity{ByTurn, ByRound, BySession} {
+		if len(out.Ingest[g]) != 2 {
+			t.Errorf("%s ingest stats: %v", g, out.Ingest[g])
+		}
+	}
+
+	s := Summarize(d, configs, out, Meta{Data: "mini"})
+	if s.Benchmark != "locomo" || s.K != 10 || s.Questions != 7 || s.Retrieval.RecallAll == nil || s.ContextTokens.Mean == 0 || s.IngestTurnsPerS == 0 {
+		t.Errorf("summary %+v", s.ConfigSummary)
+	}
+	// The adversarial question is in its category but not overall.
+	if s.ByCategory["adversarial"].Questions != 1 || s.Retrieval.Questions != 5 {
+		t.Errorf("adversarial %+v, overall scored %d", s.ByCategory["adversarial"], s.Retrieval.Questions)
+	}
+	if err := WriteOutputs(dir, s, configs); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js map[string]any
+	if err := json.Unmarshal(raw, &js); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"benchmark", "questions", "k", "retrieval", "by_category", "context_tokens", "ingest_turns_per_s", "recall_ms", "configs"} {
+		if _, ok := js[k]; !ok {
+			t.Errorf("summary.json lacks %s", k)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| granularity=session |", "single-hop", "J not measured", "day after its last session"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	chart, _ := os.ReadFile(filepath.Join(dir, "chart.svg"))
+	if !strings.HasPrefix(string(chart), "<svg") || strings.Count(string(chart), "<polyline") < 3 {
+		t.Errorf("chart: %.200s", chart)
+	}
+
+	// A rerun resumes: nothing is asked again and the results are the same.
+	dials := dialer.n.Load()
+	again := runMatrix(t, d, dir, dialer)
+	if dialer.n.Load() != dials {
+		t.Errorf("the resumed run dialled the server %d times", dialer.n.Load()-dials)
+	}
+	if len(again.Results) != len(out.Results) {
+		t.Errorf("resumed run has %d results, want %d", len(again.Results), len(out.Results))
+	}
+}
+
+func byTurnOrder(a, b string) int {
+	return strings.Compare(a, b)
+}
+
+func TestRunLongMemEvalAbstention(t *testing.T) {
+	d := loadLME(t, "testdata/longmemeval_mini.json")
+	st, e := openStore(t)
+	out := runMatrix(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	s := Summarize(d, Matrix(), out, Meta{})
+	if s.Level != "session" || s.Retrieval.Questions != 2 || s.Abstention == nil || s.Abstention.Questions != 1 {
+		t.Errorf("retrieval %+v abstention %+v", s.Retrieval, s.Abstention)
+	}
+	if s.Retrieval.Session == nil || s.Retrieval.Turn == nil {
+		t.Fatal("LongMemEval summary lacks session and turn levels")
+	}
+	// before=question keeps the session later on the question's own day.
+	i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == "before=question" && r.Question == "q_ms" })
+	if r := out.Results[i]; !slices.ContainsFunc(r.Recalled, func(id string) bool { return strings.HasPrefix(id, "g3:") }) {
+		t.Errorf("before=question dropped the same-day session: %v", r.Recalled)
+	}
+}
