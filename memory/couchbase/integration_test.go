@@ -282,6 +282,54 @@ func TestIntegration(t *testing.T) {
 			t.Errorf("error %v, want one saying the index has other dimensions", err)
 		}
 	})
+
+	t.Run("reindex", func(t *testing.T) {
+		r, err := OpenForReindex(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if id, _ := r.Embedder(); id != fakeEmbedder {
+			t.Errorf("OpenForReindex reports embedder %q, want %q", id, fakeEmbedder)
+		}
+		var done, total int
+		next := constEmbedder{"other@2", 4}
+		if err := r.Reindex(ctx, next, func(d, n int) { done, total = d, n }); err != nil {
+			t.Fatal(err)
+		}
+		if done != total || total == 0 {
+			t.Errorf("progress %d/%d", done, total)
+		}
+		o, err := Open(ctx, cfg, next.ID(), 4)
+		if err != nil {
+			t.Fatalf("open with the new embedder after reindex: %v", err)
+		}
+		defer o.Close()
+		hits, err := o.Search(ctx, memory.Query{Namespace: "alice", Text: "x", Vector: unit([]float32{0, 0, 1, 0}), K: 10, Fusion: memory.VectorOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Memory.Embedder != next.ID() {
+			t.Errorf("after reindex: %+v", hits)
+		}
+	})
+}
+
+// constEmbedder embeds every text as the same unit vector.
+type constEmbedder struct {
+	id   string
+	dims int
+}
+
+func (c constEmbedder) ID() string { return c.id }
+func (c constEmbedder) Dims() int  { return c.dims }
+func (c constEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = make([]float32, c.dims)
+		out[i][len(out[i])-2] = 1
+	}
+	return out, nil
 }
 
 func ids(hits []memory.Hit) []string {

@@ -34,6 +34,23 @@ var _ memory.Store = (*Store)(nil)
 // made with; opening it with another one fails with
 // memory.ErrEmbedderMismatch unless it holds no memories yet.
 func Open(ctx context.Context, cfg Config, embedderID string, dims int) (*Store, error) {
+	s, err := dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkIndex(ctx, dims); err != nil {
+		s.cluster.Close(nil)
+		return nil, err
+	}
+	if err := s.adopt(ctx, embedderID, dims); err != nil {
+		s.cluster.Close(nil)
+		return nil, err
+	}
+	return s, nil
+}
+
+// dial connects a Store to the cluster of cfg, checking nothing else.
+func dial(ctx context.Context, cfg Config) (*Store, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -57,14 +74,6 @@ func Open(ctx context.Context, cfg Config, embedderID string, dims int) (*Store,
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.coll = s.scope.Collection(cfg.Collection)
-	if err := s.checkIndex(ctx, dims); err != nil {
-		cluster.Close(nil)
-		return nil, err
-	}
-	if err := s.adopt(ctx, embedderID, dims); err != nil {
-		cluster.Close(nil)
-		return nil, err
-	}
 	return s, nil
 }
 
