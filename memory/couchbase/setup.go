@@ -44,13 +44,8 @@ func Setup(ctx context.Context, cfg Config, dims int, w io.Writer) error {
 	defer cluster.Close(nil)
 	bucket := cluster.Bucket(cfg.Bucket)
 
-	err = bucket.CollectionsV2().CreateScope(cfg.Scope, &gocb.CreateScopeOptions{Context: ctx})
-	if err := report(w, err, gocb.ErrScopeExists, "scope %s.%s", cfg.Bucket, cfg.Scope); err != nil {
-		return wrap(err, cfg, "creating scope %s.%s", cfg.Bucket, cfg.Scope)
-	}
-	err = bucket.CollectionsV2().CreateCollection(cfg.Scope, cfg.Collection, nil, &gocb.CreateCollectionOptions{Context: ctx})
-	if err := report(w, err, gocb.ErrCollectionExists, "collection %s", cfg.keyspace()); err != nil {
-		return wrap(err, cfg, "creating collection %s", cfg.keyspace())
+	if err := ensureKeyspace(ctx, cfg, bucket.CollectionsV2(), w); err != nil {
+		return err
 	}
 
 	mgr := bucket.Scope(cfg.Scope).SearchIndexes()
@@ -60,17 +55,51 @@ func Setup(ctx context.Context, cfg Config, dims int, w io.Writer) error {
 	return waitIndex(ctx, cfg, bucket.Scope(cfg.Scope), w)
 }
 
-// report prints "<what>: created" or "<what>: exists", or returns err.
-func report(w io.Writer, err, exists error, what string, args ...any) error {
-	switch {
-	case err == nil:
-		fmt.Fprintf(w, what+": created\n", args...)
-	case errors.Is(err, exists):
-		fmt.Fprintf(w, what+": exists\n", args...)
-	default:
+// ensureKeyspace creates the scope and the collection unless they exist. A
+// user who may not create them (a Capella database credential) can still
+// run setup once they were made in the UI.
+func ensureKeyspace(ctx context.Context, cfg Config, mgr *gocb.CollectionManagerV2, w io.Writer) error {
+	scope, coll := false, false
+	if all, err := mgr.GetAllScopes(&gocb.GetAllScopesOptions{Context: ctx}); err == nil {
+		for _, sc := range all {
+			if sc.Name != cfg.Scope {
+				continue
+			}
+			scope = true
+			for _, c := range sc.Collections {
+				coll = coll || c.Name == cfg.Collection
+			}
+		}
+	}
+	create := func(exists bool, what string, mk func() error, dup error) error {
+		if exists {
+			fmt.Fprintf(w, "%s: exists\n", what)
+			return nil
+		}
+		err := mk()
+		switch {
+		case err == nil:
+			fmt.Fprintf(w, "%s: created\n", what)
+		case errors.Is(err, dup):
+			fmt.Fprintf(w, "%s: exists\n", what)
+		default:
+			e := &Error{Op: "creating " + what, Hint: hint(err, cfg), Err: err}
+			if e.Hint == "" || errors.Is(err, gocb.ErrAuthenticationFailure) {
+				e.Hint = "if this user may not create it (as a Capella database credential may not), create it in the Couchbase or Capella UI and run setup again"
+			}
+			return e
+		}
+		return nil
+	}
+	err := create(scope, "scope "+cfg.Bucket+"."+cfg.Scope, func() error {
+		return mgr.CreateScope(cfg.Scope, &gocb.CreateScopeOptions{Context: ctx})
+	}, gocb.ErrScopeExists)
+	if err != nil {
 		return err
 	}
-	return nil
+	return create(coll, "collection "+cfg.keyspace(), func() error {
+		return mgr.CreateCollection(cfg.Scope, cfg.Collection, nil, &gocb.CreateCollectionOptions{Context: ctx})
+	}, gocb.ErrCollectionExists)
 }
 
 func upsertIndex(ctx context.Context, cfg Config, mgr *gocb.ScopeSearchIndexManager, want gocb.SearchIndex, dims int, w io.Writer) error {
