@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/couchbase/gocb/v2"
 
 	"agentmem/memory"
 )
@@ -95,6 +96,49 @@ func TestIndexDims(t *testing.T) {
 	for _, dims := range []int{-1, maxDims + 1} {
 		if _, err := searchIndex(testConfig(), dims, true); err == nil || !strings.Contains(err.Error(), "dimensions") {
 			t.Errorf("dims %d: err %v, want a dimensions error", dims, err)
+		}
+	}
+}
+
+// TestSameIndex checks the comparison setup uses to leave an index alone:
+// the definition as the server returns it (decoded from JSON, numbers as
+// floats) is the same; another dimension, plan or scoring is not.
+func TestSameIndex(t *testing.T) {
+	cfg := testConfig()
+	want, _ := searchIndex(cfg, 384, true)
+	fromServer := func(def gocb.SearchIndex) *gocb.SearchIndex {
+		def.UUID = "3b2c"
+		raw, err := json.Marshal(&def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got gocb.SearchIndex
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		return &got
+	}
+	if !sameIndex(fromServer(want), &want) {
+		t.Error("an unchanged definition compares different")
+	}
+	other := func(dims int, bm25 bool, edit func(*Config)) gocb.SearchIndex {
+		c := cfg
+		if edit != nil {
+			edit(&c)
+		}
+		def, _ := searchIndex(c, dims, bm25)
+		return def
+	}
+	for name, def := range map[string]gocb.SearchIndex{
+		"dims":       other(768, true, nil),
+		"no vectors": other(0, true, nil),
+		"tf-idf":     other(384, false, nil),
+		"partitions": other(384, true, func(c *Config) { c.IndexPartitions = 4 }),
+		"replicas":   other(384, true, func(c *Config) { c.IndexReplicas = 1 }),
+		"collection": other(384, true, func(c *Config) { c.Collection = "other" }),
+	} {
+		if sameIndex(fromServer(def), &want) {
+			t.Errorf("%s: a changed definition compares the same", name)
 		}
 	}
 }
