@@ -36,7 +36,8 @@
 //
 // Search sends one request to the scoped Search index: the text side is
 // exactly q.TextQuery(), the vector side a kNN whose prefilter is q.Filter(),
-// fused on the server (RRF on 8.1+, else the server's sum of scores). The
-// request is built by pure functions (request.go) and golden-tested; a test
-// runs it in bleve, the engine Couchbase Search is built on.
+// fused on the server (RRF on 8.1+, else the server's sum of scores). Rerank
+// alone takes two, as its text side needs the vector pool first. Requests
+// are built by pure functions (request.go) and golden-tested; a test runs
+// them in bleve, the engine Couchbase Search is built on.
 package couchbase
