@@ -32,11 +32,11 @@ func Entities(text string) []string {
 		return nil
 	}
 	var arr [96]token
-	x := extractor{s: text, toks: tokenize(text, arr[:0])}
+	x := extractor{s: text, toks: tokenize(text, arr[:0]), res: new(result)}
 	for i := 0; i < len(x.toks); {
 		i = x.step(i)
 	}
-	return x.out
+	return x.res.out
 }
 
 type tokKind uint8
@@ -91,7 +91,7 @@ func tokenize(s string, toks []token) []token {
 		}
 		if line || len(toks) == 0 {
 			t.sent = true
-		} else if p := toks[len(toks)-1]; p.kind == tPunct {
+		} else if p := &toks[len(toks)-1]; p.kind == tPunct {
 			// An opening quote starts a sentence of its own; other openers
 			// (brackets, dashes, bullets) carry over the sentence start.
 			t.sent = endsSentence(p.r) || opens(p.r) && (p.sent || p.space && closer(p.r) != 0)
@@ -109,8 +109,14 @@ func scanWord(s string, i int) int {
 	seg := 0 // letters since the last joiner, to allow "U.S" but not "end.Next"
 	j := i
 	for j < len(s) {
+		if c := s[j]; c < utf8.RuneSelf && ('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9') {
+			prev = rune(c)
+			seg++
+			j++
+			continue // the common case, without decoding
+		}
 		r, w := decode(s, j)
-		if isLetter(r) || isDigit(r) || (j > i && unicode.Is(unicode.M, r)) {
+		if isLetter(r) || isDigit(r) || (r >= utf8.RuneSelf && unicode.Is(unicode.M, r)) {
 			prev = r
 			seg++
 			j += w
@@ -162,13 +168,15 @@ func threeDigits(s string, i int) bool {
 // punctuation, or -1, -1.
 func special(s string, i int) (int, int) {
 	e, hint := i, false
-	for e < len(s) {
-		c := s[e]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			break
+	for ; e < len(s) && s[e] > ' '; e++ {
+		switch s[e] {
+		case '@', '#', '/':
+			hint = true
+		case '.':
+			// Only a dot with something after it: "end." is common and
+			// never special.
+			hint = hint || e+1 < len(s) && isAlnum(s[e+1])
 		}
-		hint = hint || c == '@' || c == '#' || c == '.' || c == '/'
-		e++
 	}
 	if !hint {
 		return -1, -1
@@ -278,9 +286,7 @@ func isTag(s string) bool {
 type extractor struct {
 	s    string
 	toks []token
-	out  []string
-	seen map[string]struct{} // only once out is long
-	buf  []byte
+	res  *result
 	key  [24]byte // scratch for lowerKey
 	dry  bool     // when set, matchers report without emitting
 }
@@ -361,9 +367,9 @@ func (x *extractor) punct(i int, r rune) bool {
 
 // emit adds the lower-cased concatenation of parts, if new.
 func (x *extractor) emit(parts ...string) {
-	x.buf = x.buf[:0]
+	x.res.buf = x.res.buf[:0]
 	for _, p := range parts {
-		x.buf = appendLower(x.buf, p)
+		x.res.buf = appendLower(x.res.buf, p)
 	}
 	x.add()
 }
@@ -372,35 +378,47 @@ func (x *extractor) add() {
 	if x.dry {
 		return
 	}
-	b := x.buf
+	b := x.res.buf
 	for len(b) > 0 && b[len(b)-1] == ' ' {
 		b = b[:len(b)-1]
 	}
 	if len(b) == 0 {
 		return
 	}
-	if x.seen != nil {
-		if _, ok := x.seen[string(b)]; ok {
+	x.res.add(b)
+}
+
+// result collects the entities in order, without repeats. It is apart
+// from extractor so that the tokens can stay on the stack.
+type result struct {
+	buf  []byte // the entity being built
+	out  []string
+	seen map[string]struct{} // only once out is long
+}
+
+func (r *result) add(b []byte) {
+	if r.seen != nil {
+		if _, ok := r.seen[string(b)]; ok {
 			return
 		}
 	} else {
-		for _, o := range x.out {
+		for _, o := range r.out {
 			if o == string(b) {
 				return
 			}
 		}
 	}
 	s := string(b)
-	x.out = append(x.out, s)
-	if x.seen == nil && len(x.out) > 24 {
+	r.out = append(r.out, s)
+	if r.seen == nil && len(r.out) > 24 {
 		// Linear search is faster for the dozen or so of a normal turn;
 		// a long document switches to a set.
-		x.seen = make(map[string]struct{}, 2*len(x.out))
-		for _, o := range x.out {
-			x.seen[o] = struct{}{}
+		r.seen = make(map[string]struct{}, 2*len(r.out))
+		for _, o := range r.out {
+			r.seen[o] = struct{}{}
 		}
-	} else if x.seen != nil {
-		x.seen[s] = struct{}{}
+	} else if r.seen != nil {
+		r.seen[s] = struct{}{}
 	}
 }
 
@@ -468,11 +486,11 @@ func (x *extractor) title(i int) {
 				// best day.") or scare quotes ("no big deal").
 				titled := content > 0 && 2*capsContent >= content
 				if words > 0 && (titled || caseless || x.cued(i)) {
-					x.buf = appendLower(x.buf[:0], x.s[x.toks[i+1].start:x.toks[j-1].end])
-					for n := len(x.buf); n > 0 && strings.IndexByte(".,;:!?", x.buf[n-1]) >= 0; n-- {
-						x.buf = x.buf[:n-1]
+					x.res.buf = appendLower(x.res.buf[:0], x.s[x.toks[i+1].start:x.toks[j-1].end])
+					for n := len(x.res.buf); n > 0 && strings.IndexByte(".,;:!?", x.res.buf[n-1]) >= 0; n-- {
+						x.res.buf = x.res.buf[:n-1]
 					}
-					if utf8.RuneCount(x.buf) >= 2 {
+					if utf8.RuneCount(x.res.buf) >= 2 {
 						x.add()
 					}
 				}
@@ -568,8 +586,9 @@ func (x *extractor) date(i int) int {
 // isDate reports whether a date starts at token i, without emitting it.
 func (x *extractor) isDate(i int) bool {
 	x.dry = true
-	defer func() { x.dry = false }()
-	return x.date(i) > i
+	ok := x.date(i) > i
+	x.dry = false
+	return ok
 }
 
 func (x *extractor) emitDate(y, m, d int) {
@@ -583,7 +602,11 @@ func twoDigits(n int) string {
 // month returns the month named by token i (capitalised, full or
 // abbreviated) and the token after it, skipping an abbreviation's dot.
 func (x *extractor) month(i int) (int, int) {
-	if i >= len(x.toks) || x.toks[i].kind != tWord || !capitalised(x.word(i)) {
+	if i >= len(x.toks) || x.toks[i].kind != tWord {
+		return 0, i
+	}
+	// Every word is asked; most are answered without a map lookup.
+	if w := x.word(i); len(w) < 3 || len(w) > 9 || strings.IndexByte("JFMASOND", w[0]) < 0 {
 		return 0, i
 	}
 	m, ok := months[string(x.lower(i))]
@@ -716,7 +739,12 @@ func (x *extractor) numericDate(w string) bool {
 func (x *extractor) number(i int) int {
 	t := x.toks[i]
 	if t.kind == tWord {
-		d, ok := numberWords[string(x.lower(i))]
+		// Cheap tests first: this runs for every word.
+		if w := x.word(i); len(w) < 3 || len(w) > 9 || strings.IndexByte("otfsenhOTFSENH", w[0]) < 0 ||
+			i+1 >= len(x.toks) || x.toks[i+1].kind != tWord {
+			return i
+		}
+		d, ok := numberWord(x.lower(i))
 		if !ok || !t.sent && !isLowerStart(x.word(i)) {
 			return i
 		}
@@ -869,7 +897,7 @@ func (x *extractor) name(i int) int {
 	if x.never(i) || t.sent && x.opener(i) {
 		return i + 1
 	}
-	if _, ok := articles[string(x.lower(i))]; ok {
+	if k := x.lower(i); string(k) == "the" || string(k) == "a" || string(k) == "an" {
 		return i + 1 // "The Alchemist" is named by "Alchemist"
 	}
 	last, words, caps := i, 1, 0
@@ -918,16 +946,16 @@ run:
 	if caps == words && (words >= 3 || words > 1 && (x.capsWord(i-1) || x.capsWord(last+1))) {
 		return last + 1 // shouting, not a name
 	}
-	x.buf = x.buf[:0]
+	x.res.buf = x.res.buf[:0]
 	for j := i; j <= last; j++ {
 		w := x.word(j)
 		if j == last {
 			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		}
 		if j > i {
-			x.buf = append(x.buf, ' ')
+			x.res.buf = append(x.res.buf, ' ')
 		}
-		x.buf = appendLower(x.buf, w)
+		x.res.buf = appendLower(x.res.buf, w)
 	}
 	x.add()
 	return last + 1
@@ -941,7 +969,7 @@ func (x *extractor) capsWord(i int) bool {
 // connects reports whether the lower-case word at i joins two parts of a
 // name ("Bank of America", "Lord of the Rings", "Vincent van Gogh").
 func (x *extractor) connects(i int) bool {
-	if _, ok := connectors[string(x.lower(i))]; !ok || !isLowerStart(x.word(i)) {
+	if !isConnector(x.lower(i)) || !isLowerStart(x.word(i)) {
 		return false
 	}
 	next := i + 1
@@ -956,11 +984,14 @@ func (x *extractor) connects(i int) bool {
 // "I" and its contractions, titles like "Mr", "OK", and function words in
 // capitals ("THE", "AND").
 func (x *extractor) never(i int) bool {
+	w := x.word(i)
 	k := x.lower(i)
-	if _, ok := alwaysSkip[string(k)]; ok {
-		return true
+	if len(w) <= len("i’ll") {
+		if skipped(k) {
+			return true
+		}
 	}
-	if w := x.word(i); len(w) > 1 && allCaps(w) {
+	if len(w) > 1 && allCaps(w) {
 		_, stop := stopWords[string(k)]
 		return stop
 	}
@@ -1133,13 +1164,67 @@ var months = func() map[string]int {
 
 var weekdays = set("monday tuesday wednesday thursday friday saturday sunday tues weds thurs")
 
-var numberWords = map[string]string{
-	"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-	"seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11",
-	"twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
-	"sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19",
-	"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
-	"seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
+// numberWord returns the digits for a number word before a unit.
+func numberWord(k []byte) (string, bool) {
+	switch string(k) {
+	case "one":
+		return "1", true
+	case "two":
+		return "2", true
+	case "three":
+		return "3", true
+	case "four":
+		return "4", true
+	case "five":
+		return "5", true
+	case "six":
+		return "6", true
+	case "seven":
+		return "7", true
+	case "eight":
+		return "8", true
+	case "nine":
+		return "9", true
+	case "ten":
+		return "10", true
+	case "eleven":
+		return "11", true
+	case "twelve":
+		return "12", true
+	case "thirteen":
+		return "13", true
+	case "fourteen":
+		return "14", true
+	case "fifteen":
+		return "15", true
+	case "sixteen":
+		return "16", true
+	case "seventeen":
+		return "17", true
+	case "eighteen":
+		return "18", true
+	case "nineteen":
+		return "19", true
+	case "twenty":
+		return "20", true
+	case "thirty":
+		return "30", true
+	case "forty":
+		return "40", true
+	case "fifty":
+		return "50", true
+	case "sixty":
+		return "60", true
+	case "seventy":
+		return "70", true
+	case "eighty":
+		return "80", true
+	case "ninety":
+		return "90", true
+	case "hundred":
+		return "100", true
+	}
+	return "", false
 }
 
 var units = set(`
@@ -1159,11 +1244,23 @@ var units = set(`
 
 var tlds = set("com org net edu gov io co uk us ca de fr au in ai app dev me info biz tv ly gg xyz nl eu ch es it jp se no fi")
 
-var articles = set("the a an")
+// isConnector reports whether k joins two parts of a name.
+func isConnector(k []byte) bool {
+	switch string(k) {
+	case "of", "the", "de", "del", "della", "da", "di", "du", "la", "le", "van", "von", "der", "den", "y":
+		return true
+	}
+	return false
+}
 
-var connectors = set("of the de del della da di du la le van von der den y")
-
-var alwaysSkip = set("i i'm i've i'd i'll ok okay mr mrs ms mx dr prof sr jr")
+// skipped reports whether k is never part of a name, though capitalised.
+func skipped(k []byte) bool {
+	switch string(k) {
+	case "i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr":
+		return true
+	}
+	return false
+}
 
 var titleCues = set(`called titled named entitled read reading reread watched watching
 	book novel memoir movie film show series song songs album track podcast game play poem
