@@ -55,7 +55,36 @@ func BenchmarkEmbed(b *testing.B) {
 			if cpu := cpuTime() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-µs/text")
 			}
+			// Peak RSS of the whole test process so far (model loaded,
+			// everything embedded up to now).
+			if rss := peakRSS(); rss > 0 {
+				b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
+			}
 		})
+	}
+}
+
+// BenchmarkEmbedDocuments embeds long memories (about 1,000 tokens: 10
+// windows each) in a batch of 32.
+func BenchmarkEmbedDocuments(b *testing.B) {
+	m := testModel(b)
+	ctx := context.Background()
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = strings.Repeat(strings.Join(benchWords[i:], " ")+" ", 40)[:5000]
+	}
+	windows := 0
+	for _, t := range texts {
+		windows += len(Windows(len(m.Tokenize(t))))
+	}
+	for b.Loop() {
+		if _, err := m.EmbedDocuments(ctx, texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*windows)/b.Elapsed().Seconds(), "windows/s")
+	if rss := peakRSS(); rss > 0 {
+		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 	}
 }
 

@@ -35,7 +35,8 @@ func newLinear(kernel []float32, in, out int, bias []float32) *linear {
 	return &linear{in: in, out: out, panels: kernel, b: bias}
 }
 
-// packAll packs the [in][out] kernels of layers into panels, in parallel.
+// packAll packs the [in][out] kernels of layers into panels, in place and
+// in parallel.
 func packAll(layers []*linear) error {
 	for _, l := range layers {
 		if l.out%panelCols != 0 || l.in == 0 {
@@ -47,15 +48,15 @@ func packAll(layers []*linear) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.panels = pack(l.panels, l.in, l.out)
+			pack(l.panels, l.in, l.out)
 		}()
 	}
 	wg.Wait()
 	return nil
 }
 
-// pack returns the in×out matrix w as out/16 panels of in rows of 16.
-func pack(w []float32, in, out int) []float32 {
+// pack rearranges the in×out matrix w into out/16 panels of in rows of 16.
+func pack(w []float32, in, out int) {
 	p := make([]float32, in*out)
 	for c0 := 0; c0 < out; c0 += panelCols {
 		panel := p[c0*in : (c0+panelCols)*in]
@@ -63,7 +64,7 @@ func pack(w []float32, in, out int) []float32 {
 			copy(panel[i*panelCols:(i+1)*panelCols], w[i*out+c0:i*out+c0+panelCols])
 		}
 	}
-	return p
+	copy(w, p)
 }
 
 // forward computes y[r] = x[r]·W + b for the rows r < rows of x ([rows][in])
