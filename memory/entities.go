@@ -204,8 +204,11 @@ func special(s string, i int) (int, int) {
 
 func isURL(s string) bool {
 	for _, p := range []string{"https://", "http://", "ftp://", "www."} {
-		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
-			return len(s) > len(p)+2 && strings.Contains(s[len(p):], ".") || p != "www." && len(s) > len(p)
+		if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
+			if p == "www." {
+				return strings.Contains(s[len(p):], ".")
+			}
+			return true
 		}
 	}
 	return false
@@ -860,7 +863,7 @@ func (x *extractor) unit(i int) bool {
 	// A plural noun: lower-case letters ending in a single "s"; "kids",
 	// "tickets", but not "is", "was", "this", "class", "famous".
 	w := x.word(i)
-	if len(k) < 4 || w != string(k) || k[len(k)-1] != 's' || strings.ContainsRune("suiy", rune(k[len(k)-2])) {
+	if len(k) < 4 || w != string(k) || k[len(k)-1] != 's' || strings.ContainsRune("sui", rune(k[len(k)-2])) {
 		return false
 	}
 	for _, c := range k {
@@ -1022,8 +1025,13 @@ func (x *extractor) opener(i int) bool {
 	}
 	// "Painting is fun", "Visited Mohammed": in chat a sentence opening
 	// with a verb form has dropped its subject. The cost is the rare name
-	// in the same place ("Sterling said").
-	return len(k) >= 6 && strings.HasSuffix(string(k), "ing") || len(k) >= 7 && strings.HasSuffix(string(k), "ed")
+	// in the same place ("Sterling said", "Mohammed said"); "-jing" and
+	// "-qing" are never English verbs ("Beijing is huge").
+	ks := string(k)
+	if len(k) >= 6 && strings.HasSuffix(ks, "ing") {
+		return !strings.HasSuffix(ks, "jing") && !strings.HasSuffix(ks, "qing")
+	}
+	return len(k) >= 7 && strings.HasSuffix(ks, "ed")
 }
 
 func decode(s string, i int) (rune, int) {

@@ -35,8 +35,8 @@ func TestEntities(t *testing.T) {
 			[]string{"caroline", "melanie", "mel"}},
 		{"sentence openers", "Yesterday was fun. Thanks! Painting helps. Visited Mohammed. That's it. Honestly.",
 			[]string{"mohammed"}},
-		{"sentence-initial name", "Melanie's kids loved the pottery class. Caroline went to Sweden with Jon.",
-			[]string{"melanie", "caroline", "sweden", "jon"}},
+		{"sentence-initial name", "Melanie's kids loved the pottery class. Caroline went to Sweden with Jon. Beijing next.",
+			[]string{"melanie", "caroline", "sweden", "jon", "beijing"}},
 		{"article dropped", "The Alchemist is a book by Paulo Coelho.", []string{"alchemist", "paulo coelho"}},
 		{"camel case and model numbers", "Yesterday I bought an iPhone 15 and a new MacBook Pro.",
 			[]string{"iphone 15", "macbook pro"}},
@@ -75,7 +75,7 @@ func TestEntities(t *testing.T) {
 			[]string{"10 km", "5-day", "3-year-old", "10k", "2 gb"}},
 		{"number words", "I have two kids and three dogs and one of them is mine.", []string{"2 kids", "3 dogs"}},
 		{"ordinal", "My 30th birthday party was great.", []string{"30th birthday"}},
-		{"counted plural", "We bought 4 tickets and 2 of them.", []string{"4 tickets"}},
+		{"counted plural", "We bought 4 tickets for 3 boys and 2 of them.", []string{"4 tickets", "3 boys"}},
 		{"bare numbers and times", "I scored 1500, then at 10:30 am and 5 pm called 911.", nil},
 
 		// Dates.
