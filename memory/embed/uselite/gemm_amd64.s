@@ -87,3 +87,95 @@ store:
 	VMOVUPS Y11, 32(DI)
 	VZEROUPPER
 	RET
+
+// func gemm6x32(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// Two adjacent panels at once with AVX-512: c[r][0:32] = sum over i < k of
+// a[r*lda+i] * (b[i*16 : i*16+16] ++ b[16*k+i*16 : 16*k+i*16+16]), r < 6.
+// b points at the first of the two panels, which are contiguous. Needs
+// AVX512F.
+TEXT ·gemm6x32(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R9
+	MOVQ lda+16(FP), DX
+	SHLQ $2, DX
+	MOVQ b+24(FP), BX
+	MOVQ c+32(FP), DI
+	MOVQ ldc+40(FP), R8
+	SHLQ $2, R8
+
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	LEAQ (R13)(DX*1), SI
+
+	// DX: the second panel, 64·k bytes after the first.
+	MOVQ CX, DX
+	SHLQ $6, DX
+	ADDQ BX, DX
+	XORQ AX, AX
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+
+	TESTQ CX, CX
+	JLE   store32
+
+loop32:
+	VMOVUPS      (BX), Z12
+	VMOVUPS      (DX), Z13
+	VBROADCASTSS (R9)(AX*1), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS (R10)(AX*1), Z15
+	VFMADD231PS  Z12, Z15, Z2
+	VFMADD231PS  Z13, Z15, Z3
+	VBROADCASTSS (R11)(AX*1), Z16
+	VFMADD231PS  Z12, Z16, Z4
+	VFMADD231PS  Z13, Z16, Z5
+	VBROADCASTSS (R12)(AX*1), Z17
+	VFMADD231PS  Z12, Z17, Z6
+	VFMADD231PS  Z13, Z17, Z7
+	VBROADCASTSS (R13)(AX*1), Z18
+	VFMADD231PS  Z12, Z18, Z8
+	VFMADD231PS  Z13, Z18, Z9
+	VBROADCASTSS (SI)(AX*1), Z19
+	VFMADD231PS  Z12, Z19, Z10
+	VFMADD231PS  Z13, Z19, Z11
+	ADDQ         $64, BX
+	ADDQ         $64, DX
+	ADDQ         $4, AX
+	DECQ         CX
+	JNZ          loop32
+
+store32:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    R8, DI
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ    R8, DI
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ    R8, DI
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ    R8, DI
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ    R8, DI
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	VZEROUPPER
+	RET

@@ -129,14 +129,24 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32
 		}
 		return
 	}
-	for p := p0; p < p1; p++ {
-		panel := panels[p*k*panelCols : (p+1)*k*panelCols]
+	for p := p0; p < p1; {
+		// Two panels at a time where the CPU has AVX-512, else one.
+		n := 1
+		if haveAVX512 && p+1 < p1 {
+			n = 2
+		}
+		panel := panels[p*k*panelCols : (p+n)*k*panelCols]
 		for r0 := 0; r0 < rows; r0 += blockRows {
 			// The last block is moved back to end at the last row; the rows
 			// it shares with the previous block get the same values again.
 			r0 = min(r0, rows-blockRows)
-			kernel6x16(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
+			if n == 2 {
+				kernel6x32(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
+			} else {
+				kernel6x16(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
+			}
 		}
+		p += n
 	}
 }
 

@@ -58,27 +58,33 @@ func TestLinear(t *testing.T) {
 	}
 }
 
-// TestKernelGo checks that the portable kernel agrees with the one in use.
-func TestKernelGo(t *testing.T) {
+// TestKernels checks that the kernels in use (assembly where the CPU allows)
+// agree with the portable one.
+func TestKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	const k, lda, ldc = 100, 103, 21
+	const k, lda, ldc = 100, 103, 37
 	a := make([]float32, 6*lda)
-	b := make([]float32, k*16)
+	b := make([]float32, 2*k*16)
 	for i := range a {
 		a[i] = rng.Float32() - 0.5
 	}
 	for i := range b {
 		b[i] = rng.Float32() - 0.5
 	}
-	c1 := make([]float32, 6*ldc)
-	c2 := make([]float32, 6*ldc)
-	kernel6x16(k, a, lda, b, c1, ldc)
-	gemm6x16Go(k, a, lda, b, c2, ldc)
-	for i := range c1 {
-		if math.Abs(float64(c1[i]-c2[i])) > 1e-5 {
-			t.Fatalf("c[%d]: kernel %v, Go %v (asm %v)", i, c1[i], c2[i], haveAsmKernel)
+	want := make([]float32, 6*ldc)
+	gemm6x16Go(k, a, lda, b[:16*k], want, ldc)
+	gemm6x16Go(k, a, lda, b[16*k:], want[16:], ldc)
+	got16 := make([]float32, 6*ldc)
+	kernel6x16(k, a, lda, b[:16*k], got16, ldc)
+	kernel6x16(k, a, lda, b[16*k:], got16[16:], ldc)
+	got32 := make([]float32, 6*ldc)
+	kernel6x32(k, a, lda, b, got32, ldc)
+	for i := range want {
+		if math.Abs(float64(got16[i]-want[i])) > 1e-5 || math.Abs(float64(got32[i]-want[i])) > 1e-5 {
+			t.Fatalf("c[%d]: 6x16 %v, 6x32 %v, Go %v (AVX2 %v, AVX-512 %v)", i, got16[i], got32[i], want[i], haveAsmKernel, haveAVX512)
 		}
 	}
+	t.Logf("AVX2/FMA kernel: %v, AVX-512 kernel: %v", haveAsmKernel, haveAVX512)
 }
 
 // BenchmarkLinear measures the dense layer alone, on one goroutine, for the
