@@ -164,8 +164,10 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 		return out, nil
 	}
 	keys := make([][]byte, len(texts))
+	buf := make([]byte, 0, len(texts)*keySize) // one allocation for all keys
 	for i, t := range texts {
-		keys[i] = key(kind, t)
+		buf = appendKey(buf, kind, t)
+		keys[i] = buf[len(buf)-keySize:]
 	}
 
 	err := c.db.View(func(tx *bolt.Tx) error {
@@ -182,6 +184,11 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 	})
 	if err != nil {
 		c.errs.Add(1)
+	}
+
+	if !slices.ContainsFunc(out, func(ws [][]float32) bool { return ws == nil }) {
+		c.hits.Add(int64(len(texts)))
+		return out, nil
 	}
 
 	// Distinct misses, and for each miss position the index into them.
@@ -276,14 +283,17 @@ func cloneWindows(ws [][]float32) [][]float32 {
 	return out
 }
 
-// key is the kind byte followed by the SHA-256 of the text: fixed-size
-// keys whatever the text length, and the text itself is not kept on disk.
-func key(kind byte, text string) []byte {
-	k := make([]byte, 1, 1+sha256.Size)
-	k[0] = kind
+// keySize is the length of a key: the kind byte, then the SHA-256 of the
+// text. Keys are fixed-size whatever the text length, and the text itself
+// is not kept on disk.
+const keySize = 1 + sha256.Size
+
+func appendKey(b []byte, kind byte, text string) []byte {
 	sum := sha256.Sum256([]byte(text))
-	return append(k, sum[:]...)
+	return append(append(b, kind), sum[:]...)
 }
+
+func key(kind byte, text string) []byte { return appendKey(nil, kind, text) }
 
 // encode lays out windows as: uvarint window count, the vectors as
 // little-endian float32s, CRC-32C of all that. The checksum turns a torn

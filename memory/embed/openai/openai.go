@@ -12,9 +12,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -29,6 +31,7 @@ const (
 	DefaultMaxAttempts = 5
 	DefaultBackoff     = 500 * time.Millisecond
 	DefaultMaxBackoff  = 30 * time.Second
+	DefaultMaxBytes    = 20000
 )
 
 // probeText is embedded once by New to learn (or check) the vector length.
@@ -62,6 +65,12 @@ type Config struct {
 	// from the server, if longer, is honoured instead (up to MaxBackoff).
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// MaxBytes cuts longer inputs (at a character boundary) before they
+	// are sent: OpenAI rejects inputs over the model's token window
+	// instead of truncating them, which would fail a whole batch over one
+	// long memory. The default, DefaultMaxBytes, stays under 8k tokens for
+	// most text; negative means never cut.
+	MaxBytes int
 	// HTTPClient, if set, sends the requests (proxies, custom TLS).
 	HTTPClient *http.Client
 }
@@ -105,6 +114,9 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 	}
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -163,8 +175,17 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	in, cloned := texts, false
+	for i, t := range texts {
+		if c := cut(t, e.cfg.MaxBytes); len(c) < len(t) {
+			if !cloned {
+				in, cloned = slices.Clone(texts), true // the caller's slice stays as it was
+			}
+			in[i] = c
+		}
+	}
 	req := goopenai.EmbeddingRequestStrings{
-		Input:      texts,
+		Input:      in,
 		Model:      goopenai.EmbeddingModel(e.cfg.Model),
 		Dimensions: e.cfg.Dims,
 	}
@@ -227,6 +248,18 @@ func (e *Embedder) collect(texts []string, resp goopenai.EmbeddingResponse) ([][
 		out[d.Index] = d.Embedding
 	}
 	return out, nil
+}
+
+// cut returns s shortened to at most n bytes without splitting a
+// character; n < 0 means no limit.
+func cut(s string, n int) string {
+	if n < 0 || len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // normalize scales v to unit length in place. An all-zero vector is left

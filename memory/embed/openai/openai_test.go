@@ -423,6 +423,34 @@ func TestBadResponses(t *testing.T) {
 	}
 }
 
+func TestMaxBytes(t *testing.T) {
+	long := strings.Repeat("é", 30) // 60 bytes
+	tests := []struct {
+		max  int
+		want string
+	}{
+		{-1, long},
+		{100, long},
+		{60, long},
+		{59, strings.Repeat("é", 29)}, // not half a character
+		{10, strings.Repeat("é", 5)},
+	}
+	for _, tt := range tests {
+		f := &fake{}
+		e := newEmbedder(t, f, func(c *Config) { c.MaxBytes = tt.max })
+		texts := []string{"short", long}
+		if _, err := e.Embed(t.Context(), texts); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.requests()[0].Input; got[0] != "short" || got[1] != tt.want {
+			t.Errorf("MaxBytes %d: sent %q, want %q", tt.max, got[1], tt.want)
+		}
+		if texts[1] != long {
+			t.Errorf("MaxBytes %d: caller's slice modified", tt.max)
+		}
+	}
+}
+
 func TestCancel(t *testing.T) {
 	t.Run("in flight", func(t *testing.T) {
 		f := &fake{}
