@@ -211,9 +211,6 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 		at[i] = j
 	}
 	c.hits.Add(int64(len(texts) - len(miss)))
-	if len(miss) == 0 {
-		return out, nil
-	}
 
 	got, err := embed(ctx, miss)
 	if err != nil {
