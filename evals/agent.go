@@ -11,6 +11,7 @@ import (
 // asked is what every agent shares for one question: the connection, the
 // namespace per granularity and the maps of stored ids back to turns.
 type asked struct {
+	unit  string
 	conn  *Conn
 	q     Question
 	today string // the today tool's sentence
@@ -32,7 +33,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	if cfg.Order == memory.Recency && len(ms) > cfg.K {
 		ms = ms[:cfg.K]
 	}
-	res := r.result("scripted", cfg, a.q)
+	res := r.result("scripted", cfg, a)
 	res.RecallMS = float64(took.Microseconds()) / 1000
 	res.Recalls = 1
 	res.Recalled = ids(ms)
@@ -71,9 +72,10 @@ func (r *runner) judge(ctx context.Context, res *Result, a asked, context string
 	return nil
 }
 
-func (r *runner) result(agent string, cfg Config, q Question) Result {
+func (r *runner) result(agent string, cfg Config, a asked) Result {
+	q := a.q
 	return Result{
-		Agent: agent, Config: cfg.Name, Unit: "", Question: q.ID, Category: q.Category,
+		Agent: agent, Config: cfg.Name, Unit: a.unit, Question: q.ID, Category: q.Category,
 		Abstain: q.Abstain, Evidence: q.EvidenceTurns, Gold: q.Answer,
 		Fingerprint: r.fingerprint(agent, cfg),
 	}

@@ -9,13 +9,17 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// Progress shows a run's progress on a terminal: one bar over turns stored
-// and questions asked, weighted so that both count, with the counts and an
-// ETA. A nil *Progress shows nothing.
+// Progress shows a run's progress: on a terminal, one bar over turns
+// stored and questions asked, with the counts and an ETA; elsewhere (a log
+// file, CI) a plain line now and then. A nil *Progress shows nothing.
 type Progress struct {
-	w                  io.Writer
-	mu                 sync.Mutex
-	bar                *progressbar.ProgressBar
+	w        io.Writer
+	terminal bool
+	mu       sync.Mutex
+	bar      *progressbar.ProgressBar
+	start    time.Time
+	last     time.Time // last plain line
+
 	turns, totalTurns  int
 	questions, totalQs int
 }
@@ -24,8 +28,11 @@ type Progress struct {
 // on the bar: roughly their relative cost with the built-in embedder.
 const questionWeight = 4
 
-// NewProgress shows progress on w (stderr).
-func NewProgress(w io.Writer) *Progress { return &Progress{w: w} }
+// plainEvery spaces the plain lines.
+const plainEvery = 30 * time.Second
+
+// NewProgress shows progress on w (stderr); terminal says whether w is one.
+func NewProgress(w io.Writer, terminal bool) *Progress { return &Progress{w: w, terminal: terminal} }
 
 // Start sizes the bar.
 func (p *Progress) Start(turns, questions int) {
@@ -35,6 +42,11 @@ func (p *Progress) Start(turns, questions int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.totalTurns, p.totalQs = turns, questions
+	p.start, p.last = time.Now(), time.Now()
+	if !p.terminal {
+		fmt.Fprintf(p.w, "to do: %d turns to store, %d questions to ask\n", turns, questions)
+		return
+	}
 	p.bar = progressbar.NewOptions64(int64(turns+questionWeight*questions),
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetWidth(30),
@@ -44,7 +56,7 @@ func (p *Progress) Start(turns, questions int) {
 		progressbar.OptionFullWidth(),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.w) }),
 	)
-	p.describe()
+	p.update(0)
 }
 
 // Turns counts n more turns stored.
@@ -55,8 +67,7 @@ func (p *Progress) Turns(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.turns += n
-	p.describe()
-	p.bar.Add(n)
+	p.update(n)
 }
 
 // Question counts one more question asked.
@@ -67,12 +78,20 @@ func (p *Progress) Question() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.questions++
-	p.describe()
-	p.bar.Add(questionWeight)
+	p.update(questionWeight)
 }
 
-func (p *Progress) describe() {
-	p.bar.Describe(fmt.Sprintf("turns %d/%d · questions %d/%d", p.turns, p.totalTurns, p.questions, p.totalQs))
+func (p *Progress) update(n int) {
+	counts := fmt.Sprintf("turns %d/%d · questions %d/%d", p.turns, p.totalTurns, p.questions, p.totalQs)
+	if p.bar != nil {
+		p.bar.Describe(counts)
+		p.bar.Add(n)
+		return
+	}
+	if time.Since(p.last) >= plainEvery {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "%s · %s elapsed\n", counts, time.Since(p.start).Round(time.Second))
+	}
 }
 
 // Finish closes the bar.

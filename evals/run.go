@@ -151,7 +151,7 @@ func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error 
 		return err
 	}
 	defer conn.Close()
-	a := asked{conn: conn, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
+	a := asked{unit: u.ID, conn: conn, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
 	for _, g := range granularities(ts) {
 		ns := namespace(u.ID, g)
 		calls := Calls(u, g)
@@ -174,7 +174,7 @@ func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error 
 		}
 		a.ns[g], a.ids[g] = ns, NewIDMap(calls)
 	}
-	if err := r.ask(ctx, u, a, ts); err != nil {
+	if err := r.ask(ctx, a, ts); err != nil {
 		return err
 	}
 	if r.o.Keep {
@@ -189,7 +189,7 @@ func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error 
 }
 
 // ask runs the tasks of a unit, question by question, several at once.
-func (r *runner) ask(ctx context.Context, u Unit, a asked, ts []task) error {
+func (r *runner) ask(ctx context.Context, a asked, ts []task) error {
 	byQ := map[string][]task{}
 	var order []string
 	for _, t := range ts {
@@ -206,9 +206,11 @@ func (r *runner) ask(ctx context.Context, u Unit, a asked, ts []task) error {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := r.question(ctx, u, a, byQ[id]); err != nil {
+			if err := r.question(ctx, a, byQ[id]); err != nil {
 				mu.Lock()
-				first = cmpErr(first, fmt.Errorf("question %s: %w", id, err))
+				if first == nil {
+					first = fmt.Errorf("question %s: %w", id, err)
+				}
 				mu.Unlock()
 			}
 		})
@@ -217,16 +219,9 @@ func (r *runner) ask(ctx context.Context, u Unit, a asked, ts []task) error {
 	return first
 }
 
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
 // question asks one question every way its tasks say, after asking the
 // server what day it is, as an agent would.
-func (r *runner) question(ctx context.Context, u Unit, a asked, ts []task) error {
+func (r *runner) question(ctx context.Context, a asked, ts []task) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -245,7 +240,6 @@ func (r *runner) question(ctx context.Context, u Unit, a asked, ts []task) error
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", t.agent, t.cfg.Name, err)
 		}
-		res.Unit = u.ID
 		if err := r.o.Store.Add(res); err != nil {
 			return err
 		}

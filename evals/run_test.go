@@ -81,7 +81,7 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 		return out.Results[i]
 	}
 	base := get("base", "conv-1/q0")
-	if !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) != 8 {
+	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) != 8 {
 		t.Errorf("base dog question: %+v", base)
 	}
 	if r := get("k=5", "conv-1/q0"); len(r.Recalled) != 5 {

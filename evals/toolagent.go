@@ -65,7 +65,7 @@ func (r *runner) llmAgent(ctx context.Context, a asked) (Result, error) {
 		return Result{}, err
 	}
 	ns := a.ns[ByTurn]
-	res := r.result("llm", LLMConfig, a.q)
+	res := r.result("llm", LLMConfig, a)
 	msgs := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: a.conn.Instructions + "\n\n" + agentSystem},
 		{Role: openai.ChatMessageRoleUser, Content: a.q.Text},

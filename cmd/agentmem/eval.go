@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"golang.org/x/term"
+
 	"agentmem/evals"
 	"agentmem/memory"
 	"agentmem/memory/engine"
@@ -153,7 +155,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		return err
 	}
 	if !c.Quiet {
-		o.Progress = evals.NewProgress(os.Stderr)
+		o.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	}
 	e.log.Info("eval", "benchmark", bench, "units", len(d.Units), "questions", d.Questions(), "turns", d.Turns(),
 		"configs", len(configs), "server", dialer.Describe(), "out", c.Out)
