@@ -106,3 +106,22 @@ func BenchmarkLinear(b *testing.B) {
 		b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOPS/cpu-s")
 	}
 }
+
+func TestExpNonPositive(t *testing.T) {
+	worst := 0.0
+	for x := float32(0); x > -90; x -= 0.00137 {
+		got, want := float64(expNonPositive(x)), math.Exp(float64(x))
+		if want < 0x1p-126 {
+			if got != 0 && math.Abs(got-want) > 0x1p-126 {
+				t.Fatalf("exp(%v) = %v, want %v", x, got, want)
+			}
+			continue
+		}
+		rel := math.Abs(got-want) / want
+		worst = max(worst, rel)
+		if rel > 3e-7 {
+			t.Fatalf("exp(%v) = %v, want %v (relative error %.2g)", x, got, want, rel)
+		}
+	}
+	t.Logf("worst relative error %.3g", worst)
+}

@@ -3,6 +3,7 @@ package uselite
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -42,7 +43,6 @@ type trieNode struct {
 	end      bool
 	score    float64
 	id       int
-	depth    int // piece length in code points
 }
 
 type tokenizer struct {
@@ -81,49 +81,22 @@ func newTokenizer(vocabJSON []byte) (*tokenizer, error) {
 }
 
 func (t *tokenizer) insert(piece string, score float64, id int) {
+	if piece == "" {
+		return
+	}
 	node := t.root
-	depth := 0
 	for _, r := range piece {
-		depth++
 		child := node.children[r]
 		if child == nil {
 			if node.children == nil {
 				node.children = map[rune]*trieNode{}
 			}
-			child = &trieNode{depth: depth}
+			child = &trieNode{}
 			node.children[r] = child
 		}
 		node = child
 	}
-	if depth > 0 {
-		node.end, node.score, node.id = true, score, id
-	}
-}
-
-// candidate is a piece that covers symbols[start : start+length].
-type candidate struct {
-	start, length, id int
-	score             float64
-}
-
-// prefixes appends to out the pieces that are prefixes of s (shortest
-// first), or the unknown token for s[0] if there are none.
-func (t *tokenizer) prefixes(out []candidate, s []rune, start int) []candidate {
-	n0 := len(out)
-	node := t.root.children[s[0]]
-	for i := 0; i < len(s) && node != nil; i++ {
-		if node.end {
-			out = append(out, candidate{start: start, length: node.depth, id: node.id, score: node.score})
-		}
-		if i+1 == len(s) {
-			break
-		}
-		node = node.children[s[i+1]]
-	}
-	if len(out) == n0 {
-		out = append(out, candidate{start: start, length: 1, id: unknownID, score: 0})
-	}
-	return out
+	node.end, node.score, node.id = true, score, id
 }
 
 // normalizeInput does what the reference tokenizer does to a string before
@@ -145,25 +118,37 @@ func (t *tokenizer) encode(text string) []int {
 	if n == 0 {
 		return []int{}
 	}
-	// Lattice: ends[e] lists the candidates ending at e, by start position.
-	ends := make([][]candidate, n+1)
-	var matches []candidate
-	for i := 0; i < n; i++ {
-		matches = t.prefixes(matches[:0], symbols[i:], i)
-		for _, c := range matches {
-			ends[i+c.length] = append(ends[i+c.length], c)
-		}
-	}
-	// Forward pass (Viterbi), with the reference's tie-breaking.
+	// Viterbi forward pass. The reference builds the whole lattice and then,
+	// for each end position in turn, visits the pieces ending there in order
+	// of their start. Visiting start positions in order and, from each, the
+	// pieces that start there makes the same updates to best[e] in the same
+	// order for every e, and best[s] is final when start s is reached (all
+	// pieces ending at s start before it); it needs no lattice.
 	best := make([]float64, n+1)
 	words := make([]int, n+1)
-	for e := 0; e <= n; e++ {
-		for _, c := range ends[e] {
-			score := c.score + best[e-c.length]
-			if best[e] == 0 || score >= best[e] {
-				best[e] = score
-				words[e] = c.id
+	update := func(s, e, id int, score float64) {
+		score += best[s]
+		if best[e] == 0 || score >= best[e] {
+			best[e] = score
+			words[e] = id
+		}
+	}
+	for s := 0; s < n; s++ {
+		found := false
+		node := t.root.children[symbols[s]]
+		for e := s + 1; node != nil; e++ {
+			if node.end {
+				update(s, e, node.id, node.score)
+				found = true
 			}
+			if e == n {
+				break
+			}
+			node = node.children[symbols[e]]
+		}
+		if !found {
+			// No piece starts here: the character is unknown.
+			update(s, s+1, unknownID, 0)
 		}
 	}
 	// Backward pass, then merge consecutive unknowns (in reverse order, as
@@ -180,8 +165,6 @@ func (t *tokenizer) encode(text string) []int {
 		}
 		prevUnknown = id == unknownID
 	}
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
+	slices.Reverse(ids)
 	return ids
 }

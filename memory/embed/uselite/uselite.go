@@ -52,12 +52,12 @@ var (
 
 // Model is the loaded embedder. It is immutable and safe for concurrent use.
 type Model struct {
-	tok  *tokenizer
-	enc  *encoder
-	bufs sync.Pool // *buffers
-	// sem bounds the forward passes running at once, across all calls, to
-	// the number of CPUs, which also bounds the scratch memory in use.
-	sem chan struct{}
+	tok *tokenizer
+	enc *encoder
+	// slots bounds the forward passes running at once, across all calls, to
+	// the number of CPUs. Each slot carries its scratch buffers (nil until
+	// first used), so they are allocated once and reused.
+	slots chan *buffers
 }
 
 var (
@@ -120,8 +120,10 @@ func load(fsys fs.FS) (m *Model, err error) {
 	if len(tok.jsLen) > enc.vocabRows {
 		return nil, fmt.Errorf("uselite: vocabulary has %d pieces but only %d embeddings", len(tok.jsLen), enc.vocabRows)
 	}
-	m = &Model{tok: tok, enc: enc, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
-	m.bufs.New = func() any { return enc.newBuffers() }
+	m = &Model{tok: tok, enc: enc, slots: make(chan *buffers, max(1, runtime.GOMAXPROCS(0)))}
+	for range cap(m.slots) {
+		m.slots <- nil
+	}
 	return m, nil
 }
 
@@ -200,10 +202,10 @@ func (m *Model) run(ctx context.Context, jobs [][]int) ([][]float32, error) {
 	for i := range out {
 		out[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
 	}
-	workers := min(len(jobs), cap(m.sem))
+	workers := min(len(jobs), cap(m.slots))
 	par := 1
 	if len(jobs) == 1 {
-		par = cap(m.sem)
+		par = cap(m.slots)
 	}
 	var (
 		next    = make(chan int)
@@ -252,20 +254,22 @@ func recoverInto(err *error) {
 	}
 }
 
-// embedOne runs one forward pass, holding a slot of m.sem.
+// embedOne runs one forward pass, holding one of m.slots.
 func (m *Model) embedOne(ctx context.Context, ids []int, par int, out []float32) (err error) {
+	var b *buffers
 	select {
-	case m.sem <- struct{}{}:
+	case b = <-m.slots:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-m.sem }()
+	defer func() { m.slots <- b }()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	defer recoverInto(&err)
-	b := m.bufs.Get().(*buffers)
+	if b == nil {
+		b = m.enc.newBuffers()
+	}
 	m.enc.embed(ids, b, par, out)
-	m.bufs.Put(b)
 	return nil
 }

@@ -2,6 +2,7 @@ package uselite
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -287,5 +288,20 @@ func TestLoadChecksWeights(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestIDPinsModelAndWindows fails when the weights or the windowing change
+// without a new ID: stores compare vectors only under the same ID. If you
+// change either on purpose, bump the "@N" of ID and update the pins here.
+func TestIDPinsModelAndWindows(t *testing.T) {
+	sums, err := fs.ReadFile(embeddedModel(), "SHA256SUMS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%s window=%d stride=%d sums=%x", ID, Window, Stride, sha256.Sum256(sums))
+	const want = "builtin:use-lite-en@1 window=128 stride=96 sums=8edbcc40938f585387aca4b77e3fa01151e8e1bbb17373c07c36ee2c125c7647"
+	if got != want {
+		t.Errorf("model identity is\n%s\nwant\n%s\n(bump ID when the weights or the windowing change)", got, want)
 	}
 }
