@@ -30,14 +30,15 @@ type cli struct {
 	engine.Config
 	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
 
-	Serve    serveCmd    `cmd:"" help:"Run the MCP server (stdio by default)."`
-	Remember rememberCmd `cmd:"" help:"Store conversation turns, as the remember tool does."`
-	Recall   recallCmd   `cmd:"" help:"Search memories, as the recall tool does."`
-	Today    todayCmd    `cmd:"" help:"Print today's date, as the today tool does."`
-	Forget   forgetCmd   `cmd:"" help:"Delete memories, as the forget tool does."`
-	Reindex  reindexCmd  `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
-	Eval     evalCmd     `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
-	Version  versionCmd  `cmd:"" help:"Print the version."`
+	Serve     serveCmd     `cmd:"" help:"Run the MCP server (stdio by default)."`
+	Remember  rememberCmd  `cmd:"" help:"Store conversation turns, as the remember tool does."`
+	Recall    recallCmd    `cmd:"" help:"Search memories, as the recall tool does."`
+	Today     todayCmd     `cmd:"" help:"Print today's date, as the today tool does."`
+	Forget    forgetCmd    `cmd:"" help:"Delete memories, as the forget tool does."`
+	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
+	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
+	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
+	Version   versionCmd   `cmd:"" help:"Print the version."`
 }
 
 // env is what every command gets.

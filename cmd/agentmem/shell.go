@@ -204,7 +204,7 @@ func (c todayCmd) Run(e *env) error { return call(e, c.output, "today", map[stri
 
 type forgetCmd struct {
 	output
-	IDs       []string `arg:"" optional:"" help:"Memory ids to delete."`
+	IDs       []string `arg:"" name:"ids" optional:"" help:"Memory ids to delete."`
 	SessionID string   `name:"session-id" help:"Delete this session."`
 	All       bool     `name:"all" help:"Delete the whole namespace (needs --confirm)."`
 	Confirm   bool     `name:"confirm" help:"Confirm --all."`

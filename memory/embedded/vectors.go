@@ -145,7 +145,7 @@ func (s *Store) loadVectors() error {
 		s.log.Warn("memories embedded by another model are left out of vector search; run `agentmem reindex`", "memories", stale)
 	}
 	if n > 0 {
-		s.log.Info("vectors loaded", "memories", n, "took", time.Since(start).Round(time.Millisecond))
+		s.log.Debug("vectors loaded", "memories", n, "took", time.Since(start).Round(time.Millisecond))
 	}
 	return err
 }

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"agentmem/memory"
+	"agentmem/memory/couchbase"
 	"agentmem/memory/embed/cache"
 	"agentmem/memory/embed/openai"
+	"agentmem/memory/embed/uselite"
 	"agentmem/memory/embedded"
 )
 
@@ -27,11 +29,13 @@ type Config struct {
 	Namespace string `name:"namespace" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
 	Now       string `name:"now" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
 	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today and of dates sent without one (IANA name, e.g. Europe/Paris, or UTC)."`
-	Embedder  string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"none,openai" default:"none" help:"Embedding model: none (lexical only) or openai (any OpenAI-compatible endpoint)."`
+	Embedder  string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"builtin,openai,none" default:"builtin" help:"Embedding model: builtin (Universal Sentence Encoder Lite, offline), openai (any OpenAI-compatible endpoint) or none (lexical only)."`
+	Store     string `name:"store" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
 	Fusion    string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
 	NoSync    bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
 
-	OpenAI OpenAIConfig `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
+	OpenAI    OpenAIConfig     `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
+	Couchbase couchbase.Config `embed:""`
 }
 
 // OpenAIConfig selects an OpenAI-compatible embeddings endpoint.
@@ -68,7 +72,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := cfg.dataDir()
+	dir, err := cfg.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -81,24 +85,20 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Engine, error) {
 	if err != nil {
 		return fail(err)
 	}
+	id, dims := "", 0
 	if emb != nil {
-		c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
-		if err != nil {
-			return fail(fmt.Errorf("opening the embedding cache: %w", err))
-		}
-		e.closers = append(e.closers, c.Close)
-		e.Embedder = c
+		id, dims = emb.ID(), emb.Dims()
 	}
-	opts := embedded.Options{NoSync: cfg.NoSync, Logger: log}
-	if e.Embedder != nil {
-		opts.EmbedderID, opts.Dims = e.Embedder.ID(), e.Embedder.Dims()
-	}
-	st, err := embedded.Open(ctx, filepath.Join(dir, "store"), opts)
+	// the store first: when another process holds it, say so at once
+	st, err := cfg.openStore(ctx, dir, id, dims, false, log)
 	if err != nil {
 		return fail(err)
 	}
 	e.closers = append(e.closers, st.Close)
 	e.Store = st
+	if emb != nil {
+		e.Embedder = e.cached(dir, emb, log)
+	}
 	e.Service, err = memory.New(memory.Options{
 		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
 		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
@@ -110,41 +110,83 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Engine, error) {
 	return e, nil
 }
 
+// cached wraps emb in the embedding cache of dir. The cache only saves
+// time: when it cannot be opened (another process on this data dir holds
+// it, as with two servers on one Couchbase store), the memory runs without.
+func (e *Engine) cached(dir string, emb memory.Embedder, log *slog.Logger) memory.Embedder {
+	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
+	if err != nil {
+		log.Warn("running without the embedding cache", "err", err)
+		return emb
+	}
+	e.closers = append(e.closers, c.Close)
+	return c
+}
+
+// Reindexable is a store that can re-embed what it holds.
+type Reindexable interface {
+	memory.Store
+	memory.Reindexer
+}
+
 // OpenForReindex opens the store whatever embedder built it, with the
 // configured embedder to re-embed it.
-func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (*embedded.Store, memory.Embedder, func() error, error) {
-	dir, err := cfg.dataDir()
+func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexable, memory.Embedder, func() error, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := cfg.prepare()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	e := &Engine{}
 	emb, err := cfg.embedder(ctx, dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	closers := []func() error{}
 	if emb != nil {
-		c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		closers = append(closers, c.Close)
-		emb = c
+		emb = e.cached(dir, emb, log)
 	}
-	st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{SkipEmbedderCheck: true, Logger: log})
+	st, err := cfg.openStore(ctx, dir, "", 0, true, log)
 	if err != nil {
-		for _, c := range closers {
-			c()
-		}
+		e.Close()
 		return nil, nil, nil, err
 	}
-	closers = append(closers, st.Close)
-	return st, emb, func() error {
-		var errs []error
-		for i := len(closers) - 1; i >= 0; i-- {
-			errs = append(errs, closers[i]())
+	e.closers = append(e.closers, st.Close)
+	return st, emb, e.Close, nil
+}
+
+// openStore opens the configured store for an embedder (id, dims);
+// anyEmbedder skips the check that the store was built with it.
+func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (Reindexable, error) {
+	switch cfg.Store {
+	case "", "embedded":
+		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Logger: log,
+		})
+	case "couchbase":
+		cb := cfg.Couchbase
+		cb.Logger = log.With("component", "gocb")
+		if anyEmbedder {
+			return couchbase.OpenForReindex(ctx, cb)
 		}
-		return errors.Join(errs...)
-	}, nil
+		return couchbase.Open(ctx, cb, id, dims)
+	}
+	return nil, fmt.Errorf("store: unknown %q (use embedded or couchbase)", cfg.Store)
+}
+
+// Dims opens the configured embedder and reports its dimensions (0 for
+// none), for setting up a store's vector index.
+func Dims(ctx context.Context, cfg Config) (int, error) {
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return 0, err
+	}
+	e, err := cfg.embedder(ctx, dir)
+	if err != nil || e == nil {
+		return 0, err
+	}
+	return e.Dims(), nil
 }
 
 func describe(e memory.Embedder) string {
@@ -156,8 +198,14 @@ func describe(e memory.Embedder) string {
 
 func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, error) {
 	switch cfg.Embedder {
-	case "", "none":
+	case "none":
 		return nil, nil
+	case "", "builtin":
+		m, err := uselite.New()
+		if err != nil {
+			return nil, fmt.Errorf("embedder builtin: %w", err)
+		}
+		return m, nil
 	case "openai":
 		key := cfg.OpenAI.APIKey
 		if key == "" {
@@ -169,7 +217,7 @@ func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, er
 		}
 		return e, nil
 	}
-	return nil, fmt.Errorf("embedder: unknown %q (use none or openai)", cfg.Embedder)
+	return nil, fmt.Errorf("embedder: unknown %q (use builtin, openai or none)", cfg.Embedder)
 }
 
 func (cfg Config) clock() (*time.Location, func() time.Time, error) {
@@ -193,6 +241,18 @@ func (cfg Config) clock() (*time.Location, func() time.Time, error) {
 
 // Dir is the data directory cfg selects.
 func (cfg Config) Dir() (string, error) { return cfg.dataDir() }
+
+// prepare creates the data dir (private to the user) and returns it.
+func (cfg Config) prepare() (string, error) {
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("data-dir: %w", err)
+	}
+	return dir, nil
+}
 
 // dataDir is cfg.DataDir, or agentmem's folder in the user's data
 // directory: $XDG_DATA_HOME or ~/.local/share on Linux, Application Support

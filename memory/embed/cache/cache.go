@@ -62,10 +62,13 @@ type Stats struct {
 	Hits, Misses, Errors int64
 }
 
+// ErrLocked is returned by Open when another process holds the cache file.
+var ErrLocked = errors.New("cache file is locked")
+
 // Open opens (creating if needed) the cache file at path for embedder e.
 // Entries are keyed by e.ID(), so one file can serve several embedders
 // without mixing their vectors. The file is locked while open; a second
-// Open of the same file waits a few seconds and then fails.
+// Open of the same file waits half a second and then fails.
 func Open(path string, e memory.Embedder) (*Embedder, error) {
 	if e == nil {
 		return nil, errors.New("embedding cache: nil embedder")
@@ -74,10 +77,10 @@ func Open(path string, e memory.Embedder) (*Embedder, error) {
 	if id == "" || dims <= 0 {
 		return nil, fmt.Errorf("embedding cache: embedder %q reports %d dims; need an ID and known dims", id, dims)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, err)
+			return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, ErrLocked)
 		}
 		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
 	}
