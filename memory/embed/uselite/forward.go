@@ -6,8 +6,10 @@ import (
 )
 
 // Arithmetic follows the TF.js CPU kernels closely enough to match them to
-// about 1e-7: values are float32, and means and sums are accumulated in
-// float64 and rounded once, as JavaScript numbers are.
+// within 1e-6 per output component (testdata/golden.json): values are
+// float32, and means and sums are accumulated in float64 and rounded once,
+// as JavaScript numbers are; only the order of the additions inside matrix
+// products (float32 here) and the exponential in softmax differ.
 
 // buffers is the scratch memory of one forward pass, reused across calls.
 type buffers struct {
@@ -62,6 +64,9 @@ func (e *encoder) newBuffers() *buffers {
 // maxTokens ids) into out. par > 1 lets the matrix products use that many
 // goroutines.
 func (e *encoder) embed(ids []int, b *buffers, par int, out []float32) {
+	if len(ids) > e.maxTokens {
+		ids = ids[:e.maxTokens] // as the graph's ClipToMaxLength does
+	}
 	T := len(ids)
 	pooled := b.pooled
 	clear(pooled)

@@ -130,3 +130,35 @@ func TestGoldenVectors(t *testing.T) {
 	}
 	t.Logf("%d texts, %d extra windows: worst component difference %.3g", len(g.Cases), windows, worst)
 }
+
+// TestTokenizerFixture checks the tokenizer on 400 more texts (random code
+// points from many scripts, emoji, controls; runs of vocabulary pieces)
+// against the reference tokenizer's output in testdata/tokens.json.
+func TestTokenizerFixture(t *testing.T) {
+	b, err := os.ReadFile("testdata/tokens.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			Text   string `json:"text"`
+			Tokens []int  `json:"tokens"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	m := testModel(t)
+	bad := 0
+	for i, c := range f.Cases {
+		if got := m.Tokenize(c.Text); !slices.Equal(got, c.Tokens) {
+			bad++
+			if bad <= 5 {
+				t.Errorf("case %d %q:\n got %v\nwant %v", i, c.Text, got, c.Tokens)
+			}
+		}
+	}
+	if bad > 0 || len(f.Cases) < 100 {
+		t.Errorf("%d of %d cases differ", bad, len(f.Cases))
+	}
+}
