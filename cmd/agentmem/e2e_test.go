@@ -234,3 +234,27 @@ func TestStdioSecondServerShares(t *testing.T) {
 		t.Errorf("shell recall while a server runs: %v\n%s", err, out)
 	}
 }
+
+// Changing the embedder: the store says so and names reindex; reindex
+// re-embeds in place, and vector recall then works.
+func TestReindexAfterEmbedderChange(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("--embedder", "none", "remember", "--session-id", "s1", "My daughter started learning the violin at school."); err != nil {
+		t.Fatalf("remember: %v\n%s", err, out)
+	}
+	out, err := run("recall", "violin")
+	if err == nil || !strings.Contains(out, "agentmem reindex") {
+		t.Fatalf("recall with another embedder: %v\n%s", err, out)
+	}
+	if out, err := run("reindex"); err != nil || !strings.Contains(out, "Reindexed with builtin:use-lite-en") {
+		t.Fatalf("reindex: %v\n%s", err, out)
+	}
+	out, err = run("--fusion", "vector", "recall", "-k", "1", "Which musical instrument is my kid studying?")
+	if err != nil || !strings.Contains(out, "violin") {
+		t.Fatalf("vector recall after reindex: %v\n%s", err, out)
+	}
+}
