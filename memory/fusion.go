@@ -116,7 +116,7 @@ func bleveFusion(q Query, text, vector []Ranked) []Fused {
 		h := get(v.ID)
 		h.ScoreBreakdown = map[int]float64{0: v.Score}
 	}
-	w := q.weights()
+	w := q.FusionWeights()
 	// The window is the union: every candidate of either list keeps its rank,
 	// and none is cut before we cut to k.
 	window := len(hits)

@@ -37,7 +37,7 @@ func (q Query) Filter() query.Query {
 // that names what the question names scores above one that only shares
 // common words with it. It returns nil when q has nothing lexical to match.
 func (q Query) TextQuery() query.Query {
-	w := q.weights()
+	w := q.FusionWeights()
 	var should []query.Query
 	if strings.TrimSpace(q.Text) != "" {
 		mq := bleve.NewMatchQuery(q.Text)
@@ -71,7 +71,9 @@ func (q Query) SearchRequest() *bleve.SearchRequest {
 	return r
 }
 
-func (q Query) weights() Weights {
+// FusionWeights are q's weights with DefaultWeights for what it leaves
+// zero: every store fuses with these.
+func (q Query) FusionWeights() Weights {
 	w := q.Weights
 	d := DefaultWeights()
 	if w.Text <= 0 {

@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"agentmem/memory"
-	"agentmem/server"
 )
 
 // panicStore fails in the worst way a store can.
@@ -27,20 +25,8 @@ func TestPanicDoesNotReachClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(server.New(svc, server.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := inProcess(t, svc)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "recall"
 	req.Params.Arguments = map[string]any{"query": "anything"}

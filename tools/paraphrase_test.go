@@ -5,13 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"agentmem/memory"
 	"agentmem/memory/embed/uselite"
 	"agentmem/memory/embedded"
-	"agentmem/server"
 )
 
 // With the built-in model, recall finds a memory that shares no content
@@ -31,19 +27,7 @@ func TestBuiltinParaphraseRecall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(server.New(svc, server.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c := inProcess(t, svc)
 	memories := []string{
 		"My daughter started learning the violin at school.",
 		"I finally fixed the leaking tap in the bathroom last weekend.",

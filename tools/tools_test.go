@@ -32,6 +32,13 @@ func connect(t *testing.T) *client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return inProcess(t, svc)
+}
+
+// inProcess is an initialised MCP client of a server over svc.
+func inProcess(t *testing.T, svc *memory.Service) *client.Client {
+	t.Helper()
+	ctx := context.Background()
 	c, err := client.NewInProcessClient(server.New(svc, server.Options{}))
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ var matchNone = json.RawMessage(`{"match_none":{}}`)
 // Rerank is not built here: it needs the vector pool before it can build
 // its text side (see Store.rerank).
 func build(q memory.Query, fusion string) (*request, error) {
-	w := effectiveWeights(q)
+	w := q.FusionWeights()
 	text := q.TextQuery()
 	vec := q.Vector != nil && q.Fusion != memory.TextOnly
 	if q.Fusion == memory.VectorOnly {
@@ -137,22 +137,6 @@ func vectorBoost(w memory.Weights, fusion string) float32 {
 		return float32(w.Vector / w.Text)
 	}
 	return float32(w.Vector)
-}
-
-// effectiveWeights are q's weights with DefaultWeights for what it leaves
-// zero, as memory.Query applies them.
-func effectiveWeights(q memory.Query) memory.Weights {
-	w, d := q.Weights, memory.DefaultWeights()
-	if w.Text <= 0 {
-		w.Text = d.Text
-	}
-	if w.Vector <= 0 {
-		w.Vector = d.Vector
-	}
-	if w.RankConstant <= 0 {
-		w.RankConstant = d.RankConstant
-	}
-	return w
 }
 
 func marshalQuery(q query.Query) (json.RawMessage, error) {
