@@ -87,10 +87,10 @@ func WriteChart(w io.Writer, s Summary, configs []Config) error {
 		recall = append(recall, overall)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="980" height="380" viewBox="0 0 980 380" font-family="sans-serif" font-size="12">`+"\n")
-	b.WriteString(`<rect width="980" height="380" fill="white"/>` + "\n")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="380" viewBox="0 0 1000 380" font-family="sans-serif" font-size="12">`+"\n")
+	b.WriteString(`<rect width="1000" height="380" fill="white"/>` + "\n")
 	panel(&b, 60, 40, 380, 280, fmt.Sprintf("%s: recall_all (%s level) by category vs k", s.Benchmark, s.Level), "k", "% of questions", xs, recall, 100)
-	panel(&b, 580, 40, 280, 280, "context tokens (o200k) vs k", "k", "tokens per question", xs, []series{mean, p95}, 0)
+	panel(&b, 640, 40, 280, 280, "context tokens (o200k) vs k", "k", "tokens per question", xs, []series{mean, p95}, 0)
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err

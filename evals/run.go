@@ -55,7 +55,8 @@ type task struct {
 }
 
 // Run asks every question of o.Data under every configuration, skipping
-// what o.Store already holds, units in parallel.
+// what o.Store already holds. Units are worked on as many at once as
+// there are workers (see chunk).
 func Run(ctx context.Context, o Options) (Outcome, error) {
 	if o.Workers < 1 {
 		o.Workers = 1
@@ -81,36 +82,108 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	o.Progress.Start(turns, tasks)
 	defer o.Progress.Finish()
 
+	var todo []int
+	for i := range o.Data.Units {
+		if len(plans[i]) > 0 {
+			todo = append(todo, i)
+		}
+	}
+	for chunk := range slices.Chunk(todo, o.Workers) {
+		if err := r.chunk(ctx, chunk, plans); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return r.outcome(), nil
+}
+
+// chunk works on as many units as there are workers, in three phases: store
+// them all, ask all their questions, forget them. Questions are never asked
+// while another unit is being stored, so recall latency is not measured
+// under ingest load, and every configuration of a question meets the same
+// index.
+func (r *runner) chunk(ctx context.Context, chunk []int, plans [][]task) error {
+	units := make([]asked, len(chunk))
+	errs := make([]error, len(chunk))
+	var wg sync.WaitGroup
+	for w, i := range chunk {
+		wg.Go(func() { units[w], errs[w] = r.ingest(ctx, w, r.o.Data.Units[i], plans[i]) })
+	}
+	wg.Wait()
+	defer func() {
+		for _, a := range units {
+			if a.conn != nil {
+				a.conn.Close()
+			}
+		}
+	}()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var jobs []func() error
+	for w, i := range chunk {
+		a := units[w]
+		for _, ts := range byQuestion(plans[i]) {
+			jobs = append(jobs, func() error {
+				if err := r.question(ctx, a, ts); err != nil {
+					return fmt.Errorf("%s, question %s: %w", a.unit, ts[0].q.ID, err)
+				}
+				return nil
+			})
+		}
+	}
+	if err := parallel(ctx, r.o.Workers, jobs); err != nil {
+		return err
+	}
+	if r.o.Keep {
+		return nil
+	}
+	for _, a := range units {
+		for _, ns := range a.ns {
+			if err := a.conn.Forget(ctx, ns); err != nil {
+				return fmt.Errorf("%s: %w", a.unit, err)
+			}
+		}
+	}
+	return nil
+}
+
+// parallel runs jobs, n at once, and returns the first error; after an
+// error the jobs not yet started are skipped.
+func parallel(ctx context.Context, n int, jobs []func() error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	next := make(chan int)
+	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
-	for w := range o.Workers {
+	for _, job := range jobs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Go(func() {
-			for i := range next {
-				if err := r.unit(ctx, w, o.Data.Units[i], plans[i]); err != nil {
-					cancel(fmt.Errorf("%s: %w", o.Data.Units[i].ID, err))
-				}
+			defer func() { <-sem }()
+			if err := job(); err != nil {
+				cancel(err)
 			}
 		})
 	}
-feed:
-	for i := range o.Data.Units {
-		if len(plans[i]) == 0 {
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// byQuestion groups tasks by question, in order.
+func byQuestion(ts []task) [][]task {
+	var out [][]task
+	for _, t := range ts {
+		if n := len(out); n > 0 && out[n-1][0].q.ID == t.q.ID {
+			out[n-1] = append(out[n-1], t)
 			continue
 		}
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
+		out = append(out, []task{t})
 	}
-	close(next)
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		return Outcome{}, err
-	}
-	return r.outcome(), nil
+	return out
 }
 
 // plan lists the tasks of u that have no cached result.
@@ -143,22 +216,22 @@ func granularities(ts []task) []Granularity {
 	return gs
 }
 
-// unit stores u once per granularity its tasks need, asks the tasks, and
-// forgets u.
-func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error {
+// ingest connects to a server whose clock is u's, and stores u once per
+// granularity its tasks need.
+func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (asked, error) {
+	a := asked{unit: u.ID, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
 	conn, err := r.o.Dialer.Dial(ctx, u.Now, worker)
 	if err != nil {
-		return err
+		return a, fmt.Errorf("%s: %w", u.ID, err)
 	}
-	defer conn.Close()
-	a := asked{unit: u.ID, conn: conn, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
+	a.conn = conn
 	for _, g := range granularities(ts) {
 		ns := namespace(u.ID, g)
 		calls := Calls(u, g)
 		st := IngestStat{Unit: u.ID, Granularity: g, Turns: Turns(calls), Start: time.Now(), Fingerprint: r.ingestFingerprint(g)}
 		for _, c := range calls {
 			if err := conn.Remember(ctx, ns, c); err != nil {
-				return fmt.Errorf("storing session %s: %w", c.SessionID, err)
+				return a, fmt.Errorf("%s: storing session %s: %w", u.ID, c.SessionID, err)
 			}
 			r.o.Progress.Turns(len(c.Refs))
 		}
@@ -166,57 +239,15 @@ func (r *runner) unit(ctx context.Context, worker int, u Unit, ts []task) error 
 		// index what it batched, so that the first question's latency is
 		// the question's alone.
 		if _, _, err := conn.Recall(ctx, map[string]any{"query": "warm up", "k": 1, "namespace": ns}); err != nil {
-			return err
+			return a, fmt.Errorf("%s: %w", u.ID, err)
 		}
 		st.End = time.Now()
 		if err := r.o.Store.AddIngest(st); err != nil {
-			return err
+			return a, err
 		}
 		a.ns[g], a.ids[g] = ns, NewIDMap(calls)
 	}
-	if err := r.ask(ctx, a, ts); err != nil {
-		return err
-	}
-	if r.o.Keep {
-		return nil
-	}
-	for _, ns := range a.ns {
-		if err := conn.Forget(ctx, ns); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ask runs the tasks of a unit, question by question, several at once.
-func (r *runner) ask(ctx context.Context, a asked, ts []task) error {
-	byQ := map[string][]task{}
-	var order []string
-	for _, t := range ts {
-		if _, ok := byQ[t.q.ID]; !ok {
-			order = append(order, t.q.ID)
-		}
-		byQ[t.q.ID] = append(byQ[t.q.ID], t)
-	}
-	sem := make(chan struct{}, r.o.Workers)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	for _, id := range order {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := r.question(ctx, a, byQ[id]); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("question %s: %w", id, err)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return first
+	return a, nil
 }
 
 // question asks one question every way its tasks say, after asking the
