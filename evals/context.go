@@ -8,26 +8,26 @@ import (
 	"agentmem/tools"
 )
 
-// Context is what the answer model is shown of the recalled memories: each
-// memory's text, introduced by its "[date · session · speaker]" header
-// unless noPrefix. With the header it is the recall tool's own text
-// rendering.
+// Context is what the answer model is shown of the recalled memories: the
+// recall tool's own text rendering, each memory introduced by its
+// "[date · session · speaker]" header, or without the headers when
+// noPrefix.
 func Context(ms []tools.Recalled, noPrefix bool) string {
+	if !noPrefix {
+		hits := make([]memory.Hit, len(ms))
+		for i, r := range ms {
+			hits[i] = memory.Hit{Memory: asMemory(r), Score: r.Score}
+		}
+		return tools.Prompt(hits)
+	}
 	if len(ms) == 0 {
 		return "No stored memories match."
 	}
-	var b strings.Builder
+	texts := make([]string, len(ms))
 	for i, r := range ms {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		if !noPrefix {
-			b.WriteString(asMemory(r).Header())
-			b.WriteByte('\n')
-		}
-		b.WriteString(r.Text)
+		texts[i] = r.Text
 	}
-	return b.String()
+	return strings.Join(texts, "\n\n")
 }
 
 // asMemory rebuilds the fields of a memory that its header shows.

@@ -60,20 +60,8 @@ func TestStdioDialer(t *testing.T) {
 	}
 	t.Setenv(helperEnv, t.TempDir())
 	d := loadLoCoMo(t)
-	tok, err := NewTokenizer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(nil)
 	dialer := Stdio{Command: fmt.Sprintf("'%s' {now} {worker}", exe)}
-	out, err := Run(context.Background(), Options{
-		Data: d, DataID: "mini", Configs: []Config{Baseline()}, Scripted: true, Dialer: dialer,
-		Workers: 2, Tokenizer: tok, Store: store,
-	})
+	out, err := Run(context.Background(), testOptions(t, d, t.TempDir(), dialer))
 	if err != nil {
 		t.Fatal(err)
 	}

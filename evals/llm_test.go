@@ -89,22 +89,11 @@ func TestRunWithChatModel(t *testing.T) {
 	d := loadLoCoMo(t)
 	d.Units = d.Units[:1]
 	st, e := openStore(t)
-	tok, err := NewTokenizer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(nil)
 	base := Baseline()
-	o := Options{
-		Data: d, DataID: "mini", Configs: []Config{base}, Scripted: true, LLMAgent: true, MaxToolCalls: 3,
-		Dialer: InProcess{Store: st, Embedder: e}, Workers: 2, Tokenizer: tok, Store: store,
-		Chat:  NewChat(srv.URL+"/v1", "test-key", "answerer"),
-		Judge: &Judge{Chat: NewChat(srv.URL+"/v1/", "test-key", "judge-1")},
-	}
+	o := testOptions(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	o.LLMAgent, o.MaxToolCalls = true, 3
+	o.Chat = NewChat(srv.URL+"/v1", "test-key", "answerer")
+	o.Judge = &Judge{Chat: NewChat(srv.URL+"/v1/", "test-key", "judge-1")}
 	out, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

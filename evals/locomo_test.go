@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"io"
 	"os"
 	"slices"
 	"testing"
@@ -8,13 +9,17 @@ import (
 )
 
 func loadLoCoMo(t *testing.T) *Dataset {
+	return loadFixture(t, "testdata/locomo_mini.json", LoadLoCoMo)
+}
+
+func loadFixture(t *testing.T, path string, load func(io.Reader) (*Dataset, error)) *Dataset {
 	t.Helper()
-	f, err := os.Open("testdata/locomo_mini.json")
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d, err := LoadLoCoMo(f)
+	d, err := load(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,24 +1,13 @@
 package evals
 
 import (
-	"os"
 	"slices"
 	"testing"
 	"time"
 )
 
 func loadLME(t *testing.T, path string) *Dataset {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := LoadLongMemEval(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return loadFixture(t, path, LoadLongMemEval)
 }
 
 func TestLoadLongMemEval(t *testing.T) {

@@ -143,27 +143,27 @@ func (s *Store) Cached(agent, config, question, fingerprint string) (Result, boo
 
 // Add records r.
 func (s *Store) Add(r Result) error {
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.results[r.key()] = r
-	_, err = s.rf.Write(append(line, '\n'))
-	return err
+	return appendJSON(s.rf, r)
 }
 
 // AddIngest records st.
 func (s *Store) AddIngest(st IngestStat) error {
-	line, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ingest = append(s.ingest, st)
-	_, err = s.inf.Write(append(line, '\n'))
+	return appendJSON(s.inf, st)
+}
+
+// appendJSON writes v to f as one line.
+func appendJSON(f *os.File, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
 	return err
 }
 

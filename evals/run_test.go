@@ -40,7 +40,9 @@ func (c *counting) Dial(ctx context.Context, now time.Time, w int) (*Conn, error
 	return c.Dialer.Dial(ctx, now, w)
 }
 
-func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
+// testOptions runs the scripted agent on d with the baseline, two
+// workers, and a result store in dir.
+func testOptions(t *testing.T, d *Dataset, dir string, dialer Dialer) Options {
 	t.Helper()
 	tok, err := NewTokenizer()
 	if err != nil {
@@ -50,14 +52,22 @@ func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(context.Background(), Options{
-		Data: d, DataID: "mini", Configs: Matrix(), Scripted: true, Dialer: dialer,
+	t.Cleanup(func() { store.Close(nil) })
+	return Options{
+		Data: d, DataID: "mini", Configs: []Config{Baseline()}, Scripted: true, Dialer: dialer,
 		Workers: 2, Tokenizer: tok, Store: store,
-	})
+	}
+}
+
+func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
+	t.Helper()
+	o := testOptions(t, d, dir, dialer)
+	o.Configs = Matrix()
+	out, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Close(out.Results); err != nil {
+	if err := o.Store.Close(out.Results); err != nil {
 		t.Fatal(err)
 	}
 	return out
