@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-func loadLoCoMo(t *testing.T) *Dataset {
+func loadLoCoMo(t testing.TB) *Dataset {
 	return loadFixture(t, "testdata/locomo_mini.json", LoadLoCoMo)
 }
 
-func loadFixture(t *testing.T, path string, load func(io.Reader) (*Dataset, error)) *Dataset {
+func loadFixture(t testing.TB, path string, load func(io.Reader) (*Dataset, error)) *Dataset {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -12,7 +12,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# agentmem on %s\n\n", s.Benchmark)
-	p("- data: %s (%d questions, %d turns)\n", s.Data, s.Questions, s.Turns)
+	p("- data: %s (%d questions, %d turns, %.1f sessions per %s)\n", s.Data, s.Questions, s.Turns, s.Sessions, unitName(s.Benchmark))
 	p("- server: %s\n", s.Server)
 	if s.AnswerModel != "" {
 		p("- answer model: %s\n", s.AnswerModel)
@@ -110,6 +110,13 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func unitName(bench string) string {
+	if bench == "locomo" {
+		return "conversation"
+	}
+	return "question"
 }
 
 // pct renders a share as a percentage, "–" when there is none.

@@ -18,7 +18,7 @@ import (
 
 // openStore is an embedded store with the fake embedder in a temporary
 // directory.
-func openStore(t *testing.T) (memory.Store, memory.Embedder) {
+func openStore(t testing.TB) (memory.Store, memory.Embedder) {
 	t.Helper()
 	e := &fake.Embedder{Name: "evals"}
 	st, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{EmbedderID: e.ID(), Dims: e.Dims(), NoSync: true})

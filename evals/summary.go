@@ -10,6 +10,9 @@ type Summary struct {
 	Server    string `json:"server"`
 	Questions int    `json:"questions"`
 	Turns     int    `json:"turns"`
+	// Sessions is the mean number of sessions per unit (conversation or
+	// question haystack).
+	Sessions float64 `json:"sessions_per_unit"`
 	// Level is what the headline retrieval figures count: evidence turns
 	// (LoCoMo) or evidence sessions (LongMemEval).
 	Level       string            `json:"level"`
@@ -95,6 +98,9 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 		Benchmark: d.Name, Data: m.Data, Server: m.Server, Questions: d.Questions(), Turns: d.Turns(),
 		Level: "turn", AnswerModel: m.AnswerModel, JudgeModel: m.JudgeModel, Notes: d.Notes,
 		Ingest: map[string]Ingest{},
+	}
+	for _, u := range d.Units {
+		s.Sessions += float64(len(u.Sessions)) / float64(len(d.Units))
 	}
 	if d.Name == "longmemeval" {
 		s.Level = "session"
