@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"golang.org/x/term"
@@ -45,13 +46,14 @@ type evalFlags struct {
 	File string `arg:"" type:"existingfile" help:"The benchmark file."`
 	Out  string `name:"out" default:"eval-out" placeholder:"DIR" help:"Where results.jsonl, summary.json, report.md and chart.svg go. A rerun with the same DIR resumes: cached questions are skipped."`
 
-	K           int    `name:"k" default:"10" help:"Memories recalled per question."`
-	Granularity string `name:"granularity" enum:"turn,round,session" default:"turn" help:"What one memory holds: a turn, a round (a turn and its reply), or a whole session."`
-	Pool        int    `name:"pool" help:"Candidate pool passed to recall."`
-	Order       string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"relevance; chronological (the same k, oldest first); recency (the newest k of a pool of 100)."`
-	Before      bool   `name:"before" help:"Hard-filter memories dated after the question's day."`
-	NoPrefix    bool   `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
-	Matrix      bool   `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
+	K           int      `name:"k" default:"10" help:"Memories recalled per question."`
+	Granularity string   `name:"granularity" enum:"turn,round,session" default:"turn" help:"What one memory holds: a turn, a round (a turn and its reply), or a whole session."`
+	Pool        int      `name:"pool" help:"Candidate pool passed to recall."`
+	Order       string   `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"relevance; chronological (the same k, oldest first); recency (the newest k of a pool of 100)."`
+	Before      bool     `name:"before" help:"Hard-filter memories dated after the question's day."`
+	NoPrefix    bool     `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
+	Matrix      bool     `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
+	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"With --matrix, run only these configurations (names as in the report, e.g. base,k=20,granularity=round)."`
 
 	Agent        string `name:"agent" enum:"scripted,llm,both" default:"scripted" help:"scripted: the harness recalls once per question; llm: the chat model calls recall/today itself (needs --llm-model); both."`
 	MaxToolCalls int    `name:"max-tool-calls" default:"4" help:"Tool calls the LLM agent may make per question."`
@@ -117,6 +119,9 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	}
 	hasVectors := c.ServerCmd != "" || e.cfg.Embedder != "none"
 	configs, skipped := c.configs(hasVectors, memory.Fusion(e.cfg.Fusion))
+	if len(configs) == 0 {
+		return fmt.Errorf("no configuration to run (--configs %v)", c.Only)
+	}
 	for _, s := range skipped {
 		e.log.Warn("skipping a configuration that needs vectors (--embedder none)", "config", s)
 	}
@@ -189,6 +194,9 @@ func (c evalFlags) configs(hasVectors bool, fusion memory.Fusion) (run []evals.C
 		all = []evals.Config{cfg}
 	}
 	for _, cfg := range all {
+		if len(c.Only) > 0 && !slices.Contains(c.Only, cfg.Name) {
+			continue
+		}
 		if cfg.NeedsVectors && !hasVectors {
 			skipped = append(skipped, cfg.Name)
 			continue
