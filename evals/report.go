@@ -14,6 +14,9 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	p("# agentmem on %s\n\n", s.Benchmark)
 	p("- data: %s (%d questions, %d turns, %.1f sessions per %s)\n", s.Data, s.Questions, s.Turns, s.Sessions, unitName(s.Benchmark))
 	p("- server: %s\n", s.Server)
+	if s.Version != "" {
+		p("- code: %s\n", s.Version)
+	}
 	if s.AnswerModel != "" {
 		p("- answer model: %s\n", s.AnswerModel)
 	} else {

@@ -17,7 +17,10 @@ type Options struct {
 	Data *Dataset
 	// DataID names the data for the results' fingerprints: the file's
 	// digest and anything that changed it (M-proxy).
-	DataID  string
+	DataID string
+	// Version names the code (the binary's revision), so that results
+	// cached by other code are not reused.
+	Version string
 	Configs []Config
 	// Scripted runs the scripted agent on Configs; LLMAgent (which needs
 	// Chat) runs the agent-in-the-loop.
@@ -299,11 +302,11 @@ func (r *runner) fingerprint(agent string, c Config) string {
 		judge = r.o.Judge.Chat.Model
 	}
 	cfg, _ := json.Marshal(c)
-	return digest(r.o.DataID, r.o.Dialer.Describe(), agent, string(cfg), chat, judge, fmt.Sprint(r.o.MaxToolCalls))
+	return digest(r.o.Version, r.o.DataID, r.o.Dialer.Describe(), agent, string(cfg), chat, judge, fmt.Sprint(r.o.MaxToolCalls))
 }
 
 func (r *runner) ingestFingerprint(g Granularity) string {
-	return digest(r.o.DataID, r.o.Dialer.Describe(), string(g))
+	return digest(r.o.Version, r.o.DataID, r.o.Dialer.Describe(), string(g))
 }
 
 func digest(parts ...string) string {

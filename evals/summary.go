@@ -8,6 +8,7 @@ type Summary struct {
 	Benchmark string `json:"benchmark"`
 	Data      string `json:"data"`
 	Server    string `json:"server"`
+	Version   string `json:"version,omitempty"`
 	Questions int    `json:"questions"`
 	Turns     int    `json:"turns"`
 	// Sessions is the mean number of sessions per unit (conversation or
@@ -89,13 +90,13 @@ type Abstention struct {
 
 // Meta is what Summarize cannot learn from the results.
 type Meta struct {
-	Data, Server, AnswerModel, JudgeModel string
+	Data, Server, Version, AnswerModel, JudgeModel string
 }
 
 // Summarize aggregates results by configuration and category.
 func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 	s := Summary{
-		Benchmark: d.Name, Data: m.Data, Server: m.Server, Questions: d.Questions(), Turns: d.Turns(),
+		Benchmark: d.Name, Data: m.Data, Server: m.Server, Version: m.Version, Questions: d.Questions(), Turns: d.Turns(),
 		Level: "turn", AnswerModel: m.AnswerModel, JudgeModel: m.JudgeModel, Notes: d.Notes,
 		Ingest: map[string]Ingest{},
 	}

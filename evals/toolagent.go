@@ -89,12 +89,17 @@ func (r *runner) llmAgent(ctx context.Context, a asked) (Result, error) {
 		}
 		msgs = append(msgs, msg)
 		for _, tc := range msg.ToolCalls {
-			calls++
-			text, err := r.toolCall(ctx, a.conn, tc, ns, &recalled, &res)
-			if err != nil {
-				text = "error: " + err.Error()
+			// Every call gets a reply, as the API requires; those past the
+			// budget are refused.
+			text := "error: no more tool calls for this question; answer now"
+			if calls < r.o.MaxToolCalls {
+				var err error
+				if text, err = r.toolCall(ctx, a.conn, tc, ns, &recalled, &res); err != nil {
+					text = "error: " + err.Error()
+				}
+				context += text + "\n\n"
 			}
-			context += text + "\n\n"
+			calls++
 			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: text})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"time"
@@ -129,7 +130,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
-		Workers: c.Workers, Keep: c.Keep,
+		Workers: c.Workers, Keep: c.Keep, Version: revision(),
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.NumCPU()
@@ -137,7 +138,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
 		return err
 	}
-	meta := evals.Meta{Data: fmt.Sprintf("%s (sha256 %s)", filepath.Base(c.File), digest), Server: dialer.Describe()}
+	meta := evals.Meta{Data: fmt.Sprintf("%s (sha256 %s)", filepath.Base(c.File), digest), Server: dialer.Describe(), Version: o.Version}
 	if mproxy > 0 {
 		meta.Data += fmt.Sprintf(", M-proxy +%d sessions per question, seed %d", mproxy, seed)
 	}
@@ -226,6 +227,27 @@ func load(bench, path string) (*evals.Dataset, string, error) {
 	}
 	io.Copy(h, r) // the digest covers the whole file
 	return d, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// revision is the VCS revision the binary was built from, marked when the
+// tree had changes: cached results from other code are not reused.
+func revision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	rev, dirty := version, ""
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	return rev + dirty
 }
 
 func printHeadline(w io.Writer, s evals.Summary) {
