@@ -90,7 +90,7 @@ func (s *Store) reembed(ctx context.Context, keys []string, e memory.Embedder) e
 	for _, k := range keys {
 		if d, ok := docs[k]; ok {
 			present = append(present, k)
-			texts = append(texts, d.Text)
+			texts = append(texts, d.memory().EmbedText())
 		}
 	}
 	var vecs [][][]float32

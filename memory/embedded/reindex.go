@@ -54,7 +54,7 @@ func (s *Store) Reindex(ctx context.Context, e memory.Embedder, progress func(do
 		if e != nil {
 			texts := make([]string, len(ms))
 			for i, m := range ms {
-				texts[i] = m.Text
+				texts[i] = m.EmbedText()
 			}
 			var err error
 			if vecs, err = memory.EmbedDocuments(ctx, e, texts); err != nil {

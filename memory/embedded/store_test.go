@@ -344,3 +344,23 @@ func TestManyTurnsFlushBatches(t *testing.T) {
 		t.Fatalf("recall of the last write = %v", ids)
 	}
 }
+
+// The speaker's name is part of what is embedded, so a question naming a
+// speaker lands near that speaker's turns even on the vector side alone.
+func TestSpeakerInVector(t *testing.T) {
+	svc, st := open(t, t.TempDir(), &fake.Embedder{Name: "t"})
+	defer st.Close()
+	for _, sp := range []string{"Melanie", "Caroline"} {
+		_, err := svc.Remember(ctx, memory.RememberRequest{SessionID: "s-" + sp, SessionDate: "2023-05-07",
+			Messages: []memory.Message{{Role: "user", Speaker: sp, Content: "I went to a support group yesterday"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sp := range []string{"Caroline", "Melanie"} {
+		ids := recallIDs(t, svc, memory.RecallRequest{Query: "Where did " + sp + " go", K: 1, Fusion: memory.VectorOnly})
+		if len(ids) != 1 || ids[0] != "s-"+sp+":0" {
+			t.Errorf("vector recall for %s = %v", sp, ids)
+		}
+	}
+}
