@@ -3,6 +3,7 @@ package evals
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"agentmem/memory"
 )
@@ -17,7 +18,7 @@ type Config struct {
 	Granularity Granularity   `json:"granularity"`
 	Fusion      memory.Fusion `json:"fusion,omitempty"` // "" means the server's default (rrf)
 	Pool        int           `json:"pool,omitempty"`
-	// Before hard-filters memories dated after the question's day.
+	// Before hard-filters memories dated after the question.
 	Before bool `json:"before,omitempty"`
 	// Order is relevance, chronological (the same k, oldest first) or
 	// recency (the newest k of a large relevance pool: relevance replaced
@@ -84,9 +85,10 @@ func (c Config) RecallArgs(q Question, ns string) map[string]any {
 		args["pool"] = c.Pool
 	}
 	if c.Before {
-		// A bare date keeps the whole day: LongMemEval has sessions later
-		// on the question's own day, an artefact of its source data.
-		args["before"] = q.Date.Format("2006-01-02")
+		// The question's exact time, not its day: LongMemEval has sessions
+		// later on the question's own day (an artefact of its source
+		// data), and they are what this configuration is about.
+		args["before"] = q.Date.Format(time.RFC3339)
 	}
 	switch c.Order {
 	case memory.Recency:
@@ -131,7 +133,7 @@ func (c Config) Describe() string {
 	}
 	parts = append(parts, "order="+o)
 	if c.Before {
-		parts = append(parts, "before=question date")
+		parts = append(parts, "before=question time")
 	}
 	if c.NoPrefix {
 		parts = append(parts, "prefix=off")

@@ -177,9 +177,14 @@ func TestRunLongMemEvalAbstention(t *testing.T) {
 	if s.Retrieval.Session == nil || s.Retrieval.Turn == nil {
 		t.Fatal("LongMemEval summary lacks session and turn levels")
 	}
-	// before=question keeps the session later on the question's own day.
-	i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == "before=question" && r.Question == "q_ms" })
-	if r := out.Results[i]; !slices.ContainsFunc(r.Recalled, func(id string) bool { return strings.HasPrefix(id, "g3:") }) {
-		t.Errorf("before=question dropped the same-day session: %v", r.Recalled)
+	// before=question drops the session an hour after the question, and
+	// only that one.
+	recalled := func(config string) []string {
+		i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == config && r.Question == "q_ms" })
+		return out.Results[i].Recalled
+	}
+	later := func(id string) bool { return strings.HasPrefix(id, "g3:") }
+	if b, f := recalled("base"), recalled("before=question"); !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || len(f) != len(b)-2 {
+		t.Errorf("base recalled %v, before=question %v", b, f)
 	}
 }

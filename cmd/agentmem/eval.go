@@ -51,7 +51,7 @@ type evalFlags struct {
 	Granularity string   `name:"granularity" enum:"turn,round,session" default:"turn" help:"What one memory holds: a turn, a round (a turn and its reply), or a whole session."`
 	Pool        int      `name:"pool" help:"Candidate pool passed to recall."`
 	Order       string   `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"relevance; chronological (the same k, oldest first); recency (the newest k of a pool of 100)."`
-	Before      bool     `name:"before" help:"Hard-filter memories dated after the question's day."`
+	Before      bool     `name:"before" help:"Hard-filter memories dated after the question (its exact time)."`
 	NoPrefix    bool     `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
 	Matrix      bool     `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
 	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"With --matrix, run only these configurations (names as in the report, e.g. base,k=20,granularity=round)."`
