@@ -229,25 +229,40 @@ func load(bench, path string) (*evals.Dataset, string, error) {
 	return d, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// revision is the VCS revision the binary was built from, marked when the
-// tree had changes: cached results from other code are not reused.
+// revision names the code: the VCS revision the binary was built from
+// (marked when the tree had changes), or else a digest of the executable,
+// so that results cached by other code are never reused.
 func revision() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	rev, dirty := version, ""
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", ""
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
 			}
 		}
+		if rev != "" {
+			return rev + dirty
+		}
 	}
-	return rev + dirty
+	exe, err := os.Executable()
+	if err != nil {
+		return version
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return version
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return version
+	}
+	return version + " (executable sha256 " + hex.EncodeToString(h.Sum(nil))[:12] + ")"
 }
 
 func printHeadline(w io.Writer, s evals.Summary) {
