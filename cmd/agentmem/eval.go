@@ -64,7 +64,7 @@ type evalFlags struct {
 
 	ServerCmd  string `name:"server-cmd" placeholder:"CMD" help:"Drive a stdio MCP server spawned per unit with sh -c CMD instead of the in-process one; {now} and {worker} in CMD are replaced by the question date and the worker number."`
 	Workers    int    `name:"workers" help:"Units (and questions within one) worked on at once (default: number of CPUs)."`
-	Limit      int    `name:"limit" help:"Only the first N units (conversations or questions)."`
+	Limit      int    `name:"limit" placeholder:"N" help:"Only N units (conversations or questions), spread evenly over the file: the files are grouped by question type."`
 	Keep       bool   `name:"keep" help:"Keep each unit's namespaces after scoring (default: forget them, which keeps the store small)."`
 	Quiet      bool   `name:"quiet" help:"No progress bar."`
 	CPUProfile string `name:"cpuprofile" placeholder:"FILE" help:"Write a CPU profile (go tool pprof) of the run."`
@@ -83,8 +83,8 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		dataID += fmt.Sprintf(" M-proxy +%d sessions seed %d", mproxy, seed)
 	}
 	if c.Limit > 0 && c.Limit < len(d.Units) {
-		d.Units = d.Units[:c.Limit]
-		dataID += fmt.Sprintf(" first %d units", c.Limit)
+		d.Units = spread(d.Units, c.Limit)
+		dataID += fmt.Sprintf(" %d units spread evenly", c.Limit)
 	}
 	if c.CPUProfile != "" {
 		f, err := os.Create(c.CPUProfile)
@@ -143,7 +143,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		meta.Data += fmt.Sprintf(", M-proxy +%d sessions per question, seed %d", mproxy, seed)
 	}
 	if c.Limit > 0 {
-		meta.Data += fmt.Sprintf(", first %d units", len(d.Units))
+		meta.Data += fmt.Sprintf(", %d units spread evenly over the file", len(d.Units))
 	}
 	if c.LLMModel != "" {
 		key := os.Getenv("OPENAI_API_KEY")
@@ -205,6 +205,15 @@ func (c evalFlags) configs(hasVectors bool, fusion memory.Fusion) (run []evals.C
 		run = append(run, cfg)
 	}
 	return run, skipped
+}
+
+// spread picks n of us at even intervals, in order.
+func spread(us []evals.Unit, n int) []evals.Unit {
+	out := make([]evals.Unit, n)
+	for i := range out {
+		out[i] = us[i*len(us)/n]
+	}
+	return out
 }
 
 // load reads a benchmark file and its sha256.
