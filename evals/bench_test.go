@@ -3,24 +3,13 @@ package evals
 import (
 	"context"
 	"testing"
-	"time"
 )
 
 // BenchmarkRecallInProcess is one recall through the in-process MCP client
 // over the fake embedder: the harness's own overhead per question.
 func BenchmarkRecallInProcess(b *testing.B) {
-	st, e := openStore(b)
 	ctx := context.Background()
-	conn, err := InProcess{Store: st, Embedder: e}.Dial(ctx, time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC), 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
-	for _, c := range Calls(loadLoCoMo(b).Units[0], ByTurn) {
-		if err := conn.Remember(ctx, "bench", c); err != nil {
-			b.Fatal(err)
-		}
-	}
+	conn := storedConn(b, "bench")
 	args := map[string]any{"query": "What breed is Melanie's dog?", "k": 10, "namespace": "bench"}
 	for b.Loop() {
 		if _, _, err := conn.Recall(ctx, args); err != nil {

@@ -7,22 +7,30 @@ import (
 	"time"
 )
 
-// The context shown to the answer model with the prefix on is exactly the
-// recall tool's own text rendering; without it, the bare texts.
-func TestContextMatchesToolText(t *testing.T) {
+// storedConn is an in-process connection whose namespace ns holds the
+// first LoCoMo fixture conversation, turn by turn.
+func storedConn(t testing.TB, ns string) *Conn {
+	t.Helper()
 	st, e := openStore(t)
 	ctx := context.Background()
 	conn, err := InProcess{Store: st, Embedder: e}.Dial(ctx, time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	u := loadLoCoMo(t).Units[0]
-	for _, c := range Calls(u, ByTurn) {
-		if err := conn.Remember(ctx, "ctx", c); err != nil {
+	t.Cleanup(func() { conn.Close() })
+	for _, c := range Calls(loadLoCoMo(t).Units[0], ByTurn) {
+		if err := conn.Remember(ctx, ns, c); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return conn
+}
+
+// The context shown to the answer model with the prefix on is exactly the
+// recall tool's own text rendering; without it, the bare texts.
+func TestContextMatchesToolText(t *testing.T) {
+	ctx := context.Background()
+	conn := storedConn(t, "ctx")
 	ms, text, err := conn.Recall(ctx, map[string]any{"query": "golden retriever dog", "k": 3, "namespace": "ctx"})
 	if err != nil {
 		t.Fatal(err)
