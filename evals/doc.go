@@ -7,9 +7,11 @@
 // The pieces, one concept per file: dataset.go is the benchmark-neutral
 // model that locomo.go and longmemeval.go load into (and mproxy.go scales
 // up); granularity.go turns sessions into remember calls and maps stored ids
-// back to turns; client.go is the MCP side; agent.go and toolagent.go are
-// the two agents; retrieval.go, tokens.go and judge.go measure; matrix.go
-// names the configurations; run.go drives everything, results.go keeps the
-// resumable per-question results, and summary.go, report.go and chart.go
-// write what a person reads.
+// back to turns; client.go and dial.go are the MCP side (in process, or a
+// spawned stdio server); matrix.go names the configurations; agent.go and
+// toolagent.go are the two agents, with llm.go, judge.go and context.go
+// for what a chat model is shown; retrieval.go and tokens.go measure; run.go
+// drives everything, results.go keeps the resumable per-question results,
+// and summary.go (with stats.go), report.go, chart.go and output.go write
+// what a person reads, while progress.go shows how far a run is.
 package evals
