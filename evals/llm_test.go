@@ -176,3 +176,32 @@ func TestParseVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Tool calls past the budget are answered with a refusal, never run, and
+// the model is then asked for its answer without tools.
+func TestLLMAgentToolBudget(t *testing.T) {
+	fake := &fakeOpenAI{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	d := loadLoCoMo(t)
+	d.Units = d.Units[1:] // one question
+	st, e := openStore(t)
+	o := testOptions(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	o.Scripted, o.LLMAgent, o.MaxToolCalls = false, true, 1
+	o.Chat = NewChat(srv.URL+"/v1", "test-key", "answerer")
+	out, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 || out.Results[0].Recalls != 0 || len(out.Results[0].Recalled) != 0 {
+		t.Fatalf("results %+v", out.Results)
+	}
+	last := fake.requests[len(fake.requests)-1]
+	if len(last.Tools) != 0 {
+		t.Error("tools still offered after the budget was spent")
+	}
+	refused := last.Messages[len(last.Messages)-1]
+	if refused.ToolCallID != "c2" || !strings.Contains(refused.Content, "no more tool calls") {
+		t.Errorf("the call past the budget got %+v", refused)
+	}
+}
