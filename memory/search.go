@@ -11,19 +11,27 @@ import (
 // all: its namespace, session and date bounds. The text side is a
 // conjunction with it, and a kNN side must use it as its prefilter, or hits
 // from other namespaces leak into the fused result.
+//
+// Every filter clause has boost 0: it selects and never scores. A date range
+// is a disjunction of prefix terms in bleve, so a scoring one would reorder
+// the memories it keeps (a bound that excludes nothing would still move the
+// ranking), and the namespace term would add noise to every score.
 func (q Query) Filter() query.Query {
 	tq := bleve.NewTermQuery(q.Namespace)
 	tq.SetField(FieldNamespace)
+	tq.SetBoost(0)
 	filters := []query.Query{tq}
 	if q.SessionID != "" {
 		sq := bleve.NewTermQuery(q.SessionID)
 		sq.SetField(FieldSessionID)
+		sq.SetBoost(0)
 		filters = append(filters, sq)
 	}
 	if !q.After.IsZero() || !q.Before.IsZero() {
 		incl := true
 		dq := bleve.NewDateRangeInclusiveQuery(q.After, q.Before, &incl, &incl)
 		dq.SetField(FieldSessionDate)
+		dq.SetBoost(0)
 		filters = append(filters, dq)
 	}
 	if len(filters) == 1 {

@@ -364,3 +364,37 @@ func TestSpeakerInVector(t *testing.T) {
 		}
 	}
 }
+
+// A date bound that excludes nothing leaves the ranking and the scores as
+// they are: filters select, they do not score.
+func TestFiltersDoNotScore(t *testing.T) {
+	svc, st := open(t, t.TempDir(), nil)
+	defer st.Close()
+	dates := []string{"2023-01-03", "2023-02-14", "2023-03-30", "2023-04-02", "2023-05-20"}
+	for i, d := range dates {
+		remember(t, svc, "", fmt.Sprint("s", i), d,
+			fmt.Sprintf("we talked about the garden and tomatoes %s", strings.Repeat("and more words ", i)),
+			"tomatoes again, with basil")
+	}
+	plain, err := svc.Recall(ctx, memory.RecallRequest{Query: "garden tomatoes basil", K: 10, Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []memory.RecallRequest{
+		{Query: "garden tomatoes basil", K: 10, Fusion: memory.TextOnly, Before: "2024-01-01"},
+		{Query: "garden tomatoes basil", K: 10, Fusion: memory.TextOnly, After: "2022-01-01", Before: "2024-01-01"},
+	} {
+		got, err := svc.Recall(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Hits) != len(plain.Hits) {
+			t.Fatalf("%d hits with a bound that excludes nothing, %d without", len(got.Hits), len(plain.Hits))
+		}
+		for i := range got.Hits {
+			if got.Hits[i].Memory.ID != plain.Hits[i].Memory.ID || got.Hits[i].Score != plain.Hits[i].Score {
+				t.Errorf("rank %d: %s %.6f with bounds, %s %.6f without", i, got.Hits[i].Memory.ID, got.Hits[i].Score, plain.Hits[i].Memory.ID, plain.Hits[i].Score)
+			}
+		}
+	}
+}
