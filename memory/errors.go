@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -41,18 +42,9 @@ func validName(field, s string, limit int) error {
 		return &FieldError{field, fmt.Sprintf("is %d bytes; the limit is %d", len(s), limit)}
 	}
 	for _, r := range s {
-		if !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || containsRune("._-:@/+", r))) {
+		if !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-:@/+", r))) {
 			return &FieldError{field, fmt.Sprintf("%q has the character %q; use ASCII letters, digits and . _ - : @ / +", s, r)}
 		}
 	}
 	return nil
-}
-
-func containsRune(set string, r rune) bool {
-	for _, c := range set {
-		if c == r {
-			return true
-		}
-	}
-	return false
 }

@@ -137,7 +137,7 @@ func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, &FieldError{field, err.Error()}
 	}
-	if upper && t.Equal(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())) && isDateOnly(v) {
+	if upper && isDateOnly(v) {
 		// whole seconds: Couchbase receives the bound as RFC 3339 without
 		// fractions, and both stores must agree on it
 		t = t.AddDate(0, 0, 1).Add(-time.Second)

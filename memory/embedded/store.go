@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -200,10 +201,8 @@ func (s *Store) Close() error {
 func key(ns, id string) string { return ns + "\x1f" + id }
 
 func splitKey(k string) (ns, id string) {
-	for i := 0; i < len(k); i++ {
-		if k[i] == 0x1f {
-			return k[:i], k[i+1:]
-		}
+	if ns, id, ok := strings.Cut(k, "\x1f"); ok {
+		return ns, id
 	}
 	return "", k
 }
