@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"agentmem/memory/hybrid/entities"
 )
 
 // RecallRequest asks for the memories that best answer a query.
@@ -105,7 +107,7 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	q := Query{
 		Namespace: ns,
 		Text:      text,
-		Entities:  Entities(text),
+		Entities:  entities.Extract(text),
 		SessionID: req.SessionID,
 		K:         k,
 		Pool:      req.Pool,

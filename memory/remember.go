@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"agentmem/memory/hybrid/entities"
 	"unicode/utf8"
 )
 
@@ -194,7 +196,7 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 			}
 			ts = &t
 		}
-		ents := Entities(m.Content)
+		ents := entities.Extract(m.Content)
 		if speaker != "" {
 			if sp := strings.ToLower(speaker); !slices.Contains(ents, sp) {
 				ents = append(ents, sp)

@@ -1,4 +1,4 @@
-package memory
+package entities
 
 import (
 	"fmt"
@@ -103,9 +103,9 @@ func TestEntities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Entities(tt.text)
+			got := Extract(tt.text)
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("Entities(%q)\n got %q\nwant %q", tt.text, got, tt.want)
+				t.Errorf("Extract(%q)\n got %q\nwant %q", tt.text, got, tt.want)
 			}
 		})
 	}
@@ -131,9 +131,9 @@ func TestEntitiesInvariants(t *testing.T) {
 		"12/34/5678 1/1/1 2023-02-29 2024-02-29 29 February 2023 31 April 2023",
 	}
 	for _, in := range inputs {
-		checkInvariants(t, in, Entities(in))
+		checkInvariants(t, in, Extract(in))
 	}
-	if got := Entities(many); len(got) != 200 || got[0] != "peraason" || got[199] != "plavdce" {
+	if got := Extract(many); len(got) != 200 || got[0] != "peraason" || got[199] != "plavdce" {
 		t.Errorf("many names: %d entities, first %q, last %q; want 200 in order", len(got), got[0], got[len(got)-1])
 	}
 }
@@ -144,13 +144,13 @@ func checkInvariants(t *testing.T, in string, got []string) {
 	for _, e := range got {
 		switch {
 		case e == "" || strings.TrimSpace(e) != e || strings.Contains(e, "  "):
-			t.Errorf("Entities(%.60q): bad spacing in %q", in, e)
+			t.Errorf("Extract(%.60q): bad spacing in %q", in, e)
 		case !utf8.ValidString(e):
-			t.Errorf("Entities(%.60q): invalid UTF-8 in %q", in, e)
+			t.Errorf("Extract(%.60q): invalid UTF-8 in %q", in, e)
 		case strings.ToLower(e) != e:
-			t.Errorf("Entities(%.60q): %q is not lower-case", in, e)
+			t.Errorf("Extract(%.60q): %q is not lower-case", in, e)
 		case seen[e]:
-			t.Errorf("Entities(%.60q): %q repeated", in, e)
+			t.Errorf("Extract(%.60q): %q repeated", in, e)
 		}
 		seen[e] = true
 	}
@@ -166,7 +166,7 @@ func FuzzEntities(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		checkInvariants(t, s, Entities(s))
+		checkInvariants(t, s, Extract(s))
 	})
 }
 
@@ -187,7 +187,7 @@ func BenchmarkEntities(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Entities(bc.text)
+				Extract(bc.text)
 			}
 		})
 	}

@@ -1,4 +1,8 @@
-package memory
+// Package entities extracts, without any model, the named things in a text
+// that a dense vector of a long turn dilutes: names, titles, quantities,
+// dates, e-mails and URLs. The search kit indexes them in their own field
+// and matches a query's entities against it.
+package entities
 
 import (
 	"strconv"
@@ -7,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// Entities extracts, without any model, the named things in text that a
+// Extract extracts, without any model, the named things in text that a
 // dense vector of a long turn tends to dilute: proper-noun phrases, quoted
 // titles, numbers with units, dates, e-mail addresses and URL-like tokens.
 // Results are lower-cased, de-duplicated and in order of first appearance.
@@ -27,7 +31,7 @@ import (
 // relative dates ("last Tuesday") and clock times are left out: they are
 // not concrete enough to pick a memory by. Caseless scripts yield only
 // numbers, dates, quoted titles and URL-like tokens.
-func Entities(text string) []string {
+func Extract(text string) []string {
 	if text == "" {
 		return nil
 	}
