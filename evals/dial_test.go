@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"agentmem/memory"
-	"agentmem/memory/embedded"
+	"agentmem/memory/store/embedded"
 	"agentmem/server"
 )
 

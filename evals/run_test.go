@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"agentmem/memory"
-	"agentmem/memory/embed/fake"
-	"agentmem/memory/embedded"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
 )
 
 // openStore is an embedded store with the fake embedder in a temporary

@@ -1,7 +1,11 @@
 // Package memory is the domain of agentmem: memories (raw conversation turns
-// with their session dates), the Store interface the storage engines
-// implement, ingest (Remember) and retrieval (Recall). It knows nothing of
-// MCP; package tools adapts it to the protocol.
+// with their session dates), the contracts the storage engines and the
+// embedding models implement (Store, Embedder), and the Service the tools
+// call: ingest (Remember), retrieval (Recall), Forget and the clock (Today).
+// It knows nothing of MCP (package tools adapts it to the protocol) and
+// imports no search engine: the query tree, index mapping, entity extraction
+// and fusion that both stores share are the search kit, package hybrid; the
+// stores are in memory/store/..., the embedders in memory/embedder/....
 package memory
 
 import (
@@ -24,7 +28,6 @@ type Memory struct {
 	Text        string    `json:"text"`
 	// Timestamp is the turn's own time when the client sent one.
 	Timestamp *time.Time `json:"timestamp,omitempty"`
-	Entities  []string   `json:"entities,omitempty"`
 	// Hash identifies the turn's content within its session, so that a
 	// session sent twice is stored once.
 	Hash string `json:"hash"`

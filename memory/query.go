@@ -42,14 +42,12 @@ var Fusions = []Fusion{RRF, RSF, TextOnly, VectorOnly, Rerank}
 
 // Query is one retrieval request, independent of the engine that runs it.
 // The embedded store and the Couchbase store execute the same Query: the
-// text part through SearchRequest (bleve's query model, which Couchbase
-// Search shares) and the vector part as a kNN over Vector.
+// text part through the search kit's query tree (package hybrid: bleve's
+// query model, which Couchbase Search shares, with the query's entities as
+// a clause of their own) and the vector part as a kNN over Vector.
 type Query struct {
 	Namespace string
 	Text      string
-	// Entities are matched as their own clause, so a named thing in the
-	// question finds its memory even when a long turn's vector is diluted.
-	Entities []string
 	// Vector is the query embedding; nil means lexical retrieval only.
 	Vector    []float32
 	SessionID string
@@ -75,6 +73,25 @@ type Weights struct {
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
 	return Weights{Text: 1, Vector: 1, Entity: 1.5, RankConstant: 60}
+}
+
+// OrDefault is w with DefaultWeights for the fields it leaves zero: every
+// store fuses with these.
+func (w Weights) OrDefault() Weights {
+	d := DefaultWeights()
+	if w.Text <= 0 {
+		w.Text = d.Text
+	}
+	if w.Vector <= 0 {
+		w.Vector = d.Vector
+	}
+	if w.Entity <= 0 {
+		w.Entity = d.Entity
+	}
+	if w.RankConstant <= 0 {
+		w.RankConstant = d.RankConstant
+	}
+	return w
 }
 
 // DefaultPool is the candidate pool per side for k results: large enough

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"agentmem/memory/hybrid/entities"
 )
 
 // RecallRequest asks for the memories that best answer a query.
@@ -107,7 +105,6 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	q := Query{
 		Namespace: ns,
 		Text:      text,
-		Entities:  entities.Extract(text),
 		SessionID: req.SessionID,
 		K:         k,
 		Pool:      req.Pool,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"agentmem/memory/hybrid/entities"
+	"agentmem/memory/embedder"
 	"unicode/utf8"
 )
 
@@ -97,7 +97,6 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			Speaker:     t.Speaker,
 			Text:        t.Text,
 			Timestamp:   t.Timestamp,
-			Entities:    t.Entities,
 			Hash:        t.Hash,
 			Created:     created,
 		}
@@ -119,20 +118,25 @@ func (s *Service) embed(ctx context.Context, ms []Memory) error {
 	if s.embedder == nil {
 		return nil
 	}
+	return vectorize(ctx, s.embedder, ms)
+}
+
+// vectorize sets the vectors of ms, embedded by e from their EmbedText.
+func vectorize(ctx context.Context, e Embedder, ms []Memory) error {
 	texts := make([]string, len(ms))
 	for i, m := range ms {
 		texts[i] = m.EmbedText()
 	}
-	vecs, err := EmbedDocuments(ctx, s.embedder, texts)
+	vecs, err := embedder.EmbedDocuments(ctx, e, texts)
 	if err != nil {
-		return fmt.Errorf("embedding %d turns with %s: %w", len(texts), s.embedder.ID(), err)
+		return fmt.Errorf("embedding %d turns with %s: %w", len(texts), e.ID(), err)
 	}
 	if len(vecs) != len(ms) {
-		return fmt.Errorf("embedder %s returned %d results for %d texts", s.embedder.ID(), len(vecs), len(ms))
+		return fmt.Errorf("embedder %s returned %d results for %d texts", e.ID(), len(vecs), len(ms))
 	}
 	for i := range ms {
 		ms[i].Vectors = vecs[i]
-		ms[i].Embedder = s.embedder.ID()
+		ms[i].Embedder = e.ID()
 	}
 	return nil
 }
@@ -152,7 +156,6 @@ func (m Memory) EmbedText() string {
 type turn struct {
 	Role, Speaker, Text string
 	Timestamp           *time.Time
-	Entities            []string
 	Hash                string
 }
 
@@ -196,14 +199,8 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 			}
 			ts = &t
 		}
-		ents := entities.Extract(m.Content)
-		if speaker != "" {
-			if sp := strings.ToLower(speaker); !slices.Contains(ents, sp) {
-				ents = append(ents, sp)
-			}
-		}
 		turns[i] = turn{
-			Role: role, Speaker: speaker, Text: m.Content, Timestamp: ts, Entities: ents,
+			Role: role, Speaker: speaker, Text: m.Content, Timestamp: ts,
 			Hash: turnHash(role, speaker, m.Content, ts),
 		}
 	}

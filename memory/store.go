@@ -6,7 +6,9 @@ import (
 )
 
 // Store keeps memories durably and searches them. Implementations: the
-// embedded store (memory/embedded) and Couchbase (memory/couchbase).
+// embedded store (memory/store/embedded) and Couchbase
+// (memory/store/couchbase); memory/store/storetest is the conformance suite
+// every implementation passes.
 type Store interface {
 	// Put stores ms all-or-nothing: when Put returns nil every memory is
 	// durable, when it fails none is visible. A memory whose ID already
@@ -25,9 +27,14 @@ type Store interface {
 }
 
 // Reindexer is implemented by stores that can re-embed everything they hold
-// in place, for when the embedder changes.
+// in place, for when the embedder changes (see the function Reindex).
 type Reindexer interface {
-	Reindex(ctx context.Context, e Embedder, progress func(done, total int)) error
+	// Reindex passes every stored memory, in batches, through vectorize,
+	// which sets its Vectors and Embedder, writes them back, and records
+	// (embedderID, dims) as the store's embedder; "" and 0 drop all vectors.
+	// An interrupted reindex keeps the batches it finished and can be run
+	// again.
+	Reindex(ctx context.Context, embedderID string, dims int, vectorize func(ctx context.Context, ms []Memory) error, progress func(done, total int)) error
 }
 
 // Selector chooses memories to delete within one namespace: by ids, by

@@ -15,8 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"agentmem/memory"
-	"agentmem/memory/embed/fake"
-	"agentmem/memory/embedded"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
 	"agentmem/server"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"agentmem/memory"
-	"agentmem/memory/embed/uselite"
-	"agentmem/memory/embedded"
+	"agentmem/memory/embedder/uselite"
+	"agentmem/memory/store/embedded"
 )
 
 // With the built-in model, recall finds a memory that shares no content

@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"agentmem/memory"
-	"agentmem/memory/embedded"
+	"agentmem/memory/store/embedded"
 	"agentmem/server"
 )
 

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"agentmem/memory/couchbase"
-	"agentmem/memory/engine"
+	"agentmem/memory/store/couchbase"
 )
 
 type couchbaseCmd struct {
@@ -15,11 +14,11 @@ type couchbaseCmd struct {
 type couchbaseSetupCmd struct{}
 
 func (couchbaseSetupCmd) Run(e *env) error {
-	dims, err := engine.Dims(e.ctx, e.cfg)
+	dims, err := embedderDims(e.ctx, e.cfg)
 	if err != nil {
 		return err
 	}
-	cfg := e.cfg.Couchbase
+	cfg := e.cfg.Couchbase.config()
 	cfg.Logger = e.log.With("component", "gocb")
 	if err := couchbase.Setup(e.ctx, cfg, dims, os.Stdout); err != nil {
 		return err

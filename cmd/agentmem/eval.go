@@ -18,7 +18,6 @@ import (
 
 	"agentmem/evals"
 	"agentmem/memory"
-	"agentmem/memory/engine"
 )
 
 // evalCmd runs the benchmarks through the MCP tools; the harness itself is
@@ -111,7 +110,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 			}
 			cfg.DataDir = filepath.Join(cache, "agentmem-eval")
 		}
-		eng, err := engine.Open(e.ctx, cfg, e.log)
+		eng, err := openBackend(e.ctx, cfg, e.log)
 		if err != nil {
 			return err
 		}

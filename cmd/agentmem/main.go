@@ -16,8 +16,6 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/lmittmann/tint"
 	"golang.org/x/term"
-
-	"agentmem/memory/engine"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -27,7 +25,7 @@ var version = "dev"
 // reads every flag from an AGENTMEM_* variable too, with help, enums and
 // defaults declared once on the struct.
 type cli struct {
-	engine.Config
+	Config
 	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
 
 	Serve     serveCmd     `cmd:"" help:"Run the MCP server (stdio by default)."`
@@ -44,7 +42,7 @@ type cli struct {
 // env is what every command gets.
 type env struct {
 	ctx context.Context
-	cfg engine.Config
+	cfg Config
 	log *slog.Logger
 }
 
@@ -54,6 +52,7 @@ func main() {
 		kong.Name("agentmem"),
 		kong.Description("Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search."),
 		kong.UsageOnError(),
+		flagVars(),
 	)
 	log := newLogger(c.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

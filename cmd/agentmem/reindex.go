@@ -1,16 +1,15 @@
 package main
 
 import (
+	"agentmem/memory"
 	"fmt"
 	"os"
-
-	"agentmem/memory/engine"
 )
 
 type reindexCmd struct{}
 
 func (reindexCmd) Run(e *env) error {
-	st, emb, closeAll, err := engine.OpenForReindex(e.ctx, e.cfg, e.log)
+	st, emb, closeAll, err := openForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}
@@ -22,7 +21,7 @@ func (reindexCmd) Run(e *env) error {
 	}
 	e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
 	last := -1
-	err = st.Reindex(e.ctx, emb, func(done, total int) {
+	err = memory.Reindex(e.ctx, st, emb, func(done, total int) {
 		if pct := done * 100 / max(total, 1); pct/10 != last/10 || done == total {
 			last = pct
 			fmt.Fprintf(os.Stderr, "\rreindexed %d/%d memories", done, total)

@@ -7,7 +7,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"agentmem/memory"
-	"agentmem/memory/engine"
+
 	"agentmem/server"
 )
 
@@ -22,7 +22,7 @@ func (c serveCmd) Run(e *env) error {
 		return err
 	}
 	sock := server.SocketPath(dir)
-	eng, err := engine.Open(e.ctx, e.cfg, e.log)
+	eng, err := openBackend(e.ctx, e.cfg, e.log)
 	if errors.Is(err, memory.ErrInUse) && c.HTTP == "" {
 		// Another agent's server holds this data dir: share its memory.
 		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)

@@ -16,7 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"agentmem/memory"
-	"agentmem/memory/engine"
+
 	"agentmem/server"
 )
 
@@ -70,7 +70,7 @@ func call(e *env, out output, tool string, args map[string]any) error {
 // connect opens the memory in-process, or, when a running server holds the
 // data dir, connects to that server's socket.
 func connect(e *env) (*client.Client, func(), error) {
-	eng, err := engine.Open(e.ctx, e.cfg, e.log)
+	eng, err := openBackend(e.ctx, e.cfg, e.log)
 	if errors.Is(err, memory.ErrInUse) {
 		dir, derr := e.cfg.Dir()
 		if derr != nil {

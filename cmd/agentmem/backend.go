@@ -1,0 +1,259 @@
+package main
+
+// The composition root: configuration -> store + embedder + clock ->
+// memory.Service. Every command that needs the memory (serve, the shell
+// commands, reindex, eval's in-process server) opens it here, so all of
+// them run exactly what a user runs. Backends are chosen here and nowhere
+// else.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/cache"
+	"agentmem/memory/embedder/openai"
+	"agentmem/memory/embedder/uselite"
+	"agentmem/memory/store/couchbase"
+	"agentmem/memory/store/embedded"
+)
+
+// backend is the memory a command works with: the service over its store
+// and embedder, and what must be closed when the command ends.
+type backend struct {
+	Service  *memory.Service
+	Store    memory.Store
+	Embedder memory.Embedder // nil for none
+	closers  []func() error
+}
+
+// Close releases the store and the embedding cache.
+func (e *backend) Close() error {
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// openBackend assembles the memory that cfg describes.
+func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	loc, now, err := cfg.clock()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := cfg.prepare()
+	if err != nil {
+		return nil, err
+	}
+	e := &backend{}
+	fail := func(err error) (*backend, error) {
+		e.Close()
+		return nil, err
+	}
+	emb, err := cfg.embedder(ctx, dir)
+	if err != nil {
+		return fail(err)
+	}
+	id, dims := "", 0
+	if emb != nil {
+		id, dims = emb.ID(), emb.Dims()
+	}
+	// the store first: when another process holds it, say so at once
+	st, err := cfg.openStore(ctx, dir, id, dims, false, log)
+	if err != nil {
+		return fail(err)
+	}
+	e.closers = append(e.closers, st.Close)
+	e.Store = st
+	if emb != nil {
+		e.Embedder = e.cached(dir, emb, log)
+	}
+	e.Service, err = memory.New(memory.Options{
+		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
+		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
+	})
+	if err != nil {
+		return fail(err)
+	}
+	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
+	return e, nil
+}
+
+// cached wraps emb in the embedding cache of dir. The cache only saves
+// time: when it cannot be opened (another process on this data dir holds
+// it, as with two servers on one Couchbase store), the memory runs without.
+func (e *backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memory.Embedder {
+	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
+	if err != nil {
+		log.Warn("running without the embedding cache", "err", err)
+		return emb
+	}
+	e.closers = append(e.closers, c.Close)
+	return c
+}
+
+// reindexable is a store that can re-embed what it holds.
+type reindexable interface {
+	memory.Store
+	memory.Reindexer
+}
+
+// openForReindex opens the store whatever embedder built it, with the
+// configured embedder to re-embed it.
+func openForReindex(ctx context.Context, cfg Config, log *slog.Logger) (reindexable, memory.Embedder, func() error, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := cfg.prepare()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e := &backend{}
+	emb, err := cfg.embedder(ctx, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if emb != nil {
+		emb = e.cached(dir, emb, log)
+	}
+	st, err := cfg.openStore(ctx, dir, "", 0, true, log)
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, err
+	}
+	e.closers = append(e.closers, st.Close)
+	return st, emb, e.Close, nil
+}
+
+// openStore opens the configured store for an embedder (id, dims);
+// anyEmbedder skips the check that the store was built with it.
+func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (reindexable, error) {
+	switch cfg.Store {
+	case "", "embedded":
+		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Logger: log,
+		})
+	case "couchbase":
+		cb := cfg.Couchbase.config()
+		cb.Logger = log.With("component", "gocb")
+		if anyEmbedder {
+			return couchbase.OpenForReindex(ctx, cb)
+		}
+		return couchbase.Open(ctx, cb, id, dims)
+	}
+	return nil, fmt.Errorf("store: unknown %q (use embedded or couchbase)", cfg.Store)
+}
+
+// embedderDims opens the configured embedder and reports its dimensions (0
+// for none), for setting up a store's vector index.
+func embedderDims(ctx context.Context, cfg Config) (int, error) {
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return 0, err
+	}
+	e, err := cfg.embedder(ctx, dir)
+	if err != nil || e == nil {
+		return 0, err
+	}
+	return e.Dims(), nil
+}
+
+func describe(e memory.Embedder) string {
+	if e == nil {
+		return "none (lexical only)"
+	}
+	return fmt.Sprintf("%s, %d dimensions", e.ID(), e.Dims())
+}
+
+func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, error) {
+	switch cfg.Embedder {
+	case "none":
+		return nil, nil
+	case "", "builtin":
+		m, err := uselite.New()
+		if err != nil {
+			return nil, fmt.Errorf("embedder builtin: %w", err)
+		}
+		return m, nil
+	case "openai":
+		key := cfg.OpenAI.APIKey
+		if key == "" {
+			key = os.Getenv("OPENAI_API_KEY")
+		}
+		e, err := openai.New(ctx, openai.Config{BaseURL: cfg.OpenAI.BaseURL, Model: cfg.OpenAI.Model, APIKey: key, Dims: cfg.OpenAI.Dims})
+		if err != nil {
+			return nil, fmt.Errorf("embedder openai (%s, model %s): %w", cfg.OpenAI.BaseURL, cfg.OpenAI.Model, err)
+		}
+		return e, nil
+	}
+	return nil, fmt.Errorf("embedder: unknown %q (use builtin, openai or none)", cfg.Embedder)
+}
+
+func (cfg Config) clock() (*time.Location, func() time.Time, error) {
+	loc := time.Local
+	if cfg.Timezone != "" && cfg.Timezone != "Local" {
+		l, err := time.LoadLocation(cfg.Timezone)
+		if err != nil {
+			return nil, nil, fmt.Errorf("timezone: %w", err)
+		}
+		loc = l
+	}
+	if cfg.Now == "" {
+		return loc, time.Now, nil
+	}
+	t, err := memory.ParseDate(cfg.Now, loc, time.Now())
+	if err != nil {
+		return nil, nil, fmt.Errorf("now: %w", err)
+	}
+	return loc, func() time.Time { return t }, nil
+}
+
+// Dir is the data directory cfg selects.
+func (cfg Config) Dir() (string, error) { return cfg.dataDir() }
+
+// prepare creates the data dir (private to the user) and returns it.
+func (cfg Config) prepare() (string, error) {
+	dir, err := cfg.dataDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("data-dir: %w", err)
+	}
+	return dir, nil
+}
+
+// dataDir is cfg.DataDir, or agentmem's folder in the user's data
+// directory: $XDG_DATA_HOME or ~/.local/share on Linux, Application Support
+// on macOS, %LocalAppData% on Windows.
+func (cfg Config) dataDir() (string, error) {
+	if cfg.DataDir != "" {
+		return cfg.DataDir, nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && runtime.GOOS != "windows" {
+		return filepath.Join(x, "agentmem"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("data-dir: no home directory (%w); set --data-dir", err)
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return filepath.Join(home, "Library", "Application Support", "agentmem"), nil
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "agentmem"), nil
+		}
+	}
+	return filepath.Join(home, ".local", "share", "agentmem"), nil
+}

@@ -1,0 +1,148 @@
+package hybrid
+
+import (
+	"sort"
+
+	"github.com/blevesearch/bleve/v2/fusion"
+	"github.com/blevesearch/bleve/v2/search"
+
+	"agentmem/memory"
+)
+
+// Ranked is one candidate from one side of a search, in that side's order.
+type Ranked struct {
+	ID    string
+	Score float64
+}
+
+// Fused is one candidate after fusion, best first.
+type Fused struct {
+	ID         string
+	Score      float64
+	TextRank   int
+	VectorRank int
+}
+
+// Fuse combines the text and vector candidate lists of q into one ranking
+// of at most q.K memories. RRF and RSF are bleve's own fusion functions (the
+// ones Couchbase Search runs server-side), fed with our two lists.
+func Fuse(q memory.Query, text, vector []Ranked) []Fused {
+	textRank := ranks(text)
+	vecRank := ranks(vector)
+	var out []Fused
+	switch q.Fusion {
+	case memory.TextOnly:
+		out = ordered(text)
+	case memory.VectorOnly:
+		out = ordered(vector)
+	case memory.Rerank:
+		out = rerank(text, vector)
+	default:
+		out = bleveFusion(q, text, vector)
+	}
+	for i := range out {
+		out[i].TextRank = textRank[out[i].ID]
+		out[i].VectorRank = vecRank[out[i].ID]
+	}
+	if len(out) > q.K {
+		out = out[:q.K]
+	}
+	return out
+}
+
+func ranks(rs []Ranked) map[string]int {
+	m := make(map[string]int, len(rs))
+	for i, r := range rs {
+		if _, ok := m[r.ID]; !ok {
+			m[r.ID] = i + 1
+		}
+	}
+	return m
+}
+
+func ordered(rs []Ranked) []Fused {
+	out := make([]Fused, len(rs))
+	for i, r := range rs {
+		out[i] = Fused{ID: r.ID, Score: r.Score}
+	}
+	return out
+}
+
+// rerank orders the vector pool by text score: pool members the text side
+// matched come first in BM25 order, the rest keep their vector order. The
+// caller restricts the text side to the pool (see RerankQuery).
+func rerank(text, vector []Ranked) []Fused {
+	inPool := make(map[string]bool, len(vector))
+	for _, v := range vector {
+		inPool[v.ID] = true
+	}
+	out := make([]Fused, 0, len(vector))
+	seen := make(map[string]bool, len(vector))
+	for _, t := range text {
+		if inPool[t.ID] && !seen[t.ID] {
+			seen[t.ID] = true
+			out = append(out, Fused{ID: t.ID, Score: t.Score})
+		}
+	}
+	for _, v := range vector {
+		if !seen[v.ID] {
+			seen[v.ID] = true
+			out = append(out, Fused{ID: v.ID, Score: 0})
+		}
+	}
+	return out
+}
+
+func bleveFusion(q memory.Query, text, vector []Ranked) []Fused {
+	if len(vector) == 0 {
+		return ordered(text)
+	}
+	if len(text) == 0 {
+		return ordered(vector)
+	}
+	byID := make(map[string]*search.DocumentMatch, len(text)+len(vector))
+	var hits search.DocumentMatchCollection
+	get := func(id string) *search.DocumentMatch {
+		if h, ok := byID[id]; ok {
+			return h
+		}
+		h := &search.DocumentMatch{ID: id, HitNumber: uint64(len(hits))}
+		byID[id] = h
+		hits = append(hits, h)
+		return h
+	}
+	for _, t := range text {
+		get(t.ID).Score = t.Score
+	}
+	for _, v := range vector {
+		h := get(v.ID)
+		h.ScoreBreakdown = map[int]float64{0: v.Score}
+	}
+	w := q.Weights.OrDefault()
+	// The window is the union: every candidate of either list keeps its rank,
+	// and none is cut before we cut to k.
+	window := len(hits)
+	var res *fusion.FusionResult
+	if q.Fusion == memory.RSF {
+		res = fusion.RelativeScoreFusion(hits, []float64{w.Text, w.Vector}, window, 1, false)
+	} else {
+		res = fusion.ReciprocalRankFusion(hits, []float64{w.Text, w.Vector}, w.RankConstant, window, 1, false)
+	}
+	out := make([]Fused, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		out = append(out, Fused{ID: h.ID, Score: h.Score})
+	}
+	// bleve breaks score ties by its internal order; make ours deterministic
+	// and stable across runs: equal scores keep text-then-vector first-seen order.
+	order := make(map[string]uint64, len(hits))
+	for _, h := range hits {
+		order[h.ID] = h.HitNumber
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return order[out[i].ID] < order[out[j].ID]
+	})
+	return out
+}

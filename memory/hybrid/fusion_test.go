@@ -1,0 +1,69 @@
+package hybrid
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+)
+
+func ids(fs []Fused) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestFuse(t *testing.T) {
+	text := []Ranked{{"a", 9}, {"b", 5}, {"c", 1}}
+	vec := []Ranked{{"c", .9}, {"b", .8}, {"d", .1}}
+	cases := []struct {
+		fusion memory.Fusion
+		k      int
+		want   string
+	}{
+		{memory.RRF, 10, "c b a d"}, // c: 1/63+1/61 edges out b: 1/62+1/62
+		{memory.RRF, 2, "c b"},
+		{memory.TextOnly, 10, "a b c"},
+		{memory.VectorOnly, 10, "c b d"},
+		{memory.Rerank, 10, "b c d"}, // text order within the vector pool; d keeps vector order
+	}
+	for _, c := range cases {
+		got := Fuse(memory.Query{K: c.k, Fusion: c.fusion}, text, vec)
+		if ids(got) != c.want {
+			t.Errorf("%s k=%d: %s, want %s", c.fusion, c.k, ids(got), c.want)
+		}
+	}
+	got := Fuse(memory.Query{K: 10, Fusion: memory.RRF}, text, vec)
+	if got[0].TextRank != 3 || got[0].VectorRank != 1 || got[2].VectorRank != 0 {
+		t.Errorf("ranks = %+v", got)
+	}
+	// weights move the balance: a heavy text side puts a first
+	got = Fuse(memory.Query{K: 10, Fusion: memory.RRF, Weights: memory.Weights{Text: 5, Vector: 0.01}}, text, vec)
+	if got[0].ID != "a" {
+		t.Errorf("text-weighted memory.RRF = %s, want a first", ids(got))
+	}
+	// with no vectors, memory.RRF is the text ranking
+	if got := Fuse(memory.Query{K: 10, Fusion: memory.RRF}, text, nil); ids(got) != "a b c" {
+		t.Errorf("text-only memory.RRF = %s", ids(got))
+	}
+}
+
+func TestTextQueryTree(t *testing.T) {
+	q := memory.Query{Namespace: "n1", Text: "Nordstrom sale", SessionID: "s1", K: 10}
+	raw, err := json.Marshal(SearchRequest(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"Nordstrom sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, `"size":30`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("request lacks %s:\n%s", want, s)
+		}
+	}
+	if SearchRequest(memory.Query{Namespace: "n"}) != nil {
+		t.Error("an empty query built a request")
+	}
+}

@@ -1,0 +1,94 @@
+package hybrid
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid/entities"
+)
+
+// Filter is the part of q that selects which memories may be returned at
+// all: its namespace, session and date bounds. The text side is a
+// conjunction with it, and a kNN side must use it as its prefilter, or hits
+// from other namespaces leak into the fused result.
+//
+// Every filter clause has boost 0: it selects and never scores. A date range
+// is a disjunction of prefix terms in bleve, so a scoring one would reorder
+// the memories it keeps (a bound that excludes nothing would still move the
+// ranking), and the namespace term would add noise to every score.
+func Filter(q memory.Query) query.Query {
+	tq := bleve.NewTermQuery(q.Namespace)
+	tq.SetField(FieldNamespace)
+	tq.SetBoost(0)
+	filters := []query.Query{tq}
+	if q.SessionID != "" {
+		sq := bleve.NewTermQuery(q.SessionID)
+		sq.SetField(FieldSessionID)
+		sq.SetBoost(0)
+		filters = append(filters, sq)
+	}
+	if !q.After.IsZero() || !q.Before.IsZero() {
+		incl := true
+		dq := bleve.NewDateRangeInclusiveQuery(q.After, q.Before, &incl, &incl)
+		dq.SetField(FieldSessionDate)
+		dq.SetBoost(0)
+		filters = append(filters, dq)
+	}
+	if len(filters) == 1 {
+		return tq
+	}
+	return bleve.NewConjunctionQuery(filters...)
+}
+
+// TextQuery is the lexical side of q: its filter, and a disjunction of a
+// BM25 match on the text with a phrase match per query entity, so a turn
+// that names what the question names scores above one that only shares
+// common words with it. It returns nil when q has nothing lexical to match.
+func TextQuery(q memory.Query) query.Query {
+	w := q.Weights.OrDefault()
+	var should []query.Query
+	if strings.TrimSpace(q.Text) != "" {
+		mq := bleve.NewMatchQuery(q.Text)
+		mq.SetField(FieldText)
+		mq.SetBoost(w.Text)
+		should = append(should, mq)
+	}
+	for _, e := range entities.Extract(q.Text) {
+		pq := bleve.NewMatchPhraseQuery(e)
+		pq.SetField(FieldEntities)
+		pq.SetBoost(w.Entity)
+		should = append(should, pq)
+	}
+	if len(should) == 0 {
+		return nil
+	}
+	return bleve.NewConjunctionQuery(Filter(q), bleve.NewDisjunctionQuery(should...))
+}
+
+// SearchRequest is the text side of q as a bleve search request for the
+// candidate pool: the request the embedded store executes and the Couchbase
+// store sends (with its kNN part added). It returns nil when there is
+// nothing lexical to search.
+func SearchRequest(q memory.Query) *bleve.SearchRequest {
+	tq := TextQuery(q)
+	if tq == nil {
+		return nil
+	}
+	r := bleve.NewSearchRequestOptions(tq, q.PoolSize(), 0, false)
+	r.Score = "" // default scoring; the index mapping selects BM25
+	return r
+}
+
+// RerankQuery is the text side of q restricted to the given candidate ids
+// (the vector pool), for Rerank fusion. It returns nil when q has nothing
+// lexical to match.
+func RerankQuery(q memory.Query, ids []string) query.Query {
+	tq := TextQuery(q)
+	if tq == nil || len(ids) == 0 {
+		return nil
+	}
+	return bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), tq)
+}

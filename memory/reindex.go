@@ -1,0 +1,23 @@
+package memory
+
+import (
+	"context"
+)
+
+// Reindex re-embeds every memory of st with e (nil: drop all vectors) in
+// place, as Remember would embed it now.
+func Reindex(ctx context.Context, st Reindexer, e Embedder, progress func(done, total int)) error {
+	id, dims := "", 0
+	if e != nil {
+		id, dims = e.ID(), e.Dims()
+	}
+	return st.Reindex(ctx, id, dims, func(ctx context.Context, ms []Memory) error {
+		if e == nil {
+			for i := range ms {
+				ms[i].Vectors, ms[i].Embedder = nil, ""
+			}
+			return nil
+		}
+		return vectorize(ctx, e, ms)
+	}, progress)
+}

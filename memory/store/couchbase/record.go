@@ -1,0 +1,97 @@
+package couchbase
+
+import (
+	"slices"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// Document types, in the "type" field that Couchbase's index mappings key on.
+const (
+	typeMemory  = "memory"
+	typeSession = "session"
+	typeMeta    = "meta"
+)
+
+// memoryDoc is a memory as stored. Its searchable fields are the search
+// kit's hybrid.IndexDoc, inlined, so the Search index maps them exactly as
+// the embedded store's bleve index does; Vector holds one vector per window
+// of Text.
+type memoryDoc struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	hybrid.IndexDoc
+	Turn      int         `json:"turn"`
+	Timestamp *time.Time  `json:"timestamp,omitempty"`
+	Hash      string      `json:"hash"`
+	Embedder  string      `json:"embedder,omitempty"`
+	Created   time.Time   `json:"created"`
+	Vector    [][]float32 `json:"vector,omitempty"`
+}
+
+func newMemoryDoc(m memory.Memory) memoryDoc {
+	return memoryDoc{
+		Type:      typeMemory,
+		ID:        m.ID,
+		IndexDoc:  hybrid.Doc(m),
+		Turn:      m.Turn,
+		Timestamp: m.Timestamp,
+		Hash:      m.Hash,
+		Embedder:  m.Embedder,
+		Created:   m.Created,
+		Vector:    m.Vectors,
+	}
+}
+
+// memory returns the stored memory without its vectors: like the embedded
+// store, reads hand out what a prompt needs, and vectors stay in the store.
+func (d memoryDoc) memory() memory.Memory {
+	return memory.Memory{
+		ID:          d.ID,
+		Namespace:   d.Namespace,
+		SessionID:   d.SessionID,
+		SessionDate: d.SessionDate,
+		Turn:        d.Turn,
+		Role:        d.Role,
+		Speaker:     d.Speaker,
+		Text:        d.Text,
+		Timestamp:   d.Timestamp,
+		Hash:        d.Hash,
+		Embedder:    d.Embedder,
+		Created:     d.Created,
+	}
+}
+
+// sessionDoc lists the memories of one session, so reading a session does
+// not depend on an index catching up. Its fields are named unlike the
+// indexed ones so that no query can match it.
+type sessionDoc struct {
+	Type    string   `json:"type"`
+	NS      string   `json:"ns"`
+	Session string   `json:"session"`
+	IDs     []string `json:"ids"`
+}
+
+// with returns the manifest with ids added, sorted and without duplicates.
+func (d sessionDoc) with(ids ...string) sessionDoc {
+	d.IDs = append(slices.Clone(d.IDs), ids...)
+	slices.Sort(d.IDs)
+	d.IDs = slices.Compact(d.IDs)
+	return d
+}
+
+// without returns the manifest with ids removed.
+func (d sessionDoc) without(ids map[string]bool) sessionDoc {
+	d.IDs = slices.DeleteFunc(slices.Clone(d.IDs), func(id string) bool { return ids[id] })
+	return d
+}
+
+// metaDoc records the embedder of the stored vectors.
+type metaDoc struct {
+	Type     string    `json:"type"`
+	Embedder string    `json:"embedder"`
+	Dims     int       `json:"dims"`
+	Updated  time.Time `json:"updated"`
+}

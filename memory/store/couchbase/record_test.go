@@ -1,0 +1,90 @@
+package couchbase
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"agentmem/memory/hybrid"
+)
+
+// TestMemoryDocFields checks that a stored document carries the searchable
+// fields under the names the index maps (memory.IndexDoc's), and the
+// vectors under hybrid.FieldVector.
+func TestMemoryDocFields(t *testing.T) {
+	m := fixture()[0]
+	raw, err := json.Marshal(newMemoryDoc(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	json.Unmarshal(raw, &doc)
+	var idx map[string]any
+	ri, _ := json.Marshal(hybrid.Doc(m))
+	json.Unmarshal(ri, &idx)
+	for f, v := range idx {
+		if !reflect.DeepEqual(doc[f], v) {
+			t.Errorf("field %s = %v, the index document has %v", f, doc[f], v)
+		}
+	}
+	if doc["type"] != typeMemory {
+		t.Errorf("type %v, want %q (the index maps only these)", doc["type"], typeMemory)
+	}
+	vec, ok := doc[hybrid.FieldVector].([]any)
+	if !ok || len(vec) != len(m.Vectors) {
+		t.Fatalf("%s = %v, want the %d windows as an array of arrays", hybrid.FieldVector, doc[hybrid.FieldVector], len(m.Vectors))
+	}
+	if _, err := time.Parse(time.RFC3339, doc["session_date"].(string)); err != nil {
+		t.Errorf("session_date is not RFC 3339: %v", err)
+	}
+}
+
+func TestMemoryDocRoundTrip(t *testing.T) {
+	for _, m := range fixture() {
+		ts := m.SessionDate.Add(time.Minute)
+		m.Timestamp = &ts
+		m.Speaker = "Ann"
+		raw, err := json.Marshal(newMemoryDoc(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d memoryDoc
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		got := d.memory()
+		want := m
+		want.Vectors = nil // reads hand out no vectors, as the embedded store's
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("round trip\n got %+v\nwant %+v", got, want)
+		}
+		if !reflect.DeepEqual(d.Vector, m.Vectors) {
+			t.Errorf("vectors %v, want %v", d.Vector, m.Vectors)
+		}
+	}
+}
+
+func TestSessionDoc(t *testing.T) {
+	d := sessionDoc{Type: typeSession, NS: "a", Session: "s"}.with("s:1", "s:0")
+	d = d.with("s:1", "s:2")
+	if want := []string{"s:0", "s:1", "s:2"}; !slices.Equal(d.IDs, want) {
+		t.Errorf("ids %v, want %v", d.IDs, want)
+	}
+	e := d.without(map[string]bool{"s:1": true, "s:9": true})
+	if want := []string{"s:0", "s:2"}; !slices.Equal(e.IDs, want) {
+		t.Errorf("ids %v, want %v", e.IDs, want)
+	}
+	if len(d.IDs) != 3 {
+		t.Error("without changed the manifest it was called on")
+	}
+	raw, _ := json.Marshal(d)
+	var fields map[string]any
+	json.Unmarshal(raw, &fields)
+	for _, f := range []string{hybrid.FieldNamespace, hybrid.FieldSessionID, hybrid.FieldText} {
+		if _, ok := fields[f]; ok {
+			t.Errorf("a manifest has the indexed field %s", f)
+		}
+	}
+}

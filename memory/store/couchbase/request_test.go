@@ -1,0 +1,166 @@
+package couchbase
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// queries are the shapes of recall the store sends, each with its golden
+// request file.
+func queries() []struct {
+	name   string
+	fusion string
+	q      memory.Query
+} {
+	base := memory.Query{
+		Namespace: "alice",
+		Text:      "what is my dog Biscuit doing",
+		Vector:    unit([]float32{1, 0, 0.2, 0}),
+		K:         3,
+		Fusion:    memory.RRF,
+	}
+	with := func(f func(*memory.Query)) memory.Query {
+		q := base
+		f(&q)
+		return q
+	}
+	return []struct {
+		name   string
+		fusion string
+		q      memory.Query
+	}{
+		{"hybrid-rrf", FusionRRF, base},
+		{"hybrid-rsf", FusionRRF, with(func(q *memory.Query) { q.Fusion = memory.RSF })},
+		{"hybrid-sum", FusionSum, base},
+		{"hybrid-weighted-rrf", FusionRRF, with(func(q *memory.Query) {
+			q.Weights = memory.Weights{Text: 2, Vector: 1, Entity: 3, RankConstant: 10}
+			q.Pool = 50
+		})},
+		{"text", FusionRRF, with(func(q *memory.Query) { q.Fusion = memory.TextOnly })},
+		{"lexical-only", FusionRRF, with(func(q *memory.Query) { q.Vector = nil })},
+		{"vector", FusionRRF, with(func(q *memory.Query) { q.Fusion = memory.VectorOnly })},
+		{"session-dates", FusionSum, with(func(q *memory.Query) {
+			q.SessionID = "s-june"
+			q.After = time.Date(2024, 5, 10, 0, 0, 0, 0, time.UTC)
+			q.Before = time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC)
+		})},
+	}
+}
+
+func TestRequestGolden(t *testing.T) {
+	for _, tc := range queries() {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := build(tc.q, tc.fusion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "request-"+tc.name+".json", r)
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	for _, tc := range queries() {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := build(tc.q, tc.fusion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Size != tc.q.K {
+				t.Errorf("size %d, want k=%d", r.Size, tc.q.K)
+			}
+			wantText := tc.q.Fusion != memory.VectorOnly
+			wantVec := tc.q.Vector != nil && tc.q.Fusion != memory.TextOnly
+			if wantText {
+				// The text side is exactly the tree of q.TextQuery().
+				want, _ := json.Marshal(hybrid.TextQuery(tc.q))
+				if string(r.Query) != string(want) {
+					t.Errorf("query\n%s\nwant q.TextQuery()\n%s", r.Query, want)
+				}
+			} else if string(r.Query) != string(matchNone) {
+				t.Errorf("vector-only query %s, want %s", r.Query, matchNone)
+			}
+			if !wantVec {
+				if len(r.KNN) != 0 {
+					t.Fatalf("knn %+v, want none", r.KNN)
+				}
+				return
+			}
+			if len(r.KNN) != 1 {
+				t.Fatalf("%d knn queries, want 1", len(r.KNN))
+			}
+			k := r.KNN[0]
+			if int(k.K) != tc.q.PoolSize() {
+				t.Errorf("knn k=%d, want the pool %d (gocb would send 3)", k.K, tc.q.PoolSize())
+			}
+			filter, _ := json.Marshal(hybrid.Filter(tc.q))
+			if string(k.Filter) != string(filter) {
+				t.Errorf("knn prefilter\n%s\nwant q.Filter()\n%s", k.Filter, filter)
+			}
+			hybrid := wantText
+			if hybrid && tc.fusion == FusionRRF && r.Score != string(tc.q.Fusion) {
+				t.Errorf("score %q, want %q", r.Score, tc.q.Fusion)
+			}
+			if tc.fusion == FusionSum && r.Score != "" {
+				t.Errorf("score %q with sum fusion, want the server default", r.Score)
+			}
+		})
+	}
+}
+
+// TestRequestGocb checks that the gocb values send carries the same body as
+// the golden JSON: gocb's own encoding of the vector query, and the options
+// it turns into "size", "score" and "params".
+func TestRequestGocb(t *testing.T) {
+	for _, tc := range queries() {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := build(tc.q, tc.fusion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, opts := r.gocb()
+			gotQuery, _ := json.Marshal(req.SearchQuery)
+			if string(gotQuery) != string(r.Query) {
+				t.Errorf("gocb query %s, want %s", gotQuery, r.Query)
+			}
+			if int(opts.Limit) != r.Size {
+				t.Errorf("limit %d, want %d", opts.Limit, r.Size)
+			}
+			if r.Score != "" {
+				raw, _ := json.Marshal(opts.Raw)
+				want, _ := json.Marshal(map[string]any{"score": r.Score, "params": r.Params})
+				if string(raw) != string(want) {
+					t.Errorf("raw options %s, want %s", raw, want)
+				}
+			} else if opts.Raw != nil {
+				t.Errorf("raw options %v, want none", opts.Raw)
+			}
+			if len(r.KNN) == 0 {
+				if req.VectorSearch != nil {
+					t.Error("vector search set for a request without knn")
+				}
+				return
+			}
+			in := req.VectorSearch.Internal()
+			if err := in.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(in.Queries)
+			want, _ := json.Marshal(r.KNN)
+			if string(got) != string(want) {
+				t.Errorf("gocb knn\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestBuildNothing(t *testing.T) {
+	r, err := build(memory.Query{Namespace: "n", K: 3, Fusion: memory.RRF}, FusionRRF)
+	if err != nil || r != nil {
+		t.Fatalf("build of an empty query = %+v, %v; want nil, nil", r, err)
+	}
+}

@@ -1,0 +1,127 @@
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory/hybrid"
+)
+
+// entry is one journalled write: the keys it stored or deleted. The index
+// is brought up to date by re-reading those keys from the records.
+type entry struct {
+	Keys []string `json:"keys"`
+}
+
+func seqKey(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return b[:]
+}
+
+// journal appends an entry in tx and returns its sequence number.
+func (s *Store) journal(tx *bolt.Tx, keys []string) (uint64, error) {
+	v, err := json.Marshal(entry{Keys: keys})
+	if err != nil {
+		return 0, err
+	}
+	n := s.seq + 1
+	return n, tx.Bucket(bucketJournal).Put(seqKey(n), v)
+}
+
+// indexedSeq is the last journal entry whose effect the index has persisted.
+func (s *Store) indexedSeq() (uint64, error) {
+	v, err := s.index.GetInternal(keySeq)
+	if err != nil || len(v) != 8 {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+// replay applies to the index every journal entry it had not persisted, then
+// drops the entries it had: what the index read back at open is on disk.
+func (s *Store) replay(ctx context.Context) error {
+	done, err := s.indexedSeq()
+	if err != nil {
+		return err
+	}
+	s.seq = max(s.seq, done)
+	b := s.index.NewBatch()
+	var last uint64
+	n := 0
+	err = s.db.View(func(tx *bolt.Tx) error {
+		mem := tx.Bucket(bucketMem)
+		c := tx.Bucket(bucketJournal).Cursor()
+		for k, v := c.Seek(seqKey(done + 1)); k != nil; k, v = c.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var e entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("journal entry %x: %w", k, err)
+			}
+			for _, key := range e.Keys {
+				if raw := mem.Get([]byte(key)); raw != nil {
+					m, err := decode(raw)
+					if err != nil {
+						return err
+					}
+					if err := b.Index(key, hybrid.Doc(m)); err != nil {
+						return err
+					}
+				} else {
+					b.Delete(key)
+				}
+				n++
+			}
+			last = binary.BigEndian.Uint64(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if last > 0 {
+		b.SetInternal(keySeq, seqKey(last))
+		if err := s.index.Batch(b); err != nil {
+			return err
+		}
+		s.log.Info("index caught up from journal", "entries", last-done, "documents", n)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		j := tx.Bucket(bucketJournal)
+		c := j.Cursor()
+		for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= done; k, _ = c.Next() {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// flushLocked sends the pending batch to the index. Callers hold s.mu.
+func (s *Store) flushLocked() error {
+	if s.npend == 0 {
+		return nil
+	}
+	b := s.pending
+	s.pending, s.npend = nil, 0
+	if err := s.index.Batch(b); err != nil {
+		// The records and journal are durable; the next Open replays them.
+		return fmt.Errorf("indexing: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) queue() *bleve.Batch {
+	if s.pending == nil {
+		s.pending = s.index.NewBatch()
+	}
+	return s.pending
+}

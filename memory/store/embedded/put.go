@@ -1,0 +1,138 @@
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// sessionKey orders a session's turns: namespace, session, big-endian turn.
+func sessionKey(ns, session string, turn int) []byte {
+	k := make([]byte, 0, len(ns)+len(session)+6)
+	k = append(k, ns...)
+	k = append(k, 0x1f)
+	k = append(k, session...)
+	k = append(k, 0x1f)
+	return binary.BigEndian.AppendUint32(k, uint32(turn))
+}
+
+func sessionPrefix(ns, session string) []byte {
+	k := sessionKey(ns, session, 0)
+	return k[:len(k)-4]
+}
+
+// Put stores ms in one fsync'd transaction: all or none. The index learns
+// of them in the next batch (at most flushAt documents later, or before the
+// next search), and the journal covers a crash in between.
+func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range ms {
+		if m.Embedder != s.embedderID {
+			return fmt.Errorf("memory %s was embedded by %q, but the store holds %s", m.ID, m.Embedder, describe(s.embedderID, s.dims))
+		}
+		for _, v := range m.Vectors {
+			if len(v) != s.dims {
+				return fmt.Errorf("memory %s has a %d-dimensional vector; the store holds %d", m.ID, len(v), s.dims)
+			}
+		}
+	}
+	keys := make([]string, len(ms))
+	var seq uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
+		for i, m := range ms {
+			keys[i] = key(m.Namespace, m.ID)
+			raw, err := encode(m)
+			if err != nil {
+				return err
+			}
+			k := []byte(keys[i])
+			if err := mem.Put(k, raw); err != nil {
+				return err
+			}
+			if len(m.Vectors) > 0 {
+				err = vec.Put(k, encodeVectors(m.Vectors))
+			} else {
+				err = vec.Delete(k)
+			}
+			if err != nil {
+				return err
+			}
+			if err := sess.Put(sessionKey(m.Namespace, m.SessionID, m.Turn), []byte(m.ID)); err != nil {
+				return err
+			}
+		}
+		var err error
+		seq, err = s.journal(tx, keys)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("writing %d memories: %w", len(ms), err)
+	}
+	s.seq = seq
+
+	b := s.queue()
+	for i, m := range ms {
+		if err := b.Index(keys[i], hybrid.Doc(m)); err != nil {
+			return fmt.Errorf("indexing memory %s: %w", m.ID, err)
+		}
+	}
+	b.SetInternal(keySeq, seqKey(seq))
+	s.npend += len(ms)
+
+	if s.dims > 0 {
+		// a replaced memory drops its old windows before its new ones go in
+		byNS := map[string]map[string]bool{}
+		for _, m := range ms {
+			if byNS[m.Namespace] == nil {
+				byNS[m.Namespace] = map[string]bool{}
+			}
+			byNS[m.Namespace][m.ID] = true
+		}
+		for ns, ids := range byNS {
+			s.space(ns).remove(ids)
+		}
+		for _, m := range ms {
+			s.space(m.Namespace).add(m)
+		}
+	}
+	if s.npend >= flushAt {
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// Session returns one session's memories in turn order.
+func (s *Store) Session(ctx context.Context, ns, session string) ([]memory.Memory, error) {
+	var out []memory.Memory
+	err := s.db.View(func(tx *bolt.Tx) error {
+		mem := tx.Bucket(bucketMem)
+		prefix := sessionPrefix(ns, session)
+		c := tx.Bucket(bucketSession).Cursor()
+		for k, id := c.Seek(prefix); k != nil && len(k) == len(prefix)+4 && string(k[:len(prefix)]) == string(prefix); k, id = c.Next() {
+			raw := mem.Get([]byte(key(ns, string(id))))
+			if raw == nil {
+				continue
+			}
+			m, err := decode(raw)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, err
+}

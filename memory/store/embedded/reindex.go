@@ -1,0 +1,96 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// reindexBatch is how many memories are embedded and written per transaction:
+// an interrupted reindex keeps what it finished, and can simply be run again.
+const reindexBatch = 256
+
+// Reindex passes every memory through vectorize in place and records
+// (id, dims) as the store's embedder (see memory.Reindexer).
+func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func(context.Context, []memory.Memory) error, progress func(done, total int)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys [][]byte
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMem).ForEach(func(k, _ []byte) error {
+			keys = append(keys, append([]byte(nil), k...))
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	for start := 0; start < len(keys); start += reindexBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunk := keys[start:min(start+reindexBatch, len(keys))]
+		ms := make([]memory.Memory, 0, len(chunk))
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			mem := tx.Bucket(bucketMem)
+			for _, k := range chunk {
+				m, err := decode(mem.Get(k))
+				if err != nil {
+					return err
+				}
+				ms = append(ms, m)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := vectorize(ctx, ms); err != nil {
+			return err
+		}
+		if err := s.db.Update(func(tx *bolt.Tx) error {
+			mem, vec := tx.Bucket(bucketMem), tx.Bucket(bucketVec)
+			for i, m := range ms {
+				k := chunk[i]
+				if m.Embedder != id {
+					return fmt.Errorf("memory %s was embedded by %q during a reindex to %q", m.ID, m.Embedder, id)
+				}
+				for _, v := range m.Vectors {
+					if len(v) != dims {
+						return fmt.Errorf("memory %s has a %d-dimensional vector during a reindex to %d dimensions", m.ID, len(v), dims)
+					}
+				}
+				raw, err := encode(m)
+				if err != nil {
+					return err
+				}
+				if err := mem.Put(k, raw); err != nil {
+					return err
+				}
+				if len(m.Vectors) > 0 {
+					err = vec.Put(k, encodeVectors(m.Vectors))
+				} else {
+					err = vec.Delete(k)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(start+len(chunk), len(keys))
+		}
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		return putMeta(tx.Bucket(bucketMeta), id, dims)
+	}); err != nil {
+		return err
+	}
+	s.embedderID, s.dims = id, dims
+	s.vectors = map[string]*space{}
+	return s.loadVectors()
+}

@@ -1,0 +1,209 @@
+// Package embedded is the zero-setup store: memory records in a bbolt file,
+// their text in a bleve (scorch) index with BM25 scoring, and their vectors
+// in RAM, searched exactly. Everything lives in one data directory.
+//
+// Why bbolt for the records: a single-file, pure-Go, ACID key/value store
+// with fsync'd transactions is exactly what "an acknowledged remember
+// survives kill -9" needs, without cgo; SQLite's query language would be
+// unused, since bleve does the searching.
+//
+// The bbolt file is the source of truth. Every write also appends to a
+// journal in the same transaction; the bleve index records the last journal
+// entry it applied (in the same batch as the documents), and Open replays
+// whatever the index had not persisted when the process died.
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+var (
+	bucketMeta    = []byte("meta")
+	bucketMem     = []byte("mem")
+	bucketVec     = []byte("vec")
+	bucketSession = []byte("session")
+	bucketJournal = []byte("journal")
+
+	keyEmbedder = []byte("embedder")
+	keyDims     = []byte("dims")
+	keySeq      = []byte("seq") // bleve internal: last applied journal entry
+)
+
+// flushAt is how many pending documents trigger an index batch: bleve
+// indexes batches of about a thousand documents much faster than many small
+// ones, so bulk ingest accumulates and a search flushes first.
+const flushAt = 1000
+
+// Options configure Open.
+type Options struct {
+	// EmbedderID and Dims describe the configured embedder ("" and 0 for
+	// none). Opening a store that holds memories embedded otherwise fails
+	// with memory.ErrEmbedderMismatch, unless SkipEmbedderCheck is set (for
+	// reindex).
+	EmbedderID        string
+	Dims              int
+	SkipEmbedderCheck bool
+	// NoSync skips fsync on each write: much faster bulk ingest, at the risk
+	// of losing the last writes in a power cut (not in a process crash).
+	NoSync bool
+	Logger *slog.Logger
+}
+
+// Store is the embedded memory.Store.
+type Store struct {
+	dir   string
+	db    *bolt.DB
+	index bleve.Index
+	log   *slog.Logger
+
+	// mu orders writers against each other and against flushes; vectors
+	// and pending are guarded by it.
+	mu      sync.RWMutex
+	vectors map[string]*space // by namespace
+	pending *bleve.Batch
+	npend   int
+	seq     uint64 // last journal entry written
+
+	embedderID string
+	dims       int
+}
+
+var _ memory.Store = (*Store)(nil)
+
+// Open opens or creates the store in dir.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data dir: %w", err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, "memories.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: opts.NoSync})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
+		}
+		return nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "memories.db"), err)
+	}
+	s := &Store{dir: dir, db: db, log: opts.Logger, vectors: map[string]*space{}}
+	if err := s.init(ctx, opts); err != nil {
+		db.Close()
+		if s.index != nil {
+			s.index.Close()
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context, opts Options) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketMem, bucketVec, bucketSession, bucketJournal} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		storedID := string(meta.Get(keyEmbedder))
+		storedDims, _ := strconv.Atoi(string(meta.Get(keyDims)))
+		empty := tx.Bucket(bucketMem).Stats().KeyN == 0
+		if !empty && !opts.SkipEmbedderCheck && (storedID != opts.EmbedderID || storedDims != opts.Dims) {
+			return fmt.Errorf("%w: it holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
+				memory.ErrEmbedderMismatch, describe(storedID, storedDims), describe(opts.EmbedderID, opts.Dims))
+		}
+		if k, _ := tx.Bucket(bucketJournal).Cursor().Last(); k != nil {
+			s.seq = binary.BigEndian.Uint64(k)
+		}
+		if empty {
+			s.embedderID, s.dims = opts.EmbedderID, opts.Dims
+			return putMeta(meta, opts.EmbedderID, opts.Dims)
+		}
+		s.embedderID, s.dims = storedID, storedDims
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.openIndex(); err != nil {
+		return err
+	}
+	if err := s.replay(ctx); err != nil {
+		return fmt.Errorf("replaying the journal into the index: %w", err)
+	}
+	return s.loadVectors()
+}
+
+func describe(id string, dims int) string {
+	if id == "" {
+		return "no embedder (--embedder none)"
+	}
+	return fmt.Sprintf("%s (%d dimensions)", id, dims)
+}
+
+func putMeta(meta *bolt.Bucket, id string, dims int) error {
+	if err := meta.Put(keyEmbedder, []byte(id)); err != nil {
+		return err
+	}
+	return meta.Put(keyDims, []byte(strconv.Itoa(dims)))
+}
+
+func (s *Store) openIndex() error {
+	path := filepath.Join(s.dir, "index.bleve")
+	idx, err := bleve.Open(path)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		idx, err = bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
+	}
+	if err != nil {
+		return fmt.Errorf("opening the text index %s: %w", path, err)
+	}
+	s.index = idx
+	return nil
+}
+
+// Embedder reports the embedder the stored vectors were made with.
+func (s *Store) Embedder() (string, int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.embedderID, s.dims
+}
+
+// Close flushes pending index work and closes the files.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.flushLocked()
+	if cerr := s.index.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// key is a memory's key in every bucket and its document id in the index:
+// ids are unique within a namespace only.
+func key(ns, id string) string { return ns + "\x1f" + id }
+
+func splitKey(k string) (ns, id string) {
+	if ns, id, ok := strings.Cut(k, "\x1f"); ok {
+		return ns, id
+	}
+	return "", k
+}
