@@ -4,15 +4,15 @@ import (
 	"context"
 	"time"
 
-	"agentmem/memory"
-	"agentmem/tools"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
 )
 
 // asked is what every agent shares for one question: the connection, the
 // namespace per granularity and the maps of stored ids back to turns.
 type asked struct {
 	unit  string
-	conn  *Conn
+	conn  *client.Client
 	q     Question
 	today string // the today tool's sentence
 	ns    map[Granularity]string
@@ -25,20 +25,22 @@ type asked struct {
 func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, error) {
 	ns := a.ns[cfg.Granularity]
 	start := time.Now()
-	ms, _, err := a.conn.Recall(ctx, cfg.RecallArgs(a.q, ns))
+	rec, text, err := a.conn.Recall(ctx, cfg.RecallArgs(a.q, ns))
 	took := time.Since(start)
 	if err != nil {
 		return Result{}, err
 	}
-	if cfg.Order == memory.Recency && len(ms) > cfg.K {
+	ms := rec.Memories
+	if cfg.Order == recency && len(ms) > cfg.K {
 		ms = ms[:cfg.K]
+		text = firstMemories(text, cfg.K)
 	}
 	res := r.result("scripted", cfg, a)
 	res.RecallMS = float64(took.Microseconds()) / 1000
 	res.Recalls = 1
 	res.Recalled = ids(ms)
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])
-	context := Context(ms, cfg.NoPrefix)
+	context := Context(text, cfg.NoPrefix)
 	res.Tokens = r.o.Tokenizer.Count(context)
 	if r.o.Chat == nil {
 		return res, nil
@@ -81,7 +83,7 @@ func (r *runner) result(agent string, cfg Config, a asked) Result {
 	}
 }
 
-func ids(ms []tools.Recalled) []string {
+func ids(ms []spec.Recalled) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.ID

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"agentmem/tools/spec"
 	"context"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 func BenchmarkRecallInProcess(b *testing.B) {
 	ctx := context.Background()
 	conn := storedConn(b, "bench")
-	args := map[string]any{"query": "What breed is Melanie's dog?", "k": 10, "namespace": "bench"}
+	args := spec.RecallArgs{Query: "What breed is Melanie's dog?", K: 10, Namespace: "bench"}
 	for b.Loop() {
 		if _, _, err := conn.Recall(ctx, args); err != nil {
 			b.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"agentmem/memory"
 )
 
 // The chart is hand-written SVG: two small line panels need no plotting
@@ -37,7 +35,7 @@ func kSweep(s Summary, configs []Config) []ConfigSummary {
 		b := Baseline()
 		b.Name, b.K = c.Name, c.K
 		if c.Order == "" {
-			c.Order = memory.ByRelevance
+			c.Order = byRelevance
 		}
 		if c == b {
 			out = append(out, cs)

@@ -1,37 +1,52 @@
 package evals
 
 import (
+	"regexp"
 	"strings"
-	"time"
-
-	"agentmem/memory"
-	"agentmem/tools"
 )
 
-// Context is what the answer model is shown of the recalled memories: the
-// recall tool's own text rendering, each memory introduced by its
-// "[date · session · speaker]" header, or without the headers when
-// noPrefix.
-func Context(ms []tools.Recalled, noPrefix bool) string {
+// header matches the line that introduces a memory in agentmem's recall
+// text: "[2023-05-08 Mon · session s-may · Caroline (user)]".
+var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session .* · .*\]$`)
+
+// Context is what the answer model is shown of a recall: the text the
+// recall tool returned, exactly; with noPrefix, the same text without the
+// lines that introduce each memory with its date, session and speaker.
+func Context(text string, noPrefix bool) string {
 	if !noPrefix {
-		hits := make([]memory.Hit, len(ms))
-		for i, r := range ms {
-			hits[i] = memory.Hit{Memory: asMemory(r), Score: r.Score}
+		return text
+	}
+	var out []string
+	for _, b := range memoryBlocks(text) {
+		if i := strings.IndexByte(b, '\n'); i >= 0 && header.MatchString(b[:i]) {
+			b = b[i+1:]
 		}
-		return tools.Prompt(hits)
+		out = append(out, b)
 	}
-	if len(ms) == 0 {
-		return "No stored memories match."
-	}
-	texts := make([]string, len(ms))
-	for i, r := range ms {
-		texts[i] = r.Text
-	}
-	return strings.Join(texts, "\n\n")
+	return strings.Join(out, "\n\n")
 }
 
-// asMemory rebuilds the fields of a memory that its header shows.
-func asMemory(r tools.Recalled) memory.Memory {
-	date, _ := time.Parse(time.RFC3339, r.SessionDate)
-	return memory.Memory{ID: r.ID, SessionID: r.SessionID, SessionDate: date, Role: r.Role, Speaker: r.Speaker, Text: r.Text}
+// firstMemories is the recall text cut to its first k memories.
+func firstMemories(text string, k int) string {
+	bs := memoryBlocks(text)
+	if len(bs) <= k {
+		return text
+	}
+	return strings.Join(bs[:k], "\n\n")
+}
+
+// memoryBlocks cuts a recall text into one block per memory: a block starts
+// at a header line that follows a blank line (or starts the text). Text
+// without headers is one block.
+func memoryBlocks(text string) []string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	start := 0
+	for i := 1; i < len(lines); i++ {
+		if lines[i-1] == "" && header.MatchString(lines[i]) {
+			out = append(out, strings.Join(lines[start:i-1], "\n"))
+			start = i
+		}
+	}
+	return append(out, strings.Join(lines[start:], "\n"))
 }

@@ -1,6 +1,8 @@
 package evals
 
 import (
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
 	"context"
 	"strings"
 	"testing"
@@ -9,17 +11,16 @@ import (
 
 // storedConn is an in-process connection whose namespace ns holds the
 // first LoCoMo fixture conversation, turn by turn.
-func storedConn(t testing.TB, ns string) *Conn {
+func storedConn(t testing.TB, ns string) *client.Client {
 	t.Helper()
-	st, e := openStore(t)
 	ctx := context.Background()
-	conn, err := InProcess{Store: st, Embedder: e}.Dial(ctx, time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC), 0)
+	conn, err := inProcess(t).Dial(ctx, time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	for _, c := range Calls(loadLoCoMo(t).Units[0], ByTurn) {
-		if err := conn.Remember(ctx, ns, c); err != nil {
+		if _, err := remember(ctx, conn, ns, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -27,19 +28,34 @@ func storedConn(t testing.TB, ns string) *Conn {
 }
 
 // The context shown to the answer model with the prefix on is exactly the
-// recall tool's own text rendering; without it, the bare texts.
-func TestContextMatchesToolText(t *testing.T) {
+// recall tool's own text; without it, the same text without the header
+// lines, and a recency cut keeps whole memories.
+func TestContextIsToolText(t *testing.T) {
 	ctx := context.Background()
 	conn := storedConn(t, "ctx")
-	ms, text, err := conn.Recall(ctx, map[string]any{"query": "golden retriever dog", "k": 3, "namespace": "ctx"})
+	res, text, err := conn.Recall(ctx, spec.RecallArgs{Query: "golden retriever dog", K: 3, Namespace: "ctx"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Context(ms, false); got != text {
+	if got := Context(text, false); got != text {
 		t.Errorf("context with prefix:\n%s\nwant the tool's text:\n%s", got, text)
 	}
-	bare := Context(ms, true)
+	bare := Context(text, true)
 	if strings.Contains(bare, "[20") || !strings.Contains(bare, "golden retriever") {
 		t.Errorf("context without prefix:\n%s", bare)
+	}
+	var texts []string
+	for _, m := range res.Memories {
+		texts = append(texts, m.Text)
+	}
+	if bare != strings.Join(texts, "\n\n") {
+		t.Errorf("context without prefix:\n%s\nwant the memories' texts:\n%s", bare, strings.Join(texts, "\n\n"))
+	}
+	if blocks := memoryBlocks(text); len(blocks) != len(res.Memories) {
+		t.Errorf("%d blocks for %d memories", len(blocks), len(res.Memories))
+	}
+	one := firstMemories(text, 1)
+	if !strings.HasPrefix(text, one) || !strings.Contains(one, res.Memories[0].Text) || strings.Contains(one, res.Memories[1].Text) {
+		t.Errorf("first memory of\n%s\nis\n%s", text, one)
 	}
 }

@@ -8,54 +8,41 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"agentmem/memory"
-	"agentmem/server"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
 )
 
-// InProcess serves the memory in this process: one store and embedder,
-// opened once, and a fresh memory.Service and MCP server per dial with the
-// dial's clock. It is the fast default.
+// Dialer opens a connection to a memory server whose clock reads now, for
+// worker number worker (of the run's parallel workers).
+type Dialer interface {
+	Dial(ctx context.Context, now time.Time, worker int) (*client.Client, error)
+	// Describe names the server for reports.
+	Describe() string
+}
+
+// InProcess serves the memory in this process: NewServer returns an MCP
+// server whose clock reads now (the command line builds it over one store
+// and embedder, opened once). It is the fast default, and the harness still
+// reaches the memory only through MCP.
 type InProcess struct {
-	Store    memory.Store
-	Embedder memory.Embedder // nil for lexical only
-	Location *time.Location  // nil means UTC
-	Fusion   memory.Fusion   // the server's default fusion; "" means rrf
+	NewServer func(now time.Time) (*mcpserver.MCPServer, error)
+	// Description names the server for reports.
+	Description string
 }
 
 // Dial returns a connection to a server whose clock reads now.
-func (p InProcess) Dial(ctx context.Context, now time.Time, _ int) (*Conn, error) {
-	loc := p.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	svc, err := memory.New(memory.Options{
-		Store: p.Store, Embedder: p.Embedder, Location: loc, Fusion: p.Fusion,
-		Now: func() time.Time { return now },
-	})
+func (p InProcess) Dial(ctx context.Context, now time.Time, _ int) (*client.Client, error) {
+	s, err := p.NewServer(now)
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.NewInProcessClient(server.New(svc, server.Options{Version: "eval"}))
-	if err != nil {
-		return nil, err
-	}
-	return connect(ctx, c)
+	return client.InProcess(ctx, s)
 }
 
 // Describe names the server.
-func (p InProcess) Describe() string {
-	e := "none"
-	if p.Embedder != nil {
-		e = p.Embedder.ID()
-	}
-	f := p.Fusion
-	if f == "" {
-		f = memory.RRF
-	}
-	return fmt.Sprintf("in-process agentmem (embedder %s, default fusion %s)", e, f)
-}
+func (p InProcess) Describe() string { return p.Description }
 
 // Stdio spawns a stdio MCP server per dial by running Command with sh.
 // In Command, {now} is replaced by the dial's clock (RFC 3339) and {worker}
@@ -71,15 +58,39 @@ type Stdio struct {
 }
 
 // Dial spawns the server.
-func (s Stdio) Dial(ctx context.Context, now time.Time, worker int) (*Conn, error) {
+func (s Stdio) Dial(ctx context.Context, now time.Time, worker int) (*client.Client, error) {
 	cmd := strings.ReplaceAll(s.Command, "{now}", now.Format(time.RFC3339))
 	cmd = strings.ReplaceAll(cmd, "{worker}", strconv.Itoa(worker))
-	c, err := client.NewStdioMCPClient("sh", os.Environ(), "-c", "exec "+cmd)
+	c, err := client.Stdio(ctx, os.Environ(), "sh", "-c", "exec "+cmd)
 	if err != nil {
 		return nil, fmt.Errorf("spawning %q: %w", cmd, err)
 	}
-	return connect(ctx, c)
+	return c, nil
 }
 
 // Describe names the server.
 func (s Stdio) Describe() string { return "stdio: " + s.Command }
+
+// remember sends one call's messages into namespace ns and returns the
+// memory id of each message, as the server gave them.
+func remember(ctx context.Context, c *client.Client, ns string, call Call) ([]string, error) {
+	res, _, err := c.Remember(ctx, spec.RememberArgs{
+		Messages:    call.Messages,
+		SessionID:   call.SessionID,
+		SessionDate: call.Date.Format(time.RFC3339),
+		Namespace:   ns,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.IDs) != len(call.Messages) {
+		return nil, fmt.Errorf("remember returned %d ids for %d messages; the harness needs the id of every message to score", len(res.IDs), len(call.Messages))
+	}
+	return res.IDs, nil
+}
+
+// forget deletes namespace ns.
+func forget(ctx context.Context, c *client.Client, ns string) error {
+	_, _, err := c.Forget(ctx, spec.ForgetArgs{Namespace: ns, All: true, Confirm: true})
+	return err
+}

@@ -2,11 +2,12 @@ package evals
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"agentmem/memory"
+	"agentmem/tools/spec"
 )
 
 // Granularity is what one stored memory holds.
@@ -22,17 +23,18 @@ const (
 	BySession Granularity = "session"
 )
 
-// maxMessage keeps every message under the remember tool's limit, with room.
-const maxMessage = memory.MaxContentBytes - 1024
+// maxMessage keeps every message under the remember tool's limit on a
+// message's length (read from its schema), with room. It counts bytes,
+// which are never fewer than characters.
+var maxMessage = *spec.Schema[spec.Message]().Properties["content"].MaxLength - 1024
 
 // Call is one remember call: one session at one granularity.
 type Call struct {
 	SessionID string
 	Date      time.Time
-	Messages  []memory.Message
-	// Refs[i] are the turns message i holds; message i becomes memory
-	// "<SessionID>:<i>", since agentmem numbers a session's memories in the
-	// order they are sent.
+	Messages  []spec.Message
+	// Refs[i] are the turns message i holds; remember says which memory
+	// holds message i.
 	Refs [][]string
 }
 
@@ -89,7 +91,7 @@ func groups(turns []Turn, g Granularity) [][]Turn {
 
 // message is one memory's message: a single turn verbatim, or several as
 // "name: text" lines (the role and speaker fields can name only one).
-func message(group []Turn) (memory.Message, []string) {
+func message(group []Turn) (spec.Message, []string) {
 	refs := make([]string, 0, len(group))
 	nonEmpty := group[:0:0]
 	for _, t := range group {
@@ -100,10 +102,10 @@ func message(group []Turn) (memory.Message, []string) {
 	}
 	switch len(nonEmpty) {
 	case 0:
-		return memory.Message{}, nil
+		return spec.Message{}, nil
 	case 1:
 		t := nonEmpty[0]
-		return memory.Message{Role: t.Role, Speaker: t.Speaker, Content: t.Text}, refs
+		return spec.Message{Role: t.Role, Speaker: t.Speaker, Content: t.Text}, refs
 	}
 	var b strings.Builder
 	for i, t := range nonEmpty {
@@ -116,7 +118,7 @@ func message(group []Turn) (memory.Message, []string) {
 		}
 		b.WriteString(who + ": " + t.Text)
 	}
-	return memory.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs
+	return spec.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs
 }
 
 // split cuts s into pieces of at most n bytes on rune boundaries,
@@ -137,26 +139,30 @@ func split(s string, n int) []string {
 	return append(out, s)
 }
 
-// IDMap maps the ids of stored memories back to the benchmark's turns.
-type IDMap map[string][]string
+// IDMap maps the ids of stored memories, as remember returned them, back to
+// the benchmark's sessions and turns.
+type IDMap map[string]Held
 
-// NewIDMap is the map for calls.
-func NewIDMap(calls []Call) IDMap {
-	m := IDMap{}
-	for _, c := range calls {
-		for i, refs := range c.Refs {
-			m[memory.MemoryID(c.SessionID, i)] = refs
-		}
-	}
-	return m
+// Held is what one stored memory holds of the benchmark.
+type Held struct {
+	Session string
+	Refs    []string
 }
 
-// SessionOf is the session id in a memory id "<session>:<n>".
-func SessionOf(id string) string {
-	if i := strings.LastIndexByte(id, ':'); i >= 0 {
-		return id[:i]
+// add records that memory ids[i] holds the turns of call's message i.
+// Several messages may share one memory (a resend), which then holds all
+// their turns.
+func (m IDMap) add(call Call, ids []string) {
+	for i, refs := range call.Refs {
+		h := m[ids[i]]
+		h.Session = call.SessionID
+		for _, r := range refs {
+			if !slices.Contains(h.Refs, r) {
+				h.Refs = append(h.Refs, r)
+			}
+		}
+		m[ids[i]] = h
 	}
-	return id
 }
 
 // Turns is the number of turns the calls hold.

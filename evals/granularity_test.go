@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,14 +20,14 @@ func TestCalls(t *testing.T) {
 	for _, tc := range []struct {
 		g        Granularity
 		contents []string
-		ids      IDMap
+		ids      map[string][]string // by the ids remember would give: m0, m1...
 	}{
 		{ByTurn, []string{"hi", "hello", "one", "two", "reply"},
-			IDMap{"s1:0": {"a"}, "s1:1": {"b"}, "s1:2": {"c"}, "s1:3": {"e"}, "s1:4": {"f"}}},
+			map[string][]string{"m0": {"a"}, "m1": {"b"}, "m2": {"c"}, "m3": {"e"}, "m4": {"f"}}},
 		{ByRound, []string{"Ann: hi\nBob: hello", "one", "two\nassistant: reply"},
-			IDMap{"s1:0": {"a", "b"}, "s1:1": {"c"}, "s1:2": {"e", "f"}}},
+			map[string][]string{"m0": {"a", "b"}, "m1": {"c"}, "m2": {"e", "f"}}},
 		{BySession, []string{"Ann: hi\nBob: hello\nAnn: one\nAnn: two\nassistant: reply"},
-			IDMap{"s1:0": {"a", "b", "c", "e", "f"}}},
+			map[string][]string{"m0": {"a", "b", "c", "e", "f"}}},
 	} {
 		t.Run(string(tc.g), func(t *testing.T) {
 			calls := Calls(u, tc.g)
@@ -44,7 +45,14 @@ func TestCalls(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.contents) {
 				t.Errorf("contents %q, want %q", got, tc.contents)
 			}
-			if ids := NewIDMap(calls); !reflect.DeepEqual(ids, tc.ids) {
+			ids := IDMap{}
+			ids.add(calls[0], serverIDs(len(calls[0].Messages)))
+			for id, want := range tc.ids {
+				if h := ids[id]; h.Session != "s1" || !reflect.DeepEqual(h.Refs, want) {
+					t.Errorf("%s holds %+v, want session s1 and %v", id, h, want)
+				}
+			}
+			if len(ids) != len(tc.ids) {
 				t.Errorf("ids %v, want %v", ids, tc.ids)
 			}
 			if n := Turns(calls); n != 5 {
@@ -65,7 +73,18 @@ func TestCallsSplitsLongText(t *testing.T) {
 	if msgs[0].Content+msgs[1].Content != long || len(msgs[0].Content) > maxMessage {
 		t.Error("split lost text or exceeded the limit")
 	}
-	if ids := NewIDMap(calls); ids["s:0"][0] != "x" || ids["s:1"][0] != "x" {
+	ids := IDMap{}
+	ids.add(calls[0], serverIDs(2))
+	if ids["m0"].Refs[0] != "x" || ids["m1"].Refs[0] != "x" {
 		t.Errorf("both parts must map to the turn: %v", ids)
 	}
+}
+
+// serverIDs are the ids a server might give n messages.
+func serverIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("m%d", i)
+	}
+	return out
 }

@@ -88,9 +88,8 @@ func TestRunWithChatModel(t *testing.T) {
 	defer srv.Close()
 	d := loadLoCoMo(t)
 	d.Units = d.Units[:1]
-	st, e := openStore(t)
 	base := Baseline()
-	o := testOptions(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	o := testOptions(t, d, t.TempDir(), inProcess(t))
 	o.LLMAgent, o.MaxToolCalls = true, 3
 	o.Chat = NewChat(srv.URL+"/v1", "test-key", "answerer")
 	o.Judge = &Judge{Chat: NewChat(srv.URL+"/v1/", "test-key", "judge-1")}
@@ -185,8 +184,7 @@ func TestLLMAgentToolBudget(t *testing.T) {
 	defer srv.Close()
 	d := loadLoCoMo(t)
 	d.Units = d.Units[1:] // one question
-	st, e := openStore(t)
-	o := testOptions(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	o := testOptions(t, d, t.TempDir(), inProcess(t))
 	o.Scripted, o.LLMAgent, o.MaxToolCalls = false, true, 1
 	o.Chat = NewChat(srv.URL+"/v1", "test-key", "answerer")
 	out, err := Run(context.Background(), o)

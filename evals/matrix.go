@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"agentmem/memory"
+	"agentmem/tools/spec"
 )
 
 // Config is one way of asking: the recall arguments, what is stored per
@@ -13,17 +13,17 @@ import (
 // Everything reaches the server through the tools' arguments; nothing is
 // special-cased for benchmarks inside the memory.
 type Config struct {
-	Name        string        `json:"name"`
-	K           int           `json:"k"`
-	Granularity Granularity   `json:"granularity"`
-	Fusion      memory.Fusion `json:"fusion,omitempty"` // "" means the server's default (rrf)
-	Pool        int           `json:"pool,omitempty"`
+	Name        string      `json:"name"`
+	K           int         `json:"k"`
+	Granularity Granularity `json:"granularity"`
+	Fusion      string      `json:"fusion,omitempty"` // "" means the server's default (rrf)
+	Pool        int         `json:"pool,omitempty"`
 	// Before hard-filters memories dated after the question.
 	Before bool `json:"before,omitempty"`
 	// Order is relevance, chronological (the same k, oldest first) or
 	// recency (the newest k of a large relevance pool: relevance replaced
 	// by recency).
-	Order memory.Order `json:"order,omitempty"`
+	Order string `json:"order,omitempty"`
 	// NoPrefix gives the answer model the memories' text without the
 	// "[date · session · speaker]" header. The stored text is raw either
 	// way, so this changes answers and tokens, never retrieval.
@@ -32,13 +32,23 @@ type Config struct {
 	NeedsVectors bool `json:"-"`
 }
 
+// Orders and fusions of the recall tool that the configurations name.
+const (
+	byRelevance   = "relevance"
+	chronological = "chronological"
+	recency       = "recency"
+)
+
+// maxK is the recall tool's limit on k, read from its schema.
+var maxK = int(*spec.Schema[spec.RecallArgs]().Properties["k"].Maximum)
+
 // recencyPool is how many memories a recency configuration recalls by
 // relevance before keeping the newest k: the tool's maximum.
-const recencyPool = memory.MaxK
+var recencyPool = maxK
 
 // Baseline is the configuration a single run uses unless told otherwise.
 func Baseline() Config {
-	return Config{Name: "base", K: memory.DefaultK, Granularity: ByTurn, Order: memory.ByRelevance}
+	return Config{Name: "base", K: 10, Granularity: ByTurn, Order: byRelevance}
 }
 
 // Matrix is the interaction matrix: the baseline and one variation of it
@@ -57,18 +67,18 @@ func Matrix() []Config {
 	}
 	out = append(out,
 		vary("prefix=off", func(c *Config) { c.NoPrefix = true }),
-		vary("fusion=text", func(c *Config) { c.Fusion = memory.TextOnly }),
-		vary("fusion=vector", func(c *Config) { c.Fusion = memory.VectorOnly; c.NeedsVectors = true }),
+		vary("fusion=text", func(c *Config) { c.Fusion = "text" }),
+		vary("fusion=vector", func(c *Config) { c.Fusion = "vector"; c.NeedsVectors = true }),
 	)
 	for _, p := range []int{10, 50, 100} {
 		out = append(out, vary(fmt.Sprintf("rerank pool=%d", p), func(c *Config) {
-			c.Fusion, c.Pool, c.NeedsVectors = memory.Rerank, p, true
+			c.Fusion, c.Pool, c.NeedsVectors = "rerank", p, true
 		}))
 	}
 	out = append(out,
 		vary("before=question", func(c *Config) { c.Before = true }),
-		vary("order=recency", func(c *Config) { c.Order = memory.Recency }),
-		vary("order=chronological", func(c *Config) { c.Order = memory.Chronological }),
+		vary("order=recency", func(c *Config) { c.Order = recency }),
+		vary("order=chronological", func(c *Config) { c.Order = chronological }),
 		vary("granularity=round", func(c *Config) { c.Granularity = ByRound }),
 		vary("granularity=session", func(c *Config) { c.Granularity = BySession }),
 	)
@@ -76,40 +86,34 @@ func Matrix() []Config {
 }
 
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
-func (c Config) RecallArgs(q Question, ns string) map[string]any {
-	args := map[string]any{"query": q.Text, "k": c.K, "namespace": ns}
-	if c.Fusion != "" {
-		args["fusion"] = string(c.Fusion)
-	}
-	if c.Pool > 0 {
-		args["pool"] = c.Pool
-	}
+func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
+	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
 		// data), and they are what this configuration is about.
-		args["before"] = q.Date.Format(time.RFC3339)
+		args.Before = q.Date.Format(time.RFC3339)
 	}
 	switch c.Order {
-	case memory.Recency:
-		args["k"] = max(recencyPool, c.K)
-		args["order"] = string(memory.Recency)
-	case memory.Chronological:
-		args["order"] = string(memory.Chronological)
+	case recency:
+		args.K = max(recencyPool, c.K)
+		args.Order = recency
+	case chronological:
+		args.Order = chronological
 	}
 	return args
 }
 
 // Validate reports a configuration that cannot run.
 func (c Config) Validate() error {
-	if c.K < 1 || c.K > memory.MaxK {
-		return fmt.Errorf("config %s: k must be between 1 and %d", c.Name, memory.MaxK)
+	if c.K < 1 || c.K > maxK {
+		return fmt.Errorf("config %s: k must be between 1 and %d", c.Name, maxK)
 	}
 	if err := c.Granularity.valid(); err != nil {
 		return fmt.Errorf("config %s: %w", c.Name, err)
 	}
 	switch c.Order {
-	case "", memory.ByRelevance, memory.Recency, memory.Chronological:
+	case "", byRelevance, recency, chronological:
 	default:
 		return fmt.Errorf("config %s: order %q", c.Name, c.Order)
 	}
@@ -119,7 +123,7 @@ func (c Config) Validate() error {
 // Describe is a one-line description of how c differs from nothing.
 func (c Config) Describe() string {
 	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity)}
-	f := string(c.Fusion)
+	f := c.Fusion
 	if f == "" {
 		f = "server default (rrf)"
 	}
@@ -127,9 +131,9 @@ func (c Config) Describe() string {
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))
 	}
-	o := string(c.Order)
+	o := c.Order
 	if o == "" {
-		o = string(memory.ByRelevance)
+		o = byRelevance
 	}
 	parts = append(parts, "order="+o)
 	if c.Before {

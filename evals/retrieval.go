@@ -37,7 +37,7 @@ func Score(q Question, recalled []string, ids IDMap) Retrieval {
 		got := map[string]bool{}
 		rel := make([]bool, len(recalled))
 		for i, id := range recalled {
-			for _, ref := range ids[id] {
+			for _, ref := range ids[id].Refs {
 				if want[ref] {
 					got[ref] = true
 					rel[i] = true
@@ -50,7 +50,7 @@ func Score(q Question, recalled []string, ids IDMap) Retrieval {
 		want := set(q.EvidenceSessions)
 		var ranked []string
 		for _, id := range recalled {
-			if s := SessionOf(id); !slices.Contains(ranked, s) {
+			if s := ids[id].Session; s != "" && !slices.Contains(ranked, s) {
 				ranked = append(ranked, s)
 			}
 		}
@@ -71,8 +71,8 @@ func Score(q Question, recalled []string, ids IDMap) Retrieval {
 // at round or session granularity several evidence turns share one memory.
 func idealTurns(want map[string]bool, ids IDMap) int {
 	n := 0
-	for _, refs := range ids {
-		for _, ref := range refs {
+	for _, h := range ids {
+		for _, ref := range h.Refs {
 			if want[ref] {
 				n++
 				break

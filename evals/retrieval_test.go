@@ -2,11 +2,21 @@ package evals
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
+// idmap is an IDMap whose memory ids are "<session>:<n>".
+func idmap(refs map[string][]string) IDMap {
+	m := IDMap{}
+	for id, r := range refs {
+		m[id] = Held{Session: id[:strings.LastIndexByte(id, ':')], Refs: r}
+	}
+	return m
+}
+
 func TestScore(t *testing.T) {
-	ids := IDMap{"s1:0": {"D1:1"}, "s1:1": {"D1:2"}, "s2:0": {"D2:1"}, "s2:1": {"D2:2"}, "s3:0": {"D3:1"}}
+	ids := idmap(map[string][]string{"s1:0": {"D1:1"}, "s1:1": {"D1:2"}, "s2:0": {"D2:1"}, "s2:1": {"D2:2"}, "s3:0": {"D3:1"}})
 	q := Question{EvidenceTurns: []string{"D1:2", "D2:1"}, EvidenceSessions: []string{"s1", "s2"}}
 	for _, tc := range []struct {
 		name             string
@@ -39,7 +49,7 @@ func TestScore(t *testing.T) {
 func TestScoreCoarseMemories(t *testing.T) {
 	// At session granularity one memory holds both evidence turns: the
 	// ideal list has one relevant memory, so finding it first is perfect.
-	ids := IDMap{"s1:0": {"D1:1", "D1:2"}, "s2:0": {"D2:1"}}
+	ids := idmap(map[string][]string{"s1:0": {"D1:1", "D1:2"}, "s2:0": {"D2:1"}})
 	r := Score(Question{EvidenceTurns: []string{"D1:1", "D1:2"}}, []string{"s1:0", "s2:0"}, ids)
 	if !r.Turn.All || r.Turn.NDCG != 1 {
 		t.Errorf("%+v", *r.Turn)

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"agentmem/tools/spec"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -142,7 +143,7 @@ func (r *runner) chunk(ctx context.Context, chunk []int, plans [][]task) error {
 	}
 	for _, a := range units {
 		for _, ns := range a.ns {
-			if err := a.conn.Forget(ctx, ns); err != nil {
+			if err := forget(ctx, a.conn, ns); err != nil {
 				return fmt.Errorf("%s: %w", a.unit, err)
 			}
 		}
@@ -232,23 +233,26 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 		ns := namespace(u.ID, g)
 		calls := Calls(u, g)
 		st := IngestStat{Unit: u.ID, Granularity: g, Turns: Turns(calls), Start: time.Now(), Fingerprint: r.ingestFingerprint(g)}
+		ids := IDMap{}
 		for _, c := range calls {
-			if err := conn.Remember(ctx, ns, c); err != nil {
+			got, err := remember(ctx, conn, ns, c)
+			if err != nil {
 				return a, fmt.Errorf("%s: storing session %s: %w", u.ID, c.SessionID, err)
 			}
+			ids.add(c, got)
 			r.o.Progress.Turns(len(c.Refs))
 		}
 		// Stored is not done until searchable: one recall makes the store
 		// index what it batched, so that the first question's latency is
 		// the question's alone.
-		if _, _, err := conn.Recall(ctx, map[string]any{"query": "warm up", "k": 1, "namespace": ns}); err != nil {
+		if _, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns}); err != nil {
 			return a, fmt.Errorf("%s: %w", u.ID, err)
 		}
 		st.End = time.Now()
 		if err := r.o.Store.AddIngest(st); err != nil {
 			return a, err
 		}
-		a.ns[g], a.ids[g] = ns, NewIDMap(calls)
+		a.ns[g], a.ids[g] = ns, ids
 	}
 	return a, nil
 }

@@ -14,11 +14,16 @@ import (
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
 	"agentmem/memory/store/embedded"
+	"agentmem/server"
+	"agentmem/tools/client"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// openStore is an embedded store with the fake embedder in a temporary
-// directory.
-func openStore(t testing.TB) (memory.Store, memory.Embedder) {
+// inProcess serves agentmem in this process, over an embedded store with
+// the fake embedder in a temporary directory: the tests' server. The
+// harness itself reaches it only through MCP, as it reaches any server.
+func inProcess(t testing.TB) InProcess {
 	t.Helper()
 	e := &fake.Embedder{Name: "evals"}
 	st, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{EmbedderID: e.ID(), Dims: e.Dims(), NoSync: true})
@@ -26,7 +31,13 @@ func openStore(t testing.TB) (memory.Store, memory.Embedder) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return st, e
+	return InProcess{Description: "test server", NewServer: func(now time.Time) (*mcpserver.MCPServer, error) {
+		svc, err := memory.New(memory.Options{Store: st, Embedder: e, Now: func() time.Time { return now }})
+		if err != nil {
+			return nil, err
+		}
+		return server.New(svc, server.Options{}), nil
+	}}
 }
 
 // counting counts dials, to prove a resumed run asks nothing again.
@@ -35,7 +46,7 @@ type counting struct {
 	n atomic.Int64
 }
 
-func (c *counting) Dial(ctx context.Context, now time.Time, w int) (*Conn, error) {
+func (c *counting) Dial(ctx context.Context, now time.Time, w int) (*client.Client, error) {
 	c.n.Add(1)
 	return c.Dialer.Dial(ctx, now, w)
 }
@@ -75,9 +86,8 @@ func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
 
 func TestRunMatrixLoCoMo(t *testing.T) {
 	d := loadLoCoMo(t)
-	st, e := openStore(t)
 	dir := t.TempDir()
-	dialer := &counting{Dialer: InProcess{Store: st, Embedder: e}}
+	dialer := &counting{Dialer: inProcess(t)}
 	out := runMatrix(t, d, dir, dialer)
 	configs := Matrix()
 	if len(out.Results) != len(configs)*d.Questions() {
@@ -168,8 +178,7 @@ func byTurnOrder(a, b string) int {
 
 func TestRunLongMemEvalAbstention(t *testing.T) {
 	d := loadLME(t, "testdata/longmemeval_mini.json")
-	st, e := openStore(t)
-	out := runMatrix(t, d, t.TempDir(), InProcess{Store: st, Embedder: e})
+	out := runMatrix(t, d, t.TempDir(), inProcess(t))
 	s := Summarize(d, Matrix(), out, Meta{})
 	if s.Level != "session" || s.Retrieval.Questions != 2 || s.Abstention == nil || s.Abstention.Questions != 1 {
 		t.Errorf("retrieval %+v abstention %+v", s.Retrieval, s.Abstention)

@@ -10,7 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
-	"agentmem/tools"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
 )
 
 // LLMConfig is the agent-in-the-loop configuration: the chat model is given
@@ -70,7 +71,7 @@ func (r *runner) llmAgent(ctx context.Context, a asked) (Result, error) {
 		{Role: openai.ChatMessageRoleSystem, Content: a.conn.Instructions + "\n\n" + agentSystem},
 		{Role: openai.ChatMessageRoleUser, Content: a.q.Text},
 	}
-	var recalled []tools.Recalled
+	var recalled []spec.Recalled
 	var context string
 	calls := 0
 	for {
@@ -106,12 +107,12 @@ func (r *runner) llmAgent(ctx context.Context, a asked) (Result, error) {
 	res.Recalled = ids(recalled)
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[ByTurn])
 	res.Tokens = r.o.Tokenizer.Count(context)
-	return res, r.judge(ctx, &res, a, Context(recalled, false))
+	return res, r.judge(ctx, &res, a, context)
 }
 
 // toolCall runs one call the model made, in the question's namespace
 // whatever the model asked for, and collects the memories it recalled.
-func (r *runner) toolCall(ctx context.Context, conn *Conn, tc openai.ToolCall, ns string, recalled *[]tools.Recalled, res *Result) (string, error) {
+func (r *runner) toolCall(ctx context.Context, conn *client.Client, tc openai.ToolCall, ns string, recalled *[]spec.Recalled, res *Result) (string, error) {
 	args := map[string]any{}
 	if tc.Function.Arguments != "" {
 		if err := json.Unmarshal([]byte(tc.Function.Arguments), &args); err != nil {
@@ -127,14 +128,18 @@ func (r *runner) toolCall(ctx context.Context, conn *Conn, tc openai.ToolCall, n
 	}
 	args["namespace"] = ns
 	start := time.Now()
-	ms, text, err := conn.Recall(ctx, args)
+	text, structured, err := conn.Call(ctx, "recall", args)
 	res.RecallMS += float64(time.Since(start).Microseconds()) / 1000
 	res.Recalls++
 	if err != nil {
 		return "", err
 	}
-	for _, m := range ms {
-		if !slices.ContainsFunc(*recalled, func(x tools.Recalled) bool { return x.ID == m.ID }) {
+	var rec spec.RecallResult
+	if err := json.Unmarshal(structured, &rec); err != nil {
+		return "", fmt.Errorf("recall: structured content: %w", err)
+	}
+	for _, m := range rec.Memories {
+		if !slices.ContainsFunc(*recalled, func(x spec.Recalled) bool { return x.ID == m.ID }) {
 			*recalled = append(*recalled, m)
 		}
 	}

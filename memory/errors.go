@@ -16,17 +16,23 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Limits on input, so one call cannot exhaust the server.
+// The tools' schemas (package tools/spec) declare the same limits; a test
+// keeps the two in step. Lengths are in characters, as JSON Schema counts
+// them, except the call's total, which is in bytes.
 const (
 	MaxMessages     = 2000     // messages in one remember call
-	MaxContentBytes = 64 << 10 // bytes in one message
+	MaxContentChars = 64 << 10 // characters in one message
 	MaxCallBytes    = 8 << 20  // bytes of content in one remember call
-	MaxQueryBytes   = 4096     // bytes in a recall query
+	MaxQueryChars   = 4096     // characters in a recall query
 	MaxK            = 100      // memories one recall returns
 	MaxPool         = 1000     // candidates per side
 	MaxIDs          = 1000     // ids in one forget call
-	maxNamespace    = 128      // bytes in a namespace
-	maxSessionID    = 256      // bytes in a session id
-	maxSpeaker      = 128      // bytes in a speaker name
+	MaxWeight       = 100      // a fusion weight
+	MaxRankConstant = 1000     // RRF's k
+	maxNamespace    = 128      // characters (ASCII) in a namespace
+	maxSessionID    = 256      // characters (ASCII) in a session id
+	maxSpeaker      = 128      // characters in a speaker name
+	maxKey          = 256      // characters in a message's client key
 )
 
 // Roles a message may have.
@@ -39,7 +45,7 @@ func validName(field, s string, limit int) error {
 		return &FieldError{field, "must not be empty"}
 	}
 	if len(s) > limit {
-		return &FieldError{field, fmt.Sprintf("is %d bytes; the limit is %d", len(s), limit)}
+		return &FieldError{field, fmt.Sprintf("is %d characters; the limit is %d", len(s), limit)}
 	}
 	for _, r := range s {
 		if !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-:@/+", r))) {

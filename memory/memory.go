@@ -28,6 +28,8 @@ type Memory struct {
 	Text        string    `json:"text"`
 	// Timestamp is the turn's own time when the client sent one.
 	Timestamp *time.Time `json:"timestamp,omitempty"`
+	// Key is the client's own id of the turn, when it sent one.
+	Key string `json:"key,omitempty"`
 	// Hash identifies the turn's content within its session, so that a
 	// session sent twice is stored once.
 	Hash string `json:"hash"`

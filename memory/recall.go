@@ -3,15 +3,17 @@ package memory
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // RecallRequest asks for the memories that best answer a query.
 type RecallRequest struct {
 	Query     string
-	K         int // 0 means 10
+	K         int // 1 to MaxK; the tools default it to DefaultK
 	Namespace string
 	SessionID string
 	// After and Before bound session dates, inclusive. A date without a time
@@ -63,17 +65,14 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	if text == "" {
 		return Query{}, "", &FieldError{"query", "must not be empty"}
 	}
-	if len(text) > MaxQueryBytes {
-		return Query{}, "", &FieldError{"query", fmt.Sprintf("is %d bytes; the limit is %d", len(text), MaxQueryBytes)}
+	if n := utf8.RuneCountInString(text); n > MaxQueryChars {
+		return Query{}, "", &FieldError{"query", fmt.Sprintf("is %d characters; the limit is %d", n, MaxQueryChars)}
 	}
 	k := req.K
-	if k == 0 {
-		k = DefaultK
-	}
 	if k < 1 || k > MaxK {
 		return Query{}, "", &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
 	}
-	if req.Pool < 0 || req.Pool > MaxPool {
+	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
 		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
 	}
 	ns, err := s.ns(req.Namespace)
@@ -112,6 +111,9 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 		Weights:   s.weights,
 	}
 	if req.Weights != nil {
+		if err := validWeights(*req.Weights); err != nil {
+			return Query{}, "", err
+		}
 		q.Weights = *req.Weights
 	}
 	if q.After, err = s.bound("after", req.After, false); err != nil {
@@ -132,9 +134,9 @@ func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
-	t, err := ParseDate(v, s.loc, s.Now())
+	t, err := s.parseDate(field, v)
 	if err != nil {
-		return time.Time{}, &FieldError{field, err.Error()}
+		return time.Time{}, err
 	}
 	if upper && isDateOnly(v) {
 		// whole seconds: Couchbase receives the bound as RFC 3339 without
@@ -166,4 +168,21 @@ func compareTime(a, b Memory) int {
 		return c
 	}
 	return a.Turn - b.Turn
+}
+
+// validWeights bounds every weight, so that no score can overflow to
+// infinity or NaN. Zero means the default.
+func validWeights(w Weights) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > MaxWeight {
+			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
+		}
+	}
+	if w.RankConstant < 0 || w.RankConstant > MaxRankConstant {
+		return &FieldError{"weights.rank_constant", fmt.Sprintf("must be between 1 and %d, got %d", MaxRankConstant, w.RankConstant)}
+	}
+	return nil
 }

@@ -15,37 +15,46 @@ import (
 
 // Message is one conversation turn as a client sends it.
 type Message struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	Speaker   string `json:"speaker,omitempty"`
-	Timestamp string `json:"timestamp,omitempty"`
+	Role      string
+	Content   string
+	Speaker   string
+	Timestamp string
+	// Key is the client's own id of the turn, if it has one: a message
+	// whose key the session already holds is a resend, whatever its text.
+	Key string
 }
 
 // RememberRequest stores the turns of one session.
 type RememberRequest struct {
-	Messages    []Message
-	SessionID   string // "" derives a stable id from the session's content
+	Messages []Message
+	// SessionID "" derives an id from the session's content and date, so the
+	// same session sent twice is stored once, and the same words on another
+	// day are another session.
+	SessionID   string
 	SessionDate string // "" means the session's existing date, else now
 	Namespace   string // "" means the service default
 }
 
 // RememberResult says what a remember call stored.
 type RememberResult struct {
-	Namespace   string    `json:"namespace"`
-	SessionID   string    `json:"session_id"`
-	SessionDate time.Time `json:"session_date"`
+	Namespace   string
+	SessionID   string
+	SessionDate time.Time
 	// Stored counts the turns stored by this call; Skipped the turns the
 	// session already held (a session sent twice is stored once).
-	Stored  int      `json:"stored"`
-	Skipped int      `json:"skipped"`
-	IDs     []string `json:"ids"`
+	Stored  int
+	Skipped int
+	// IDs is the memory id of every message of the call, in order: new for
+	// those stored now, the existing one for those already held.
+	IDs []string
 }
 
 // Remember stores messages verbatim, one memory per turn, each carrying its
 // session date so that "yesterday" in the text can be resolved later. It is
 // idempotent and all-or-nothing: a session sent again stores nothing twice,
 // a call that sends only the new turns appends them in order, and a call
-// with any invalid message stores nothing.
+// with any invalid message stores nothing. How a resend is told from new
+// turns is newTurns'.
 func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
 	ns, err := s.ns(req.Namespace)
 	if err != nil {
@@ -55,9 +64,19 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, err
 	}
+	var given time.Time
+	if req.SessionDate != "" {
+		if given, err = s.parseDate("session_date", req.SessionDate); err != nil {
+			return RememberResult{}, err
+		}
+	}
 	sessionID := req.SessionID
 	if sessionID == "" {
-		sessionID = derivedSessionID(turns)
+		day := given
+		if day.IsZero() {
+			day = s.Now()
+		}
+		sessionID = derivedSessionID(turns, day)
 	} else if err := validName("session_id", sessionID, maxSessionID); err != nil {
 		return RememberResult{}, err
 	}
@@ -70,36 +89,49 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
-	date, err := s.sessionDate(req.SessionDate, existing)
-	if err != nil {
-		return RememberResult{}, err
+	date := given
+	switch {
+	case !date.IsZero():
+	case len(existing) > 0:
+		date = existing[0].SessionDate
+	default:
+		date = s.Now()
 	}
 
-	fresh := newTurns(hashes(existing), turns)
-	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, Skipped: len(turns) - len(fresh)}
-	if len(fresh) == 0 {
-		return res, nil
-	}
+	held := newTurns(existing, turns)
 	next := 0
 	if n := len(existing); n > 0 {
 		next = existing[n-1].Turn + 1
 	}
 	created := s.now().UTC()
-	ms := make([]Memory, len(fresh))
-	for i, t := range fresh {
-		ms[i] = Memory{
-			ID:          MemoryID(sessionID, next+i),
+	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
+	var ms []Memory
+	for i, t := range turns {
+		if held[i] != "" {
+			res.IDs[i] = held[i]
+			res.Skipped++
+			continue
+		}
+		m := Memory{
+			ID:          MemoryID(sessionID, next),
 			Namespace:   ns,
 			SessionID:   sessionID,
 			SessionDate: date,
-			Turn:        next + i,
+			Turn:        next,
 			Role:        t.Role,
 			Speaker:     t.Speaker,
 			Text:        t.Text,
 			Timestamp:   t.Timestamp,
+			Key:         t.Key,
 			Hash:        t.Hash,
 			Created:     created,
 		}
+		next++
+		res.IDs[i] = m.ID
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return res, nil
 	}
 	if err := s.embed(ctx, ms); err != nil {
 		return RememberResult{}, err
@@ -108,9 +140,6 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
 	}
 	res.Stored = len(ms)
-	for _, m := range ms {
-		res.IDs = append(res.IDs, m.ID)
-	}
 	return res, nil
 }
 
@@ -156,6 +185,7 @@ func (m Memory) EmbedText() string {
 type turn struct {
 	Role, Speaker, Text string
 	Timestamp           *time.Time
+	Key                 string
 	Hash                string
 }
 
@@ -167,6 +197,7 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 		return nil, &FieldError{"messages", fmt.Sprintf("holds %d messages; the limit is %d per call (send a long session in several calls with the same session_id)", len(msgs), MaxMessages)}
 	}
 	total := 0
+	keys := map[string]int{}
 	turns := make([]turn, len(msgs))
 	for i, m := range msgs {
 		field := fmt.Sprintf("messages[%d]", i)
@@ -180,90 +211,127 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 		if !utf8.ValidString(m.Content) {
 			return nil, &FieldError{field + ".content", "is not valid UTF-8"}
 		}
-		if len(m.Content) > MaxContentBytes {
-			return nil, &FieldError{field + ".content", fmt.Sprintf("is %d bytes; the limit is %d bytes per message", len(m.Content), MaxContentBytes)}
+		if n := utf8.RuneCountInString(m.Content); n > MaxContentChars {
+			return nil, &FieldError{field + ".content", fmt.Sprintf("is %d characters; the limit is %d", n, MaxContentChars)}
 		}
 		total += len(m.Content)
 		if total > MaxCallBytes {
-			return nil, &FieldError{"messages", fmt.Sprintf("content adds up to more than %d bytes in one call; send the session in several calls with the same session_id", MaxCallBytes)}
+			return nil, &FieldError{"messages", fmt.Sprintf("content adds up to more than %d bytes (%d MiB) in one call; send the session in several calls with the same session_id", MaxCallBytes, MaxCallBytes>>20)}
 		}
 		speaker := strings.TrimSpace(m.Speaker)
-		if len(speaker) > maxSpeaker {
-			return nil, &FieldError{field + ".speaker", fmt.Sprintf("is %d bytes; the limit is %d", len(speaker), maxSpeaker)}
+		if n := utf8.RuneCountInString(speaker); n > maxSpeaker {
+			return nil, &FieldError{field + ".speaker", fmt.Sprintf("is %d characters; the limit is %d", n, maxSpeaker)}
+		}
+		if n := utf8.RuneCountInString(m.Key); n > maxKey {
+			return nil, &FieldError{field + ".id", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey)}
+		}
+		if m.Key != "" {
+			if j, dup := keys[m.Key]; dup {
+				return nil, &FieldError{field + ".id", fmt.Sprintf("%q is also the id of messages[%d]", m.Key, j)}
+			}
+			keys[m.Key] = i
 		}
 		var ts *time.Time
 		if m.Timestamp != "" {
-			t, err := ParseDate(m.Timestamp, s.loc, s.Now())
+			t, err := s.parseDate(field+".timestamp", m.Timestamp)
 			if err != nil {
-				return nil, &FieldError{field + ".timestamp", err.Error()}
+				return nil, err
 			}
 			ts = &t
 		}
 		turns[i] = turn{
-			Role: role, Speaker: speaker, Text: m.Content, Timestamp: ts,
+			Role: role, Speaker: speaker, Text: m.Content, Timestamp: ts, Key: m.Key,
 			Hash: turnHash(role, speaker, m.Content, ts),
 		}
 	}
 	return turns, nil
 }
 
-func (s *Service) sessionDate(given string, existing []Memory) (time.Time, error) {
-	if given != "" {
-		t, err := ParseDate(given, s.loc, s.Now())
-		if err != nil {
-			return time.Time{}, &FieldError{"session_date", err.Error()}
+// newTurns says which incoming turns the session already holds: held[i] is
+// the memory id of incoming turn i when it is a resend, "" when it is new.
+//
+// A turn with a client key is a resend exactly when the session holds that
+// key. For the others, content decides, in this order:
+//   - two or more turns that all appear, in order and contiguously, in the
+//     session are a resend of them;
+//   - otherwise the longest tail of the session that the incoming turns
+//     start with is an overlap (a client re-sending the last exchange with
+//     the new one), and what follows it is new;
+//   - everything else is new: a single turn that repeats an earlier one
+//     ("yes", "ok") is a new turn unless it repeats the session's last.
+func newTurns(have []Memory, incoming []turn) []string {
+	held := make([]string, len(incoming))
+	byKey := map[string]string{}
+	for _, m := range have {
+		if m.Key != "" {
+			byKey[m.Key] = m.ID
 		}
-		return t, nil
 	}
-	if len(existing) > 0 {
-		return existing[0].SessionDate, nil
+	// keyed turns are settled by their key; the unkeyed runs between them
+	// by content
+	var run []int
+	settle := func() {
+		if len(run) > 0 {
+			byContent(have, incoming, run, held)
+			run = run[:0]
+		}
 	}
-	return s.Now(), nil
-}
-
-func hashes(ms []Memory) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Hash
-	}
-	return out
-}
-
-// newTurns returns the turns of incoming that the session does not hold
-// yet. Incoming turns that all appear, in order and contiguously, in the
-// session are a resend: nothing is new. Otherwise the longest tail of the
-// session that the incoming turns start with is an overlap, and what follows
-// it is appended.
-func newTurns(have []string, incoming []turn) []turn {
-	in := make([]string, len(incoming))
 	for i, t := range incoming {
-		in[i] = t.Hash
-	}
-	if containsRun(have, in) {
-		return nil
-	}
-	for o := min(len(have), len(in)); o > 0; o-- {
-		if slices.Equal(have[len(have)-o:], in[:o]) {
-			return incoming[o:]
+		if t.Key != "" {
+			settle()
+			held[i] = byKey[t.Key]
+			continue
 		}
+		run = append(run, i)
 	}
-	return incoming
+	settle()
+	return held
 }
 
-func containsRun(have, run []string) bool {
+func byContent(have []Memory, incoming []turn, idx []int, held []string) {
+	in := make([]string, len(idx))
+	for j, i := range idx {
+		in[j] = incoming[i].Hash
+	}
+	hs := make([]string, len(have))
+	for j, m := range have {
+		hs[j] = m.Hash
+	}
+	if len(in) >= 2 {
+		if at := indexRun(hs, in); at >= 0 {
+			for j, i := range idx {
+				held[i] = have[at+j].ID
+			}
+			return
+		}
+	}
+	for o := min(len(hs), len(in)); o > 0; o-- {
+		if slices.Equal(hs[len(hs)-o:], in[:o]) {
+			for j := range o {
+				held[idx[j]] = have[len(have)-o+j].ID
+			}
+			return
+		}
+	}
+}
+
+// indexRun is where run first appears contiguously in have, or -1.
+func indexRun(have, run []string) int {
 	for i := 0; i+len(run) <= len(have); i++ {
 		if slices.Equal(have[i:i+len(run)], run) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // derivedSessionID names a session the client did not name, from its
-// content, so that sending the same session twice without an id is still
-// stored once.
-func derivedSessionID(turns []turn) string {
+// content and its day: sending the same session twice without an id still
+// stores it once, and the same words said on another day are another
+// session.
+func derivedSessionID(turns []turn, day time.Time) string {
 	h := sha256.New()
+	h.Write([]byte(day.Format("2006-01-02")))
 	for _, t := range turns {
 		h.Write([]byte(t.Hash))
 	}

@@ -13,10 +13,20 @@ func TestNewTurns(t *testing.T) {
 		}
 		return out
 	}
-	str := func(ts []turn) string {
+	session := func(s string) []Memory {
+		var out []Memory
+		for i, f := range strings.Fields(s) {
+			out = append(out, Memory{ID: MemoryID("s", i), Hash: f})
+		}
+		return out
+	}
+	// fresh is what newTurns leaves to store: the incoming turns it holds no id for
+	fresh := func(in []turn, held []string) string {
 		var out []string
-		for _, t := range ts {
-			out = append(out, t.Hash)
+		for i, t := range in {
+			if held[i] == "" {
+				out = append(out, t.Hash)
+			}
 		}
 		return strings.Join(out, " ")
 	}
@@ -30,11 +40,33 @@ func TestNewTurns(t *testing.T) {
 		{"a b a", "a b a b", "b"},       // repeated turns
 		{"ok ok", "ok ok ok", "ok"},     // a repeated short turn
 		{"a b c", "x b c y", "x b c y"}, // no contiguous overlap: all new
+		// a single turn that repeats an earlier one is new ("yes" twice in
+		// one session), unless it repeats the last one
+		{"yes delA", "yes", "yes"},
+		{"yes delA yes", "delB", "delB"},
+		{"a b c", "c", ""},
 	}
 	for _, c := range cases {
-		have := strings.Fields(c.have)
-		if got := str(newTurns(have, mk(c.in))); got != c.want {
+		in := mk(c.in)
+		held := newTurns(session(c.have), in)
+		if got := fresh(in, held); got != c.want {
 			t.Errorf("have %q, in %q: new = %q, want %q", c.have, c.in, got, c.want)
 		}
+	}
+	// a resend maps each message to the memory that holds it
+	held := newTurns(session("a b c"), mk("b c d"))
+	if held[0] != "s:1" || held[1] != "s:2" || held[2] != "" {
+		t.Errorf("held = %q, want [s:1 s:2 \"\"]", held)
+	}
+}
+
+// With client keys, a key decides: a held key is a resend whatever its
+// text, and a new key is a new turn whatever its text.
+func TestNewTurnsKeyed(t *testing.T) {
+	have := []Memory{{ID: "s:0", Key: "m1", Hash: "yes"}, {ID: "s:1", Key: "m2", Hash: "del"}}
+	in := []turn{{Key: "m1", Hash: "yes"}, {Key: "m3", Hash: "yes"}, {Key: "m2", Hash: "other"}}
+	held := newTurns(have, in)
+	if held[0] != "s:0" || held[1] != "" || held[2] != "s:1" {
+		t.Errorf("held = %q", held)
 	}
 }

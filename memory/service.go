@@ -98,6 +98,15 @@ func (s *Service) ns(requested string) (string, error) {
 	return requested, validName("namespace", requested, maxNamespace)
 }
 
+// parseDate reads a date argument, in the service's time zone.
+func (s *Service) parseDate(field, v string) (time.Time, error) {
+	t, err := ParseDate(v, s.loc, s.Now())
+	if err != nil {
+		return time.Time{}, &FieldError{field, err.Error()}
+	}
+	return t, nil
+}
+
 func validFusion(f Fusion) error {
 	for _, v := range Fusions {
 		if f == v {

@@ -32,8 +32,8 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer(Name, opts.Version,
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithInstructions(tools.Instructions),
-		mcpserver.WithRecovery(),
+		mcpserver.WithToolHandlerMiddleware(tools.Middleware(opts.Logger)),
 	)
-	tools.Register(s, svc, opts.Logger)
+	tools.Register(s, svc)
 	return s
 }

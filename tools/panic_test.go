@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"agentmem/memory"
 )
 
@@ -26,20 +24,11 @@ func TestPanicDoesNotReachClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := inProcess(t, svc)
-	ctx := context.Background()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "recall"
-	req.Params.Arguments = map[string]any{"query": "anything"}
-	res, err := c.CallTool(ctx, req)
-	if err != nil || !res.IsError {
-		t.Fatalf("a panicking recall: err %v, result %+v; want a tool error", err, res)
+	text, _, isErr := call(t, c, "recall", map[string]any{"query": "anything"})
+	if !isErr || !strings.Contains(text, "recall failed: internal error (index corrupted)") {
+		t.Fatalf("a panicking recall: error %v, text %q; want a tool error", isErr, text)
 	}
-	if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, "recall failed: internal error (index corrupted)") {
-		t.Errorf("error text = %q", text)
-	}
-	req.Params.Name = "today"
-	req.Params.Arguments = nil
-	if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
-		t.Fatalf("server did not survive the panic: %v %+v", err, res)
+	if _, _, isErr := call(t, c, "today", nil); isErr {
+		t.Fatal("server did not survive the panic")
 	}
 }

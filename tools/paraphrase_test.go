@@ -52,14 +52,14 @@ func TestBuiltinParaphraseRecall(t *testing.T) {
 	}
 	for _, tc := range cases {
 		// the vector ranking alone puts the paraphrased memory first
-		res, text := call(t, c, "recall", map[string]any{"query": tc.query, "k": 1, "fusion": "vector"})
-		if res.IsError || !strings.Contains(text, tc.want) {
+		text, _, isErr := call(t, c, "recall", map[string]any{"query": tc.query, "k": 1, "fusion": "vector"})
+		if isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("vector recall %q = %q, want the memory about %s", tc.query, text, tc.want)
 		}
 		// hybrid keeps it near the top even when a common word ("start" in
 		// "started") gives a distractor a BM25 match
-		res, text = call(t, c, "recall", map[string]any{"query": tc.query, "k": 3})
-		if res.IsError || !strings.Contains(text, tc.want) {
+		text, _, isErr = call(t, c, "recall", map[string]any{"query": tc.query, "k": 3})
+		if isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("hybrid recall %q = %q, want the memory about %s in the top 3", tc.query, text, tc.want)
 		}
 	}

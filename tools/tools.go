@@ -1,6 +1,8 @@
-// Package tools adapts the memory service to MCP: one file per tool with its
-// arguments, validation and results, all registered by Register. It knows
-// nothing of storage engines.
+// Package tools adapts the memory service to MCP: one file per tool, each a
+// typed handler from its arguments struct to its result struct (both in
+// package spec, the single source of the tool's schemas), registered by
+// Register; Middleware is the one recovery-and-logging wrapper every tool
+// runs in. It knows nothing of storage engines.
 package tools
 
 import (
@@ -10,11 +12,13 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"agentmem/memory"
+	"agentmem/tools/spec"
 )
 
 // Instructions tell a model when to call each tool.
@@ -25,34 +29,81 @@ const Instructions = `agentmem is your long-term memory of past conversations wi
 - Call "forget" only when the user asks you to delete something.`
 
 // Register adds every agentmem tool to s.
-func Register(s *server.MCPServer, svc *memory.Service, log *slog.Logger) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	h := handlers{svc: svc, log: log}
-	s.AddTool(rememberTool(), h.safe("remember", h.remember))
-	s.AddTool(recallTool(), h.safe("recall", h.recall))
-	s.AddTool(todayTool(), h.safe("today", h.today))
-	s.AddTool(forgetTool(), h.safe("forget", h.forget))
-}
-
-// safe turns a panic in a tool into a tool error the model can read, logged
-// with its stack; the server goes on serving.
-func (h handlers) safe(tool string, f server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				h.log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
-				res, err = mcp.NewToolResultError(fmt.Sprintf("%s failed: internal error (%v); the server logged the details", tool, p)), nil
-			}
-		}()
-		return f(ctx, req)
-	}
+func Register(s *server.MCPServer, svc *memory.Service) {
+	h := handlers{svc: svc}
+	add(s, rememberTool(), h.remember)
+	add(s, recallTool(), h.recall)
+	add(s, todayTool(), h.today)
+	add(s, forgetTool(), h.forget)
 }
 
 type handlers struct {
 	svc *memory.Service
-	log *slog.Logger
+}
+
+// handler is a tool's typed body: its decoded, validated arguments in, its
+// structured result and the text a model reads out.
+type handler[In, Out any] func(ctx context.Context, in In) (Out, string, error)
+
+// add registers t with the schemas of In and Out and a handler that
+// validates the call's arguments against In's schema, decodes them, and
+// turns h's result or error into a tool result.
+func add[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out]) {
+	t.InputSchema = mcp.ToolInputSchema{}
+	t.RawInputSchema = spec.SchemaJSON[In]()
+	t.RawOutputSchema = spec.SchemaJSON[Out]()
+	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := spec.Decode[In](jsonValue(req.Params.Arguments))
+		if err != nil {
+			return failure(ctx, t.Name, err), nil
+		}
+		out, text, err := h(ctx, in)
+		if err != nil {
+			return failure(ctx, t.Name, err), nil
+		}
+		return mcp.NewToolResultStructured(out, text), nil
+	})
+}
+
+// jsonValue returns args as encoding/json decodes JSON (maps, []any,
+// float64...). Arguments that came over a transport already are; an
+// in-process client may hand Go values ([]string, int), which take one
+// round trip.
+func jsonValue(args any) any {
+	if isJSONValue(args) {
+		return args
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return args // Decode reports the type
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return args
+	}
+	return v
+}
+
+func isJSONValue(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !isJSONValue(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !isJSONValue(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // annotate sets all four hints explicitly: mcp-go defaults destructiveHint
@@ -67,54 +118,49 @@ func annotate(title string, readOnly, destructive, idempotent bool) mcp.ToolOpti
 	})
 }
 
-// bind decodes a call's arguments into args, naming the argument a client
-// got wrong instead of echoing a Go type.
-func bind(req mcp.CallToolRequest, args any) error {
-	raw, err := json.Marshal(req.GetRawArguments())
-	if err != nil {
-		return fmt.Errorf("arguments: %w", err)
+type logKey struct{}
+
+// Middleware is the one wrapper of every tool call: it logs the call (its
+// tool, duration and outcome, at debug; failures at error) and turns a
+// panic into a tool error the model can read, logged with its stack, so
+// the server goes on serving.
+func Middleware(log *slog.Logger) server.ToolHandlerMiddleware {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	if string(raw) == "null" {
-		raw = []byte("{}")
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			tool := req.Params.Name
+			start := time.Now()
+			ctx = context.WithValue(ctx, logKey{}, log)
+			defer func() {
+				if p := recover(); p != nil {
+					log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
+					res, err = mcp.NewToolResultError(fmt.Sprintf("%s failed: internal error (%v); the server logged the details", tool, p)), nil
+				}
+				log.DebugContext(ctx, "tool call", "tool", tool, "took", time.Since(start), "error", res != nil && res.IsError)
+			}()
+			return next(ctx, req)
+		}
 	}
-	err = json.Unmarshal(raw, args)
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te):
-		return &memory.FieldError{Field: te.Field, Msg: fmt.Sprintf("must be %s, got %s", jsonType(te.Type.Kind().String()), te.Value)}
-	case err != nil:
-		return fmt.Errorf("arguments: %w", err)
-	}
-	return nil
 }
 
-func jsonType(kind string) string {
-	switch kind {
-	case "int", "int64", "float64":
-		return "a number"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return kind
-}
-
-// failure turns an error into a tool error a model can act on. Bad input is
-// reported as such; anything else is logged and reported without internals
-// the model cannot use.
-func (h handlers) failure(ctx context.Context, tool string, err error) (*mcp.CallToolResult, error) {
+// failure turns an error into a tool error a model can act on. Bad input
+// is reported as such; anything else is logged and reported without
+// internals the model cannot use.
+func failure(ctx context.Context, tool string, err error) *mcp.CallToolResult {
 	var fe *memory.FieldError
-	if errors.As(err, &fe) {
-		return mcp.NewToolResultError("invalid argument " + fe.Error()), nil
+	var se *spec.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return mcp.NewToolResultError("invalid argument " + fe.Error())
+	case errors.As(err, &se):
+		return mcp.NewToolResultError("invalid argument " + se.Error())
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return mcp.NewToolResultError(tool + " was cancelled or timed out: " + err.Error())
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return mcp.NewToolResultError(tool + " was cancelled or timed out: " + err.Error()), nil
+	if log, ok := ctx.Value(logKey{}).(*slog.Logger); ok {
+		log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	}
-	h.log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
-	return mcp.NewToolResultError(tool + " failed: " + err.Error()), nil
+	return mcp.NewToolResultError(tool + " failed: " + err.Error())
 }

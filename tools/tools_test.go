@@ -3,19 +3,21 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	"agentmem/tools/client"
 
 	"agentmem/memory"
 	"agentmem/memory/store/embedded"
 	"agentmem/server"
+	"agentmem/tools/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/tools.json")
@@ -35,47 +37,35 @@ func connect(t *testing.T) *client.Client {
 	return inProcess(t, svc)
 }
 
-// inProcess is an initialised MCP client of a server over svc.
+// inProcess is a typed client of a server over svc.
 func inProcess(t *testing.T, svc *memory.Service) *client.Client {
 	t.Helper()
-	ctx := context.Background()
-	c, err := client.NewInProcessClient(server.New(svc, server.Options{}))
+	c, err := client.InProcess(context.Background(), server.New(svc, server.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	return c
 }
 
-func call(t *testing.T, c *client.Client, tool string, args any) (*mcp.CallToolResult, string) {
+// call calls a tool and returns its text and structured content; isErr
+// says whether the tool answered with an error (whose text is then text).
+func call(t *testing.T, c *client.Client, tool string, args any) (text string, structured json.RawMessage, isErr bool) {
 	t.Helper()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := c.CallTool(context.Background(), req)
+	text, structured, err := c.Call(context.Background(), tool, args)
+	var te *client.ToolError
+	if errors.As(err, &te) {
+		return te.Text, nil, true
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res, b.String()
+	return text, structured, false
 }
 
 func TestToolSchemas(t *testing.T) {
 	c := connect(t)
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	tools, err := c.Tools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +75,10 @@ func TestToolSchemas(t *testing.T) {
 		"today":    {true, false, true, false},
 		"forget":   {false, true, true, false},
 	}
-	if len(res.Tools) != len(want) {
-		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
+	if len(tools) != len(want) {
+		t.Fatalf("%d tools, want %d", len(tools), len(want))
 	}
-	for _, tool := range res.Tools {
+	for _, tool := range tools {
 		w, ok := want[tool.Name]
 		if !ok {
 			t.Errorf("unexpected tool %s", tool.Name)
@@ -100,14 +90,14 @@ func TestToolSchemas(t *testing.T) {
 				t.Errorf("%s: hint %d = %v, want %v set explicitly", tool.Name, i, hint, w[i])
 			}
 		}
-		if tool.OutputSchema.Type != "object" {
+		if tool.OutputSchema.Type != "object" && !strings.Contains(string(tool.RawOutputSchema), `"type":"object"`) {
 			t.Errorf("%s has no output schema", tool.Name)
 		}
 		if tool.Description == "" {
 			t.Errorf("%s has no description", tool.Name)
 		}
 	}
-	got, err := json.MarshalIndent(res.Tools, "", "  ")
+	got, err := json.MarshalIndent(tools, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,57 +117,58 @@ func TestToolSchemas(t *testing.T) {
 }
 
 func TestToolsRoundTrip(t *testing.T) {
+	ctx := context.Background()
 	c := connect(t)
-	res, text := call(t, c, "remember", map[string]any{
-		"session_id": "s-may", "session_date": "2023-05-07",
-		"messages": []map[string]any{
-			{"role": "user", "content": "Yesterday I ran the Boston marathon!", "speaker": "Caroline"},
-			{"role": "assistant", "content": "Congratulations on finishing."},
+	rem, text, err := c.Remember(ctx, spec.RememberArgs{
+		SessionID: "s-may", SessionDate: "2023-05-07",
+		Messages: []spec.Message{
+			{Role: "user", Content: "Yesterday I ran the Boston marathon!", Speaker: "Caroline"},
+			{Role: "assistant", Content: "Congratulations on finishing."},
 		},
 	})
-	if res.IsError || !strings.Contains(text, "Stored 2 turn(s) of session s-may (2023-05-07 Sun)") {
-		t.Fatalf("remember: %s", text)
+	if err != nil || !strings.Contains(text, "Stored 2 turn(s) of session s-may (2023-05-07 Sun)") {
+		t.Fatalf("remember: %s %v", text, err)
 	}
-	res, text = call(t, c, "recall", map[string]any{"query": "What did Caroline run?", "k": 1})
-	if res.IsError {
-		t.Fatal(text)
+	if !slices.Equal(rem.IDs, []string{"s-may:0", "s-may:1"}) || rem.SessionDate != "2023-05-07T00:00:00Z" {
+		t.Errorf("remember result %+v", rem)
+	}
+	// a resend stores nothing and names the memories that hold each message
+	again, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s-may", Messages: []spec.Message{
+		{Role: "assistant", Content: "Congratulations on finishing."}, {Role: "user", Content: "Thanks!"},
+	}})
+	if err != nil || again.Stored != 1 || again.Skipped != 1 || !slices.Equal(again.IDs, []string{"s-may:1", "s-may:2"}) {
+		t.Errorf("append after a resend: %+v %v", again, err)
+	}
+	rec, text, err := c.Recall(ctx, spec.RecallArgs{Query: "What did Caroline run?", K: 1})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !strings.HasPrefix(text, "[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday I ran the Boston marathon!") {
 		t.Errorf("recall text = %q", text)
 	}
-	var out struct {
-		Memories []map[string]any `json:"memories"`
+	if len(rec.Memories) != 1 {
+		t.Fatalf("recalled %+v", rec)
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &out); err != nil || len(out.Memories) != 1 {
-		t.Fatalf("structured = %s", raw)
-	}
-	m := out.Memories[0]
-	for k, v := range map[string]any{"id": "s-may:0", "role": "user", "speaker": "Caroline", "session_id": "s-may", "session_date": "2023-05-07T00:00:00Z"} {
-		if m[k] != v {
-			t.Errorf("memory[%s] = %v, want %v", k, m[k], v)
-		}
-	}
-	if _, ok := m["score"].(float64); !ok {
-		t.Errorf("memory has no score: %v", m)
+	m := rec.Memories[0]
+	if m.ID != "s-may:0" || m.Role != "user" || m.Speaker != "Caroline" || m.SessionID != "s-may" || m.SessionDate != "2023-05-07T00:00:00Z" || m.Score <= 0 {
+		t.Errorf("memory = %+v", m)
 	}
 
-	res, text = call(t, c, "today", map[string]any{})
-	if res.IsError || text != "Today is Sunday, 7 May 2023 (2023-05-07), 14:00 UTC." {
-		t.Errorf("today = %q", text)
+	day, text, err := c.Today(ctx)
+	if err != nil || text != "Today is Sunday, 7 May 2023 (2023-05-07), 14:00 UTC." {
+		t.Errorf("today = %q %v", text, err)
 	}
-	raw, _ = json.Marshal(res.StructuredContent)
-	if !strings.Contains(string(raw), `"datetime":"2023-05-07T14:00:00Z"`) || !strings.Contains(string(raw), `"weekday":"Sunday"`) {
-		t.Errorf("today structured = %s", raw)
+	if day.Datetime != "2023-05-07T14:00:00Z" || day.Weekday != "Sunday" {
+		t.Errorf("today structured = %+v", day)
 	}
 
-	res, text = call(t, c, "recall", map[string]any{"query": "marathon", "namespace": "empty"})
-	if res.IsError || text != "No stored memories match." {
-		t.Errorf("recall in an empty namespace = %q (error %v)", text, res.IsError)
+	_, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
+	if err != nil || text != "No stored memories match." {
+		t.Errorf("recall in an empty namespace = %q (%v)", text, err)
 	}
-	res, text = call(t, c, "forget", map[string]any{"session_id": "s-may"})
-	if res.IsError || !strings.Contains(text, "Deleted 2 memories") {
-		t.Errorf("forget = %q", text)
+	del, text, err := c.Forget(ctx, spec.ForgetArgs{SessionID: "s-may"})
+	if err != nil || del.Deleted != 3 || !strings.Contains(text, "Deleted 3 memories") {
+		t.Errorf("forget = %q %+v %v", text, del, err)
 	}
 }
 
@@ -188,28 +179,72 @@ func TestBadInput(t *testing.T) {
 		args any
 		want string
 	}{
-		{"remember", map[string]any{}, "messages: must hold at least one message"},
+		{"remember", map[string]any{}, "messages: is required"},
 		{"remember", map[string]any{"messages": "hello"}, "messages: must be an array"},
-		{"remember", map[string]any{"messages": []any{map[string]any{"role": "user", "content": 5}}}, "messages.content: must be a string"},
-		{"remember", map[string]any{"messages": []any{map[string]any{"role": "user", "content": strings.Repeat("x", memory.MaxContentBytes+1)}}}, "limit is 65536 bytes"},
+		{"remember", map[string]any{"messages": []any{map[string]any{"role": "user", "content": 5}}}, "messages[0].content: must be a string"},
+		{"remember", map[string]any{"messages": []any{map[string]any{"role": "user", "content": strings.Repeat("é", memory.MaxContentChars+1)}}}, "messages[0].content: is 65537 characters; the limit is 65536"},
 		{"remember", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x"}}, "session_date": "the other day-ish"}, "session_date: cannot read"},
-		{"recall", map[string]any{"query": "x", "k": 0.5}, "k: must be a number"},
-		{"recall", map[string]any{"query": "x", "k": 101}, "k: must be between 1 and 100, got 101"},
+		{"recall", map[string]any{"query": "x", "k": 0.5}, "k: must be a whole number"},
+		{"recall", map[string]any{"query": "x", "k": 0}, "k: must be at least 1 and at most 100, got 0"},
+		{"recall", map[string]any{"query": "x", "k": 101}, "k: must be at most 100, got 101"},
 		{"recall", map[string]any{"query": "x", "k": "ten"}, "k: must be a number"},
-		{"recall", map[string]any{}, "query: must not be empty"},
+		{"recall", map[string]any{"query": "x", "pool": 0}, "pool: must be at least 1"},
+		{"recall", map[string]any{"query": "x", "weights": map[string]any{"text": 1e308}}, "weights.text: must be at most 100"},
+		{"recall", map[string]any{}, "query: is required"},
+		{"recall", map[string]any{"query": " "}, "query: must not be empty"},
 		{"recall", map[string]any{"query": "x", "before": "someday"}, "before: cannot read"},
 		{"recall", map[string]any{"query": "x", "fusion": "vector"}, "needs vectors"},
+		{"recall", map[string]any{"query": "x", "limit": 3}, "limit: is not an argument of this tool"},
 		{"forget", map[string]any{"all": true}, "confirm: must be true"},
 		{"forget", map[string]any{}, "exactly one of ids, session_id or all"},
 	}
 	for _, tc := range cases {
-		res, text := call(t, c, tc.tool, tc.args)
-		if !res.IsError || !strings.Contains(text, tc.want) {
-			t.Errorf("%s %v: error=%v %q, want an error containing %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		text, _, isErr := call(t, c, tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: error=%v %q, want an error containing %q", tc.tool, tc.args, isErr, text, tc.want)
 		}
 	}
 	// nothing of the rejected calls was stored
-	if _, text := call(t, c, "recall", map[string]any{"query": "x"}); text != "No stored memories match." {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); text != "No stored memories match." {
 		t.Errorf("rejected calls stored something: %q", text)
 	}
+}
+
+// The schemas declare the domain's limits: where both check, they agree.
+func TestSchemaLimitsMatchDomain(t *testing.T) {
+	recall := spec.Schema[spec.RecallArgs]().Properties
+	msg := spec.Schema[spec.Message]().Properties
+	remember := spec.Schema[spec.RememberArgs]().Properties
+	forget := spec.Schema[spec.ForgetArgs]().Properties
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"recall.k maximum", int(*recall["k"].Maximum), memory.MaxK},
+		{"recall.k default", mustInt(t, recall["k"].Default), memory.DefaultK},
+		{"recall.pool maximum", int(*recall["pool"].Maximum), memory.MaxPool},
+		{"recall.query maxLength", *recall["query"].MaxLength, memory.MaxQueryChars},
+		{"recall.weights.text maximum", int(*recall["weights"].Properties["text"].Maximum), memory.MaxWeight},
+		{"recall.weights.rank_constant maximum", int(*recall["weights"].Properties["rank_constant"].Maximum), memory.MaxRankConstant},
+		{"remember.messages maxItems", *remember["messages"].MaxItems, memory.MaxMessages},
+		{"message.content maxLength", *msg["content"].MaxLength, memory.MaxContentChars},
+		{"forget.ids maxItems", *forget["ids"].MaxItems, memory.MaxIDs},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: schema %d, domain %d", c.name, c.got, c.want)
+		}
+	}
+	for i, r := range memory.Roles {
+		if msg["role"].Enum[i] != r {
+			t.Errorf("roles: schema %v, domain %v", msg["role"].Enum, memory.Roles)
+		}
+	}
+}
+
+func mustInt(t *testing.T, raw json.RawMessage) int {
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -22,6 +22,9 @@ import (
 	"agentmem/memory/embedder/uselite"
 	"agentmem/memory/store/couchbase"
 	"agentmem/memory/store/embedded"
+	"agentmem/server"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 // backend is the memory a command works with: the service over its store
@@ -100,6 +103,28 @@ func (e *backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memo
 	}
 	e.closers = append(e.closers, c.Close)
 	return c
+}
+
+// serverAt returns a factory of MCP servers over b's store and embedder
+// whose clock reads a given time: the eval harness gives each benchmark
+// unit its own "today".
+func (b *backend) serverAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer, error) {
+	return func(now time.Time) (*mcpserver.MCPServer, error) {
+		svc, err := memory.New(memory.Options{
+			Store: b.Store, Embedder: b.Embedder, Location: b.Service.Location(),
+			Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
+			Now: func() time.Time { return now },
+		})
+		if err != nil {
+			return nil, err
+		}
+		return server.New(svc, server.Options{Version: "eval"}), nil
+	}
+}
+
+// describe names b for reports.
+func (b *backend) describe(cfg Config) string {
+	return fmt.Sprintf("in-process agentmem (store %s, embedder %s, default fusion %s)", cfg.Store, describe(b.Embedder), cfg.Fusion)
 }
 
 // reindexable is a store that can re-embed what it holds.

@@ -110,15 +110,15 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 			}
 			cfg.DataDir = filepath.Join(cache, "agentmem-eval")
 		}
-		eng, err := openBackend(e.ctx, cfg, e.log)
+		b, err := openBackend(e.ctx, cfg, e.log)
 		if err != nil {
 			return err
 		}
-		defer eng.Close()
-		dialer = evals.InProcess{Store: eng.Store, Embedder: eng.Embedder, Fusion: memory.Fusion(cfg.Fusion)}
+		defer b.Close()
+		dialer = evals.InProcess{NewServer: b.serverAt(cfg), Description: b.describe(cfg)}
 	}
 	hasVectors := c.ServerCmd != "" || e.cfg.Embedder != "none"
-	configs, skipped := c.configs(hasVectors, memory.Fusion(e.cfg.Fusion))
+	configs, skipped := c.configs(hasVectors, e.cfg.Fusion)
 	if len(configs) == 0 {
 		return fmt.Errorf("no configuration to run (--configs %v)", c.Only)
 	}
@@ -184,13 +184,13 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 
 // configs is the matrix or the one configuration the flags describe,
 // without those that need vectors when there are none.
-func (c evalFlags) configs(hasVectors bool, fusion memory.Fusion) (run []evals.Config, skipped []string) {
+func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, skipped []string) {
 	all := evals.Matrix()
 	if !c.Matrix {
 		cfg := evals.Baseline()
 		cfg.K, cfg.Granularity, cfg.Pool = c.K, evals.Granularity(c.Granularity), c.Pool
-		cfg.Order, cfg.Before, cfg.NoPrefix = memory.Order(c.Order), c.Before, c.NoPrefix
-		cfg.NeedsVectors = fusion == memory.VectorOnly || fusion == memory.Rerank
+		cfg.Order, cfg.Before, cfg.NoPrefix = c.Order, c.Before, c.NoPrefix
+		cfg.NeedsVectors = fusion == string(memory.VectorOnly) || fusion == string(memory.Rerank)
 		all = []evals.Config{cfg}
 	}
 	for _, cfg := range all {

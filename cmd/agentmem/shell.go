@@ -5,119 +5,61 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"agentmem/tools/client"
 
 	"agentmem/memory"
+	"agentmem/tools/spec"
 
 	"agentmem/server"
 )
 
-// The shell commands call the tools through an in-process MCP client, so a
-// person trying the memory from a shell runs exactly what an agent runs.
+// The shell commands call the tools through the typed MCP client, in
+// process (or over the socket of a running server), so a person trying the
+// memory from a shell runs exactly what an agent runs.
 
 type output struct {
 	JSON bool `name:"json" help:"Print the structured result as JSON instead of text."`
 }
 
-func call(e *env, out output, tool string, args map[string]any) error {
-	c, closeAll, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	if err := c.Start(e.ctx); err != nil {
-		return err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "agentmem-cli", Version: version}
-	if _, err := c.Initialize(e.ctx, init); err != nil {
-		return err
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := c.CallTool(e.ctx, req)
-	if err != nil {
-		return err
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			text.WriteString(t.Text)
-		}
-	}
-	if res.IsError {
-		return errors.New(text.String())
-	}
-	if out.JSON {
+// print shows a tool's result: its text, or its structured content as JSON.
+func (o output) print(structured any, text string) error {
+	if o.JSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res.StructuredContent)
+		return enc.Encode(structured)
 	}
-	fmt.Println(text.String())
+	fmt.Println(text)
 	return nil
 }
 
 // connect opens the memory in-process, or, when a running server holds the
 // data dir, connects to that server's socket.
 func connect(e *env) (*client.Client, func(), error) {
-	eng, err := openBackend(e.ctx, e.cfg, e.log)
+	client.Name = "agentmem-cli"
+	b, err := openBackend(e.ctx, e.cfg, e.log)
 	if errors.Is(err, memory.ErrInUse) {
 		dir, derr := e.cfg.Dir()
 		if derr != nil {
 			return nil, nil, derr
 		}
-		var d net.Dialer
-		conn, derr := d.DialContext(e.ctx, "unix", server.SocketPath(dir))
-		if derr != nil {
-			return nil, nil, fmt.Errorf("%w, and its socket does not answer: %w", err, derr)
+		c, cerr := client.Unix(e.ctx, server.SocketPath(dir))
+		if cerr != nil {
+			return nil, nil, fmt.Errorf("%w, and its socket does not answer: %w", err, cerr)
 		}
-		in := &eofReader{r: conn, eof: make(chan struct{})}
-		c := client.NewClient(transport.NewIO(in, conn, io.NopCloser(strings.NewReader(""))))
-		return c, func() {
-			// half-close and let the server end the session, so the
-			// client's reader sees a clean EOF rather than a closed socket
-			conn.(*net.UnixConn).CloseWrite()
-			select {
-			case <-in.eof:
-			case <-time.After(time.Second):
-			}
-			c.Close()
-			conn.Close()
-		}, nil
+		return c, func() { c.Close() }, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := client.NewInProcessClient(server.New(eng.Service, server.Options{Version: version, Logger: e.log}))
+	c, err := client.InProcess(e.ctx, server.New(b.Service, server.Options{Version: version, Logger: e.log}))
 	if err != nil {
-		eng.Close()
+		b.Close()
 		return nil, nil, err
 	}
-	return c, func() { c.Close(); eng.Close() }, nil
-}
-
-type eofReader struct {
-	r    io.Reader
-	eof  chan struct{}
-	once sync.Once
-}
-
-func (r *eofReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil {
-		r.once.Do(func() { close(r.eof) })
-	}
-	return n, err
+	return c, func() { c.Close(); b.Close() }, nil
 }
 
 type rememberCmd struct {
@@ -132,7 +74,7 @@ type rememberCmd struct {
 }
 
 func (c rememberCmd) Run(e *env) error {
-	args := map[string]any{}
+	var args spec.RememberArgs
 	switch {
 	case c.File != "" && len(c.Text) > 0:
 		return errors.New("give turns as arguments or --file, not both")
@@ -151,31 +93,39 @@ func (c rememberCmd) Run(e *env) error {
 			return err
 		}
 		if t := strings.TrimSpace(string(raw)); strings.HasPrefix(t, "[") {
-			var msgs []any
-			if err := json.Unmarshal(raw, &msgs); err != nil {
-				return fmt.Errorf("%s: %w", c.File, err)
-			}
-			args["messages"] = msgs
-		} else if err := json.Unmarshal(raw, &args); err != nil {
+			err = json.Unmarshal(raw, &args.Messages)
+		} else {
+			err = json.Unmarshal(raw, &args)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", c.File, err)
 		}
 	case len(c.Text) > 0:
-		var msgs []any
 		for _, t := range c.Text {
-			m := map[string]any{"role": c.Role, "content": t}
-			if c.Speaker != "" {
-				m["speaker"] = c.Speaker
-			}
-			msgs = append(msgs, m)
+			args.Messages = append(args.Messages, spec.Message{Role: c.Role, Content: t, Speaker: c.Speaker})
 		}
-		args["messages"] = msgs
 	default:
 		return errors.New("nothing to remember: give turns as arguments or --file")
 	}
-	setIf(args, "session_id", c.SessionID)
-	setIf(args, "session_date", c.SessionDate)
-	setIf(args, "namespace", c.NS)
-	return call(e, c.output, "remember", args)
+	if c.SessionID != "" {
+		args.SessionID = c.SessionID
+	}
+	if c.SessionDate != "" {
+		args.SessionDate = c.SessionDate
+	}
+	if c.NS != "" {
+		args.Namespace = c.NS
+	}
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, text, err := cl.Remember(e.ctx, args)
+	if err != nil {
+		return err
+	}
+	return c.print(res, text)
 }
 
 type recallCmd struct {
@@ -190,17 +140,32 @@ type recallCmd struct {
 }
 
 func (c recallCmd) Run(e *env) error {
-	args := map[string]any{"query": c.Query, "k": c.K, "order": c.Order}
-	setIf(args, "namespace", c.NS)
-	setIf(args, "session_id", c.SessionID)
-	setIf(args, "after", c.After)
-	setIf(args, "before", c.Before)
-	return call(e, c.output, "recall", args)
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, text, err := cl.Recall(e.ctx, spec.RecallArgs{
+		Query: c.Query, K: c.K, Order: c.Order, Namespace: c.NS, SessionID: c.SessionID, After: c.After, Before: c.Before,
+	})
+	if err != nil {
+		return err
+	}
+	return c.print(res, text)
 }
 
 type todayCmd struct{ output }
 
-func (c todayCmd) Run(e *env) error { return call(e, c.output, "today", map[string]any{}) }
+// Run prints the date from the configured clock, as the today tool does,
+// without opening the store.
+func (c todayCmd) Run(e *env) error {
+	loc, now, err := e.cfg.clock()
+	if err != nil {
+		return err
+	}
+	d := memory.TodayAt(now().In(loc))
+	return c.print(spec.Today{Date: d.Date, Weekday: d.Weekday, Datetime: d.Datetime, Timezone: d.Timezone}, d.Text()+".")
+}
 
 type forgetCmd struct {
 	output
@@ -212,17 +177,14 @@ type forgetCmd struct {
 }
 
 func (c forgetCmd) Run(e *env) error {
-	args := map[string]any{"all": c.All, "confirm": c.Confirm}
-	if len(c.IDs) > 0 {
-		args["ids"] = c.IDs
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
 	}
-	setIf(args, "session_id", c.SessionID)
-	setIf(args, "namespace", c.NS)
-	return call(e, c.output, "forget", args)
-}
-
-func setIf(args map[string]any, k, v string) {
-	if v != "" {
-		args[k] = v
+	defer done()
+	res, text, err := cl.Forget(e.ctx, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: c.NS})
+	if err != nil {
+		return err
 	}
+	return c.print(res, text)
 }

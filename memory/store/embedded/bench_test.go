@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
 )
 
 var words = strings.Fields(`the a to and I you my we went saw bought cooked visited painted read ran
@@ -67,4 +69,28 @@ func BenchmarkRecall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+var ctx = context.Background()
+
+// open is a service over an embedded store in dir, with embedder e.
+func open(b testing.TB, dir string, e memory.Embedder) (*memory.Service, *embedded.Store) {
+	b.Helper()
+	st, err := embedded.Open(ctx, dir, embedded.Options{NoSync: true, EmbedderID: e.ID(), Dims: e.Dims()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := memory.New(memory.Options{Store: st, Embedder: e})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, st
+}
+
+func msgs(texts ...string) []memory.Message {
+	out := make([]memory.Message, len(texts))
+	for i, t := range texts {
+		out[i] = memory.Message{Role: []string{"user", "assistant"}[i%2], Content: t}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -44,7 +45,12 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		}
 		for _, v := range m.Vectors {
 			if len(v) != s.dims {
-				return fmt.Errorf("memory %s has a %d-dimensional vector; the store holds %d", m.ID, len(v), s.dims)
+				return fmt.Errorf("memory %s has a %d-dimensional vector; the store holds %d dimensions", m.ID, len(v), s.dims)
+			}
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return fmt.Errorf("memory %s has a vector with a non-finite component (%v)", m.ID, x)
+				}
 			}
 		}
 	}

@@ -1,0 +1,219 @@
+// Package client is the typed MCP client of agentmem's tools: Remember,
+// Recall, Today and Forget take and return the structs of package spec,
+// over any transport (in process, a spawned stdio server, a unix socket
+// connection, streamable HTTP). The command line, the eval harness and the
+// tests all talk to the server through it, exactly as an agent does. It
+// imports nothing of the memory.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"agentmem/tools/spec"
+)
+
+// Client is an initialised MCP session with a memory server.
+type Client struct {
+	c *mcpclient.Client
+	// Instructions are what the server tells a model about its tools.
+	Instructions string
+	// Server names the server and its version, from the handshake.
+	Server mcp.Implementation
+	closer func() error
+}
+
+// Name is how this client introduces itself in the handshake.
+var Name = "agentmem-client"
+
+// InProcess connects to s in this process, with no transport in between.
+func InProcess(ctx context.Context, s *mcpserver.MCPServer) (*Client, error) {
+	c, err := mcpclient.NewInProcessClient(s)
+	if err != nil {
+		return nil, err
+	}
+	return start(ctx, c, nil)
+}
+
+// Stdio spawns command with args (env added to the process's environment,
+// as KEY=VALUE) and speaks MCP on its stdin and stdout. Close ends the
+// process.
+func Stdio(ctx context.Context, env []string, command string, args ...string) (*Client, error) {
+	c, err := mcpclient.NewStdioMCPClient(command, env, args...)
+	if err != nil {
+		return nil, fmt.Errorf("spawning %s: %w", command, err)
+	}
+	return start(ctx, c, nil)
+}
+
+// HTTP connects to a streamable HTTP server at url (e.g.
+// http://127.0.0.1:8080/mcp), sending headers with every request.
+func HTTP(ctx context.Context, url string, headers map[string]string) (*Client, error) {
+	c, err := mcpclient.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		return nil, err
+	}
+	return start(ctx, c, nil)
+}
+
+// Unix connects to a server that serves stdio-style MCP sessions on the
+// unix socket at path (as `agentmem serve` does for other local processes).
+func Unix(ctx context.Context, path string) (*Client, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	in := &eofReader{r: conn, eof: make(chan struct{})}
+	c := mcpclient.NewClient(transport.NewIO(in, conn, io.NopCloser(strings.NewReader(""))))
+	return start(ctx, c, func() error {
+		// half-close and let the server end the session, so the reader
+		// sees a clean end of file rather than a closed socket
+		if uc, ok := conn.(*net.UnixConn); ok {
+			uc.CloseWrite()
+		}
+		select {
+		case <-in.eof:
+		case <-time.After(time.Second):
+		}
+		return conn.Close()
+	})
+}
+
+// eofReader says when its reader has ended.
+type eofReader struct {
+	r    io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (r *eofReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.once.Do(func() { close(r.eof) })
+	}
+	return n, err
+}
+
+func start(ctx context.Context, c *mcpclient.Client, closer func() error) (*Client, error) {
+	fail := func(what string, err error) (*Client, error) {
+		c.Close()
+		if closer != nil {
+			closer()
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := c.Start(ctx); err != nil {
+		return fail("starting the MCP client", err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: Name, Version: "1"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		return fail("initialising the MCP session", err)
+	}
+	return &Client{c: c, Instructions: res.Instructions, Server: res.ServerInfo, closer: closer}, nil
+}
+
+// Close ends the session (and a spawned server with it).
+func (c *Client) Close() error {
+	if c.closer != nil {
+		defer c.closer()
+	}
+	return c.c.Close()
+}
+
+// ToolError is a tool's own error result: the call reached the tool, which
+// refused it (bad arguments) or failed. Text is what the tool said.
+type ToolError struct {
+	Tool string
+	Text string
+}
+
+func (e *ToolError) Error() string { return e.Tool + ": " + e.Text }
+
+// Call calls a tool with args (any JSON-encodable value, typically a spec
+// struct or a map) and returns its text and its structured content. A tool
+// error is a *ToolError.
+func (c *Client) Call(ctx context.Context, tool string, args any) (string, json.RawMessage, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := c.c.CallTool(ctx, req)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	var text strings.Builder
+	for _, ct := range res.Content {
+		if t, ok := ct.(mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	if res.IsError {
+		return "", nil, &ToolError{Tool: tool, Text: text.String()}
+	}
+	var structured json.RawMessage
+	if res.StructuredContent != nil {
+		if structured, err = json.Marshal(res.StructuredContent); err != nil {
+			return "", nil, fmt.Errorf("%s: structured content: %w", tool, err)
+		}
+	}
+	return text.String(), structured, nil
+}
+
+// call is Call with the structured content decoded into out.
+func call[Out any](ctx context.Context, c *Client, tool string, args any) (Out, string, error) {
+	var out Out
+	text, structured, err := c.Call(ctx, tool, args)
+	if err != nil {
+		return out, "", err
+	}
+	if structured == nil {
+		return out, text, fmt.Errorf("%s: the server returned no structured content", tool)
+	}
+	if err := json.Unmarshal(structured, &out); err != nil {
+		return out, text, fmt.Errorf("%s: structured content: %w", tool, err)
+	}
+	return out, text, nil
+}
+
+// Remember stores turns.
+func (c *Client) Remember(ctx context.Context, args spec.RememberArgs) (spec.RememberResult, string, error) {
+	return call[spec.RememberResult](ctx, c, "remember", args)
+}
+
+// Recall finds memories; the text is what the server renders for a model.
+func (c *Client) Recall(ctx context.Context, args spec.RecallArgs) (spec.RecallResult, string, error) {
+	return call[spec.RecallResult](ctx, c, "recall", args)
+}
+
+// Today asks the server's date.
+func (c *Client) Today(ctx context.Context) (spec.Today, string, error) {
+	return call[spec.Today](ctx, c, "today", spec.TodayArgs{})
+}
+
+// Forget deletes memories.
+func (c *Client) Forget(ctx context.Context, args spec.ForgetArgs) (spec.ForgetResult, string, error) {
+	return call[spec.ForgetResult](ctx, c, "forget", args)
+}
+
+// Tools lists the server's tools.
+func (c *Client) Tools(ctx context.Context) ([]mcp.Tool, error) {
+	res, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("listing tools: %w", err)
+	}
+	return res.Tools, nil
+}

@@ -1,0 +1,400 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// patterns are the named patterns a schema tag may use (a regular
+// expression cannot sit in a comma-separated tag).
+var patterns = map[string]string{
+	// name: identifiers that are safe as keys in every store.
+	"name": `^[A-Za-z0-9._:@/+-]+$`,
+}
+
+// Schema returns the JSON schema of T: the structure and descriptions that
+// github.com/google/jsonschema-go infers from the json and jsonschema tags
+// (the library mcp-go and the official MCP Go SDK use), with the limits of
+// the schema tags applied. Schema tags hold comma-separated keyword=value
+// pairs: minimum, maximum, exclusiveMinimum, default, minLength, maxLength,
+// minItems, maxItems, enum (values separated by |), pattern (a name from
+// patterns), and items.KEYWORD for a slice's items.
+func Schema[T any]() *jsonschema.Schema {
+	t := reflect.TypeFor[T]()
+	cache.Lock()
+	defer cache.Unlock()
+	if s, ok := cache.m[t]; ok {
+		return s
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("spec: schema of %s: %v", t, err)) // a programming error, caught by the tests
+	}
+	if err := applyTags(t, s); err != nil {
+		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
+	}
+	cache.m[t] = s
+	return s
+}
+
+var cache = struct {
+	sync.Mutex
+	m map[reflect.Type]*jsonschema.Schema
+}{m: map[reflect.Type]*jsonschema.Schema{}}
+
+// SchemaJSON is Schema[T] as JSON.
+func SchemaJSON[T any]() json.RawMessage {
+	raw, err := json.Marshal(Schema[T]())
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+		if s.Items != nil {
+			s = s.Items
+		}
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		prop := s.Properties[name]
+		if prop == nil {
+			continue
+		}
+		// Optional fields are not "null or T": a client either leaves them
+		// out or sends a T.
+		if prop.Type == "" && len(prop.Types) == 2 && prop.Types[0] == "null" {
+			prop.Type, prop.Types = prop.Types[1], nil
+		}
+		if tag := f.Tag.Get("schema"); tag != "" {
+			for kv := range strings.SplitSeq(tag, ",") {
+				key, val, ok := strings.Cut(kv, "=")
+				if !ok {
+					return fmt.Errorf("field %s: schema tag %q: want keyword=value", f.Name, kv)
+				}
+				target := prop
+				if k, ok := strings.CutPrefix(key, "items."); ok {
+					if prop.Items == nil {
+						return fmt.Errorf("field %s: %s on a non-array", f.Name, key)
+					}
+					target, key = prop.Items, k
+				}
+				if err := setKeyword(target, key, val); err != nil {
+					return fmt.Errorf("field %s: %w", f.Name, err)
+				}
+			}
+		}
+		if err := applyTags(f.Type, prop); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setKeyword(s *jsonschema.Schema, key, val string) error {
+	num := func() (*float64, error) {
+		f, err := strconv.ParseFloat(val, 64)
+		return &f, err
+	}
+	integer := func() (*int, error) {
+		n, err := strconv.Atoi(val)
+		return &n, err
+	}
+	var err error
+	switch key {
+	case "minimum":
+		s.Minimum, err = num()
+	case "maximum":
+		s.Maximum, err = num()
+	case "exclusiveMinimum":
+		s.ExclusiveMinimum, err = num()
+	case "minLength":
+		s.MinLength, err = integer()
+	case "maxLength":
+		s.MaxLength, err = integer()
+	case "minItems":
+		s.MinItems, err = integer()
+	case "maxItems":
+		s.MaxItems, err = integer()
+	case "default":
+		s.Default = json.RawMessage(val)
+	case "enum":
+		for v := range strings.SplitSeq(val, "|") {
+			s.Enum = append(s.Enum, v)
+		}
+	case "pattern":
+		p, ok := patterns[val]
+		if !ok {
+			return fmt.Errorf("unknown pattern %q", val)
+		}
+		s.Pattern = p
+	default:
+		return fmt.Errorf("unknown schema keyword %q", key)
+	}
+	return err
+}
+
+// FieldError is an argument that breaks its schema: it names the argument
+// (messages[3].content) and the rule.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate checks decoded JSON arguments (nil, or a map[string]any as
+// encoding/json produces) against T's schema, exactly as the schema
+// declares it, and returns the first violation as a *FieldError.
+func Validate[T any](args any) error {
+	if args == nil {
+		args = map[string]any{}
+	}
+	return validate(Schema[T](), args, "")
+}
+
+func validate(s *jsonschema.Schema, v any, path string) error {
+	field := path
+	if field == "" {
+		field = "arguments"
+	}
+	fail := func(format string, a ...any) error { return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)} }
+	switch s.Type {
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fail("must be an object, got %s", describe(v))
+		}
+		for _, name := range s.Required {
+			if _, ok := m[name]; !ok {
+				return &FieldError{Field: join(path, name), Msg: "is required"}
+			}
+		}
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			prop := s.Properties[name]
+			if prop == nil {
+				known := make([]string, 0, len(s.Properties))
+				for k := range s.Properties {
+					known = append(known, k)
+				}
+				sort.Strings(known)
+				return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", strings.Join(known, ", "))}
+			}
+			if err := validate(prop, m[name], join(path, name)); err != nil {
+				return err
+			}
+		}
+	case "array":
+		a, ok := v.([]any)
+		if !ok {
+			return fail("must be an array, got %s", describe(v))
+		}
+		if s.MinItems != nil && len(a) < *s.MinItems {
+			return fail("holds %d items; at least %d needed", len(a), *s.MinItems)
+		}
+		if s.MaxItems != nil && len(a) > *s.MaxItems {
+			return fail("holds %d items; the limit is %d", len(a), *s.MaxItems)
+		}
+		for i, item := range a {
+			if err := validate(s.Items, item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+				return err
+			}
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return fail("must be a string, got %s", describe(v))
+		}
+		if s.MinLength != nil || s.MaxLength != nil {
+			n := utf8.RuneCountInString(str)
+			if s.MinLength != nil && n < *s.MinLength {
+				if *s.MinLength == 1 {
+					return fail("must not be empty")
+				}
+				return fail("is %d characters; at least %d needed", n, *s.MinLength)
+			}
+			if s.MaxLength != nil && n > *s.MaxLength {
+				return fail("is %d characters; the limit is %d", n, *s.MaxLength)
+			}
+		}
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(str)) {
+			return fail("must be one of %s, got %q", enumText(s.Enum), clip(str))
+		}
+		if s.Pattern != "" && !regexpFor(s.Pattern).MatchString(str) {
+			return fail("%q has a character outside %s", clip(str), s.Pattern)
+		}
+	case "integer", "number":
+		f, ok := v.(float64)
+		if !ok {
+			if n, isNum := v.(json.Number); isNum {
+				var err error
+				if f, err = n.Float64(); err != nil {
+					return fail("must be a number, got %s", n)
+				}
+				ok = true
+			}
+		}
+		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fail("must be a number, got %s", describe(v))
+		}
+		if s.Type == "integer" && f != math.Trunc(f) {
+			return fail("must be a whole number, got %v", f)
+		}
+		if s.Minimum != nil && f < *s.Minimum {
+			return fail("must be at least %v%s, got %v", *s.Minimum, upTo(s), f)
+		}
+		if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
+			return fail("must be greater than %v%s, got %v", *s.ExclusiveMinimum, upTo(s), f)
+		}
+		if s.Maximum != nil && f > *s.Maximum {
+			return fail("must be at most %v, got %v", *s.Maximum, f)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fail("must be true or false, got %s", describe(v))
+		}
+	}
+	return nil
+}
+
+func upTo(s *jsonschema.Schema) string {
+	if s.Maximum == nil {
+		return ""
+	}
+	return fmt.Sprintf(" and at most %v", *s.Maximum)
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return strconv.FormatBool(x)
+	case float64, json.Number:
+		return fmt.Sprint(x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func enumText(vs []any) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = fmt.Sprint(v)
+	}
+	return strings.Join(out, ", ")
+}
+
+// clip shortens a value quoted in an error, so an error never echoes a huge
+// argument back.
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	cut := 80
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+var regexps sync.Map
+
+func regexpFor(p string) *regexp.Regexp {
+	if re, ok := regexps.Load(p); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(p)
+	regexps.Store(p, re)
+	return re
+}
+
+// Decode validates args against T's schema and decodes them into a T, with
+// the schema's defaults for what args leave out.
+func Decode[T any](args any) (T, error) {
+	var out T
+	if err := Validate[T](args); err != nil {
+		return out, err
+	}
+	// defaults go into a copy: the caller's arguments stay as they were
+	top := map[string]any{}
+	if m, ok := args.(map[string]any); ok {
+		for k, v := range m {
+			top[k] = v
+		}
+	}
+	args = top
+	if err := applyDefaults(Schema[T](), args); err != nil {
+		return out, err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return out, &FieldError{Field: "arguments", Msg: err.Error()}
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, &FieldError{Field: "arguments", Msg: err.Error()}
+	}
+	return out, nil
+}
+
+func applyDefaults(s *jsonschema.Schema, args any) error {
+	m, ok := args.(map[string]any)
+	if !ok {
+		return nil
+	}
+	for name, prop := range s.Properties {
+		v, present := m[name]
+		if !present && prop.Default != nil {
+			var d any
+			if err := json.Unmarshal(prop.Default, &d); err != nil {
+				return err
+			}
+			m[name] = d
+			continue
+		}
+		if present && prop.Type == "object" {
+			if err := applyDefaults(prop, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

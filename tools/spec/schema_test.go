@@ -1,0 +1,102 @@
+package spec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func args(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Every limit a schema declares is enforced, with an error that names the
+// argument and the limit.
+func TestValidate(t *testing.T) {
+	long := strings.Repeat("é", 4097) // 4,097 characters, 8,194 bytes
+	cases := []struct {
+		tool, args, want string
+	}{
+		{"recall", `{}`, "query: is required"},
+		{"recall", `{"query":""}`, "query: must not be empty"},
+		{"recall", `{"query":"` + long + `"}`, "query: is 4097 characters; the limit is 4096"},
+		{"recall", `{"query":"x","k":0}`, "k: must be at least 1 and at most 100, got 0"},
+		{"recall", `{"query":"x","k":101}`, "k: must be at most 100, got 101"},
+		{"recall", `{"query":"x","k":2.5}`, "k: must be a whole number, got 2.5"},
+		{"recall", `{"query":"x","k":"ten"}`, "k: must be a number, got a string"},
+		{"recall", `{"query":"x","pool":0}`, "pool: must be at least 1"},
+		{"recall", `{"query":"x","weights":{"text":-1}}`, "weights.text: must be greater than 0 and at most 100, got -1"},
+		{"recall", `{"query":"x","weights":{"text":1e308}}`, "weights.text: must be at most 100"},
+		{"recall", `{"query":"x","weights":{"rank_constant":0}}`, "weights.rank_constant: must be at least 1"},
+		{"recall", `{"query":"x","weights":{"bogus":1}}`, "weights.bogus: is not an argument"},
+		{"recall", `{"query":"x","order":"random"}`, "order: must be one of relevance, chronological, recency"},
+		{"recall", `{"query":"x","namespace":"no spaces"}`, `namespace: "no spaces" has a character outside`},
+		{"recall", `{"query":"x","limit":5}`, "limit: is not an argument of this tool"},
+		{"recall", `{"query":"x","before":"` + strings.Repeat("9", 65) + `"}`, "before: is 65 characters; the limit is 64"},
+		{"remember", `{}`, "messages: is required"},
+		{"remember", `{"messages":[]}`, "messages: holds 0 items; at least 1 needed"},
+		{"remember", `{"messages":"hello"}`, "messages: must be an array, got a string"},
+		{"remember", `{"messages":[{"role":"user"}]}`, "messages[0].content: is required"},
+		{"remember", `{"messages":[{"role":"user","content":"a"},{"role":"robot","content":"b"}]}`, "messages[1].role: must be one of user, assistant, system, tool"},
+		{"remember", `{"messages":[{"role":"user","content":5}]}`, "messages[0].content: must be a string, got 5"},
+		{"forget", `{"ids":[""]}`, "ids[0]: must not be empty"},
+		{"forget", `{"all":"yes"}`, "all: must be true or false, got a string"},
+	}
+	for _, c := range cases {
+		var err error
+		a := args(t, c.args)
+		switch c.tool {
+		case "recall":
+			err = Validate[RecallArgs](a)
+		case "remember":
+			err = Validate[RememberArgs](a)
+		case "forget":
+			err = Validate[ForgetArgs](a)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want an error containing %q", c.tool, c.args, err, c.want)
+		}
+		if _, ok := err.(*FieldError); err != nil && !ok {
+			t.Errorf("%s %s: %T, want a *FieldError", c.tool, c.args, err)
+		}
+	}
+}
+
+func TestDecodeDefaultsAndValid(t *testing.T) {
+	a := args(t, `{"query":"x","weights":{"text":2}}`)
+	got, err := Decode[RecallArgs](a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.K != 10 || got.Weights == nil || got.Weights.Text != 2 || got.Weights.Vector != 0 {
+		t.Errorf("decoded %+v (weights %+v)", got, got.Weights)
+	}
+	if _, ok := a.(map[string]any)["k"]; ok {
+		t.Error("Decode wrote the default into the caller's arguments")
+	}
+	if _, err := Decode[TodayArgs](nil); err != nil {
+		t.Errorf("today with no arguments: %v", err)
+	}
+	if _, err := Decode[RememberArgs](args(t, `{"messages":[{"role":"user","content":"hi","speaker":"Caroline","timestamp":"2023-05-08"}],"session_id":"s-1:a/b+c@d"}`)); err != nil {
+		t.Errorf("a valid remember: %v", err)
+	}
+}
+
+// The schema says what the checks enforce: limits, enums, defaults and
+// which arguments are required, and never "null or T" for an optional one.
+func TestSchemaShape(t *testing.T) {
+	raw := string(SchemaJSON[RecallArgs]())
+	for _, want := range []string{`"required":["query"]`, `"k":{"type":"integer","description"`, `"default":10,"minimum":1,"maximum":100`, `"exclusiveMinimum":0`, `"additionalProperties":false`} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("recall schema lacks %s:\n%s", want, raw)
+		}
+	}
+	if strings.Contains(raw, `"null"`) {
+		t.Errorf("recall schema has a null type:\n%s", raw)
+	}
+}

@@ -1,0 +1,112 @@
+// Package spec declares the agentmem tools as the protocol carries them:
+// one typed struct per tool's arguments and one per its structured result.
+// Each arguments struct is the single source of its tool's input schema
+// (Schema) and of the checks the server applies (Validate): names and
+// optionality come from the json tags, descriptions from the jsonschema
+// tags, and limits from the schema tags. The server (package tools) and the
+// typed client (package client) share these types; the package imports
+// nothing of agentmem, so a client of the server never links the memory.
+//
+// Lengths are counted in characters (Unicode code points), as JSON Schema's
+// minLength and maxLength count them.
+package spec
+
+// Roles a message may have.
+var Roles = []string{"user", "assistant", "system", "tool"}
+
+// Message is one conversation turn as a client sends it.
+type Message struct {
+	Role      string `json:"role" jsonschema:"Who spoke: user, assistant, system or tool." schema:"enum=user|assistant|system|tool"`
+	Content   string `json:"content" jsonschema:"The turn's text, verbatim." schema:"minLength=1,maxLength=65536"`
+	Speaker   string `json:"speaker,omitempty" jsonschema:"Who spoke, when role is not enough (a person's name)." schema:"maxLength=128"`
+	Timestamp string `json:"timestamp,omitempty" jsonschema:"When this turn was said, if known: a date or date-time in one of the forms session_date accepts." schema:"maxLength=64"`
+	ID        string `json:"id,omitempty" jsonschema:"Your own stable id of this turn (e.g. the client's message id), if it has one: a message whose id the session already holds is a resend, whatever its text, and a repeated text with a new id is a new turn." schema:"maxLength=256"`
+}
+
+// RememberArgs are the remember tool's arguments.
+type RememberArgs struct {
+	Messages    []Message `json:"messages" jsonschema:"The turns, in order: at most 2,000 per call, 65,536 characters each, 8 MiB of content in all (send a longer session in several calls with the same session_id)." schema:"minItems=1,maxItems=2000"`
+	SessionID   string    `json:"session_id,omitempty" jsonschema:"Stable id of the conversation session; reuse it to append turns. Generated when absent." schema:"maxLength=256,pattern=name"`
+	SessionDate string    `json:"session_date,omitempty" jsonschema:"When the session took place: an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z), '1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023' or '2023/05/30 (Tue) 23:40'. Default: the session's existing date, else now." schema:"maxLength=64"`
+	Namespace   string    `json:"namespace,omitempty" jsonschema:"Memory space (one per user or agent). Default: the server's namespace." schema:"maxLength=128,pattern=name"`
+}
+
+// RememberResult says what a remember call stored.
+type RememberResult struct {
+	Namespace   string `json:"namespace"`
+	SessionID   string `json:"session_id"`
+	SessionDate string `json:"session_date" jsonschema:"RFC 3339."`
+	// Stored counts the turns stored by this call; Skipped the turns the
+	// session already held (a session sent twice is stored once).
+	Stored  int `json:"stored"`
+	Skipped int `json:"skipped"`
+	// IDs holds the memory id of every message of the call, in order,
+	// whether this call stored it or the session already held it.
+	IDs []string `json:"ids" jsonschema:"The memory id of each message, in the order sent (also for turns already stored)."`
+}
+
+// RecallArgs are the recall tool's arguments.
+type RecallArgs struct {
+	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
+	K         int      `json:"k,omitempty" jsonschema:"How many memories to return. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
+	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session." schema:"maxLength=256,pattern=name"`
+	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
+	Before    string   `json:"before,omitempty" jsonschema:"Only sessions on or before this date (a bare date includes that whole day). Not set by default: memories are never hidden for being recent." schema:"maxLength=64"`
+	Order     string   `json:"order,omitempty" jsonschema:"Order of the returned memories: relevance (default, best first), chronological (oldest first) or recency (newest first). The choice of memories is always by relevance." schema:"enum=relevance|chronological|recency"`
+	Fusion    string   `json:"fusion,omitempty" jsonschema:"Advanced: how text and vector rankings combine: rrf (default), rsf, text, vector, or rerank (BM25 re-ranks the vector pool)." schema:"enum=rrf|rsf|text|vector|rerank"`
+	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
+	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
+}
+
+// Weights tune fusion; each one left out keeps its default.
+type Weights struct {
+	Text         float64 `json:"text,omitempty" jsonschema:"Weight of the text ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
+	Vector       float64 `json:"vector,omitempty" jsonschema:"Weight of the vector ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
+	Entity       float64 `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
+	RankConstant int     `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
+}
+
+// Recalled is one memory in recall's structured result.
+type Recalled struct {
+	ID          string  `json:"id"`
+	Text        string  `json:"text"`
+	Role        string  `json:"role"`
+	Speaker     string  `json:"speaker"`
+	SessionID   string  `json:"session_id"`
+	SessionDate string  `json:"session_date" jsonschema:"RFC 3339."`
+	Score       float64 `json:"score"`
+}
+
+// RecallResult is recall's structured result, best first (or in the
+// requested order).
+type RecallResult struct {
+	Memories []Recalled `json:"memories"`
+}
+
+// TodayArgs are the today tool's arguments: none.
+type TodayArgs struct{}
+
+// Today is the date a model should reason from.
+type Today struct {
+	Date     string `json:"date" jsonschema:"YYYY-MM-DD."`
+	Weekday  string `json:"weekday"`
+	Datetime string `json:"datetime" jsonschema:"RFC 3339."`
+	Timezone string `json:"timezone"`
+}
+
+// ForgetArgs are the forget tool's arguments: exactly one of IDs,
+// SessionID and All.
+type ForgetArgs struct {
+	IDs       []string `json:"ids,omitempty" jsonschema:"Memory ids to delete, as recall returns them." schema:"maxItems=1000,items.minLength=1,items.maxLength=400"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session." schema:"maxLength=256,pattern=name"`
+	All       bool     `json:"all,omitempty" jsonschema:"Delete every memory of the namespace; needs confirm=true."`
+	Confirm   bool     `json:"confirm,omitempty" jsonschema:"Must be true with all=true."`
+	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
+}
+
+// ForgetResult says what was deleted.
+type ForgetResult struct {
+	Namespace string `json:"namespace"`
+	Deleted   int    `json:"deleted"`
+}
