@@ -8,7 +8,7 @@ import (
 )
 
 // WriteOutputs writes summary.json, report.md and chart.svg into dir
-// (results.jsonl is written as the run goes, by the Store).
+// (results.jsonl is written as the run goes, by Results).
 func WriteOutputs(dir string, s Summary, configs []Config) error {
 	raw, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

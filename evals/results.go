@@ -55,9 +55,9 @@ type IngestStat struct {
 	Fingerprint string      `json:"fingerprint"`
 }
 
-// Store keeps results on disk as they are made, so that an interrupted run
+// Results keeps results on disk as they are made, so that an interrupted run
 // resumes where it stopped: results.jsonl and ingest.jsonl in one directory.
-type Store struct {
+type Results struct {
 	dir     string
 	mu      sync.Mutex
 	results map[string]Result
@@ -67,11 +67,11 @@ type Store struct {
 
 // OpenStore reads the results already in dir and opens its files for
 // appending.
-func OpenStore(dir string) (*Store, error) {
+func OpenResults(dir string) (*Results, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, results: map[string]Result{}}
+	s := &Results{dir: dir, results: map[string]Result{}}
 	err := readLines(filepath.Join(dir, "results.jsonl"), func(line []byte) {
 		var r Result
 		if json.Unmarshal(line, &r) == nil && r.Question != "" {
@@ -134,7 +134,7 @@ func appendFile(path string) (*os.File, error) {
 }
 
 // Cached returns the stored result of r's key when its fingerprint matches.
-func (s *Store) Cached(agent, config, question, fingerprint string) (Result, bool) {
+func (s *Results) Cached(agent, config, question, fingerprint string) (Result, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.results[Result{Agent: agent, Config: config, Question: question}.key()]
@@ -142,7 +142,7 @@ func (s *Store) Cached(agent, config, question, fingerprint string) (Result, boo
 }
 
 // Add records r.
-func (s *Store) Add(r Result) error {
+func (s *Results) Add(r Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.results[r.key()] = r
@@ -150,7 +150,7 @@ func (s *Store) Add(r Result) error {
 }
 
 // AddIngest records st.
-func (s *Store) AddIngest(st IngestStat) error {
+func (s *Results) AddIngest(st IngestStat) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ingest = append(s.ingest, st)
@@ -168,7 +168,7 @@ func appendJSON(f *os.File, v any) error {
 }
 
 // Ingest returns the ingest records made with fingerprint.
-func (s *Store) Ingest(fingerprint string) []IngestStat {
+func (s *Results) Ingest(fingerprint string) []IngestStat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []IngestStat
@@ -182,7 +182,7 @@ func (s *Store) Ingest(fingerprint string) []IngestStat {
 
 // Close rewrites results.jsonl with keep's results only, in a stable
 // order (agent, configuration, question), and closes the files.
-func (s *Store) Close(keep []Result) error {
+func (s *Results) Close(keep []Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := errors.Join(s.rf.Close(), s.inf.Close())

@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Options configure Run.
@@ -34,7 +35,7 @@ type Options struct {
 	Tokenizer    *Tokenizer
 	Chat         *Chat  // nil: retrieval only
 	Judge        *Judge // nil: no verdicts
-	Store        *Store
+	Results      *Results
 	// Keep leaves each unit's namespaces in the store after its questions;
 	// by default they are forgotten, which keeps the store small.
 	Keep     bool
@@ -59,7 +60,7 @@ type task struct {
 }
 
 // Run asks every question of o.Data under every configuration, skipping
-// what o.Store already holds. Units are worked on as many at once as
+// what o.Results already holds. Units are worked on as many at once as
 // there are workers (see chunk).
 func Run(ctx context.Context, o Options) (Outcome, error) {
 	if o.Workers < 1 {
@@ -107,12 +108,14 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 // index.
 func (r *runner) chunk(ctx context.Context, chunk []int, plans [][]task) error {
 	units := make([]asked, len(chunk))
-	errs := make([]error, len(chunk))
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for w, i := range chunk {
-		wg.Go(func() { units[w], errs[w] = r.ingest(ctx, w, r.o.Data.Units[i], plans[i]) })
+		g.Go(func() (err error) {
+			units[w], err = r.ingest(ctx, w, r.o.Data.Units[i], plans[i])
+			return err
+		})
 	}
-	wg.Wait()
+	err := g.Wait()
 	defer func() {
 		for _, a := range units {
 			if a.conn != nil {
@@ -120,7 +123,7 @@ func (r *runner) chunk(ctx context.Context, chunk []int, plans [][]task) error {
 			}
 		}
 	}()
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return err
 	}
 	var jobs []func() error
@@ -154,27 +157,15 @@ func (r *runner) chunk(ctx context.Context, chunk []int, plans [][]task) error {
 // parallel runs jobs, n at once, and returns the first error; after an
 // error the jobs not yet started are skipped.
 func parallel(ctx context.Context, n int, jobs []func() error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
 	for _, job := range jobs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
 		if ctx.Err() != nil {
 			break
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := job(); err != nil {
-				cancel(err)
-			}
-		})
+		g.Go(job)
 	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return g.Wait()
 }
 
 // byQuestion groups tasks by question, in order.
@@ -196,13 +187,13 @@ func (r *runner) plan(u Unit) []task {
 	for _, q := range u.Questions {
 		if r.o.Scripted {
 			for _, c := range r.o.Configs {
-				if _, ok := r.o.Store.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); !ok {
+				if _, ok := r.o.Results.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); !ok {
 					ts = append(ts, task{q: q, agent: "scripted", cfg: c})
 				}
 			}
 		}
 		if r.o.LLMAgent {
-			if _, ok := r.o.Store.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); !ok {
+			if _, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); !ok {
 				ts = append(ts, task{q: q, agent: "llm", cfg: LLMConfig})
 			}
 		}
@@ -249,7 +240,7 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 			return a, fmt.Errorf("%s: %w", u.ID, err)
 		}
 		st.End = time.Now()
-		if err := r.o.Store.AddIngest(st); err != nil {
+		if err := r.o.Results.AddIngest(st); err != nil {
 			return a, err
 		}
 		a.ns[g], a.ids[g] = ns, ids
@@ -278,7 +269,7 @@ func (r *runner) question(ctx context.Context, a asked, ts []task) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", t.agent, t.cfg.Name, err)
 		}
-		if err := r.o.Store.Add(res); err != nil {
+		if err := r.o.Results.Add(res); err != nil {
 			return err
 		}
 		r.o.Progress.Question()
@@ -329,20 +320,20 @@ func (r *runner) outcome() Outcome {
 		for _, q := range u.Questions {
 			if r.o.Scripted {
 				for _, c := range r.o.Configs {
-					if res, ok := r.o.Store.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); ok {
+					if res, ok := r.o.Results.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); ok {
 						out.Results = append(out.Results, res)
 					}
 				}
 			}
 			if r.o.LLMAgent {
-				if res, ok := r.o.Store.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); ok {
+				if res, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); ok {
 					out.Results = append(out.Results, res)
 				}
 			}
 		}
 	}
 	for _, g := range []Granularity{ByTurn, ByRound, BySession} {
-		if st := r.o.Store.Ingest(r.ingestFingerprint(g)); len(st) > 0 {
+		if st := r.o.Results.Ingest(r.ingestFingerprint(g)); len(st) > 0 {
 			out.Ingest[g] = st
 		}
 	}

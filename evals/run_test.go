@@ -59,14 +59,14 @@ func testOptions(t *testing.T, d *Dataset, dir string, dialer Dialer) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := OpenStore(dir)
+	store, err := OpenResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close(nil) })
 	return Options{
 		Data: d, DataID: "mini", Configs: []Config{Baseline()}, Scripted: true, Dialer: dialer,
-		Workers: 2, Tokenizer: tok, Store: store,
+		Workers: 2, Tokenizer: tok, Results: store,
 	}
 }
 
@@ -78,7 +78,7 @@ func runMatrix(t *testing.T, d *Dataset, dir string, dialer Dialer) Outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Store.Close(out.Results); err != nil {
+	if err := o.Results.Close(out.Results); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"agentmem/tools/client"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
@@ -39,41 +37,12 @@ func httpServer(t *testing.T, token string) *httptest.Server {
 }
 
 func dial(t *testing.T, url string, headers map[string]string) (*client.Client, error) {
-	c, err := client.NewStreamableHttpClient(url+server.Path, transport.WithHTTPHeaders(headers))
-	if err != nil {
-		return nil, err
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	return client.HTTP(context.Background(), url+server.Path, headers)
 }
 
 func callText(ctx context.Context, c *client.Client, tool string, args map[string]any) (string, error) {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %s", b.String())
-	}
-	return b.String(), nil
+	text, _, err := c.Call(ctx, tool, args)
+	return text, err
 }
 
 // Eight clients at once, each remembering and recalling in its own session

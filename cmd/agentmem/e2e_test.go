@@ -11,29 +11,36 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"agentmem/tools/client"
 )
 
-// These tests build the real binary and drive it over stdio with mcp-go's
-// stdio client, as Claude Code or Claude Desktop would.
+// These tests build the real binary and drive it over stdio with the typed
+// MCP client, as Claude Code or Claude Desktop would. The binary is built
+// once into a temporary directory that TestMain removes.
 
 var (
 	buildOnce sync.Once
 	binPath   string
+	buildDir  string
 	buildErr  error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentmem-e2e")
-		if err != nil {
-			buildErr = err
+		buildDir, buildErr = os.MkdirTemp("", "agentmem-e2e")
+		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "agentmem")
+		binPath = filepath.Join(buildDir, "agentmem")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -52,26 +59,13 @@ type proc struct {
 
 func start(t *testing.T, dataDir string) *proc {
 	t.Helper()
-	p := &proc{}
-	tr := transport.NewStdioWithOptions(binary(t), []string{"NO_COLOR=1"},
-		[]string{"serve", "--data-dir", dataDir, "--now", "2023-06-01T10:00:00Z", "--timezone", "UTC", "--log-level", "warn"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
-			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = append(os.Environ(), env...)
-			p.cmd = cmd
-			return cmd, nil
-		}))
-	p.c = client.NewClient(tr)
-	ctx := context.Background()
-	if err := p.c.Start(ctx); err != nil {
+	cmd := exec.Command(binary(t), "serve", "--data-dir", dataDir, "--now", "2023-06-01T10:00:00Z", "--timezone", "UTC", "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	c, err := client.Command(context.Background(), cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := p.c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return &proc{c: c, cmd: cmd}
 }
 
 func (p *proc) kill() {
@@ -81,23 +75,8 @@ func (p *proc) kill() {
 }
 
 func (p *proc) call(tool string, args map[string]any) (string, error) {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := p.c.CallTool(context.Background(), req)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	if res.IsError {
-		return "", fmt.Errorf("%s: %s", tool, b.String())
-	}
-	return b.String(), nil
+	text, _, err := p.c.Call(context.Background(), tool, args)
+	return text, err
 }
 
 func (p *proc) must(t *testing.T, tool string, args map[string]any) string {

@@ -156,7 +156,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	} else if o.LLMAgent {
 		return errors.New("--agent llm needs --llm-model")
 	}
-	if o.Store, err = evals.OpenStore(c.Out); err != nil {
+	if o.Results, err = evals.OpenResults(c.Out); err != nil {
 		return err
 	}
 	if !c.Quiet {
@@ -167,10 +167,10 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	start := time.Now()
 	out, runErr := evals.Run(e.ctx, o)
 	if runErr != nil {
-		o.Store.Close(nil)
+		o.Results.Close(nil)
 		return runErr
 	}
-	if err := o.Store.Close(out.Results); err != nil {
+	if err := o.Results.Close(out.Results); err != nil {
 		return err
 	}
 	s := evals.Summarize(d, configs, out, meta)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,17 @@ func Stdio(ctx context.Context, env []string, command string, args ...string) (*
 		return nil, fmt.Errorf("spawning %s: %w", command, err)
 	}
 	return start(ctx, c, nil)
+}
+
+// Command starts cmd (not yet started) and speaks MCP on its stdin and
+// stdout; the caller keeps cmd, to signal or kill the process. Close ends
+// the process.
+func Command(ctx context.Context, cmd *exec.Cmd) (*Client, error) {
+	tr := transport.NewStdioWithOptions(cmd.Path, nil, cmd.Args[1:],
+		transport.WithCommandFunc(func(context.Context, string, []string, []string) (*exec.Cmd, error) {
+			return cmd, nil
+		}))
+	return start(ctx, mcpclient.NewClient(tr), nil)
 }
 
 // HTTP connects to a streamable HTTP server at url (e.g.

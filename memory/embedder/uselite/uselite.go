@@ -42,6 +42,8 @@ import (
 	"runtime"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"agentmem/memory/embedder"
 )
 
@@ -218,39 +220,19 @@ func (m *Model) run(ctx context.Context, jobs [][]int) ([][]float32, error) {
 	if len(jobs) == 1 {
 		par = cap(m.slots)
 	}
-	var (
-		next    = make(chan int)
-		wg      sync.WaitGroup
-		errOnce sync.Once
-		runErr  error
-	)
-	fail := func(err error) { errOnce.Do(func() { runErr = err }) }
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := m.embedOne(ctx, jobs[i], par, out[i]); err != nil {
-					fail(err)
-				}
-			}
-		}()
-	}
-feed:
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
 	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+		if gctx.Err() != nil {
+			break
 		}
+		g.Go(func() error { return m.embedOne(gctx, jobs[i], par, out[i]) })
 	}
-	close(next)
-	wg.Wait()
-	if runErr == nil {
-		runErr = ctx.Err()
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	if runErr != nil {
-		return nil, runErr
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
