@@ -16,12 +16,13 @@ const (
 	Week                     // an ISO week, Monday to Sunday
 	Weekend                  // Saturday and Sunday
 	Month                    // a calendar month
+	Season                   // three months: spring from March, summer from June, autumn from September, winter from December
 	Year                     // a calendar year
 )
 
-var grainNames = [...]string{"", "day", "week", "weekend", "month", "year"}
+var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year"}
 
-// String returns "day", "week", "weekend", "month" or "year".
+// String returns "day", "week", "weekend", "month", "season" or "year".
 func (g Grain) String() string {
 	if int(g) < len(grainNames) {
 		return grainNames[g]
@@ -94,6 +95,10 @@ func Find(text string, ref time.Time) []Mention {
 	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c}
 	var out []Mention
 	for i := 0; i < len(f.t); {
+		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
+			i++ // no mention starts here
+			continue
+		}
 		m, next := f.at(i)
 		if next <= i {
 			i++
@@ -301,6 +306,8 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 	case k == kwIn:
 		return f.in(i)
+	case k == kwSeason:
+		return f.seasonOf(i)
 	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:
 		return f.ago(i)
 	}
@@ -342,10 +349,10 @@ func (f *finder) abbrDot(i int) int {
 // dayNum reads a day of the month at i ("8", "08", "8th") and returns it
 // and the token after it, or 0.
 func (f *finder) dayNum(i int) (int, int) {
-	if !f.num(i) || f.t[i].ndig > 2 || f.t[i].val < 1 || f.t[i].val > 31 || !f.leftOK(i) {
+	if !f.num(i) || f.t[i].ndig > 2 || int(f.t[i].val) < 1 || int(f.t[i].val) > 31 || !f.leftOK(i) {
 		return 0, i
 	}
-	d, j := f.t[i].val, i+1
+	d, j := int(f.t[i].val), i+1
 	if f.glued(j) && f.kw(j) == kwOrd {
 		if !ordinalOK(d, f.s[f.t[j].start:f.t[j].end]) {
 			return 0, i
@@ -365,7 +372,7 @@ func (f *finder) yearAt(i int) (int, int) {
 	if !f.numN(j, 4) || !f.t[j].space || !f.rightOK(j+1) {
 		return 0, i
 	}
-	return f.t[j].val, j + 1
+	return int(f.t[j].val), j + 1
 }
 
 // absolute reads a calendar date, month or year written at i: 2023-05-08,
@@ -445,7 +452,7 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 		mm.Year, mm.Month, mm.Day = y, m, d
 		return mm, j
 	}
-	if d > daysIn(0, m) {
+	if m < 1 || m > 12 || d < 1 || d > daysIn(0, m) {
 		return Mention{}, j
 	}
 	mm := f.mention(i, j, Day, false, time.Time{}, time.Time{})
@@ -478,7 +485,7 @@ func (f *finder) numeric(i int) (Mention, int) {
 		}
 		sep = '/'
 	}
-	y, m := f.t[i].val, f.t[i+2].val
+	y, m := int(f.t[i].val), int(f.t[i+2].val)
 	if f.glued(i+3) && f.punct(i+3, sep) && f.glued(i+4) && f.num(i+4) && f.t[i+4].ndig <= 2 {
 		j := i + 5
 		iso := f.glued(j) && f.kw(j) == kwNone && f.t[j].kind == kWord && f.t[j].end-f.t[j].start == 1 &&
@@ -486,7 +493,10 @@ func (f *finder) numeric(i int) (Mention, int) {
 		if !iso && !f.rightOK(j) {
 			return Mention{}, i
 		}
-		return f.ymd(i, j, y, m, f.t[i+4].val)
+		if y < MinYear || y > MaxYear {
+			return Mention{}, j
+		}
+		return f.ymd(i, j, y, m, int(f.t[i+4].val))
 	}
 	if sep != '-' || f.t[i+2].ndig != 2 || !f.rightOK(i+3) {
 		return Mention{}, i
@@ -507,13 +517,13 @@ func (f *finder) year(i int) (Mention, int) {
 	if !f.numN(i, 4) || !f.rightOK(i+1) || !f.cued(i, false) {
 		return Mention{}, i
 	}
-	y := f.t[i].val
+	y := int(f.t[i].val)
 	if y < MinYear || y > MaxYear {
 		return Mention{}, i
 	}
 	if j := i + 1; j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
 		switch f.t[j].kw {
-		case kwClause, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
+		case kwClause, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
 		default:
 			return Mention{}, i
 		}
@@ -524,9 +534,10 @@ func (f *finder) year(i int) (Mention, int) {
 }
 
 // weekday reads a weekday at i: before a date it is part of that date
-// ("Monday, May 8, 2023"), else it is the latest such day before ref's day.
+// ("Monday, May 8, 2023"), else it is the latest such day before ref's day,
+// unless it names no particular day (see habitual).
 func (f *finder) weekday(i int) (Mention, int) {
-	if f.kw(i-1) == kwEvery || !f.leftOK(i) {
+	if !f.leftOK(i) {
 		return Mention{}, i
 	}
 	j := i + 1
@@ -541,11 +552,57 @@ func (f *finder) weekday(i int) (Mention, int) {
 			return m, n
 		}
 	}
+	if f.habitual(i) {
+		return Mention{}, i + 1
+	}
 	back := (f.wd - (int(f.t[i].kw-kwSun)+6)%7 + 7) % 7
 	if back == 0 {
 		back = 7
 	}
 	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
+}
+
+// habitual reports a weekday at i that names no particular day: after a
+// determiner (every, the, a, my, that: "the Sunday paper", "my Monday
+// routine"), in a name ("Black Friday", "Motivation Monday"), as a heading
+// or in a list item ("Monday:", "* Tuesday"), in a range or a choice
+// ("Monday to Saturday", "Tuesday or Thursday", "Monday, Wednesday").
+func (f *finder) habitual(i int) bool {
+	switch f.kw(i - 1) {
+	case kwEvery, kwThe, kwA, kwDet:
+		return true
+	case kwNone:
+		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper {
+			return true
+		}
+	case kwTo, kwCue, kwOr:
+		if _, ok := f.kw(i - 2).weekday(); ok {
+			return true
+		}
+	}
+	if f.punct(i-1, ',') {
+		if _, ok := f.kw(i - 2).weekday(); ok {
+			return true
+		}
+	}
+	if i > 0 && f.t[i-1].kind == kPunct {
+		switch f.s[f.t[i-1].start] {
+		case '*', '|', '#':
+			return true
+		case '-': // "Monday-Friday", or a list item "- Tuesday"
+			_, ok := f.kw(i - 2).weekday()
+			return ok || f.t[i].space && f.t[i-1].space
+		}
+	}
+	j := i + 1
+	if f.glued(j) && f.punct(j, ':') {
+		return true
+	}
+	if k := f.kw(j); k == kwTo || k == kwCue || k == kwOr || f.punct(j, '-') || f.punct(j, ',') {
+		_, ok := f.kw(j + 1).weekday()
+		return ok
+	}
+	return false
 }
 
 // dayBefore reads "[the] day before yesterday" and "[the] day after
@@ -599,8 +656,11 @@ func (f *finder) lastNext(i int) (Mention, int) {
 		return f.rel(i, j+1, Month, f.months(dir, dir+1))
 	case w == kwYear:
 		return f.rel(i, j+1, Year, f.years(dir, dir+1))
-	case kwSun <= w && w <= kwSat:
-		wd := (int(w-kwSun) + 6) % 7
+	case w == kwSeason:
+		return f.season(i, j, k, dir)
+	case kwSun <= w && w <= kwSatAbbr:
+		wd, _ := w.weekday()
+		wd = (wd + 6) % 7
 		off := wd - f.wd // this: in ref's ISO week
 		switch dir {
 		case -1:
@@ -670,7 +730,7 @@ func (f *finder) earlier(i int) (Mention, int) {
 // token after it.
 func (f *finder) quantity(i int) (lo, hi, next int) {
 	if f.num(i) {
-		if v := f.t[i].val; v >= 1 && v <= 100000 && f.leftOK(i) && f.spaced(i+1) {
+		if v := int(f.t[i].val); v >= 1 && v <= 100000 && f.leftOK(i) && f.spaced(i+1) {
 			return v, v, i + 1
 		}
 		return 0, 0, i
@@ -681,7 +741,7 @@ func (f *finder) quantity(i int) (lo, hi, next int) {
 	}
 	switch f.kw(j) {
 	case kwNumber, kwA:
-		return f.t[j].val, f.t[j].val, j + 1
+		return int(f.t[j].val), int(f.t[j].val), j + 1
 	case kwCouple:
 		if f.kw(j+1) == kwOf {
 			j++
@@ -705,8 +765,12 @@ func (f *finder) ago(i int) (Mention, int) {
 }
 
 // in reads "in N days" and "in N weeks" at i. Months and years are left
-// out: "I haven't seen her in two years" looks back.
+// out ("I haven't seen her in two years" looks back), and so is a bare
+// article ("built in a day").
 func (f *finder) in(i int) (Mention, int) {
+	if f.kw(i+1) == kwA && f.kw(i+2) != kwFew && f.kw(i+2) != kwCouple {
+		return Mention{}, i // "Rome wasn't built in a day"
+	}
 	lo, hi, j := f.quantity(i + 1)
 	if j == i+1 || f.kw(j+1) == kwAgo {
 		return Mention{}, i
@@ -754,4 +818,55 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// season reads last/this/next <season> (the season word at j, k the word
+// at i): "last summer" is the latest summer that has ended before ref's
+// month, "next summer" the first that begins after it, "this summer" the
+// one that begins from five months before ref's month to six after.
+func (f *finder) season(i, j int, k kw, dir int) (Mention, int) {
+	start := int(f.t[j].val) - 1 // its first month, 0-based
+	cur := f.y*12 + f.m - 1      // ref's month, counted from year 0
+	var y int
+	switch {
+	case dir < 0:
+		y = floorDiv(cur-start-3, 12)
+	case dir > 0:
+		y = floorDiv(cur-start, 12) + 1
+	default:
+		y = floorDiv(cur+6-start, 12)
+	}
+	return f.rel(i, j+1, Season, f.seasonPeriod(y, start+1))
+}
+
+// seasonOf reads "summer 2022" and "summer of 2022" at i.
+func (f *finder) seasonOf(i int) (Mention, int) {
+	j := i + 1
+	if f.kw(j) == kwOf {
+		j++
+	}
+	if !f.leftOK(i) || !f.numN(j, 4) || !f.spaced(j) || !f.rightOK(j+1) {
+		return Mention{}, i
+	}
+	y := int(f.t[j].val)
+	if y < MinYear || y >= MaxYear {
+		return Mention{}, j + 1
+	}
+	p := f.seasonPeriod(y, int(f.t[i].val))
+	m := f.mention(i, j+1, Season, false, p.from, p.to)
+	m.Year = y
+	return m, j + 1
+}
+
+// seasonPeriod returns the three months from month m of year y.
+func (f *finder) seasonPeriod(y, m int) period {
+	return period{time.Date(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m+3), 1, 0, 0, 0, 0, f.loc)}
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

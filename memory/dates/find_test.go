@@ -111,8 +111,21 @@ func TestFindWeekdays(t *testing.T) {
 		{"this Monday", wed, []string{"this Monday=2023-05-08/day/rel"}},
 		{"this Sunday", wed, []string{"this Sunday=2023-05-14/day/rel"}},
 		{"every Monday", wed, nil},
+		{"the Sunday paper", wed, nil},
+		{"my Sunday routine, a Saturday, each Friday", wed, nil},
+		{"Black Friday and Cyber Monday deals", wed, nil},
+		{"Monday: rest\n* Tuesday (yoga)\n- Wednesday run\n# Thursday", wed, nil},
+		{"open Monday to Saturday, Monday-Friday", wed, nil},
+		{"either Saturday or Sunday; on Monday, Wednesday, Friday", wed, nil},
+		{"on Saturday and Sunday", wed, []string{"Saturday=2023-05-06/day/rel", "Sunday=2023-05-07/day/rel"}},
+		{"since Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"Happy Friday! We met on Friday - it was fun.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"on Mondays", wed, nil},
 		{"see you Tue", wed, nil},
+		{"on Fri", wed, nil},
+		{"last Fri", wed, []string{"last Fri=2023-05-05/day/rel"}},
+		{"next fri", wed, []string{"next fri=2023-05-12/day/rel"}},
+		{"this Sat night", wed, []string{"this Sat night=2023-05-13/day/rel"}},
 		// ref on a Monday and a Sunday
 		{"last Sunday and on Monday", time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC),
 			[]string{"last Sunday=2023-05-07/day/rel", "Monday=2023-05-01/day/rel"}},
@@ -146,7 +159,9 @@ func TestFindCounts(t *testing.T) {
 		{"in 3 days", wed, []string{"in 3 days=2023-05-13/day/rel"}},
 		{"in a few days", wed, []string{"in a few days=2023-05-12..2023-05-14/day/rel"}},
 		{"in two weeks", wed, []string{"in two weeks=2023-05-22..2023-05-28/week/rel"}},
-		{"in a week", wed, []string{"in a week=2023-05-15..2023-05-21/week/rel"}},
+		{"in a couple of weeks", wed, []string{"in a couple of weeks=2023-05-22..2023-05-28/week/rel"}},
+		{"Rome wasn't built in a day", wed, nil},
+		{"in a week", wed, nil},
 		{"I haven't seen her in two years", wed, nil},
 		{"in two months", wed, nil},
 		{"3.5 days ago", wed, nil},
@@ -232,6 +247,33 @@ func TestFindRejects(t *testing.T) {
 		{"2023-05-08-01", wed, nil},
 		{"8x May", wed, nil},
 		{"8st May 2023", wed, []string{"May 2023=2023-05/month"}}, // not a day, but still a month
+	})
+}
+
+func TestFindSeasons(t *testing.T) {
+	jan := time.Date(2023, 1, 15, 0, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"last summer", wed, []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
+		{"this past summer", wed, []string{"this past summer=2022-06-01..2022-08-31/season/rel"}},
+		{"this summer", wed, []string{"this summer=2023-06-01..2023-08-31/season/rel"}},
+		{"next summer", wed, []string{"next summer=2023-06-01..2023-08-31/season/rel"}},
+		{"last spring", wed, []string{"last spring=2022-03-01..2022-05-31/season/rel"}},
+		{"this spring", wed, []string{"this spring=2023-03-01..2023-05-31/season/rel"}},
+		{"last fall", wed, []string{"last fall=2022-09-01..2022-11-30/season/rel"}},
+		{"next autumn", wed, []string{"next autumn=2023-09-01..2023-11-30/season/rel"}},
+		{"last winter", wed, []string{"last winter=2022-12-01..2023-02-28/season/rel"}},
+		{"this winter", wed, []string{"this winter=2022-12-01..2023-02-28/season/rel"}},
+		{"next winter", wed, []string{"next winter=2023-12-01..2024-02-29/season/rel"}},
+		{"last winter", jan, []string{"last winter=2021-12-01..2022-02-28/season/rel"}},
+		{"this winter", jan, []string{"this winter=2022-12-01..2023-02-28/season/rel"}},
+		{"next winter", jan, []string{"next winter=2023-12-01..2024-02-29/season/rel"}},
+		{"last summer", time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC), []string{"last summer=2023-06-01..2023-08-31/season/rel"}},
+		{"last summer", time.Date(2023, 8, 31, 0, 0, 0, 0, time.UTC), []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
+		{"the summer of 2022", wed, []string{"summer of 2022=2022-06-01..2022-08-31/season"}},
+		{"Winter 2021", wed, []string{"Winter 2021=2021-12-01..2022-02-28/season"}},
+		{"in the fall", wed, nil},
+		{"in summer", wed, nil},
+		{"prices fall 20 percent", wed, nil},
 	})
 }
 
@@ -378,7 +420,7 @@ func TestLabel(t *testing.T) {
 }
 
 func TestGrainString(t *testing.T) {
-	for g, want := range map[Grain]string{Day: "day", Week: "week", Weekend: "weekend", Month: "month", Year: "year", 0: "", 9: "grain(9)"} {
+	for g, want := range map[Grain]string{Day: "day", Week: "week", Weekend: "weekend", Month: "month", Season: "season", Year: "year", 0: "", 9: "grain(9)"} {
 		if got := g.String(); got != want {
 			t.Errorf("Grain(%d).String() = %q, want %q", g, got, want)
 		}

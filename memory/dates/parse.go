@@ -204,14 +204,14 @@ func (p *parser) slash() error {
 // optional T or space, a time, a fraction and a zone; for the slash form an
 // optional (weekday) and a time.
 func (p *parser) numeric(sep byte, iso bool) error {
-	p.y = p.t[0].val
+	p.y = int(p.t[0].val)
 	if !p.glued(2) || !p.num(2) {
 		return errForm
 	}
 	if !p.numN(2, 2) {
 		return errTwo
 	}
-	p.m = p.t[2].val
+	p.m = int(p.t[2].val)
 	if len(p.t) == 3 {
 		return errMonth
 	}
@@ -221,7 +221,7 @@ func (p *parser) numeric(sep byte, iso bool) error {
 	if !p.numN(4, 2) {
 		return errTwo
 	}
-	p.d = p.t[4].val
+	p.d = int(p.t[4].val)
 	if err := p.check(); err != nil {
 		return err
 	}
@@ -267,17 +267,17 @@ func (p *parser) clock(i int, frac bool) (int, error) {
 		return i, fmt.Errorf("want a time as hh:mm after the date, as in 2023-05-07T14:00; %s", forms)
 	}
 	p.hasTime = true
-	p.hh, p.mm = p.t[i].val, p.t[i+2].val
+	p.hh, p.mm = int(p.t[i].val), int(p.t[i+2].val)
 	i += 3
 	if p.glued(i) && p.punct(i, ':') && p.glued(i+1) && p.numN(i+1, 2) {
-		p.ss = p.t[i+1].val
+		p.ss = int(p.t[i+1].val)
 		i += 2
 		if frac && p.glued(i) && p.punct(i, '.') && p.glued(i+1) && p.num(i+1) {
 			n := int(p.t[i+1].ndig)
 			if n > 9 {
 				return i, fmt.Errorf("a fraction of a second has at most 9 digits")
 			}
-			p.ns = p.t[i+1].val
+			p.ns = int(p.t[i+1].val)
 			for ; n < 9; n++ {
 				p.ns *= 10
 			}
@@ -322,7 +322,7 @@ func (p *parser) tz(i int) int {
 	if !p.glued(i+1) || !p.numN(i+1, 2) || !p.glued(i+2) || !p.punct(i+2, ':') || !p.glued(i+3) || !p.numN(i+3, 2) {
 		return i
 	}
-	h, m := p.t[i+1].val, p.t[i+3].val
+	h, m := int(p.t[i+1].val), int(p.t[i+3].val)
 	if h > 23 || m > 59 {
 		return i
 	}
@@ -401,7 +401,7 @@ func (p *parser) date(i int) (int, error) {
 			}
 			return i, errForm
 		}
-		p.d = p.t[i].val
+		p.d = int(p.t[i].val)
 		i, err := p.ordinal(i + 1)
 		if err != nil {
 			return i, err
@@ -430,7 +430,7 @@ func (p *parser) date(i int) (int, error) {
 	case i == len(p.t):
 		return i, errMonth
 	case p.num(i) && p.t[i].ndig <= 2:
-		p.d = p.t[i].val
+		p.d = int(p.t[i].val)
 		i, err := p.ordinal(i + 1)
 		if err != nil {
 			return i, err
@@ -467,7 +467,7 @@ func (p *parser) abbrDot(i int) int {
 func (p *parser) year(i int) (int, error) {
 	switch {
 	case p.numN(i, 4):
-		p.y = p.t[i].val
+		p.y = int(p.t[i].val)
 		return i + 1, nil
 	case i == len(p.t) || p.isTime(i) || p.kw(i) == kwAt:
 		return i, errNoYear
@@ -511,20 +511,20 @@ func (p *parser) ampm(i int) (pm bool, next int, ok bool) {
 // or pm).
 func (p *parser) time12(i int) (int, error) {
 	p.hasTime = true
-	p.hh = p.t[i].val
+	p.hh = int(p.t[i].val)
 	i++
 	minutes := false
 	if p.glued(i) && p.punct(i, ':') {
 		if !p.glued(i+1) || !p.numN(i+1, 2) {
 			return i, fmt.Errorf("want minutes as two digits after the hour, as in 1:56 pm")
 		}
-		p.mm, minutes = p.t[i+1].val, true
+		p.mm, minutes = int(p.t[i+1].val), true
 		i += 2
 		if p.glued(i) && p.punct(i, ':') {
 			if !p.glued(i+1) || !p.numN(i+1, 2) {
 				return i, fmt.Errorf("want seconds as two digits after the minutes, as in 1:56:30 pm")
 			}
-			p.ss = p.t[i+1].val
+			p.ss = int(p.t[i+1].val)
 			i += 2
 		}
 	}

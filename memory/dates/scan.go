@@ -19,9 +19,9 @@ const (
 // whether whitespace (or the start of the text) comes before the token.
 type token struct {
 	start, end int
-	val        int  // value of a number (-1 when it has more than 9 digits), or of a number word
-	kind       kind // kNum, kWord or kPunct
-	kw         kw   // keyword of a word, kwNone if it is none
+	val        int32 // value of a number (-1 when it has more than 9 digits), or of a number word
+	kind       kind  // kNum, kWord or kPunct
+	kw         kw    // keyword of a word, kwNone if it is none
 	ndig       uint8
 	space      bool // whitespace or the start of the text comes before it
 	upper      bool // a word that starts with an ASCII capital
@@ -38,10 +38,10 @@ func tokenize(s string, toks []token) []token {
 			i++
 			continue
 		case '0' <= c && c <= '9':
-			j, v := i, 0
+			j, v := i, int32(0)
 			for j < len(s) && '0' <= s[j] && s[j] <= '9' {
 				if j-i < 9 {
-					v = v*10 + int(s[j]-'0')
+					v = v*10 + int32(s[j]-'0')
 				}
 				j++
 			}
@@ -161,6 +161,7 @@ const (
 	kwWeekend
 	kwMonth
 	kwYear
+	kwSeason // spring, summer, autumn, fall, winter; val holds the first month
 	kwAgo
 	kwLast
 	kwNext
@@ -191,6 +192,9 @@ const (
 	kwPM
 	kwOrd    // st, nd, rd, th
 	kwClause // a word that can follow a year that ends a phrase: "in 2022 we moved"
+	kwDet    // my, your, that, each...: "my Sunday routine" is no date
+	kwTo
+	kwOr
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -218,7 +222,7 @@ func (k kw) weekday() (int, bool) {
 
 // keyword classifies a word, case-insensitively. Most words are answered
 // by the length test.
-func keyword(w string) (kw, int) {
+func keyword(w string) (kw, int32) {
 	if len(w) > 9 {
 		return kwNone, 0
 	}
@@ -325,6 +329,14 @@ func keyword(w string) (kw, int) {
 		return kwMonth, 0
 	case "year", "years":
 		return kwYear, 0
+	case "spring":
+		return kwSeason, 3
+	case "summer":
+		return kwSeason, 6
+	case "autumn", "fall":
+		return kwSeason, 9
+	case "winter":
+		return kwSeason, 12
 	case "ago":
 		return kwAgo, 0
 	case "last":
@@ -423,10 +435,16 @@ func keyword(w string) (kw, int) {
 		return kwPM, 0
 	case "st", "nd", "rd", "th":
 		return kwOrd, 0
-	case "and", "or", "but", "when", "while", "where", "as", "so", "then",
-		"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their",
-		"to", "for", "with", "is", "was", "were", "has", "had", "have", "will", "would", "there", "that":
+	case "or":
+		return kwOr, 0
+	case "and", "but", "when", "while", "where", "as", "so", "then",
+		"i", "we", "you", "he", "she", "they", "it",
+		"for", "with", "is", "was", "were", "has", "had", "have", "will", "would", "there":
 		return kwClause, 0
+	case "my", "our", "your", "his", "her", "their", "its", "that", "each", "any", "some":
+		return kwDet, 0
+	case "to":
+		return kwTo, 0
 	}
 	return kwNone, 0
 }
