@@ -4,7 +4,8 @@ import "time"
 
 // MinYear and MaxYear bound the years this package reads: every instant of
 // them fits in int64 nanoseconds since 1970 (time.Time.UnixNano, and the
-// date range of bleve's date fields), which ends in 1677 and 2262.
+// date range of bleve's date fields), which run from 21 September 1677 to
+// 11 April 2262.
 const (
 	MinYear = 1678
 	MaxYear = 2261

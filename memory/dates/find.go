@@ -39,7 +39,7 @@ type Mention struct {
 	// From and To are the period it names, [From, To), midnight to
 	// midnight in ref's location (UTC for a zero ref). Both are zero when it
 	// cannot be resolved: a relative mention or a date without a year when
-	// ref is zero, or a relative period outside MinYear..MaxYear.
+	// ref is zero, or a period that would leave MinYear..MaxYear.
 	From, To time.Time
 	// Grain is the size of the period.
 	Grain Grain
@@ -340,7 +340,7 @@ func (f *finder) monthAt(i int) int {
 // abbrDot returns the token after the month at i, past a dot glued to an
 // abbreviation ("Aug.").
 func (f *finder) abbrDot(i int) int {
-	if f.kw(i) >= kwJanAbbr && f.glued(i+1) && f.punct(i+1, '.') {
+	if k := f.kw(i); kwJanAbbr <= k && k <= kwDecAbbr && f.glued(i+1) && f.punct(i+1, '.') {
 		return i + 2
 	}
 	return i + 1
@@ -435,7 +435,9 @@ func (f *finder) absolute(i int) (Mention, int) {
 		if m > f.m {
 			y--
 		}
-		mm.From, mm.To = f.monthOf(y, m)
+		if y >= MinYear && y <= MaxYear {
+			mm.From, mm.To = f.monthOf(y, m)
+		}
 	}
 	return mm, j
 }

@@ -347,6 +347,16 @@ func TestFindZeroRef(t *testing.T) {
 	if got := renderAll(text, ms); strings.Join(got, " | ") != strings.Join(want, " | ") {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// a reference outside the supported years resolves nothing it would move out of them
+	far := time.Date(2261, 12, 20, 0, 0, 0, 0, time.UTC)
+	text2 := "in May, May 8, next month, tomorrow, next year, in 2261"
+	want2 := []string{"May=2261-05/month", "May 8=2261-05-08/day", "next month=/month/rel", "tomorrow=2261-12-21/day/rel", "next year=/year/rel", "2261=2261/year"}
+	if got := renderAll(text2, Find(text2, far)); strings.Join(got, " | ") != strings.Join(want2, " | ") {
+		t.Errorf("got  %q\nwant %q", got, want2)
+	}
+	if got := renderAll("in May, May 8", Find("in May, May 8", time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))); strings.Join(got, " | ") != "May=/month | May 8=/day" {
+		t.Errorf("in 2300: %q", got)
+	}
 	if ms[1].From.Location() != time.UTC {
 		t.Errorf("an absolute date with a zero ref is in %v, want UTC", ms[1].From.Location())
 	}
