@@ -1,0 +1,116 @@
+// Package dates reads the dates agentmem is given and finds the time
+// expressions in text. It is one small, strict grammar shared by ingest and
+// recall (Parse: session_date, timestamp, after, before, --now), the entity
+// extractor and time-aware recall (Find). It uses the standard library only
+// and does no work at start-up beyond constant tables.
+//
+// # Parse
+//
+// Parse reads one field value, and only these forms (any case, surrounding
+// whitespace ignored, at most MaxLen bytes):
+//
+//	2023-05-07                          ISO 8601 date (dateOnly)
+//	2023-05-07T14:00                    date-time, T or space, in loc
+//	2023-05-07 14:00:05.123             seconds, fraction of 1 to 9 digits
+//	2023-05-07T14:00:00Z                RFC 3339: Z or ±hh:mm
+//	2023-05-07T14:00:00+02:00
+//	1:56 pm on 8 May, 2023              LoCoMo's session dates
+//	2023/05/30 (Tue) 23:40              LongMemEval's; the weekday must agree
+//	8 May 2023, 8 May, 2023, 8th of May 2023, May 8, 2023, May 8th 2023
+//	Sunday, 7 May 2023                  a weekday before the date must agree
+//	at 2 pm on 8 May 2023, 14:00 on 8 May 2023, 8 May 2023 at 2:30 pm,
+//	May 8, 2023, 14:00
+//
+// Months are full names or three-letter abbreviations (and "Sept"), with an
+// optional dot ("Aug."); weekdays are full names or abbreviations ("Tue",
+// "Thurs"). A time is h:mm or hh:mm[:ss] on a 24-hour clock, or h[:mm[:ss]]
+// with am, pm, a.m. or p.m. ("12 am" is midnight). Month and day of the
+// ISO and slash forms take two digits, years four.
+//
+// Everything else is an error, and an error never becomes another date:
+// "31 February, 2023" and "2023-02-29" (February 2023 has 28 days),
+// "2023-13-01" (there is no month 13), a year or a month alone ("2023",
+// "May 2023", "2023-05": give a day), a day without a year ("8 May"), years
+// outside MinYear..MaxYear (they do not fit in int64 nanoseconds, the range
+// of bleve's date fields), relative dates ("yesterday"), an empty or too
+// long value, and anything after the date. The message reads after a field
+// name, and lists the accepted forms when the form is unknown:
+//
+//	cannot read "31 February, 2023" as a date: February 2023 has 28 days
+//
+// # Find
+//
+// Find returns the time expressions in a text, each as a Mention: its byte
+// span, the period it names [From, To) from midnight to midnight in the
+// reference time's location, its Grain, and the calendar fields written in
+// it. Label gives the annotation ("2023-05-07", "2023-05", "2023",
+// "2023-05-01..2023-05-07"). Weeks are ISO weeks, Monday to Sunday; a
+// weekend is its Saturday and Sunday. Spans leave out a preposition that
+// only announces the expression ("on" Tuesday, "in" May, "since" 2019) and
+// keep one that changes its meaning ("in two weeks"). Examples with the
+// reference Wednesday 10 May 2023:
+//
+//	2023-05-08, 2023/05/08, 2023-5-8     2023-05-08 (ISO with a time too: 2023-05-08T14:00)
+//	2023-05                              2023-05
+//	8 May 2023, May 8th, 2023, 8th of May, 2023, Monday, May 8, 2023
+//	May 2023, December, 2022             2023-05, 2022-12
+//	in 2022, since 2019, until 2030, mid-2021     a year
+//	summer 2022, the summer of 2022      2022-06-01..2022-08-31
+//	today, tonight, this morning/afternoon/evening, earlier today   2023-05-10
+//	yesterday (morning), last night      2023-05-09
+//	the day before yesterday             2023-05-08
+//	tomorrow (night), the day after tomorrow
+//	last / this / next week              2023-05-01..07 / 05-08..14 / 05-15..21
+//	last / this / next weekend           05-06..07 / 05-13..14 / 05-20..21
+//	over the weekend                     the latest weekend begun: 05-06..07
+//	last / this / next month, year       2023-04, 2023-05, 2023-06; 2022, 2023, 2024
+//	earlier this week / month / year     from the period's start to ref's day included
+//	later this week / month / year       from ref's day to the period's end
+//	last Monday, last Wednesday          the latest one before ref's day: 05-08, 05-03
+//	next Thursday, next Wednesday        the first one after ref's day: 05-11, 05-17
+//	this Friday, this Monday             the one in ref's week: 05-12, 05-08
+//	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
+//	two days ago, a day ago              2023-05-08, 2023-05-09
+//	two weeks ago                        the ISO week of ref's day minus 14: 04-24..30
+//	two months ago, a year ago           2023-03, 2022
+//	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
+//	last summer / this / next            the latest season ended before ref's month /
+//	                                     the one starting 5 months before to 6 after /
+//	                                     the first starting after it
+//	last May, next May, this May         2022-05 (strictly before ref's month), 2024-05, 2023-05
+//
+// Counts are digits or words (one to twenty, thirty, a, an); "a couple of"
+// is 2; "a few" is the span of 2 to 4 units ("a few days ago" is
+// 2023-05-06..2023-05-08) and "several" 3 to 7. Seasons are the northern
+// meteorological ones: spring from March, summer from June, autumn or fall
+// from September, winter from December into the next year.
+//
+// A date or month without a year ("May 8", "8th of May", "in May") takes
+// ref's year when its month is not after ref's month, else the year before
+// (so in May 2023, "in June" is June 2022), and 29 February the latest leap
+// year; it is not Relative, and Year is 0. A bare weekday is taken as the
+// latest such day strictly before ref's day, because memories are mostly
+// told in the past tense ("on Tuesday we went..."); "next Tuesday" and
+// "this Tuesday" name the future.
+//
+// Find is deliberately conservative: "May", "March" and month
+// abbreviations count only with a capital, and a month or year alone only
+// after a word that announces it (in, of, since, during, until, till, from,
+// through, before, after, early, mid, late, and for months by, around), so
+// "you may go", "1500 points" and "in 2000 people" are not dates. A weekday
+// that names no particular day is skipped: "every Monday", "the Sunday
+// paper", "Black Friday", "Monday:", "Monday to Saturday", "Tuesday or
+// Thursday". Impossible dates ("31 February 2023") are skipped, never moved.
+// Not recognised: numeric dates with the day or month first ("05/08/2023"
+// is ambiguous), times of day, hours or minutes ago, "in N months" and "in
+// N years" (mostly "I haven't seen her in two years"), "in the past week",
+// "recently", and future tense around a bare weekday.
+//
+// # Cost
+//
+// Both functions read the text once and look a bounded number of tokens
+// ahead, so they run in time linear in its length (FuzzFind checks 64 KiB
+// of any repeated input against a generous budget). Parse does not
+// allocate when it succeeds; Find does not allocate for a text of up to 128
+// tokens without expressions, and allocates its result otherwise.
+package dates

@@ -1,0 +1,874 @@
+package dates
+
+import (
+	"time"
+	"unicode/utf8"
+)
+
+// Grain is the size of the period a Mention names.
+type Grain uint8
+
+// The grains of a Mention. A fuzzy or partial period ("a few days ago",
+// "earlier this week") has the grain of its unit and spans several or part
+// of them.
+const (
+	Day     Grain = iota + 1 // one calendar day
+	Week                     // an ISO week, Monday to Sunday
+	Weekend                  // Saturday and Sunday
+	Month                    // a calendar month
+	Season                   // three months: spring from March, summer from June, autumn from September, winter from December
+	Year                     // a calendar year
+)
+
+var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year"}
+
+// String returns "day", "week", "weekend", "month", "season" or "year".
+func (g Grain) String() string {
+	if int(g) < len(grainNames) {
+		return grainNames[g]
+	}
+	return "grain(" + itoa(int(g)) + ")"
+}
+
+// Mention is a time expression found in text.
+type Mention struct {
+	// Start and End are the byte offsets of the expression in the text. A
+	// preposition that only announces it ("on" Tuesday, "in" May) is left
+	// out; one that carries meaning ("in two weeks") is in.
+	Start, End int
+	// From and To are the period it names, [From, To), midnight to
+	// midnight in ref's location (UTC for a zero ref). Both are zero when it
+	// cannot be resolved: a relative mention or a date without a year when
+	// ref is zero, or a period that would leave MinYear..MaxYear.
+	From, To time.Time
+	// Grain is the size of the period.
+	Grain Grain
+	// Relative reports a period computed from ref's date ("yesterday",
+	// "last week", "two months ago", "on Tuesday", "last May"). A date
+	// without a year ("May 8", "in May") is not relative: it takes only
+	// its year from ref, and Year is 0.
+	Relative bool
+	// Year, Month and Day are the calendar fields written in the text, 0
+	// when absent: "May 8" has Year 0, "last May" has Month 5.
+	Year, Month, Day int
+}
+
+// Label is a short annotation of the resolved period: "2023-05-07" for a
+// day, "2023-05" for a calendar month, "2023" for a calendar year,
+// "2023-05-01..2023-05-07" (both days included) for a week or any other
+// span, and "" when the mention is not resolved.
+func (m Mention) Label() string {
+	if m.From.IsZero() || !m.To.After(m.From) {
+		return ""
+	}
+	y, mo, d := m.From.Date()
+	last := m.To.Add(-time.Nanosecond)
+	ly, lm, ld := last.Date()
+	var b [32]byte
+	out := b[:0]
+	switch {
+	case y == ly && mo == lm && d == ld:
+		out = m.From.AppendFormat(out, "2006-01-02")
+	case d == 1 && mo == 1 && ly == y && lm == 12 && ld == 31:
+		out = m.From.AppendFormat(out, "2006")
+	case d == 1 && ly == y && lm == mo && ld == daysIn(y, int(mo)):
+		out = m.From.AppendFormat(out, "2006-01")
+	default:
+		out = m.From.AppendFormat(out, "2006-01-02")
+		out = append(out, ".."...)
+		out = last.AppendFormat(out, "2006-01-02")
+	}
+	return string(out)
+}
+
+// Find returns the time expressions in text, in order and without overlap,
+// resolved against ref (a zero ref resolves only what needs no reference).
+// The package documentation lists the expressions and how each resolves.
+// It runs in time linear in the length of text and allocates only for the
+// mentions it returns when text is short.
+func Find(text string, ref time.Time) []Mention {
+	var buf [128]token
+	var c calendar
+	c.set(ref)
+	// The calendar is behind a pointer so that its location, which flows
+	// into the mentions, does not make the tokens escape to the heap.
+	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c}
+	var out []Mention
+	for i := 0; i < len(f.t); {
+		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
+			i++ // no mention starts here
+			continue
+		}
+		m, next := f.at(i)
+		if next <= i {
+			i++
+			continue
+		}
+		if m.End > m.Start {
+			out = append(out, m)
+		}
+		i = next
+	}
+	return out
+}
+
+type finder struct {
+	s string
+	t []token
+	*calendar
+}
+
+// calendar is the reference date.
+type calendar struct {
+	has  bool // ref is set
+	loc  *time.Location
+	y, m int // ref's date in its location
+	d    int
+	wd   int // ref's weekday, Monday = 0
+}
+
+func (c *calendar) set(ref time.Time) {
+	c.loc = time.UTC
+	if ref.IsZero() {
+		return
+	}
+	c.has, c.loc = true, ref.Location()
+	y, m, d := ref.Date()
+	c.y, c.m, c.d = y, int(m), d
+	c.wd = (int(ref.Weekday()) + 6) % 7
+}
+
+func (f *finder) kw(i int) kw {
+	if i >= 0 && i < len(f.t) && f.t[i].kind == kWord {
+		return f.t[i].kw
+	}
+	return kwNone
+}
+
+func (f *finder) punct(i int, c byte) bool {
+	return i >= 0 && i < len(f.t) && f.t[i].kind == kPunct && f.s[f.t[i].start] == c
+}
+
+func (f *finder) glued(i int) bool { return i < len(f.t) && !f.t[i].space }
+
+func (f *finder) spaced(i int) bool { return i < len(f.t) && f.t[i].space }
+
+func (f *finder) num(i int) bool { return i < len(f.t) && f.t[i].kind == kNum }
+
+func (f *finder) numN(i, n int) bool { return f.num(i) && int(f.t[i].ndig) == n }
+
+// leftOK reports whether the token at i starts a phrase: it follows
+// whitespace, the start of the text, or an opening bracket or quote.
+func (f *finder) leftOK(i int) bool {
+	if f.t[i].space {
+		return true
+	}
+	p := f.t[i-1]
+	if p.kind != kPunct {
+		return false
+	}
+	c := f.s[p.start]
+	if c == '-' { // mid-May
+		return !p.space && f.kw(i-2) == kwPeriod
+	}
+	return c == '(' || c == '[' || c == '"' || c == '\'' || c >= utf8.RuneSelf
+}
+
+// rightOK reports whether a phrase may end before the token at j: the end
+// of the text, whitespace, or punctuation that does not continue a number
+// ("8," but not "8,000", "8:30" or "8-10").
+func (f *finder) rightOK(j int) bool {
+	if j >= len(f.t) || f.t[j].space {
+		return true
+	}
+	if f.t[j].kind != kPunct {
+		return false
+	}
+	switch c := f.s[f.t[j].start]; c {
+	case '.', ',', ':', '/', '-':
+		return !f.glued(j+1) || f.t[j+1].kind != kNum
+	case ';', '!', '?', ')', ']', '"', '\'':
+		return true
+	default:
+		return c >= utf8.RuneSelf
+	}
+}
+
+// cued reports whether the month or year at i follows a word that
+// announces it: in, since, during, until, till, from, through, before,
+// after, early, mid, late ("mid-May" too), and for a month also of, by and
+// around.
+func (f *finder) cued(i int, month bool) bool {
+	if !f.t[i].space {
+		return f.punct(i-1, '-') && !f.t[i-1].space && f.kw(i-2) == kwPeriod
+	}
+	switch f.kw(i - 1) {
+	case kwIn, kwCue, kwPeriod, kwBefore, kwAfter:
+		return true
+	case kwOf, kwBy:
+		return month
+	}
+	return false
+}
+
+// mention makes the mention of tokens [i, j).
+func (f *finder) mention(i, j int, g Grain, rel bool, from, to time.Time) Mention {
+	m := Mention{Start: f.t[i].start, End: f.t[j-1].end, Grain: g, Relative: rel}
+	if rel && !f.has {
+		return m
+	}
+	if from.Year() < MinYear || to.Add(-time.Nanosecond).Year() > MaxYear {
+		return m
+	}
+	m.From, m.To = from, to
+	return m
+}
+
+// period is [from, to).
+type period struct{ from, to time.Time }
+
+// rel makes the relative mention of tokens [i, j) and returns j with it.
+func (f *finder) rel(i, j int, g Grain, p period) (Mention, int) {
+	return f.mention(i, j, g, true, p.from, p.to), j
+}
+
+// days returns [ref's day + a, ref's day + b).
+func (f *finder) days(a, b int) period {
+	return period{time.Date(f.y, time.Month(f.m), f.d+a, 0, 0, 0, 0, f.loc),
+		time.Date(f.y, time.Month(f.m), f.d+b, 0, 0, 0, 0, f.loc)}
+}
+
+// months returns [ref's month + a, ref's month + b).
+func (f *finder) months(a, b int) period {
+	return period{time.Date(f.y, time.Month(f.m+a), 1, 0, 0, 0, 0, f.loc),
+		time.Date(f.y, time.Month(f.m+b), 1, 0, 0, 0, 0, f.loc)}
+}
+
+// years returns [ref's year + a, ref's year + b).
+func (f *finder) years(a, b int) period {
+	return period{time.Date(f.y+a, 1, 1, 0, 0, 0, 0, f.loc), time.Date(f.y+b, 1, 1, 0, 0, 0, 0, f.loc)}
+}
+
+// dayOf returns the day y-m-d.
+func (f *finder) dayOf(y, m, d int) (time.Time, time.Time) {
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m), d+1, 0, 0, 0, 0, f.loc)
+}
+
+// monthOf returns the month y-m.
+func (f *finder) monthOf(y, m int) (time.Time, time.Time) {
+	return time.Date(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m+1), 1, 0, 0, 0, 0, f.loc)
+}
+
+// at returns the mention that starts at token i and the token after it, or
+// i when none does. A mention with End == 0 is consumed but not reported (an
+// impossible date such as "31 February 2023").
+func (f *finder) at(i int) (Mention, int) {
+	t := &f.t[i]
+	if t.kind == kNum {
+		if m, n := f.absolute(i); n > i {
+			return m, n
+		}
+		if m, n := f.ago(i); n > i {
+			return m, n
+		}
+		return f.year(i)
+	}
+	if t.kind != kWord {
+		return Mention{}, i
+	}
+	switch k := t.kw; {
+	case k.month() > 0:
+		return f.absolute(i)
+	case kwSun <= k && k <= kwSat:
+		return f.weekday(i)
+	case k == kwToday || k == kwTonight:
+		return f.rel(i, i+1, Day, f.days(0, 1))
+	case k == kwYesterday || k == kwTomorrow:
+		off := -1
+		if k == kwTomorrow {
+			off = 1
+		}
+		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
+	case k == kwThe || k == kwDay:
+		return f.dayBefore(i)
+	case k == kwLast || k == kwNext || k == kwThis:
+		return f.lastNext(i)
+	case k == kwEarlier || k == kwLater:
+		return f.earlier(i)
+	case k == kwOver:
+		if f.kw(i+1) == kwThe && f.kw(i+2) == kwWeekend {
+			// the latest weekend that has begun
+			mon := -f.wd
+			if f.wd < 5 {
+				mon -= 7
+			}
+			return f.rel(i+1, i+3, Weekend, f.days(mon+5, mon+7))
+		}
+	case k == kwIn:
+		return f.in(i)
+	case k == kwSeason:
+		return f.seasonOf(i)
+	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:
+		return f.ago(i)
+	}
+	return Mention{}, i
+}
+
+// partOfDay skips "morning", "afternoon", "evening" or "night" at i.
+func (f *finder) partOfDay(i int) int {
+	if k := f.kw(i); k == kwMorning || k == kwNight {
+		return i + 1
+	}
+	return i
+}
+
+// monthAt returns the month named at i, or 0. "May", "March" and the
+// abbreviations are ordinary words too ("you may", "jan"), so they count
+// only with a capital.
+func (f *finder) monthAt(i int) int {
+	k := f.kw(i)
+	m := k.month()
+	if m == 0 {
+		return 0
+	}
+	if (k >= kwJanAbbr || m == 3 || m == 5) && !f.t[i].upper {
+		return 0
+	}
+	return m
+}
+
+// abbrDot returns the token after the month at i, past a dot glued to an
+// abbreviation ("Aug.").
+func (f *finder) abbrDot(i int) int {
+	if k := f.kw(i); kwJanAbbr <= k && k <= kwDecAbbr && f.glued(i+1) && f.punct(i+1, '.') {
+		return i + 2
+	}
+	return i + 1
+}
+
+// dayNum reads a day of the month at i ("8", "08", "8th") and returns it
+// and the token after it, or 0.
+func (f *finder) dayNum(i int) (int, int) {
+	if !f.num(i) || f.t[i].ndig > 2 || int(f.t[i].val) < 1 || int(f.t[i].val) > 31 || !f.leftOK(i) {
+		return 0, i
+	}
+	d, j := int(f.t[i].val), i+1
+	if f.glued(j) && f.kw(j) == kwOrd {
+		if !ordinalOK(d, f.s[f.t[j].start:f.t[j].end]) {
+			return 0, i
+		}
+		j++
+	}
+	return d, j
+}
+
+// yearAt reads a four-digit year after an optional comma at i, and returns
+// it and the token after it, or 0.
+func (f *finder) yearAt(i int) (int, int) {
+	j := i
+	if f.glued(j) && f.punct(j, ',') {
+		j++
+	}
+	if !f.numN(j, 4) || !f.t[j].space || !f.rightOK(j+1) {
+		return 0, i
+	}
+	return int(f.t[j].val), j + 1
+}
+
+// absolute reads a calendar date, month or year written at i: 2023-05-08,
+// 2023-05, 8 May 2023, 8th of May, May 8th, 2023, May 8, May 2023, and a
+// month alone after a word that announces it (in May).
+func (f *finder) absolute(i int) (Mention, int) {
+	if f.num(i) {
+		if f.numN(i, 4) {
+			return f.numeric(i)
+		}
+		d, j := f.dayNum(i)
+		if d == 0 || !f.spaced(j) {
+			return Mention{}, i
+		}
+		if f.kw(j) == kwOf {
+			j++
+		}
+		m := f.monthAt(j)
+		if m == 0 {
+			return Mention{}, i
+		}
+		j = f.abbrDot(j)
+		if y, k := f.yearAt(j); y > 0 {
+			return f.ymd(i, k, y, m, d)
+		}
+		if !f.rightOK(j) {
+			return Mention{}, i
+		}
+		return f.ymd(i, j, 0, m, d)
+	}
+	m := f.monthAt(i)
+	if m == 0 || !f.leftOK(i) {
+		return Mention{}, i
+	}
+	j := f.abbrDot(i)
+	if f.spaced(j) {
+		if d, k := f.dayNum(j); d > 0 && f.rightOK(k) {
+			if y, l := f.yearAt(k); y > 0 {
+				return f.ymd(i, l, y, m, d)
+			}
+			return f.ymd(i, k, 0, m, d)
+		}
+	}
+	if y, k := f.yearAt(j); y > 0 {
+		if y < MinYear || y > MaxYear {
+			return Mention{}, k
+		}
+		from, to := f.monthOf(y, m)
+		mm := f.mention(i, k, Month, false, from, to)
+		mm.Year, mm.Month = y, m
+		return mm, k
+	}
+	if !f.rightOK(j) || !f.cued(i, true) {
+		return Mention{}, i
+	}
+	mm := f.mention(i, j, Month, false, time.Time{}, time.Time{})
+	mm.Month = m
+	if f.has {
+		y := f.y
+		if m > f.m {
+			y--
+		}
+		if y >= MinYear && y <= MaxYear {
+			mm.From, mm.To = f.monthOf(y, m)
+		}
+	}
+	return mm, j
+}
+
+// ymd makes the mention of a day written as tokens [i, j); y is 0 when no
+// year is written. An impossible date is consumed and not reported.
+func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
+	if y != 0 {
+		if checkDate(y, m, d) != nil {
+			return Mention{}, j
+		}
+		from, to := f.dayOf(y, m, d)
+		mm := f.mention(i, j, Day, false, from, to)
+		mm.Year, mm.Month, mm.Day = y, m, d
+		return mm, j
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysIn(0, m) {
+		return Mention{}, j
+	}
+	mm := f.mention(i, j, Day, false, time.Time{}, time.Time{})
+	mm.Month, mm.Day = m, d
+	if f.has {
+		// the latest such day whose month is not after ref's month
+		y = f.y
+		if m > f.m {
+			y--
+		}
+		for d > daysIn(y, m) { // 29 February: the latest leap year
+			y--
+		}
+		if y >= MinYear && y <= MaxYear {
+			mm.From, mm.To = f.dayOf(y, m, d)
+		}
+	}
+	return mm, j
+}
+
+// numeric reads 2023-05-08, 2023/05/08, 2023-5-8 or 2023-05 at i.
+func (f *finder) numeric(i int) (Mention, int) {
+	if !f.leftOK(i) || !f.glued(i+1) || !f.glued(i+2) || !f.num(i+2) || f.t[i+2].ndig > 2 {
+		return Mention{}, i
+	}
+	sep := byte('-')
+	if !f.punct(i+1, '-') {
+		if !f.punct(i+1, '/') {
+			return Mention{}, i
+		}
+		sep = '/'
+	}
+	y, m := int(f.t[i].val), int(f.t[i+2].val)
+	if f.glued(i+3) && f.punct(i+3, sep) && f.glued(i+4) && f.num(i+4) && f.t[i+4].ndig <= 2 {
+		j := i + 5
+		iso := f.glued(j) && f.kw(j) == kwNone && f.t[j].kind == kWord && f.t[j].end-f.t[j].start == 1 &&
+			f.s[f.t[j].start]|0x20 == 't' && f.glued(j+1) && f.num(j+1)
+		if !iso && !f.rightOK(j) {
+			return Mention{}, i
+		}
+		if y < MinYear || y > MaxYear {
+			return Mention{}, j
+		}
+		return f.ymd(i, j, y, m, int(f.t[i+4].val))
+	}
+	if sep != '-' || f.t[i+2].ndig != 2 || !f.rightOK(i+3) {
+		return Mention{}, i
+	}
+	if y < MinYear || y > MaxYear || m < 1 || m > 12 {
+		return Mention{}, i + 3
+	}
+	from, to := f.monthOf(y, m)
+	mm := f.mention(i, i+3, Month, false, from, to)
+	mm.Year, mm.Month = y, m
+	return mm, i + 3
+}
+
+// year reads a four-digit year after a word that announces it: "in 2022",
+// "since 2019", "until 2030", "mid-2021". A number that counts something
+// ("in 2000 people") is not one: the year must end the phrase.
+func (f *finder) year(i int) (Mention, int) {
+	if !f.numN(i, 4) || !f.rightOK(i+1) || !f.cued(i, false) {
+		return Mention{}, i
+	}
+	y := int(f.t[i].val)
+	if y < MinYear || y > MaxYear {
+		return Mention{}, i
+	}
+	if j := i + 1; j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
+		switch f.t[j].kw {
+		case kwClause, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
+		default:
+			return Mention{}, i
+		}
+	}
+	mm := f.mention(i, i+1, Year, false, time.Date(y, 1, 1, 0, 0, 0, 0, f.loc), time.Date(y+1, 1, 1, 0, 0, 0, 0, f.loc))
+	mm.Year = y
+	return mm, i + 1
+}
+
+// weekday reads a weekday at i: before a date it is part of that date
+// ("Monday, May 8, 2023"), else it is the latest such day before ref's day,
+// unless it names no particular day (see habitual).
+func (f *finder) weekday(i int) (Mention, int) {
+	if !f.leftOK(i) {
+		return Mention{}, i
+	}
+	j := i + 1
+	if f.punct(j, ',') {
+		j++
+	}
+	if j < len(f.t) {
+		if m, n := f.absolute(j); n > j && (m.Grain == Day || m.End == 0) {
+			if m.End > 0 {
+				m.Start = f.t[i].start
+			}
+			return m, n
+		}
+	}
+	if f.habitual(i) {
+		return Mention{}, i + 1
+	}
+	back := (f.wd - (int(f.t[i].kw-kwSun)+6)%7 + 7) % 7
+	if back == 0 {
+		back = 7
+	}
+	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
+}
+
+// habitual reports a weekday at i that names no particular day: after a
+// determiner (every, the, a, my, that: "the Sunday paper", "my Monday
+// routine"), in a name ("Black Friday", "Motivation Monday"), as a heading
+// or in a list item ("Monday:", "* Tuesday"), in a range or a choice
+// ("Monday to Saturday", "Tuesday or Thursday", "Monday, Wednesday").
+func (f *finder) habitual(i int) bool {
+	switch f.kw(i - 1) {
+	case kwEvery, kwThe, kwA, kwDet:
+		return true
+	case kwNone:
+		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper {
+			return true
+		}
+	case kwTo, kwCue, kwOr:
+		if _, ok := f.kw(i - 2).weekday(); ok {
+			return true
+		}
+	}
+	if f.punct(i-1, ',') {
+		if _, ok := f.kw(i - 2).weekday(); ok {
+			return true
+		}
+	}
+	if i > 0 && f.t[i-1].kind == kPunct {
+		switch f.s[f.t[i-1].start] {
+		case '*', '|', '#':
+			return true
+		case '-': // "Monday-Friday", or a list item "- Tuesday"
+			_, ok := f.kw(i - 2).weekday()
+			return ok || f.t[i].space && f.t[i-1].space
+		}
+	}
+	j := i + 1
+	if f.glued(j) && f.punct(j, ':') {
+		return true
+	}
+	if k := f.kw(j); k == kwTo || k == kwCue || k == kwOr || f.punct(j, '-') || f.punct(j, ',') {
+		_, ok := f.kw(j + 1).weekday()
+		return ok
+	}
+	return false
+}
+
+// dayBefore reads "[the] day before yesterday" and "[the] day after
+// tomorrow" at i.
+func (f *finder) dayBefore(i int) (Mention, int) {
+	j := i
+	if f.kw(j) == kwThe {
+		j++
+	}
+	if f.kw(j) != kwDay {
+		return Mention{}, i
+	}
+	switch {
+	case f.kw(j+1) == kwBefore && f.kw(j+2) == kwYesterday:
+		return f.rel(i, j+3, Day, f.days(-2, -1))
+	case f.kw(j+1) == kwAfter && f.kw(j+2) == kwTomorrow:
+		return f.rel(i, j+3, Day, f.days(2, 3))
+	}
+	return Mention{}, i
+}
+
+// lastNext reads last/this/next (and "this past") followed by night,
+// week, weekend, month, year, morning/afternoon/evening, a weekday or a
+// month at i.
+func (f *finder) lastNext(i int) (Mention, int) {
+	if f.kw(i-1) == kwThe { // "the last week of May", "the next day"
+		return Mention{}, i
+	}
+	k, j := f.kw(i), i+1
+	dir := 0
+	switch k {
+	case kwLast:
+		dir = -1
+	case kwNext:
+		dir = 1
+	}
+	if k == kwThis && f.kw(j) == kwPast {
+		dir, j = -1, j+1
+	}
+	mon := -f.wd // ref's Monday, in days from ref
+	switch w := f.kw(j); {
+	case w == kwNight && k == kwLast:
+		return f.rel(i, j+1, Day, f.days(-1, 0))
+	case w == kwMorning && k == kwThis && dir == 0:
+		return f.rel(i, j+1, Day, f.days(0, 1))
+	case w == kwWeek:
+		return f.rel(i, j+1, Week, f.days(mon+7*dir, mon+7*dir+7))
+	case w == kwWeekend:
+		return f.rel(i, j+1, Weekend, f.days(mon+7*dir+5, mon+7*dir+7))
+	case w == kwMonth:
+		return f.rel(i, j+1, Month, f.months(dir, dir+1))
+	case w == kwYear:
+		return f.rel(i, j+1, Year, f.years(dir, dir+1))
+	case w == kwSeason:
+		return f.season(i, j, k, dir)
+	case kwSun <= w && w <= kwSatAbbr:
+		wd, _ := w.weekday()
+		wd = (wd + 6) % 7
+		off := wd - f.wd // this: in ref's ISO week
+		switch dir {
+		case -1:
+			if off = -((f.wd - wd + 7) % 7); off == 0 {
+				off = -7
+			}
+		case 1:
+			if off = (wd - f.wd + 7) % 7; off == 0 {
+				off = 7
+			}
+		}
+		return f.rel(i, f.partOfDay(j+1), Day, f.days(off, off+1))
+	}
+	m := f.monthAt(j)
+	if m == 0 {
+		return Mention{}, i
+	}
+	y := f.y
+	switch {
+	case dir < 0 && m >= f.m:
+		y--
+	case dir > 0 && m <= f.m:
+		y++
+	}
+	from, to := f.monthOf(y, m)
+	mm := f.mention(i, f.abbrDot(j), Month, true, from, to)
+	mm.Month = m
+	return mm, f.abbrDot(j)
+}
+
+// earlier reads "earlier today", "later today", and "earlier/later this
+// week/month/year" at i: the part of the period up to and including ref's
+// day, or from it on.
+func (f *finder) earlier(i int) (Mention, int) {
+	later := f.kw(i) == kwLater
+	if f.kw(i+1) == kwToday {
+		return f.rel(i, i+2, Day, f.days(0, 1))
+	}
+	if f.kw(i+1) != kwThis {
+		return Mention{}, i
+	}
+	var (
+		g Grain
+		p period
+	)
+	switch f.kw(i + 2) {
+	case kwWeek:
+		g, p = Week, f.days(-f.wd, 7-f.wd)
+	case kwMonth:
+		g, p = Month, f.months(0, 1)
+	case kwYear:
+		g, p = Year, f.years(0, 1)
+	default:
+		return Mention{}, i
+	}
+	today := f.days(0, 1)
+	if later {
+		p.from = today.from
+	} else {
+		p.to = today.to
+	}
+	return f.rel(i, i+3, g, p)
+}
+
+// quantity reads a count at i: digits, a number word, a/an, [a] couple
+// [of], [a] few (2 to 4), several (3 to 7). It returns the range and the
+// token after it.
+func (f *finder) quantity(i int) (lo, hi, next int) {
+	if f.num(i) {
+		if v := int(f.t[i].val); v >= 1 && v <= 100000 && f.leftOK(i) && f.spaced(i+1) {
+			return v, v, i + 1
+		}
+		return 0, 0, i
+	}
+	j := i
+	if f.kw(j) == kwA && (f.kw(j+1) == kwCouple || f.kw(j+1) == kwFew) {
+		j++
+	}
+	switch f.kw(j) {
+	case kwNumber, kwA:
+		return int(f.t[j].val), int(f.t[j].val), j + 1
+	case kwCouple:
+		if f.kw(j+1) == kwOf {
+			j++
+		}
+		return 2, 2, j + 1
+	case kwFew:
+		return 2, 4, j + 1
+	case kwSeveral:
+		return 3, 7, j + 1
+	}
+	return 0, 0, i
+}
+
+// ago reads "N days/weeks/months/years ago" at i.
+func (f *finder) ago(i int) (Mention, int) {
+	lo, hi, j := f.quantity(i)
+	if j == i || f.kw(j+1) != kwAgo {
+		return Mention{}, i
+	}
+	return f.span(i, j+2, f.kw(j), -hi, -lo)
+}
+
+// in reads "in N days" and "in N weeks" at i. Months and years are left
+// out ("I haven't seen her in two years" looks back), and so is a bare
+// article ("built in a day").
+func (f *finder) in(i int) (Mention, int) {
+	if f.kw(i+1) == kwA && f.kw(i+2) != kwFew && f.kw(i+2) != kwCouple {
+		return Mention{}, i // "Rome wasn't built in a day"
+	}
+	lo, hi, j := f.quantity(i + 1)
+	if j == i+1 || f.kw(j+1) == kwAgo {
+		return Mention{}, i
+	}
+	if u := f.kw(j); u != kwDay && u != kwWeek {
+		return Mention{}, i
+	}
+	return f.span(i, j+1, f.kw(j), lo, hi)
+}
+
+// span makes the mention of tokens [i, j) for the units a..b from ref's
+// (a <= b, both included) of unit u.
+func (f *finder) span(i, j int, u kw, a, b int) (Mention, int) {
+	switch u {
+	case kwDay:
+		return f.rel(i, j, Day, f.days(a, b+1))
+	case kwWeek:
+		mon := -f.wd
+		return f.rel(i, j, Week, f.days(mon+7*a, mon+7*b+7))
+	case kwMonth:
+		return f.rel(i, j, Month, f.months(a, b+1))
+	case kwYear:
+		return f.rel(i, j, Year, f.years(a, b+1))
+	}
+	return Mention{}, i
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// season reads last/this/next <season> (the season word at j, k the word
+// at i): "last summer" is the latest summer that has ended before ref's
+// month, "next summer" the first that begins after it, "this summer" the
+// one that begins from five months before ref's month to six after.
+func (f *finder) season(i, j int, k kw, dir int) (Mention, int) {
+	start := int(f.t[j].val) - 1 // its first month, 0-based
+	cur := f.y*12 + f.m - 1      // ref's month, counted from year 0
+	var y int
+	switch {
+	case dir < 0:
+		y = floorDiv(cur-start-3, 12)
+	case dir > 0:
+		y = floorDiv(cur-start, 12) + 1
+	default:
+		y = floorDiv(cur+6-start, 12)
+	}
+	return f.rel(i, j+1, Season, f.seasonPeriod(y, start+1))
+}
+
+// seasonOf reads "summer 2022" and "summer of 2022" at i.
+func (f *finder) seasonOf(i int) (Mention, int) {
+	j := i + 1
+	if f.kw(j) == kwOf {
+		j++
+	}
+	if !f.leftOK(i) || !f.numN(j, 4) || !f.spaced(j) || !f.rightOK(j+1) {
+		return Mention{}, i
+	}
+	y := int(f.t[j].val)
+	if y < MinYear || y >= MaxYear {
+		return Mention{}, j + 1
+	}
+	p := f.seasonPeriod(y, int(f.t[i].val))
+	m := f.mention(i, j+1, Season, false, p.from, p.to)
+	m.Year = y
+	return m, j + 1
+}
+
+// seasonPeriod returns the three months from month m of year y.
+func (f *finder) seasonPeriod(y, m int) period {
+	return period{time.Date(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m+3), 1, 0, 0, 0, 0, f.loc)}
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

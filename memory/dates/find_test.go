@@ -1,0 +1,450 @@
+package dates
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// render writes a mention as "text=label/grain", with "/rel" for a relative
+// one: "yesterday=2023-05-09/day/rel".
+func render(text string, m Mention) string {
+	s := fmt.Sprintf("%s=%s/%s", text[m.Start:m.End], m.Label(), m.Grain)
+	if m.Relative {
+		s += "/rel"
+	}
+	return s
+}
+
+func renderAll(text string, ms []Mention) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = render(text, m)
+	}
+	return out
+}
+
+// wed is Wednesday 10 May 2023; its ISO week runs from Monday 8 May to
+// Sunday 14 May.
+var wed = time.Date(2023, 5, 10, 14, 0, 0, 0, time.UTC)
+
+type findCase struct {
+	text string
+	ref  time.Time
+	want []string
+}
+
+func runFind(t *testing.T, cases []findCase) {
+	t.Helper()
+	for _, c := range cases {
+		got := renderAll(c.text, Find(c.text, c.ref))
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("Find(%q, %s)\n got: %q\nwant: %q", c.text, c.ref.Format("Mon 2006-01-02"), got, c.want)
+		}
+	}
+}
+
+func TestFindRelativeDays(t *testing.T) {
+	runFind(t, []findCase{
+		{"today", wed, []string{"today=2023-05-10/day/rel"}},
+		{"Tonight we eat.", wed, []string{"Tonight=2023-05-10/day/rel"}},
+		{"this morning", wed, []string{"this morning=2023-05-10/day/rel"}},
+		{"this afternoon and this evening", wed, []string{"this afternoon=2023-05-10/day/rel", "this evening=2023-05-10/day/rel"}},
+		{"earlier today", wed, []string{"earlier today=2023-05-10/day/rel"}},
+		{"I went yesterday.", wed, []string{"yesterday=2023-05-09/day/rel"}},
+		{"Yesterday morning", wed, []string{"Yesterday morning=2023-05-09/day/rel"}},
+		{"last night", wed, []string{"last night=2023-05-09/day/rel"}},
+		{"the day before yesterday", wed, []string{"the day before yesterday=2023-05-08/day/rel"}},
+		{"day before yesterday", wed, []string{"day before yesterday=2023-05-08/day/rel"}},
+		{"tomorrow night", wed, []string{"tomorrow night=2023-05-11/day/rel"}},
+		{"the day after tomorrow", wed, []string{"the day after tomorrow=2023-05-12/day/rel"}},
+		{"the next day", wed, nil},
+		{"the last day of May", wed, []string{"May=2023-05/month"}},
+	})
+}
+
+func TestFindWeeksMonthsYears(t *testing.T) {
+	runFind(t, []findCase{
+		{"last week", wed, []string{"last week=2023-05-01..2023-05-07/week/rel"}},
+		{"this week", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
+		{"next week", wed, []string{"next week=2023-05-15..2023-05-21/week/rel"}},
+		{"earlier this week", wed, []string{"earlier this week=2023-05-08..2023-05-10/week/rel"}},
+		{"later this week", wed, []string{"later this week=2023-05-10..2023-05-14/week/rel"}},
+		{"last weekend", wed, []string{"last weekend=2023-05-06..2023-05-07/weekend/rel"}},
+		{"this past weekend", wed, []string{"this past weekend=2023-05-06..2023-05-07/weekend/rel"}},
+		{"this weekend", wed, []string{"this weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"next weekend", wed, []string{"next weekend=2023-05-20..2023-05-21/weekend/rel"}},
+		{"over the weekend", wed, []string{"the weekend=2023-05-06..2023-05-07/weekend/rel"}},
+		{"over the weekend", time.Date(2023, 5, 14, 9, 0, 0, 0, time.UTC), []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"over the weekend", time.Date(2023, 5, 13, 9, 0, 0, 0, time.UTC), []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"last month", wed, []string{"last month=2023-04/month/rel"}},
+		{"this month", wed, []string{"this month=2023-05/month/rel"}},
+		{"next month", wed, []string{"next month=2023-06/month/rel"}},
+		{"earlier this month", wed, []string{"earlier this month=2023-05-01..2023-05-10/month/rel"}},
+		{"later this month", wed, []string{"later this month=2023-05-10..2023-05-31/month/rel"}},
+		{"last year", wed, []string{"last year=2022/year/rel"}},
+		{"this year", wed, []string{"this year=2023/year/rel"}},
+		{"next year", wed, []string{"next year=2024/year/rel"}},
+		{"earlier this year", wed, []string{"earlier this year=2023-01-01..2023-05-10/year/rel"}},
+		{"the last week of May", wed, []string{"May=2023-05/month"}},
+	})
+}
+
+func TestFindWeekdays(t *testing.T) {
+	runFind(t, []findCase{
+		{"on Tuesday", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		{"Monday was fun", wed, []string{"Monday=2023-05-08/day/rel"}},
+		// a weekday alone is the latest one strictly before ref's day
+		{"on Wednesday", wed, []string{"Wednesday=2023-05-03/day/rel"}},
+		{"on thursday", wed, []string{"thursday=2023-05-04/day/rel"}},
+		{"Sunday", wed, []string{"Sunday=2023-05-07/day/rel"}},
+		{"Saturday night", wed, []string{"Saturday night=2023-05-06/day/rel"}},
+		{"last Monday", wed, []string{"last Monday=2023-05-08/day/rel"}},
+		{"last Wednesday", wed, []string{"last Wednesday=2023-05-03/day/rel"}},
+		{"last Thursday", wed, []string{"last Thursday=2023-05-04/day/rel"}},
+		{"this past Saturday", wed, []string{"this past Saturday=2023-05-06/day/rel"}},
+		{"next Wednesday", wed, []string{"next Wednesday=2023-05-17/day/rel"}},
+		{"next Thursday", wed, []string{"next Thursday=2023-05-11/day/rel"}},
+		{"next Tuesday", wed, []string{"next Tuesday=2023-05-16/day/rel"}},
+		{"this Friday", wed, []string{"this Friday=2023-05-12/day/rel"}},
+		{"this Monday", wed, []string{"this Monday=2023-05-08/day/rel"}},
+		{"this Sunday", wed, []string{"this Sunday=2023-05-14/day/rel"}},
+		{"every Monday", wed, nil},
+		{"the Sunday paper", wed, nil},
+		{"my Sunday routine, a Saturday, each Friday", wed, nil},
+		{"Black Friday and Cyber Monday deals", wed, nil},
+		{"Monday: rest\n* Tuesday (yoga)\n- Wednesday run\n# Thursday", wed, nil},
+		{"open Monday to Saturday, Monday-Friday", wed, nil},
+		{"either Saturday or Sunday; on Monday, Wednesday, Friday", wed, nil},
+		{"on Saturday and Sunday", wed, []string{"Saturday=2023-05-06/day/rel", "Sunday=2023-05-07/day/rel"}},
+		{"since Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"Happy Friday! We met on Friday - it was fun.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"on Mondays", wed, nil},
+		{"see you Tue", wed, nil},
+		{"on Fri", wed, nil},
+		{"last Fri", wed, []string{"last Fri=2023-05-05/day/rel"}},
+		{"next fri", wed, []string{"next fri=2023-05-12/day/rel"}},
+		{"this Sat night", wed, []string{"this Sat night=2023-05-13/day/rel"}},
+		// ref on a Monday and a Sunday
+		{"last Sunday and on Monday", time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC),
+			[]string{"last Sunday=2023-05-07/day/rel", "Monday=2023-05-01/day/rel"}},
+		{"on Sunday, next Monday", time.Date(2023, 5, 14, 9, 0, 0, 0, time.UTC),
+			[]string{"Sunday=2023-05-07/day/rel", "next Monday=2023-05-15/day/rel"}},
+	})
+}
+
+func TestFindCounts(t *testing.T) {
+	runFind(t, []findCase{
+		{"2 days ago", wed, []string{"2 days ago=2023-05-08/day/rel"}},
+		{"two days ago", wed, []string{"two days ago=2023-05-08/day/rel"}},
+		{"a day ago", wed, []string{"a day ago=2023-05-09/day/rel"}},
+		{"one day ago", wed, []string{"one day ago=2023-05-09/day/rel"}},
+		{"ten days ago", wed, []string{"ten days ago=2023-04-30/day/rel"}},
+		{"a couple of days ago", wed, []string{"a couple of days ago=2023-05-08/day/rel"}},
+		{"couple days ago", wed, []string{"couple days ago=2023-05-08/day/rel"}},
+		{"a few days ago", wed, []string{"a few days ago=2023-05-06..2023-05-08/day/rel"}},
+		{"few days ago", wed, []string{"few days ago=2023-05-06..2023-05-08/day/rel"}},
+		{"several days ago", wed, []string{"several days ago=2023-05-03..2023-05-07/day/rel"}},
+		{"a week ago", wed, []string{"a week ago=2023-05-01..2023-05-07/week/rel"}},
+		{"two weeks ago", wed, []string{"two weeks ago=2023-04-24..2023-04-30/week/rel"}},
+		{"3 weeks ago", wed, []string{"3 weeks ago=2023-04-17..2023-04-23/week/rel"}},
+		{"a few weeks ago", wed, []string{"a few weeks ago=2023-04-10..2023-04-30/week/rel"}},
+		{"a month ago", wed, []string{"a month ago=2023-04/month/rel"}},
+		{"two months ago", wed, []string{"two months ago=2023-03/month/rel"}},
+		{"a few months ago", wed, []string{"a few months ago=2023-01-01..2023-03-31/month/rel"}},
+		{"six months ago", wed, []string{"six months ago=2022-11/month/rel"}},
+		{"a year ago", wed, []string{"a year ago=2022/year/rel"}},
+		{"two years ago", wed, []string{"two years ago=2021/year/rel"}},
+		{"in 3 days", wed, []string{"in 3 days=2023-05-13/day/rel"}},
+		{"in a few days", wed, []string{"in a few days=2023-05-12..2023-05-14/day/rel"}},
+		{"in two weeks", wed, []string{"in two weeks=2023-05-22..2023-05-28/week/rel"}},
+		{"in a couple of weeks", wed, []string{"in a couple of weeks=2023-05-22..2023-05-28/week/rel"}},
+		{"Rome wasn't built in a day", wed, nil},
+		{"in a week", wed, nil},
+		{"I haven't seen her in two years", wed, nil},
+		{"in two months", wed, nil},
+		{"3.5 days ago", wed, nil},
+		{"1,500 days ago", wed, nil},
+		{"500 years ago", wed, []string{"500 years ago=/year/rel"}},
+		{"5 days", wed, nil},
+		{"two days later", wed, nil},
+	})
+}
+
+func TestFindAbsolute(t *testing.T) {
+	runFind(t, []findCase{
+		{"on 2023-05-08 we met", wed, []string{"2023-05-08=2023-05-08/day"}},
+		{"(2023/05/08)", wed, []string{"2023/05/08=2023-05-08/day"}},
+		{"2023-5-8", wed, []string{"2023-5-8=2023-05-08/day"}},
+		{"at 2023-05-08T14:00:00Z", wed, []string{"2023-05-08=2023-05-08/day"}},
+		{"in 2023-05", wed, []string{"2023-05=2023-05/month"}},
+		{"8 May 2023", wed, []string{"8 May 2023=2023-05-08/day"}},
+		{"1:56 pm on 8 May, 2023", wed, []string{"8 May, 2023=2023-05-08/day"}},
+		{"May 8, 2023.", wed, []string{"May 8, 2023=2023-05-08/day"}},
+		{"May 8th 2023", wed, []string{"May 8th 2023=2023-05-08/day"}},
+		{"the 8th of May, 2023", wed, []string{"8th of May, 2023=2023-05-08/day"}},
+		{"Monday, May 8, 2023", wed, []string{"Monday, May 8, 2023=2023-05-08/day"}},
+		{"on Monday 8 May", wed, []string{"Monday 8 May=2023-05-08/day"}},
+		{"Aug. 8, 2022", wed, []string{"Aug. 8, 2022=2022-08-08/day"}},
+		{"22nd September 2022", wed, []string{"22nd September 2022=2022-09-22/day"}},
+		{"May 2023", wed, []string{"May 2023=2023-05/month"}},
+		{"in December, 2022", wed, []string{"December, 2022=2022-12/month"}},
+		// without a year: the latest such date whose month is not after ref's
+		{"May 8", wed, []string{"May 8=2023-05-08/day"}},
+		{"on May 20", wed, []string{"May 20=2023-05-20/day"}},
+		{"8th of May", wed, []string{"8th of May=2023-05-08/day"}},
+		{"June 8", wed, []string{"June 8=2022-06-08/day"}},
+		{"April 30th", wed, []string{"April 30th=2023-04-30/day"}},
+		{"in May", wed, []string{"May=2023-05/month"}},
+		{"in June", wed, []string{"June=2022-06/month"}},
+		{"In March", wed, []string{"March=2023-03/month"}},
+		{"since January", wed, []string{"January=2023-01/month"}},
+		{"by Dec", wed, []string{"Dec=2022-12/month"}},
+		{"mid-May", wed, []string{"May=2023-05/month"}},
+		{"late September", wed, []string{"September=2022-09/month"}},
+		// relative months
+		{"last May", wed, []string{"last May=2022-05/month/rel"}},
+		{"last April", wed, []string{"last April=2023-04/month/rel"}},
+		{"last June", wed, []string{"last June=2022-06/month/rel"}},
+		{"next May", wed, []string{"next May=2024-05/month/rel"}},
+		{"next June", wed, []string{"next June=2023-06/month/rel"}},
+		{"next April", wed, []string{"next April=2024-04/month/rel"}},
+		{"this May", wed, []string{"this May=2023-05/month/rel"}},
+		// years
+		{"in 2022", wed, []string{"2022=2022/year"}},
+		{"Since 2019, I have", wed, []string{"2019=2019/year"}},
+		{"until 2030.", wed, []string{"2030=2030/year"}},
+		{"in early 2021 we moved", wed, []string{"2021=2021/year"}},
+		{"mid-2020", wed, []string{"2020=2020/year"}},
+		{"in 2022 Google", wed, []string{"2022=2022/year"}},
+		{"1500 points", wed, nil},
+		{"I scored 2000 points in 2000 games", wed, nil},
+		{"a total of 2000.", wed, nil},
+		{"grew by 2000.", wed, nil},
+		{"in 1500", wed, nil},
+		{"in 2000s", wed, nil},
+		{"2022", wed, nil},
+	})
+}
+
+func TestFindRejects(t *testing.T) {
+	runFind(t, []findCase{
+		{"31 February 2023", wed, nil},
+		{"February 30", wed, nil},
+		{"2023-13-01", wed, nil},
+		{"2023-02-29", wed, nil},
+		{"May 8, 1500", wed, nil},
+		{"you may go", wed, nil},
+		{"May I ask?", wed, nil},
+		{"in may", wed, nil},
+		{"they march in jan", wed, nil},
+		{"May 8:30", wed, nil},
+		{"May 8-10", wed, nil},
+		{"05/08/2023", wed, nil},
+		{"2019-2020", wed, nil},
+		{"v2023-05-08", wed, nil},
+		{"2023-05-08-01", wed, nil},
+		{"8x May", wed, nil},
+		{"8st May 2023", wed, []string{"May 2023=2023-05/month"}}, // not a day, but still a month
+	})
+}
+
+func TestFindSeasons(t *testing.T) {
+	jan := time.Date(2023, 1, 15, 0, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"last summer", wed, []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
+		{"this past summer", wed, []string{"this past summer=2022-06-01..2022-08-31/season/rel"}},
+		{"this summer", wed, []string{"this summer=2023-06-01..2023-08-31/season/rel"}},
+		{"next summer", wed, []string{"next summer=2023-06-01..2023-08-31/season/rel"}},
+		{"last spring", wed, []string{"last spring=2022-03-01..2022-05-31/season/rel"}},
+		{"this spring", wed, []string{"this spring=2023-03-01..2023-05-31/season/rel"}},
+		{"last fall", wed, []string{"last fall=2022-09-01..2022-11-30/season/rel"}},
+		{"next autumn", wed, []string{"next autumn=2023-09-01..2023-11-30/season/rel"}},
+		{"last winter", wed, []string{"last winter=2022-12-01..2023-02-28/season/rel"}},
+		{"this winter", wed, []string{"this winter=2022-12-01..2023-02-28/season/rel"}},
+		{"next winter", wed, []string{"next winter=2023-12-01..2024-02-29/season/rel"}},
+		{"last winter", jan, []string{"last winter=2021-12-01..2022-02-28/season/rel"}},
+		{"this winter", jan, []string{"this winter=2022-12-01..2023-02-28/season/rel"}},
+		{"next winter", jan, []string{"next winter=2023-12-01..2024-02-29/season/rel"}},
+		{"last summer", time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC), []string{"last summer=2023-06-01..2023-08-31/season/rel"}},
+		{"last summer", time.Date(2023, 8, 31, 0, 0, 0, 0, time.UTC), []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
+		{"the summer of 2022", wed, []string{"summer of 2022=2022-06-01..2022-08-31/season"}},
+		{"Winter 2021", wed, []string{"Winter 2021=2021-12-01..2022-02-28/season"}},
+		{"in the fall", wed, nil},
+		{"in summer", wed, nil},
+		{"prices fall 20 percent", wed, nil},
+	})
+}
+
+func TestFindBoundaries(t *testing.T) {
+	jan2 := time.Date(2023, 1, 2, 10, 0, 0, 0, time.UTC)    // a Monday
+	dec31 := time.Date(2023, 12, 31, 10, 0, 0, 0, time.UTC) // a Sunday
+	mar1 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)    // a Friday after 29 February
+	runFind(t, []findCase{
+		{"yesterday", jan2, []string{"yesterday=2023-01-01/day/rel"}},
+		{"last week", jan2, []string{"last week=2022-12-26..2023-01-01/week/rel"}},
+		{"last month", jan2, []string{"last month=2022-12/month/rel"}},
+		{"two months ago", jan2, []string{"two months ago=2022-11/month/rel"}},
+		{"last Sunday", jan2, []string{"last Sunday=2023-01-01/day/rel"}},
+		{"last weekend", jan2, []string{"last weekend=2022-12-31..2023-01-01/weekend/rel"}},
+		{"in December", jan2, []string{"December=2022-12/month"}},
+		{"Dec 25", jan2, []string{"Dec 25=2022-12-25/day"}},
+		{"in January", jan2, []string{"January=2023-01/month"}},
+		{"tomorrow", dec31, []string{"tomorrow=2024-01-01/day/rel"}},
+		{"next week", dec31, []string{"next week=2024-01-01..2024-01-07/week/rel"}},
+		{"this week", dec31, []string{"this week=2023-12-25..2023-12-31/week/rel"}},
+		{"next month", dec31, []string{"next month=2024-01/month/rel"}},
+		{"this weekend", dec31, []string{"this weekend=2023-12-30..2023-12-31/weekend/rel"}},
+		{"last Sunday", dec31, []string{"last Sunday=2023-12-24/day/rel"}},
+		{"in 3 days", dec31, []string{"in 3 days=2024-01-03/day/rel"}},
+		{"yesterday", mar1, []string{"yesterday=2024-02-29/day/rel"}},
+		{"a month ago", mar1, []string{"a month ago=2024-02/month/rel"}},
+		{"Feb 29", mar1, []string{"Feb 29=2024-02-29/day"}},
+		{"Feb 29", time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC), []string{"Feb 29=2020-02-29/day"}},
+		{"Feb 29", time.Date(1901, 3, 1, 0, 0, 0, 0, time.UTC), []string{"Feb 29=1896-02-29/day"}},
+		{"29 February 2024", wed, []string{"29 February 2024=2024-02-29/day"}},
+		{"29 February 1900", wed, nil},
+		{"a year ago", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), []string{"a year ago=2023/year/rel"}},
+		{"a few days ago", mar1, []string{"a few days ago=2024-02-26..2024-02-28/day/rel"}},
+	})
+}
+
+func TestFindZones(t *testing.T) {
+	ny := mustLoad(t, "America/New_York")
+	paris := mustLoad(t, "Europe/Paris")
+	// 23:30 on 10 May in New York is 03:30 on 11 May in UTC: days are ref's.
+	ref := time.Date(2023, 5, 10, 23, 30, 0, 0, ny)
+	ms := Find("yesterday, and 8 May 2023", ref)
+	if len(ms) != 2 {
+		t.Fatalf("got %d mentions", len(ms))
+	}
+	if want := time.Date(2023, 5, 9, 0, 0, 0, 0, ny); !ms[0].From.Equal(want) || ms[0].From.Location() != ny {
+		t.Errorf("yesterday from %v, want %v", ms[0].From, want)
+	}
+	if want := time.Date(2023, 5, 8, 0, 0, 0, 0, ny); !ms[1].From.Equal(want) {
+		t.Errorf("8 May 2023 from %v, want %v", ms[1].From, want)
+	}
+	if got := Find("yesterday", ref.UTC())[0].Label(); got != "2023-05-10" {
+		t.Errorf("yesterday in UTC = %s, want 2023-05-10", got)
+	}
+	// 26 March 2023 has 23 hours in Paris.
+	ms = Find("yesterday", time.Date(2023, 3, 27, 9, 0, 0, 0, paris))
+	m := ms[0]
+	if m.Label() != "2023-03-26" || m.To.Sub(m.From) != 23*time.Hour {
+		t.Errorf("yesterday over the DST change: %s, %v", m.Label(), m.To.Sub(m.From))
+	}
+	ms = Find("last week", time.Date(2023, 4, 1, 9, 0, 0, 0, paris))
+	if m := ms[0]; m.Label() != "2023-03-20..2023-03-26" || m.To.Sub(m.From) != 7*24*time.Hour-time.Hour {
+		t.Errorf("last week over the DST change: %s, %v", m.Label(), m.To.Sub(m.From))
+	}
+}
+
+func TestFindZeroRef(t *testing.T) {
+	text := "Yesterday, on 8 May 2023, May 8, in May, last week and in 2022"
+	ms := Find(text, time.Time{})
+	want := []string{"Yesterday=/day/rel", "8 May 2023=2023-05-08/day", "May 8=/day", "May=/month", "last week=/week/rel", "2022=2022/year"}
+	if got := renderAll(text, ms); strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// a reference outside the supported years resolves nothing it would move out of them
+	far := time.Date(2261, 12, 20, 0, 0, 0, 0, time.UTC)
+	text2 := "in May, May 8, next month, tomorrow, next year, in 2261"
+	want2 := []string{"May=2261-05/month", "May 8=2261-05-08/day", "next month=/month/rel", "tomorrow=2261-12-21/day/rel", "next year=/year/rel", "2261=2261/year"}
+	if got := renderAll(text2, Find(text2, far)); strings.Join(got, " | ") != strings.Join(want2, " | ") {
+		t.Errorf("got  %q\nwant %q", got, want2)
+	}
+	if got := renderAll("in May, May 8", Find("in May, May 8", time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))); strings.Join(got, " | ") != "May=/month | May 8=/day" {
+		t.Errorf("in 2300: %q", got)
+	}
+	if ms[1].From.Location() != time.UTC {
+		t.Errorf("an absolute date with a zero ref is in %v, want UTC", ms[1].From.Location())
+	}
+}
+
+func TestFindFields(t *testing.T) {
+	text := "On Monday, May 8, 2023 (two days ago) we planned next May; see 2023-06 and 8th of June."
+	ms := Find(text, wed)
+	type fields struct {
+		text             string
+		rel              bool
+		year, month, day int
+	}
+	want := []fields{
+		{"Monday, May 8, 2023", false, 2023, 5, 8},
+		{"two days ago", true, 0, 0, 0},
+		{"next May", true, 0, 5, 0},
+		{"2023-06", false, 2023, 6, 0},
+		{"8th of June", false, 0, 6, 8},
+	}
+	if len(ms) != len(want) {
+		t.Fatalf("got %q", renderAll(text, ms))
+	}
+	for i, m := range ms {
+		got := fields{text[m.Start:m.End], m.Relative, m.Year, m.Month, m.Day}
+		if got != want[i] {
+			t.Errorf("mention %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
+func TestFindText(t *testing.T) {
+	text := "Caroline: I went to the LGBTQ support group yesterday and it was so powerful! " +
+		"Melanie: Wow, last week I painted a sunrise; two weeks ago we camped. On 8 May, 2023 we " +
+		"ran 5 km, 1500 points, and next Saturday is the café’s “Tuesday” quiz."
+	runFind(t, []findCase{{text, wed, []string{
+		"yesterday=2023-05-09/day/rel",
+		"last week=2023-05-01..2023-05-07/week/rel",
+		"two weeks ago=2023-04-24..2023-04-30/week/rel",
+		"8 May, 2023=2023-05-08/day",
+		"next Saturday=2023-05-13/day/rel",
+		"Tuesday=2023-05-09/day/rel",
+	}}})
+}
+
+func TestLabel(t *testing.T) {
+	utc := time.UTC
+	day := func(y, m, d int) time.Time { return time.Date(y, time.Month(m), d, 0, 0, 0, 0, utc) }
+	cases := []struct {
+		from, to time.Time
+		want     string
+	}{
+		{day(2023, 5, 7), day(2023, 5, 8), "2023-05-07"},
+		{day(2023, 5, 1), day(2023, 6, 1), "2023-05"},
+		{day(2024, 2, 1), day(2024, 3, 1), "2024-02"},
+		{day(2023, 1, 1), day(2024, 1, 1), "2023"},
+		{day(2023, 5, 1), day(2023, 5, 8), "2023-05-01..2023-05-07"},
+		{day(2023, 12, 1), day(2024, 1, 1), "2023-12"},
+		{day(2023, 1, 1), day(2023, 4, 1), "2023-01-01..2023-03-31"},
+		{day(2022, 12, 26), day(2023, 1, 2), "2022-12-26..2023-01-01"},
+		{day(2022, 1, 1), day(2024, 1, 1), "2022-01-01..2023-12-31"},
+		{day(2023, 5, 2), day(2023, 6, 1), "2023-05-02..2023-05-31"},
+		{time.Time{}, time.Time{}, ""},
+		{day(2023, 5, 8), day(2023, 5, 8), ""},
+	}
+	for _, c := range cases {
+		if got := (Mention{From: c.from, To: c.to}).Label(); got != c.want {
+			t.Errorf("Label(%v..%v) = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+func TestGrainString(t *testing.T) {
+	for g, want := range map[Grain]string{Day: "day", Week: "week", Weekend: "weekend", Month: "month", Season: "season", Year: "year", 0: "", 9: "grain(9)"} {
+		if got := g.String(); got != want {
+			t.Errorf("Grain(%d).String() = %q, want %q", g, got, want)
+		}
+	}
+}
+
+func TestFindAllocs(t *testing.T) {
+	text := "Caroline: I went to the support group and it was so powerful, the stories were inspiring. " +
+		"Melanie: Wow, I painted a sunrise and we camped near the lake with the kids, they loved it."
+	if n := testing.AllocsPerRun(100, func() { Find(text, wed) }); n != 0 {
+		t.Errorf("Find on a turn without dates allocates %v times, want 0", n)
+	}
+	text += " It was yesterday, two weeks ago we met on 8 May, 2023."
+	if n := testing.AllocsPerRun(100, func() { Find(text, wed) }); n > 3 {
+		t.Errorf("Find with three mentions allocates %v times, want at most 3", n)
+	}
+}
