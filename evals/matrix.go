@@ -2,6 +2,7 @@ package evals
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,10 @@ type Config struct {
 	// "[date · session · speaker]" header. The stored text is raw either
 	// way, so this changes answers and tokens, never retrieval.
 	NoPrefix bool `json:"no_prefix,omitempty"`
+	// Context and Session are the recall's weights.context and
+	// weights.session (nil: the server's default; 0: off).
+	Context *float64 `json:"context,omitempty"`
+	Session *float64 `json:"session,omitempty"`
 	// NeedsVectors marks configurations that cannot run without an embedder.
 	NeedsVectors bool `json:"-"`
 }
@@ -88,6 +93,9 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
+	if c.Context != nil || c.Session != nil {
+		args.Weights = &spec.Weights{Context: c.Context, Session: c.Session}
+	}
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
@@ -102,6 +110,68 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 		args.Order = chronological
 	}
 	return args
+}
+
+// ParseConfig reads a configuration named by its differences from the
+// baseline, joined by "+": "k=20", "context=0.5+session=0.3",
+// "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
+// context, session, prefix=off, before=question.
+func ParseConfig(name string) (Config, error) {
+	c := Baseline()
+	c.Name = name
+	if name == "base" {
+		return c, nil
+	}
+	for part := range strings.SplitSeq(name, "+") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return c, fmt.Errorf("config %q: %q is not factor=value", name, part)
+		}
+		num := func() (float64, error) {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return 0, fmt.Errorf("config %q: %s=%q is not a number", name, k, v)
+			}
+			return f, nil
+		}
+		var err error
+		var f float64
+		switch k {
+		case "k", "pool":
+			if f, err = num(); err == nil {
+				if k == "k" {
+					c.K = int(f)
+				} else {
+					c.Pool = int(f)
+				}
+			}
+		case "context", "session":
+			if f, err = num(); err == nil {
+				if k == "context" {
+					c.Context = &f
+				} else {
+					c.Session = &f
+				}
+			}
+		case "fusion":
+			c.Fusion = v
+			c.NeedsVectors = v == "vector" || v == "rerank"
+		case "order":
+			c.Order = v
+		case "granularity":
+			c.Granularity = Granularity(v)
+		case "prefix":
+			c.NoPrefix = v == "off"
+		case "before":
+			c.Before = v == "question"
+		default:
+			return c, fmt.Errorf("config %q: unknown factor %q", name, k)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	return c, c.Validate()
 }
 
 // Validate reports a configuration that cannot run.

@@ -1,43 +1,52 @@
 package memory
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
 
-func TestParseDate(t *testing.T) {
+// The documented forms are read, in the service's zone when they carry
+// none; anything else is an error naming the field and what is wrong,
+// never another date.
+func TestParseDateStrict(t *testing.T) {
 	paris, _ := time.LoadLocation("Europe/Paris")
-	now := time.Date(2023, 6, 1, 12, 0, 0, 0, time.UTC)
-	cases := []struct {
-		in   string
-		loc  *time.Location
-		want time.Time
+	for _, c := range []struct {
+		in       string
+		want     time.Time
+		dateOnly bool
 	}{
-		{"2023-05-07", time.UTC, time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)},
-		{"2023-05-07T14:00:00Z", paris, time.Date(2023, 5, 7, 14, 0, 0, 0, time.UTC)},
-		{"2023-05-07T14:00:00+02:00", time.UTC, time.Date(2023, 5, 7, 12, 0, 0, 0, time.UTC)},
-		{"2023-05-07 14:00", paris, time.Date(2023, 5, 7, 14, 0, 0, 0, paris)},
-		{"1:56 pm on 8 May, 2023", time.UTC, time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)},
-		{"2023/05/30 (Tue) 23:40", time.UTC, time.Date(2023, 5, 30, 23, 40, 0, 0, time.UTC)},
-		{"7 May 2023", time.UTC, time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)},
-		{"yesterday", time.UTC, time.Date(2023, 5, 31, 12, 0, 0, 0, time.UTC)},
-	}
-	for _, c := range cases {
-		got, err := ParseDate(c.in, c.loc, now)
-		if err != nil {
-			t.Errorf("ParseDate(%q): %v", c.in, err)
-			continue
-		}
-		if c.in == "yesterday" {
-			got = got.Truncate(time.Hour)
-		}
-		if !got.Equal(c.want) {
-			t.Errorf("ParseDate(%q) = %v, want %v", c.in, got, c.want)
+		{"2023-05-07", time.Date(2023, 5, 7, 0, 0, 0, 0, paris), true},
+		{"2023-05-07T14:00:00Z", time.Date(2023, 5, 7, 14, 0, 0, 0, time.UTC), false},
+		{"2023-05-07 14:00", time.Date(2023, 5, 7, 14, 0, 0, 0, paris), false},
+		{"1:56 pm on 8 May, 2023", time.Date(2023, 5, 8, 13, 56, 0, 0, paris), false},
+		{"2023/05/30 (Tue) 23:40", time.Date(2023, 5, 30, 23, 40, 0, 0, paris), false},
+		{"7 May 2023", time.Date(2023, 5, 7, 0, 0, 0, 0, paris), true},
+	} {
+		got, dateOnly, err := ParseDate(c.in, paris)
+		if err != nil || !got.Equal(c.want) || dateOnly != c.dateOnly {
+			t.Errorf("ParseDate(%q) = %v %v %v, want %v %v", c.in, got, dateOnly, err, c.want, c.dateOnly)
 		}
 	}
-	for _, bad := range []string{"", "  ", "not a date", "2023-13-45"} {
-		if _, err := ParseDate(bad, time.UTC, now); err == nil {
-			t.Errorf("ParseDate(%q) succeeded, want an error", bad)
+	svc, err := New(Options{Store: nopStore{}, Location: paris})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, why := range map[string]string{
+		"31 February, 2023":      "February 2023 has 28 days",
+		"2023-13-01":             "month",
+		"2023":                   "day",
+		"yesterday":              "give the date itself",
+		strings.Repeat("9", 100): "64",
+	} {
+		_, _, err := svc.parseDate("session_date", in)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "session_date" || !strings.Contains(err.Error(), why) {
+			t.Errorf("session_date %q: %v, want a field error saying %q", in, err, why)
 		}
 	}
 }
+
+// nopStore is a store that holds nothing.
+type nopStore struct{ Store }

@@ -134,21 +134,16 @@ func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
-	t, err := s.parseDate(field, v)
+	t, dateOnly, err := s.parseDate(field, v)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if upper && isDateOnly(v) {
+	if upper && dateOnly {
 		// whole seconds: Couchbase receives the bound as RFC 3339 without
 		// fractions, and both stores must agree on it
 		t = t.AddDate(0, 0, 1).Add(-time.Second)
 	}
 	return t, nil
-}
-
-func isDateOnly(v string) bool {
-	_, err := time.Parse("2006-01-02", strings.TrimSpace(v))
-	return err == nil
 }
 
 func arrange(hits []Hit, order Order) {
@@ -176,8 +171,8 @@ func validWeights(w Weights) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}} {
-		if math.IsNaN(f.v) || f.v < 0 || f.v > MaxWeight {
+	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.context", w.Context}, {"weights.session", w.Session}} {
+		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.context" && f.name != "weights.session" {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}

@@ -66,7 +66,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	var given time.Time
 	if req.SessionDate != "" {
-		if given, err = s.parseDate("session_date", req.SessionDate); err != nil {
+		if given, _, err = s.parseDate("session_date", req.SessionDate); err != nil {
 			return RememberResult{}, err
 		}
 	}
@@ -233,7 +233,7 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 		}
 		var ts *time.Time
 		if m.Timestamp != "" {
-			t, err := s.parseDate(field+".timestamp", m.Timestamp)
+			t, _, err := s.parseDate(field+".timestamp", m.Timestamp)
 			if err != nil {
 				return nil, err
 			}

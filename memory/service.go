@@ -99,12 +99,12 @@ func (s *Service) ns(requested string) (string, error) {
 }
 
 // parseDate reads a date argument, in the service's time zone.
-func (s *Service) parseDate(field, v string) (time.Time, error) {
-	t, err := ParseDate(v, s.loc, s.Now())
+func (s *Service) parseDate(field, v string) (t time.Time, dateOnly bool, err error) {
+	t, dateOnly, err = ParseDate(v, s.loc)
 	if err != nil {
-		return time.Time{}, &FieldError{field, err.Error()}
+		return time.Time{}, false, &FieldError{field, err.Error()}
 	}
-	return t, nil
+	return t, dateOnly, nil
 }
 
 func validFusion(f Fusion) error {

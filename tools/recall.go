@@ -26,7 +26,8 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
 	}
 	if w := in.Weights; w != nil {
-		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant}
+		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
+			Context: offOrValue(w.Context), Session: offOrValue(w.Session)}
 	}
 	res, err := h.svc.Recall(ctx, req)
 	if err != nil {
@@ -64,4 +65,16 @@ func Prompt(hits []memory.Hit) string {
 		b.WriteString(h.Memory.Text)
 	}
 	return b.String()
+}
+
+// offOrValue maps an optional weight whose 0 means "off" to the domain's
+// convention: 0 for unset (the default), negative for off.
+func offOrValue(w *float64) float64 {
+	switch {
+	case w == nil:
+		return 0
+	case *w == 0:
+		return -1
+	}
+	return *w
 }

@@ -236,7 +236,7 @@ func (cfg Config) clock() (*time.Location, func() time.Time, error) {
 	if cfg.Now == "" {
 		return loc, time.Now, nil
 	}
-	t, err := memory.ParseDate(cfg.Now, loc, time.Now())
+	t, _, err := memory.ParseDate(cfg.Now, loc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("now: %w", err)
 	}

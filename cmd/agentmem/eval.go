@@ -53,7 +53,7 @@ type evalFlags struct {
 	Before      bool     `name:"before" help:"Hard-filter memories dated after the question (its exact time)."`
 	NoPrefix    bool     `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
 	Matrix      bool     `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
-	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"With --matrix, run only these configurations (names as in the report, e.g. base,k=20,granularity=round)."`
+	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"Run these configurations: names of the matrix (as in the report, e.g. base,k=20,granularity=round) or differences from the baseline joined by + (e.g. context=0.5+session=0.3)."`
 
 	Agent        string `name:"agent" enum:"scripted,llm,both" default:"scripted" help:"scripted: the harness recalls once per question; llm: the chat model calls recall/today itself (needs --llm-model); both."`
 	MaxToolCalls int    `name:"max-tool-calls" default:"4" help:"Tool calls the LLM agent may make per question."`
@@ -118,7 +118,10 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		dialer = evals.InProcess{NewServer: b.serverAt(cfg), Description: b.describe(cfg)}
 	}
 	hasVectors := c.ServerCmd != "" || e.cfg.Embedder != "none"
-	configs, skipped := c.configs(hasVectors, e.cfg.Fusion)
+	configs, skipped, err := c.configs(hasVectors, e.cfg.Fusion)
+	if err != nil {
+		return err
+	}
 	if len(configs) == 0 {
 		return fmt.Errorf("no configuration to run (--configs %v)", c.Only)
 	}
@@ -184,7 +187,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 
 // configs is the matrix or the one configuration the flags describe,
 // without those that need vectors when there are none.
-func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, skipped []string) {
+func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, skipped []string, err error) {
 	all := evals.Matrix()
 	if !c.Matrix {
 		cfg := evals.Baseline()
@@ -193,17 +196,32 @@ func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, 
 		cfg.NeedsVectors = fusion == string(memory.VectorOnly) || fusion == string(memory.Rerank)
 		all = []evals.Config{cfg}
 	}
-	for _, cfg := range all {
-		if len(c.Only) > 0 && !slices.Contains(c.Only, cfg.Name) {
-			continue
+	if len(c.Only) > 0 {
+		// named configurations: the matrix's, or any written as factors
+		var named []evals.Config
+		matrix := evals.Matrix()
+		for _, name := range c.Only {
+			i := slices.IndexFunc(matrix, func(m evals.Config) bool { return m.Name == name })
+			if i >= 0 {
+				named = append(named, matrix[i])
+				continue
+			}
+			cfg, err := evals.ParseConfig(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			named = append(named, cfg)
 		}
+		all = named
+	}
+	for _, cfg := range all {
 		if cfg.NeedsVectors && !hasVectors {
 			skipped = append(skipped, cfg.Name)
 			continue
 		}
 		run = append(run, cfg)
 	}
-	return run, skipped
+	return run, skipped, nil
 }
 
 // spread picks n of us at even intervals, in order.

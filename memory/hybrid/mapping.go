@@ -27,7 +27,32 @@ const (
 	FieldText        = "text"
 	FieldEntities    = "entities"
 	FieldVector      = "vector"
+	// FieldContext and FieldContextEntities hold the text and the entities
+	// of a memory's neighbouring turns in its session (see Doc).
+	FieldContext         = "context"
+	FieldContextEntities = "context_entities"
+	// FieldPageText and FieldPageEntities are a session page's text and
+	// entities (see PageDoc); their names differ from a memory's, so the
+	// memories' query never matches a page.
+	FieldPageText     = "page_text"
+	FieldPageEntities = "page_entities"
+	// FieldType names a document's type: memory documents leave it empty
+	// (the default mapping), pages set TypePage.
+	FieldType = "type"
+	TypePage  = "page"
 )
+
+// ContextWords is how many words of each neighbouring turn a memory is
+// indexed with: the end of the turn before it and the start of the turn
+// after it, the words nearest to it. A long neighbour would otherwise
+// lend every one of its words to a short turn.
+const ContextWords = 40
+
+// PageTurns is how many turns of a session one page holds: turns
+// [p*PageTurns, (p+1)*PageTurns) are page p. A session's relevance is its
+// best page's, so appending to a long session re-indexes one page, not the
+// whole session.
+const PageTurns = 32
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
@@ -38,47 +63,151 @@ type IndexDoc struct {
 	Speaker     string    `json:"speaker"`
 	Text        string    `json:"text"`
 	Entities    []string  `json:"entities"`
+	// Context is the neighbouring turns' text nearest to this one, and
+	// ContextEntities their entities (see ContextWords).
+	Context         string   `json:"context,omitempty"`
+	ContextEntities []string `json:"context_entities,omitempty"`
 }
 
-// Doc returns the searchable projection of m. Its entities are those of the
-// text plus the speaker's name, so "What did Caroline say…" matches every
-// turn of Caroline's.
-func Doc(m memory.Memory) IndexDoc {
-	ents := entities.Extract(m.Text)
-	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" && !slices.Contains(ents, sp) {
-		ents = append(ents, sp)
-	}
-	return IndexDoc{
+// Neighbours are the turns just before and after a memory in its session;
+// nil at the session's ends.
+type Neighbours struct {
+	Prev, Next *memory.Memory
+}
+
+// Doc returns the searchable projection of m, with its neighbours' text as
+// context. Its entities are those of the text plus the speaker's name, so
+// "What did Caroline say…" matches every turn of Caroline's.
+func Doc(m memory.Memory, n Neighbours) IndexDoc {
+	d := IndexDoc{
 		Namespace:   m.Namespace,
 		SessionID:   m.SessionID,
 		SessionDate: m.SessionDate,
 		Role:        m.Role,
 		Speaker:     m.Speaker,
 		Text:        m.Text,
-		Entities:    ents,
+		Entities:    turnEntities(m),
 	}
+	var ctx []string
+	if n.Prev != nil {
+		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
+		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Prev)...)
+	}
+	if n.Next != nil {
+		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
+		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Next)...)
+	}
+	d.Context = strings.Join(ctx, "\n")
+	return d
 }
 
-// IndexMapping is the bleve mapping of IndexDoc: English analysis (stemming,
-// stop words) for the text, a plain tokenising analyzer for entities so that
-// a phrase of a query entity matches inside a longer stored one, keywords for
-// the filters, and BM25 scoring. Stores that keep vectors add FieldVector.
+func turnEntities(m memory.Memory) []string {
+	ents := entities.Extract(m.Text)
+	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" && !slices.Contains(ents, sp) {
+		ents = append(ents, sp)
+	}
+	return ents
+}
+
+func appendNew(to []string, xs ...string) []string {
+	for _, x := range xs {
+		if !slices.Contains(to, x) {
+			to = append(to, x)
+		}
+	}
+	return to
+}
+
+// firstWords is the first n words of s, lastWords the last n.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[:n], " ")
+}
+
+func lastWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[len(f)-n:], " ")
+}
+
+// PageDoc is one page of a session as indexed: the text and entities of
+// its turns, for the session's relevance to a query (see PageRequest).
+type PageDoc struct {
+	Type        string    `json:"type"`
+	Namespace   string    `json:"namespace"`
+	SessionID   string    `json:"session_id"`
+	SessionDate time.Time `json:"session_date"`
+	Text        string    `json:"page_text"`
+	Entities    []string  `json:"page_entities"`
+}
+
+// PageOf is the page that holds turn n of a session.
+func PageOf(turn int) int { return turn / PageTurns }
+
+// Page is the page document of ms, the turns of one page of a session in
+// turn order.
+func Page(ms []memory.Memory) PageDoc {
+	d := PageDoc{Type: TypePage}
+	texts := make([]string, len(ms))
+	for i, m := range ms {
+		if i == 0 {
+			d.Namespace, d.SessionID, d.SessionDate = m.Namespace, m.SessionID, m.SessionDate
+		}
+		texts[i] = m.Text
+		d.Entities = appendNew(d.Entities, turnEntities(m)...)
+	}
+	d.Text = strings.Join(texts, "\n")
+	return d
+}
+
+// IndexMapping is the bleve mapping of IndexDoc (the default mapping) and
+// of PageDoc (type TypePage): English analysis (stemming, stop words) for
+// texts, a plain tokenising analyzer for entities so that a phrase of a
+// query entity matches inside a longer stored one, keywords for the
+// filters, and BM25 scoring. Stores that keep vectors add FieldVector to
+// the memories' mapping.
 func IndexMapping() *mapping.IndexMappingImpl {
 	doc := bleve.NewDocumentStaticMapping()
+	textField(doc, FieldText, en.AnalyzerName)
+	textField(doc, FieldEntities, standard.Name)
+	textField(doc, FieldContext, en.AnalyzerName)
+	textField(doc, FieldContextEntities, standard.Name)
+	filterFields(doc, FieldRole, FieldSpeaker)
 
-	text := bleve.NewTextFieldMapping()
-	text.Analyzer = en.AnalyzerName
-	text.Store = false
-	text.IncludeInAll = false
-	doc.AddFieldMappingsAt(FieldText, text)
+	page := bleve.NewDocumentStaticMapping()
+	textField(page, FieldPageText, en.AnalyzerName)
+	textField(page, FieldPageEntities, standard.Name)
+	filterFields(page)
 
-	ents := bleve.NewTextFieldMapping()
-	ents.Analyzer = standard.Name
-	ents.Store = false
-	ents.IncludeInAll = false
-	doc.AddFieldMappingsAt(FieldEntities, ents)
+	m := bleve.NewIndexMapping()
+	m.TypeField = FieldType
+	m.DefaultMapping = doc
+	m.AddDocumentMapping(TypePage, page)
+	m.DefaultAnalyzer = en.AnalyzerName
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+	m.ScoringModel = index.BM25Scoring
+	return m
+}
 
-	for _, f := range []string{FieldNamespace, FieldSessionID, FieldRole, FieldSpeaker} {
+func textField(doc *mapping.DocumentMapping, name, analyzer string) {
+	f := bleve.NewTextFieldMapping()
+	f.Analyzer = analyzer
+	f.Store = false
+	f.IncludeInAll = false
+	doc.AddFieldMappingsAt(name, f)
+}
+
+// filterFields maps the fields every filter reads (namespace, session,
+// date) and extra keyword fields.
+func filterFields(doc *mapping.DocumentMapping, keywords ...string) {
+	for _, f := range append([]string{FieldNamespace, FieldSessionID}, keywords...) {
 		kw := bleve.NewKeywordFieldMapping()
 		kw.Analyzer = keyword.Name
 		kw.Store = false
@@ -86,18 +215,8 @@ func IndexMapping() *mapping.IndexMappingImpl {
 		kw.IncludeTermVectors = false
 		doc.AddFieldMappingsAt(f, kw)
 	}
-
 	date := bleve.NewDateTimeFieldMapping()
 	date.Store = false
 	date.IncludeInAll = false
 	doc.AddFieldMappingsAt(FieldSessionDate, date)
-
-	m := bleve.NewIndexMapping()
-	m.DefaultMapping = doc
-	m.DefaultAnalyzer = en.AnalyzerName
-	m.StoreDynamic = false
-	m.IndexDynamic = false
-	m.DocValuesDynamic = false
-	m.ScoringModel = index.BM25Scoring
-	return m
 }

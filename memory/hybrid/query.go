@@ -46,26 +46,66 @@ func Filter(q memory.Query) query.Query {
 // TextQuery is the lexical side of q: its filter, and a disjunction of a
 // BM25 match on the text with a phrase match per query entity, so a turn
 // that names what the question names scores above one that only shares
-// common words with it. It returns nil when q has nothing lexical to match.
+// common words with it; with a Context weight, the same two matches on the
+// memory's neighbouring turns, weighted by it. It returns nil when q has
+// nothing lexical to match.
 func TextQuery(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
-	var should []query.Query
-	if strings.TrimSpace(q.Text) != "" {
-		mq := bleve.NewMatchQuery(q.Text)
-		mq.SetField(FieldText)
-		mq.SetBoost(w.Text)
-		should = append(should, mq)
-	}
-	for _, e := range entities.Extract(q.Text) {
-		pq := bleve.NewMatchPhraseQuery(e)
-		pq.SetField(FieldEntities)
-		pq.SetBoost(w.Entity)
-		should = append(should, pq)
+	ents := entities.Extract(q.Text)
+	should := matches(q.Text, ents, FieldText, FieldEntities, w.Text, w.Entity)
+	if w.Context > 0 {
+		should = append(should, matches(q.Text, ents, FieldContext, FieldContextEntities, w.Text*w.Context, w.Entity*w.Context)...)
 	}
 	if len(should) == 0 {
 		return nil
 	}
 	return bleve.NewConjunctionQuery(Filter(q), bleve.NewDisjunctionQuery(should...))
+}
+
+// matches is a BM25 match of text on field and a phrase match of each
+// entity on entField.
+func matches(text string, ents []string, field, entField string, boost, entBoost float64) []query.Query {
+	var out []query.Query
+	if strings.TrimSpace(text) != "" {
+		mq := bleve.NewMatchQuery(text)
+		mq.SetField(field)
+		mq.SetBoost(boost)
+		out = append(out, mq)
+	}
+	for _, e := range ents {
+		pq := bleve.NewMatchPhraseQuery(e)
+		pq.SetField(entField)
+		pq.SetBoost(entBoost)
+		out = append(out, pq)
+	}
+	return out
+}
+
+// PageQuery is the session side of q: the pages of q's sessions that match
+// its text and entities, under q's filter, for the relevance of each
+// session (see Rank). It returns nil when q does not weigh sessions or has
+// nothing lexical to match.
+func PageQuery(q memory.Query) query.Query {
+	w := q.Weights.OrDefault()
+	if w.Session <= 0 {
+		return nil
+	}
+	should := matches(q.Text, entities.Extract(q.Text), FieldPageText, FieldPageEntities, 1, w.Entity)
+	if len(should) == 0 {
+		return nil
+	}
+	return bleve.NewConjunctionQuery(Filter(q), bleve.NewDisjunctionQuery(should...))
+}
+
+// PageRequest is PageQuery as a search request for the best n pages.
+func PageRequest(q memory.Query, n int) *bleve.SearchRequest {
+	pq := PageQuery(q)
+	if pq == nil {
+		return nil
+	}
+	r := bleve.NewSearchRequestOptions(pq, n, 0, false)
+	r.Score = ""
+	return r
 }
 
 // SearchRequest is the text side of q as a bleve search request for the

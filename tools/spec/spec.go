@@ -61,10 +61,12 @@ type RecallArgs struct {
 
 // Weights tune fusion; each one left out keeps its default.
 type Weights struct {
-	Text         float64 `json:"text,omitempty" jsonschema:"Weight of the text ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
-	Vector       float64 `json:"vector,omitempty" jsonschema:"Weight of the vector ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
-	Entity       float64 `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
-	RankConstant int     `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
+	Text         float64  `json:"text,omitempty" jsonschema:"Weight of the text ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
+	Vector       float64  `json:"vector,omitempty" jsonschema:"Weight of the vector ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
+	Entity       float64  `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
+	Context      *float64 `json:"context,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
+	Session      *float64 `json:"session,omitempty" jsonschema:"Weight of the relevance of a memory's session, in units of the best candidate's score; 0 turns it off." schema:"minimum=0,maximum=100"`
+	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
 }
 
 // Recalled is one memory in recall's structured result.

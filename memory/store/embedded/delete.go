@@ -20,7 +20,10 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	if err := s.flushLocked(); err != nil {
 		return 0, err
 	}
-	var keys []string
+	var keys, dels []string
+	var docs map[string]any
+	var seq uint64
+	deleted := 0
 	var ids = map[string]bool{}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
@@ -64,7 +67,6 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		}
 		for _, m := range victims {
 			k := []byte(key(m.Namespace, m.ID))
-			keys = append(keys, string(k))
 			ids[m.ID] = true
 			for _, del := range []func() error{
 				func() error { return mem.Delete(k) },
@@ -76,26 +78,37 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 				}
 			}
 		}
-		if len(keys) == 0 {
+		deleted = len(victims)
+		if deleted == 0 {
 			return nil
 		}
-		seq, err := s.journal(tx, keys)
-		if err == nil {
-			s.seq = seq
+		// the deleted memories, the neighbours whose context changes, and
+		// their pages
+		keys = affected(tx, victims)
+		var err error
+		if seq, err = s.journal(tx, keys); err != nil {
+			return err
 		}
+		docs, dels, err = derive(tx, keys)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("deleting: %w", err)
 	}
-	if len(keys) == 0 {
+	if deleted == 0 {
 		return 0, nil
 	}
+	s.seq = seq
 	b := s.index.NewBatch()
-	for _, k := range keys {
+	for _, k := range dels {
 		b.Delete(k)
 	}
-	b.SetInternal(keySeq, seqKey(s.seq))
+	for k, d := range docs {
+		if err := b.Index(k, d); err != nil {
+			return 0, fmt.Errorf("re-indexing %q: %w", k, err)
+		}
+	}
+	b.SetInternal(keySeq, seqKey(seq))
 	if err := s.index.Batch(b); err != nil {
 		return 0, fmt.Errorf("removing from the index: %w", err)
 	}
@@ -105,5 +118,5 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 			delete(s.vectors, sel.Namespace)
 		}
 	}
-	return len(keys), nil
+	return deleted, nil
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
-
-	"agentmem/memory/hybrid"
 )
 
 // entry is one journalled write: the keys it stored or deleted. The index
@@ -55,7 +53,6 @@ func (s *Store) replay(ctx context.Context) error {
 	var last uint64
 	n := 0
 	err = s.db.View(func(tx *bolt.Tx) error {
-		mem := tx.Bucket(bucketMem)
 		c := tx.Bucket(bucketJournal).Cursor()
 		for k, v := c.Seek(seqKey(done + 1)); k != nil; k, v = c.Next() {
 			if err := ctx.Err(); err != nil {
@@ -65,20 +62,19 @@ func (s *Store) replay(ctx context.Context) error {
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("journal entry %x: %w", k, err)
 			}
-			for _, key := range e.Keys {
-				if raw := mem.Get([]byte(key)); raw != nil {
-					m, err := decode(raw)
-					if err != nil {
-						return err
-					}
-					if err := b.Index(key, hybrid.Doc(m)); err != nil {
-						return err
-					}
-				} else {
-					b.Delete(key)
-				}
-				n++
+			docs, dels, err := derive(tx, e.Keys)
+			if err != nil {
+				return err
 			}
+			for key, d := range docs {
+				if err := b.Index(key, d); err != nil {
+					return err
+				}
+			}
+			for _, key := range dels {
+				b.Delete(key)
+			}
+			n += len(e.Keys)
 			last = binary.BigEndian.Uint64(k)
 		}
 		return nil

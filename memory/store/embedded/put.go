@@ -9,7 +9,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
-	"agentmem/memory/hybrid"
 )
 
 // sessionKey orders a session's turns: namespace, session, big-endian turn.
@@ -54,17 +53,18 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 			}
 		}
 	}
-	keys := make([]string, len(ms))
+	var keys []string
+	var docs map[string]any
+	var dels []string
 	var seq uint64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
-		for i, m := range ms {
-			keys[i] = key(m.Namespace, m.ID)
+		for _, m := range ms {
 			raw, err := encode(m)
 			if err != nil {
 				return err
 			}
-			k := []byte(keys[i])
+			k := []byte(key(m.Namespace, m.ID))
 			if err := mem.Put(k, raw); err != nil {
 				return err
 			}
@@ -80,8 +80,14 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 				return err
 			}
 		}
+		// the memories, the neighbours whose context they change, and
+		// their pages: journalled, then derived for the index
+		keys = affected(tx, ms)
 		var err error
-		seq, err = s.journal(tx, keys)
+		if seq, err = s.journal(tx, keys); err != nil {
+			return err
+		}
+		docs, dels, err = derive(tx, keys)
 		return err
 	})
 	if err != nil {
@@ -90,13 +96,18 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	s.seq = seq
 
 	b := s.queue()
-	for i, m := range ms {
-		if err := b.Index(keys[i], hybrid.Doc(m)); err != nil {
-			return fmt.Errorf("indexing memory %s: %w", m.ID, err)
+	for _, k := range keys {
+		if d, ok := docs[k]; ok {
+			if err := b.Index(k, d); err != nil {
+				return fmt.Errorf("indexing %q: %w", k, err)
+			}
 		}
 	}
+	for _, k := range dels {
+		b.Delete(k)
+	}
 	b.SetInternal(keySeq, seqKey(seq))
-	s.npend += len(ms)
+	s.npend += len(keys)
 
 	if s.dims > 0 {
 		// a replaced memory drops its old windows before its new ones go in

@@ -44,8 +44,37 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	if err != nil {
 		return nil, err
 	}
+	var sessions []hybrid.Ranked
+	if r := hybrid.PageRequest(q, sessionPages); r != nil {
+		if sessions, err = s.pages(ctx, r); err != nil {
+			return nil, err
+		}
+	}
 	fused := hybrid.Fuse(q, text, vec)
-	return s.hits(q.Namespace, fused)
+	ms, err := s.load(q.Namespace, fused)
+	if err != nil {
+		return nil, err
+	}
+	return hybrid.Rank(q, fused, ms, sessions), nil
+}
+
+// sessionPages is how many of the best-matching session pages weigh the
+// sessions of a recall's candidates.
+const sessionPages = 50
+
+// pages runs a page search and returns each page's session and score.
+func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
+	res, err := s.index.SearchInContext(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("session search: %w", err)
+	}
+	out := make([]hybrid.Ranked, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		if _, session, _, ok := parsePageKey(h.ID); ok {
+			out = append(out, hybrid.Ranked{ID: session, Score: h.Score})
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
@@ -61,20 +90,22 @@ func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Rank
 	return out, nil
 }
 
-func (s *Store) hits(ns string, fused []hybrid.Fused) ([]memory.Hit, error) {
-	out := make([]memory.Hit, 0, len(fused))
+// load reads the memories of the fused candidates; one deleted since it
+// was indexed is left out.
+func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory, error) {
+	out := make(map[string]memory.Memory, len(fused))
 	err := s.db.View(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		for _, f := range fused {
 			raw := mem.Get([]byte(key(ns, f.ID)))
 			if raw == nil {
-				continue // deleted since it was indexed
+				continue
 			}
 			m, err := decode(raw)
 			if err != nil {
 				return err
 			}
-			out = append(out, memory.Hit{Memory: m, Score: f.Score, TextRank: f.TextRank, VectorRank: f.VectorRank})
+			out[f.ID] = m
 		}
 		return nil
 	})

@@ -30,7 +30,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
-	"agentmem/memory/hybrid"
 )
 
 var (
@@ -140,7 +139,7 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := s.openIndex(); err != nil {
+	if err := s.openIndex(ctx); err != nil {
 		return err
 	}
 	if err := s.replay(ctx); err != nil {
@@ -161,19 +160,6 @@ func putMeta(meta *bolt.Bucket, id string, dims int) error {
 		return err
 	}
 	return meta.Put(keyDims, []byte(strconv.Itoa(dims)))
-}
-
-func (s *Store) openIndex() error {
-	path := filepath.Join(s.dir, "index.bleve")
-	idx, err := bleve.Open(path)
-	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		idx, err = bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
-	}
-	if err != nil {
-		return fmt.Errorf("opening the text index %s: %w", path, err)
-	}
-	s.index = idx
-	return nil
 }
 
 // Embedder reports the embedder the stored vectors were made with.

@@ -1,0 +1,65 @@
+package hybrid
+
+import (
+	"slices"
+
+	"agentmem/memory"
+)
+
+// Rank turns the fused candidates of q into its hits: each candidate with
+// its memory (ms[id]; a candidate without one, deleted since it was
+// indexed, is dropped), its fused score raised by the relevance of its
+// session, best first, cut to q.K.
+//
+// A session's relevance is its best page's score (sessions: PageQuery's
+// hits, keyed by session id), divided by the best session's: 1 for the
+// session that matches the query best. It adds Weights.Session times that
+// to a candidate's score, in units of the best fused score, so the same
+// weight means the same on any fusion's scale: a session prior nudges the
+// order of the candidates, it never brings in one that neither side found.
+func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions []Ranked) []memory.Hit {
+	w := q.Weights.OrDefault()
+	prior := map[string]float64{}
+	if w.Session > 0 && len(sessions) > 0 && len(fused) > 0 {
+		best := 0.0
+		for _, s := range sessions {
+			if s.Score > prior[s.ID] {
+				prior[s.ID] = s.Score
+			}
+			best = max(best, s.Score)
+		}
+		for id, sc := range prior {
+			prior[id] = sc / best
+		}
+	}
+	unit := 0.0
+	if len(fused) > 0 {
+		unit = fused[0].Score
+	}
+	hits := make([]memory.Hit, 0, len(fused))
+	for _, f := range fused {
+		m, ok := ms[f.ID]
+		if !ok {
+			continue
+		}
+		score := f.Score
+		if p := prior[m.SessionID]; p > 0 {
+			score += w.Session * p * unit
+		}
+		hits = append(hits, memory.Hit{Memory: m, Score: score, TextRank: f.TextRank, VectorRank: f.VectorRank})
+	}
+	// stable: equal scores keep the fused order
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	if len(hits) > q.K {
+		hits = hits[:q.K]
+	}
+	return hits
+}

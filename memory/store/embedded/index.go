@@ -1,0 +1,322 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// The text index holds two kinds of documents, both derived from the
+// records: a document per memory (hybrid.Doc, with its neighbouring turns
+// as context) and a document per page of a session (hybrid.Page). Writes
+// journal the keys of every document they change, so a replay, or a
+// rebuild, derives them again from the records.
+
+// pageMark starts the id part of a page's key: memory ids never hold it.
+const pageMark = "\x00page\x1f"
+
+// pageKey is the index key of page p of a session.
+func pageKey(ns, session string, p int) string {
+	return ns + "\x1f" + pageMark + session + "\x1f" + strconv.Itoa(p)
+}
+
+// parsePageKey is the inverse of pageKey; ok is false for a memory's key.
+func parsePageKey(k string) (ns, session string, p int, ok bool) {
+	ns, rest, found := strings.Cut(k, "\x1f")
+	if !found || !strings.HasPrefix(rest, pageMark) {
+		return "", "", 0, false
+	}
+	rest = rest[len(pageMark):]
+	i := strings.LastIndexByte(rest, '\x1f')
+	if i < 0 {
+		return "", "", 0, false
+	}
+	p, err := strconv.Atoi(rest[i+1:])
+	if err != nil {
+		return "", "", 0, false
+	}
+	return ns, rest[:i], p, true
+}
+
+// affected lists the index keys whose documents change when the memories
+// ms are written or deleted in tx (called after the write): the memories'
+// own keys, the nearest turns before and after each in its session (their
+// context changes), and the pages that hold them.
+func affected(tx *bolt.Tx, ms []memory.Memory) []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	sess := tx.Bucket(bucketSession)
+	for _, m := range ms {
+		add(key(m.Namespace, m.ID))
+		prev, next := neighbourIDs(sess, m.Namespace, m.SessionID, m.Turn)
+		for _, id := range []string{prev, next} {
+			if id != "" && id != m.ID {
+				add(key(m.Namespace, id))
+			}
+		}
+		add(pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn)))
+	}
+	return keys
+}
+
+// neighbourIDs are the ids of the nearest stored turns before and after
+// turn n of a session ("" where there is none).
+func neighbourIDs(sess *bolt.Bucket, ns, session string, n int) (prev, next string) {
+	prefix := sessionPrefix(ns, session)
+	inSession := func(k []byte) bool { return len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) }
+	c := sess.Cursor()
+	k, v := c.Seek(sessionKey(ns, session, n))
+	if k != nil && inSession(k) && turnOf(k) == n {
+		k, v = c.Next()
+	}
+	if k != nil && inSession(k) {
+		next = string(v)
+	}
+	// back from the seek position to the last turn before n
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	for k != nil && inSession(k) && turnOf(k) >= n {
+		k, v = c.Prev()
+	}
+	if k != nil && inSession(k) {
+		prev = string(v)
+	}
+	return prev, next
+}
+
+func turnOf(sessionKey []byte) int {
+	return int(binary.BigEndian.Uint32(sessionKey[len(sessionKey)-4:]))
+}
+
+// derive reads from tx the documents of keys: a memory's document with its
+// neighbours, or a page's; keys whose record (or page) is gone are returned
+// as deletions.
+func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, err error) {
+	mem, sess := tx.Bucket(bucketMem), tx.Bucket(bucketSession)
+	docs = make(map[string]any, len(keys))
+	load := func(ns, id string) (*memory.Memory, error) {
+		raw := mem.Get([]byte(key(ns, id)))
+		if raw == nil {
+			return nil, nil
+		}
+		m, err := decode(raw)
+		return &m, err
+	}
+	for _, k := range keys {
+		if ns, session, p, ok := parsePageKey(k); ok {
+			var turns []memory.Memory
+			prefix := sessionPrefix(ns, session)
+			c := sess.Cursor()
+			for sk, id := c.Seek(sessionKey(ns, session, p*hybrid.PageTurns)); sk != nil && len(sk) == len(prefix)+4 && bytes.HasPrefix(sk, prefix) && hybrid.PageOf(turnOf(sk)) == p; sk, id = c.Next() {
+				m, err := load(ns, string(id))
+				if err != nil {
+					return nil, nil, err
+				}
+				if m != nil {
+					turns = append(turns, *m)
+				}
+			}
+			if len(turns) == 0 {
+				deletes = append(deletes, k)
+			} else {
+				docs[k] = hybrid.Page(turns)
+			}
+			continue
+		}
+		ns, id := splitKey(k)
+		m, err := load(ns, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m == nil {
+			deletes = append(deletes, k)
+			continue
+		}
+		var n hybrid.Neighbours
+		prev, next := neighbourIDs(sess, ns, m.SessionID, m.Turn)
+		if prev != "" {
+			if n.Prev, err = load(ns, prev); err != nil {
+				return nil, nil, err
+			}
+		}
+		if next != "" {
+			if n.Next, err = load(ns, next); err != nil {
+				return nil, nil, err
+			}
+		}
+		docs[k] = hybrid.Doc(*m, n)
+	}
+	return docs, deletes, nil
+}
+
+// keyMapping is the bleve internal key of the digest of the mapping the
+// index was built with.
+var keyMapping = []byte("mapping")
+
+// mappingDigest names the search kit's current mapping: an index built
+// with another one (an older agentmem) is rebuilt from the records.
+func mappingDigest() []byte {
+	raw, err := json.Marshal(hybrid.IndexMapping())
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(raw)
+	return []byte(hex.EncodeToString(sum[:8]))
+}
+
+// openIndex opens the text index, creating it when it is missing, and
+// rebuilds it from the records when it was built with another mapping or
+// when it is missing while records exist.
+func (s *Store) openIndex(ctx context.Context) error {
+	path := filepath.Join(s.dir, "index.bleve")
+	idx, err := bleve.Open(path)
+	created := false
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		idx, err = s.createIndex(path)
+		created = true
+	}
+	if err != nil {
+		return fmt.Errorf("opening the text index %s: %w (the records are intact: delete that directory and the store rebuilds the index from them)", path, err)
+	}
+	s.index = idx
+	built, err := idx.GetInternal(keyMapping)
+	if err != nil {
+		return fmt.Errorf("reading the text index %s: %w", path, err)
+	}
+	var why string
+	switch {
+	case created && s.memories() > 0:
+		why = "the text index is missing"
+	case !created && !bytes.Equal(built, mappingDigest()):
+		why = "the text index was built by another version"
+	default:
+		return nil
+	}
+	return s.rebuildIndex(ctx, path, why)
+}
+
+func (s *Store) createIndex(path string) (bleve.Index, error) {
+	idx, err := bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := idx.SetInternal(keyMapping, mappingDigest()); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// memories counts the stored memories.
+func (s *Store) memories() int {
+	n := 0
+	s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketMem).Stats().KeyN
+		return nil
+	})
+	return n
+}
+
+// rebuildIndex replaces the text index with one derived from the records,
+// logging its progress.
+func (s *Store) rebuildIndex(ctx context.Context, path, why string) error {
+	start := time.Now()
+	s.log.Warn(why+"; rebuilding it from the records", "index", path)
+	if s.index != nil {
+		s.index.Close()
+		s.index = nil
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("removing the old text index: %w", err)
+	}
+	idx, err := s.createIndex(path)
+	if err != nil {
+		return fmt.Errorf("creating the text index %s: %w", path, err)
+	}
+	s.index = idx
+	var keys []string
+	err = s.db.View(func(tx *bolt.Tx) error {
+		pages := map[string]bool{}
+		return tx.Bucket(bucketSession).ForEach(func(k, id []byte) error {
+			i := bytes.IndexByte(k, 0x1f)
+			j := bytes.IndexByte(k[i+1:], 0x1f) + i + 1
+			if i < 0 || j <= i || len(k) != j+5 {
+				return fmt.Errorf("malformed session key %q", k)
+			}
+			ns, session := string(k[:i]), string(k[i+1:j])
+			keys = append(keys, key(ns, string(id)))
+			if pk := pageKey(ns, session, hybrid.PageOf(turnOf(k))); !pages[pk] {
+				pages[pk] = true
+				keys = append(keys, pk)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("listing the records: %w", err)
+	}
+	done := 0
+	last := time.Now()
+	for start := 0; start < len(keys); start += flushAt {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunk := keys[start:min(start+flushAt, len(keys))]
+		var docs map[string]any
+		var dels []string
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			var err error
+			docs, dels, err = derive(tx, chunk)
+			return err
+		}); err != nil {
+			return err
+		}
+		b := s.index.NewBatch()
+		for k, d := range docs {
+			if err := b.Index(k, d); err != nil {
+				return err
+			}
+		}
+		for _, k := range dels {
+			b.Delete(k)
+		}
+		if start+len(chunk) == len(keys) {
+			b.SetInternal(keySeq, seqKey(s.seq))
+		}
+		if err := s.index.Batch(b); err != nil {
+			return fmt.Errorf("rebuilding the text index: %w", err)
+		}
+		done += len(chunk)
+		if time.Since(last) > 5*time.Second {
+			s.log.Info("rebuilding the text index", "documents", done, "of", len(keys))
+			last = time.Now()
+		}
+	}
+	s.log.Info("text index rebuilt", "documents", len(keys), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
