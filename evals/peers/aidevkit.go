@@ -51,7 +51,8 @@ func NewAIDevkit() *AIDevkit { return &AIDevkit{ids: map[string]map[string]strin
 func (*AIDevkit) Name() string { return "ai-devkit-memory" }
 
 func (*AIDevkit) Package() Package {
-	return Package{Name: "@ai-devkit/memory", Version: "0.20.1", Entry: "dist/index.js", MinNode: 20}
+	return Package{Name: "@ai-devkit/memory", Version: "0.20.1", Entry: "dist/index.js", MinNode: 20,
+		AllowScripts: []string{"better-sqlite3"}}
 }
 
 // Spec: the database is $HOME/.ai-devkit/memory.db, and HOME is dataDir;

@@ -3,6 +3,7 @@ package peers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -103,8 +104,20 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 	}
 	defer os.RemoveAll(tmp)
 	spec := p.Name + "@" + p.Version
+	manifest := map[string]any{"name": "agentmem-peer", "private": true}
+	if len(p.AllowScripts) > 0 {
+		allow := map[string]bool{}
+		for _, name := range p.AllowScripts {
+			allow[name] = true
+		}
+		manifest["allowScripts"] = allow
+	}
+	b, _ := json.Marshal(manifest)
+	if err := os.WriteFile(filepath.Join(tmp, "package.json"), b, 0o644); err != nil {
+		return Installation{}, fmt.Errorf("peers: %w", err)
+	}
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--no-package-lock", "--omit=dev", "--loglevel=error", spec)
+		"--no-package-lock", "--save-exact", "--omit=dev", "--loglevel=error", spec)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -53,10 +53,13 @@ func TestInstallIsIdempotent(t *testing.T) {
 		Node:     script(t, bin, "node", "echo v20.20.2\n"),
 		NPM:      fakeNPM(t, bin, "11.19.1"),
 	}
-	p := Package{Name: "@scope/mem", Version: "1.2.3", Entry: "dist/index.js", MinNode: 18}
+	p := Package{Name: "@scope/mem", Version: "1.2.3", Entry: "dist/index.js", MinNode: 18, AllowScripts: []string{"native-mod"}}
 	a, err := in.Install(ctx, p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(a.Dir, "package.json")); err != nil || !strings.Contains(string(b), `"allowScripts":{"native-mod":true}`) {
+		t.Errorf("the prefix's package.json does not allow the native module's scripts: %s %v", b, err)
 	}
 	if a.Dir != filepath.Join(in.CacheDir, "scope+mem@1.2.3") || a.NodeMajor != 20 || a.Node != in.Node {
 		t.Errorf("installation %+v", a)
@@ -65,7 +68,7 @@ func TestInstallIsIdempotent(t *testing.T) {
 		t.Fatalf("entry %s: %q %v", a.Entry, b, err)
 	}
 	b, err := in.Install(ctx, p)
-	if err != nil || b != a {
+	if err != nil || b.Dir != a.Dir || b.Entry != a.Entry || b.Node != a.Node {
 		t.Fatalf("second install: %+v %v", b, err)
 	}
 	runs, _ := os.ReadFile(filepath.Join(bin, "runs"))

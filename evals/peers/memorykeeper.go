@@ -19,7 +19,8 @@ import (
 // Its best shot, as this adapter gives it:
 //   - one item per turn, key = the turn's opaque code, in the only
 //     punctuation the server accepts in a key ("_-.", base 3: 7 characters
-//     for a thousand turns), value = Render(turn); one context_batch_save
+//     for a thousand turns, and a final "_", since a key ending in "--" is
+//     refused as an SQL comment), value = Render(turn); one context_batch_save
 //     call per 100 turns (the server's limit). The key is part of the text
 //     the server vectorises ("key: value"); punctuation trigrams never
 //     match a question's, but they do add a little to every item's norm.
@@ -42,7 +43,8 @@ func NewMemoryKeeper() *MemoryKeeper { return &MemoryKeeper{l: ledger{digits: ke
 func (*MemoryKeeper) Name() string { return "memory-keeper" }
 
 func (*MemoryKeeper) Package() Package {
-	return Package{Name: "mcp-memory-keeper", Version: "0.14.1", Entry: "dist/index.js", MinNode: 20}
+	return Package{Name: "mcp-memory-keeper", Version: "0.14.1", Entry: "dist/index.js", MinNode: 20,
+		AllowScripts: []string{"better-sqlite3"}}
 }
 
 // Spec: the database is $DATA_DIR/context.db.
@@ -54,6 +56,10 @@ func (*MemoryKeeper) Namespaced() bool { return false }
 func (*MemoryKeeper) MaxK() int        { return 0 }
 
 const mkBatch = 100
+
+// mkKeyEnd ends every key: the server refuses a key that ends in "--" (as
+// an SQL comment).
+const mkKeyEnd = "_"
 
 // Store saves one item per turn, 100 per call.
 func (p *MemoryKeeper) Store(ctx context.Context, c *client.Client, ns string, turns []Turn) error {
@@ -91,7 +97,7 @@ func (p *MemoryKeeper) Store(ctx context.Context, c *client.Client, ns string, t
 		if !fresh {
 			continue
 		}
-		items = append(items, map[string]any{"key": code, "value": Render(t)})
+		items = append(items, map[string]any{"key": code + mkKeyEnd, "value": Render(t)})
 		if len(items) == mkBatch {
 			if err := flush(); err != nil {
 				return err
@@ -129,7 +135,10 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 	var hits []Hit
 	seen := map[string]bool{}
 	for i, m := range locs {
-		code := text[m[2]:m[3]]
+		code, ok := strings.CutSuffix(text[m[2]:m[3]], mkKeyEnd)
+		if !ok {
+			return nil, fmt.Errorf("context_semantic_search: key %q is not one this adapter stores", text[m[2]:m[3]])
+		}
 		end := len(text)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]

@@ -46,6 +46,10 @@ type Package struct {
 	Entry string
 	// MinNode is the lowest Node.js major version the server runs on.
 	MinNode int
+	// AllowScripts names the dependencies whose install scripts must run
+	// (native modules that build or fetch a binary); npm versions that block
+	// install scripts by default get them in the prefix's allowScripts.
+	AllowScripts []string
 }
 
 // Spec is how to start a peer's server: Node runs Entry with Args, in Dir,

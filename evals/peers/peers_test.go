@@ -151,7 +151,7 @@ func TestCodes(t *testing.T) {
 	keeperKey := regexp.MustCompile(`^[a-zA-Z0-9_\-./:]+$`) // mcp-memory-keeper's rule
 	for n := 0; n < 3000; n++ {
 		c := encodeIn(keeperDigits, n)
-		if !keeperKey.MatchString(c) || strings.ContainsAny(c, ":/abcdefghijklmnopqrstuvwxyz0123456789") {
+		if k := c + mkKeyEnd; !keeperKey.MatchString(k) || strings.HasSuffix(k, "--") || strings.ContainsAny(c, ":/abcdefghijklmnopqrstuvwxyz0123456789") {
 			t.Fatalf("memory-keeper code %q", c)
 		}
 		if m, ok := decodeIn(keeperDigits, c); !ok || m != n {
@@ -235,9 +235,9 @@ func TestMemoryKeeperParse(t *testing.T) {
 	c1, _ := p.l.assign("u", "D1:1")
 	c2, _ := p.l.assign("u", "D1:2")
 	text := "Found 3 results for: \"q\"\n\n" +
-		"1. [41.2% match]\n   Key: " + c2 + "\n   Value: [2023-05-08 Mon] Melanie: line one\nline two\n   , Priority: normal\n\n" +
-		"2. [30.0% match]\n   Key: " + c1 + "\n   Value: [2023-05-08 Mon] Caroline: text...\n   , Priority: normal\n\n" +
-		"3. [29.0% match]\n   Key: " + c1 + "\n   Value: [2023-05-08 Mon] Caroline: text...\n   , Priority: normal\n\n"
+		"1. [41.2% match]\n   Key: " + c2 + "_\n   Value: [2023-05-08 Mon] Melanie: line one\nline two\n   , Priority: normal\n\n" +
+		"2. [30.0% match]\n   Key: " + c1 + "_\n   Value: [2023-05-08 Mon] Caroline: text...\n   , Priority: normal\n\n" +
+		"3. [29.0% match]\n   Key: " + c1 + "_\n   Value: [2023-05-08 Mon] Caroline: text...\n   , Priority: normal\n\n"
 	hits, err := p.parse("u", text, 5)
 	if err != nil {
 		t.Fatal(err)
