@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"agentmem/memory/hybrid/entities"
@@ -84,22 +86,36 @@ func (x *texts) session(who, text []string) {
 	x.add(b.String())
 }
 
-// differ runs both extractors on every text and reports each difference.
+// differ runs both extractors on every text, on all cores, and reports
+// each difference.
 func differ(t *testing.T, in []string) {
 	t.Helper()
-	n, bytes := 0, 0
+	workers := runtime.GOMAXPROCS(0)
+	diffs := make([][]int, workers) // indexes into in, per worker
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(in); i += workers {
+				if !slices.Equal(entities.Extract(in[i]), referenceExtract(in[i])) {
+					diffs[w] = append(diffs[w], i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	all := slices.Sorted(slices.Values(slices.Concat(diffs...)))
+	for n, i := range all {
+		if n == 30 {
+			break
+		}
+		t.Errorf("Extract(%q)\n got %q\nwant %q (reference)", in[i], entities.Extract(in[i]), referenceExtract(in[i]))
+	}
+	if len(all) > 0 {
+		t.Errorf("%d of %d texts differ from the reference", len(all), len(in))
+	}
+	bytes := 0
 	for _, s := range in {
 		bytes += len(s)
-		got, want := entities.Extract(s), referenceExtract(s)
-		if slices.Equal(got, want) {
-			continue
-		}
-		if n++; n <= 30 {
-			t.Errorf("Extract(%q)\n got %q\nwant %q (reference)", s, got, want)
-		}
-	}
-	if n > 0 {
-		t.Errorf("%d of %d texts differ from the reference", n, len(in))
 	}
 	t.Logf("%d texts, %.1f MB compared", len(in), float64(bytes)/1e6)
 }
