@@ -8,7 +8,12 @@ import (
 
 // This file is the extractor's whole date grammar. The rest of the
 // package calls only date (and isDate, which is date without emitting),
-// so that another date recogniser can take its place here alone.
+// and keeps a dateState per text for it, so that another date recogniser
+// can take its place here alone.
+
+// dateState is what the date recogniser keeps per text: nothing, for
+// this grammar over the extractor's own tokens.
+type dateState struct{}
 
 // date emits the concrete date starting at token i and returns the token
 // after it, or i. The forms: a full date as 2023-05-08 ("8 May, 2023",

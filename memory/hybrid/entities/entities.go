@@ -53,11 +53,12 @@ func Extract(text string) []string {
 }
 
 type extractor struct {
-	s    string
-	toks []token
-	res  *result
-	key  [24]byte // scratch for lowerKey
-	dry  bool     // when set, matchers report without emitting
+	s     string
+	toks  []token
+	res   *result
+	key   [24]byte  // scratch for lowerKey
+	dry   bool      // when set, matchers report without emitting
+	dates dateState // whatever the date recogniser keeps per text (dates.go)
 }
 
 // step extracts whatever starts at token i and returns the next token to
