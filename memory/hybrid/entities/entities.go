@@ -100,10 +100,7 @@ func (x *extractor) lower(i int) []byte {
 }
 
 // in reports whether token i, lower-cased, is in the table.
-func (x *extractor) in(i int, table map[string]struct{}) bool {
-	_, ok := table[string(x.lower(i))]
-	return ok
-}
+func (x *extractor) in(i int, table words) bool { return table.has(string(x.lower(i))) }
 
 // is reports whether token i, lower-cased, is w.
 func (x *extractor) is(i int, w string) bool { return string(x.lower(i)) == w }

@@ -125,14 +125,13 @@ func (x *extractor) opener(i int) bool {
 	if k == nil {
 		return false
 	}
-	if _, ok := stopWords[string(k)]; ok {
+	if stopWords.has(string(k)) {
 		return true
 	}
 	if a := strings.LastIndexByte(string(k), '\''); a > 0 {
 		if suf := string(k[a:]); suf == "'s" {
-			_, ok := stopWords[string(k[:a])] // "That's"
-			return ok
-		} else if _, ok := openerContractions[suf]; ok {
+			return stopWords.has(string(k[:a])) // "That's"
+		} else if openerContractions.has(suf) {
 			return true // "We're", "I'd"
 		}
 		if strings.HasSuffix(string(k), "n't") {

@@ -45,7 +45,7 @@ func (x *extractor) number(i int) int {
 		x.emit(w)
 		return i + 1
 	case suf == "":
-	case isIn(sk, attachedMagnitudes):
+	case attachedMagnitudes.has(sk):
 		x.emit(w)
 		return i + 1
 	case isOrdinal(sk):
@@ -55,12 +55,12 @@ func (x *extractor) number(i int) int {
 		}
 		return i + 1
 	case strings.HasPrefix(suf, "-") || strings.HasPrefix(suf, "‐"):
-		if _, ok := units[string(lowerKey(strings.TrimLeft(suf, "-‐"), skey[:]))]; ok || strings.Count(suf, "-") > 1 {
+		if units.has(string(lowerKey(strings.TrimLeft(suf, "-‐"), skey[:]))) || strings.Count(suf, "-") > 1 {
 			x.emit(w) // "5-day", "3-year-old"
 		}
 		return i + 1
 	default:
-		if _, ok := units[sk]; ok {
+		if units.has(sk) {
 			x.emit(cur, num, " ", suf)
 		}
 		return i + 1
@@ -113,12 +113,7 @@ func splitNumber(w string) (cur, num, suf string) {
 	return cur, w[i:j], w[j:]
 }
 
-func isOrdinal(s string) bool { return isIn(s, ordinals) }
-
-func isIn(s string, table map[string]struct{}) bool {
-	_, ok := table[s]
-	return ok
-}
+func isOrdinal(s string) bool { return ordinals.has(s) }
 
 // unit reports whether token i is a unit or a counted plural noun that
 // can follow a number: "km", "weeks", "dollars", "kids".
@@ -127,7 +122,7 @@ func (x *extractor) unit(i int) bool {
 		return false
 	}
 	k := x.lower(i)
-	if _, ok := units[string(k)]; ok {
+	if units.has(string(k)) {
 		return true
 	}
 	// A plural noun: lower-case letters ending in a single "s"; "kids",
@@ -141,8 +136,7 @@ func (x *extractor) unit(i int) bool {
 			return false
 		}
 	}
-	_, stop := stopWords[string(k)]
-	return !stop
+	return !stopWords.has(string(k))
 }
 
 // content reports whether token i is a lower-case content word, as after
@@ -155,6 +149,5 @@ func (x *extractor) content(i int) bool {
 	if len(k) < 3 || string(k) != x.word(i) {
 		return false
 	}
-	_, stop := stopWords[string(k)]
-	return !stop
+	return !stopWords.has(string(k))
 }

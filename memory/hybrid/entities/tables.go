@@ -188,10 +188,34 @@ var stopWords = set(`
 	dear note please wait stop listen ask email call text send visit try come
 	our let's`)
 
-func set(words string) map[string]struct{} {
-	m := make(map[string]struct{})
-	for _, w := range strings.Fields(words) {
+// words is a set of lower-case words: a list when it is small, which is
+// faster to scan than a map is to hash, else a map.
+type words struct {
+	list []string
+	m    map[string]struct{}
+}
+
+func set(list string) words {
+	f := strings.Fields(list)
+	if len(f) <= 12 {
+		return words{list: f}
+	}
+	m := make(map[string]struct{}, len(f))
+	for _, w := range f {
 		m[w] = struct{}{}
 	}
-	return m
+	return words{m: m}
+}
+
+func (ws words) has(w string) bool {
+	if ws.m != nil {
+		_, ok := ws.m[w]
+		return ok
+	}
+	for _, x := range ws.list {
+		if x == w {
+			return true
+		}
+	}
+	return false
 }

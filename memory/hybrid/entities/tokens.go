@@ -242,8 +242,7 @@ func isDomain(s string) bool {
 		return false
 	}
 	var buf [8]byte
-	_, ok := tlds[string(lowerKey(host[t:], buf[:]))]
-	return ok
+	return tlds.has(string(lowerKey(host[t:], buf[:])))
 }
 
 func isTag(s string) bool {
