@@ -1,6 +1,9 @@
 package entities
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // The extractor's data. Words are lower-case ASCII, looked up lower-cased
 // with curly apostrophes straightened; the tables are read-only after
@@ -75,21 +78,20 @@ var numberWords = map[string]string{
 // numberWordInitials are the first letters, in either case, of the
 // number words: a cheap test before the lookup.
 var numberWordInitials = func() string {
-	var b strings.Builder
+	var b []byte
 	for w := range numberWords {
-		if c := w[0]; !strings.Contains(b.String(), string(c)) {
-			b.WriteByte(c)
-			b.WriteByte(c - 'a' + 'A')
+		if bytes.IndexByte(b, w[0]) < 0 {
+			b = append(b, w[0], w[0]-'a'+'A')
 		}
 	}
-	return b.String()
+	return string(b)
 }()
 
 // units may follow a number: "5 km", "3 weeks", "960 dollars".
 var units = set(`
 	second seconds sec secs minute minutes min mins hour hours hr hrs h
 	day days week weeks wk wks month months year years yr yrs decade decades century centuries
-	night nights weekend weekends semester semesters season seasons episode episode
+	night nights weekend weekends semester semesters season seasons episode
 	km kms kilometer kilometers kilometre kilometres m meter meters metre metres cm mm
 	mi mile miles ft feet foot inch inches yard yards yd
 	kg kgs kilo kilos kilogram kilograms g gram grams lb lbs pound pounds oz ounce ounces
