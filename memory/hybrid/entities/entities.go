@@ -200,7 +200,7 @@ func appendLower(b []byte, s string) []byte {
 			switch {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A'
-			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			case c == ' ' || '\t' <= c && c <= '\r': // as isSpace
 				c = ' '
 				if len(b) == 0 || b[len(b)-1] == ' ' {
 					i++

@@ -444,7 +444,10 @@ func appendLower(b []byte, s string) []byte {
 			switch {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A'
-			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			// CHANGED: \v and \f are spaces here too, as for the tokenizer;
+			// they were kept, so that "'B\f!'" gave "b\f":
+			//	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			case c == ' ' || '\t' <= c && c <= '\r':
 				c = ' '
 				if len(b) == 0 || b[len(b)-1] == ' ' {
 					i++
