@@ -169,26 +169,3 @@ func FuzzEntities(f *testing.F) {
 		checkInvariants(t, s, Extract(s))
 	})
 }
-
-// A typical LoCoMo turn of about 300 characters.
-const benchTurn = "Caroline: Hey Mel! Last Saturday I went to the LGBTQ support group at the Golden Gate " +
-	"community center and met Dr. Alvarez, who recommended \"Charlotte's Web\" for the kids. " +
-	"It was 5 km from home and cost $20, and on 8 May, 2023 I start counseling classes at " +
-	"Stanford. Email me at caroline@example.com!"
-
-func BenchmarkEntities(b *testing.B) {
-	long := strings.Repeat(benchTurn+" ", 16)
-	for _, bc := range []struct{ name, text string }{
-		{"question", "When did I go to the Nordstrom friends and family sale?"},
-		{"turn300", benchTurn},
-		{"doc5k", long},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(bc.text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				Extract(bc.text)
-			}
-		})
-	}
-}
