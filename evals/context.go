@@ -7,7 +7,7 @@ import (
 
 // header matches the line that introduces a memory in agentmem's recall
 // text: "[2023-05-08 Mon · session s-may · Caroline (user)]".
-var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session .* · .*\]$`)
+var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session [^\]]*\]$`)
 
 // Context is what the answer model is shown of a recall: the text the
 // recall tool returned, exactly; with noPrefix, the same text without the

@@ -29,10 +29,14 @@ type Config struct {
 	// "[date · session · speaker]" header. The stored text is raw either
 	// way, so this changes answers and tokens, never retrieval.
 	NoPrefix bool `json:"no_prefix,omitempty"`
-	// Context and Session are the recall's weights.context and
+	// Neighbours and Session are the recall's weights.neighbours and
 	// weights.session (nil: the server's default; 0: off).
-	Context *float64 `json:"context,omitempty"`
-	Session *float64 `json:"session,omitempty"`
+	Neighbours *float64 `json:"neighbours,omitempty"`
+	Session    *float64 `json:"session,omitempty"`
+	// Context and MaxTokens are the recall's context and max_tokens (0:
+	// the server's default).
+	Context   int `json:"context,omitempty"`
+	MaxTokens int `json:"max_tokens,omitempty"`
 	// NeedsVectors marks configurations that cannot run without an embedder.
 	NeedsVectors bool `json:"-"`
 }
@@ -93,9 +97,10 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Context != nil || c.Session != nil {
-		args.Weights = &spec.Weights{Context: c.Context, Session: c.Session}
+	if c.Neighbours != nil || c.Session != nil {
+		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session}
 	}
+	args.Context, args.MaxTokens = c.Context, c.MaxTokens
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
@@ -113,9 +118,10 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 }
 
 // ParseConfig reads a configuration named by its differences from the
-// baseline, joined by "+": "k=20", "context=0.5+session=0.3",
+// baseline, joined by "+": "k=20", "neighbours=0.5+session=0.3",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// context, session, prefix=off, before=question.
+// neighbours, session (weights), context, max_tokens, prefix=off,
+// before=question.
 func ParseConfig(name string) (Config, error) {
 	c := Baseline()
 	c.Name = name
@@ -137,18 +143,23 @@ func ParseConfig(name string) (Config, error) {
 		var err error
 		var f float64
 		switch k {
-		case "k", "pool":
+		case "k", "pool", "context", "max_tokens":
 			if f, err = num(); err == nil {
-				if k == "k" {
+				switch k {
+				case "k":
 					c.K = int(f)
-				} else {
+				case "pool":
 					c.Pool = int(f)
+				case "context":
+					c.Context = int(f)
+				default:
+					c.MaxTokens = int(f)
 				}
 			}
-		case "context", "session":
+		case "neighbours", "session":
 			if f, err = num(); err == nil {
-				if k == "context" {
-					c.Context = &f
+				if k == "neighbours" {
+					c.Neighbours = &f
 				} else {
 					c.Session = &f
 				}

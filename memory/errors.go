@@ -25,6 +25,7 @@ const (
 	MaxCallBytes    = 8 << 20  // bytes of content in one remember call
 	MaxQueryChars   = 4096     // characters in a recall query
 	MaxK            = 100      // memories one recall returns
+	MaxTokens       = 100000   // a recall's max_tokens
 	MaxPool         = 1000     // candidates per side
 	MaxIDs          = 1000     // ids in one forget call
 	MaxWeight       = 100      // a fusion weight

@@ -65,9 +65,13 @@ func turnHash(role, speaker, text string, ts *time.Time) string {
 // "[2023-05-07 Sun · session s-may · user]". The session date comes first
 // because a model resolves "yesterday" in the text against it.
 func (m Memory) Header() string {
-	who := m.Role
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID, m.who())
+}
+
+// who names the speaker: "Caroline (user)", or the role alone.
+func (m Memory) who() string {
 	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
-		who = m.Speaker + " (" + m.Role + ")"
+		return m.Speaker + " (" + m.Role + ")"
 	}
-	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID, who)
+	return m.Role
 }

@@ -62,22 +62,22 @@ type Query struct {
 }
 
 // Weights tune fusion. Text and Vector weight the two rankings; Entity
-// boosts the entity clause inside the text ranking; Context boosts the
-// match on a memory's neighbouring turns; Session weighs the relevance of
+// boosts the entity clause inside the text ranking; Neighbours boosts
+// the match on a memory's neighbouring turns; Session weighs the relevance of
 // a memory's session; RankConstant is RRF's k. Zero means the default; a
-// negative Context or Session turns that factor off.
+// negative Neighbours or Session turns that factor off.
 type Weights struct {
 	Text         float64
 	Vector       float64
 	Entity       float64
-	Context      float64
+	Neighbours   float64
 	Session      float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Context: -1, Session: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -93,8 +93,8 @@ func (w Weights) OrDefault() Weights {
 	if w.Entity <= 0 {
 		w.Entity = d.Entity
 	}
-	if w.Context == 0 {
-		w.Context = d.Context
+	if w.Neighbours == 0 {
+		w.Neighbours = d.Neighbours
 	}
 	if w.Session == 0 {
 		w.Session = d.Session

@@ -24,16 +24,27 @@ type RecallRequest struct {
 	Fusion        Fusion // "" means the service default
 	Pool          int    // candidates per side; 0 means DefaultPool(K)
 	Weights       *Weights
+	// Context is how many neighbouring turns (0 to MaxContext) come with
+	// each hit, on each side; hits that touch merge into one passage.
+	Context int
+	// MaxTokens bounds the returned text (estimated as rendered); 0 means
+	// no bound. Passages past it are left out; the first is always kept.
+	MaxTokens int
 }
 
 // DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
 const DefaultK = 10
 
-// RecallResult is what a recall found, in the requested order.
+// RecallResult is what a recall found, in the requested order: the hits,
+// and the passages they are returned in (each hit with its context).
 type RecallResult struct {
-	Namespace string `json:"namespace"`
-	Hits      []Hit  `json:"hits"`
+	Namespace string
+	Hits      []Hit
+	Passages  []Passage
 }
+
+// Text renders the result for a prompt (see Text).
+func (r RecallResult) Text() string { return Text(r.Passages) }
 
 // Recall runs one hybrid search: BM25 over the text, a match on the
 // query's entities and, with an embedder, vector similarity, fused.
@@ -57,7 +68,21 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
 	arrange(hits, order)
-	return RecallResult{Namespace: q.Namespace, Hits: hits}, nil
+	ps, err := s.passages(ctx, hits, req.Context, req.MaxTokens)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	// the hits the budget left out are not returned
+	kept := map[string]bool{}
+	for _, p := range ps {
+		for i, m := range p.Memories {
+			if p.Hit[i] {
+				kept[m.ID] = true
+			}
+		}
+	}
+	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
+	return RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps}, nil
 }
 
 func (s *Service) query(req RecallRequest) (Query, Order, error) {
@@ -71,6 +96,12 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	k := req.K
 	if k < 1 || k > MaxK {
 		return Query{}, "", &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
+	}
+	if req.Context < 0 || req.Context > MaxContext {
+		return Query{}, "", &FieldError{"context", fmt.Sprintf("must be between 0 and %d, got %d", MaxContext, req.Context)}
+	}
+	if req.MaxTokens < 0 || req.MaxTokens > MaxTokens {
+		return Query{}, "", &FieldError{"max_tokens", fmt.Sprintf("must be between 1 and %d, got %d", MaxTokens, req.MaxTokens)}
 	}
 	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
 		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
@@ -171,8 +202,8 @@ func validWeights(w Weights) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.context", w.Context}, {"weights.session", w.Session}} {
-		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.context" && f.name != "weights.session" {
+	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.neighbours", w.Neighbours}, {"weights.session", w.Session}} {
+		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.neighbours" && f.name != "weights.session" {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}

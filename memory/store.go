@@ -16,6 +16,9 @@ type Store interface {
 	Put(ctx context.Context, ms []Memory) error
 	// Session returns the memories of one session in turn order.
 	Session(ctx context.Context, namespace, sessionID string) ([]Memory, error)
+	// Turns returns the memories of turns from to to (inclusive) of one
+	// session, in turn order: a window of a session that may be long.
+	Turns(ctx context.Context, namespace, sessionID string, from, to int) ([]Memory, error)
 	// Search runs q and returns at most q.K hits, best first.
 	Search(ctx context.Context, q Query) ([]Hit, error)
 	// Delete removes what sel selects and reports how many memories it removed.

@@ -72,10 +72,11 @@ func TestHTTPConcurrentClients(t *testing.T) {
 					errs <- err
 					return
 				}
-				// every client also appends the same turn to a shared session
+				// every client also appends the same turn, with the same message id,
+				// to a shared session
 				if _, err := callText(ctx, c, "remember", map[string]any{
 					"session_id": "shared", "session_date": "2023-05-07",
-					"messages": []any{map[string]any{"role": "user", "content": fmt.Sprintf("shared turn %d", r)}},
+					"messages": []any{map[string]any{"role": "user", "content": fmt.Sprintf("shared turn %d", r), "id": fmt.Sprintf("shared-%d", r)}},
 				}); err != nil {
 					errs <- err
 					return

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,47 +23,31 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	req := memory.RecallRequest{
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
+		Context: in.Context, MaxTokens: in.MaxTokens,
 	}
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
-			Context: offOrValue(w.Context), Session: offOrValue(w.Session)}
+			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session)}
 	}
 	res, err := h.svc.Recall(ctx, req)
 	if err != nil {
 		return spec.RecallResult{}, "", err
 	}
-	out := spec.RecallResult{Memories: make([]spec.Recalled, len(res.Hits))}
-	for i, hit := range res.Hits {
-		m := hit.Memory
-		score := hit.Score
-		if math.IsNaN(score) || math.IsInf(score, 0) {
-			score = 0 // never sent: JSON has no NaN, and a result that cannot be encoded never answers
-		}
-		out.Memories[i] = spec.Recalled{
-			ID: m.ID, Text: m.Text, Role: m.Role, Speaker: m.Speaker,
-			SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
+	out := spec.RecallResult{Memories: []spec.Recalled{}}
+	for n, p := range res.Passages {
+		for i, m := range p.Memories {
+			score := p.Score[i]
+			if math.IsNaN(score) || math.IsInf(score, 0) {
+				score = 0 // never sent: JSON has no NaN, and a result that cannot be encoded never answers
+			}
+			out.Memories = append(out.Memories, spec.Recalled{
+				ID: m.ID, Text: m.Text, Role: m.Role, Speaker: m.Speaker,
+				SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
+				Hit: p.Hit[i], Passage: n,
+			})
 		}
 	}
-	return out, Prompt(res.Hits), nil
-}
-
-// Prompt renders memories as text to paste into a prompt: each on its own,
-// introduced by its session date, so relative dates inside it can be
-// resolved.
-func Prompt(hits []memory.Hit) string {
-	if len(hits) == 0 {
-		return "No stored memories match."
-	}
-	var b strings.Builder
-	for i, h := range hits {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(h.Memory.Header())
-		b.WriteByte('\n')
-		b.WriteString(h.Memory.Text)
-	}
-	return b.String()
+	return out, res.Text(), nil
 }
 
 // offOrValue maps an optional weight whose 0 means "off" to the domain's

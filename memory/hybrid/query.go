@@ -46,15 +46,15 @@ func Filter(q memory.Query) query.Query {
 // TextQuery is the lexical side of q: its filter, and a disjunction of a
 // BM25 match on the text with a phrase match per query entity, so a turn
 // that names what the question names scores above one that only shares
-// common words with it; with a Context weight, the same two matches on the
-// memory's neighbouring turns, weighted by it. It returns nil when q has
+// common words with it; with a Neighbours weight, the same two matches on
+// the memory's neighbouring turns, weighted by it. It returns nil when q has
 // nothing lexical to match.
 func TextQuery(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	ents := entities.Extract(q.Text)
 	should := matches(q.Text, ents, FieldText, FieldEntities, w.Text, w.Entity)
-	if w.Context > 0 {
-		should = append(should, matches(q.Text, ents, FieldContext, FieldContextEntities, w.Text*w.Context, w.Entity*w.Context)...)
+	if w.Neighbours > 0 {
+		should = append(should, matches(q.Text, ents, FieldContext, FieldContextEntities, w.Text*w.Neighbours, w.Entity*w.Neighbours)...)
 	}
 	if len(should) == 0 {
 		return nil

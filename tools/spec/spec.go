@@ -57,6 +57,8 @@ type RecallArgs struct {
 	Fusion    string   `json:"fusion,omitempty" jsonschema:"Advanced: how text and vector rankings combine: rrf (default), rsf, text, vector, or rerank (BM25 re-ranks the vector pool)." schema:"enum=rrf|rsf|text|vector|rerank"`
 	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
+	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3); memories that touch are merged into one passage, in turn order." schema:"minimum=0,maximum=3"`
+	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): passages past it are left out, the first is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 }
 
 // Weights tune fusion; each one left out keeps its default.
@@ -64,7 +66,7 @@ type Weights struct {
 	Text         float64  `json:"text,omitempty" jsonschema:"Weight of the text ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
 	Vector       float64  `json:"vector,omitempty" jsonschema:"Weight of the vector ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
 	Entity       float64  `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
-	Context      *float64 `json:"context,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
+	Neighbours   *float64 `json:"neighbours,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
 	Session      *float64 `json:"session,omitempty" jsonschema:"Weight of the relevance of a memory's session, in units of the best candidate's score; 0 turns it off." schema:"minimum=0,maximum=100"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
 }
@@ -78,6 +80,11 @@ type Recalled struct {
 	SessionID   string  `json:"session_id"`
 	SessionDate string  `json:"session_date" jsonschema:"RFC 3339."`
 	Score       float64 `json:"score"`
+	// Hit is true for a memory the search found, false for a neighbouring
+	// turn returned as its context; Passage numbers the passage (from 0)
+	// the memory is returned in.
+	Hit     bool `json:"hit" jsonschema:"true for a memory the search found, false for a neighbouring turn returned as context."`
+	Passage int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: consecutive turns of one session, in turn order."`
 }
 
 // RecallResult is recall's structured result, best first (or in the

@@ -37,6 +37,41 @@ func (s *Store) Session(ctx context.Context, namespace, sessionID string) ([]mem
 	return out, nil
 }
 
+// Turns returns the memories of turns from..to of one session, in order:
+// key-value reads of the turns' keys, which memory.MemoryID names.
+func (s *Store) Turns(ctx context.Context, namespace, sessionID string, from, to int) ([]memory.Memory, error) {
+	from = max(from, 0)
+	if to < from {
+		return nil, nil
+	}
+	if to-from > maxTurnRange {
+		// a wide window: the manifest says which turns exist
+		ms, err := s.Session(ctx, namespace, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(ms, func(m memory.Memory) bool { return m.Turn < from || m.Turn > to }), nil
+	}
+	keys := make([]string, 0, to-from+1)
+	for t := from; t <= to; t++ {
+		keys = append(keys, memoryKey(namespace, memory.MemoryID(sessionID, t)))
+	}
+	docs, err := s.memories(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]memory.Memory, 0, len(docs))
+	for _, k := range keys {
+		if d, ok := docs[k]; ok && d.Namespace == namespace && d.SessionID == sessionID {
+			out = append(out, d.memory())
+		}
+	}
+	return out, nil
+}
+
+// maxTurnRange is the widest window Turns reads by key.
+const maxTurnRange = 256
+
 // manifest reads a session manifest; nil when the session has none.
 func (s *Store) manifest(ctx context.Context, key string) (*sessionDoc, error) {
 	res, err := s.coll.Get(key, &gocb.GetOptions{Context: ctx})

@@ -133,12 +133,18 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 
 // Session returns one session's memories in turn order.
 func (s *Store) Session(ctx context.Context, ns, session string) ([]memory.Memory, error) {
+	return s.Turns(ctx, ns, session, 0, math.MaxInt32)
+}
+
+// Turns returns the memories of turns from..to of one session, in order.
+func (s *Store) Turns(ctx context.Context, ns, session string, from, to int) ([]memory.Memory, error) {
 	var out []memory.Memory
+	from, to = max(from, 0), min(to, math.MaxInt32)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		prefix := sessionPrefix(ns, session)
 		c := tx.Bucket(bucketSession).Cursor()
-		for k, id := c.Seek(prefix); k != nil && len(k) == len(prefix)+4 && string(k[:len(prefix)]) == string(prefix); k, id = c.Next() {
+		for k, id := c.Seek(sessionKey(ns, session, from)); k != nil && len(k) == len(prefix)+4 && string(k[:len(prefix)]) == string(prefix) && turnOf(k) <= to; k, id = c.Next() {
 			raw := mem.Get([]byte(key(ns, string(id))))
 			if raw == nil {
 				continue

@@ -1,0 +1,174 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxContext is the most neighbouring turns a recall adds on each side of
+// a hit.
+const MaxContext = 3
+
+// Passage is a run of consecutive turns of one session as a recall returns
+// it: one or more hits and the neighbouring turns added as their context,
+// in turn order.
+type Passage struct {
+	Memories []Memory
+	// Hit[i] says whether Memories[i] is a hit (false: context); Score[i]
+	// is its score (0 for context).
+	Hit   []bool
+	Score []float64
+	// Rank is the rank of the passage's best hit among the recall's hits.
+	Rank int
+}
+
+// Text renders passages for a prompt: each introduced by its session's date
+// (so a model resolves "yesterday" in it against that date), a memory
+// alone as "[2023-05-07 Sun · session s-may · Caroline (user)]" and its
+// text, a passage of several turns as "[2023-05-07 Sun · session s-may]"
+// and one "who: text" line per turn.
+func Text(ps []Passage) string {
+	if len(ps) == 0 {
+		return "No stored memories match."
+	}
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		p.render(&b)
+	}
+	return b.String()
+}
+
+func (p Passage) render(b *strings.Builder) {
+	if len(p.Memories) == 1 {
+		m := p.Memories[0]
+		b.WriteString(m.Header())
+		b.WriteByte('\n')
+		b.WriteString(m.Text)
+		return
+	}
+	m := p.Memories[0]
+	fmt.Fprintf(b, "[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
+	for _, m := range p.Memories {
+		b.WriteByte('\n')
+		b.WriteString(m.who())
+		b.WriteString(": ")
+		b.WriteString(m.Text)
+	}
+}
+
+// tokens estimates the tokens of the passage as rendered: about four
+// characters a token, as common tokenizers count English.
+func (p Passage) tokens() int {
+	var b strings.Builder
+	p.render(&b)
+	return (utf8.RuneCountInString(b.String()) + 3) / 4
+}
+
+// passages groups the ranked hits into passages: each hit with up to
+// context turns before and after it and, with context, hits of one session
+// that touch or overlap merged into one passage; passages in the order of
+// their best hit. With maxTokens > 0 it stops before the passage that would take the
+// text past maxTokens (estimated as rendered); the first hit is always
+// kept, whatever its length.
+func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens int) ([]Passage, error) {
+	type span struct {
+		ns, session string
+		from, to    int // turns
+		p           *Passage
+	}
+	var spans []*span
+	var out []*Passage
+	used := 0
+	for rank, h := range hits {
+		m := h.Memory
+		from, to := m.Turn, m.Turn
+		var turns []Memory
+		if context > 0 {
+			var err error
+			if turns, err = s.store.Turns(ctx, m.Namespace, m.SessionID, m.Turn-context, m.Turn+context); err != nil {
+				return nil, fmt.Errorf("reading the context of %s: %w", m.ID, err)
+			}
+			if len(turns) > 0 {
+				from, to = min(from, turns[0].Turn), max(to, turns[len(turns)-1].Turn)
+			}
+		}
+		if !slices.ContainsFunc(turns, func(t Memory) bool { return t.ID == m.ID }) {
+			turns = append(turns, m)
+			slices.SortFunc(turns, func(a, b Memory) int { return a.Turn - b.Turn })
+		}
+		// with context, a span of the same session that this one touches or
+		// overlaps; without, every hit stands alone, as it always did
+		var into *span
+		for _, sp := range spans {
+			if context > 0 && sp.ns == m.Namespace && sp.session == m.SessionID && from <= sp.to+1 && to >= sp.from-1 {
+				into = sp
+				break
+			}
+		}
+		var next Passage
+		if into != nil {
+			next = merge(*into.p, turns, h)
+		} else {
+			next = merge(Passage{Rank: rank}, turns, h)
+		}
+		cost := next.tokens()
+		if into != nil {
+			cost -= into.p.tokens()
+		}
+		if maxTokens > 0 && used+cost > maxTokens && len(out) > 0 {
+			break
+		}
+		used += cost
+		if into != nil {
+			*into.p = next
+			into.from, into.to = min(into.from, from), max(into.to, to)
+			continue
+		}
+		p := &next
+		out = append(out, p)
+		spans = append(spans, &span{ns: m.Namespace, session: m.SessionID, from: from, to: to, p: p})
+	}
+	res := make([]Passage, len(out))
+	for i, p := range out {
+		res[i] = *p
+	}
+	return res, nil
+}
+
+// merge adds turns (in turn order) to p, marking hit h.
+func merge(p Passage, turns []Memory, h Hit) Passage {
+	out := Passage{Rank: p.Rank}
+	i, j := 0, 0
+	add := func(m Memory, hit bool, score float64) {
+		if n := len(out.Memories); n > 0 && out.Memories[n-1].ID == m.ID {
+			out.Hit[n-1] = out.Hit[n-1] || hit
+			out.Score[n-1] = max(out.Score[n-1], score)
+			return
+		}
+		out.Memories = append(out.Memories, m)
+		out.Hit = append(out.Hit, hit)
+		out.Score = append(out.Score, score)
+	}
+	for i < len(p.Memories) || j < len(turns) {
+		switch {
+		case j >= len(turns) || i < len(p.Memories) && p.Memories[i].Turn <= turns[j].Turn:
+			add(p.Memories[i], p.Hit[i], p.Score[i])
+			i++
+		default:
+			t := turns[j]
+			if t.ID == h.Memory.ID {
+				add(t, true, h.Score)
+			} else {
+				add(t, false, 0)
+			}
+			j++
+		}
+	}
+	return out
+}
