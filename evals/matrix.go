@@ -33,6 +33,7 @@ type Config struct {
 	// weights.session (nil: the server's default; 0: off).
 	Neighbours *float64 `json:"neighbours,omitempty"`
 	Session    *float64 `json:"session,omitempty"`
+	Time       *float64 `json:"time,omitempty"`
 	// Context and MaxTokens are the recall's context and max_tokens (0:
 	// the server's default).
 	Context   int `json:"context,omitempty"`
@@ -97,8 +98,8 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Neighbours != nil || c.Session != nil {
-		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session}
+	if c.Neighbours != nil || c.Session != nil || c.Time != nil {
+		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time}
 	}
 	args.Context, args.MaxTokens = c.Context, c.MaxTokens
 	if c.Before {
@@ -120,7 +121,7 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "neighbours=0.5+session=0.3",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// neighbours, session (weights), context, max_tokens, prefix=off,
+// neighbours, session, time (weights), context, max_tokens, prefix=off,
 // before=question.
 func ParseConfig(name string) (Config, error) {
 	c := Baseline()
@@ -156,12 +157,15 @@ func ParseConfig(name string) (Config, error) {
 					c.MaxTokens = int(f)
 				}
 			}
-		case "neighbours", "session":
+		case "neighbours", "session", "time":
 			if f, err = num(); err == nil {
-				if k == "neighbours" {
+				switch k {
+				case "neighbours":
 					c.Neighbours = &f
-				} else {
+				case "session":
 					c.Session = &f
+				default:
+					c.Time = &f
 				}
 			}
 		case "fusion":

@@ -1,6 +1,9 @@
 package memory
 
 import (
+	"time"
+
+	"agentmem/memory/dates"
 	"context"
 	"fmt"
 	"slices"
@@ -49,7 +52,7 @@ func (p Passage) render(b *strings.Builder) {
 		m := p.Memories[0]
 		b.WriteString(m.Header())
 		b.WriteByte('\n')
-		b.WriteString(m.Text)
+		annotate(b, m.Text, m.SessionDate)
 		return
 	}
 	m := p.Memories[0]
@@ -58,8 +61,31 @@ func (p Passage) render(b *strings.Builder) {
 		b.WriteByte('\n')
 		b.WriteString(m.who())
 		b.WriteString(": ")
-		b.WriteString(m.Text)
+		annotate(b, m.Text, m.SessionDate)
 	}
+}
+
+// annotate writes text with the date each relative expression names, as
+// resolved against the session's date: "yesterday [2023-05-07]", "last
+// week [2023-05-01..2023-05-07]", so a model need not do the arithmetic.
+// Absolute dates are left as written.
+func annotate(b *strings.Builder, text string, session time.Time) {
+	at := 0
+	for _, m := range dates.Find(text, session) {
+		if !m.Relative && m.Year != 0 {
+			continue
+		}
+		label := m.Label()
+		if label == "" {
+			continue
+		}
+		b.WriteString(text[at:m.End])
+		b.WriteString(" [")
+		b.WriteString(label)
+		b.WriteByte(']')
+		at = m.End
+	}
+	b.WriteString(text[at:])
 }
 
 // tokens estimates the tokens of the passage as rendered: about four

@@ -59,25 +59,41 @@ type Query struct {
 	Pool    int
 	Fusion  Fusion
 	Weights Weights
+	// Periods are the time expressions of Text resolved against the
+	// service's today ("last week", "in May 2023"): memories dated in one,
+	// or that mention a date in one, get Weights.Time as a boost. They
+	// never filter.
+	Periods []Period
 }
+
+// Period is a time expression of a query and the period it names,
+// [From, To).
+type Period struct {
+	Text     string
+	From, To time.Time
+}
+
+// Contains reports whether t falls in the period.
+func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Before(p.To) }
 
 // Weights tune fusion. Text and Vector weight the two rankings; Entity
 // boosts the entity clause inside the text ranking; Neighbours boosts
 // the match on a memory's neighbouring turns; Session weighs the relevance of
 // a memory's session; RankConstant is RRF's k. Zero means the default; a
-// negative Neighbours or Session turns that factor off.
+// negative Neighbours, Session or Time turns that factor off.
 type Weights struct {
 	Text         float64
 	Vector       float64
 	Entity       float64
 	Neighbours   float64
 	Session      float64
+	Time         float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -98,6 +114,9 @@ func (w Weights) OrDefault() Weights {
 	}
 	if w.Session == 0 {
 		w.Session = d.Session
+	}
+	if w.Time == 0 {
+		w.Time = d.Time
 	}
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"agentmem/memory/dates"
 	"context"
 	"fmt"
 	"math"
@@ -36,11 +37,15 @@ type RecallRequest struct {
 const DefaultK = 10
 
 // RecallResult is what a recall found, in the requested order: the hits,
-// and the passages they are returned in (each hit with its context).
+// and the passages they are returned in (each hit with its context), and
+// the periods the query named, which weighed the ranking.
 type RecallResult struct {
 	Namespace string
 	Hits      []Hit
 	Passages  []Passage
+	Periods   []Period
+	// TimeBoost is the weight the periods had (0: none).
+	TimeBoost float64
 }
 
 // Text renders the result for a prompt (see Text).
@@ -82,7 +87,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
-	return RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps}, nil
+	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
+	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
+		res.TimeBoost = w.Time
+	}
+	return res, nil
 }
 
 func (s *Service) query(req RecallRequest) (Query, Order, error) {
@@ -147,6 +156,11 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 		}
 		q.Weights = *req.Weights
 	}
+	for _, m := range dates.Find(text, s.Now()) {
+		if !m.From.IsZero() {
+			q.Periods = append(q.Periods, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
+		}
+	}
 	if q.After, err = s.bound("after", req.After, false); err != nil {
 		return Query{}, "", err
 	}
@@ -202,8 +216,8 @@ func validWeights(w Weights) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.neighbours", w.Neighbours}, {"weights.session", w.Session}} {
-		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.neighbours" && f.name != "weights.session" {
+	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.neighbours", w.Neighbours}, {"weights.session", w.Session}, {"weights.time", w.Time}} {
+		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.neighbours" && f.name != "weights.session" && f.name != "weights.time" {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}

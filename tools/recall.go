@@ -27,7 +27,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	}
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
-			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session)}
+			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session), Time: offOrValue(w.Time)}
 	}
 	res, err := h.svc.Recall(ctx, req)
 	if err != nil {
@@ -47,6 +47,10 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 			})
 		}
 	}
+	for _, p := range res.Periods {
+		out.Periods = append(out.Periods, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
+	}
+	out.TimeBoost = res.TimeBoost
 	return out, res.Text(), nil
 }
 

@@ -143,7 +143,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(text, "[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday I ran the Boston marathon!") {
+	if !strings.HasPrefix(text, "[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday [2023-05-06] I ran the Boston marathon!") {
 		t.Errorf("recall text = %q", text)
 	}
 	if len(rec.Memories) != 1 {

@@ -146,6 +146,10 @@ type PageDoc struct {
 	Entities    []string  `json:"page_entities"`
 }
 
+// BleveType tells bleve which mapping indexes a page (bleve reads a
+// struct's type field by its Go name, not its JSON name).
+func (d PageDoc) BleveType() string { return TypePage }
+
 // PageOf is the page that holds turn n of a session.
 func PageOf(turn int) int { return turn / PageTurns }
 

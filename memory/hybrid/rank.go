@@ -4,7 +4,32 @@ import (
 	"slices"
 
 	"agentmem/memory"
+	"agentmem/memory/dates"
 )
+
+// inPeriods reports whether m is dated in one of ps, or mentions a date in
+// one (its relative expressions resolved against its session date).
+func inPeriods(m memory.Memory, ps []memory.Period) bool {
+	if len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		if p.Contains(m.SessionDate) {
+			return true
+		}
+	}
+	for _, d := range dates.Find(m.Text, m.SessionDate) {
+		if d.From.IsZero() {
+			continue
+		}
+		for _, p := range ps {
+			if d.From.Before(p.To) && p.From.Before(d.To) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Rank turns the fused candidates of q into its hits: each candidate with
 // its memory (ms[id]; a candidate without one, deleted since it was
@@ -17,6 +42,8 @@ import (
 // to a candidate's score, in units of the best fused score, so the same
 // weight means the same on any fusion's scale: a session prior nudges the
 // order of the candidates, it never brings in one that neither side found.
+// A candidate dated in a period the query names, or mentioning a date in
+// one, gains Weights.Time in the same units: a boost, never a filter.
 func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions []Ranked) []memory.Hit {
 	w := q.Weights.OrDefault()
 	prior := map[string]float64{}
@@ -45,6 +72,9 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions [
 		score := f.Score
 		if p := prior[m.SessionID]; p > 0 {
 			score += w.Session * p * unit
+		}
+		if w.Time > 0 && inPeriods(m, q.Periods) {
+			score += w.Time * unit
 		}
 		hits = append(hits, memory.Hit{Memory: m, Score: score, TextRank: f.TextRank, VectorRank: f.VectorRank})
 	}

@@ -68,6 +68,7 @@ type Weights struct {
 	Entity       float64  `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
 	Neighbours   *float64 `json:"neighbours,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
 	Session      *float64 `json:"session,omitempty" jsonschema:"Weight of the relevance of a memory's session, in units of the best candidate's score; 0 turns it off." schema:"minimum=0,maximum=100"`
+	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score; 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
 }
 
@@ -91,6 +92,17 @@ type Recalled struct {
 // requested order).
 type RecallResult struct {
 	Memories []Recalled `json:"memories"`
+	// Periods are the time expressions the query named, resolved against
+	// the server's today, and TimeBoost the weight they had (0: none).
+	Periods   []Period `json:"periods,omitempty" jsonschema:"The time expressions of the query, resolved against today: memories dated in one (or mentioning a date in one) were boosted by time_boost, never filtered."`
+	TimeBoost float64  `json:"time_boost,omitempty"`
+}
+
+// Period is a time expression of a query and the period it names.
+type Period struct {
+	Expression string `json:"expression"`
+	From       string `json:"from" jsonschema:"RFC 3339, inclusive."`
+	To         string `json:"to" jsonschema:"RFC 3339, exclusive."`
 }
 
 // TodayArgs are the today tool's arguments: none.

@@ -185,7 +185,9 @@ func mappingDigest() []byte {
 	if err != nil {
 		panic(err)
 	}
-	sum := sha256.Sum256(raw)
+	// the version counts what the JSON does not show (how documents are
+	// derived): 2 = neighbours' context and session pages
+	sum := sha256.Sum256(append(raw, "v2"...))
 	return []byte(hex.EncodeToString(sum[:8]))
 }
 
