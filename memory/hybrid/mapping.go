@@ -187,6 +187,9 @@ func IndexMapping() *mapping.IndexMappingImpl {
 	textField(page, FieldPageText, en.AnalyzerName)
 	textField(page, FieldPageEntities, standard.Name)
 	filterFields(page)
+	// a page hit names its session (Couchbase returns stored fields, not
+	// the key a store could parse)
+	page.Properties[FieldSessionID].Fields[0].Store = true
 
 	m := bleve.NewIndexMapping()
 	m.TypeField = FieldType

@@ -14,6 +14,7 @@ import (
 //
 //	m|<namespace>|<memory id>     a memory
 //	s|<namespace>|<session id>    a session's manifest
+//	p|<namespace>|<session id>#<n> page n of a session (hybrid.Page)
 //	agentmem|meta                 the embedder the vectors were made with
 const (
 	maxKey     = 250 // bytes in a Couchbase document key
@@ -21,6 +22,7 @@ const (
 	sep        = "|" // not allowed in namespaces, so the first two split a key unambiguously
 	kindMemory = "m"
 	kindSess   = "s"
+	kindPage   = "p"
 	metaKey    = "agentmem" + sep + "meta"
 )
 

@@ -23,6 +23,7 @@ type request struct {
 	Size   int             `json:"size"`
 	Score  string          `json:"score,omitempty"`
 	Params *fusionParams   `json:"params,omitempty"`
+	Fields []string        `json:"fields,omitempty"`
 	// side says which ranking the hits are, for Hit.TextRank and
 	// VectorRank; "" when the server fused both.
 	side string
@@ -66,7 +67,9 @@ func build(q memory.Query, fusion string) (*request, error) {
 	if q.Fusion == memory.VectorOnly {
 		text = nil
 	}
-	r := &request{Size: q.K}
+	// the whole fused pool: the session and time priors re-rank it before
+	// it is cut to k (hybrid.Rank), as in the embedded store
+	r := &request{Size: q.PoolSize()}
 	if text != nil {
 		raw, err := marshalQuery(text)
 		if err != nil {
@@ -127,6 +130,21 @@ func rerankRequest(q memory.Query, keys []string) (*request, error) {
 	return &request{Query: raw, Size: len(keys), side: sideText}, nil
 }
 
+// pageRequest is the session side of q: hybrid.PageQuery over the pages,
+// for the best n, with each page's session id. It returns nil when q does
+// not weigh sessions.
+func pageRequest(q memory.Query, n int) (*request, error) {
+	pq := hybrid.PageQuery(q)
+	if pq == nil {
+		return nil, nil
+	}
+	raw, err := marshalQuery(pq)
+	if err != nil {
+		return nil, err
+	}
+	return &request{Query: raw, Size: n, Fields: []string{hybrid.FieldSessionID}, side: sideText}, nil
+}
+
 // vectorBoost weights the kNN side. With server fusion the top-level query
 // boost and each kNN boost are the fusion weights; as only their ratio
 // matters, the text tree keeps its boost of 1 (it stays exactly
@@ -166,7 +184,7 @@ func (r *request) gocb() (gocb.SearchRequest, gocb.SearchOptions) {
 		}
 		req.VectorSearch = vector.NewSearch(qs, nil)
 	}
-	opts := gocb.SearchOptions{Limit: uint32(r.Size)}
+	opts := gocb.SearchOptions{Limit: uint32(r.Size), Fields: r.Fields}
 	if r.Score != "" {
 		opts.Raw = map[string]any{"score": r.Score, "params": r.Params}
 	}

@@ -70,8 +70,9 @@ func TestRequestShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Size != tc.q.K {
-				t.Errorf("size %d, want k=%d", r.Size, tc.q.K)
+			// the whole pool: hybrid.Rank re-ranks it before cutting to k
+			if r.Size != tc.q.PoolSize() {
+				t.Errorf("size %d, want the pool, %d", r.Size, tc.q.PoolSize())
 			}
 			wantText := tc.q.Fusion != memory.VectorOnly
 			wantVec := tc.q.Vector != nil && tc.q.Fusion != memory.TextOnly

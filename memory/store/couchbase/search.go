@@ -38,7 +38,32 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 			fused[i].VectorRank = i + 1
 		}
 	}
-	return s.hits(ctx, q.Namespace, fused)
+	return s.rank(ctx, q, fused)
+}
+
+// sessionPages is how many of the best-matching session pages weigh the
+// sessions of a recall's candidates, as in the embedded store.
+const sessionPages = 50
+
+// rank reads the candidates' memories and the sessions' relevance (a
+// second request, to the pages, when q weighs sessions) and ranks them as
+// the embedded store does (hybrid.Rank).
+func (s *Store) rank(ctx context.Context, q memory.Query, fused []hybrid.Fused) ([]memory.Hit, error) {
+	ms, err := s.load(ctx, q.Namespace, fused)
+	if err != nil {
+		return nil, err
+	}
+	var sessions []hybrid.Ranked
+	pr, err := pageRequest(q, sessionPages)
+	if err != nil {
+		return nil, err
+	}
+	if pr != nil {
+		if sessions, err = s.sendPages(ctx, pr); err != nil {
+			return nil, err
+		}
+	}
+	return hybrid.Rank(q, fused, ms, sessions), nil
 }
 
 // rerank is the one mode that takes two requests, as its text side is
@@ -72,7 +97,7 @@ func (s *Store) rerank(ctx context.Context, q memory.Query) ([]memory.Hit, error
 			return nil, err
 		}
 	}
-	return s.hits(ctx, q.Namespace, hybrid.Fuse(q, text, vec))
+	return s.rank(ctx, q, hybrid.Fuse(q, text, vec))
 }
 
 // send runs one request against the scoped index, consistent with every
@@ -101,9 +126,10 @@ func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
 	return out, nil
 }
 
-// hits reads the memories of fused (document keys) and keeps those still
-// there and in ns, in order.
-func (s *Store) hits(ctx context.Context, ns string, fused []hybrid.Fused) ([]memory.Hit, error) {
+// load reads the memories of fused (document keys), keyed like fused:
+// those deleted since they were indexed, or of another namespace, are left
+// out.
+func (s *Store) load(ctx context.Context, ns string, fused []hybrid.Fused) (map[string]memory.Memory, error) {
 	keys := make([]string, len(fused))
 	for i, f := range fused {
 		keys[i] = f.ID
@@ -112,19 +138,43 @@ func (s *Store) hits(ctx context.Context, ns string, fused []hybrid.Fused) ([]me
 	if err != nil {
 		return nil, err
 	}
-	out := make([]memory.Hit, 0, len(fused))
-	for _, f := range fused {
-		d, ok := docs[f.ID]
-		if !ok {
-			continue // deleted since it was indexed
-		}
+	out := make(map[string]memory.Memory, len(docs))
+	for k, d := range docs {
 		if d.Namespace != ns {
 			// The filter makes this impossible; never hand out another
 			// namespace's memory if it happens all the same.
-			s.log.Error("search returned a memory of another namespace", "key", f.ID, "namespace", ns)
+			s.log.Error("search returned a memory of another namespace", "key", k, "namespace", ns)
 			continue
 		}
-		out = append(out, memory.Hit{Memory: d.memory(), Score: f.Score, TextRank: f.TextRank, VectorRank: f.VectorRank})
+		out[k] = d.memory()
+	}
+	return out, nil
+}
+
+// sendPages runs a page request and returns each page's session and score.
+func (s *Store) sendPages(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
+	req, opts := r.gocb()
+	opts.Context = ctx
+	opts.Timeout = s.cfg.SearchTimeout
+	opts.ConsistentWith = s.written.state(time.Now())
+	res, err := s.scope.Search(s.cfg.Index, req, &opts)
+	if err != nil {
+		return nil, wrap(err, s.cfg, "searching the session pages of index %s", s.cfg.Index)
+	}
+	defer res.Close()
+	var out []hybrid.Ranked
+	for res.Next() {
+		row := res.Row()
+		var f struct {
+			SessionID string `json:"session_id"`
+		}
+		if err := row.Fields(&f); err != nil || f.SessionID == "" {
+			continue
+		}
+		out = append(out, hybrid.Ranked{ID: f.SessionID, Score: row.Score})
+	}
+	if err := res.Err(); err != nil {
+		return nil, wrap(err, s.cfg, "reading the session pages of index %s", s.cfg.Index)
 	}
 	return out, nil
 }
