@@ -27,7 +27,9 @@ import (
 // session ids for the templates' arguments.
 
 // SessionURI is the resource URI of a session.
-func SessionURI(namespace, sessionID string) string { return spec.SessionResource(namespace, sessionID) }
+func SessionURI(namespace, sessionID string) string {
+	return spec.SessionResource(namespace, sessionID)
+}
 
 // ServerOptions are the options of an MCP server that serves the
 // resources: the resources capability (with list changes), completions,

@@ -99,4 +99,3 @@ func SessionsResource(namespace, after, before string, limit int, cursor string)
 	}
 	return u
 }
-
