@@ -43,6 +43,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		out.Memories[i] = spec.Recalled{
 			ID: m.ID, Text: m.Text, Role: m.Role, Speaker: m.Speaker,
 			SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
+			TextRank: hit.TextRank, VectorRank: hit.VectorRank,
 		}
 	}
 	return out, Prompt(res.Hits), nil

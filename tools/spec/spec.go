@@ -78,6 +78,8 @@ type Recalled struct {
 	SessionID   string  `json:"session_id"`
 	SessionDate string  `json:"session_date" jsonschema:"RFC 3339."`
 	Score       float64 `json:"score"`
+	TextRank    int     `json:"text_rank,omitempty" jsonschema:"Rank of this memory in the text ranking (BM25 and entities), from 1; absent when that side did not return it or the store fused on its server."`
+	VectorRank  int     `json:"vector_rank,omitempty" jsonschema:"Rank of this memory in the vector ranking, from 1; absent when that side did not return it or the store fused on its server."`
 }
 
 // RecallResult is recall's structured result, best first (or in the
