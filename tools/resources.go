@@ -198,7 +198,7 @@ func RenderTranscript(tr spec.Transcript) string {
 	if t, err := time.Parse(time.RFC3339, tr.Date); err == nil {
 		date = t.Format("Monday 2 January 2006, 15:04 MST")
 	}
-	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %d turns\n", tr.SessionID, tr.Namespace, date, len(tr.Turns))
+	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)))
 	for _, t := range tr.Turns {
 		who := t.Role
 		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {
@@ -287,7 +287,7 @@ func sessionResource(s memory.SessionInfo) mcp.Resource {
 		URI:         SessionURI(s.Namespace, s.ID),
 		Name:        s.Namespace + "/" + s.ID,
 		Title:       fmt.Sprintf("%s · %s", s.Date.Format("2006-01-02"), s.Preview),
-		Description: fmt.Sprintf("Conversation session %s of namespace %s, %s, %d turns: %s", s.ID, s.Namespace, s.Date.Format("Mon 2 Jan 2006"), s.Turns, s.Preview),
+		Description: fmt.Sprintf("Conversation session %s of namespace %s, %s, %s: %s", s.ID, s.Namespace, s.Date.Format("Mon 2 Jan 2006"), turns(s.Turns), s.Preview),
 		MIMEType:    spec.MIMETranscript,
 	}
 }
@@ -336,4 +336,11 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a m
 		out.Values = []string{}
 	}
 	return out, nil
+}
+
+func turns(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return fmt.Sprintf("%d turns", n)
 }
