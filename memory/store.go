@@ -27,6 +27,17 @@ type Store interface {
 	// none) and their dimensions.
 	Embedder() (id string, dims int)
 	Close() error
+
+	// Namespaces summarises every namespace that holds a memory, by name.
+	Namespaces(ctx context.Context) ([]NamespaceInfo, error)
+	// Sessions lists the sessions of a namespace, newest first, one page
+	// at a time (see PageSessions, which every store uses to cut pages).
+	Sessions(ctx context.Context, namespace string, f SessionFilter) (SessionPage, error)
+	// Export calls fn with every memory of namespace ("" for all), ordered
+	// by namespace, session and turn, with its vectors when vectors is
+	// set. It streams: a store never holds more than a batch in memory.
+	// An error from fn stops the export and is returned.
+	Export(ctx context.Context, namespace string, vectors bool, fn func(Memory) error) error
 }
 
 // Reindexer is implemented by stores that can re-embed everything they hold

@@ -20,8 +20,11 @@ type Options struct {
 	Logger  *slog.Logger
 }
 
-// New returns an MCP server exposing the memory tools over svc. A panic in a
-// tool handler is recovered and reported to the client as an error.
+// New returns an MCP server exposing the memory tools over svc, its
+// sessions as resources (with completions of their arguments), and the
+// logging capability: a client that sets a level with logging/setLevel
+// receives the server's log records of its own requests. A panic in a tool
+// handler is recovered and reported to the client as an error.
 func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -29,11 +32,17 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := mcpserver.NewMCPServer(Name, opts.Version,
+	logs, bind := newClientLog(opts.Logger.Handler())
+	log := slog.New(logs)
+	s := mcpserver.NewMCPServer(Name, opts.Version, append([]mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithLogging(),
+		mcpserver.WithResourceRecovery(),
 		mcpserver.WithInstructions(tools.Instructions),
-		mcpserver.WithToolHandlerMiddleware(tools.Middleware(opts.Logger)),
-	)
+		mcpserver.WithToolHandlerMiddleware(tools.Middleware(log)),
+	}, tools.ServerOptions(svc, log)...)...)
+	bind(s)
 	tools.Register(s, svc)
+	tools.RegisterResources(s, svc)
 	return s
 }

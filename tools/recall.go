@@ -34,6 +34,10 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		return spec.RecallResult{}, "", err
 	}
 	out := spec.RecallResult{Memories: []spec.Recalled{}}
+	hits := map[string]memory.Hit{}
+	for _, h := range res.Hits {
+		hits[h.Memory.ID] = h
+	}
 	for n, p := range res.Passages {
 		for i, m := range p.Memories {
 			score := p.Score[i]
@@ -45,6 +49,10 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 				SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
 				Hit: p.Hit[i], Passage: n,
 			})
+			if p.Hit[i] {
+				h := hits[m.ID]
+				out.Memories[len(out.Memories)-1].TextRank, out.Memories[len(out.Memories)-1].VectorRank = h.TextRank, h.VectorRank
+			}
 		}
 	}
 	for _, p := range res.Periods {

@@ -110,7 +110,7 @@ func TestStdioRememberRecallRestart(t *testing.T) {
 	check := func(p *proc) {
 		t.Helper()
 		got := p.must(t, "recall", map[string]any{"query": "When did I adopt the greyhound?", "k": 2})
-		if !strings.HasPrefix(got, "[2023-05-08 Mon · session s-may · user]\nYesterday I adopted a greyhound called Pixel.") {
+		if !strings.HasPrefix(got, "[2023-05-08 Mon · session s-may · user]\nYesterday [2023-05-07] I adopted a greyhound called Pixel.") {
 			t.Errorf("recall = %q", got)
 		}
 		if today := p.must(t, "today", nil); today != "Today is Thursday, 1 June 2023 (2023-06-01), 10:00 UTC." {

@@ -3,6 +3,7 @@
 //	agentmem serve                      # stdio, for Claude Code / Desktop
 //	agentmem serve --http 127.0.0.1:8080 # streamable HTTP at /mcp
 //	agentmem remember / recall / today / forget / reindex
+//	agentmem namespaces / sessions / show / export / import
 package main
 
 import (
@@ -28,11 +29,18 @@ type cli struct {
 	Config
 	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
 
-	Serve     serveCmd     `cmd:"" help:"Run the MCP server (stdio by default)."`
-	Remember  rememberCmd  `cmd:"" help:"Store conversation turns, as the remember tool does."`
-	Recall    recallCmd    `cmd:"" help:"Search memories, as the recall tool does."`
-	Today     todayCmd     `cmd:"" help:"Print today's date, as the today tool does."`
-	Forget    forgetCmd    `cmd:"" help:"Delete memories, as the forget tool does."`
+	Serve    serveCmd    `cmd:"" help:"Run the MCP server (stdio by default)."`
+	Remember rememberCmd `cmd:"" help:"Store conversation turns, as the remember tool does."`
+	Recall   recallCmd   `cmd:"" help:"Search memories, as the recall tool does."`
+	Today    todayCmd    `cmd:"" help:"Print today's date, as the today tool does."`
+	Forget   forgetCmd   `cmd:"" help:"Delete memories, as the forget tool does."`
+
+	Namespaces namespacesCmd `cmd:"" help:"List the namespaces, with their numbers of memories and sessions."`
+	Sessions   sessionsCmd   `cmd:"" help:"List a namespace's sessions, newest first: date, id, turns, first words."`
+	Show       showCmd       `cmd:"" help:"Print a session in turn order, with dates and speakers."`
+	Export     exportCmd     `cmd:"" help:"Write memories to a JSON Lines file (stdout by default)."`
+	Import     importCmd     `cmd:"" help:"Store the memories of an export file (idempotent; all-or-nothing per session)."`
+
 	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`

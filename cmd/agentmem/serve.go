@@ -12,7 +12,7 @@ import (
 )
 
 type serveCmd struct {
-	HTTP      string `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio."`
+	HTTP      string `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio, and the memory browser at /."`
 	HTTPToken string `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests."`
 }
 
@@ -41,7 +41,8 @@ func (c serveCmd) Run(e *env) error {
 		}
 	}()
 	if c.HTTP != "" {
-		return server.ServeHTTP(e.ctx, c.HTTP, server.HTTPHandler(s, c.HTTPToken, e.log), e.log, nil)
+		h := server.WithBrowser(server.HTTPHandler(s, c.HTTPToken, e.log), eng.Service, c.HTTPToken, e.log)
+		return server.ServeHTTP(e.ctx, c.HTTP, h, e.log, nil)
 	}
 	e.log.Info("serving MCP over stdio")
 	return server.ServeStdio(e.ctx, s, os.Stdin, os.Stdout, e.log)

@@ -84,8 +84,10 @@ type Recalled struct {
 	// Hit is true for a memory the search found, false for a neighbouring
 	// turn returned as its context; Passage numbers the passage (from 0)
 	// the memory is returned in.
-	Hit     bool `json:"hit" jsonschema:"true for a memory the search found, false for a neighbouring turn returned as context."`
-	Passage int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: consecutive turns of one session, in turn order."`
+	Hit        bool `json:"hit" jsonschema:"true for a memory the search found, false for a neighbouring turn returned as context."`
+	Passage    int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: consecutive turns of one session, in turn order."`
+	TextRank   int  `json:"text_rank,omitempty" jsonschema:"Rank of this memory in the text ranking (BM25 and entities), from 1; absent when that side did not return it or the store fused on its server."`
+	VectorRank int  `json:"vector_rank,omitempty" jsonschema:"Rank of this memory in the vector ranking, from 1; absent when that side did not return it or the store fused on its server."`
 }
 
 // RecallResult is recall's structured result, best first (or in the

@@ -27,6 +27,7 @@ type memoryDoc struct {
 	Turn      int         `json:"turn"`
 	Timestamp *time.Time  `json:"timestamp,omitempty"`
 	Hash      string      `json:"hash"`
+	Key       string      `json:"key,omitempty"`
 	Embedder  string      `json:"embedder,omitempty"`
 	Created   time.Time   `json:"created"`
 	Vector    [][]float32 `json:"vector,omitempty"`
@@ -40,6 +41,7 @@ func newMemoryDoc(m memory.Memory) memoryDoc {
 		Turn:      m.Turn,
 		Timestamp: m.Timestamp,
 		Hash:      m.Hash,
+		Key:       m.Key,
 		Embedder:  m.Embedder,
 		Created:   m.Created,
 		Vector:    m.Vectors,
@@ -60,6 +62,7 @@ func (d memoryDoc) memory() memory.Memory {
 		Text:        d.Text,
 		Timestamp:   d.Timestamp,
 		Hash:        d.Hash,
+		Key:         d.Key,
 		Embedder:    d.Embedder,
 		Created:     d.Created,
 	}

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("SpeakerInVector", s.speakerInVector)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t)) })
+	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
 
 type suite struct {

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"agentmem/memory"
+)
+
+// See, move and own the memory. namespaces, sessions and show read the
+// resources through the typed MCP client, as any MCP client would (and so
+// also while a server holds the data dir, through its socket); export and
+// import stream between a file and the store through the memory service,
+// which needs the store to itself.
+
+type namespacesCmd struct{ output }
+
+func (c namespacesCmd) Run(e *env) error {
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ns, err := cl.Namespaces(e.ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return c.print(ns, "")
+	}
+	if len(ns) == 0 {
+		fmt.Println("No memories stored yet.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tMEMORIES\tSESSIONS\tFIRST\tLAST")
+	for _, n := range ns {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", n.Name, n.Memories, n.Sessions, day(n.First), day(n.Last))
+	}
+	return tw.Flush()
+}
+
+func day(rfc3339 string) string {
+	t, err := time.Parse(time.RFC3339, rfc3339)
+	if err != nil {
+		return rfc3339
+	}
+	return t.Format("2006-01-02 Mon")
+}
+
+type sessionsCmd struct {
+	output
+	NS     string `name:"ns" help:"Namespace (default --namespace)."`
+	After  string `name:"after" help:"Only sessions on or after this date."`
+	Before string `name:"before" help:"Only sessions on or before this date (a bare date includes that day)."`
+	Limit  int    `name:"limit" default:"50" help:"Sessions per page (1-1000)."`
+	Cursor string `name:"cursor" help:"Start after the page that printed this cursor."`
+}
+
+func (c sessionsCmd) Run(e *env) error {
+	ns := c.NS
+	if ns == "" {
+		ns = e.cfg.Namespace
+	}
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	page, err := cl.Sessions(e.ctx, ns, c.After, c.Before, c.Limit, c.Cursor)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return c.print(page, "")
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATE\tSESSION\tTURNS\tFIRST WORDS")
+	for _, s := range page.Sessions {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", day(s.Date), s.ID, s.Turns, s.Preview)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(page.Sessions) == 0 {
+		fmt.Printf("No sessions in namespace %s between those dates (it holds %d).\n", ns, page.Total)
+	}
+	if page.Next != "" {
+		fmt.Printf("\nMore: agentmem sessions --ns %s --cursor %s\n", ns, page.Next)
+	}
+	return nil
+}
+
+type showCmd struct {
+	Session string `arg:"" help:"Session id (as 'agentmem sessions' lists it)."`
+	NS      string `name:"ns" help:"Namespace (default --namespace)."`
+}
+
+// Run prints a session in turn order: the resource
+// agentmem://{namespace}/sessions/{session_id}.
+func (c showCmd) Run(e *env) error {
+	ns := c.NS
+	if ns == "" {
+		ns = e.cfg.Namespace
+	}
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	text, err := cl.Transcript(e.ctx, ns, c.Session)
+	if err != nil {
+		return err
+	}
+	fmt.Print(text)
+	return nil
+}
+
+type exportCmd struct {
+	NS      []string `name:"ns" help:"Export only this namespace (repeat for several). Default: every namespace."`
+	Vectors bool     `name:"vectors" help:"Include the stored vectors (larger; without them, import embeds again)."`
+	Out     string   `name:"out" short:"o" placeholder:"FILE" help:"Write to FILE instead of stdout."`
+}
+
+func (c exportCmd) Run(e *env) error {
+	b, err := openOwned(e)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var w io.Writer = os.Stdout
+	var f *os.File
+	if c.Out != "" && c.Out != "-" {
+		// written beside the target and renamed: a failed export never
+		// leaves a partial file under the name asked for
+		if f, err = os.CreateTemp(filepath.Dir(c.Out), ".agentmem-export-*"); err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		w = f
+	}
+	res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version})
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(f.Name(), c.Out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "exported %d memories of %d namespaces\n", res.Memories, res.Namespaces)
+	return nil
+}
+
+type importCmd struct {
+	output
+	File string `arg:"" help:"An export file (agentmem export), or - for stdin."`
+}
+
+func (c importCmd) Run(e *env) error {
+	path := c.File
+	if path == "-" {
+		// read twice (check, then store): stdin is spooled to a file first
+		tmp, err := os.CreateTemp("", "agentmem-import-*.jsonl")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		if _, err := io.Copy(tmp, os.Stdin); err != nil {
+			tmp.Close()
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		path = tmp.Name()
+	}
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	b, err := openOwned(e)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {
+		if !term.IsTerminal(int(os.Stderr.Fd())) {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("importing"),
+				progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }))
+		}
+		bar.Set(done)
+	}
+	res, err := b.Service.Import(e.ctx, func() (io.ReadCloser, error) { return os.Open(path) }, memory.ImportOptions{Progress: progress})
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.File, err)
+	}
+	return c.print(res, fmt.Sprintf("Imported %d memories in %d sessions (%d already stored, skipped; %d embedded again).", res.Imported, res.Sessions, res.Skipped, res.Reembedded))
+}
+
+// openOwned opens the memory for a command that streams the whole store:
+// it cannot go through another process's socket.
+func openOwned(e *env) (*backend, error) {
+	b, err := openBackend(e.ctx, e.cfg, e.log)
+	if errors.Is(err, memory.ErrInUse) {
+		return nil, fmt.Errorf("%w: export and import need the store to themselves; stop the running agentmem serve first", err)
+	}
+	return b, err
+}

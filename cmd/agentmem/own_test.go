@@ -1,0 +1,105 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run runs the binary with args on dataDir and returns stdout, failing the
+// test when it fails.
+func run(t *testing.T, dataDir string, args ...string) string {
+	t.Helper()
+	out, errOut, err := try(t, dataDir, args...)
+	if err != nil {
+		t.Fatalf("agentmem %s: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	return out
+}
+
+func try(t *testing.T, dataDir string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"--data-dir", dataDir, "--now", "2023-06-01T10:00:00Z", "--timezone", "UTC", "--log-level", "warn"}, args...)...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// From a shell: list, read, export, import into a new data dir, and get the
+// same recall results (with the built-in embedder, vectors in the file or
+// embedded again); the same file twice stores nothing twice; a bad file
+// stores nothing and names the line.
+func TestExportImportCommands(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	run(t, src, "remember", "--ns", "alice", "--session-id", "s-may", "--session-date", "1:56 pm on 8 May, 2023", "--speaker", "Alice",
+		"Yesterday I went to the Nordstrom friends and family sale.", "I bought a blue raincoat for Portland.")
+	run(t, src, "remember", "--ns", "alice", "--session-id", "s-june", "--session-date", "2023-06-02", "My daughter started violin lessons with Mrs Lindqvist.")
+	run(t, src, "remember", "--ns", "bob", "--session-id", "b1", "--session-date", "2023-01-15", "I adopted a cat named Pixel.")
+
+	if out := run(t, src, "namespaces"); !strings.Contains(out, "alice      3         2         2023-05-08 Mon  2023-06-02 Fri") {
+		t.Errorf("namespaces =\n%s", out)
+	}
+	if out := run(t, src, "sessions", "--ns", "alice"); strings.Index(out, "s-june") > strings.Index(out, "s-may") || !strings.Contains(out, "2023-05-08 Mon  s-may    2      Yesterday I went") {
+		t.Errorf("sessions, newest first =\n%s", out)
+	}
+	if out := run(t, src, "--namespace", "alice", "show", "s-may"); !strings.Contains(out, "# Session s-may") || !strings.Contains(out, "**Alice (user)** · s-may:1\n\nI bought a blue raincoat") {
+		t.Errorf("show =\n%s", out)
+	}
+
+	plain, withVectors := filepath.Join(dir, "plain.jsonl"), filepath.Join(dir, "vectors.jsonl")
+	run(t, src, "export", "-o", plain)
+	run(t, src, "export", "--vectors", "-o", withVectors)
+	queries := [][]string{
+		{"recall", "--json", "--ns", "alice", "When did Alice go to the sale?"},
+		{"recall", "--json", "--ns", "alice", "what instrument does her kid play", "-k", "3"},
+		{"recall", "--json", "--ns", "bob", "pet"},
+		{"sessions", "--json", "--ns", "alice"},
+		{"namespaces", "--json"},
+	}
+	var want []string
+	for _, q := range queries {
+		want = append(want, run(t, src, q...))
+	}
+	for _, file := range []string{plain, withVectors} {
+		dst := filepath.Join(dir, "dst-"+filepath.Base(file))
+		out := run(t, dst, "import", file)
+		if !strings.Contains(out, "Imported 4 memories in 3 sessions") {
+			t.Errorf("import %s: %s", filepath.Base(file), out)
+		}
+		for i, q := range queries {
+			if got := run(t, dst, q...); got != want[i] {
+				t.Errorf("after importing %s, %v =\n%s\nwant\n%s", filepath.Base(file), q, got, want[i])
+			}
+		}
+		if out := run(t, dst, "import", file); !strings.Contains(out, "Imported 0 memories in 0 sessions (4 already stored") {
+			t.Errorf("the same file again: %s", out)
+		}
+	}
+
+	raw, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(dir, "truncated.jsonl")
+	if err := os.WriteFile(truncated, raw[:len(raw)-30], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if _, errOut, err := try(t, fresh, "import", truncated); err == nil || !strings.Contains(errOut, "line 5: not a whole JSON object") {
+		t.Errorf("import of a truncated file: %v, %s", err, errOut)
+	}
+	if out := run(t, fresh, "namespaces"); !strings.Contains(out, "No memories stored yet.") {
+		t.Errorf("a failed import stored something:\n%s", out)
+	}
+	if _, errOut, err := try(t, src, "export", "--ns", "nobody", "-o", filepath.Join(dir, "nobody.jsonl")); err == nil || !strings.Contains(errOut, `namespace "nobody" not found`) {
+		t.Errorf("export of a namespace that does not exist: %v, %s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nobody.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a failed export left a file: %v", err)
+	}
+}

@@ -1,0 +1,173 @@
+package couchbase
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/couchbase/gocb/v2"
+
+	"agentmem/memory"
+)
+
+// Listing and export read the session manifests (s|<namespace>|<session>)
+// by a key range scan, consistent with this Store's own writes, and then
+// the memories they list by key: no index is involved, so what a listing
+// shows is what a remember committed.
+
+// manifests returns the session manifests of namespace ns ("" for all),
+// sorted by namespace and session.
+func (s *Store) manifests(ctx context.Context, ns string) ([]sessionDoc, error) {
+	prefix := kindSess + sep
+	if ns != "" {
+		prefix = nsPrefix(kindSess, ns)
+	}
+	res, err := s.coll.Scan(gocb.NewRangeScanForPrefix(prefix), &gocb.ScanOptions{
+		Context: ctx, ConsistentWith: s.written.state(time.Now()),
+	})
+	if err != nil {
+		return nil, wrap(err, s.cfg, "listing the sessions %s* of %s", prefix, s.cfg.keyspace())
+	}
+	defer res.Close()
+	var out []sessionDoc
+	for it := res.Next(); it != nil; it = res.Next() {
+		var d sessionDoc
+		if err := it.Content(&d); err != nil {
+			return nil, wrap(err, s.cfg, "decoding session manifest %s", it.ID())
+		}
+		// a digested namespace part may be shared by no other name, but
+		// check: the manifest says whose it is
+		if d.Type != typeSession || len(d.IDs) == 0 || ns != "" && d.NS != ns {
+			continue
+		}
+		out = append(out, d)
+	}
+	if err := res.Err(); err != nil {
+		return nil, wrap(err, s.cfg, "listing the sessions %s* of %s", prefix, s.cfg.keyspace())
+	}
+	slices.SortFunc(out, func(a, b sessionDoc) int {
+		return cmp.Or(cmp.Compare(a.NS, b.NS), cmp.Compare(a.Session, b.Session))
+	})
+	return out, nil
+}
+
+// turnOf reads the turn from a memory id (session:turn); -1 when it has none.
+func turnOf(id string) int {
+	i := strings.LastIndexByte(id, ':')
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// firstID is the id of a manifest's first turn.
+func firstID(d sessionDoc) string {
+	return slices.MinFunc(d.IDs, func(a, b string) int { return cmp.Compare(turnOf(a), turnOf(b)) })
+}
+
+// summaries turns manifests into session summaries, reading each session's
+// first memory for its date and preview.
+func (s *Store) summaries(ctx context.Context, mans []sessionDoc) ([]memory.SessionInfo, error) {
+	keys := make([]string, len(mans))
+	for i, d := range mans {
+		keys[i] = memoryKey(d.NS, firstID(d))
+	}
+	docs, err := s.memories(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]memory.SessionInfo, len(mans))
+	for i, d := range mans {
+		out[i] = memory.SessionInfo{Namespace: d.NS, ID: d.Session, Turns: len(d.IDs)}
+		if m, ok := docs[keys[i]]; ok {
+			out[i].Date, out[i].Preview = m.SessionDate, memory.Preview(m.Text)
+		}
+	}
+	return out, nil
+}
+
+// Namespaces summarises every namespace.
+func (s *Store) Namespaces(ctx context.Context) ([]memory.NamespaceInfo, error) {
+	mans, err := s.manifests(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	sums, err := s.summaries(ctx, mans)
+	if err != nil {
+		return nil, err
+	}
+	var out []memory.NamespaceInfo
+	for _, si := range sums {
+		if n := len(out); n == 0 || out[n-1].Name != si.Namespace {
+			out = append(out, memory.NamespaceInfo{Name: si.Namespace, First: si.Date, Last: si.Date})
+		}
+		ni := &out[len(out)-1]
+		ni.Sessions++
+		ni.Memories += si.Turns
+		if si.Date.Before(ni.First) {
+			ni.First = si.Date
+		}
+		if si.Date.After(ni.Last) {
+			ni.Last = si.Date
+		}
+	}
+	return out, nil
+}
+
+// Sessions lists one page of a namespace's sessions, newest first.
+func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter) (memory.SessionPage, error) {
+	mans, err := s.manifests(ctx, ns)
+	if err != nil {
+		return memory.SessionPage{}, err
+	}
+	sums, err := s.summaries(ctx, mans)
+	if err != nil {
+		return memory.SessionPage{}, err
+	}
+	return memory.PageSessions(sums, f)
+}
+
+// Export hands out every memory of ns ("" for all) in namespace, session
+// and turn order, one session at a time.
+func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(memory.Memory) error) error {
+	mans, err := s.manifests(ctx, ns)
+	if err != nil {
+		return err
+	}
+	for _, d := range mans {
+		keys := make([]string, len(d.IDs))
+		for i, id := range d.IDs {
+			keys[i] = memoryKey(d.NS, id)
+		}
+		docs, err := s.memories(ctx, keys)
+		if err != nil {
+			return err
+		}
+		ms := make([]memory.Memory, 0, len(docs))
+		for _, k := range keys {
+			doc, ok := docs[k]
+			if !ok || doc.Namespace != d.NS || doc.SessionID != d.Session {
+				continue
+			}
+			m := doc.memory()
+			if vectors {
+				m.Vectors = doc.Vector
+			}
+			ms = append(ms, m)
+		}
+		slices.SortStableFunc(ms, func(a, b memory.Memory) int { return a.Turn - b.Turn })
+		for _, m := range ms {
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// Listing and export read the session bucket, whose keys
+// (namespace 0x1f session 0x1f big-endian turn) order every memory by
+// namespace, session and turn; the memory records are read only for a
+// session's first turn (its date and preview) or, on export, one batch at
+// a time.
+
+// exportBatch is how many memories one read transaction of an export
+// gathers before they are handed out, so a slow writer never holds a
+// transaction open and a large store is never loaded whole.
+const exportBatch = 256
+
+// parseSessionKey splits a session bucket key. Names hold no 0x1f, and the
+// turn is the last four bytes (which may).
+func parseSessionKey(k []byte) (ns, session string, ok bool) {
+	if len(k) < 6 || k[len(k)-5] != 0x1f {
+		return "", "", false
+	}
+	head := k[:len(k)-5]
+	i := bytes.IndexByte(head, 0x1f)
+	if i < 0 {
+		return "", "", false
+	}
+	return string(head[:i]), string(head[i+1:]), true
+}
+
+// sessionsOf walks the session keys that start with prefix (a namespace's,
+// or nil for all) and calls fn once per session with its summary.
+func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) error {
+	mem := tx.Bucket(bucketMem)
+	c := tx.Bucket(bucketSession).Cursor()
+	var cur memory.SessionInfo
+	have := false
+	flush := func() error {
+		if have {
+			return fn(cur)
+		}
+		return nil
+	}
+	for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
+		ns, session, ok := parseSessionKey(k)
+		if !ok {
+			continue
+		}
+		if have && ns == cur.Namespace && session == cur.ID {
+			cur.Turns++
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		cur, have = memory.SessionInfo{Namespace: ns, ID: session, Turns: 1}, true
+		if raw := mem.Get([]byte(key(ns, string(id)))); raw != nil {
+			m, err := decode(raw)
+			if err != nil {
+				return err
+			}
+			cur.Date, cur.Preview = m.SessionDate, memory.Preview(m.Text)
+		}
+	}
+	return flush()
+}
+
+// Namespaces summarises every namespace.
+func (s *Store) Namespaces(ctx context.Context) ([]memory.NamespaceInfo, error) {
+	var out []memory.NamespaceInfo
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return sessionsOf(tx, nil, func(si memory.SessionInfo) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if n := len(out); n == 0 || out[n-1].Name != si.Namespace {
+				out = append(out, memory.NamespaceInfo{Name: si.Namespace, First: si.Date, Last: si.Date})
+			}
+			ni := &out[len(out)-1]
+			ni.Sessions++
+			ni.Memories += si.Turns
+			if si.Date.Before(ni.First) {
+				ni.First = si.Date
+			}
+			if si.Date.After(ni.Last) {
+				ni.Last = si.Date
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Sessions lists one page of a namespace's sessions, newest first.
+func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter) (memory.SessionPage, error) {
+	var all []memory.SessionInfo
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return sessionsOf(tx, []byte(ns+"\x1f"), func(si memory.SessionInfo) error {
+			all = append(all, si)
+			return ctx.Err()
+		})
+	})
+	if err != nil {
+		return memory.SessionPage{}, err
+	}
+	return memory.PageSessions(all, f)
+}
+
+// Export hands out every memory of ns ("" for all) in namespace, session
+// and turn order, exportBatch at a time.
+func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(memory.Memory) error) error {
+	var prefix []byte
+	if ns != "" {
+		prefix = []byte(ns + "\x1f")
+	}
+	_, dims := s.Embedder()
+	var last []byte // the last session key handed out
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch := make([]memory.Memory, 0, exportBatch)
+		err := s.db.View(func(tx *bolt.Tx) error {
+			mem, vec := tx.Bucket(bucketMem), tx.Bucket(bucketVec)
+			c := tx.Bucket(bucketSession).Cursor()
+			k, id := c.Seek(prefix)
+			if last != nil {
+				k, id = c.Seek(last)
+				if bytes.Equal(k, last) {
+					k, id = c.Next()
+				}
+			}
+			for ; k != nil && bytes.HasPrefix(k, prefix) && len(batch) < exportBatch; k, id = c.Next() {
+				mns, _, ok := parseSessionKey(k)
+				if !ok {
+					continue
+				}
+				last = append(last[:0], k...)
+				mk := []byte(key(mns, string(id)))
+				raw := mem.Get(mk)
+				if raw == nil {
+					continue
+				}
+				m, err := decode(raw)
+				if err != nil {
+					return err
+				}
+				if vectors && dims > 0 {
+					if v := vec.Get(mk); v != nil {
+						if m.Vectors, err = decodeVectors(v, dims); err != nil {
+							return err
+						}
+					}
+				}
+				batch = append(batch, m)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, m := range batch {
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+		if len(batch) < exportBatch {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,562 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The export format: JSON Lines, one object per line, UTF-8.
+//
+// Line 1 is the header, ExportHeader: {"format":"agentmem-export",
+// "version":1, "agentmem":"<version>", "embedder":"<id>", "dims":N,
+// "vectors":bool, "namespaces":[...], "created":"<RFC 3339>"}.
+//
+// Every further line is one memory, ExportLine, ordered by namespace,
+// session and turn, each session's lines together: namespace, session_id,
+// session_date (RFC 3339), turn, id (always session_id:turn), role,
+// speaker, text, timestamp, key (the client's message id), created, and,
+// when the header says vectors, vectors (one array per window of the text,
+// made by the header's embedder). That is everything a store holds; the
+// content hash and the index are derived again on import.
+//
+// A reader refuses a header of another format or of a later version, and
+// any line with an unknown field, a missing field or a value out of its
+// limits, naming the line and the field.
+const (
+	ExportFormat  = "agentmem-export"
+	ExportVersion = 1
+	// maxLineBytes bounds one line: a memory of 65,536 characters (4 bytes
+	// each at most) and its vectors fit many times over.
+	maxLineBytes = 64 << 20
+)
+
+// ExportHeader is the first line of an export.
+type ExportHeader struct {
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	Agentmem   string    `json:"agentmem"`
+	Embedder   string    `json:"embedder"`
+	Dims       int       `json:"dims"`
+	Vectors    bool      `json:"vectors"`
+	Namespaces []string  `json:"namespaces,omitempty"`
+	Created    time.Time `json:"created"`
+}
+
+// ExportLine is one memory of an export.
+type ExportLine struct {
+	Namespace   string      `json:"namespace"`
+	SessionID   string      `json:"session_id"`
+	SessionDate string      `json:"session_date"`
+	Turn        *int        `json:"turn"`
+	ID          string      `json:"id"`
+	Role        string      `json:"role"`
+	Speaker     string      `json:"speaker,omitempty"`
+	Text        string      `json:"text"`
+	Timestamp   string      `json:"timestamp,omitempty"`
+	Key         string      `json:"key,omitempty"`
+	Created     string      `json:"created,omitempty"`
+	Vectors     [][]float32 `json:"vectors,omitempty"`
+}
+
+// ExportOptions choose what Export writes.
+type ExportOptions struct {
+	Namespaces []string // none: every namespace
+	Vectors    bool     // include the stored vectors
+	Version    string   // agentmem's version, for the header
+}
+
+// ExportResult counts what Export wrote.
+type ExportResult struct {
+	Namespaces int `json:"namespaces"`
+	Memories   int `json:"memories"`
+}
+
+// Export writes the memories of opts.Namespaces (all when none) to w in the
+// export format, streaming them from the store. A namespace that holds
+// nothing is a *NotFoundError, before anything is written.
+func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (ExportResult, error) {
+	have, err := s.Namespaces(ctx)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	names := make([]string, len(have))
+	for i, n := range have {
+		names[i] = n.Name
+	}
+	want := slices.Clone(opts.Namespaces)
+	for _, ns := range want {
+		if err := validName("namespace", ns, maxNamespace); err != nil {
+			return ExportResult{}, err
+		}
+		if !slices.Contains(names, ns) {
+			return ExportResult{}, &NotFoundError{What: "namespace", Name: ns}
+		}
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	id, dims := s.store.Embedder()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
+		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
+	if err := enc.Encode(head); err != nil {
+		return ExportResult{}, err
+	}
+	res := ExportResult{}
+	scopes := want
+	if len(scopes) == 0 {
+		scopes = []string{""}
+		res.Namespaces = len(names)
+	} else {
+		res.Namespaces = len(want)
+	}
+	for _, ns := range scopes {
+		err := s.store.Export(ctx, ns, head.Vectors, func(m Memory) error {
+			turn := m.Turn
+			line := ExportLine{Namespace: m.Namespace, SessionID: m.SessionID, SessionDate: stamp(m.SessionDate), Turn: &turn, ID: m.ID,
+				Role: m.Role, Speaker: m.Speaker, Text: m.Text, Key: m.Key, Vectors: m.Vectors}
+			if m.Timestamp != nil {
+				line.Timestamp = stamp(*m.Timestamp)
+			}
+			if !m.Created.IsZero() {
+				line.Created = stamp(m.Created)
+			}
+			res.Memories++
+			return enc.Encode(line)
+		})
+		if err != nil {
+			return res, fmt.Errorf("exporting: %w", err)
+		}
+	}
+	return res, bw.Flush()
+}
+
+// LineError is bad input in an import file: it names the line (from 1)
+// and, when one is at fault, the field.
+type LineError struct {
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *LineError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s: %s", e.Line, e.Field, e.Msg)
+}
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Progress, if set, is told how many memories are stored out of how
+	// many the file adds.
+	Progress func(done, total int)
+}
+
+// ImportResult counts what Import did.
+type ImportResult struct {
+	Sessions   int `json:"sessions"`   // sessions that received memories
+	Imported   int `json:"imported"`   // memories stored
+	Skipped    int `json:"skipped"`    // memories the store already held, identical
+	Reembedded int `json:"reembedded"` // memories embedded again (no vectors in the file, or another embedder's)
+}
+
+// Import reads an export and stores its memories, by id: each memory keeps
+// its namespace, session, turn, id and dates, so the store ends up as the
+// exporting one was and recall returns the same results. It is idempotent
+// (a memory the store already holds, identical, is skipped, so the same
+// file twice stores nothing twice) and all-or-nothing per session.
+//
+// open is called twice: a first pass checks every line and compares every
+// session with the store, so that bad input (a truncated or foreign line,
+// an unknown format version, a field out of its limits) or a memory that
+// the store holds with other content fails with a *LineError before
+// anything is stored; the second pass stores session by session.
+func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (ImportResult, error) {
+	var total int
+	err := s.readExport(open, func(head ExportHeader, sess []lined) error {
+		n, _, err := s.plan(ctx, sess)
+		total += n
+		return err
+	})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	var res ImportResult
+	if opts.Progress != nil {
+		opts.Progress(0, total)
+	}
+	err = s.readExport(open, func(head ExportHeader, sess []lined) error {
+		return s.importSession(ctx, head, sess, &res, func() {
+			if opts.Progress != nil {
+				opts.Progress(res.Imported, total)
+			}
+		})
+	})
+	if err != nil {
+		if res.Imported > 0 {
+			err = fmt.Errorf("%w (%d memories of %d sessions were stored before this; the same import again completes it)", err, res.Imported, res.Sessions)
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// lined is a memory read from an import file, with its line number.
+type lined struct {
+	line int
+	m    Memory
+}
+
+// plan compares a session from a file with the store: it returns how many
+// of its memories are new, and which of them (by index); a memory held
+// with other content is a *LineError.
+func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, error) {
+	first := sess[0].m
+	have, err := s.store.Session(ctx, first.Namespace, first.SessionID)
+	if err != nil {
+		return 0, nil, fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
+	}
+	byID := make(map[string]Memory, len(have))
+	byKey := map[string]string{}
+	for _, m := range have {
+		byID[m.ID] = m
+		if m.Key != "" {
+			byKey[m.Key] = m.ID
+		}
+	}
+	fresh := make([]bool, len(sess))
+	n := 0
+	for i, l := range sess {
+		m := l.m
+		if old, ok := byID[m.ID]; ok {
+			if old.Hash != m.Hash || old.Text != m.Text || old.Key != m.Key || !old.SessionDate.Equal(m.SessionDate) {
+				return 0, nil, &LineError{l.line, "id", fmt.Sprintf("memory %s of session %s in namespace %s is already stored with other content; nothing was imported (forget that session first to replace it)", m.ID, m.SessionID, m.Namespace)}
+			}
+			continue
+		}
+		if m.Key != "" && byKey[m.Key] != "" {
+			return 0, nil, &LineError{l.line, "key", fmt.Sprintf("%q is already the key of memory %s in session %s of namespace %s; nothing was imported", m.Key, byKey[m.Key], m.SessionID, m.Namespace)}
+		}
+		fresh[i] = true
+		n++
+	}
+	return n, fresh, nil
+}
+
+func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult, progress func()) error {
+	first := sess[0].m
+	mu := s.sessionLock(first.Namespace, first.SessionID)
+	mu.Lock()
+	defer mu.Unlock()
+	n, fresh, err := s.plan(ctx, sess)
+	if err != nil {
+		return err
+	}
+	res.Skipped += len(sess) - n
+	if n == 0 {
+		return nil
+	}
+	id, dims := s.store.Embedder()
+	ms := make([]Memory, 0, n)
+	var embed []Memory
+	var embedAt []int
+	for i, l := range sess {
+		if !fresh[i] {
+			continue
+		}
+		m := l.m
+		switch {
+		case dims == 0:
+			m.Vectors, m.Embedder = nil, ""
+		case len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims:
+			m.Embedder = id
+		default:
+			m.Vectors = nil
+			embed = append(embed, m)
+			embedAt = append(embedAt, len(ms))
+		}
+		ms = append(ms, m)
+	}
+	if len(embed) > 0 {
+		if s.embedder == nil || s.embedder.ID() != id {
+			return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
+		}
+		if err := s.embed(ctx, embed); err != nil {
+			return err
+		}
+		for j, at := range embedAt {
+			ms[at] = embed[j]
+		}
+		res.Reembedded += len(embed)
+	}
+	if err := s.store.Put(ctx, ms); err != nil {
+		return fmt.Errorf("storing session %s of namespace %s (line %d): %w", first.SessionID, first.Namespace, sess[0].line, err)
+	}
+	res.Sessions++
+	res.Imported += len(ms)
+	progress()
+	return nil
+}
+
+// readExport reads an export file and calls fn once per session, with the
+// session's memories in file order. Every line is checked; sessions must
+// be contiguous, as Export writes them.
+func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportHeader, []lined) error) error {
+	rc, err := open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := bufio.NewReaderSize(rc, 1<<16)
+	var head ExportHeader
+	var sess []lined
+	done := map[string]int{} // namespace 0x1f session -> its first line
+	ids := map[string]int{}  // ids of the current session -> line
+	no := 0
+	for {
+		raw, err := readLine(r)
+		if err == io.EOF {
+			break
+		}
+		no++
+		if err != nil {
+			return &LineError{Line: no, Msg: err.Error()}
+		}
+		if no == 1 {
+			if head, err = readHeader(raw); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		m, err := s.readMemoryLine(no, raw, head)
+		if err != nil {
+			return err
+		}
+		k := m.Namespace + "\x1f" + m.SessionID
+		if len(sess) > 0 && (sess[0].m.Namespace != m.Namespace || sess[0].m.SessionID != m.SessionID) {
+			if err := fn(head, sess); err != nil {
+				return err
+			}
+			sess = sess[:0]
+			clear(ids)
+		}
+		if len(sess) == 0 {
+			if at, seen := done[k]; seen {
+				return &LineError{no, "session_id", fmt.Sprintf("session %s of namespace %s appears again after other sessions (it started at line %d); a session's lines must be together, as export writes them", m.SessionID, m.Namespace, at)}
+			}
+			done[k] = no
+		}
+		if at, dup := ids[m.ID]; dup {
+			return &LineError{no, "id", fmt.Sprintf("%s is also the id at line %d", m.ID, at)}
+		}
+		ids[m.ID] = no
+		sess = append(sess, lined{no, m})
+	}
+	if no == 0 {
+		return &LineError{Line: 1, Msg: "the file is empty; an agentmem export starts with its header line"}
+	}
+	if len(sess) > 0 {
+		return fn(head, sess)
+	}
+	return nil
+}
+
+// readLine returns the next line without its end; a last line without a
+// newline is a line too. A line longer than maxLineBytes is an error.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLineBytes {
+			return nil, fmt.Errorf("longer than %d bytes", maxLineBytes)
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimRight(buf, "\r\n"), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(buf) > 0:
+			return buf, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// decodeStrict decodes one JSON object, refusing unknown fields and
+// anything after it, with errors that name the field.
+func decodeStrict(no int, raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			return &LineError{no, te.Field, fmt.Sprintf("must be a JSON %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
+		case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+			return &LineError{Line: no, Msg: "not a whole JSON object (truncated, or not JSON): " + err.Error()}
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return &LineError{no, field, "is not a field of the agentmem export format"}
+		}
+		return &LineError{Line: no, Msg: err.Error()}
+	}
+	if dec.More() {
+		return &LineError{Line: no, Msg: "holds more than one JSON value"}
+	}
+	return nil
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "int", "int64", "float32", "float64":
+		return "number"
+	case "ptr", "struct":
+		return "value of this field's type"
+	case "slice":
+		return "array"
+	}
+	return k
+}
+
+func readHeader(raw []byte) (ExportHeader, error) {
+	var h ExportHeader
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return h, &LineError{Line: 1, Msg: "not an agentmem export: the first line is not a JSON object (" + err.Error() + ")"}
+	}
+	var format string
+	if f, ok := probe["format"]; !ok || json.Unmarshal(f, &format) != nil || format != ExportFormat {
+		return h, &LineError{1, "format", fmt.Sprintf("not an agentmem export: the header's format must be %q", ExportFormat)}
+	}
+	var version int
+	if v, ok := probe["version"]; !ok || json.Unmarshal(v, &version) != nil {
+		return h, &LineError{1, "version", "missing or not a number"}
+	}
+	if version != ExportVersion {
+		return h, &LineError{1, "version", fmt.Sprintf("format version %d is not supported; this agentmem reads version %d (a newer agentmem wrote this file)", version, ExportVersion)}
+	}
+	if err := decodeStrict(1, raw, &h); err != nil {
+		return h, err
+	}
+	if h.Dims < 0 || h.Dims > 1<<16 {
+		return h, &LineError{1, "dims", fmt.Sprintf("must be between 0 and %d, got %d", 1<<16, h.Dims)}
+	}
+	if h.Vectors && (h.Embedder == "" || h.Dims == 0) {
+		return h, &LineError{1, "vectors", "is true, but the header names no embedder and dimensions"}
+	}
+	return h, nil
+}
+
+// readMemoryLine checks one memory line against the limits remember
+// applies, and returns the memory it describes.
+func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory, error) {
+	var l ExportLine
+	if err := decodeStrict(no, raw, &l); err != nil {
+		return Memory{}, err
+	}
+	bad := func(field, msg string) (Memory, error) { return Memory{}, &LineError{no, field, msg} }
+	if err := validName("namespace", l.Namespace, maxNamespace); err != nil {
+		return bad("namespace", err.(*FieldError).Msg)
+	}
+	if err := validName("session_id", l.SessionID, maxSessionID); err != nil {
+		return bad("session_id", err.(*FieldError).Msg)
+	}
+	date, err := readStamp(l.SessionDate)
+	if l.SessionDate == "" {
+		return bad("session_date", "is missing")
+	}
+	if err != nil {
+		return bad("session_date", err.Error())
+	}
+	var ts *time.Time
+	if l.Timestamp != "" {
+		t, err := readStamp(l.Timestamp)
+		if err != nil {
+			return bad("timestamp", err.Error())
+		}
+		ts = &t
+	}
+	created := s.now().UTC()
+	if l.Created != "" {
+		if created, err = readStamp(l.Created); err != nil {
+			return bad("created", err.Error())
+		}
+	}
+	if l.Turn == nil {
+		return bad("turn", "is missing")
+	}
+	if *l.Turn < 0 || *l.Turn > math.MaxInt32 {
+		return bad("turn", fmt.Sprintf("must be between 0 and %d, got %d", math.MaxInt32, *l.Turn))
+	}
+	if want := MemoryID(l.SessionID, *l.Turn); l.ID != want {
+		return bad("id", fmt.Sprintf("must be session_id:turn (%q), got %q", want, l.ID))
+	}
+	if !slices.Contains(Roles, l.Role) {
+		return bad("role", fmt.Sprintf("must be one of %v, got %q", Roles, l.Role))
+	}
+	if strings.TrimSpace(l.Text) == "" {
+		return bad("text", "must not be empty")
+	}
+	if !utf8.ValidString(l.Text) {
+		return bad("text", "is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(l.Text); n > MaxContentChars {
+		return bad("text", fmt.Sprintf("is %d characters; the limit is %d", n, MaxContentChars))
+	}
+	if n := utf8.RuneCountInString(l.Speaker); n > maxSpeaker {
+		return bad("speaker", fmt.Sprintf("is %d characters; the limit is %d", n, maxSpeaker))
+	}
+	if n := utf8.RuneCountInString(l.Key); n > maxKey {
+		return bad("key", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey))
+	}
+	if len(l.Vectors) > 0 {
+		if !head.Vectors {
+			return bad("vectors", "are present, but the header says the file has none")
+		}
+		for i, v := range l.Vectors {
+			if len(v) != head.Dims {
+				return bad(fmt.Sprintf("vectors[%d]", i), fmt.Sprintf("has %d dimensions; the header says %d", len(v), head.Dims))
+			}
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return bad(fmt.Sprintf("vectors[%d]", i), "has a component that is not a finite number")
+				}
+			}
+		}
+	}
+	return Memory{
+		ID: l.ID, Namespace: l.Namespace, SessionID: l.SessionID, SessionDate: date, Turn: *l.Turn,
+		Role: l.Role, Speaker: l.Speaker, Text: l.Text, Timestamp: ts, Key: l.Key,
+		Hash: turnHash(l.Role, l.Speaker, l.Text, ts), Vectors: l.Vectors, Embedder: head.Embedder,
+		Created: created,
+	}, nil
+}
+
+// Dates in an export are RFC 3339 with the zone they were stored in.
+func stamp(t time.Time) string { return t.Format(time.RFC3339Nano) }
+
+func readStamp(v string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("must be an RFC 3339 date-time (2023-05-08T13:56:00Z), got %q", v)
+	}
+	return t, nil
+}

@@ -1,0 +1,268 @@
+package memory_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
+)
+
+var bg = context.Background()
+
+var clock = time.Date(2023, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// open returns a service over a new embedded store in a fresh directory.
+func open(t *testing.T, emb memory.Embedder) *memory.Service {
+	t.Helper()
+	id, dims := "", 0
+	if emb != nil {
+		id, dims = emb.ID(), emb.Dims()
+	}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: id, Dims: dims, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func fill(t *testing.T, svc *memory.Service) {
+	t.Helper()
+	sessions := []memory.RememberRequest{
+		{Namespace: "alice", SessionID: "s-may", SessionDate: "1:56 pm on 8 May, 2023", Messages: []memory.Message{
+			{Role: "user", Speaker: "Alice", Content: "Yesterday I went to the Nordstrom friends and family sale.", Key: "m1"},
+			{Role: "assistant", Content: "Did you find anything nice?"},
+			{Role: "user", Speaker: "Alice", Content: "A blue raincoat for the trip to Portland.", Timestamp: "2023-05-08T14:00:00+02:00"},
+		}},
+		{Namespace: "alice", SessionID: "s-june", SessionDate: "2023-06-02", Messages: []memory.Message{
+			{Role: "user", Content: "My daughter started violin lessons on Tuesday."},
+			{Role: "assistant", Content: "How exciting, which teacher?"},
+			{Role: "user", Content: "Mrs Lindqvist from the music school."},
+		}},
+		{Namespace: "bob", SessionID: "b1", SessionDate: "2023-01-15", Messages: []memory.Message{
+			{Role: "user", Content: "I adopted a cat named Pixel."},
+		}},
+	}
+	for _, r := range sessions {
+		if _, err := svc.Remember(bg, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var queries = []memory.RecallRequest{
+	{Query: "When did Alice go to the Nordstrom sale?", Namespace: "alice"},
+	{Query: "what instrument does the kid learn", Namespace: "alice"},
+	{Query: "raincoat Portland", Namespace: "alice", Fusion: memory.VectorOnly},
+	{Query: "pet cat", Namespace: "bob"},
+	{Query: "music teacher", Namespace: "alice", Fusion: memory.RSF, Order: memory.Chronological},
+}
+
+func recallAll(t *testing.T, svc *memory.Service) []memory.RecallResult {
+	t.Helper()
+	var out []memory.RecallResult
+	for _, q := range queries {
+		q.K = 10
+		res, err := svc.Recall(bg, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res.Hits {
+			res.Hits[i].Memory.Vectors = nil
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func export(t *testing.T, svc *memory.Service, opts memory.ExportOptions) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "memories.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := svc.Export(bg, f, opts); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fileOpener(path string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return os.Open(path) }
+}
+
+func textOpener(s string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(s)), nil }
+}
+
+// Export, then import into a new data dir: the same namespaces, sessions
+// and recall results, with the file's vectors or embedded again; the same
+// file twice stores nothing twice.
+func TestRoundTripGivesIdenticalRecall(t *testing.T) {
+	emb := &fake.Embedder{Name: "rt", Synonyms: map[string]string{"instrument": "violin", "kid": "daughter"}}
+	src := open(t, emb)
+	fill(t, src)
+	want := recallAll(t, src)
+	wantNS, _ := src.Namespaces(bg)
+
+	for _, vectors := range []bool{true, false} {
+		t.Run(fmt.Sprintf("vectors=%v", vectors), func(t *testing.T) {
+			path := export(t, src, memory.ExportOptions{Vectors: vectors, Version: "test"})
+			dst := open(t, emb)
+			calls := emb.Calls.Load()
+			var last [2]int
+			res, err := dst.Import(bg, fileOpener(path), memory.ImportOptions{Progress: func(d, n int) { last = [2]int{d, n} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Imported != 7 || res.Sessions != 3 || res.Skipped != 0 || last != [2]int{7, 7} {
+				t.Errorf("import = %+v, last progress %v", res, last)
+			}
+			if vectors && (res.Reembedded != 0 || emb.Calls.Load() != calls) {
+				t.Errorf("import with vectors embedded again: %+v", res)
+			}
+			if !vectors && res.Reembedded != 7 {
+				t.Errorf("import without vectors re-embedded %d memories, want 7", res.Reembedded)
+			}
+			if got := recallAll(t, dst); !reflect.DeepEqual(got, want) {
+				t.Errorf("recall after the round trip differs:\n got %+v\nwant %+v", got, want)
+			}
+			if ns, _ := dst.Namespaces(bg); !reflect.DeepEqual(ns, wantNS) {
+				t.Errorf("namespaces after the round trip = %+v, want %+v", ns, wantNS)
+			}
+			again, err := dst.Import(bg, fileOpener(path), memory.ImportOptions{})
+			if err != nil || again.Imported != 0 || again.Skipped != 7 {
+				t.Errorf("the same file again = %+v, %v; want nothing imported, 7 skipped", again, err)
+			}
+			if got := recallAll(t, dst); !reflect.DeepEqual(got, want) {
+				t.Errorf("recall after importing twice differs")
+			}
+		})
+	}
+
+	t.Run("another embedder", func(t *testing.T) {
+		path := export(t, src, memory.ExportOptions{Vectors: true, Namespaces: []string{"bob"}})
+		other := &fake.Embedder{Name: "other", N: 32}
+		dst := open(t, other)
+		res, err := dst.Import(bg, fileOpener(path), memory.ImportOptions{})
+		if err != nil || res.Imported != 1 || res.Reembedded != 1 {
+			t.Fatalf("import into a store of another embedder = %+v, %v", res, err)
+		}
+		r, err := dst.Recall(bg, memory.RecallRequest{Query: "cat named Pixel", Namespace: "bob", K: 5, Fusion: memory.VectorOnly})
+		if err != nil || len(r.Hits) != 1 {
+			t.Errorf("vector recall after re-embedding = %+v, %v", r, err)
+		}
+	})
+}
+
+func TestExportErrors(t *testing.T) {
+	svc := open(t, nil)
+	fill(t, svc)
+	var nf *memory.NotFoundError
+	if _, err := svc.Export(bg, io.Discard, memory.ExportOptions{Namespaces: []string{"alice", "nobody"}}); !errors.As(err, &nf) || nf.Name != "nobody" {
+		t.Errorf("export of a namespace that does not exist: %v, want a NotFoundError naming it", err)
+	}
+	var buf bytes.Buffer
+	res, err := svc.Export(bg, &buf, memory.ExportOptions{Namespaces: []string{"bob"}, Version: "v9"})
+	if err != nil || res.Memories != 1 || res.Namespaces != 1 {
+		t.Fatalf("export of bob = %+v, %v", res, err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"format":"agentmem-export","version":1,"agentmem":"v9","embedder":"","dims":0,"vectors":false,"namespaces":["bob"]`) {
+		t.Errorf("export = %q", buf.String())
+	}
+	if want := `{"namespace":"bob","session_id":"b1","session_date":"2023-01-15T00:00:00Z","turn":0,"id":"b1:0","role":"user","text":"I adopted a cat named Pixel.","created":"2023-06-01T12:00:00Z"}`; lines[1] != want {
+		t.Errorf("memory line =\n%s\nwant\n%s", lines[1], want)
+	}
+}
+
+// Bad input names the line and the field, and stores nothing.
+func TestImportRefusesBadInput(t *testing.T) {
+	src := open(t, nil)
+	fill(t, src)
+	var buf bytes.Buffer
+	if _, err := src.Export(bg, &buf, memory.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	lines := strings.SplitAfter(good, "\n")
+	lines = lines[:len(lines)-1] // the empty string after the last newline
+	head, body := lines[0], lines[1:]
+	if len(body) != 7 {
+		t.Fatalf("export has %d memory lines, want 7", len(body))
+	}
+	replace := func(i int, old, new string) string {
+		ls := append([]string(nil), lines...)
+		if !strings.Contains(ls[i], old) {
+			t.Fatalf("line %d %q lacks %q", i+1, ls[i], old)
+		}
+		ls[i] = strings.Replace(ls[i], old, new, 1)
+		return strings.Join(ls, "")
+	}
+	cases := []struct {
+		name, file string
+		line       int
+		field      string
+		says       string
+	}{
+		{"truncated last line", good[:len(good)-20], 8, "", "not a whole JSON object"},
+		{"foreign JSON", head + `{"title":"a note","body":"hello"}` + "\n", 2, "title", "not a field of the agentmem export format"},
+		{"not JSON", head + "namespace,session,text\n", 2, "", "not a whole JSON object"},
+		{"foreign header", `{"type":"conversation","messages":[]}` + "\n" + strings.Join(body, ""), 1, "format", "not an agentmem export"},
+		{"unknown version", replace(0, `"version":1`, `"version":2`), 1, "version", "version 2 is not supported"},
+		{"turn of the wrong type", replace(3, `"turn":2`, `"turn":"two"`), 4, "turn", "must be a JSON number"},
+		{"missing session date", replace(2, `"session_date":"2023-06-02T00:00:00Z",`, ""), 3, "session_date", "is missing"},
+		{"bad date", replace(2, `"session_date":"2023-06-02T00:00:00Z"`, `"session_date":"2 June"`), 3, "session_date", "RFC 3339"},
+		{"bad namespace", replace(7, `"namespace":"bob"`, `"namespace":"b o b"`), 8, "namespace", "has the character"},
+		{"id that is not session:turn", replace(2, `"id":"s-june:1"`, `"id":"x"`), 3, "id", "must be session_id:turn"},
+		{"unknown role", replace(1, `"role":"user"`, `"role":"narrator"`), 2, "role", "must be one of"},
+		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], ""), 4, "session_id", "appears again"},
+		{"empty file", "", 1, "", "the file is empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dst := open(t, nil)
+			_, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
+			var le *memory.LineError
+			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("error = %v, want line %d, field %q, saying %q", err, c.line, c.field, c.says)
+			}
+			if ns, err := dst.Namespaces(bg); err != nil || len(ns) != 0 {
+				t.Errorf("bad input stored something: %+v, %v", ns, err)
+			}
+		})
+	}
+
+	t.Run("conflicting content", func(t *testing.T) {
+		dst := open(t, nil)
+		if _, err := dst.Remember(bg, memory.RememberRequest{Namespace: "bob", SessionID: "b1", SessionDate: "2023-01-15", Messages: []memory.Message{{Role: "user", Content: "something else"}}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := dst.Import(bg, textOpener(good), memory.ImportOptions{})
+		var le *memory.LineError
+		if !errors.As(err, &le) || le.Line != 8 || le.Field != "id" || !strings.Contains(err.Error(), "already stored with other content") {
+			t.Fatalf("error = %v, want line 8 naming id", err)
+		}
+		ns, _ := dst.Namespaces(bg)
+		if len(ns) != 1 || ns[0].Name != "bob" || ns[0].Memories != 1 {
+			t.Errorf("a refused import stored something: %+v", ns)
+		}
+	})
+}

@@ -1,0 +1,209 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
+	"agentmem/server"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
+)
+
+// Sessions are resources: listed a page at a time, read as transcripts,
+// templated, with completions for their arguments.
+func TestResourcesCompletionsAndLogging(t *testing.T) {
+	ts := httpServer(t, "")
+	ctx := context.Background()
+	c, err := dial(t, ts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	remember := func(ns, session, date string, turns ...spec.Message) {
+		t.Helper()
+		if _, _, err := c.Remember(ctx, spec.RememberArgs{Namespace: ns, SessionID: session, SessionDate: date, Messages: turns}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember("alice", "chat/2023:05", "2023-05-08", spec.Message{Role: "user", Speaker: "Alice", Content: "I went to the Nordstrom sale yesterday."}, spec.Message{Role: "assistant", Content: "Did you buy anything?"})
+	remember("alice", "s-june", "2023-06-02", spec.Message{Role: "user", Content: "My daughter plays the violin."})
+	remember("bob", "b1", "2023-01-15", spec.Message{Role: "user", Content: "I adopted a cat."})
+	for i := range 120 {
+		remember("many", fmt.Sprintf("m%03d", i), fmt.Sprintf("2022-01-01T00:%02d:%02dZ", i/60, i%60), spec.Message{Role: "user", Content: fmt.Sprintf("note %d", i)})
+	}
+
+	first, err := c.MCP().(interface {
+		ListResourcesByPage(context.Context, mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error)
+	}).ListResourcesByPage(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Resources) != 1+spec.ResourcePerPage || first.NextCursor == "" || first.Resources[0].URI != spec.NamespacesURI {
+		t.Fatalf("first page: %d resources (first %q), next %q; want the namespaces and %d sessions, and a cursor", len(first.Resources), first.Resources[0].URI, first.NextCursor, spec.ResourcePerPage)
+	}
+	all, err := c.Resources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range all {
+		uris = append(uris, r.URI)
+	}
+	if len(uris) != 1+3+120 || len(slices.Compact(slices.Sorted(slices.Values(uris)))) != len(uris) {
+		t.Fatalf("resources/list over every page: %d resources, want 124 distinct", len(uris))
+	}
+	want := "agentmem://alice/sessions/chat%2F2023%3A05"
+	if !slices.Contains(uris, want) {
+		t.Fatalf("resources lack %s: %v", want, uris[:5])
+	}
+
+	text, err := c.ReadResource(ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nordstrom, anything := strings.Index(text, "Nordstrom"), strings.Index(text, "Did you buy anything?")
+	if !strings.HasPrefix(text, "# Session chat/2023:05\n") || !strings.Contains(text, "Monday 8 May 2023") || !strings.Contains(text, "**Alice (user)**") || nordstrom < 0 || anything < nordstrom {
+		t.Errorf("transcript =\n%s", text)
+	}
+	if _, err := c.ReadResource(ctx, "agentmem://alice/sessions/nope"); err == nil || !strings.Contains(err.Error(), `session "nope" not found in namespace "alice"`) {
+		t.Errorf("reading a session that does not exist: %v", err)
+	}
+
+	ns, err := c.Namespaces(ctx)
+	if err != nil || len(ns) != 3 || ns[0].Name != "alice" || ns[0].Memories != 3 || ns[0].Sessions != 2 {
+		t.Errorf("namespaces = %+v, %v", ns, err)
+	}
+	page, err := c.Sessions(ctx, "alice", "2023-05-01", "", 1, "")
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != "s-june" || page.Next == "" || page.Total != 2 {
+		t.Fatalf("sessions page = %+v, %v", page, err)
+	}
+	page, err = c.Sessions(ctx, "alice", "2023-05-01", "", 1, page.Next)
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].URI != want || page.Next != "" {
+		t.Errorf("second sessions page = %+v, %v", page, err)
+	}
+	if _, err := c.Sessions(ctx, "nobody", "", "", 0, ""); err == nil || !strings.Contains(err.Error(), `namespace "nobody" not found`) {
+		t.Errorf("sessions of a namespace that does not exist: %v", err)
+	}
+	if _, err := c.Sessions(ctx, "alice", "31 February", "", 0, ""); err == nil || !strings.Contains(err.Error(), "after") {
+		t.Errorf("sessions after a bad date: %v", err)
+	}
+
+	tpl, err := c.MCP().ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []string
+	for _, rt := range tpl.ResourceTemplates {
+		raws = append(raws, rt.URITemplate.Raw())
+	}
+	if !slices.Contains(raws, spec.SessionURI) || !slices.Contains(raws, spec.SessionsURI) {
+		t.Errorf("templates = %v", raws)
+	}
+
+	complete := func(arg, value string, ctxArgs map[string]string) []string {
+		t.Helper()
+		req := mcp.CompleteRequest{}
+		req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: spec.SessionURI}
+		req.Params.Argument = mcp.CompleteArgument{Name: arg, Value: value}
+		req.Params.Context = mcp.CompleteContext{Arguments: ctxArgs}
+		res, err := c.MCP().Complete(ctx, req)
+		if err != nil {
+			t.Fatalf("complete %s=%q: %v", arg, value, err)
+		}
+		return res.Completion.Values
+	}
+	if got := complete("namespace", "A", nil); !slices.Equal(got, []string{"alice"}) {
+		t.Errorf("namespace completions of A = %v", got)
+	}
+	if got := complete("session_id", "ch", map[string]string{"namespace": "alice"}); !slices.Equal(got, []string{"chat/2023:05"}) {
+		t.Errorf("session completions of ch in alice = %v", got)
+	}
+	if got := complete("session_id", "m00", map[string]string{"namespace": "many"}); len(got) != 10 {
+		t.Errorf("session completions of m00 in many = %v, want m000-m009", got)
+	}
+}
+
+// A client that sets a log level gets the server's log records of its own
+// calls; every client hears that the resource list changed.
+func TestLoggingAndListChanged(t *testing.T) {
+	ctx := context.Background()
+	e := &fake.Embedder{Name: "t"}
+	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true, EmbedderID: e.ID(), Dims: e.Dims()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Embedder: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.InProcess(ctx, server.New(svc, server.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var mu sync.Mutex
+	var notes []mcp.JSONRPCNotification
+	c.MCP().OnNotification(func(n mcp.JSONRPCNotification) {
+		mu.Lock()
+		defer mu.Unlock()
+		notes = append(notes, n)
+	})
+	seen := func() (logged, failed, listChanged bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range notes {
+			switch n.Method {
+			case "notifications/message":
+				d, _ := n.Params.AdditionalFields["data"].(map[string]any)
+				if d["tool"] == "recall" && d["message"] == "tool call" {
+					logged = true
+				}
+				if n.Params.AdditionalFields["level"] == "error" && d["tool"] == "forget" {
+					failed = true
+				}
+			case mcp.MethodNotificationResourcesListChanged:
+				listChanged = true
+			}
+		}
+		return
+	}
+	if _, _, err := c.Recall(ctx, spec.RecallArgs{Query: "anything"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if logged, _, _ := seen(); logged {
+		t.Fatal("a client that set no level received debug logs")
+	}
+	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+		t.Fatalf("logging/setLevel: %v", err)
+	}
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s1", Messages: []spec.Message{{Role: "user", Content: "hello there"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Recall(ctx, spec.RecallArgs{Query: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		logged, _, listChanged := seen()
+		if logged && listChanged {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 5 s: a debug log of the recall call %v, a list_changed %v; notifications %+v", logged, listChanged, notes)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

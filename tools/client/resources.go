@@ -1,0 +1,85 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"agentmem/tools/spec"
+)
+
+// ReadResource reads a resource and returns its text contents, joined.
+func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = uri
+	res, err := c.c.ReadResource(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", uri, err)
+	}
+	var b strings.Builder
+	for _, ct := range res.Contents {
+		if t, ok := ct.(mcp.TextResourceContents); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+func readJSON[T any](ctx context.Context, c *Client, uri string) (T, error) {
+	var out T
+	text, err := c.ReadResource(ctx, uri)
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return out, fmt.Errorf("reading %s: %w", uri, err)
+	}
+	return out, nil
+}
+
+// Namespaces reads agentmem://namespaces.
+func (c *Client) Namespaces(ctx context.Context) ([]spec.Namespace, error) {
+	return readJSON[[]spec.Namespace](ctx, c, spec.NamespacesURI)
+}
+
+// Sessions reads a page of a namespace's sessions ("" for the server's
+// default namespace is not possible in a URI: name it).
+func (c *Client) Sessions(ctx context.Context, namespace, after, before string, limit int, cursor string) (spec.SessionsPage, error) {
+	return readJSON[spec.SessionsPage](ctx, c, spec.SessionsResource(namespace, after, before, limit, cursor))
+}
+
+// Transcript reads a session as the Markdown transcript its resource holds.
+func (c *Client) Transcript(ctx context.Context, namespace, sessionID string) (string, error) {
+	return c.ReadResource(ctx, spec.SessionResource(namespace, sessionID))
+}
+
+// Resources lists the server's resources, every page.
+func (c *Client) Resources(ctx context.Context) ([]mcp.Resource, error) {
+	var out []mcp.Resource
+	req := mcp.ListResourcesRequest{}
+	for {
+		res, err := c.c.ListResources(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("listing resources: %w", err)
+		}
+		out = append(out, res.Resources...)
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+// MCP is the underlying mcp-go client, for protocol features without a
+// typed method here (completion, logging/setLevel, notifications).
+func (c *Client) MCP() interface {
+	Complete(context.Context, mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	SetLevel(context.Context, mcp.SetLevelRequest) error
+	OnNotification(func(mcp.JSONRPCNotification))
+	ListResourceTemplates(context.Context, mcp.ListResourceTemplatesRequest) (*mcp.ListResourceTemplatesResult, error)
+} {
+	return c.c
+}

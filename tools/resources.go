@@ -1,0 +1,346 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"agentmem/memory"
+	"agentmem/tools/spec"
+)
+
+// Resources: the namespaces (agentmem://namespaces), a namespace's
+// sessions (agentmem://{namespace}/sessions{?after,before,limit,cursor})
+// and each session, read in turn order, as a transcript
+// (agentmem://{namespace}/sessions/{session_id}), which a client can attach
+// to a conversation. resources/list lists every session of every
+// namespace, a page at a time; completion/complete offers namespaces and
+// session ids for the templates' arguments.
+
+// SessionURI is the resource URI of a session.
+func SessionURI(namespace, sessionID string) string {
+	return spec.SessionResource(namespace, sessionID)
+}
+
+// ServerOptions are the options of an MCP server that serves the
+// resources: the resources capability (with list changes), completions,
+// and the listing of sessions in resources/list.
+func ServerOptions(svc *memory.Service, log *slog.Logger) []server.ServerOption {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hooks := &server.Hooks{}
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		listSessions(ctx, svc, log, req, res)
+	})
+	return []server.ServerOption{
+		server.WithResourceCapabilities(false, true),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(completer{svc}),
+		server.WithHooks(hooks),
+	}
+}
+
+// RegisterResources adds the resources and their templates to s, and has
+// s tell clients that the list changed whenever remember or forget changes
+// the memory.
+func RegisterResources(s *server.MCPServer, svc *memory.Service) {
+	s.AddResource(mcp.NewResource(spec.NamespacesURI, "namespaces",
+		mcp.WithResourceDescription("Every namespace that holds memories, with its number of memories and sessions and its first and last session date."),
+		mcp.WithMIMEType(spec.MIMEJSON),
+	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		ns, err := Namespaces(ctx, svc)
+		if err != nil {
+			return nil, err
+		}
+		return jsonContents(req.Params.URI, ns)
+	})
+	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionsURI, "sessions",
+		mcp.WithTemplateDescription("The sessions of a namespace, newest first, with their date, number of turns and first words; after and before bound the session date, limit (1-1000, default 50) and cursor page."),
+		mcp.WithTemplateMIMEType(spec.MIMEJSON),
+	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		a := req.Params.Arguments
+		limit := 0
+		if l := arg(a, "limit"); l != "" {
+			n, err := strconv.Atoi(l)
+			if err != nil {
+				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
+			}
+			limit = n
+		}
+		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: arg(a, "namespace"), After: arg(a, "after"), Before: arg(a, "before"), Limit: limit, Cursor: arg(a, "cursor")})
+		if err != nil {
+			return nil, err
+		}
+		return jsonContents(req.Params.URI, page)
+	})
+	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionURI, "session",
+		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date."),
+		mcp.WithTemplateMIMEType(spec.MIMETranscript),
+	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		a := req.Params.Arguments
+		tr, err := Transcript(ctx, svc, arg(a, "namespace"), arg(a, "session_id"))
+		if err != nil {
+			return nil, err
+		}
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: spec.MIMETranscript, Text: RenderTranscript(tr)}}, nil
+	})
+	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, req)
+			if err == nil && res != nil && !res.IsError && changed(req.Params.Name, res) {
+				s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+			}
+			return res, err
+		}
+	})
+}
+
+// changed says whether a tool call's result changed what resources/list shows.
+func changed(tool string, res *mcp.CallToolResult) bool {
+	switch r := res.StructuredContent.(type) {
+	case spec.RememberResult:
+		return tool == "remember" && r.Stored > 0
+	case spec.ForgetResult:
+		return tool == "forget" && r.Deleted > 0
+	}
+	return false
+}
+
+// arg reads a template argument: a string, or the first of a list.
+func arg(a map[string]any, name string) string {
+	switch v := a[name].(type) {
+	case string:
+		return v
+	case []string:
+		if len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: spec.MIMEJSON, Text: string(raw)}}, nil
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// Namespaces lists the namespaces as the resource shows them.
+func Namespaces(ctx context.Context, svc *memory.Service) ([]spec.Namespace, error) {
+	ns, err := svc.Namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]spec.Namespace, len(ns))
+	for i, n := range ns {
+		out[i] = spec.Namespace{Name: n.Name, Memories: n.Memories, Sessions: n.Sessions, First: stamp(n.First), Last: stamp(n.Last)}
+	}
+	return out, nil
+}
+
+// Sessions lists a page of sessions as the resource shows them.
+func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsRequest) (spec.SessionsPage, error) {
+	page, err := svc.Sessions(ctx, req)
+	if err != nil {
+		return spec.SessionsPage{}, err
+	}
+	out := spec.SessionsPage{Sessions: make([]spec.Session, len(page.Sessions)), Next: page.Next, Total: page.Total}
+	for i, s := range page.Sessions {
+		out.Sessions[i] = spec.Session{Namespace: s.Namespace, ID: s.ID, Date: stamp(s.Date), Turns: s.Turns, Preview: s.Preview, URI: SessionURI(s.Namespace, s.ID)}
+	}
+	return out, nil
+}
+
+// Transcript reads a session in turn order.
+func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID string) (spec.Transcript, error) {
+	if namespace == "" {
+		namespace = svc.DefaultNamespace()
+	}
+	ms, err := svc.Session(ctx, namespace, sessionID)
+	if err != nil {
+		return spec.Transcript{}, err
+	}
+	tr := spec.Transcript{Namespace: namespace, SessionID: sessionID, Date: stamp(ms[0].SessionDate), Turns: make([]spec.Turn, len(ms))}
+	for i, m := range ms {
+		t := spec.Turn{ID: m.ID, Turn: m.Turn, Role: m.Role, Speaker: m.Speaker, Text: m.Text, SessionDate: stamp(m.SessionDate)}
+		if m.Timestamp != nil {
+			t.Timestamp = stamp(*m.Timestamp)
+		}
+		tr.Turns[i] = t
+	}
+	return tr, nil
+}
+
+// RenderTranscript writes a session as Markdown: a heading with its date,
+// then each turn with its speaker.
+func RenderTranscript(tr spec.Transcript) string {
+	var b strings.Builder
+	date := tr.Date
+	if t, err := time.Parse(time.RFC3339, tr.Date); err == nil {
+		date = t.Format("Monday 2 January 2006, 15:04 MST")
+	}
+	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)))
+	for _, t := range tr.Turns {
+		who := t.Role
+		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {
+			who = t.Speaker + " (" + t.Role + ")"
+		}
+		when := ""
+		if t.Timestamp != "" {
+			when = " · " + t.Timestamp
+		}
+		if t.SessionDate != tr.Date {
+			when += " · session date " + t.SessionDate
+		}
+		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s\n", who, t.ID, when, t.Text)
+	}
+	return b.String()
+}
+
+// listCursor is where a resources/list page ends: a namespace and the
+// cursor within it.
+type listCursor struct {
+	NS     string `json:"ns"`
+	Cursor string `json:"c,omitempty"`
+}
+
+// listSessions fills resources/list with sessions, every namespace's in
+// turn, spec.ResourcePerPage at a time; the static resources come first,
+// on the first page. A failure is logged (and so sent to a client that
+// asked for logs): the hook cannot fail the request.
+func listSessions(ctx context.Context, svc *memory.Service, log *slog.Logger, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	if res == nil {
+		return
+	}
+	var at listCursor
+	if c := string(req.Params.Cursor); c != "" {
+		raw, err := base64.StdEncoding.DecodeString(c)
+		if err != nil || json.Unmarshal(raw, &at) != nil || at.NS == "" {
+			log.ErrorContext(ctx, "resources/list: a cursor this server did not return", "cursor", c)
+			res.Resources, res.NextCursor = []mcp.Resource{}, ""
+			return
+		}
+		res.Resources = []mcp.Resource{} // the static ones were on the first page
+	}
+	res.NextCursor = ""
+	namespaces, err := svc.Namespaces(ctx)
+	if err != nil {
+		log.ErrorContext(ctx, "resources/list: listing namespaces failed", "err", err)
+		return
+	}
+	start := 0
+	if at.NS != "" {
+		start, _ = slices.BinarySearchFunc(namespaces, at.NS, func(n memory.NamespaceInfo, name string) int { return strings.Compare(n.Name, name) })
+	}
+	room := spec.ResourcePerPage
+	for i := start; i < len(namespaces) && room > 0; i++ {
+		ns := namespaces[i].Name
+		cursor := ""
+		if ns == at.NS {
+			cursor = at.Cursor
+		}
+		page, err := svc.Sessions(ctx, memory.SessionsRequest{Namespace: ns, Limit: room, Cursor: cursor})
+		if err != nil {
+			log.ErrorContext(ctx, "resources/list: listing sessions failed", "namespace", ns, "err", err)
+			return
+		}
+		for _, s := range page.Sessions {
+			res.Resources = append(res.Resources, sessionResource(s))
+		}
+		room -= len(page.Sessions)
+		next := listCursor{}
+		switch {
+		case page.Next != "":
+			next = listCursor{NS: ns, Cursor: page.Next}
+		case room == 0 && i+1 < len(namespaces):
+			next = listCursor{NS: namespaces[i+1].Name}
+		}
+		if next.NS != "" {
+			raw, _ := json.Marshal(next)
+			res.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString(raw))
+			return
+		}
+	}
+}
+
+func sessionResource(s memory.SessionInfo) mcp.Resource {
+	return mcp.Resource{
+		URI:         SessionURI(s.Namespace, s.ID),
+		Name:        s.Namespace + "/" + s.ID,
+		Title:       fmt.Sprintf("%s · %s", s.Date.Format("2006-01-02"), s.Preview),
+		Description: fmt.Sprintf("Conversation session %s of namespace %s, %s, %s: %s", s.ID, s.Namespace, s.Date.Format("Mon 2 Jan 2006"), turns(s.Turns), s.Preview),
+		MIMEType:    spec.MIMETranscript,
+	}
+}
+
+// completer offers namespaces and session ids for the templates' arguments.
+type completer struct{ svc *memory.Service }
+
+// maxCompletionScan bounds how many sessions a completion looks through
+// (the newest), so completing in a huge namespace stays quick.
+const maxCompletionScan = 1000
+
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	var all []string
+	switch a.Name {
+	case "namespace":
+		ns, err := c.svc.Namespaces(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			all = append(all, n.Name)
+		}
+	case "session_id":
+		ns := cc.Arguments["namespace"]
+		page, err := c.svc.Sessions(ctx, memory.SessionsRequest{Namespace: ns, Limit: maxCompletionScan})
+		if err != nil {
+			return &mcp.Completion{Values: []string{}}, nil // an unknown namespace has no sessions to offer
+		}
+		for _, s := range page.Sessions {
+			all = append(all, s.ID)
+		}
+	default:
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	var match []string
+	for _, v := range all {
+		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(a.Value)) {
+			match = append(match, v)
+		}
+	}
+	out := &mcp.Completion{Values: match, Total: len(match)}
+	if len(match) > 100 {
+		out.Values, out.HasMore = match[:100], true
+	}
+	if out.Values == nil {
+		out.Values = []string{}
+	}
+	return out, nil
+}
+
+func turns(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return fmt.Sprintf("%d turns", n)
+}
