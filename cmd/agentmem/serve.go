@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -12,11 +16,17 @@ import (
 )
 
 type serveCmd struct {
-	HTTP      string `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio."`
-	HTTPToken string `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests."`
+	HTTP            string   `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio."`
+	HTTPToken       string   `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" placeholder:"TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests. Set it in the environment variable: a command-line flag is visible to every user of the machine."`
+	HTTPAllowOrigin []string `name:"http-allow-origin" env:"AGENTMEM_HTTP_ALLOW_ORIGIN" sep:"," placeholder:"ORIGIN" help:"Browser origins (scheme://host[:port], comma-separated, or *) allowed to call the HTTP server besides pages on localhost."`
 }
 
 func (c serveCmd) Run(e *env) error {
+	// a second signal ends the process at once, in-flight calls or not
+	context.AfterFunc(e.ctx, func() { signal.Reset(os.Interrupt, syscall.SIGTERM) })
+	if tokenOnCommandLine() {
+		e.log.Warn("--http-token on the command line is visible to every user of this machine (ps, /proc); set AGENTMEM_HTTP_TOKEN instead")
+	}
 	dir, err := e.cfg.Dir()
 	if err != nil {
 		return err
@@ -41,8 +51,24 @@ func (c serveCmd) Run(e *env) error {
 		}
 	}()
 	if c.HTTP != "" {
-		return server.ServeHTTP(e.ctx, c.HTTP, server.HTTPHandler(s, c.HTTPToken, e.log), e.log, nil)
+		hh, err := server.NewHTTP(s, server.HTTPOptions{Token: c.HTTPToken, AllowOrigins: c.HTTPAllowOrigin, Logger: e.log})
+		if err != nil {
+			return err
+		}
+		return server.ServeHTTP(e.ctx, c.HTTP, hh, e.log, nil)
 	}
 	e.log.Info("serving MCP over stdio")
 	return server.ServeStdio(e.ctx, s, os.Stdin, os.Stdout, e.log)
+}
+
+func tokenOnCommandLine() bool {
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--http-token" || strings.HasPrefix(a, "--http-token=") {
+			return true
+		}
+	}
+	return false
 }

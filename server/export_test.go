@@ -1,0 +1,4 @@
+package server
+
+// ServeHTTPGrace is ServeHTTP with another shutdown grace, for tests.
+var ServeHTTPGrace = serveHTTP
