@@ -9,6 +9,7 @@ require (
 	github.com/couchbase/gocb/v2 v2.11.1
 	github.com/couchbase/gocbcore/v10 v10.8.1
 	github.com/couchbaselabs/gocbconnstr/v2 v2.0.0
+	github.com/gofrs/flock v0.13.2
 	github.com/lmittmann/tint v1.2.1
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/markusmobius/go-dateparser v1.4.7

@@ -44,7 +44,7 @@ const (
 	IdleTimeout       = 120 * time.Second // a keep-alive connection between requests
 
 	// ShutdownGrace bounds how long a server that is shutting down waits
-	// for the calls it has started.
+	// for the calls it has started, over HTTP and on the socket.
 	ShutdownGrace = 30 * time.Second
 )
 

@@ -1,15 +1,32 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"agentmem/memory/engine"
+	"agentmem/server"
 )
 
 type reindexCmd struct{}
 
 func (reindexCmd) Run(e *env) error {
+	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
+		// the store is rewritten in place: no server may hold it meanwhile
+		dir, err := e.cfg.Dir()
+		if err != nil {
+			return err
+		}
+		lock, err := server.TryLock(dir)
+		if errors.Is(err, server.ErrHeld) {
+			return fmt.Errorf("%w: stop the agentmem servers using this data dir, then reindex", err)
+		}
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
 	st, emb, closeAll, err := engine.OpenForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
 		return err

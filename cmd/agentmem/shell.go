@@ -15,8 +15,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"agentmem/memory"
-	"agentmem/memory/engine"
 	"agentmem/server"
 )
 
@@ -67,20 +65,20 @@ func call(e *env, out output, tool string, args map[string]any) error {
 	return nil
 }
 
-// connect opens the memory in-process, or, when a running server holds the
-// data dir, connects to that server's socket.
+// connect connects to the server that holds the data dir, through its
+// socket, or, when none runs, opens the memory in-process (holding the data
+// dir meanwhile, so that a server started now waits for this command).
 func connect(e *env) (*client.Client, func(), error) {
-	eng, err := engine.Open(e.ctx, e.cfg, e.log)
-	if errors.Is(err, memory.ErrInUse) {
-		dir, derr := e.cfg.Dir()
-		if derr != nil {
-			return nil, nil, derr
-		}
-		var d net.Dialer
-		conn, derr := d.DialContext(e.ctx, "unix", server.SocketPath(dir))
-		if derr != nil {
-			return nil, nil, fmt.Errorf("%w, and its socket does not answer: %w", err, derr)
-		}
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return nil, nil, err
+	}
+	sock := server.SocketPath(dir)
+	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, false), server.AttachWait, e.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if conn != nil {
 		in := &eofReader{r: conn, eof: make(chan struct{})}
 		c := client.NewClient(transport.NewIO(in, conn, io.NopCloser(strings.NewReader(""))))
 		return c, func() {
@@ -95,15 +93,13 @@ func connect(e *env) (*client.Client, func(), error) {
 			conn.Close()
 		}, nil
 	}
+	hd := h.(*holder)
+	c, err := client.NewInProcessClient(server.New(hd.eng.Service, server.Options{Version: version, Logger: e.log}))
 	if err != nil {
+		hd.Close()
 		return nil, nil, err
 	}
-	c, err := client.NewInProcessClient(server.New(eng.Service, server.Options{Version: version, Logger: e.log}))
-	if err != nil {
-		eng.Close()
-		return nil, nil, err
-	}
-	return c, func() { c.Close(); eng.Close() }, nil
+	return c, func() { c.Close(); hd.Close() }, nil
 }
 
 type eofReader struct {
