@@ -2,21 +2,17 @@ package server
 
 import (
 	"log/slog"
-	"net/http"
 
 	"agentmem/memory"
 	"agentmem/server/web"
 )
 
-// WithBrowser adds the memory browser (package web: the page at / and its
-// API under /api/, behind the same bearer token) to mcp, the handler of
-// HTTPHandler, which keeps every other path (/mcp, /healthz).
-func WithBrowser(mcp http.Handler, svc *memory.Service, token string, logger *slog.Logger) http.Handler {
-	b := web.Handler(svc, token, logger)
-	mux := http.NewServeMux()
-	mux.Handle("/", mcp)
-	mux.Handle("GET /{$}", b)
-	mux.Handle("/assets/", b)
-	mux.Handle("/api/", b)
-	return mux
+// MountBrowser adds the memory browser (package web: the page at / and its
+// API under /api/, behind the same bearer token and the same Origin check
+// as /mcp) to h.
+func MountBrowser(h *HTTP, svc *memory.Service, token string, logger *slog.Logger) {
+	b := h.checkOrigin(web.Handler(svc, token, logger))
+	h.mux.Handle("GET /{$}", b)
+	h.mux.Handle("/assets/", b)
+	h.mux.Handle("/api/", b)
 }

@@ -31,7 +31,12 @@ func httpServer(t *testing.T, token string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(server.HTTPHandler(server.New(svc, server.Options{}), token, nil))
+	h, err := server.NewHTTP(server.New(svc, server.Options{}), server.HTTPOptions{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts
 }

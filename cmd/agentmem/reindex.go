@@ -2,6 +2,8 @@ package main
 
 import (
 	"agentmem/memory"
+	"agentmem/server"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -9,6 +11,21 @@ import (
 type reindexCmd struct{}
 
 func (reindexCmd) Run(e *env) error {
+	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
+		// the store is rewritten in place: no server may hold it meanwhile
+		dir, err := e.cfg.Dir()
+		if err != nil {
+			return err
+		}
+		lock, err := server.TryLock(dir)
+		if errors.Is(err, server.ErrHeld) {
+			return fmt.Errorf("%w: stop the agentmem servers using this data dir, then reindex", err)
+		}
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
 	st, emb, closeAll, err := openForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
 		return err

@@ -1,49 +1,149 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"agentmem/memory"
-
 	"agentmem/server"
 )
 
 type serveCmd struct {
-	HTTP      string `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio, and the memory browser at /."`
-	HTTPToken string `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests."`
+	HTTP            string   `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio, and the memory browser at /."`
+	HTTPToken       string   `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" placeholder:"TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests. Set it in the environment variable: a command-line flag is visible to every user of the machine."`
+	HTTPAllowOrigin []string `name:"http-allow-origin" env:"AGENTMEM_HTTP_ALLOW_ORIGIN" sep:"," placeholder:"ORIGIN" help:"Browser origins (scheme://host[:port], comma-separated, or *) allowed to call the HTTP server besides pages on localhost."`
 }
 
 func (c serveCmd) Run(e *env) error {
+	// a second signal ends the process at once, in-flight calls or not
+	context.AfterFunc(e.ctx, func() { signal.Reset(os.Interrupt, syscall.SIGTERM) })
+	// an agent that closes our stdout or stderr (its end of the pipes) makes
+	// writes fail instead of killing the process midway through handing
+	// the memory over
+	signal.Ignore(syscall.SIGPIPE)
+	if tokenOnCommandLine() {
+		e.log.Warn("--http-token on the command line is visible to every user of this machine (ps, /proc); set AGENTMEM_HTTP_TOKEN instead")
+	}
 	dir, err := e.cfg.Dir()
 	if err != nil {
 		return err
 	}
 	sock := server.SocketPath(dir)
-	eng, err := openBackend(e.ctx, e.cfg, e.log)
-	if errors.Is(err, memory.ErrInUse) && c.HTTP == "" {
-		// Another agent's server holds this data dir: share its memory.
-		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)
-		return server.Relay(e.ctx, sock, os.Stdin, os.Stdout)
-	}
+	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, true), server.AttachWait, e.log)
 	if err != nil {
+		if e.ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
-	defer eng.Close()
-	opts := server.Options{Version: version, Logger: e.log}
-	s := server.New(eng.Service, opts)
-	go func() {
-		newServer := func() *mcpserver.MCPServer { return server.New(eng.Service, opts) }
-		if err := server.ServeSocket(e.ctx, sock, newServer, e.log); err != nil {
-			e.log.Warn("not sharing this memory with other local agentmem processes", "socket", sock, "err", err)
+	if conn != nil {
+		if c.HTTP != "" {
+			conn.Close()
+			return fmt.Errorf("another agentmem process serves the data dir %s (socket %s): stop it, or serve HTTP from another --data-dir", dir, sock)
 		}
-	}()
+		// Another agent's server holds this data dir: share its memory.
+		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)
+		return server.Relay(e.ctx, sock, conn, os.Stdin, os.Stdout, server.RelayOptions{
+			Takeover: hold(e, dir, sock, true),
+			Logger:   e.log,
+		})
+	}
+	hd := h.(*holder)
+	defer hd.Close()
+	opts := server.Options{Version: version, Logger: e.log}
+	s := server.New(hd.eng.Service, opts)
 	if c.HTTP != "" {
-		h := server.WithBrowser(server.HTTPHandler(s, c.HTTPToken, e.log), eng.Service, c.HTTPToken, e.log)
-		return server.ServeHTTP(e.ctx, c.HTTP, h, e.log, nil)
+		hh, err := server.NewHTTP(s, server.HTTPOptions{Token: c.HTTPToken, AllowOrigins: c.HTTPAllowOrigin, Logger: e.log})
+		if err != nil {
+			return err
+		}
+		server.MountBrowser(hh, hd.eng.Service, c.HTTPToken, e.log)
+		return server.ServeHTTP(e.ctx, c.HTTP, hh, e.log, nil)
 	}
 	e.log.Info("serving MCP over stdio")
 	return server.ServeStdio(e.ctx, s, os.Stdin, os.Stdout, e.log)
+}
+
+func tokenOnCommandLine() bool {
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--http-token" || strings.HasPrefix(a, "--http-token=") {
+			return true
+		}
+	}
+	return false
+}
+
+// holder is this process holding the memory of a data dir: the lock, the
+// open engine, and (for a server) the socket where the other local
+// processes reach it.
+type holder struct {
+	eng        *backend
+	lock       *server.Lock
+	stopSocket context.CancelFunc
+	socketDone chan struct{}
+}
+
+// Close stops serving the socket (letting the calls in flight there
+// finish), closes the store, and only then releases the lock, so that the
+// next holder never opens a store still in use.
+func (h *holder) Close() error {
+	if h.stopSocket != nil {
+		h.stopSocket()
+		<-h.socketDone
+	}
+	err := h.eng.Close()
+	h.lock.Unlock()
+	return err
+}
+
+// hold returns the takeover of the memory in dir: take the lock (ErrHeld
+// if another process has it), open the memory, and, for a server, serve it
+// on sock.
+func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer, error) {
+	return func(ctx context.Context) (io.Closer, error) {
+		lock, err := server.TryLock(dir)
+		if err != nil {
+			return nil, err
+		}
+		eng, err := openBackend(ctx, e.cfg, e.log)
+		if err != nil {
+			lock.Unlock()
+			if errors.Is(err, memory.ErrInUse) {
+				// a process that does not take the lock (an older agentmem)
+				return nil, fmt.Errorf("%w: %w", server.ErrHeld, err)
+			}
+			return nil, err
+		}
+		h := &holder{eng: eng, lock: lock}
+		if !serve {
+			return h, nil
+		}
+		ln, err := server.ListenSocket(sock)
+		if err != nil {
+			e.log.Warn("not sharing this memory with other local agentmem processes", "socket", sock, "err", err)
+			return h, nil
+		}
+		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		h.stopSocket, h.socketDone = stop, make(chan struct{})
+		opts := server.Options{Version: version, Logger: e.log}
+		go func() {
+			defer close(h.socketDone)
+			newServer := func() *mcpserver.MCPServer { return server.New(eng.Service, opts) }
+			if err := server.ServeSocket(sctx, ln, newServer, e.log); err != nil {
+				e.log.Warn("serving other local agentmem processes stopped", "socket", sock, "err", err)
+			}
+		}()
+		return h, nil
+	}
 }

@@ -35,31 +35,34 @@ func (o output) print(structured any, text string) error {
 	return nil
 }
 
-// connect opens the memory in-process, or, when a running server holds the
-// data dir, connects to that server's socket.
+// connect connects to the server that holds the data dir (over its
+// socket), or, when none does, holds the memory in this process for the
+// command's duration.
 func connect(e *env) (*client.Client, func(), error) {
 	client.Name = "agentmem-cli"
-	b, err := openBackend(e.ctx, e.cfg, e.log)
-	if errors.Is(err, memory.ErrInUse) {
-		dir, derr := e.cfg.Dir()
-		if derr != nil {
-			return nil, nil, derr
-		}
-		c, cerr := client.Unix(e.ctx, server.SocketPath(dir))
-		if cerr != nil {
-			return nil, nil, fmt.Errorf("%w, and its socket does not answer: %w", err, cerr)
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return nil, nil, err
+	}
+	sock := server.SocketPath(dir)
+	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, false), server.AttachWait, e.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if conn != nil {
+		c, err := client.Conn(e.ctx, conn)
+		if err != nil {
+			return nil, nil, err
 		}
 		return c, func() { c.Close() }, nil
 	}
+	hd := h.(*holder)
+	c, err := client.InProcess(e.ctx, server.New(hd.eng.Service, server.Options{Version: version, Logger: e.log}))
 	if err != nil {
+		hd.Close()
 		return nil, nil, err
 	}
-	c, err := client.InProcess(e.ctx, server.New(b.Service, server.Options{Version: version, Logger: e.log}))
-	if err != nil {
-		b.Close()
-		return nil, nil, err
-	}
-	return c, func() { c.Close(); b.Close() }, nil
+	return c, func() { c.Close(); hd.Close() }, nil
 }
 
 type rememberCmd struct {

@@ -70,7 +70,12 @@ func memoryServer(t *testing.T) (*httptest.Server, memory.Store) {
 		}
 	}
 	const token = "s3cret-token"
-	ts := httptest.NewServer(server.WithBrowser(server.HTTPHandler(server.New(svc, server.Options{}), token, nil), svc, token, nil))
+	h, err := server.NewHTTP(server.New(svc, server.Options{}), server.HTTPOptions{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.MountBrowser(h, svc, token, nil)
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts, st
 }

@@ -32,19 +32,50 @@ type Client struct {
 	Instructions string
 	// Server names the server and its version, from the handshake.
 	Server mcp.Implementation
+	// Stderr is a spawned server's standard error (Command only).
+	Stderr io.Reader
 	closer func() error
 }
 
-// Name is how this client introduces itself in the handshake.
+// Name is how this client introduces itself in the handshake, unless an
+// Option says otherwise.
 var Name = "agentmem-client"
 
+// Option changes how a client connects.
+type Option func(*options)
+
+type options struct {
+	name, protocol string
+	http           []transport.StreamableHTTPCOption
+}
+
+// WithName sets the name the client gives in the handshake.
+func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithProtocol asks for an MCP protocol version other than the newest
+// (mcp.LATEST_PROTOCOL_VERSION), e.g. one with HTTP sessions.
+func WithProtocol(v string) Option { return func(o *options) { o.protocol = v } }
+
+// WithHTTP passes options to the streamable HTTP transport.
+func WithHTTP(opts ...transport.StreamableHTTPCOption) Option {
+	return func(o *options) { o.http = append(o.http, opts...) }
+}
+
+func collect(opts []Option) options {
+	o := options{name: Name, protocol: mcp.LATEST_PROTOCOL_VERSION}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
 // InProcess connects to s in this process, with no transport in between.
-func InProcess(ctx context.Context, s *mcpserver.MCPServer) (*Client, error) {
+func InProcess(ctx context.Context, s *mcpserver.MCPServer, opts ...Option) (*Client, error) {
 	c, err := mcpclient.NewInProcessClient(s)
 	if err != nil {
 		return nil, err
 	}
-	return start(ctx, c, nil)
+	return start(ctx, c, nil, collect(opts))
 }
 
 // Stdio spawns command with args (env added to the process's environment,
@@ -55,52 +86,72 @@ func Stdio(ctx context.Context, env []string, command string, args ...string) (*
 	if err != nil {
 		return nil, fmt.Errorf("spawning %s: %w", command, err)
 	}
-	return start(ctx, c, nil)
+	return start(ctx, c, nil, collect(nil))
 }
 
 // Command starts cmd (not yet started) and speaks MCP on its stdin and
 // stdout; the caller keeps cmd, to signal or kill the process. Close ends
 // the process.
-func Command(ctx context.Context, cmd *exec.Cmd) (*Client, error) {
+func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Client, error) {
 	tr := transport.NewStdioWithOptions(cmd.Path, nil, cmd.Args[1:],
 		transport.WithCommandFunc(func(context.Context, string, []string, []string) (*exec.Cmd, error) {
 			return cmd, nil
 		}))
-	return start(ctx, mcpclient.NewClient(tr), nil)
+	c, err := start(ctx, mcpclient.NewClient(tr), nil, collect(opts))
+	if err != nil {
+		return nil, err
+	}
+	c.Stderr = tr.Stderr()
+	return c, nil
 }
 
 // HTTP connects to a streamable HTTP server at url (e.g.
 // http://127.0.0.1:8080/mcp), sending headers with every request.
-func HTTP(ctx context.Context, url string, headers map[string]string) (*Client, error) {
-	c, err := mcpclient.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+func HTTP(ctx context.Context, url string, headers map[string]string, opts ...Option) (*Client, error) {
+	o := collect(opts)
+	c, err := mcpclient.NewStreamableHttpClient(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}, o.http...)...)
 	if err != nil {
 		return nil, err
 	}
-	return start(ctx, c, nil)
+	return start(ctx, c, nil, o)
 }
 
 // Unix connects to a server that serves stdio-style MCP sessions on the
 // unix socket at path (as `agentmem serve` does for other local processes).
-func Unix(ctx context.Context, path string) (*Client, error) {
+func Unix(ctx context.Context, path string, opts ...Option) (*Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, err
 	}
+	return Conn(ctx, conn, opts...)
+}
+
+// Conn speaks stdio-style MCP over an open connection (a unix socket to a
+// server); Close half-closes it, lets the server end the session, and
+// closes it.
+func Conn(ctx context.Context, conn net.Conn, opts ...Option) (*Client, error) {
 	in := &eofReader{r: conn, eof: make(chan struct{})}
 	c := mcpclient.NewClient(transport.NewIO(in, conn, io.NopCloser(strings.NewReader(""))))
 	return start(ctx, c, func() error {
 		// half-close and let the server end the session, so the reader
 		// sees a clean end of file rather than a closed socket
-		if uc, ok := conn.(*net.UnixConn); ok {
-			uc.CloseWrite()
+		if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
 		}
 		select {
 		case <-in.eof:
 		case <-time.After(time.Second):
 		}
 		return conn.Close()
-	})
+	}, collect(opts))
+}
+
+// IO speaks stdio-style MCP over in (the server's output) and out (its
+// input), e.g. pipes to a server in this process.
+func IO(ctx context.Context, in io.Reader, out io.WriteCloser, opts ...Option) (*Client, error) {
+	c := mcpclient.NewClient(transport.NewIO(in, out, io.NopCloser(strings.NewReader(""))))
+	return start(ctx, c, out.Close, collect(opts))
 }
 
 // eofReader says when its reader has ended.
@@ -118,7 +169,7 @@ func (r *eofReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func start(ctx context.Context, c *mcpclient.Client, closer func() error) (*Client, error) {
+func start(ctx context.Context, c *mcpclient.Client, closer func() error, o options) (*Client, error) {
 	fail := func(what string, err error) (*Client, error) {
 		c.Close()
 		if closer != nil {
@@ -130,8 +181,8 @@ func start(ctx context.Context, c *mcpclient.Client, closer func() error) (*Clie
 		return fail("starting the MCP client", err)
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: Name, Version: "1"}
+	init.Params.ProtocolVersion = o.protocol
+	init.Params.ClientInfo = mcp.Implementation{Name: o.name, Version: "1"}
 	res, err := c.Initialize(ctx, init)
 	if err != nil {
 		return fail("initialising the MCP session", err)

@@ -1,0 +1,426 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"time"
+)
+
+// RelayOptions configure Relay.
+type RelayOptions struct {
+	// Takeover makes this process the holder when the holder exits: it
+	// opens the memory and serves it on the socket, and returns what
+	// releases both. It returns an error wrapping ErrHeld when another
+	// process holds the memory (the relay then connects to that one).
+	// Without it, the relay ends with its holder.
+	Takeover func(context.Context) (io.Closer, error)
+	// Wait bounds the wait for a new holder (AttachWait if zero).
+	Wait   time.Duration
+	Logger *slog.Logger
+}
+
+// Relay passes the MCP session of a client on in/out (this process's
+// stdio) to the holder's socket, over conn, until the client closes in or
+// ctx ends.
+//
+// When the holder goes away (it exited, was killed, or handed over), the
+// relay attaches to the next holder, becoming it through
+// opts.Takeover when no other process has, and the client's session goes
+// on as if nothing happened:
+//   - the client's initialize request and initialized notification are
+//     replayed to the new holder (under an id of the relay's own, and the
+//     duplicate response is swallowed);
+//   - a request the old holder had not answered is sent again when it is
+//     safe to repeat: any method but tools/call, and tools/call of a tool
+//     the holder declares read-only or idempotent (its annotations, learnt
+//     from a tools/list response or asked for by the relay), or a request
+//     the old holder answered with codeHandover (it never started it);
+//   - any other unanswered request gets a JSON-RPC error (codeHolderLost)
+//     saying that the holder exited while the call was in flight and that
+//     it may or may not have taken effect.
+//
+// JSON-RPC batches (arrays) are passed on but not tracked.
+func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io.Writer, opts RelayOptions) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Wait == 0 {
+		opts.Wait = AttachWait
+	}
+	var tag [6]byte
+	rand.Read(tag[:])
+	r := &relay{
+		sock: sock, opts: opts, out: out, log: opts.Logger,
+		pending: map[string]*call{}, hints: map[string]bool{},
+		tag: fmt.Sprintf("agentmem-relay-%x", tag),
+	}
+	defer func() {
+		if r.holder != nil {
+			if err := r.holder.Close(); err != nil {
+				r.log.Warn("releasing the memory", "err", err)
+			}
+		}
+	}()
+	lines := make(chan []byte)
+	go readLines(in, lines)
+	br := bufio.NewReader(conn)
+	for {
+		lost, err := r.run(ctx, conn, br, lines)
+		conn.Close()
+		if !lost || ctx.Err() != nil {
+			return err
+		}
+		r.log.Info("the agentmem process holding the memory went away; reattaching", "calls_in_flight", len(r.pending))
+		conn, br, err = r.reattach(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.failPending(fmt.Sprintf("agentmem: the server process holding the memory exited while this call was in flight, and no other could take over (%v)", err))
+			return fmt.Errorf("the agentmem process holding the memory exited, and this relay could not take over: %w", err)
+		}
+	}
+}
+
+type relay struct {
+	sock string
+	opts RelayOptions
+	log  *slog.Logger
+	tag  string // prefix of the relay's own request ids
+
+	outMu sync.Mutex
+	out   io.Writer
+
+	mu          sync.Mutex
+	pending     map[string]*call // requests sent to the holder and not answered, by id
+	seq         uint64
+	unsent      [][]byte // notifications a dead holder did not take
+	initialize  []byte   // the client's initialize request
+	initialized []byte   // and its initialized notification
+	hints       map[string]bool
+	hintsKnown  bool
+	private     uint64
+
+	holder io.Closer // set once this process has taken over
+}
+
+type call struct {
+	seq        uint64
+	line       []byte
+	m          message
+	tool       string
+	notStarted bool // the holder said so (codeHandover)
+}
+
+func readLines(in io.Reader, lines chan<- []byte) {
+	defer close(lines)
+	r := bufio.NewReader(in)
+	for {
+		line, err := r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			lines <- append(t, '\n')
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (r *relay) write(line []byte) error {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	_, err := r.out.Write(line)
+	return err
+}
+
+// run relays until the client is done (lost false) or the holder goes
+// away while the client is still there (lost true).
+func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines <-chan []byte) (lost bool, err error) {
+	pumped := make(chan error, 1)
+	go func() { pumped <- r.pump(br) }()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case err := <-pumped:
+			if err != nil && !errors.Is(err, io.EOF) {
+				r.log.Debug("holder connection ended", "err", err)
+			}
+			return true, nil
+		case line, ok := <-lines:
+			if !ok {
+				// the client is done: let the holder answer, then stop
+				if uc, ok := conn.(*net.UnixConn); ok {
+					uc.CloseWrite()
+				}
+				select {
+				case <-pumped:
+				case <-ctx.Done():
+				}
+				return false, nil
+			}
+			r.track(line)
+			if _, err := conn.Write(line); err != nil {
+				if m := peek(line); m.kind == notification {
+					r.mu.Lock()
+					r.unsent = append(r.unsent, line)
+					r.mu.Unlock()
+				}
+				conn.Close()
+				<-pumped
+				return true, nil
+			}
+		}
+	}
+}
+
+// track records what the relay must know of a client message before it
+// goes to the holder.
+func (r *relay) track(line []byte) {
+	m := peek(line)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch m.kind {
+	case request:
+		r.seq++
+		c := &call{seq: r.seq, line: line, m: m}
+		switch m.method {
+		case "initialize":
+			r.initialize = line
+		case "tools/call":
+			c.tool = toolName(m.params)
+		}
+		r.pending[m.id] = c
+	case notification:
+		switch m.method {
+		case "notifications/initialized":
+			r.initialized = line
+		case "notifications/cancelled":
+			if id, ok := cancelledID(m.params); ok {
+				delete(r.pending, id)
+			}
+		}
+	}
+}
+
+// pump copies the holder's messages to the client, settling the pending
+// requests they answer, until the connection ends.
+func (r *relay) pump(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return err // a partial line is the last words of a dead holder
+		}
+		if m := peek(line); m.kind == response {
+			r.mu.Lock()
+			c, ok := r.pending[m.id]
+			if ok && m.err != nil && m.err.Code == codeHandover {
+				c.notStarted = true
+				r.mu.Unlock()
+				continue // sent again to the next holder
+			}
+			if ok {
+				delete(r.pending, m.id)
+				if c.m.method == "tools/list" {
+					r.learnHints(m.result)
+				}
+			}
+			r.mu.Unlock()
+		}
+		if err := r.write(line); err != nil {
+			return err
+		}
+	}
+}
+
+// learnHints records which tools are safe to call again, from a
+// tools/list result. Callers hold r.mu.
+func (r *relay) learnHints(result json.RawMessage) {
+	var res struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Annotations struct {
+				ReadOnly   *bool `json:"readOnlyHint"`
+				Idempotent *bool `json:"idempotentHint"`
+			} `json:"annotations"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &res) != nil {
+		return
+	}
+	for _, t := range res.Tools {
+		a := t.Annotations
+		r.hints[t.Name] = (a.ReadOnly != nil && *a.ReadOnly) || (a.Idempotent != nil && *a.Idempotent)
+	}
+	r.hintsKnown = true
+}
+
+func (r *relay) repeatable(c *call) bool {
+	return c.notStarted || c.m.method != "tools/call" || r.hints[c.tool]
+}
+
+// reattach connects to the next holder (or becomes it), replays the
+// client's session, and sends again what must be sent again. A connection
+// that breaks meanwhile (a dying holder's socket can still accept for a
+// moment) is tried again, for up to the wait.
+func (r *relay) reattach(ctx context.Context) (net.Conn, *bufio.Reader, error) {
+	take := r.opts.Takeover
+	if take == nil {
+		take = func(context.Context) (io.Closer, error) {
+			return nil, errors.New("this relay cannot take over")
+		}
+	}
+	deadline := time.Now().Add(r.opts.Wait)
+	for {
+		conn, h, err := Attach(ctx, r.sock, take, time.Until(deadline), r.log)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h != nil {
+			r.log.Info("this process now holds the memory and serves the others", "socket", r.sock)
+			if r.holder != nil {
+				r.holder.Close()
+			}
+			r.holder = h
+			if conn, err = dial(ctx, r.sock); err != nil {
+				return nil, nil, fmt.Errorf("connecting to this process's own socket: %w", err)
+			}
+		}
+		br := bufio.NewReader(conn)
+		err = r.replay(conn, br)
+		if err == nil {
+			r.log.Info("the session goes on with the agentmem process that now holds the memory")
+			return conn, br, nil
+		}
+		conn.Close()
+		var refused *refusal
+		if errors.As(err, &refused) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		r.log.Debug("the new connection broke while replaying the session; trying again", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// refusal is a JSON-RPC error the new holder answered the relay's own
+// request with: trying again would not help.
+type refusal struct{ err *rpcError }
+
+func (e *refusal) Error() string { return fmt.Sprintf("%s (code %d)", e.err.Message, e.err.Code) }
+
+func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	initPending := false
+	for _, c := range r.pending {
+		if c.m.method == "initialize" {
+			initPending = true
+		}
+	}
+	if r.initialize != nil && !initPending {
+		if _, err := r.ask(conn, br, r.initialize); err != nil {
+			return fmt.Errorf("replaying the session's initialize: %w", err)
+		}
+		if r.initialized != nil {
+			if _, err := conn.Write(r.initialized); err != nil {
+				return err
+			}
+		}
+	}
+	calls := make([]*call, 0, len(r.pending))
+	needHints := false
+	for _, c := range r.pending {
+		calls = append(calls, c)
+		needHints = needHints || (c.m.method == "tools/call" && !c.notStarted && !r.hintsKnown)
+	}
+	if needHints {
+		res, err := r.ask(conn, br, []byte(`{"jsonrpc":"2.0","id":0,"method":"tools/list"}`))
+		if err != nil {
+			return fmt.Errorf("listing the tools: %w", err)
+		}
+		r.learnHints(res)
+	}
+	slices.SortFunc(calls, func(a, b *call) int { return cmp.Compare(a.seq, b.seq) })
+	for _, c := range calls {
+		if !r.repeatable(c) {
+			delete(r.pending, c.m.id)
+			r.write(errorLine(c.m.rawID, codeHolderLost, fmt.Sprintf(
+				"agentmem: the server process holding the memory exited while this %s call was in flight; another process holds the memory now, but the call was not repeated because %s is not idempotent: it may or may not have taken effect, so check before calling it again", c.tool, c.tool),
+				map[string]any{"reason": "holder_exited", "repeated": false}))
+			continue
+		}
+		c.notStarted = false
+		if _, err := conn.Write(c.line); err != nil {
+			return err
+		}
+	}
+	for _, line := range r.unsent {
+		if _, err := conn.Write(line); err != nil {
+			return err
+		}
+	}
+	r.unsent = nil
+	return nil
+}
+
+// ask sends line under an id of the relay's own and returns the result of
+// its response. The holder's other messages meanwhile go to the client.
+// Callers hold r.mu.
+func (r *relay) ask(conn net.Conn, br *bufio.Reader, line []byte) (json.RawMessage, error) {
+	r.private++
+	id := fmt.Sprintf("%s-%d", r.tag, r.private)
+	line, err := withID(line, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Write(append(line, '\n')); err != nil {
+		return nil, err
+	}
+	want := idKey(json.RawMessage(fmt.Sprintf("%q", id)))
+	conn.SetReadDeadline(time.Now().Add(ShutdownGrace))
+	defer conn.SetReadDeadline(time.Time{})
+	for {
+		got, err := br.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		m := peek(got)
+		if m.kind == response && m.id == want {
+			if m.err != nil && m.err.Code == codeHandover {
+				// a holder that began handing over as we connected
+				return nil, fmt.Errorf("the holder is handing over: %s", m.err.Message)
+			}
+			if m.err != nil {
+				return nil, &refusal{m.err}
+			}
+			return m.result, nil
+		}
+		r.write(got)
+	}
+}
+
+// failPending answers every pending request with an error: there is no
+// holder to send them to.
+func (r *relay) failPending(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, c := range r.pending {
+		r.write(errorLine(c.m.rawID, codeHolderLost, msg, map[string]any{"reason": "holder_exited", "repeated": false}))
+		delete(r.pending, id)
+	}
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"container/list"
+	"crypto/rand"
+	"fmt"
+	"sync"
+)
+
+// sessions is the table of live HTTP sessions, and mcp-go's session id
+// manager: it issues the ids, knows which are alive, and forgets the ones
+// mcp-go ends (DELETE, the idle sweeper, shutdown). Ended ids are not kept:
+// an id it does not know, ended or never issued, gets 404 alike. At most
+// max sessions live at once; issuing one more ends the one used least
+// recently (end frees what mcp-go keeps for it).
+type sessions struct {
+	mu   sync.Mutex
+	live map[string]*list.Element
+	lru  *list.List // front: most recently used
+	max  int
+	end  func(id string)
+}
+
+var _ interface {
+	Generate() string
+	Validate(string) (bool, error)
+	Terminate(string) (bool, error)
+} = (*sessions)(nil)
+
+func newSessions(max int, end func(string)) *sessions {
+	return &sessions{live: map[string]*list.Element{}, lru: list.New(), max: max, end: end}
+}
+
+const sessionPrefix = "mcp-session-"
+
+// Generate issues a new session id: 130 random bits.
+func (s *sessions) Generate() string {
+	id := sessionPrefix + rand.Text()
+	var evicted []string
+	s.mu.Lock()
+	s.live[id] = s.lru.PushFront(id)
+	for s.lru.Len() > s.max {
+		e := s.lru.Back()
+		old := e.Value.(string)
+		s.lru.Remove(e)
+		delete(s.live, old)
+		evicted = append(evicted, old)
+	}
+	s.mu.Unlock()
+	for _, old := range evicted {
+		s.end(old)
+	}
+	return id
+}
+
+// Validate is mcp-go's check of a POST's session; the HTTP layer has
+// already answered unknown ids with 404, but an id may end in between.
+func (s *sessions) Validate(id string) (isTerminated bool, err error) {
+	if !s.known(id) {
+		return false, fmt.Errorf("unknown session %q", id)
+	}
+	return false, nil
+}
+
+// Terminate forgets id.
+func (s *sessions) Terminate(id string) (isNotAllowed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.live[id]; ok {
+		s.lru.Remove(e)
+		delete(s.live, id)
+	}
+	return false, nil
+}
+
+// known reports whether id is a live session, and marks it used.
+func (s *sessions) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.live[id]
+	if ok {
+		s.lru.MoveToFront(e)
+	}
+	return ok
+}
+
+func (s *sessions) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}
