@@ -65,6 +65,12 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 				}
 			}
 		}
+		deleted = len(victims)
+		if deleted == 0 {
+			return nil
+		}
+		// before deleting: see affected
+		keys = affected(tx, victims)
 		for _, m := range victims {
 			k := []byte(key(m.Namespace, m.ID))
 			ids[m.ID] = true
@@ -78,18 +84,8 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 				}
 			}
 		}
-		deleted = len(victims)
-		if deleted == 0 {
-			return nil
-		}
-		// the deleted memories, the neighbours whose context changes, and
-		// their pages
-		keys = affected(tx, victims)
 		var err error
-		if seq, err = s.journal(tx, keys); err != nil {
-			return err
-		}
-		docs, dels, err = derive(tx, keys)
+		seq, err = s.journal(tx, keys)
 		return err
 	})
 	if err != nil {
@@ -97,6 +93,15 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	if deleted == 0 {
 		return 0, nil
+	}
+	// the documents are derived from the committed records, in a
+	// transaction of their own (see affected)
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		docs, dels, err = derive(tx, keys)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("deleting: deriving the index documents: %w", err)
 	}
 	s.seq = seq
 	b := s.index.NewBatch()

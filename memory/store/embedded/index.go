@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,9 +56,14 @@ func parsePageKey(k string) (ns, session string, p int, ok bool) {
 }
 
 // affected lists the index keys whose documents change when the memories
-// ms are written or deleted in tx (called after the write): the memories'
-// own keys, the nearest turns before and after each in its session (their
-// context changes), and the pages that hold them.
+// ms are written or deleted in tx: the memories' own keys, the nearest
+// turns before and after each run of them in its session (their context
+// changes), and the pages that hold them. It is called after a write and
+// before a delete: bbolt's cursors can loop forever moving backwards over
+// leaves emptied earlier in the same transaction, so no cursor moves back
+// over a bucket after deletes in it. It reads only the window of each
+// session around the turns, so appending to a long session costs the same
+// as to a short one.
 func affected(tx *bolt.Tx, ms []memory.Memory) []string {
 	seen := map[string]bool{}
 	var keys []string
@@ -67,44 +73,89 @@ func affected(tx *bolt.Tx, ms []memory.Memory) []string {
 			keys = append(keys, k)
 		}
 	}
-	sess := tx.Bucket(bucketSession)
+	type group struct {
+		ns, session string
+		turns       []int
+	}
+	var groups []*group
+	byName := map[string]*group{}
 	for _, m := range ms {
 		add(key(m.Namespace, m.ID))
-		prev, next := neighbourIDs(sess, m.Namespace, m.SessionID, m.Turn)
-		for _, id := range []string{prev, next} {
-			if id != "" && id != m.ID {
-				add(key(m.Namespace, id))
+		add(pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn)))
+		name := m.Namespace + "\x1f" + m.SessionID
+		g := byName[name]
+		if g == nil {
+			g = &group{ns: m.Namespace, session: m.SessionID}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		g.turns = append(g.turns, m.Turn)
+	}
+	sess := tx.Bucket(bucketSession)
+	for _, g := range groups {
+		slices.Sort(g.turns)
+		changed := map[int]bool{}
+		for _, t := range g.turns {
+			changed[t] = true
+		}
+		// a stored turn next to a written (or deleted) one is affected
+		win := sessionWindow(sess, g.ns, g.session, g.turns[0], g.turns[len(g.turns)-1])
+		for i, st := range win {
+			if changed[st.turn] {
+				continue
+			}
+			if i > 0 && changed[win[i-1].turn] || i+1 < len(win) && changed[win[i+1].turn] {
+				add(key(g.ns, st.id))
 			}
 		}
-		add(pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn)))
 	}
 	return keys
+}
+
+type storedTurn struct {
+	turn int
+	id   string
+}
+
+// sessionWindow is the stored turns of a session from the last one before
+// lo (or lo) to the first one after hi (or hi), in order.
+func sessionWindow(sess *bolt.Bucket, ns, session string, lo, hi int) []storedTurn {
+	prefix := sessionPrefix(ns, session)
+	inSession := func(k []byte) bool { return len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) }
+	var out []storedTurn
+	c := sess.Cursor()
+	k, v := c.Seek(sessionKey(ns, session, lo))
+	// one step back: the turn before lo
+	var pk, pv []byte
+	if k == nil {
+		pk, pv = c.Last()
+	} else {
+		pk, pv = c.Prev()
+	}
+	if pk != nil && inSession(pk) {
+		out = append(out, storedTurn{turnOf(pk), string(pv)})
+	}
+	k, v = c.Seek(sessionKey(ns, session, lo)) // back where the seek was
+	for ; k != nil && inSession(k); k, v = c.Next() {
+		t := turnOf(k)
+		out = append(out, storedTurn{t, string(v)})
+		if t > hi {
+			break
+		}
+	}
+	return out
 }
 
 // neighbourIDs are the ids of the nearest stored turns before and after
 // turn n of a session ("" where there is none).
 func neighbourIDs(sess *bolt.Bucket, ns, session string, n int) (prev, next string) {
-	prefix := sessionPrefix(ns, session)
-	inSession := func(k []byte) bool { return len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) }
-	c := sess.Cursor()
-	k, v := c.Seek(sessionKey(ns, session, n))
-	if k != nil && inSession(k) && turnOf(k) == n {
-		k, v = c.Next()
-	}
-	if k != nil && inSession(k) {
-		next = string(v)
-	}
-	// back from the seek position to the last turn before n
-	if k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
-	for k != nil && inSession(k) && turnOf(k) >= n {
-		k, v = c.Prev()
-	}
-	if k != nil && inSession(k) {
-		prev = string(v)
+	for _, st := range sessionWindow(sess, ns, session, n, n) {
+		switch {
+		case st.turn < n:
+			prev = st.id
+		case st.turn > n && next == "":
+			next = st.id
+		}
 	}
 	return prev, next
 }

@@ -52,6 +52,8 @@ func Run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("RePutReplaces", s.rePutReplaces)
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)
+	t.Run("ContextFollowsWrites", s.contextFollowsWrites)
+	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t)) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
@@ -537,6 +539,56 @@ func (s *suite) speakerInVector(t *testing.T) {
 		got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Where did " + sp + " go", K: 1, Fusion: memory.VectorOnly})
 		if len(got) != 1 || got[0] != "s-"+sp+":0" {
 			t.Errorf("vector recall for %s = %v", sp, got)
+		}
+	}
+}
+
+// A memory is found through its neighbours' words, and that context follows
+// the session: the turn that was last gains the turn appended after it, and
+// a deleted turn no longer lends its words.
+func (s *suite) contextFollowsWrites(t *testing.T) {
+	ns := "context"
+	remember(t, s.svc, ns, "s", "2023-05-07", "we adopted a greyhound", "what is her name", "Pixel")
+	find := func(query string) []string {
+		t.Helper()
+		return recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: query, Fusion: memory.TextOnly,
+			Weights: &memory.Weights{Neighbours: 1, Session: -1}})
+	}
+	if got := find("greyhound"); !slices.Contains(got, "s:1") || slices.Contains(got, "s:2") {
+		t.Errorf("greyhound: %v, want s:1 through its neighbour s:0, not s:2", got)
+	}
+	// appended: s:2 was last and gains s:3 as its neighbour
+	remember(t, s.svc, ns, "s", "", "she loves the beach")
+	if got := find("beach"); !slices.Contains(got, "s:2") {
+		t.Errorf("beach: %v, want s:2 through its new neighbour s:3", got)
+	}
+	// deleted: s:0's words leave s:1's context
+	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, IDs: []string{"s:0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("greyhound"); len(got) != 0 {
+		t.Errorf("greyhound after its turn was forgotten: %v", got)
+	}
+}
+
+// Forgetting a namespace of many sessions empties the store's indexes of
+// it (in the embedded store this once looped forever in bbolt).
+func (s *suite) forgetManySessions(t *testing.T) {
+	ns := "many"
+	for i := range 30 {
+		var texts []string
+		for j := range 22 {
+			texts = append(texts, fmt.Sprintf("session %d turn %d about otters", i, j))
+		}
+		remember(t, s.svc, ns, fmt.Sprint("s", i), "2023-05-07", texts...)
+	}
+	res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, All: true, Confirm: true})
+	if err != nil || res.Deleted != 660 {
+		t.Fatalf("forget: %+v %v, want 660 deleted", res, err)
+	}
+	for _, w := range []*memory.Weights{nil, {Neighbours: 1, Session: 1}} {
+		if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "otters", Weights: w}); len(got) != 0 {
+			t.Errorf("recall after forgetting the namespace: %v", got)
 		}
 	}
 }
