@@ -34,6 +34,13 @@ type Config struct {
 	Neighbours *float64 `json:"neighbours,omitempty"`
 	Session    *float64 `json:"session,omitempty"`
 	Time       *float64 `json:"time,omitempty"`
+	Diversity  *float64 `json:"diversity,omitempty"`
+	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
+	// recall's other weights (0: the server's default).
+	TextWeight   float64 `json:"text_weight,omitempty"`
+	VectorWeight float64 `json:"vector_weight,omitempty"`
+	EntityWeight float64 `json:"entity_weight,omitempty"`
+	RankConstant int     `json:"rank_constant,omitempty"`
 	// Context and MaxTokens are the recall's context and max_tokens (0:
 	// the server's default).
 	Context   int `json:"context,omitempty"`
@@ -98,8 +105,9 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Neighbours != nil || c.Session != nil || c.Time != nil {
-		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time}
+	if c.Neighbours != nil || c.Session != nil || c.Time != nil || c.Diversity != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
+		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time, Diversity: c.Diversity,
+			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
 	args.Context, args.MaxTokens = c.Context, c.MaxTokens
 	if c.Before {
@@ -121,7 +129,8 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "neighbours=0.5+session=0.3",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// neighbours, session, time (weights), context, max_tokens, prefix=off,
+// neighbours, session, time, w.text, w.vector, w.entity, w.rank (weights),
+// context, max_tokens, prefix=off,
 // before=question.
 func ParseConfig(name string) (Config, error) {
 	c := Baseline()
@@ -157,9 +166,24 @@ func ParseConfig(name string) (Config, error) {
 					c.MaxTokens = int(f)
 				}
 			}
-		case "neighbours", "session", "time":
+		case "w.text", "w.vector", "w.entity", "w.rank":
 			if f, err = num(); err == nil {
 				switch k {
+				case "w.text":
+					c.TextWeight = f
+				case "w.vector":
+					c.VectorWeight = f
+				case "w.entity":
+					c.EntityWeight = f
+				default:
+					c.RankConstant = int(f)
+				}
+			}
+		case "neighbours", "session", "time", "diversity":
+			if f, err = num(); err == nil {
+				switch k {
+				case "diversity":
+					c.Diversity = &f
 				case "neighbours":
 					c.Neighbours = &f
 				case "session":

@@ -82,18 +82,22 @@ func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Befor
 // a memory's session; RankConstant is RRF's k. Zero means the default; a
 // negative Neighbours, Session or Time turns that factor off.
 type Weights struct {
-	Text         float64
-	Vector       float64
-	Entity       float64
-	Neighbours   float64
-	Session      float64
-	Time         float64
+	Text       float64
+	Vector     float64
+	Entity     float64
+	Neighbours float64
+	Session    float64
+	Time       float64
+	// Diversity discounts a candidate by this fraction for each memory of
+	// its session already chosen, so the k memories spread over sessions
+	// when their scores are close.
+	Diversity    float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: -1, Diversity: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -117,6 +121,9 @@ func (w Weights) OrDefault() Weights {
 	}
 	if w.Time == 0 {
 		w.Time = d.Time
+	}
+	if w.Diversity == 0 {
+		w.Diversity = d.Diversity
 	}
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant

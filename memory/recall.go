@@ -221,6 +221,9 @@ func validWeights(w Weights) error {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}
+	if math.IsNaN(w.Diversity) || w.Diversity >= 1 {
+		return &FieldError{"weights.diversity", fmt.Sprintf("must be between 0 and 1 (excluded), got %v", w.Diversity)}
+	}
 	if w.RankConstant < 0 || w.RankConstant > MaxRankConstant {
 		return &FieldError{"weights.rank_constant", fmt.Sprintf("must be between 1 and %d, got %d", MaxRankConstant, w.RankConstant)}
 	}

@@ -18,6 +18,6 @@ func Reindex(ctx context.Context, st Reindexer, e Embedder, progress func(done, 
 			}
 			return nil
 		}
-		return vectorize(ctx, e, ms)
+		return vectorize(ctx, e, ms, nil)
 	}, progress)
 }

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,7 +135,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if len(ms) == 0 {
 		return res, nil
 	}
-	if err := s.embed(ctx, ms); err != nil {
+	if err := s.embed(ctx, ms, existing); err != nil {
 		return RememberResult{}, err
 	}
 	if err := s.store.Put(ctx, ms); err != nil {
@@ -143,18 +145,41 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	return res, nil
 }
 
-func (s *Service) embed(ctx context.Context, ms []Memory) error {
+func (s *Service) embed(ctx context.Context, ms, existing []Memory) error {
 	if s.embedder == nil {
 		return nil
 	}
-	return vectorize(ctx, s.embedder, ms)
+	return vectorize(ctx, s.embedder, ms, previousTurns(ms, existing))
 }
 
+// previousTurns maps each memory of ms to the turn before it in its
+// session: in ms itself, or the last of existing before it.
+func previousTurns(ms, existing []Memory) map[string]*Memory {
+	prev := map[string]*Memory{}
+	all := append(slices.Clone(existing), ms...)
+	slices.SortStableFunc(all, func(a, b Memory) int { return a.Turn - b.Turn })
+	all = slices.CompactFunc(all, func(a, b Memory) bool { return a.ID == b.ID })
+	for i := 1; i < len(all); i++ {
+		p := all[i-1]
+		prev[all[i].ID] = &p
+	}
+	return prev
+}
+
+// embedPrevWords, when set (an experiment, measured before any default
+// changes), leads a memory's embedded text with that many words of the
+// turn before it.
+var embedPrevWords, _ = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_EMBED_PREV"))
+
 // vectorize sets the vectors of ms, embedded by e from their EmbedText.
-func vectorize(ctx context.Context, e Embedder, ms []Memory) error {
+func vectorize(ctx context.Context, e Embedder, ms []Memory, prev map[string]*Memory) error {
 	texts := make([]string, len(ms))
 	for i, m := range ms {
 		texts[i] = m.EmbedText()
+		if p := prev[m.ID]; p != nil && embedPrevWords > 0 {
+			f := strings.Fields(p.EmbedText())
+			texts[i] = strings.Join(f[max(0, len(f)-embedPrevWords):], " ") + "\n" + texts[i]
+		}
 	}
 	vecs, err := embedder.EmbedDocuments(ctx, e, texts)
 	if err != nil {

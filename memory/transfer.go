@@ -293,7 +293,7 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		if s.embedder == nil || s.embedder.ID() != id {
 			return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
 		}
-		if err := s.embed(ctx, embed); err != nil {
+		if err := s.embed(ctx, embed, ms); err != nil {
 			return err
 		}
 		for j, at := range embedAt {

@@ -27,7 +27,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	}
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
-			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session), Time: offOrValue(w.Time)}
+			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session), Time: offOrValue(w.Time), Diversity: offOrValue(w.Diversity)}
 	}
 	res, err := h.svc.Recall(ctx, req)
 	if err != nil {

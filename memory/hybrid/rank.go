@@ -1,6 +1,7 @@
 package hybrid
 
 import (
+	"math"
 	"slices"
 
 	"agentmem/memory"
@@ -88,8 +89,41 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions [
 		}
 		return 0
 	})
+	if w.Diversity > 0 {
+		return diverse(hits, q.K, w.Diversity)
+	}
 	if len(hits) > q.K {
 		hits = hits[:q.K]
 	}
 	return hits
+}
+
+// diverse picks k of hits (best first) greedily, each candidate's score
+// discounted by the fraction d for every memory of its session already
+// picked. The scores returned are the discounted ones.
+func diverse(hits []memory.Hit, k int, d float64) []memory.Hit {
+	picked := map[string]int{}
+	out := make([]memory.Hit, 0, min(k, len(hits)))
+	used := make([]bool, len(hits))
+	for len(out) < k {
+		best, bestScore := -1, 0.0
+		for i, h := range hits {
+			if used[i] {
+				continue
+			}
+			sc := h.Score * math.Pow(1-d, float64(picked[h.Memory.SessionID]))
+			if best < 0 || sc > bestScore {
+				best, bestScore = i, sc
+			}
+		}
+		if best < 0 {
+			break
+		}
+		used[best] = true
+		h := hits[best]
+		h.Score = bestScore
+		picked[h.Memory.SessionID]++
+		out = append(out, h)
+	}
+	return out
 }
