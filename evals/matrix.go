@@ -45,6 +45,7 @@ type Config struct {
 	// the server's default).
 	Context   int `json:"context,omitempty"`
 	MaxTokens int `json:"max_tokens,omitempty"`
+	Excerpt   int `json:"excerpt,omitempty"`
 	// NeedsVectors marks configurations that cannot run without an embedder.
 	NeedsVectors bool `json:"-"`
 }
@@ -109,7 +110,7 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time, Diversity: c.Diversity,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
-	args.Context, args.MaxTokens = c.Context, c.MaxTokens
+	args.Context, args.MaxTokens, args.Excerpt = c.Context, c.MaxTokens, c.Excerpt
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
@@ -153,7 +154,7 @@ func ParseConfig(name string) (Config, error) {
 		var err error
 		var f float64
 		switch k {
-		case "k", "pool", "context", "max_tokens":
+		case "k", "pool", "context", "max_tokens", "excerpt":
 			if f, err = num(); err == nil {
 				switch k {
 				case "k":
@@ -162,6 +163,8 @@ func ParseConfig(name string) (Config, error) {
 					c.Pool = int(f)
 				case "context":
 					c.Context = int(f)
+				case "excerpt":
+					c.Excerpt = int(f)
 				default:
 					c.MaxTokens = int(f)
 				}

@@ -1,14 +1,15 @@
 package memory
 
 import (
-	"time"
-
-	"agentmem/memory/dates"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"agentmem/memory/dates"
 )
 
 // MaxContext is the most neighbouring turns a recall adds on each side of
@@ -26,6 +27,9 @@ type Passage struct {
 	Score []float64
 	// Rank is the rank of the passage's best hit among the recall's hits.
 	Rank int
+	// Excerpt[i], when not "", is what is shown of Memories[i]: the part of
+	// a long memory that best matches the query (see excerpt).
+	Excerpt []string
 }
 
 // Text renders passages for a prompt: each introduced by its session's date
@@ -48,20 +52,26 @@ func Text(ps []Passage) string {
 }
 
 func (p Passage) render(b *strings.Builder) {
+	text := func(i int) string {
+		if i < len(p.Excerpt) && p.Excerpt[i] != "" {
+			return p.Excerpt[i]
+		}
+		return p.Memories[i].Text
+	}
 	if len(p.Memories) == 1 {
 		m := p.Memories[0]
 		b.WriteString(m.Header())
 		b.WriteByte('\n')
-		annotate(b, m.Text, m.SessionDate)
+		annotate(b, text(0), m.SessionDate)
 		return
 	}
 	m := p.Memories[0]
 	fmt.Fprintf(b, "[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
-	for _, m := range p.Memories {
+	for i, m := range p.Memories {
 		b.WriteByte('\n')
 		b.WriteString(m.who())
 		b.WriteString(": ")
-		annotate(b, m.Text, m.SessionDate)
+		annotate(b, text(i), m.SessionDate)
 	}
 }
 
@@ -102,7 +112,7 @@ func (p Passage) tokens() int {
 // their best hit. With maxTokens > 0 it stops before the passage that would take the
 // text past maxTokens (estimated as rendered); the first hit is always
 // kept, whatever its length.
-func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens int) ([]Passage, error) {
+func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens int, excerptTokens int, query string) ([]Passage, error) {
 	type span struct {
 		ns, session string
 		from, to    int // turns
@@ -142,6 +152,12 @@ func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens i
 			next = merge(*into.p, turns, h)
 		} else {
 			next = merge(Passage{Rank: rank}, turns, h)
+		}
+		if excerptTokens > 0 {
+			next.Excerpt = make([]string, len(next.Memories))
+			for i, m := range next.Memories {
+				next.Excerpt[i] = excerpt(m.Text, query, excerptTokens)
+			}
 		}
 		cost := next.tokens()
 		if into != nil {
@@ -198,3 +214,82 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 	}
 	return out
 }
+
+// excerpt is the part of a text longer than about n tokens (four
+// characters a token) that holds the most of the query's words, cut at
+// word boundaries and marked with an ellipsis where it was cut; "" when
+// the text is short enough to show whole.
+func excerpt(text, query string, n int) string {
+	if utf8.RuneCountInString(text) <= 4*n {
+		return ""
+	}
+	words := strings.Fields(text)
+	span := max(1, 3*n/4) // about 0.75 words a token
+	if len(words) <= span {
+		return ""
+	}
+	want := queryWords(query)
+	best, bestScore := 0, -1
+	score := 0
+	seen := map[string]int{}
+	add := func(w string, d int) {
+		k := stem(w)
+		if !want[k] {
+			return
+		}
+		if d > 0 && seen[k] == 0 {
+			score++
+		}
+		seen[k] += d
+		if d < 0 && seen[k] == 0 {
+			score--
+		}
+	}
+	for i, w := range words {
+		add(w, 1)
+		if i >= span {
+			add(words[i-span], -1)
+		}
+		if i >= span-1 && score > bestScore {
+			best, bestScore = i-span+1, score
+		}
+	}
+	out := strings.Join(words[best:best+span], " ")
+	if best > 0 {
+		out = "… " + out
+	}
+	if best+span < len(words) {
+		out += " …"
+	}
+	return out
+}
+
+// queryWords are the stems of a query's words, without common words.
+func queryWords(q string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(q) {
+		if k := stem(w); k != "" && !stopWords[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// stem is a word lower-cased, stripped of punctuation and cut to its first
+// five letters: enough to match "running" with "run" for choosing an
+// excerpt.
+func stem(w string) string {
+	w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	if r := []rune(w); len(r) > 5 {
+		w = string(r[:5])
+	}
+	return w
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("a an the and or but of to in on at for with by from about as is are was were be been being do does did have has had i me my you your we our he she it they them their this that these those what when where which who whom why how can could would should will shall may might must not no yes so if then than there here just also very") {
+		m[stem(w)] = true
+	}
+	return m
+}()

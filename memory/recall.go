@@ -31,6 +31,12 @@ type RecallRequest struct {
 	// MaxTokens bounds the returned text (estimated as rendered); 0 means
 	// no bound. Passages past it are left out; the first is always kept.
 	MaxTokens int
+	// Excerpt, when not 0, shows a memory longer than about that many
+	// tokens as its part that best matches the query.
+	Excerpt int
+	// Fill, with Excerpt, returns more than K memories: as many as fit in
+	// the tokens the best K would take shown whole (or in MaxTokens).
+	Fill bool
 }
 
 // DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
@@ -68,15 +74,36 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 		q.Vector = vs[0]
 	}
+	if req.Fill && req.Excerpt > 0 {
+		q.K = min(3*q.K, MaxK) // candidates to fill the space excerpts save
+	}
 	hits, err := s.store.Search(ctx, q)
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
-	arrange(hits, order)
-	ps, err := s.passages(ctx, hits, req.Context, req.MaxTokens)
+	budget := req.MaxTokens
+	if req.Fill && req.Excerpt > 0 {
+		// the space the best k take shown whole, filled with excerpts
+		whole, err := s.passages(ctx, hits[:min(len(hits), req.K)], req.Context, 0, 0, "")
+		if err != nil {
+			return RecallResult{}, err
+		}
+		full := 0
+		for _, p := range whole {
+			full += p.tokens()
+		}
+		if budget == 0 || full < budget {
+			budget = full
+		}
+	} else if len(hits) > req.K {
+		hits = hits[:req.K]
+	}
+	ps, err := s.passages(ctx, hits, req.Context, budget, req.Excerpt, q.Text)
 	if err != nil {
 		return RecallResult{}, err
 	}
+	// chosen by relevance, then arranged as asked
+	arrangePassages(ps, order)
 	// the hits the budget left out are not returned
 	kept := map[string]bool{}
 	for _, p := range ps {
@@ -87,6 +114,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
+	arrange(hits, order)
 	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time
@@ -108,6 +136,9 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	}
 	if req.Context < 0 || req.Context > MaxContext {
 		return Query{}, "", &FieldError{"context", fmt.Sprintf("must be between 0 and %d, got %d", MaxContext, req.Context)}
+	}
+	if req.Excerpt < 0 || req.Excerpt > MaxTokens {
+		return Query{}, "", &FieldError{"excerpt", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, req.Excerpt)}
 	}
 	if req.MaxTokens < 0 || req.MaxTokens > MaxTokens {
 		return Query{}, "", &FieldError{"max_tokens", fmt.Sprintf("must be between 1 and %d, got %d", MaxTokens, req.MaxTokens)}
@@ -197,6 +228,15 @@ func arrange(hits []Hit, order Order) {
 		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(a.Memory, b.Memory) })
 	case Recency:
 		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(b.Memory, a.Memory) })
+	}
+}
+
+func arrangePassages(ps []Passage, order Order) {
+	switch order {
+	case Chronological:
+		slices.SortStableFunc(ps, func(a, b Passage) int { return compareTime(a.Memories[0], b.Memories[0]) })
+	case Recency:
+		slices.SortStableFunc(ps, func(a, b Passage) int { return compareTime(b.Memories[0], a.Memories[0]) })
 	}
 }
 

@@ -1,7 +1,9 @@
 package hybrid
 
 import (
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +71,17 @@ type IndexDoc struct {
 	ContextEntities []string `json:"context_entities,omitempty"`
 }
 
+// Experiment switches, for measuring how context should be weighed before
+// a default is chosen (never for a dataset): a turn longer than expMaxOwn
+// words gets no context, a neighbour longer than expMaxNeighbour words
+// lends none, and each lends expWords words.
+var (
+	expMaxOwn, _       = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_MAXOWN"))
+	expMaxNeighbour, _ = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_MAXNEIGHBOUR"))
+	expWords, _        = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_WORDS"))
+	expRatio, _        = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_RATIO"))
+)
+
 // Neighbours are the turns just before and after a memory in its session;
 // nil at the session's ends.
 type Neighbours struct {
@@ -89,12 +102,30 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 		Entities:    turnEntities(m),
 	}
 	var ctx []string
-	if n.Prev != nil {
-		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
+	own := len(strings.Fields(m.Text))
+	if expMaxOwn > 0 && own > expMaxOwn {
+		return d
+	}
+	words := ContextWords
+	if expWords > 0 {
+		words = expWords
+	}
+	usable := func(x *memory.Memory) bool {
+		if x == nil {
+			return false
+		}
+		nw := len(strings.Fields(x.Text))
+		if expRatio > 0 && (nw > expRatio*max(own, 10) || own > expRatio*max(nw, 10)) {
+			return false
+		}
+		return expMaxNeighbour == 0 || nw <= expMaxNeighbour
+	}
+	if usable(n.Prev) {
+		ctx = append(ctx, lastWords(n.Prev.Text, words))
 		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Prev)...)
 	}
-	if n.Next != nil {
-		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
+	if usable(n.Next) {
+		ctx = append(ctx, firstWords(n.Next.Text, words))
 		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Next)...)
 	}
 	d.Context = strings.Join(ctx, "\n")

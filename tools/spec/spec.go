@@ -58,6 +58,7 @@ type RecallArgs struct {
 	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3); memories that touch are merged into one passage, in turn order." schema:"minimum=0,maximum=3"`
+	Excerpt   int      `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole. 0: memories whole." schema:"minimum=0,maximum=100000"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): passages past it are left out, the first is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 }
 
