@@ -34,9 +34,9 @@ type graph struct {
 	entry int32 // -1 when empty
 	top   int
 
-	mu      sync.Mutex        // entry and top, while a parallel build runs
-	locks   [4096]sync.Mutex  // node list locks (by row, striped) for inserts
-	scratch sync.Pool         // *scratch
+	mu      sync.Mutex       // entry and top, while a parallel build runs
+	locks   [4096]sync.Mutex // node list locks (by row, striped) for inserts
+	scratch sync.Pool        // *scratch
 }
 
 type scored struct {
