@@ -489,46 +489,63 @@ func (g *graph) search(x *Index, qq *quantQuery, ef int, f *filt) []scored {
 // buildGraph builds the graph over every live row, on all cores.
 func (x *Index) buildGraph() {
 	g := newGraph(x.opts, len(x.rows))
-	order := make([]int32, 0, x.live)
+	rows := make([]int32, 0, x.live)
 	for r := range x.rows {
 		if x.rows[r].mem >= 0 {
-			order = append(order, int32(r))
-			g.alloc(int32(r), g.drawLevel())
+			rows = append(rows, int32(r))
 		}
 	}
-	if len(order) == 0 {
-		x.graph = g
+	g.insertBatch(x, rows)
+	x.graph, x.pending = g, nil
+}
+
+// insertBatch inserts rows (not yet in the graph), on all cores when there
+// are enough of them.
+func (g *graph) insertBatch(x *Index, rows []int32) {
+	if len(rows) == 0 {
 		return
 	}
-	g.insert(x, order[0], nil)
+	g.grow(len(x.rows))
+	for _, r := range rows {
+		g.alloc(r, g.drawLevel())
+	}
+	if g.entry < 0 {
+		g.insert(x, rows[0], nil)
+		rows = rows[1:]
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(rows)/16+1)
 	var next atomic.Int64
-	next.Store(1)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Go(func() {
 			s := g.getScratch(x)
 			defer g.scratch.Put(s)
 			for {
 				i := next.Add(1) - 1
-				if i >= int64(len(order)) {
+				if i >= int64(len(rows)) {
 					return
 				}
-				g.insert(x, order[i], s)
+				g.insert(x, rows[i], s)
 			}
 		})
 	}
 	wg.Wait()
-	x.graph = g
 }
 
-// searchGraph searches the graph and re-scores what it finds in float32;
-// false when it found fewer than k memories (the caller then scans).
+// searchGraph searches the graph, re-scores what it finds in float32 and
+// adds the rows still pending; false when it found fewer than k memories
+// (the caller then scans).
 func (x *Index) searchGraph(qq *quantQuery, q []float32, k int, f *filt) (*topK, bool) {
 	ef := max(x.opts.EfSearch, 2*k)
 	found := x.graph.search(x, qq, ef, f)
 	tk := newTopK(x, k)
 	for _, c := range found {
 		tk.offer(x.rows[c.row].mem, float64(dotF32(q, x.rowF32(c.row))))
+	}
+	for _, r := range x.pending {
+		if ri := &x.rows[r]; !f.active || f.pass(ri) {
+			tk.offer(ri.mem, float64(dotF32(q, x.rowF32(r))))
+		}
 	}
 	return tk, tk.full()
 }

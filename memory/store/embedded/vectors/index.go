@@ -23,6 +23,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"unsafe"
 )
 
 const (
@@ -92,8 +94,13 @@ type Index struct {
 
 	sess sessTable
 
-	graph *graph // nil below GraphAt
+	graph   *graph  // nil below GraphAt
+	pending []int32 // rows added since the graph last took a batch
 }
+
+// pendingMax is how many rows wait, scored exactly by every search, before
+// they go into the graph in one batch on all cores.
+const pendingMax = 1024
 
 // chunk stores chunkRows rows (fewer while the index is small: the last
 // chunk grows by doubling).
@@ -201,11 +208,15 @@ func (x *Index) Add(id, session string, date int64, windows [][]float32) error {
 		prev = r
 		x.live++
 		if x.graph != nil {
-			x.graph.insert(x, r, nil)
+			x.pending = append(x.pending, r)
 		}
 	}
-	if x.graph == nil && x.opts.GraphAt > 0 && x.live >= x.opts.GraphAt {
+	switch {
+	case x.graph == nil && x.opts.GraphAt > 0 && x.live >= x.opts.GraphAt:
 		x.buildGraph()
+	case len(x.pending) >= pendingMax:
+		x.graph.insertBatch(x, x.pending)
+		x.pending = x.pending[:0]
 	}
 	return nil
 }
@@ -223,7 +234,7 @@ func (x *Index) Remove(ids ...string) {
 			}
 		}
 		if n > x.live/8 {
-			x.graph = nil
+			x.graph, x.pending = nil, nil
 			rebuild = x.live-n >= x.opts.GraphAt
 		}
 	}
@@ -236,7 +247,11 @@ func (x *Index) Remove(ids ...string) {
 		for r := m.first; r >= 0; {
 			next := x.rows[r].next
 			if x.graph != nil {
-				x.graph.remove(x, r)
+				if x.graph.level[r] >= 0 {
+					x.graph.remove(x, r)
+				} else if i := slices.Index(x.pending, r); i >= 0 {
+					x.pending = slices.Delete(x.pending, i, i+1)
+				}
 			}
 			x.rows[r] = rowInfo{mem: -1, next: -1, sess: -1}
 			x.freeRows = append(x.freeRows, r)
@@ -249,7 +264,7 @@ func (x *Index) Remove(ids ...string) {
 		x.freeMems = append(x.freeMems, slot)
 	}
 	if x.graph != nil && x.live < x.opts.GraphAt/2 {
-		x.graph = nil
+		x.graph, x.pending = nil, nil
 	}
 	if rebuild {
 		x.buildGraph()
@@ -374,4 +389,33 @@ func (t *sessTable) leave(o, pos int32, rows int, mems []memInfo) {
 		t.members[o] = nil
 		t.free = append(t.free, o)
 	}
+}
+
+// Stats describes an index's size.
+type Stats struct {
+	Memories, Rows int
+	Graph          bool
+	// Bytes held, by part: the float32 copy (for re-scoring), the int8
+	// codes (scanned), per-row and per-memory bookkeeping, the graph.
+	VectorBytes, CodeBytes, BookBytes, GraphBytes int64
+}
+
+// Stats reports the index's size.
+func (x *Index) Stats() Stats {
+	st := Stats{Memories: x.Len(), Rows: x.live, Graph: x.graph != nil}
+	for _, c := range x.chunks {
+		st.VectorBytes += int64(cap(c.f32)) * 4
+		st.CodeBytes += int64(cap(c.i8))
+	}
+	st.BookBytes = int64(cap(x.rows))*int64(unsafe.Sizeof(rowInfo{})) + int64(cap(x.mems))*int64(unsafe.Sizeof(memInfo{})) + int64(len(x.slots))*48
+	for _, m := range x.mems {
+		st.BookBytes += int64(len(m.id))
+	}
+	if g := x.graph; g != nil {
+		st.GraphBytes = int64(cap(g.l0))*4 + int64(cap(g.level))
+		for _, u := range g.up {
+			st.GraphBytes += int64(cap(u))*4 + 48
+		}
+	}
+	return st
 }

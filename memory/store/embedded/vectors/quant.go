@@ -1,6 +1,9 @@
 package vectors
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Quantisation: each vector x (a window or a query) is stored as int8
 // codes c with one float32 scale s per vector, s = max|x_i| / 127 and
@@ -71,9 +74,7 @@ type quantQuery struct {
 func newQuantQuery(q []float32, stride int) *quantQuery {
 	qq := &quantQuery{s8: make([]int8, stride), u8: make([]uint8, stride)}
 	scale, resid, _, _ := quantize(q, qq.s8)
-	for i, c := range qq.s8 {
-		qq.u8[i] = uint8(int(c) + 128)
-	}
+	offsetCodes(qq.u8, qq.s8)
 	qq.scale = float64(scale)
 	qq.err = float64(resid)
 	var n2 float64
@@ -96,8 +97,19 @@ func codesQuery(codes []int8, scale float32, dst *quantQuery) {
 		dst.u8 = make([]uint8, len(codes))
 	}
 	dst.u8 = dst.u8[:len(codes)]
-	for i, c := range codes {
-		dst.u8[i] = uint8(int(c) + 128)
+	if i8Kernel == kernelVNNI {
+		offsetCodes(dst.u8, codes)
 	}
 	dst.scale = float64(scale)
+}
+
+// offsetCodes sets u[i] = c[i] + 128, that is c[i] with its top bit
+// flipped, eight bytes at a time (len(c) is a multiple of 64).
+func offsetCodes(u []uint8, c []int8) {
+	n := len(c) / 8
+	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(c))), n)
+	dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(u))), n)
+	for i, w := range src {
+		dst[i] = w ^ 0x8080808080808080
+	}
 }

@@ -43,6 +43,16 @@ const parallelRows = 32768
 // approximate (see the package benchmarks for its recall). An error means
 // q is unusable (wrong dimension, non-finite values).
 func (x *Index) Search(q []float32, k int, f Filter) ([]Result, error) {
+	return x.search(q, k, f, true)
+}
+
+// SearchExact is Search without the graph: always the exact result, at the
+// cost of a full scan. Benchmarks and tests compare the two.
+func (x *Index) SearchExact(q []float32, k int, f Filter) ([]Result, error) {
+	return x.search(q, k, f, false)
+}
+
+func (x *Index) search(q []float32, k int, f Filter, useGraph bool) ([]Result, error) {
 	if len(q) != x.dims {
 		return nil, fmt.Errorf("%w: the query vector has %d dimensions; the index holds %d", ErrInvalid, len(q), x.dims)
 	}
@@ -63,21 +73,12 @@ func (x *Index) Search(q []float32, k int, f Filter) ([]Result, error) {
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
-	if x.graph != nil && (!cf.active || x.estimatePassing(&cf) >= x.opts.GraphAt) {
+	if useGraph && x.graph != nil && (!cf.active || x.estimatePassing(&cf) >= x.opts.GraphAt) {
 		if tk, ok := x.searchGraph(qq, q, k, &cf); ok {
 			return x.results(tk), nil
 		}
 	}
 	return x.results(x.scan(qq, q, k, &cf)), nil
-}
-
-// SearchExact is Search without the graph: always the exact result, at the
-// cost of a full scan. Benchmarks and tests compare the two.
-func (x *Index) SearchExact(q []float32, k int, f Filter) ([]Result, error) {
-	g := x.graph
-	x.graph = nil
-	defer func() { x.graph = g }()
-	return x.Search(q, k, f)
 }
 
 // filt is a compiled Filter.

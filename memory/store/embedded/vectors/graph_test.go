@@ -1,0 +1,164 @@
+package vectors
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func meanRecall(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, f Filter) float64 {
+	t.Helper()
+	var sum float64
+	for _, q := range qs {
+		got, err := x.Search(q, 30, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			m := ref[r.ID]
+			if (f.After != 0 && m.date < f.After) || (f.Before != 0 && m.date > f.Before) || (f.Session != "" && m.session != f.Session) {
+				t.Fatalf("result %s (session %s, date %d) is outside filter %+v", r.ID, m.session, m.date, f)
+			}
+		}
+		want := brute(ref, q, 10, f)
+		sum += recall(got[:min(10, len(got))], want)
+	}
+	return sum / float64(len(qs))
+}
+
+// checkGraph verifies the graph's structure: every live row is a node,
+// lists hold no duplicates, self-links or rows missing on that layer except
+// the tolerated dangling edges to freed rows, which stay rare.
+func checkGraph(t *testing.T, x *Index) {
+	t.Helper()
+	g := x.graph
+	pending := map[int32]bool{}
+	for _, r := range x.pending {
+		pending[r] = true
+	}
+	edges, dangling := 0, 0
+	for r := range x.rows {
+		live := x.rows[r].mem >= 0
+		in := g.level[r] >= 0
+		if live != (in || pending[int32(r)]) {
+			t.Fatalf("row %d: live %v, in graph %v, pending %v", r, live, in, pending[int32(r)])
+		}
+		if !in {
+			continue
+		}
+		for lc := 0; lc <= int(g.level[r]); lc++ {
+			l := g.list(int32(r), lc)
+			seen := map[int32]bool{}
+			for _, n := range l[1 : 1+l[0]] {
+				edges++
+				if n == int32(r) || seen[n] {
+					t.Fatalf("row %d layer %d: self-link or duplicate %d in %v", r, lc, n, l[1:1+l[0]])
+				}
+				seen[n] = true
+				if int(g.level[n]) < lc {
+					dangling++
+				}
+			}
+		}
+	}
+	if dangling*100 > edges {
+		t.Errorf("%d of %d edges dangle", dangling, edges)
+	}
+	if g.entry < 0 || int(g.level[g.entry]) != g.top {
+		t.Errorf("entry %d at level %d, top %d", g.entry, g.level[g.entry], g.top)
+	}
+}
+
+// The graph path keeps recall@10 >= 0.98 against the exact scan, through
+// the build, batched inserts, deletes (repaired one by one), replacements,
+// and filters that leave most rows; selective filters scan exactly.
+func TestGraphRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a 10,000-row graph")
+	}
+	c := newCorpus(48, 60, 9)
+	x := mustNew(t, 48, Options{GraphAt: 3000})
+	ref := map[string]genMem{}
+	ms := c.memories(8000, "")
+	add(t, x, ref, ms...)
+	if !x.HasGraph() {
+		t.Fatal("no graph past GraphAt")
+	}
+	checkGraph(t, x)
+	qs := c.queries(100)
+	if r := meanRecall(t, x, ref, qs, Filter{}); r < 0.98 {
+		t.Errorf("recall@10 after build: %.3f, want >= 0.98", r)
+	} else {
+		t.Logf("recall@10 after build: %.3f", r)
+	}
+
+	rnd := rand.New(rand.NewPCG(9, 9))
+	for i, m := range ms {
+		switch {
+		case i%7 == 0:
+			x.Remove(m.id) // one at a time: the repair path
+			delete(ref, m.id)
+		case i%11 == 0:
+			m.windows = c.memories(1, "r")[0].windows
+			add(t, x, ref, m)
+		}
+	}
+	add(t, x, ref, c.memories(1500, "new")...)
+	checkGraph(t, x)
+	if r := meanRecall(t, x, ref, qs, Filter{}); r < 0.98 {
+		t.Errorf("recall@10 after deletes and replacements: %.3f, want >= 0.98", r)
+	} else {
+		t.Logf("recall@10 after deletes and replacements: %.3f", r)
+	}
+
+	// a filter passing most rows goes through the graph
+	var lo, hi int64
+	for _, m := range ref {
+		if lo == 0 || m.date < lo {
+			lo = m.date
+		}
+		hi = max(hi, m.date)
+	}
+	wide := Filter{After: lo + (hi-lo)/4}
+	cf, _ := x.compile(wide)
+	if x.estimatePassing(&cf) < x.opts.GraphAt {
+		t.Fatalf("the wide filter passes only ~%d rows", x.estimatePassing(&cf))
+	}
+	if r := meanRecall(t, x, ref, qs, wide); r < 0.98 {
+		t.Errorf("recall@10 with a wide date filter: %.3f, want >= 0.98", r)
+	} else {
+		t.Logf("recall@10 with a wide date filter: %.3f", r)
+	}
+	// selective filters scan, exactly
+	checkExact(t, x, ref, qs[:20], rnd)
+	narrow := Filter{After: lo + (hi-lo)/2, Before: lo + (hi-lo)/2 + (hi-lo)/50}
+	for _, q := range qs[:20] {
+		got, _ := x.Search(q, 30, narrow)
+		if want := brute(ref, q, 30, narrow); !equal(got, want) {
+			t.Fatalf("narrow filter: got %v, want %v", head(got), head(want))
+		}
+	}
+
+	// SearchExact is exact with the graph present
+	for _, q := range qs[:20] {
+		got, _ := x.SearchExact(q, 30, Filter{})
+		if want := brute(ref, q, 30, Filter{}); !equal(got, want) {
+			t.Fatalf("SearchExact: got %v, want %v", head(got), head(want))
+		}
+	}
+
+	// removing most memories drops the graph; what is left is exact
+	var ids []string
+	for id := range ref {
+		if len(ids) < len(ref)-1000 {
+			ids = append(ids, id)
+		}
+	}
+	x.Remove(ids...)
+	for _, id := range ids {
+		delete(ref, id)
+	}
+	if x.HasGraph() {
+		t.Fatalf("graph kept with %d rows, GraphAt %d", x.Rows(), x.opts.GraphAt)
+	}
+	checkExact(t, x, ref, qs[:20], rnd)
+}
