@@ -34,6 +34,8 @@ type graph struct {
 	entry int32 // -1 when empty
 	top   int
 
+	mapped *mapping // the snapshot l0 may be mapped from
+
 	mu      sync.Mutex       // entry and top, while a parallel build runs
 	locks   [4096]sync.Mutex // node list locks (by row, striped) for inserts
 	scratch sync.Pool        // *scratch
@@ -234,6 +236,18 @@ func (g *graph) link(x *Index, s *scratch, e, r int32, sim float64, lc int) {
 	n := int(l[0])
 	if slices.Contains(l[1:1+n], r) {
 		return
+	}
+	if n == g.maxOn(lc) {
+		// drop edges to rows freed since (see remove) before re-selecting
+		k := 1
+		for _, c := range l[1 : 1+n] {
+			if int(g.level[c]) >= lc {
+				l[k] = c
+				k++
+			}
+		}
+		n = k - 1
+		l[0] = int32(n)
 	}
 	if n < g.maxOn(lc) {
 		l[1+n] = r

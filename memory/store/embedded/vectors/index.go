@@ -107,6 +107,7 @@ const pendingMax = 1024
 type chunk struct {
 	f32 []float32 // dims per row
 	i8  []int8    // stride per row
+	m   *mapping  // the snapshot file f32 and i8 may be mapped from
 }
 
 type rowInfo struct {
