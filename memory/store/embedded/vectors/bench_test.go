@@ -41,18 +41,17 @@ func sizes() []int {
 	return out
 }
 
-// fixture is one benchmark corpus: the index (graph built when large
-// enough), a plain float32 copy for the reference scan, queries and the
+// fixture is one benchmark corpus: the index (graph built from 50k
+// memories), a plain float32 copy for the reference scan, queries and the
 // exact answers.
 type fixture struct {
-	n       int
-	x       *Index
-	plain   plainScan
-	qs      [][]float32
-	exact   [][]Result // by query, k=benchK, no filter
-	addTime time.Duration
-	graphT  time.Duration
-	rssIdx  int64 // RSS growth while building the index, bytes
+	n     int
+	x     *Index
+	plain plainScan
+	qs    [][]float32
+	exact [][]Result // by query, k=benchK, no filter
+	half  Filter     // a date filter passing about half the memories
+	narr  Filter     // one passing about 2%
 }
 
 const benchK = 30 // the store's pool for k=10
@@ -75,6 +74,10 @@ func rss() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
+// graphFrom is where the benchmarks build a graph (whatever DefaultGraphAt
+// says), so that both paths are measured at 100k.
+const graphFrom = 50_000
+
 func getFixture(b *testing.B, n int) *fixture {
 	fixturesMu.Lock()
 	defer fixturesMu.Unlock()
@@ -93,41 +96,63 @@ func getFixture(b *testing.B, n int) *fixture {
 		b.Fatal(err)
 	}
 	before := rss()
+	// 90% without a graph, then the graph, then the last 10% into it
+	var addWall, addCPU, lateWall, lateCPU, graphWall, graphCPU time.Duration
+	var lateRows int
+	var minDate, maxDate int64 = math.MaxInt64, math.MinInt64
 	for done := 0; done < n; {
-		batch := c.memories(min(5000, n-done), fmt.Sprintf("b%d-", done))
-		start := time.Now()
+		if x.graph == nil && n >= graphFrom && done >= n*9/10 {
+			w, c0 := time.Now(), cpuTime()
+			x.buildGraph()
+			graphWall, graphCPU = time.Since(w), cpuTime()-c0
+		}
+		batch := c.memories(min(5000, n-done, max(1, n*9/10-done)), fmt.Sprintf("b%d-", done))
+		late := x.graph != nil
+		w, c0 := time.Now(), cpuTime()
 		for _, m := range batch {
 			if err := x.Add(m.id, m.session, m.date, m.windows); err != nil {
 				b.Fatal(err)
 			}
+			if late {
+				lateRows += len(m.windows)
+			}
+			minDate, maxDate = min(minDate, m.date), max(maxDate, m.date)
 		}
-		f.addTime += time.Since(start)
+		if late {
+			lateWall, lateCPU = lateWall+time.Since(w), lateCPU+cpuTime()-c0
+		} else {
+			addWall, addCPU = addWall+time.Since(w), addCPU+cpuTime()-c0
+		}
 		f.plain.add(batch)
 		done += len(batch)
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
-	f.rssIdx = rss() - before // includes the plain copy; subtracted below
-	f.rssIdx -= int64(len(f.plain.data))*4 + int64(len(f.plain.mem))*4
+	grown := rss() - before - int64(len(f.plain.data))*4 - int64(len(f.plain.mem))*4 - int64(len(f.plain.ids))*40
 	f.x = x
 	f.qs = c.queries(200)
 	f.exact = make([][]Result, len(f.qs))
 	for i, q := range f.qs {
 		f.exact[i] = f.plain.search(q, benchK)
 	}
-	if n >= 50_000 {
-		start := time.Now()
-		x.buildGraph()
-		f.graphT = time.Since(start)
-	}
+	span := maxDate - minDate
+	f.half = Filter{After: minDate + span/2}
+	f.narr = Filter{After: minDate + span/2, Before: minDate + span/2 + span/50}
 	st := x.Stats()
-	b.Logf("n=%d memories, %d windows: add %.1f µs/window, graph build %v; RSS +%.0f MB for the index (%.0f MB per million windows; vectors %.0f MB, codes %.0f MB, bookkeeping %.0f MB, graph %.0f MB)",
-		n, st.Rows, float64(f.addTime.Microseconds())/float64(st.Rows), f.graphT.Round(time.Millisecond),
-		float64(f.rssIdx)/1e6, float64(f.rssIdx)/1e6*1e6/float64(st.Rows),
-		float64(st.VectorBytes)/1e6, float64(st.CodeBytes)/1e6, float64(st.BookBytes)/1e6, float64(st.GraphBytes)/1e6)
+	early := st.Rows - lateRows
+	b.Logf("n=%d memories, %d windows, dims %d, GOMAXPROCS %d", n, st.Rows, benchDims, runtime.GOMAXPROCS(0))
+	b.Logf("  add without graph: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(addWall, early), us(addCPU, early), early)
+	if graphWall > 0 {
+		b.Logf("  graph build over %d windows: %v wall, %v CPU (%.0f µs CPU/window)", early, graphWall.Round(time.Millisecond), graphCPU.Round(time.Millisecond), us(graphCPU, early))
+		b.Logf("  add into the graph: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(lateWall, lateRows), us(lateCPU, lateRows), lateRows)
+	}
+	b.Logf("  RSS +%.0f MB (%.0f MB per million windows); held: vectors %.0f MB, codes %.0f MB, bookkeeping %.0f MB, graph %.0f MB",
+		float64(grown)/1e6, float64(grown)/float64(st.Rows), float64(st.VectorBytes)/1e6, float64(st.CodeBytes)/1e6, float64(st.BookBytes)/1e6, float64(st.GraphBytes)/1e6)
 	fixtures[n] = f
 	return f
 }
+
+func us(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(max(n, 1)) }
 
 // plainScan is the reference: a float32 dot product per window, one
 // goroutine, windows of a memory contiguous, a small heap, nothing else.
@@ -186,65 +211,90 @@ func (p *plainScan) search(q []float32, k int) []Result {
 }
 
 // latencies runs search over the queries b.N times in all and reports
-// p50/p95 in ms and, when want is set, recall@10 against it.
-func latencies(b *testing.B, f *fixture, search func(q []float32) []Result, want [][]Result) {
+// p50/p95 wall time and mean process CPU time per search in ms, and, when
+// want is set, recall@10 against it (want nil and exact set: against the
+// exact filtered answer).
+func latencies(b *testing.B, f *fixture, search func(q []float32) []Result, want func(qi int) []Result) {
 	b.Helper()
 	var ds []time.Duration
 	var rec float64
 	nrec := 0
 	b.ResetTimer()
+	c0 := cpuTime()
 	for i := range b.N {
 		qi := i % len(f.qs)
 		start := time.Now()
 		got := search(f.qs[qi])
 		ds = append(ds, time.Since(start))
 		if want != nil && i < len(f.qs) {
-			rec += recall(got[:min(10, len(got))], want[qi][:min(10, len(want[qi]))])
+			w := want(qi)
+			rec += recall(got[:min(10, len(got))], w[:min(10, len(w))])
 			nrec++
 		}
 	}
+	cpu := cpuTime() - c0
 	b.StopTimer()
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(ds[len(ds)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms")
 	if nrec > 0 {
 		b.ReportMetric(rec/float64(nrec), "recall@10")
 	}
 }
 
-// BenchmarkSearch: per corpus size, the plain float32 scan (reference), the
-// exact int8 scan, and (from 50k memories) the HNSW graph, k=30 (the
-// store's pool for k=10), unit 512-d vectors with realistic structure.
+// BenchmarkSearch: per corpus size, the plain float32 scan (the reference),
+// the exact int8 scan and, from 50k memories, the HNSW graph; then both
+// with a date filter passing half the memories, and with one passing 2%
+// (which the graph path hands to the exact scan). k=30, the store's pool
+// for k=10; unit 512-d vectors with realistic structure (gen_test.go).
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			search := func(b *testing.B, f *fixture, exact bool, flt Filter) func(q []float32) []Result {
+				return func(q []float32) []Result {
+					var rs []Result
+					var err error
+					if exact {
+						rs, err = f.x.SearchExact(q, benchK, flt)
+					} else {
+						rs, err = f.x.Search(q, benchK, flt)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					return rs
+				}
+			}
 			b.Run("plain-f32", func(b *testing.B) {
 				f := getFixture(b, n)
 				latencies(b, f, func(q []float32) []Result { return f.plain.search(q, benchK) }, nil)
 			})
-			b.Run("exact", func(b *testing.B) {
-				f := getFixture(b, n)
-				latencies(b, f, func(q []float32) []Result {
-					rs, err := f.x.SearchExact(q, benchK, Filter{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					return rs
-				}, f.exact)
-			})
-			b.Run("graph", func(b *testing.B) {
-				f := getFixture(b, n)
-				if !f.x.HasGraph() {
-					b.Skip("no graph below 50,000 memories")
+			for _, exact := range []bool{true, false} {
+				name := "exact"
+				if !exact {
+					name = "graph"
 				}
-				latencies(b, f, func(q []float32) []Result {
-					rs, err := f.x.Search(q, benchK, Filter{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					return rs
-				}, f.exact)
-			})
+				for _, fl := range []string{"", "-date50", "-date2"} {
+					b.Run(name+fl, func(b *testing.B) {
+						f := getFixture(b, n)
+						if !exact && !f.x.HasGraph() {
+							b.Skip("no graph below 50,000 memories")
+						}
+						flt := map[string]Filter{"": {}, "-date50": f.half, "-date2": f.narr}[fl]
+						want := func(qi int) []Result { return f.exact[qi] }
+						if fl != "" {
+							// the exact filtered answer, from the exact path
+							// (TestSearchExact shows it equals brute force)
+							want = func(qi int) []Result {
+								rs, _ := f.x.SearchExact(f.qs[qi], benchK, flt)
+								return rs
+							}
+						}
+						latencies(b, f, search(b, f, exact, flt), want)
+					})
+				}
+			}
 		})
 	}
 }

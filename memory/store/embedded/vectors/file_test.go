@@ -61,10 +61,9 @@ func TestSaveLoad(t *testing.T) {
 		qs := c.queries(40)
 		rnd := rand.New(rand.NewPCG(11, 11))
 		sameResults(t, x, y, qs, filters(rnd, ref))
+		checkExact(t, y, ref, qs[:10], rnd)
 		if graphAt > 0 {
 			checkGraph(t, y)
-		} else {
-			checkExact(t, y, ref, qs[:10], rnd)
 		}
 
 		// keep using the loaded index
@@ -76,9 +75,13 @@ func TestSaveLoad(t *testing.T) {
 		}
 		add(t, x, ref, more...)
 		add(t, y, map[string]genMem{}, more...)
-		sameResults(t, x, y, qs, filters(rnd, ref))
-		if graphAt < 0 {
-			checkExact(t, y, ref, qs[:10], rnd)
+		// graphs grown apart (level draws, parallel batches) answer alike
+		// only approximately: check the exact path, and the graph's recall
+		checkExact(t, y, ref, qs[:10], rnd)
+		if graphAt > 0 {
+			if r := meanRecall(t, y, ref, qs, Filter{}); r < 0.98 {
+				t.Errorf("recall@10 of the loaded graph after changes: %.3f", r)
+			}
 		}
 		if err := y.Save(path, 43, ""); err != nil {
 			t.Fatal(err)

@@ -130,21 +130,19 @@ func TestGraphRecall(t *testing.T) {
 	} else {
 		t.Logf("recall@10 with a wide date filter: %.3f", r)
 	}
-	// selective filters scan, exactly
+	// selective filters (a session, a short date range) scan, exactly
 	checkExact(t, x, ref, qs[:20], rnd)
-	narrow := Filter{After: lo + (hi-lo)/2, Before: lo + (hi-lo)/2 + (hi-lo)/50}
-	for _, q := range qs[:20] {
-		got, _ := x.Search(q, 30, narrow)
-		if want := brute(ref, q, 30, narrow); !equal(got, want) {
-			t.Fatalf("narrow filter: got %v, want %v", head(got), head(want))
-		}
+	var sess string
+	for _, m := range ref {
+		sess = m.session
+		break
 	}
-
-	// SearchExact is exact with the graph present
-	for _, q := range qs[:20] {
-		got, _ := x.SearchExact(q, 30, Filter{})
-		if want := brute(ref, q, 30, Filter{}); !equal(got, want) {
-			t.Fatalf("SearchExact: got %v, want %v", head(got), head(want))
+	for _, narrow := range []Filter{{After: lo + (hi-lo)/2, Before: lo + (hi-lo)/2 + (hi-lo)/50}, {Session: sess}} {
+		for _, q := range qs[:20] {
+			got, _ := x.Search(q, 30, narrow)
+			if want := brute(ref, q, 30, narrow); !equal(got, want) {
+				t.Fatalf("filter %+v: got %v, want %v", narrow, head(got), head(want))
+			}
 		}
 	}
 
@@ -163,4 +161,51 @@ func TestGraphRecall(t *testing.T) {
 		t.Fatalf("graph kept with %d rows, GraphAt %d", x.Rows(), x.opts.GraphAt)
 	}
 	checkExact(t, x, ref, qs[:20], rnd)
+}
+
+// Searches run concurrently with each other (the store holds a read lock):
+// they share nothing mutable but pooled scratch space, and answer as they
+// do alone.
+func TestConcurrentSearch(t *testing.T) {
+	c := newCorpus(32, 20, 13)
+	x := mustNew(t, 32, Options{GraphAt: 1000})
+	ref := map[string]genMem{}
+	add(t, x, ref, c.memories(3000, "")...)
+	if !x.HasGraph() || len(x.pending) == 0 {
+		t.Fatalf("want a graph with pending rows: graph %v, pending %d", x.HasGraph(), len(x.pending))
+	}
+	qs := c.queries(30)
+	fs := filters(rand.New(rand.NewPCG(13, 13)), ref)
+	want := make([][]Result, len(qs))
+	for i, q := range qs {
+		want[i], _ = x.Search(q, 20, fs[i%len(fs)])
+	}
+	errs := make(chan string, 4)
+	done := make(chan bool)
+	for w := range 4 {
+		go func() {
+			defer func() { done <- true }()
+			for rep := range 5 {
+				for i := range qs {
+					i := (i + w + rep) % len(qs)
+					got, err := x.Search(qs[i], 20, fs[i%len(fs)])
+					if err != nil || !equal(got, want[i]) {
+						errs <- "concurrent search differs"
+						return
+					}
+					if _, err := x.SearchExact(qs[i], 20, fs[i%len(fs)]); err != nil {
+						errs <- err.Error()
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
 }

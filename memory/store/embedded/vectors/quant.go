@@ -27,23 +27,35 @@ import (
 func quantize(x []float32, dst []int8) (scale, resid, norm float32, sum int32) {
 	var maxAbs float32
 	for _, v := range x {
-		maxAbs = max(maxAbs, float32(math.Abs(float64(v))))
+		// plain compares: the max builtin's NaN handling costs 4x here
+		if v > maxAbs {
+			maxAbs = v
+		} else if -v > maxAbs {
+			maxAbs = -v
+		}
 	}
 	clear(dst[len(x):])
-	if maxAbs == 0 || math.IsInf(float64(maxAbs), 0) || maxAbs != maxAbs {
+	if maxAbs == 0 || math.IsInf(float64(maxAbs), 0) {
 		clear(dst[:len(x)])
 		// a zero vector is exact; a non-finite one is rejected by Add
 		return 0, 0, 0, 0
 	}
 	scale = maxAbs / 127
-	s := float64(scale)
+	sc := float64(scale)
+	inv := 1 / sc
 	var r2, n2 float64
 	for i, v := range x {
-		c := math.Round(float64(v) / s)
+		f := float64(v) * inv
+		var c int32
+		if f >= 0 {
+			c = int32(f + 0.5)
+		} else {
+			c = int32(f - 0.5)
+		}
 		c = max(-127, min(127, c))
 		dst[i] = int8(c)
-		sum += int32(c)
-		h := s * c
+		sum += c
+		h := sc * float64(c)
 		d := float64(v) - h
 		r2 += d * d
 		n2 += h * h

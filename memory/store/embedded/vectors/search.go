@@ -237,13 +237,21 @@ func (x *Index) scan(qq *quantQuery, q []float32, k int, f *filt) *topK {
 	return tk
 }
 
-// scanRange runs the int8 kernel over rows [from, to).
+// scanRange runs the int8 kernel over rows [from, to); from is a multiple
+// of scanBlock, so no block straddles two chunks.
 func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) {
 	var rows [scanBlock]int32
 	var ptrs [scanBlock]*int8
 	var out [scanBlock]int32
+	kern := i8Kernel
+	var corr int32 // the VNNI kernel's offset: subtract 128·sum(codes)
+	if kern == kernelVNNI {
+		corr = 128
+	}
 	for start := from; start < to; start += scanBlock {
 		end := min(start+scanBlock, to)
+		c := x.chunks[start>>chunkShift]
+		codes := c.i8[:((end-1)&chunkMask+1)*x.stride] // bounds every row of the block
 		n := 0
 		for r := start; r < end; r++ {
 			ri := &x.rows[r]
@@ -251,15 +259,16 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 				continue
 			}
 			rows[n] = int32(r)
+			ptrs[n] = &codes[(r&chunkMask)*x.stride]
 			n++
 		}
 		if n == 0 {
 			continue
 		}
-		x.dots(qq, rows[:n], ptrs[:], out[:])
+		dotsI8(kern, qq, x.stride, ptrs[:n], out[:n])
 		for j, r := range rows[:n] {
 			ri := &x.rows[r]
-			a := float64(out[j]) * qq.scale * float64(ri.scale)
+			a := float64(out[j]-corr*ri.sum) * qq.scale * float64(ri.scale)
 			e := (qq.norm*float64(ri.resid) + qq.err*float64(ri.norm) + qq.slack*float64(ri.norm+ri.resid)) * (1 + 1e-9)
 			hi := a + e
 			if hi < st.low.min {
