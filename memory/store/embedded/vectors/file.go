@@ -75,8 +75,8 @@ const (
 	hEntry    = 64 // int32
 	hTop      = 68
 	hTagLen   = 72
-	hTag      = 76                      // maxTag bytes
-	hSections = hTag + maxTag           // nSections × 20 bytes
+	hTag      = 76                       // maxTag bytes
+	hSections = hTag + maxTag            // nSections × 20 bytes
 	hCRC      = hSections + nSections*20 // uint32
 )
 
