@@ -130,6 +130,9 @@ func getFixture(b *testing.B, n int) *fixture {
 	debug.FreeOSMemory()
 	grown := rss() - before - int64(len(f.plain.data))*4 - int64(len(f.plain.mem))*4 - int64(len(f.plain.ids))*40
 	f.x = x
+	// the graph threshold the filtered searches decide by (not reached
+	// again: the graph is already there)
+	x.opts.GraphAt = graphFrom
 	f.qs = c.queries(200)
 	f.exact = make([][]Result, len(f.qs))
 	for i, q := range f.qs {
@@ -294,6 +297,19 @@ func BenchmarkSearch(b *testing.B) {
 						latencies(b, f, search(b, f, exact, flt), want)
 					})
 				}
+			}
+			// the graph's beam width: recall against latency
+			for _, ef := range []int{48, 64, 128, 192} {
+				b.Run(fmt.Sprintf("graph-ef=%d", ef), func(b *testing.B) {
+					f := getFixture(b, n)
+					if !f.x.HasGraph() {
+						b.Skip("no graph below 50,000 memories")
+					}
+					saved := f.x.opts.EfSearch
+					f.x.opts.EfSearch = ef
+					defer func() { f.x.opts.EfSearch = saved }()
+					latencies(b, f, search(b, f, false, Filter{}), func(qi int) []Result { return f.exact[qi] })
+				})
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,8 +31,9 @@ import (
 //	          7 graph upper layers            decoded
 //
 // Load verifies every checksum (at 1M windows of 512 dimensions that reads
-// 2.7 GB once, from the page cache after the first open) and the ranges of
-// every stored index, so a damaged or foreign file is an error, never a
+// 2.7 GB once, from the page cache after the first open; the mapped
+// sections with read(2), so checking them does not make them resident)
+// and the ranges of every stored index, so a damaged or foreign file is an error, never a
 // panic or a wrong answer. Save writes a temporary file, syncs it and
 // renames it over the old one: a crash leaves the old snapshot or the new,
 // never a torn one. The stamp is the caller's (the store's journal
@@ -317,7 +319,12 @@ func Load(path string, opts Options) (*Index, LoadInfo, error) {
 	if err != nil {
 		return nil, info, err
 	}
-	x, info, err := decodeSnapshot(m, opts)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	x, info, err := decodeSnapshot(m, f, opts)
 	if err != nil {
 		return nil, info, fmt.Errorf("%s: %w", path, err)
 	}
@@ -328,7 +335,14 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
-func decodeSnapshot(mp *mapping, opts Options) (*Index, LoadInfo, error) {
+// mappedSections are used in place (the others are decoded).
+var mappedSections = [nSections]bool{0: true, 1: true, 6: true}
+
+// decodeSnapshot checks and decodes the mapped file; the sections used in
+// place are checksummed by reading f, not through the mapping, so that
+// checking does not make them part of the process's resident set (only
+// the rows a search touches become so).
+func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo, error) {
 	var info LoadInfo
 	b := mp.data
 	if len(b) < pageSize || string(b[:8]) != fileMagic {
@@ -357,7 +371,16 @@ func decodeSnapshot(mp *mapping, opts Options) (*Index, LoadInfo, error) {
 			return nil, info, corrupt("section %d out of the file", i)
 		}
 		secs[i] = b[off : off+n : off+n]
-		if crc32.Checksum(secs[i], castagnoli) != crc {
+		var sum uint32
+		if mappedSections[i] {
+			var err error
+			if sum, err = checksumAt(f, int64(off), int64(n)); err != nil {
+				return nil, info, err
+			}
+		} else {
+			sum = crc32.Checksum(secs[i], castagnoli)
+		}
+		if sum != crc {
 			return nil, info, corrupt("section %d checksum", i)
 		}
 	}
@@ -494,6 +517,9 @@ func (x *Index) rebuildBookkeeping() error {
 	}
 	for r := range x.rows {
 		ri := &x.rows[r]
+		if ri.mem >= 0 {
+			x.zone(int32(r), ri.date)
+		}
 		switch {
 		case ri.mem < 0:
 			x.freeRows = append(x.freeRows, int32(r))
@@ -570,6 +596,15 @@ func (x *Index) decodeGraph(mp *mapping, secs [][]byte, m, efC int, entry int32,
 		}
 	}
 	return nil
+}
+
+// checksumAt is the CRC-32C of n bytes of f at off.
+func checksumAt(f io.ReaderAt, off, n int64) (uint32, error) {
+	h := crc32.New(castagnoli)
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, off, n), make([]byte, 1<<20)); err != nil {
+		return 0, fmt.Errorf("reading vector snapshot: %w", err)
+	}
+	return h.Sum32(), nil
 }
 
 type secReader struct {

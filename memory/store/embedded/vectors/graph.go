@@ -346,18 +346,18 @@ func (g *graph) searchLayer(x *Index, s *scratch, qq *quantQuery, eps []scored, 
 		if s.seen(e.row) {
 			continue
 		}
-		s.cands = heapPush(s.cands, e, greater)
+		s.cands = maxPush(s.cands, e)
 		if f == nil || f.pass(&x.rows[e.row]) {
-			s.res = heapPush(s.res, e, less)
+			s.res = minPush(s.res, e)
 		}
 	}
 	for len(s.res) > ef {
-		s.res = heapPop(s.res, less)
+		s.res = minPop(s.res)
 	}
 	var found []scored
 	for len(s.cands) > 0 {
 		c := s.cands[0]
-		s.cands = heapPop(s.cands, greater)
+		s.cands = maxPop(s.cands)
 		if len(s.res) >= ef && c.sim < s.res[0].sim {
 			break
 		}
@@ -371,11 +371,11 @@ func (g *graph) searchLayer(x *Index, s *scratch, qq *quantQuery, eps []scored, 
 		found = x.sims(s, qq, s.rows, found[:0])
 		for _, n := range found {
 			if len(s.res) < ef || n.sim > s.res[0].sim {
-				s.cands = heapPush(s.cands, n, greater)
+				s.cands = maxPush(s.cands, n)
 				if f == nil || f.pass(&x.rows[n.row]) {
-					s.res = heapPush(s.res, n, less)
+					s.res = minPush(s.res, n)
 					if len(s.res) > ef {
-						s.res = heapPop(s.res, less)
+						s.res = minPop(s.res)
 					}
 				}
 			}
@@ -384,40 +384,86 @@ func (g *graph) searchLayer(x *Index, s *scratch, qq *quantQuery, eps []scored, 
 	return s.res
 }
 
-func less(a, b scored) bool    { return a.sim < b.sim }
-func greater(a, b scored) bool { return a.sim > b.sim }
+// Two heaps of scored rows, written out (a comparison passed as a function
+// value is not inlined, and these run for every visited node): maxPush and
+// maxPop keep the most similar first, minPush and minPop the least.
 
-// heapPush and heapPop keep h a binary heap whose root is first by before.
-func heapPush(h []scored, v scored, before func(a, b scored) bool) []scored {
+func maxPush(h []scored, v scored) []scored {
 	h = append(h, v)
-	for i := len(h) - 1; i > 0; {
+	i := len(h) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !before(h[i], h[p]) {
+		if h[p].sim >= v.sim {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
+	}
+	h[i] = v
+	return h
+}
+
+func maxPop(h []scored) []scored {
+	n := len(h) - 1
+	v := h[n]
+	h = h[:n]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].sim > h[c].sim {
+			c++
+		}
+		if h[c].sim <= v.sim {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if n > 0 {
+		h[i] = v
 	}
 	return h
 }
 
-func heapPop(h []scored, before func(a, b scored) bool) []scored {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && before(h[l], h[m]) {
-			m = l
-		}
-		if r < n && before(h[r], h[m]) {
-			m = r
-		}
-		if m == i {
+func minPush(h []scored, v scored) []scored {
+	h = append(h, v)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].sim <= v.sim {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = v
+	return h
+}
+
+func minPop(h []scored) []scored {
+	n := len(h) - 1
+	v := h[n]
+	h = h[:n]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].sim < h[c].sim {
+			c++
+		}
+		if h[c].sim >= v.sim {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if n > 0 {
+		h[i] = v
 	}
 	return h
 }
@@ -550,7 +596,7 @@ func (g *graph) insertBatch(x *Index, rows []int32) {
 // adds the rows still pending; false when it found fewer than k memories
 // (the caller then scans).
 func (x *Index) searchGraph(qq *quantQuery, q []float32, k int, f *filt) (*topK, bool) {
-	ef := max(x.opts.EfSearch, 2*k)
+	ef := max(x.opts.EfSearch, k+k/2)
 	found := x.graph.search(x, qq, ef, f)
 	tk := newTopK(x, k)
 	for _, c := range found {

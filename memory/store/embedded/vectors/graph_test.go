@@ -78,9 +78,9 @@ func TestGraphRecall(t *testing.T) {
 		t.Skip("-short: builds a 10,000-row graph")
 	}
 	c := newCorpus(48, 60, 9)
-	x := mustNew(t, 48, Options{GraphAt: 3000})
+	x := mustNew(t, 48, Options{GraphAt: 2500})
 	ref := map[string]genMem{}
-	ms := c.memories(8000, "")
+	ms := c.memories(6000, "")
 	add(t, x, ref, ms...)
 	if !x.HasGraph() {
 		t.Fatal("no graph past GraphAt")

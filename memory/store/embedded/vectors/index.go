@@ -94,6 +94,10 @@ type Index struct {
 
 	sess sessTable
 
+	// zone maps: the session-date range of each scanBlock rows (widened
+	// as rows come, never narrowed), so a date filter skips whole blocks
+	zmin, zmax []int64
+
 	graph   *graph  // nil below GraphAt
 	pending []int32 // rows added since the graph last took a batch
 }
@@ -201,6 +205,7 @@ func (x *Index) Add(id, session string, date int64, windows [][]float32) error {
 		copy(c.f32[off*x.dims:(off+1)*x.dims], w)
 		scale, resid, norm, sum := quantize(w, c.i8[off*x.stride:(off+1)*x.stride])
 		x.rows[r] = rowInfo{mem: slot, next: -1, sess: so, scale: scale, resid: resid, norm: norm, sum: sum, date: date}
+		x.zone(r, date)
 		if prev < 0 {
 			x.mems[slot].first = r
 		} else {
@@ -274,6 +279,15 @@ func (x *Index) Remove(ids ...string) {
 		// an emptied namespace gives its memory back
 		*x = Index{dims: x.dims, stride: x.stride, opts: x.opts, slots: map[string]int32{}, sess: sessTable{ord: map[string]int32{}}}
 	}
+}
+
+// zone widens row r's block's date range to hold date.
+func (x *Index) zone(r int32, date int64) {
+	b := int(r) / scanBlock
+	for len(x.zmin) <= b {
+		x.zmin, x.zmax = append(x.zmin, date), append(x.zmax, date)
+	}
+	x.zmin[b], x.zmax[b] = min(x.zmin[b], date), max(x.zmax[b], date)
 }
 
 func (x *Index) newMem(m memInfo) int32 {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -138,11 +140,22 @@ func BenchmarkOpen(b *testing.B) {
 
 			var fromBolt time.Duration
 			var x *Index
+			qs := c.queries(20)
 			b.Run("bbolt", func(b *testing.B) {
 				for range b.N {
+					x = nil
+					runtime.GC()
+					debug.FreeOSMemory()
+					before := rss()
 					start := time.Now()
 					x = loadBolt(b, dbPath, opts)
 					fromBolt = time.Since(start)
+					for _, q := range qs {
+						x.Search(q, 30, Filter{})
+					}
+					runtime.GC()
+					debug.FreeOSMemory()
+					b.ReportMetric(float64(rss()-before)/1e6, "rss-MB")
 				}
 				b.ReportMetric(fromBolt.Seconds(), "s/open")
 				b.ReportMetric(float64(x.Rows()), "windows")
@@ -158,6 +171,10 @@ func BenchmarkOpen(b *testing.B) {
 				var y *Index
 				var took time.Duration
 				for range b.N {
+					y = nil
+					runtime.GC()
+					debug.FreeOSMemory()
+					before := rss()
 					start := time.Now()
 					var err error
 					y, _, err = Load(snap, opts)
@@ -165,11 +182,18 @@ func BenchmarkOpen(b *testing.B) {
 						b.Fatal(err)
 					}
 					took = time.Since(start)
+					// resident after a few searches: the mapped rows they touch
+					for _, q := range qs {
+						y.Search(q, 30, Filter{})
+					}
+					runtime.GC()
+					debug.FreeOSMemory()
+					b.ReportMetric(float64(rss()-before)/1e6, "rss-MB")
 				}
 				b.ReportMetric(took.Seconds(), "s/open")
 				b.ReportMetric(save.Seconds(), "s/save")
 				b.ReportMetric(float64(st.Size())/1e6, "MB")
-				for _, q := range c.queries(20) {
+				for _, q := range qs {
 					ra, _ := x.Search(q, 30, Filter{})
 					rb, _ := y.Search(q, 30, Filter{})
 					if !equal(ra, rb) {

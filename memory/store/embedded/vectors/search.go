@@ -248,8 +248,12 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 	if kern == kernelVNNI {
 		corr = 128
 	}
+	dates := f.after != math.MinInt64 || f.before != math.MaxInt64
 	for start := from; start < to; start += scanBlock {
 		end := min(start+scanBlock, to)
+		if b := start / scanBlock; dates && (b >= len(x.zmin) || x.zmax[b] < f.after || x.zmin[b] > f.before) {
+			continue // no live row of this block is in the date range
+		}
 		c := x.chunks[start>>chunkShift]
 		codes := c.i8[:((end-1)&chunkMask+1)*x.stride] // bounds every row of the block
 		n := 0
