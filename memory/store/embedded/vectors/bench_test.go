@@ -299,7 +299,7 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 			// the graph's beam width: recall against latency
-			for _, ef := range []int{48, 64, 128, 192} {
+			for _, ef := range []int{96, 128, 192, 384} {
 				b.Run(fmt.Sprintf("graph-ef=%d", ef), func(b *testing.B) {
 					f := getFixture(b, n)
 					if !f.x.HasGraph() {

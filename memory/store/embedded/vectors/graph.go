@@ -56,6 +56,7 @@ type scratch struct {
 	cands  []scored // max-heap on sim
 	res    []scored // min-heap on sim
 	sel    []scored
+	pruned []scored
 	mark   []uint32 // visited marks: mark[r] == gen
 	gen    uint32
 }
@@ -200,13 +201,21 @@ func (g *graph) insert(x *Index, r int32, s *scratch) {
 	for lc := top; lc > lvl; lc-- {
 		cur = g.greedy(x, s, &s.qq, cur, lc, true)
 	}
+	// Search top-down (each layer's beam seeds the next), then link
+	// bottom-up: when another insert can first reach r on a layer, r's
+	// lists on every layer below are complete, so a walk that descends
+	// through r is never stranded on an empty list (with the links made
+	// top-down, as in the paper, concurrent inserts that did so got few or
+	// no neighbours).
 	eps := []scored{cur}
+	sels := make([][]scored, min(lvl, top)+1)
 	for lc := min(lvl, top); lc >= 0; lc-- {
 		w := g.searchLayer(x, s, &s.qq, eps, g.efC, lc, nil, true)
 		w = slices.DeleteFunc(w, func(c scored) bool { return c.row == r })
 		eps = slices.Clone(w)
-		// link re-selects with s.sel too: keep a copy
-		sel := slices.Clone(g.selectNeighbours(x, s, w, g.m))
+		sels[lc] = slices.Clone(g.selectNeighbours(x, s, w, g.m))
+	}
+	for lc, sel := range sels {
 		g.locks[r&4095].Lock()
 		l := g.list(r, lc)
 		l[0] = int32(len(sel))
@@ -283,6 +292,7 @@ func (g *graph) selectNeighbours(x *Index, s *scratch, cands []scored, m int) []
 		return s.sel
 	}
 	sel := s.sel[:0]
+	s.pruned = s.pruned[:0]
 	var cq quantQuery
 	cq.u8 = s.cq.u8
 	for _, c := range cands {
@@ -309,7 +319,19 @@ func (g *graph) selectNeighbours(x *Index, s *scratch, cands []scored, m int) []
 		}
 		if good {
 			sel = append(sel, c)
+		} else {
+			s.pruned = append(s.pruned, c)
 		}
+	}
+	// fill what the heuristic left empty with the best it pruned (hnswlib's
+	// keepPrunedConnections): full lists keep every node reachable (with
+	// the heuristic alone ~0.3% of nodes lost every in-edge on clustered
+	// data) and give flat neighbourhoods more ways through
+	for _, c := range s.pruned {
+		if len(sel) >= m {
+			break
+		}
+		sel = append(sel, c)
 	}
 	s.cq.u8 = cq.u8
 	s.sel = sel
@@ -536,14 +558,14 @@ func (g *graph) search(x *Index, qq *quantQuery, ef int, f *filt) []scored {
 	}
 	s := g.getScratch(x)
 	defer g.scratch.Put(s)
-	cur := x.sims(s, qq, []int32{g.entry}, nil)[0]
+	eps := x.sims(s, qq, []int32{g.entry}, nil)
 	for lc := g.top; lc > 0; lc-- {
-		cur = g.greedy(x, s, qq, cur, lc, false)
+		eps = slices.Clone(g.searchLayer(x, s, qq, eps, upperEf, lc, nil, false))
 	}
 	if !f.active {
 		f = nil
 	}
-	return slices.Clone(g.searchLayer(x, s, qq, []scored{cur}, ef, 0, f, false))
+	return slices.Clone(g.searchLayer(x, s, qq, eps, ef, 0, f, false))
 }
 
 // buildGraph builds the graph over every live row, on all cores.
@@ -599,8 +621,20 @@ func (x *Index) searchGraph(qq *quantQuery, q []float32, k int, f *filt) (*topK,
 	ef := max(x.opts.EfSearch, k+k/2)
 	found := x.graph.search(x, qq, ef, f)
 	tk := newTopK(x, k)
+	// every memory found is scored by all its windows: the graph may have
+	// reached a long memory by one window and not by its best
+	done := make(map[int32]bool, len(found))
 	for _, c := range found {
-		tk.offer(x.rows[c.row].mem, float64(dotF32(q, x.rowF32(c.row))))
+		slot := x.rows[c.row].mem
+		if done[slot] {
+			continue
+		}
+		done[slot] = true
+		best := math.Inf(-1)
+		for r := x.mems[slot].first; r >= 0; r = x.rows[r].next {
+			best = max(best, float64(dotF32(q, x.rowF32(r))))
+		}
+		tk.offer(slot, best)
 	}
 	for _, r := range x.pending {
 		if ri := &x.rows[r]; !f.active || f.pass(ri) {
@@ -609,3 +643,9 @@ func (x *Index) searchGraph(qq *quantQuery, q []float32, k int, f *filt) (*topK,
 	}
 	return tk, tk.full()
 }
+
+// upperEf is the beam on the upper layers of a search: hnswlib walks them
+// greedily (1); a beam of 4 costs ~15% more and, on clustered data, lifts
+// recall@10 at EfSearch 96 from 0.93 to 0.96 at 300k windows (it rarely
+// starts layer 0 in the wrong cluster).
+const upperEf = 4
