@@ -286,6 +286,68 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 	}
 }
 
+// scanList is scanRange over a list of rows (in any order).
+func (x *Index) scanList(qq *quantQuery, f *filt, list []int32, st *scanState) {
+	var rows [scanBlock]int32
+	var ptrs [scanBlock]*int8
+	var out [scanBlock]int32
+	kern := i8Kernel
+	var corr int32
+	if kern == kernelVNNI {
+		corr = 128
+	}
+	for start := 0; start < len(list); start += scanBlock {
+		n := 0
+		for _, r := range list[start:min(start+scanBlock, len(list))] {
+			ri := &x.rows[r]
+			if ri.mem < 0 || (f.active && !f.pass(ri)) {
+				continue
+			}
+			rows[n] = r
+			ptrs[n] = &x.rowI8(r)[0]
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		dotsI8(kern, qq, x.stride, ptrs[:n], out[:n])
+		for j, r := range rows[:n] {
+			ri := &x.rows[r]
+			a := float64(out[j]-corr*ri.sum) * qq.scale * float64(ri.scale)
+			e := (qq.norm*float64(ri.resid) + qq.err*float64(ri.norm) + qq.slack*float64(ri.norm+ri.resid)) * (1 + 1e-9)
+			hi := a + e
+			if hi < st.low.min {
+				continue
+			}
+			st.cands = append(st.cands, cand{row: r, hi: hi})
+			if lo := a - e; lo > st.low.min {
+				st.low.offer(ri.mem, lo)
+			}
+		}
+	}
+}
+
+// rescore finishes a single-state scan: the candidates that can still
+// reach the top k, re-scored in float32 best bound first.
+func (x *Index) rescore(q []float32, k int, st *scanState) *topK {
+	tau := st.low.min
+	cands := st.cands[:0]
+	for _, c := range st.cands {
+		if c.hi >= tau {
+			cands = append(cands, c)
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.hi, a.hi) })
+	tk := newTopK(x, k)
+	for _, c := range cands {
+		if tk.full() && c.hi < tk.worst() {
+			break
+		}
+		tk.offer(x.rows[c.row].mem, float64(dotF32(q, x.rowF32(c.row))))
+	}
+	return tk
+}
+
 // lowK keeps the k best lower bounds of distinct memories in a min-heap;
 // min is the k-th best, -Inf until there are k. A memory already kept is
 // found by a linear search for small k, by a map past 64.
