@@ -41,7 +41,7 @@ func sizes() []int {
 	return out
 }
 
-// fixture is one benchmark corpus: the index (graph built from 50k
+// fixture is one benchmark corpus: the index (inverted file from 50k
 // memories), a plain float32 copy for the reference scan, queries and the
 // exact answers.
 type fixture struct {
@@ -74,9 +74,9 @@ func rss() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-// graphFrom is where the benchmarks build a graph (whatever DefaultGraphAt
-// says), so that both paths are measured at 100k.
-const graphFrom = 50_000
+// approxFrom is where the benchmarks build the inverted file (whatever
+// DefaultApproxAt says), so that both paths are measured at 100k.
+const approxFrom = 50_000
 
 func getFixture(b *testing.B, n int) *fixture {
 	fixturesMu.Lock()
@@ -91,23 +91,23 @@ func getFixture(b *testing.B, n int) *fixture {
 	debug.FreeOSMemory()
 	f := &fixture{n: n}
 	c := newCorpus(benchDims, max(16, int(math.Sqrt(float64(n)))/2), uint64(n))
-	x, err := New(benchDims, Options{GraphAt: -1})
+	x, err := New(benchDims, Options{ApproxAt: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	before := rss()
-	// 90% without a graph, then the graph, then the last 10% into it
-	var addWall, addCPU, lateWall, lateCPU, graphWall, graphCPU time.Duration
+	// 90% exact, then the inverted file, then the last 10% into it
+	var addWall, addCPU, lateWall, lateCPU, buildWall, buildCPU time.Duration
 	var lateRows int
 	var minDate, maxDate int64 = math.MaxInt64, math.MinInt64
 	for done := 0; done < n; {
-		if x.graph == nil && n >= graphFrom && done >= n*9/10 {
+		if x.ivf == nil && n >= approxFrom && done >= n*9/10 {
 			w, c0 := time.Now(), cpuTime()
-			x.buildGraph()
-			graphWall, graphCPU = time.Since(w), cpuTime()-c0
+			x.buildIVF()
+			buildWall, buildCPU = time.Since(w), cpuTime()-c0
 		}
 		batch := c.memories(min(5000, n-done, max(1, n*9/10-done)), fmt.Sprintf("b%d-", done))
-		late := x.graph != nil
+		late := x.ivf != nil
 		w, c0 := time.Now(), cpuTime()
 		for _, m := range batch {
 			if err := x.Add(m.id, m.session, m.date, m.windows); err != nil {
@@ -130,9 +130,9 @@ func getFixture(b *testing.B, n int) *fixture {
 	debug.FreeOSMemory()
 	grown := rss() - before - int64(len(f.plain.data))*4 - int64(len(f.plain.mem))*4 - int64(len(f.plain.ids))*40
 	f.x = x
-	// the graph threshold the filtered searches decide by (not reached
-	// again: the graph is already there)
-	x.opts.GraphAt = graphFrom
+	// the threshold the filtered searches decide by (not reached again:
+	// the inverted file is already there)
+	x.opts.ApproxAt = approxFrom
 	f.qs = c.queries(200)
 	f.exact = make([][]Result, len(f.qs))
 	for i, q := range f.qs {
@@ -144,13 +144,13 @@ func getFixture(b *testing.B, n int) *fixture {
 	st := x.Stats()
 	early := st.Rows - lateRows
 	b.Logf("n=%d memories, %d windows, dims %d, GOMAXPROCS %d", n, st.Rows, benchDims, runtime.GOMAXPROCS(0))
-	b.Logf("  add without graph: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(addWall, early), us(addCPU, early), early)
-	if graphWall > 0 {
-		b.Logf("  graph build over %d windows: %v wall, %v CPU (%.0f µs CPU/window)", early, graphWall.Round(time.Millisecond), graphCPU.Round(time.Millisecond), us(graphCPU, early))
-		b.Logf("  add into the graph: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(lateWall, lateRows), us(lateCPU, lateRows), lateRows)
+	b.Logf("  add, exact: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(addWall, early), us(addCPU, early), early)
+	if buildWall > 0 {
+		b.Logf("  inverted file over %d windows (%d lists): %v wall, %v CPU", early, x.ivf.nlist, buildWall.Round(time.Millisecond), buildCPU.Round(time.Millisecond))
+		b.Logf("  add into the inverted file: %.1f µs/window wall, %.1f µs CPU (%d windows)", us(lateWall, lateRows), us(lateCPU, lateRows), lateRows)
 	}
-	b.Logf("  RSS +%.0f MB (%.0f MB per million windows); held: vectors %.0f MB, codes %.0f MB, bookkeeping %.0f MB, graph %.0f MB",
-		float64(grown)/1e6, float64(grown)/float64(st.Rows), float64(st.VectorBytes)/1e6, float64(st.CodeBytes)/1e6, float64(st.BookBytes)/1e6, float64(st.GraphBytes)/1e6)
+	b.Logf("  RSS +%.0f MB (%.0f MB per million windows); held: vectors %.0f MB, codes %.0f MB, bookkeeping %.0f MB, inverted file %.0f MB",
+		float64(grown)/1e6, float64(grown)/float64(st.Rows), float64(st.VectorBytes)/1e6, float64(st.CodeBytes)/1e6, float64(st.BookBytes)/1e6, float64(st.ApproxBytes)/1e6)
 	fixtures[n] = f
 	return f
 }
@@ -247,9 +247,9 @@ func latencies(b *testing.B, f *fixture, search func(q []float32) []Result, want
 }
 
 // BenchmarkSearch: per corpus size, the plain float32 scan (the reference),
-// the exact int8 scan and, from 50k memories, the HNSW graph; then both
+// the exact int8 scan and, from 50k memories, the inverted file; then both
 // with a date filter passing half the memories, and with one passing 2%
-// (which the graph path hands to the exact scan). k=30, the store's pool
+// (which the approximate path hands to the exact scan). k=30, the store's pool
 // for k=10; unit 512-d vectors with realistic structure (gen_test.go).
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range sizes() {
@@ -276,13 +276,13 @@ func BenchmarkSearch(b *testing.B) {
 			for _, exact := range []bool{true, false} {
 				name := "exact"
 				if !exact {
-					name = "graph"
+					name = "ivf"
 				}
 				for _, fl := range []string{"", "-date50", "-date2"} {
 					b.Run(name+fl, func(b *testing.B) {
 						f := getFixture(b, n)
-						if !exact && !f.x.HasGraph() {
-							b.Skip("no graph below 50,000 memories")
+						if !exact && !f.x.Approximate() {
+							b.Skip("no inverted file below 50,000 memories")
 						}
 						flt := map[string]Filter{"": {}, "-date50": f.half, "-date2": f.narr}[fl]
 						want := func(qi int) []Result { return f.exact[qi] }
@@ -298,16 +298,16 @@ func BenchmarkSearch(b *testing.B) {
 					})
 				}
 			}
-			// the graph's beam width: recall against latency
-			for _, ef := range []int{96, 128, 192, 384} {
-				b.Run(fmt.Sprintf("graph-ef=%d", ef), func(b *testing.B) {
+			// lists probed: recall against latency
+			for _, np := range []int{4, 8, 24, 48} {
+				b.Run(fmt.Sprintf("ivf-nprobe=%d", np), func(b *testing.B) {
 					f := getFixture(b, n)
-					if !f.x.HasGraph() {
-						b.Skip("no graph below 50,000 memories")
+					if !f.x.Approximate() {
+						b.Skip("no inverted file below 50,000 memories")
 					}
-					saved := f.x.opts.EfSearch
-					f.x.opts.EfSearch = ef
-					defer func() { f.x.opts.EfSearch = saved }()
+					saved := f.x.opts.NProbe
+					f.x.opts.NProbe = np
+					defer func() { f.x.opts.NProbe = saved }()
 					latencies(b, f, search(b, f, false, Filter{}), func(qi int) []Result { return f.exact[qi] })
 				})
 			}

@@ -18,17 +18,17 @@ import (
 // linking them again.
 //
 //	header    one 4096-byte page: magic, version, sizes, the caller's stamp
-//	          and tag, graph parameters, and each section's offset, length
-//	          and CRC-32C; the header's own CRC-32C last
+//	          and tag, the inverted file's size, and each section's offset,
+//	          length and CRC-32C; the header's own CRC-32C last
 //	sections  each on a page boundary, little-endian:
 //	          0 float32 rows (nrows·dims·4)   mapped, copy-on-write
 //	          1 int8 codes (nrows·stride)     mapped, copy-on-write
 //	          2 rows (36 bytes each)          decoded
 //	          3 memories                      decoded
 //	          4 sessions                      decoded
-//	          5 graph levels (nrows bytes)    decoded
-//	          6 graph layer 0 (nrows·(2M+1)·4) mapped, copy-on-write
-//	          7 graph upper layers            decoded
+//	          5 centroids (nlist·dims·4)      decoded (the lists are rebuilt)
+//	          6 each row's list (nrows·4)     decoded
+//	          7 (reserved, empty)
 //
 // Load verifies every checksum (at 1M windows of 512 dimensions that reads
 // 2.7 GB once, from the page cache after the first open; the mapped
@@ -43,7 +43,7 @@ import (
 
 const (
 	fileMagic   = "AMVECS\x00\x01"
-	fileVersion = 1
+	fileVersion = 2
 	pageSize    = 4096
 	nSections   = 8
 	rowRecord   = 36
@@ -71,11 +71,9 @@ const (
 	hMems     = 28 // uint64
 	hSess     = 36 // uint64
 	hStamp    = 44 // uint64
-	hGraph    = 52 // uint32: 1 when a graph follows
-	hM        = 56
-	hEfC      = 60
-	hEntry    = 64 // int32
-	hTop      = 68
+	hApprox   = 52 // uint32: 1 when an inverted file follows
+	hNlist    = 56
+	hTrained  = 60
 	hTagLen   = 72
 	hTag      = 76                       // maxTag bytes
 	hSections = hTag + maxTag            // nSections × 20 bytes
@@ -157,25 +155,15 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 	}
 	secs[4] = w.end()
 
-	// 5-7: the graph, with the pending rows (not yet in it) left out: Load
-	// finds them again as live rows with no level.
-	g := x.graph
-	if g != nil {
+	// 5, 6: the inverted file's centroids and each row's list
+	v := x.ivf
+	if v != nil {
 		w.begin()
-		w.write(bytesOf(g.level[:nrows]))
+		w.write(bytesOf(v.cent))
 		secs[5] = w.end()
 		w.begin()
-		w.write(bytesOf(g.l0[:nrows*(g.m0+1)]))
+		w.write(bytesOf(v.of[:nrows]))
 		secs[6] = w.end()
-		w.begin()
-		w.u32(uint32(len(g.up)))
-		for r := range nrows {
-			if u, ok := g.up[int32(r)]; ok {
-				w.u32(uint32(r))
-				w.write(bytesOf(u))
-			}
-		}
-		secs[7] = w.end()
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing vector snapshot: %w", w.err)
@@ -194,12 +182,10 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 	le.PutUint64(h[hMems:], uint64(len(x.mems)))
 	le.PutUint64(h[hSess:], uint64(len(x.sess.name)))
 	le.PutUint64(h[hStamp:], stamp)
-	if g != nil {
-		le.PutUint32(h[hGraph:], 1)
-		le.PutUint32(h[hM:], uint32(g.m))
-		le.PutUint32(h[hEfC:], uint32(g.efC))
-		le.PutUint32(h[hEntry:], uint32(g.entry))
-		le.PutUint32(h[hTop:], uint32(g.top))
+	if v != nil {
+		le.PutUint32(h[hApprox:], 1)
+		le.PutUint32(h[hNlist:], uint32(v.nlist))
+		le.PutUint32(h[hTrained:], uint32(v.trained))
 	}
 	le.PutUint32(h[hTagLen:], uint32(len(tag)))
 	copy(h[hTag:], tag)
@@ -305,10 +291,9 @@ type LoadInfo struct {
 	Tag   string
 }
 
-// Load opens a snapshot written by Save: the vectors, codes and graph
-// lists are mapped (copy-on-write; on systems without mmap, read), the
-// rest decoded. opts applies as to New; the graph keeps the M it was built
-// with. A missing file is an error wrapping os.ErrNotExist, a damaged one
+// Load opens a snapshot written by Save: the vectors and codes are mapped
+// (copy-on-write; on systems without mmap, read), the rest decoded. opts
+// applies as to New. A missing file is an error wrapping os.ErrNotExist, a damaged one
 // wraps ErrCorrupt.
 func Load(path string, opts Options) (*Index, LoadInfo, error) {
 	var info LoadInfo
@@ -336,7 +321,7 @@ func corrupt(format string, args ...any) error {
 }
 
 // mappedSections are used in place (the others are decoded).
-var mappedSections = [nSections]bool{0: true, 1: true, 6: true}
+var mappedSections = [nSections]bool{0: true, 1: true}
 
 // decodeSnapshot checks and decodes the mapped file; the sections used in
 // place are checksummed by reading f, not through the mapping, so that
@@ -445,13 +430,13 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo,
 		return nil, info, err
 	}
 
-	if le.Uint32(b[hGraph:]) == 1 {
-		if err := x.decodeGraph(mp, secs[5:8], int(le.Uint32(b[hM:])), int(le.Uint32(b[hEfC:])), int32(le.Uint32(b[hEntry:])), int(le.Uint32(b[hTop:]))); err != nil {
+	if le.Uint32(b[hApprox:]) == 1 {
+		if err := x.decodeIVF(secs[5], secs[6], int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:]))); err != nil {
 			return nil, info, err
 		}
 	}
-	if x.graph == nil && x.opts.GraphAt > 0 && x.live >= x.opts.GraphAt {
-		x.buildGraph()
+	if x.ivf == nil && x.opts.ApproxAt > 0 && x.live >= x.opts.ApproxAt {
+		x.buildIVF()
 	}
 	return x, info, nil
 }
@@ -532,69 +517,26 @@ func (x *Index) rebuildBookkeeping() error {
 	return nil
 }
 
-func (x *Index) decodeGraph(mp *mapping, secs [][]byte, m, efC int, entry int32, top int) error {
+func (x *Index) decodeIVF(cent, of []byte, nlist, trained int) error {
 	n := len(x.rows)
-	if m <= 0 || m > 1024 || len(secs[0]) != n || len(secs[1]) != n*(2*m+1)*4 || top > 30 {
-		return corrupt("graph sizes")
+	if nlist <= 0 || nlist > 1<<24 || len(cent) != nlist*x.dims*4 || len(of) != n*4 {
+		return corrupt("inverted file sizes")
 	}
-	o := x.opts
-	o.M, o.EfConstruction = m, efC
-	g := newGraph(o, 0)
-	g.level = make([]int8, n)
-	copy(g.level, sliceOf[int8](secs[0]))
-	g.l0 = sliceOf[int32](secs[1])
-	g.l0 = g.l0[:len(g.l0):len(g.l0)]
-	g.mapped = mp
-	rd := &secReader{b: secs[2]}
-	nup := int(rd.u32())
-	for range nup {
-		r := int32(rd.u32())
-		if r < 0 || int(r) >= n || g.level[r] <= 0 {
-			return corrupt("graph upper layers")
+	c := make([]float32, nlist*x.dims)
+	copy(c, sliceOf[float32](cent))
+	v := &ivf{trained: trained, lists: make([][]int32, nlist)}
+	v.setCentroids(x, c)
+	v.grow(n)
+	for r, l := range sliceOf[int32](of) {
+		live := x.rows[r].mem >= 0
+		if l < -1 || int(l) >= nlist || live != (l >= 0) {
+			return corrupt("inverted list of row %d", r)
 		}
-		u := make([]int32, int(g.level[r])*(m+1))
-		for i := range u {
-			u[i] = int32(rd.u32())
-		}
-		g.up[r] = u
-	}
-	if rd.bad || len(rd.b) != 0 {
-		return corrupt("graph upper layers")
-	}
-	// every node is live, every list in range
-	for r := range n {
-		lvl := int(g.level[r])
-		if lvl < -1 || lvl > 30 || (lvl >= 0 && x.rows[r].mem < 0) {
-			return corrupt("graph node %d", r)
-		}
-		if lvl < 0 {
-			continue
-		}
-		if lvl > 0 && g.up[int32(r)] == nil {
-			return corrupt("graph node %d", r)
-		}
-		for lc := 0; lc <= lvl; lc++ {
-			l := g.list(int32(r), lc)
-			if l[0] < 0 || int(l[0]) > g.maxOn(lc) {
-				return corrupt("graph node %d", r)
-			}
-			for _, nb := range l[1 : 1+l[0]] {
-				if nb < 0 || int(nb) >= n {
-					return corrupt("graph node %d", r)
-				}
-			}
+		if live {
+			v.put(int32(r), l)
 		}
 	}
-	if n > 0 && (entry < 0 || int(entry) >= n || int(g.level[entry]) != top) {
-		return corrupt("graph entry")
-	}
-	g.entry, g.top = entry, top
-	x.graph = g
-	for r := range n {
-		if x.rows[r].mem >= 0 && g.level[r] < 0 {
-			x.pending = append(x.pending, int32(r))
-		}
-	}
+	x.ivf = v
 	return nil
 }
 

@@ -4,14 +4,16 @@
 // top-k searches by dot product, optionally filtered by session and by
 // session-date range.
 //
-// Below Options.GraphAt live windows (200,000 by default) a search is an
+// Below Options.ApproxAt live windows (200,000 by default) a search is an
 // exact scan: int8 codes scanned with SIMD (AVX-512 VNNI or AVX2, chosen at
 // run time, pure Go otherwise), then a float32 re-score of only the rows
 // whose proven error interval reaches the k-th best (quant.go explains the
 // bound), so results are exactly those of a float32 scan. At and above it
-// the namespace also keeps an HNSW graph over the same int8 codes (graph.go),
-// searched approximately and re-scored in float32; filtered searches whose
-// filter leaves fewer rows than GraphAt still scan exactly.
+// the namespace also keeps an inverted file over the same codes (ivf.go):
+// a search scans the lists of the centroids nearest the query, exactly, and
+// can miss only what lies in lists it did not probe; filtered searches
+// whose filter leaves fewer rows than ApproxAt still scan everything.
+// README.md has the design, the measurements and the snapshot format.
 //
 // Thread-safety: Add, Remove, Save and Close need exclusive access; Search,
 // Len, Rows and Stats may run concurrently with each other. The embedded
@@ -23,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 )
 
@@ -34,42 +35,32 @@ const (
 	// MaxDims bounds the dimension so integer dot products of int8 codes
 	// (with the VNNI kernel's +128 offset) cannot overflow int32.
 	MaxDims = 16384
-	// DefaultGraphAt is the number of live windows in a namespace at which
-	// it gets an HNSW graph; see the package benchmarks for the crossover.
-	DefaultGraphAt = 200_000
+	// DefaultApproxAt is the number of live windows in a namespace at which
+	// it gets an approximate index: below it the exact scan costs under
+	// ~0.3x a plain float32 scan of the same rows (README.md).
+	DefaultApproxAt = 200_000
+	// DefaultNProbe is how many inverted lists a search scans.
+	DefaultNProbe = 12
 )
 
 // Options tune an Index; the zero value gives the defaults.
 type Options struct {
-	// GraphAt is the number of live windows at which the index builds an
-	// HNSW graph (0: DefaultGraphAt; negative: never). The graph is dropped
-	// again below GraphAt/2.
-	GraphAt int
-	// M is the graph's neighbours per node on upper layers (layer 0 keeps
-	// 2M); 0 means 16.
-	M int
-	// EfConstruction is the candidate list size when inserting; 0 means 100.
-	EfConstruction int
-	// EfSearch is the candidate list size (rows) when searching, at least
-	// 1.5k; 0 means 256 (recall@10 ≥ 0.98 at 1M windows on the benchmark's
-	// clustered vectors; see README.md).
-	EfSearch int
-	// Seed makes the graph's level draws reproducible (0: a fixed seed).
+	// ApproxAt is the number of live windows at which the index builds its
+	// inverted file (0: DefaultApproxAt; negative: never). It is dropped
+	// again below ApproxAt/2 and rebuilt when the rows have doubled since.
+	ApproxAt int
+	// NProbe is how many lists a search scans (0: DefaultNProbe).
+	NProbe int
+	// Seed makes the k-means sample reproducible (0: a fixed seed).
 	Seed uint64
 }
 
 func (o Options) withDefaults() Options {
-	if o.GraphAt == 0 {
-		o.GraphAt = DefaultGraphAt
+	if o.ApproxAt == 0 {
+		o.ApproxAt = DefaultApproxAt
 	}
-	if o.M <= 0 {
-		o.M = 16
-	}
-	if o.EfConstruction <= 0 {
-		o.EfConstruction = 100
-	}
-	if o.EfSearch <= 0 {
-		o.EfSearch = 256
+	if o.NProbe <= 0 {
+		o.NProbe = DefaultNProbe
 	}
 	if o.Seed == 0 {
 		o.Seed = 0x5eed
@@ -99,13 +90,8 @@ type Index struct {
 	// as rows come, never narrowed), so a date filter skips whole blocks
 	zmin, zmax []int64
 
-	graph   *graph  // nil below GraphAt
-	pending []int32 // rows added since the graph last took a batch
+	ivf *ivf // nil below ApproxAt
 }
-
-// pendingMax is how many rows wait, scored exactly by every search, before
-// they go into the graph in one batch on all cores.
-const pendingMax = 1024
 
 // chunk stores chunkRows rows (fewer while the index is small: the last
 // chunk grows by doubling).
@@ -168,8 +154,9 @@ func (x *Index) Len() int { return len(x.slots) }
 // Rows is the number of windows in the index.
 func (x *Index) Rows() int { return x.live }
 
-// HasGraph reports whether the index currently keeps an HNSW graph.
-func (x *Index) HasGraph() bool { return x.graph != nil }
+// Approximate reports whether the index currently keeps its inverted file
+// (and so answers unfiltered searches approximately).
+func (x *Index) Approximate() bool { return x.ivf != nil }
 
 // ErrInvalid is wrapped by the errors of Add and Search on bad input.
 var ErrInvalid = errors.New("invalid vector input")
@@ -214,37 +201,18 @@ func (x *Index) Add(id, session string, date int64, windows [][]float32) error {
 		}
 		prev = r
 		x.live++
-		if x.graph != nil {
-			x.pending = append(x.pending, r)
+		if x.ivf != nil {
+			x.ivf.add(x, r)
 		}
 	}
-	switch {
-	case x.graph == nil && x.opts.GraphAt > 0 && x.live >= x.opts.GraphAt:
-		x.buildGraph()
-	case len(x.pending) >= pendingMax:
-		x.graph.insertBatch(x, x.pending)
-		x.pending = x.pending[:0]
+	if (x.ivf == nil && x.opts.ApproxAt > 0 && x.live >= x.opts.ApproxAt) || (x.ivf != nil && x.live >= 2*x.ivf.trained) {
+		x.buildIVF()
 	}
 	return nil
 }
 
 // Remove drops the given memories' windows; unknown ids are ignored.
 func (x *Index) Remove(ids ...string) {
-	rebuild := false
-	if x.graph != nil && len(ids) > 1 {
-		// Repairing the graph costs about an insert per window; past an
-		// eighth of the rows, dropping it and building it again is cheaper.
-		n := 0
-		for _, id := range ids {
-			if slot, ok := x.slots[id]; ok {
-				n += int(x.mems[slot].nwin)
-			}
-		}
-		if n > x.live/8 {
-			x.graph, x.pending = nil, nil
-			rebuild = x.live-n >= x.opts.GraphAt
-		}
-	}
 	for _, id := range ids {
 		slot, ok := x.slots[id]
 		if !ok {
@@ -253,12 +221,8 @@ func (x *Index) Remove(ids ...string) {
 		m := &x.mems[slot]
 		for r := m.first; r >= 0; {
 			next := x.rows[r].next
-			if x.graph != nil {
-				if x.graph.level[r] >= 0 {
-					x.graph.remove(x, r)
-				} else if i := slices.Index(x.pending, r); i >= 0 {
-					x.pending = slices.Delete(x.pending, i, i+1)
-				}
+			if x.ivf != nil {
+				x.ivf.remove(r)
 			}
 			x.rows[r] = rowInfo{mem: -1, next: -1, sess: -1}
 			x.freeRows = append(x.freeRows, r)
@@ -270,11 +234,8 @@ func (x *Index) Remove(ids ...string) {
 		*m = memInfo{first: -1}
 		x.freeMems = append(x.freeMems, slot)
 	}
-	if x.graph != nil && x.live < x.opts.GraphAt/2 {
-		x.graph, x.pending = nil, nil
-	}
-	if rebuild {
-		x.buildGraph()
+	if x.ivf != nil && x.live < x.opts.ApproxAt/2 {
+		x.ivf = nil
 	}
 	if x.live == 0 {
 		// an emptied namespace gives its memory back
@@ -325,8 +286,8 @@ func (x *Index) newRow() int32 {
 		c.f32 = grow(c.f32, n*x.dims)
 		c.i8 = grow(c.i8, n*x.stride)
 	}
-	if x.graph != nil {
-		x.graph.grow(len(x.rows))
+	if x.ivf != nil {
+		x.ivf.grow(len(x.rows))
 	}
 	return r
 }
@@ -410,15 +371,16 @@ func (t *sessTable) leave(o, pos int32, rows int, mems []memInfo) {
 // Stats describes an index's size.
 type Stats struct {
 	Memories, Rows int
-	Graph          bool
+	Approximate    bool
 	// Bytes held, by part: the float32 copy (for re-scoring), the int8
-	// codes (scanned), per-row and per-memory bookkeeping, the graph.
-	VectorBytes, CodeBytes, BookBytes, GraphBytes int64
+	// codes (scanned), per-row and per-memory bookkeeping, the inverted
+	// file.
+	VectorBytes, CodeBytes, BookBytes, ApproxBytes int64
 }
 
 // Stats reports the index's size.
 func (x *Index) Stats() Stats {
-	st := Stats{Memories: x.Len(), Rows: x.live, Graph: x.graph != nil}
+	st := Stats{Memories: x.Len(), Rows: x.live, Approximate: x.ivf != nil}
 	for _, c := range x.chunks {
 		st.VectorBytes += int64(cap(c.f32)) * 4
 		st.CodeBytes += int64(cap(c.i8))
@@ -427,10 +389,10 @@ func (x *Index) Stats() Stats {
 	for _, m := range x.mems {
 		st.BookBytes += int64(len(m.id))
 	}
-	if g := x.graph; g != nil {
-		st.GraphBytes = int64(cap(g.l0))*4 + int64(cap(g.level))
-		for _, u := range g.up {
-			st.GraphBytes += int64(cap(u))*4 + 48
+	if v := x.ivf; v != nil {
+		st.ApproxBytes = int64(len(v.cent))*4 + int64(len(v.codes)) + int64(cap(v.of)+cap(v.pos))*4
+		for _, l := range v.lists {
+			st.ApproxBytes += int64(cap(l))*4 + 24
 		}
 	}
 	return st

@@ -62,7 +62,7 @@ func filters(r *rand.Rand, ref map[string]genMem) []Filter {
 }
 
 // checkExact checks that x answers exactly as brute force, through Search
-// (SearchExact when x has a graph: its Search is approximate).
+// (SearchExact when x is approximate).
 func checkExact(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, r *rand.Rand) {
 	t.Helper()
 	checkExactK(t, x, ref, qs, r, []int{1, 10, 30, len(ref) + 5})
@@ -71,7 +71,7 @@ func checkExact(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, r
 func checkExactK(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, r *rand.Rand, ks []int) {
 	t.Helper()
 	search := x.Search
-	if x.HasGraph() {
+	if x.Approximate() {
 		search = x.SearchExact
 	}
 	fs := filters(r, ref)
@@ -100,7 +100,7 @@ func TestSearchExact(t *testing.T) {
 			t.Run(fmt.Sprint("dims", dims), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(4, uint64(dims)))
 				c := newCorpus(dims, 12, uint64(dims))
-				x := mustNew(t, dims, Options{GraphAt: -1})
+				x := mustNew(t, dims, Options{ApproxAt: -1})
 				ref := map[string]genMem{}
 				ms := c.memories(3000, "")
 				add(t, x, ref, ms...)
@@ -141,7 +141,7 @@ func TestSearchExact(t *testing.T) {
 // store's order has always been.
 func TestSearchTiesByID(t *testing.T) {
 	c := newCorpus(32, 3, 5)
-	x := mustNew(t, 32, Options{GraphAt: -1})
+	x := mustNew(t, 32, Options{ApproxAt: -1})
 	w := c.unit()
 	for _, id := range []string{"d", "b", "e", "a", "c"} {
 		if err := x.Add(id, "s", 1, [][]float32{w}); err != nil {
@@ -164,7 +164,7 @@ func TestSearchExactParallel(t *testing.T) {
 		t.Skip("-short: builds 70,000 rows")
 	}
 	c := newCorpus(16, 40, 6)
-	x := mustNew(t, 16, Options{GraphAt: -1})
+	x := mustNew(t, 16, Options{ApproxAt: -1})
 	ref := map[string]genMem{}
 	add(t, x, ref, c.memories(2*parallelRows+3000, "")...)
 	if len(x.rows) <= parallelRows {
@@ -222,7 +222,7 @@ func TestBadInput(t *testing.T) {
 // Removing everything gives the memory back; the index stays usable.
 func TestEmptyAndReuse(t *testing.T) {
 	c := newCorpus(8, 2, 7)
-	x := mustNew(t, 8, Options{GraphAt: -1})
+	x := mustNew(t, 8, Options{ApproxAt: -1})
 	ref := map[string]genMem{}
 	ms := c.memories(100, "")
 	add(t, x, ref, ms...)

@@ -121,7 +121,7 @@ func loadBolt(b *testing.B, path string, opts Options) *Index {
 }
 
 // BenchmarkOpen compares start-up from the bbolt records (decode, quantise,
-// build the graph) with loading a snapshot (map, verify, decode the small
+// build the inverted file) with loading a snapshot (map, verify, decode the small
 // sections), for the same corpus, and checks both answer alike.
 func BenchmarkOpen(b *testing.B) {
 	for _, n := range sizes() {
@@ -135,13 +135,7 @@ func BenchmarkOpen(b *testing.B) {
 			dbPath := filepath.Join(dir, "memories.db")
 			writeBolt(b, dbPath, ms)
 			ms = nil
-			// as BenchmarkSearch, a graph from 50k memories, up to 200k; at
-			// 1M the graph build alone takes many minutes (BenchmarkSearch
-			// reports it), so both sides load without one
-			opts := Options{GraphAt: 50_000}
-			if n > 200_000 {
-				opts.GraphAt = -1
-			}
+			opts := Options{ApproxAt: 50_000} // as BenchmarkSearch
 			snap := filepath.Join(dir, "vectors.snap")
 
 			var fromBolt time.Duration

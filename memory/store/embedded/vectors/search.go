@@ -38,21 +38,21 @@ const parallelRows = 32768
 
 // Search returns the k memories whose best window has the largest dot
 // product with q among those f admits, best first; ties go to the smaller
-// id. Below the graph threshold (and for filters that leave fewer rows
-// than it) the result is exactly that of a float32 scan; with a graph it is
-// approximate (see the package benchmarks for its recall). An error means
-// q is unusable (wrong dimension, non-finite values).
+// id. Below ApproxAt (and for filters that leave fewer rows than it) the
+// result is exactly that of a float32 scan; above, it is approximate (see
+// README.md for its recall). An error means q is unusable (wrong
+// dimension, non-finite values).
 func (x *Index) Search(q []float32, k int, f Filter) ([]Result, error) {
 	return x.search(q, k, f, true)
 }
 
-// SearchExact is Search without the graph: always the exact result, at the
-// cost of a full scan. Benchmarks and tests compare the two.
+// SearchExact is Search without the inverted file: always the exact
+// result, at the cost of a full scan. Benchmarks and tests compare the two.
 func (x *Index) SearchExact(q []float32, k int, f Filter) ([]Result, error) {
 	return x.search(q, k, f, false)
 }
 
-func (x *Index) search(q []float32, k int, f Filter, useGraph bool) ([]Result, error) {
+func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, error) {
 	if len(q) != x.dims {
 		return nil, fmt.Errorf("%w: the query vector has %d dimensions; the index holds %d", ErrInvalid, len(q), x.dims)
 	}
@@ -73,8 +73,8 @@ func (x *Index) search(q []float32, k int, f Filter, useGraph bool) ([]Result, e
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
-	if useGraph && x.graph != nil && (!cf.active || x.estimatePassing(&cf) >= x.opts.GraphAt) {
-		if tk, ok := x.searchGraph(qq, q, k, &cf); ok {
+	if approx && x.ivf != nil && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
+		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
 			return x.results(tk), nil
 		}
 	}

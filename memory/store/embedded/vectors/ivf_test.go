@@ -25,67 +25,44 @@ func meanRecall(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, f
 	return sum / float64(len(qs))
 }
 
-// checkGraph verifies the graph's structure: every live row is a node,
-// lists hold no duplicates or self-links, and edges to freed rows (left by
-// repairs, as in hnswlib; skipped by searches) stay a small minority.
-func checkGraph(t *testing.T, x *Index) {
+// checkIVF verifies the inverted file: every live row in exactly one list,
+// at the position it records; no free row in any.
+func checkIVF(t *testing.T, x *Index) {
 	t.Helper()
-	g := x.graph
-	pending := map[int32]bool{}
-	for _, r := range x.pending {
-		pending[r] = true
-	}
-	edges, dangling := 0, 0
-	for r := range x.rows {
-		live := x.rows[r].mem >= 0
-		in := g.level[r] >= 0
-		if live != (in || pending[int32(r)]) {
-			t.Fatalf("row %d: live %v, in graph %v, pending %v", r, live, in, pending[int32(r)])
-		}
-		if !in {
-			continue
-		}
-		for lc := 0; lc <= int(g.level[r]); lc++ {
-			l := g.list(int32(r), lc)
-			seen := map[int32]bool{}
-			for _, n := range l[1 : 1+l[0]] {
-				edges++
-				if n == int32(r) || seen[n] {
-					t.Fatalf("row %d layer %d: self-link or duplicate %d in %v", r, lc, n, l[1:1+l[0]])
-				}
-				seen[n] = true
-				if int(g.level[n]) < lc {
-					dangling++
-				}
+	v := x.ivf
+	n := 0
+	for l, list := range v.lists {
+		for p, r := range list {
+			if x.rows[r].mem < 0 || v.of[r] != int32(l) || v.pos[r] != int32(p) {
+				t.Fatalf("list %d position %d: row %d (live %v) records list %d position %d", l, p, r, x.rows[r].mem >= 0, v.of[r], v.pos[r])
 			}
+			n++
 		}
 	}
-	if dangling*10 > edges {
-		t.Errorf("%d of %d edges dangle", dangling, edges)
-	} else if dangling > 0 {
-		t.Logf("%d of %d edges (%.1f%%) lead to freed rows", dangling, edges, 100*float64(dangling)/float64(edges))
-	}
-	if g.entry < 0 || int(g.level[g.entry]) != g.top {
-		t.Errorf("entry %d at level %d, top %d", g.entry, g.level[g.entry], g.top)
+	if n != x.live {
+		t.Fatalf("%d rows in lists, %d live", n, x.live)
 	}
 }
 
-// The graph path keeps recall@10 >= 0.98 against the exact scan, through
-// the build, batched inserts, deletes (repaired one by one), replacements,
-// and filters that leave most rows; selective filters scan exactly.
-func TestGraphRecall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds a 10,000-row graph")
-	}
+// The inverted file keeps recall@10 >= 0.98 against the exact scan, through
+// the build at the threshold, adds, deletes, replacements, a retrain when
+// the rows double, and filters that leave most rows; selective filters
+// scan exactly; below half the threshold the index is exact again.
+func TestApproxRecall(t *testing.T) {
 	c := newCorpus(48, 60, 9)
-	x := mustNew(t, 48, Options{GraphAt: 2500})
+	x := mustNew(t, 48, Options{ApproxAt: 2000})
 	ref := map[string]genMem{}
-	ms := c.memories(6000, "")
-	add(t, x, ref, ms...)
-	if !x.HasGraph() {
-		t.Fatal("no graph past GraphAt")
+	ms := c.memories(3000, "")
+	add(t, x, ref, ms[:1500]...)
+	if !x.Approximate() {
+		t.Fatalf("no inverted file at %d rows, ApproxAt 2000", x.Rows())
 	}
-	checkGraph(t, x)
+	first := x.ivf
+	add(t, x, ref, ms[1500:]...)
+	if x.ivf == first {
+		t.Fatalf("not retrained at %d rows (trained at %d)", x.Rows(), first.trained)
+	}
+	checkIVF(t, x)
 	qs := c.queries(100)
 	if r := meanRecall(t, x, ref, qs, Filter{}); r < 0.98 {
 		t.Errorf("recall@10 after build: %.3f, want >= 0.98", r)
@@ -97,22 +74,21 @@ func TestGraphRecall(t *testing.T) {
 	for i, m := range ms {
 		switch {
 		case i%7 == 0:
-			x.Remove(m.id) // one at a time: the repair path
+			x.Remove(m.id)
 			delete(ref, m.id)
 		case i%11 == 0:
 			m.windows = c.memories(1, "r")[0].windows
 			add(t, x, ref, m)
 		}
 	}
-	add(t, x, ref, c.memories(1500, "new")...)
-	checkGraph(t, x)
+	add(t, x, ref, c.memories(500, "new")...)
+	checkIVF(t, x)
 	if r := meanRecall(t, x, ref, qs, Filter{}); r < 0.98 {
 		t.Errorf("recall@10 after deletes and replacements: %.3f, want >= 0.98", r)
 	} else {
 		t.Logf("recall@10 after deletes and replacements: %.3f", r)
 	}
 
-	// a filter passing most rows goes through the graph
 	var lo, hi int64
 	for _, m := range ref {
 		if lo == 0 || m.date < lo {
@@ -122,7 +98,7 @@ func TestGraphRecall(t *testing.T) {
 	}
 	wide := Filter{After: lo + (hi-lo)/4}
 	cf, _ := x.compile(wide)
-	if x.estimatePassing(&cf) < x.opts.GraphAt {
+	if x.estimatePassing(&cf) < x.opts.ApproxAt {
 		t.Fatalf("the wide filter passes only ~%d rows", x.estimatePassing(&cf))
 	}
 	if r := meanRecall(t, x, ref, qs, wide); r < 0.98 {
@@ -146,10 +122,10 @@ func TestGraphRecall(t *testing.T) {
 		}
 	}
 
-	// removing most memories drops the graph; what is left is exact
+	// removing most memories drops the inverted file; what is left is exact
 	var ids []string
 	for id := range ref {
-		if len(ids) < len(ref)-1000 {
+		if len(ids) < len(ref)-500 {
 			ids = append(ids, id)
 		}
 	}
@@ -157,22 +133,21 @@ func TestGraphRecall(t *testing.T) {
 	for _, id := range ids {
 		delete(ref, id)
 	}
-	if x.HasGraph() {
-		t.Fatalf("graph kept with %d rows, GraphAt %d", x.Rows(), x.opts.GraphAt)
+	if x.Approximate() {
+		t.Fatalf("inverted file kept with %d rows, ApproxAt %d", x.Rows(), x.opts.ApproxAt)
 	}
 	checkExact(t, x, ref, qs[:20], rnd)
 }
 
 // Searches run concurrently with each other (the store holds a read lock):
-// they share nothing mutable but pooled scratch space, and answer as they
-// do alone.
+// they share nothing mutable, and answer as they do alone.
 func TestConcurrentSearch(t *testing.T) {
 	c := newCorpus(32, 20, 13)
-	x := mustNew(t, 32, Options{GraphAt: 1000})
+	x := mustNew(t, 32, Options{ApproxAt: 1000})
 	ref := map[string]genMem{}
-	add(t, x, ref, c.memories(3000, "")...)
-	if !x.HasGraph() || len(x.pending) == 0 {
-		t.Fatalf("want a graph with pending rows: graph %v, pending %d", x.HasGraph(), len(x.pending))
+	add(t, x, ref, c.memories(1500, "")...)
+	if !x.Approximate() {
+		t.Fatal("want an inverted file")
 	}
 	qs := c.queries(30)
 	fs := filters(rand.New(rand.NewPCG(13, 13)), ref)
