@@ -61,6 +61,32 @@ var (
 	fixturesMu sync.Mutex
 )
 
+// rssParts returns the process's resident anonymous and file-backed
+// memory (RssAnon, RssFile of /proc/self/status), bytes; 0, 0 elsewhere.
+// Mapped snapshot pages are file-backed: clean page cache, dropped under
+// pressure, and on recent kernels mapped a whole large folio per fault, so
+// RssFile overstates what a search really touched.
+func rssParts() (anon, file int64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "RssAnon:":
+			anon = kb << 10
+		case "RssFile:":
+			file = kb << 10
+		}
+	}
+	return anon, file
+}
+
 func rss() int64 {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {

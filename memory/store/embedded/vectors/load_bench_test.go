@@ -146,7 +146,7 @@ func BenchmarkOpen(b *testing.B) {
 					x = nil
 					runtime.GC()
 					debug.FreeOSMemory()
-					before := rss()
+					anon0, file0 := rssParts()
 					start := time.Now()
 					x = loadBolt(b, dbPath, opts)
 					fromBolt = time.Since(start)
@@ -155,7 +155,9 @@ func BenchmarkOpen(b *testing.B) {
 					}
 					runtime.GC()
 					debug.FreeOSMemory()
-					b.ReportMetric(float64(rss()-before)/1e6, "rss-MB")
+					anon, file := rssParts()
+					b.ReportMetric(float64(anon-anon0)/1e6, "anon-MB")
+					b.ReportMetric(float64(file-file0)/1e6, "file-MB")
 				}
 				b.ReportMetric(fromBolt.Seconds(), "s/open")
 				b.ReportMetric(float64(x.Rows()), "windows")
@@ -174,7 +176,7 @@ func BenchmarkOpen(b *testing.B) {
 					y = nil
 					runtime.GC()
 					debug.FreeOSMemory()
-					before := rss()
+					anon0, file0 := rssParts()
 					start := time.Now()
 					var err error
 					y, _, err = Load(snap, opts)
@@ -188,7 +190,9 @@ func BenchmarkOpen(b *testing.B) {
 					}
 					runtime.GC()
 					debug.FreeOSMemory()
-					b.ReportMetric(float64(rss()-before)/1e6, "rss-MB")
+					anon, file := rssParts()
+					b.ReportMetric(float64(anon-anon0)/1e6, "anon-MB")
+					b.ReportMetric(float64(file-file0)/1e6, "file-MB")
 				}
 				b.ReportMetric(took.Seconds(), "s/open")
 				b.ReportMetric(save.Seconds(), "s/save")
