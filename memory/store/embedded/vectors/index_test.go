@@ -1,0 +1,238 @@
+package vectors
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func mustNew(t testing.TB, dims int, o Options) *Index {
+	t.Helper()
+	x, err := New(dims, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func add(t testing.TB, x *Index, ref map[string]genMem, ms ...genMem) {
+	t.Helper()
+	for _, m := range ms {
+		if err := x.Add(m.id, m.session, m.date, m.windows); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.windows) == 0 {
+			delete(ref, m.id)
+		} else {
+			ref[m.id] = m
+		}
+	}
+}
+
+func equal(got, want []Result) bool {
+	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
+}
+
+// filters returns a spread of filters over the reference's sessions and
+// dates: none, a session, date ranges of various widths, both.
+func filters(r *rand.Rand, ref map[string]genMem) []Filter {
+	var ms []genMem
+	for _, m := range ref {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b genMem) int { return int(a.date - b.date) })
+	fs := []Filter{{}, {Session: "no-such-session"}}
+	if len(ms) == 0 {
+		return fs
+	}
+	pick := func() genMem { return ms[r.IntN(len(ms))] }
+	lo, hi := ms[0].date, ms[len(ms)-1].date
+	fs = append(fs,
+		Filter{Session: pick().session},
+		Filter{Session: pick().session, After: pick().date},
+		Filter{After: lo + (hi-lo)/2},
+		Filter{Before: lo + (hi-lo)/3},
+		Filter{After: lo + (hi-lo)/3, Before: lo + (hi-lo)/3 + (hi-lo)/20},
+		Filter{After: hi + 1},
+	)
+	return fs
+}
+
+// checkExact checks that x answers exactly as brute force, through Search
+// (SearchExact when x is approximate).
+func checkExact(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, r *rand.Rand) {
+	t.Helper()
+	checkExactK(t, x, ref, qs, r, []int{1, 10, 30, len(ref) + 5})
+}
+
+func checkExactK(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, r *rand.Rand, ks []int) {
+	t.Helper()
+	search := x.Search
+	if x.Approximate() {
+		search = x.SearchExact
+	}
+	fs := filters(r, ref)
+	for qi, q := range qs {
+		for _, k := range ks {
+			f := fs[(qi+k)%len(fs)]
+			got, err := search(q, k, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := brute(ref, q, k, f)
+			if !equal(got, want) {
+				t.Fatalf("query %d, k=%d, filter %+v: got %d results, want %d\n got %v\nwant %v", qi, k, f, len(got), len(want), head(got), head(want))
+			}
+		}
+	}
+}
+
+func head(rs []Result) []Result { return rs[:min(5, len(rs))] }
+
+// The exact path returns exactly the brute-force float32 result, through
+// adds, replacements, deletes and filters, with every int8 kernel.
+func TestSearchExact(t *testing.T) {
+	withKernels(t, func(t *testing.T, _ kernel) {
+		for _, dims := range []int{3, 64, 100} {
+			t.Run(fmt.Sprint("dims", dims), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(4, uint64(dims)))
+				c := newCorpus(dims, 12, uint64(dims))
+				x := mustNew(t, dims, Options{ApproxAt: -1})
+				ref := map[string]genMem{}
+				ms := c.memories(3000, "")
+				add(t, x, ref, ms...)
+				qs := c.queries(40)
+				checkExact(t, x, ref, qs, r)
+
+				// replace a third (new windows, sometimes another count or none)
+				for i := 0; i < len(ms); i += 3 {
+					m := ms[i]
+					m.windows = c.memories(1, "x")[0].windows
+					if i%9 == 0 {
+						m.windows = nil
+					}
+					add(t, x, ref, m)
+				}
+				// delete some one by one and some in a batch
+				var batch []string
+				for i := 1; i < len(ms); i += 5 {
+					if i%2 == 0 {
+						x.Remove(ms[i].id)
+					} else {
+						batch = append(batch, ms[i].id)
+					}
+					delete(ref, ms[i].id)
+				}
+				x.Remove(batch...)
+				add(t, x, ref, c.memories(500, "new")...)
+				if x.Len() != len(ref) {
+					t.Fatalf("Len = %d, want %d", x.Len(), len(ref))
+				}
+				checkExact(t, x, ref, qs, r)
+			})
+		}
+	})
+}
+
+// Ties (identical windows under different ids) come out by id, as the
+// store's order has always been.
+func TestSearchTiesByID(t *testing.T) {
+	c := newCorpus(32, 3, 5)
+	x := mustNew(t, 32, Options{ApproxAt: -1})
+	w := c.unit()
+	for _, id := range []string{"d", "b", "e", "a", "c"} {
+		if err := x.Add(id, "s", 1, [][]float32{w}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := x.Search(w, 3, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || got[0].Score != got[2].Score {
+		t.Fatalf("got %v, want a, b, c with equal scores", got)
+	}
+}
+
+// The scan splits across goroutines past parallelRows rows; the split must
+// not change the result.
+func TestSearchExactParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds 70,000 rows")
+	}
+	c := newCorpus(16, 40, 6)
+	x := mustNew(t, 16, Options{ApproxAt: -1})
+	ref := map[string]genMem{}
+	add(t, x, ref, c.memories(2*parallelRows+3000, "")...)
+	if len(x.rows) <= parallelRows {
+		t.Fatalf("only %d rows", len(x.rows))
+	}
+	checkExactK(t, x, ref, c.queries(16), rand.New(rand.NewPCG(6, 6)), []int{30})
+}
+
+func TestBadInput(t *testing.T) {
+	if _, err := New(0, Options{}); err == nil {
+		t.Error("New(0) succeeded")
+	}
+	if _, err := New(MaxDims+1, Options{}); err == nil {
+		t.Error("New(MaxDims+1) succeeded")
+	}
+	x := mustNew(t, 4, Options{})
+	for _, tc := range []struct {
+		id string
+		w  [][]float32
+	}{
+		{"", [][]float32{{1, 2, 3, 4}}},
+		{"a", [][]float32{{1, 2, 3}}},
+		{"a", [][]float32{{1, 2, 3, 4}, {1, float32(math.NaN()), 3, 4}}},
+		{"a", [][]float32{{float32(math.Inf(1)), 2, 3, 4}}},
+	} {
+		if err := x.Add(tc.id, "s", 0, tc.w); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Add(%q, %v) = %v, want ErrInvalid", tc.id, tc.w, err)
+		}
+	}
+	if x.Len() != 0 || x.Rows() != 0 {
+		t.Fatalf("failed adds left %d memories, %d rows", x.Len(), x.Rows())
+	}
+	if err := x.Add("a", "s", 0, [][]float32{{1, 0, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Search([]float32{1, 0}, 3, Filter{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Search of a 2-d query: %v, want ErrInvalid", err)
+	}
+	if _, err := x.Search([]float32{1, 0, float32(math.NaN()), 0}, 3, Filter{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Search of a NaN query: %v, want ErrInvalid", err)
+	}
+	if rs, err := x.Search([]float32{1, 0, 0, 0}, 0, Filter{}); err != nil || rs != nil {
+		t.Errorf("k=0: %v, %v", rs, err)
+	}
+	// a zero vector is valid, and scores 0
+	if err := x.Add("z", "s", 0, [][]float32{{0, 0, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := x.Search([]float32{0, 1, 0, 0}, 5, Filter{})
+	if err != nil || len(rs) != 2 || rs[0].Score != 0 || rs[1].Score != 0 || rs[0].ID != "a" {
+		t.Fatalf("got %v, %v", rs, err)
+	}
+}
+
+// Removing everything gives the memory back; the index stays usable.
+func TestEmptyAndReuse(t *testing.T) {
+	c := newCorpus(8, 2, 7)
+	x := mustNew(t, 8, Options{ApproxAt: -1})
+	ref := map[string]genMem{}
+	ms := c.memories(100, "")
+	add(t, x, ref, ms...)
+	for _, m := range ms {
+		x.Remove(m.id)
+	}
+	if x.Len() != 0 || x.Rows() != 0 || len(x.rows) != 0 || len(x.chunks) != 0 {
+		t.Fatalf("after removing all: %d memories, %d rows, %d row slots, %d chunks", x.Len(), x.Rows(), len(x.rows), len(x.chunks))
+	}
+	ref = map[string]genMem{}
+	add(t, x, ref, ms[:10]...)
+	checkExact(t, x, ref, c.queries(5), rand.New(rand.NewPCG(7, 7)))
+}
