@@ -64,7 +64,7 @@ const sessionPages = 50
 
 // pages runs a page search and returns each page's session and score.
 func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.index.SearchInContext(ctx, r)
+	res, err := s.searchText(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("session search: %w", err)
 	}
@@ -74,11 +74,12 @@ func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ran
 			out = append(out, hybrid.Ranked{ID: session, Score: h.Score})
 		}
 	}
+	hybrid.SortRanked(out)
 	return out, nil
 }
 
 func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.index.SearchInContext(ctx, r)
+	res, err := s.searchText(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("text search: %w", err)
 	}
@@ -87,7 +88,19 @@ func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Rank
 		_, id := splitKey(h.ID)
 		out[i] = hybrid.Ranked{ID: id, Score: h.Score}
 	}
+	hybrid.SortRanked(out)
 	return out, nil
+}
+
+// searchText runs r with BM25 statistics that depend only on the documents
+// stored, not on the index's segments (see hybrid.BM25Context): the same
+// memories score the same in a store with a history and in its import.
+func (s *Store) searchText(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	n, err := s.index.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	return s.index.SearchInContext(hybrid.BM25Context(ctx, n), r)
 }
 
 // load reads the memories of the fused candidates; one deleted since it
