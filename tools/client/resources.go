@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,7 +18,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	req.Params.URI = uri
 	res, err := c.c.ReadResource(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", uri, err)
+		return "", fmt.Errorf("reading %s: %w", uri, serverMessage(err))
 	}
 	var b strings.Builder
 	for _, ct := range res.Contents {
@@ -26,6 +27,19 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// serverMessage drops the "internal error: " that mcp-go puts before the
+// message of any error a resource handler returns (it reports them all as
+// JSON-RPC internal errors): the server's message, such as a namespace that
+// holds no memory, is what the reader needs.
+func serverMessage(err error) error {
+	if errors.Is(err, mcp.ErrInternalError) {
+		if msg, ok := strings.CutPrefix(err.Error(), mcp.ErrInternalError.Error()+": "); ok {
+			return errors.New(msg)
+		}
+	}
+	return err
 }
 
 func readJSON[T any](ctx context.Context, c *Client, uri string) (T, error) {
