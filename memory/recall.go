@@ -75,7 +75,10 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Vector = vs[0]
 	}
 	if req.Fill && req.Excerpt > 0 {
-		q.K = min(3*q.K, MaxK) // candidates to fill the space excerpts save
+		// candidates to fill the space excerpts save, from the pool the
+		// best k come from: a deeper pool would rank the best k otherwise
+		q.Pool = q.PoolSize()
+		q.K = min(3*q.K, MaxK)
 	}
 	hits, err := s.store.Search(ctx, q)
 	if err != nil {

@@ -1,0 +1,60 @@
+package memory_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+)
+
+// Excerpts fill the space they save with more memories, but the best k
+// stay the best k: the candidates for filling come from the same pool, so
+// the ranking of the first k is the one a recall without excerpts gives.
+func TestExcerptFillKeepsTheBestK(t *testing.T) {
+	// a vector side that disagrees with the text side: the embedder takes
+	// many words for one, so the two rankings differ below their tops
+	words := strings.Fields("trip lake house Maine August boat rain cabin fishing dock pine canoe storm coffee map " +
+		"river tent fire trail bridge summit valley garden market train ticket museum castle harbour island")
+	syn := map[string]string{}
+	for i, w := range words {
+		syn[strings.ToLower(w)] = strings.ToLower(words[(i*5)%7])
+	}
+	svc := open(t, &fake.Embedder{Name: "fill", Synonyms: syn})
+	rng := rand.New(rand.NewPCG(1, 2))
+	req := memory.RememberRequest{Namespace: "n", SessionID: "s", SessionDate: "2023-05-01"}
+	for i := 0; i < 300; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Note %d:", i)
+		for j := 0; j < 3+rng.IntN(40); j++ { // from a few words to long turns
+			b.WriteString(" " + words[rng.IntN(len(words))])
+		}
+		req.Messages = append(req.Messages, memory.Message{Role: "user", Content: b.String()})
+	}
+	if _, err := svc.Remember(bg, req); err != nil {
+		t.Fatal(err)
+	}
+	for _, query := range []string{"lake house trip in August", "canoe on the dock in the storm", "pine cabin coffee"} {
+		for _, k := range []int{5, 10} {
+			whole, err := svc.Recall(bg, memory.RecallRequest{Query: query, Namespace: "n", K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			filled, err := svc.Recall(bg, memory.RecallRequest{Query: query, Namespace: "n", K: k, Excerpt: 8, Fill: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(filled.Hits) < len(whole.Hits) {
+				t.Fatalf("%q k=%d: fill returned %d hits, fewer than the %d without excerpts", query, k, len(filled.Hits), len(whole.Hits))
+			}
+			for i, h := range whole.Hits {
+				if filled.Hits[i].Memory.ID != h.Memory.ID {
+					t.Errorf("%q k=%d: hit %d is %s with excerpts and fill, %s without", query, k, i, filled.Hits[i].Memory.ID, h.Memory.ID)
+					break
+				}
+			}
+		}
+	}
+}
