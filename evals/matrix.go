@@ -45,7 +45,8 @@ type Config struct {
 	// the server's default).
 	Context   int `json:"context,omitempty"`
 	MaxTokens int `json:"max_tokens,omitempty"`
-	Excerpt   int `json:"excerpt,omitempty"`
+	// Excerpt is the recall's excerpt (nil: the server's default; 0: off).
+	Excerpt *int `json:"excerpt,omitempty"`
 	// NeedsVectors marks configurations that cannot run without an embedder.
 	NeedsVectors bool `json:"-"`
 }
@@ -164,7 +165,8 @@ func ParseConfig(name string) (Config, error) {
 				case "context":
 					c.Context = int(f)
 				case "excerpt":
-					c.Excerpt = int(f)
+					n := int(f)
+					c.Excerpt = &n
 				default:
 					c.MaxTokens = int(f)
 				}

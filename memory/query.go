@@ -97,7 +97,7 @@ type Weights struct {
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: -1, Diversity: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Diversity: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every

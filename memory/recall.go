@@ -39,6 +39,12 @@ type RecallRequest struct {
 	Fill bool
 }
 
+// DefaultExcerpt is the excerpt length (in tokens, about) the tools use
+// when a recall names none: long memories shown as their best-matching
+// part, and the space saved filled with more memories (see Fill). Chosen
+// by measurement on LoCoMo and LongMemEval (EVALS.md, "Recall defaults").
+const DefaultExcerpt = 40
+
 // DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
 const DefaultK = 10
 

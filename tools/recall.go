@@ -23,8 +23,12 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	req := memory.RecallRequest{
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
-		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: in.Excerpt, Fill: in.Excerpt > 0,
+		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt,
 	}
+	if in.Excerpt != nil {
+		req.Excerpt = *in.Excerpt
+	}
+	req.Fill = req.Excerpt > 0
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
 			Neighbours: offOrValue(w.Neighbours), Session: offOrValue(w.Session), Time: offOrValue(w.Time), Diversity: offOrValue(w.Diversity)}

@@ -58,7 +58,7 @@ type RecallArgs struct {
 	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3); memories that touch are merged into one passage, in turn order." schema:"minimum=0,maximum=3"`
-	Excerpt   int      `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole. 0: memories whole." schema:"minimum=0,maximum=100000"`
+	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): passages past it are left out, the first is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 }
 
@@ -70,7 +70,7 @@ type Weights struct {
 	Neighbours   *float64 `json:"neighbours,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
 	Session      *float64 `json:"session,omitempty" jsonschema:"Weight of the relevance of a memory's session, in units of the best candidate's score; 0 turns it off." schema:"minimum=0,maximum=100"`
 	Diversity    *float64 `json:"diversity,omitempty" jsonschema:"Discount of a memory for each memory of its session already chosen (0 to 0.9), so the memories spread over sessions; 0 turns it off." schema:"minimum=0,maximum=0.9"`
-	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score; 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
+	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score (default 0.5); 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
 }
 
