@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -52,6 +53,7 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 	case serr == nil && fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a directory, not a record file", ErrDamaged, path)
 	}
+	var file *os.File
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -59,34 +61,79 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 			if db != nil {
 				closeQuietly(db)
 			}
+			releaseFile(file)
 			db, err = nil, damagedFile(path, p)
 		}
 	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: noSync})
+	// the freelist is read at open, not by the first write transaction,
+	// which would panic on a damaged one holding bbolt's write lock
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: noSync, PreLoadFreelist: true, OpenFile: keepFile(&file)})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
-		return nil, damagedFile(path, err)
 	case err != nil:
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		// a system error (permissions, too many files) is not damage;
+		// bbolt's own complaints about the content are (invalid, checksum,
+		// version, "file size too small")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+		return nil, damagedFile(path, err)
 	}
+	files.Store(db, file)
 	// a truncated file: its pages reach past its end
 	var need int64
 	if err := db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil }); err != nil {
-		db.Close()
+		closeQuietly(db)
 		return nil, damagedFile(path, err)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Size() < need {
-		db.Close()
+		closeQuietly(db)
 		return nil, damagedFile(path, fmt.Sprintf("truncated: %d bytes, where its pages take %d", fi.Size(), need))
 	}
 	return db, nil
 }
 
+// keepFile is a bolt.Options.OpenFile that keeps the file it opens: when
+// bolt.Open panics it never returns its DB, whose file, still open, would
+// keep the lock on the records until the process exits.
+func keepFile(f **os.File) func(string, int, os.FileMode) (*os.File, error) {
+	return func(name string, flag int, mode os.FileMode) (*os.File, error) {
+		file, err := os.OpenFile(name, flag, mode)
+		*f = file
+		return file, err
+	}
+}
+
+// releaseFile unlocks and closes the file of a bolt.Open that panicked.
+// Closing alone would not release the lock: the mapping bolt made of the
+// file, which it never unmaps, keeps the locked file open.
+func releaseFile(f *os.File) {
+	if f != nil {
+		unlock(f)
+		f.Close()
+	}
+}
+
+// files are the record files openRecords opened, by DB: closeQuietly
+// closes one itself when bolt's Close panics on damage before it does.
+var files sync.Map // *bolt.DB -> *os.File
+
+// closeQuietly closes db whatever its damage, releasing its lock.
 func closeQuietly(db *bolt.DB) {
-	defer func() { recover() }()
+	defer func() {
+		recover()
+		forgetFile(db, true)
+	}()
 	db.Close()
+}
+
+// forgetFile drops db's file from files, closing it when asked.
+func forgetFile(db *bolt.DB, close bool) {
+	if f, ok := files.LoadAndDelete(db); ok && close {
+		releaseFile(f.(*os.File))
+	}
 }
 
 // guard runs fn, a use of the record file, turning a panic or a memory
@@ -104,7 +151,11 @@ func (s *Store) guard(fn func() error) (err error) {
 			s.log.Error("the record file is damaged; refusing every further call", "error", err)
 		}
 	}()
-	return fn()
+	err = fn()
+	if errors.Is(err, errRecord) && !errors.Is(err, ErrDamaged) {
+		err = damagedFile(filepath.Join(s.dir, recordFile), err)
+	}
+	return err
 }
 
 // view and update are bbolt's View and Update under guard.

@@ -99,7 +99,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: dir, db: db, log: opts.Logger, vectors: map[string]*space{}}
-	if err := s.init(ctx, opts); err != nil {
+	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
 		if s.index != nil {
 			s.index.Close()
@@ -177,6 +177,7 @@ func (s *Store) Close() error {
 	if cerr := s.index.Close(); err == nil {
 		err = cerr
 	}
+	forgetFile(s.db, false) // damage.go
 	if cerr := s.db.Close(); err == nil {
 		err = cerr
 	}
