@@ -69,10 +69,14 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Delete([]byte(key("default", "s:5"))) })
 		}},
 		{"vectors of another size", `memory "s:6" of namespace "default": stored vector of 12 bytes`, false, func(t *testing.T, st *Store) {
-			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Put([]byte(key("default", "s:6")), make([]byte, 12)) })
+			st.update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bucketVec).Put([]byte(key("default", "s:6")), make([]byte, 12))
+			})
 		}},
 		{"orphan vectors", `vectors "default\x1fnobody" belong to no memory`, false, func(t *testing.T, st *Store) {
-			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Put([]byte(key("default", "nobody")), make([]byte, 16)) })
+			st.update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bucketVec).Put([]byte(key("default", "nobody")), make([]byte, 16))
+			})
 		}},
 		{"session entry lost", `session entry (session "s", turn 7) names ""`, false, func(t *testing.T, st *Store) {
 			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSession).Delete(sessionKey("default", "s", 7)) })
