@@ -229,8 +229,11 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 	if err == nil || !strings.Contains(out, "agentmem reindex") {
 		t.Fatalf("recall with another embedder: %v\n%s", err, out)
 	}
-	if out, err := run("reindex"); err != nil || !strings.Contains(out, "Reindexed with builtin:use-lite-en") {
-		t.Fatalf("reindex: %v\n%s", err, out)
+	if out, err := run("reindex"); err != nil || !strings.Contains(out, "Reindexed with builtin:use-lite-en") || !strings.Contains(out, "rebuilt the text index: documents 2/2") {
+		t.Fatalf("reindex (vectors and text): %v\n%s", err, out)
+	}
+	if out, err := run("reindex", "--text"); err != nil || !strings.Contains(out, "Rebuilt the text index") || strings.Contains(out, "Reindexed with") {
+		t.Fatalf("reindex --text: %v\n%s", err, out)
 	}
 	out, err = run("--fusion", "vector", "recall", "-k", "1", "Which musical instrument is my kid studying?")
 	if err != nil || !strings.Contains(out, "violin") {

@@ -2,7 +2,7 @@
 //
 //	agentmem serve                      # stdio, for Claude Code / Desktop
 //	agentmem serve --http 127.0.0.1:8080 # streamable HTTP at /mcp
-//	agentmem remember / recall / today / forget / reindex
+//	agentmem remember / recall / today / forget / reindex / check
 //	agentmem namespaces / sessions / show / export / import
 package main
 
@@ -41,7 +41,8 @@ type cli struct {
 	Export     exportCmd     `cmd:"" help:"Write memories to a JSON Lines file (stdout by default)."`
 	Import     importCmd     `cmd:"" help:"Store the memories of an export file (idempotent; all-or-nothing per session)."`
 
-	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
+	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder, and rebuild the text index."`
+	Check     checkCmd     `cmd:"" help:"Verify the embedded store's files (records, text index, vectors) without changing them; exits 1 on a problem."`
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`

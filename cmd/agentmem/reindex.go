@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"agentmem/memory"
 	"agentmem/server"
 	"errors"
@@ -8,9 +10,28 @@ import (
 	"os"
 )
 
-type reindexCmd struct{}
+type reindexCmd struct {
+	Text bool `help:"Rebuild only the text index from the records (no re-embedding): what agentmem check advises when the index is stale."`
+}
 
-func (reindexCmd) Run(e *env) error {
+// textRebuilder is a store whose text index is derived from its records
+// and can be rebuilt from them (the embedded store).
+type textRebuilder interface {
+	RebuildText(ctx context.Context, progress func(done, total int)) error
+}
+
+// progressLine prints "\r<what> done/total" on stderr every tenth.
+func progressLine(what string) func(done, total int) {
+	last := -1
+	return func(done, total int) {
+		if pct := done * 100 / max(total, 1); pct/10 != last/10 || done == total {
+			last = pct
+			fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, done, total)
+		}
+	}
+}
+
+func (c reindexCmd) Run(e *env) error {
 	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
 		// the store is rewritten in place: no server may hold it meanwhile
 		dir, err := e.cfg.Dir()
@@ -31,22 +52,37 @@ func (reindexCmd) Run(e *env) error {
 		return err
 	}
 	defer closeAll()
+	tr, _ := st.(textRebuilder)
+	if c.Text {
+		if tr == nil {
+			return fmt.Errorf("the %s store keeps no text index of its own to rebuild", e.cfg.Store)
+		}
+		err := tr.RebuildText(e.ctx, progressLine("rebuilt the text index: documents"))
+		fmt.Fprintln(os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Println("Rebuilt the text index")
+		return nil
+	}
 	from, dims := st.Embedder()
 	to := "none"
 	if emb != nil {
 		to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
 	}
 	e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
-	last := -1
-	err = memory.Reindex(e.ctx, st, emb, func(done, total int) {
-		if pct := done * 100 / max(total, 1); pct/10 != last/10 || done == total {
-			last = pct
-			fmt.Fprintf(os.Stderr, "\rreindexed %d/%d memories", done, total)
-		}
-	})
+	err = memory.Reindex(e.ctx, st, emb, progressLine("reindexed: memories"))
 	fmt.Fprintln(os.Stderr)
 	if err != nil {
 		return err
+	}
+	if tr != nil {
+		// the text side too: a reindex leaves nothing derived unrebuilt
+		err := tr.RebuildText(e.ctx, progressLine("rebuilt the text index: documents"))
+		fmt.Fprintln(os.Stderr)
+		if err != nil {
+			return err
+		}
 	}
 	fmt.Println("Reindexed with", to)
 	return nil

@@ -3,6 +3,7 @@ package embedded
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -17,10 +18,14 @@ func encode(m memory.Memory) ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// errRecord marks a stored record that cannot be read back: the record
+// file is damaged (guard names it).
+var errRecord = errors.New("a stored memory cannot be decoded")
+
 func decode(raw []byte) (memory.Memory, error) {
 	var m memory.Memory
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, fmt.Errorf("decoding a stored memory: %w", err)
+		return m, fmt.Errorf("%w: %w", errRecord, err)
 	}
 	return m, nil
 }

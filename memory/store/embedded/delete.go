@@ -25,7 +25,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	var seq uint64
 	deleted := 0
 	var ids = map[string]bool{}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
 		var victims []memory.Memory
 		collect := func(raw []byte) error {
@@ -96,7 +96,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	// the documents are derived from the committed records, in a
 	// transaction of their own (see affected)
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		docs, dels, err = derive(tx, keys)
 		return err

@@ -29,6 +29,9 @@ func (s *Store) journal(tx *bolt.Tx, keys []string) (uint64, error) {
 		return 0, err
 	}
 	n := s.seq + 1
+	if err := tx.Bucket(bucketMeta).Put(keyLastSeq, seqKey(n)); err != nil {
+		return 0, err
+	}
 	return n, tx.Bucket(bucketJournal).Put(seqKey(n), v)
 }
 
@@ -52,7 +55,7 @@ func (s *Store) replay(ctx context.Context) error {
 	b := s.index.NewBatch()
 	var last uint64
 	n := 0
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketJournal).Cursor()
 		for k, v := c.Seek(seqKey(done + 1)); k != nil; k, v = c.Next() {
 			if err := ctx.Err(); err != nil {
@@ -89,16 +92,7 @@ func (s *Store) replay(ctx context.Context) error {
 		}
 		s.log.Info("index caught up from journal", "entries", last-done, "documents", n)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		j := tx.Bucket(bucketJournal)
-		c := j.Cursor()
-		for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= done; k, _ = c.Next() {
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.update(func(tx *bolt.Tx) error { return trim(tx, done) })
 }
 
 // flushLocked sends the pending batch to the index. Callers hold s.mu.

@@ -74,7 +74,7 @@ func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) e
 // Namespaces summarises every namespace.
 func (s *Store) Namespaces(ctx context.Context) ([]memory.NamespaceInfo, error) {
 	var out []memory.NamespaceInfo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return sessionsOf(tx, nil, func(si memory.SessionInfo) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -100,7 +100,7 @@ func (s *Store) Namespaces(ctx context.Context) ([]memory.NamespaceInfo, error) 
 // Sessions lists one page of a namespace's sessions, newest first.
 func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter) (memory.SessionPage, error) {
 	var all []memory.SessionInfo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return sessionsOf(tx, []byte(ns+"\x1f"), func(si memory.SessionInfo) error {
 			all = append(all, si)
 			return ctx.Err()
@@ -126,7 +126,7 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 			return err
 		}
 		batch := make([]memory.Memory, 0, exportBatch)
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *bolt.Tx) error {
 			mem, vec := tx.Bucket(bucketMem), tx.Bucket(bucketVec)
 			c := tx.Bucket(bucketSession).Cursor()
 			k, id := c.Seek(prefix)

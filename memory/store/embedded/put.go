@@ -57,7 +57,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	var docs map[string]any
 	var dels []string
 	var seq uint64
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
 		for _, m := range ms {
 			raw, err := encode(m)
@@ -140,7 +140,7 @@ func (s *Store) Session(ctx context.Context, ns, session string) ([]memory.Memor
 func (s *Store) Turns(ctx context.Context, ns, session string, from, to int) ([]memory.Memory, error) {
 	var out []memory.Memory
 	from, to = max(from, 0), min(to, math.MaxInt32)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		prefix := sessionPrefix(ns, session)
 		c := tx.Bucket(bucketSession).Cursor()

@@ -19,7 +19,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var keys [][]byte
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMem).ForEach(func(k, _ []byte) error {
 			keys = append(keys, append([]byte(nil), k...))
 			return nil
@@ -33,7 +33,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 		}
 		chunk := keys[start:min(start+reindexBatch, len(keys))]
 		ms := make([]memory.Memory, 0, len(chunk))
-		if err := s.db.View(func(tx *bolt.Tx) error {
+		if err := s.view(func(tx *bolt.Tx) error {
 			mem := tx.Bucket(bucketMem)
 			for _, k := range chunk {
 				m, err := decode(mem.Get(k))
@@ -49,7 +49,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 		if err := vectorize(ctx, ms); err != nil {
 			return err
 		}
-		if err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := s.update(func(tx *bolt.Tx) error {
 			mem, vec := tx.Bucket(bucketMem), tx.Bucket(bucketVec)
 			for i, m := range ms {
 				k := chunk[i]
@@ -85,7 +85,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 			progress(start+len(chunk), len(keys))
 		}
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.update(func(tx *bolt.Tx) error {
 		return putMeta(tx.Bucket(bucketMeta), id, dims)
 	}); err != nil {
 		return err

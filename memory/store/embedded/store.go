@@ -16,15 +16,13 @@ package embedded
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
@@ -81,6 +79,9 @@ type Store struct {
 
 	embedderID string
 	dims       int
+
+	damage atomic.Pointer[error] // set once a use of the record file panicked (damage.go)
+	closed bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -93,16 +94,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, "memories.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: opts.NoSync})
+	db, err := openRecords(dir, opts.NoSync) // damage.go
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
-		}
-		return nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "memories.db"), err)
+		return nil, err
 	}
 	s := &Store{dir: dir, db: db, log: opts.Logger, vectors: map[string]*space{}}
-	if err := s.init(ctx, opts); err != nil {
-		db.Close()
+	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
+		closeQuietly(db)
 		if s.index != nil {
 			s.index.Close()
 		}
@@ -112,7 +110,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context, opts Options) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketMem, bucketVec, bucketSession, bucketJournal} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -139,11 +137,9 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// opens the index, replays the journal, rebuilds when stale (rebuild.go)
 	if err := s.openIndex(ctx); err != nil {
 		return err
-	}
-	if err := s.replay(ctx); err != nil {
-		return fmt.Errorf("replaying the journal into the index: %w", err)
 	}
 	return s.loadVectors()
 }
@@ -173,10 +169,15 @@ func (s *Store) Embedder() (string, int) {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	err := s.flushLocked()
 	if cerr := s.index.Close(); err == nil {
 		err = cerr
 	}
+	forgetFile(s.db, false) // damage.go
 	if cerr := s.db.Close(); err == nil {
 		err = cerr
 	}

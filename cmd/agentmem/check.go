@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"agentmem/memory/store/embedded"
+)
+
+// checkCmd verifies an embedded store's data directory without changing
+// it; it exits non-zero when it finds a problem.
+type checkCmd struct{}
+
+func (checkCmd) Run(e *env) error {
+	if e.cfg.Store != "" && e.cfg.Store != "embedded" {
+		return fmt.Errorf("check verifies the embedded store's files; the %s store checks its own data", e.cfg.Store)
+	}
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return err
+	}
+	store := filepath.Join(dir, "store")
+	if _, err := os.Stat(store); err != nil {
+		return fmt.Errorf("no store in %s: %w", dir, err)
+	}
+	r, err := embedded.Check(e.ctx, store)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("records %s: %d memories, %d sessions, %d with vectors\n", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
+	fmt.Printf("text index %s: %d documents\n", filepath.Join(store, "index.bleve"), r.IndexDocuments)
+	if r.OK() {
+		fmt.Println("OK: the records are readable and the index matches them")
+		return nil
+	}
+	for _, p := range r.Records {
+		fmt.Println("records:", p)
+	}
+	for _, p := range r.Index {
+		fmt.Println("index:", p)
+	}
+	if len(r.Records) > 0 {
+		return fmt.Errorf("the record file is damaged (%d problems above): stop agentmem and restore %s from a backup; the text index is rebuilt from it afterwards", len(r.Records), filepath.Join(store, "memories.db"))
+	}
+	return fmt.Errorf("the text index does not match the records (%d problems above); they are intact: run `agentmem reindex --text` to rebuild the index from them", len(r.Index))
+}

@@ -1,0 +1,80 @@
+package main_test
+
+import (
+	le "encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentmem check passes a healthy data dir, names a lost text index (which
+// the next command rebuilds) and a damaged record file with exit status 1;
+// a command on a damaged record file fails with a clear message and no
+// stack trace.
+func TestCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, args...)...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	for _, text := range []string{"My locker code is 4417.", "The boiler was serviced in March.", "Pixel the greyhound likes carrots."} {
+		if out, code := run("remember", text); code != 0 {
+			t.Fatalf("remember: %d\n%s", code, out)
+		}
+	}
+	if out, code := run("check"); code != 0 || !strings.Contains(out, "3 memories") || !strings.Contains(out, "OK") {
+		t.Fatalf("check of a healthy store: exit %d\n%s", code, out)
+	}
+
+	store := filepath.Join(dir, "store")
+	os.RemoveAll(filepath.Join(store, "index.bleve"))
+	if out, code := run("check"); code != 1 || !strings.Contains(out, "text index") || !strings.Contains(out, "is missing") || !strings.Contains(out, "agentmem reindex --text") {
+		t.Fatalf("check of a store without its index: exit %d\n%s", code, out)
+	}
+	if out, code := run("recall", "boiler"); code != 0 || !strings.Contains(out, "The boiler was serviced") || !strings.Contains(out, "rebuilding it from the records") {
+		t.Fatalf("recall after the index was lost (rebuilt at open, saying so): exit %d\n%s", code, out)
+	}
+	if out, code := run("check"); code != 0 {
+		t.Fatalf("check after the rebuild: exit %d\n%s", code, out)
+	}
+
+	// zero the freelist page the newer meta page names
+	db := filepath.Join(store, "memories.db")
+	raw, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txid, freelist uint64
+	for p := range 2 {
+		m := raw[p*4096+16:]
+		if id := le.LittleEndian.Uint64(m[48:]); id >= txid {
+			txid, freelist = id, le.LittleEndian.Uint64(m[32:])
+		}
+	}
+	clear(raw[freelist*4096 : (freelist+1)*4096])
+	if err := os.WriteFile(db, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"recall", "boiler"}, {"remember", "one more"}} {
+		out, code := run(args...)
+		if code != 1 || !strings.Contains(out, "memories.db is damaged") || !strings.Contains(out, "backup") || strings.Contains(out, "goroutine ") || strings.Contains(out, "panic") {
+			t.Errorf("%s on a damaged record file: exit %d\n%s", args[0], code, out)
+		}
+	}
+	if out, code := run("check"); code != 1 || !strings.Contains(out, "invalid freelist page") || !strings.Contains(out, "restore") {
+		t.Errorf("check of a damaged record file: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,365 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// Report is what Check found in a store's directory.
+type Report struct {
+	Memories, Sessions, Vectors, IndexDocuments int
+	// Records lists damage to the record file: only a backup repairs it.
+	Records []string
+	// Index lists problems of the text index, which is derived from the
+	// records: `agentmem reindex --text` (or opening the store, for what
+	// its cheap checks see) rebuilds it.
+	Index []string
+}
+
+// OK reports whether Check found nothing wrong.
+func (r *Report) OK() bool { return len(r.Records) == 0 && len(r.Index) == 0 }
+
+// maxProblems bounds each list of a report: a badly damaged file could
+// otherwise give one line per record.
+const maxProblems = 50
+
+func (r *Report) record(format string, args ...any) {
+	if len(r.Records) < maxProblems {
+		r.Records = append(r.Records, fmt.Sprintf(format, args...))
+	} else if len(r.Records) == maxProblems {
+		r.Records = append(r.Records, "… (more problems not listed)")
+	}
+}
+
+func (r *Report) index(format string, args ...any) {
+	if len(r.Index) < maxProblems {
+		r.Index = append(r.Index, fmt.Sprintf(format, args...))
+	} else if len(r.Index) == maxProblems {
+		r.Index = append(r.Index, "… (more problems not listed)")
+	}
+}
+
+// Check verifies the store in dir without changing it: the record file's
+// structure (bbolt's own consistency check), every record (it decodes, its
+// key is its namespace and id, its session entry and vectors agree with
+// it), and the text index (it opens, it is this store's and up to date,
+// and it holds exactly one document per memory and per session page). It
+// returns an error only when it cannot check at all (the store is in use).
+func Check(ctx context.Context, dir string) (*Report, error) {
+	r := &Report{}
+	path := filepath.Join(dir, recordFile)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.record("%s is missing", path)
+	case err != nil:
+		return nil, err
+	case fi.Size() == 0:
+		r.record("%s is empty", path)
+	}
+	if len(r.Records) > 0 {
+		if hasSegments(filepath.Join(dir, "index.bleve")) {
+			r.record("the text index beside it holds documents: the memories were there")
+		}
+		return r, nil
+	}
+	db, err := openReadOnly(path)
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: stop the agentmem server using %s, then check again", memory.ErrInUse, dir)
+	}
+	if err != nil {
+		r.record("%s cannot be opened: %v", path, err)
+		return r, nil
+	}
+	defer closeQuietly(db)
+	var expect map[string]bool
+	var rs recordState
+	guarded(func() {
+		if err := db.View(func(tx *bolt.Tx) error {
+			var err error
+			expect, rs, err = checkRecords(ctx, tx, path, r)
+			return err
+		}); err != nil {
+			r.record("%s: %v", path, err)
+		}
+	}, func(p any) { r.record("%s is damaged: reading it failed (%v)", path, p) })
+	if len(r.Records) > 0 {
+		return r, ctx.Err()
+	}
+	checkIndex(ctx, filepath.Join(dir, "index.bleve"), expect, rs, r)
+	return r, ctx.Err()
+}
+
+func openReadOnly(path string) (db *bolt.DB, err error) {
+	var file *os.File
+	guarded(func() {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second, PreLoadFreelist: true, OpenFile: keepFile(&file)})
+	}, func(p any) {
+		releaseFile(file)
+		err = fmt.Errorf("%v", p)
+	})
+	if err == nil {
+		var need int64
+		guarded(func() {
+			err = db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil })
+		}, func(p any) { err = fmt.Errorf("%v", p) })
+		if fi, serr := os.Stat(path); err == nil && serr == nil && fi.Size() < need {
+			err = fmt.Errorf("truncated: %d bytes, where its pages take %d", fi.Size(), need)
+		}
+		if err != nil {
+			closeQuietly(db)
+			releaseFile(file)
+			db = nil
+		}
+	}
+	if db != nil {
+		files.Store(db, file)
+	}
+	return db, err
+}
+
+// guarded runs fn, passing a panic or a memory fault in it to caught.
+func guarded(fn func(), caught func(any)) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if p := recover(); p != nil {
+			caught(p)
+		}
+	}()
+	fn()
+}
+
+// checkRecords verifies the record file in tx and returns the index keys
+// its records imply.
+func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map[string]bool, recordState, error) {
+	var rs recordState
+	for err := range tx.Check() {
+		r.record("%s: %v", path, err)
+	}
+	if len(r.Records) > 0 {
+		return nil, rs, nil
+	}
+	buckets := map[string]*bolt.Bucket{}
+	for _, b := range [][]byte{bucketMeta, bucketMem, bucketVec, bucketSession, bucketJournal} {
+		buckets[string(b)] = tx.Bucket(b)
+		if buckets[string(b)] == nil {
+			r.record("%s has no %q bucket", path, b)
+		}
+	}
+	if len(r.Records) > 0 {
+		return nil, rs, nil
+	}
+	meta, mem, vec, sess := buckets["meta"], buckets["mem"], buckets["vec"], buckets["session"]
+	embedderID := string(meta.Get(keyEmbedder))
+	dims, _ := strconv.Atoi(string(meta.Get(keyDims)))
+	rs.id = meta.Get(keyStoreID)
+	rs.lastSeq = seqOf(meta.Get(keyLastSeq))
+	rs.trimmed = seqOf(meta.Get(keyTrimmed))
+	expect := map[string]bool{}
+	n := 0
+	err := mem.ForEach(func(k, v []byte) error {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r.Memories++
+		m, err := decode(v)
+		if err != nil {
+			r.record("record %q: %v", k, err)
+			return nil
+		}
+		if string(k) != key(m.Namespace, m.ID) {
+			r.record("record %q holds memory %q of namespace %q", k, m.ID, m.Namespace)
+			return nil
+		}
+		expect[string(k)] = true
+		expect[pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn))] = true
+		if id := sess.Get(sessionKey(m.Namespace, m.SessionID, m.Turn)); string(id) != m.ID {
+			r.record("memory %q of namespace %q: its session entry (session %q, turn %d) names %q", m.ID, m.Namespace, m.SessionID, m.Turn, id)
+		}
+		raw := vec.Get(k)
+		switch {
+		case m.Embedder == "" && raw != nil:
+			r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
+		case m.Embedder != "" && m.Embedder != embedderID:
+			r.record("memory %q of namespace %q was embedded by %q, the store holds %s", m.ID, m.Namespace, m.Embedder, describe(embedderID, dims))
+		case m.Embedder != "" && raw == nil:
+			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
+		case raw != nil:
+			if _, err := decodeVectors(raw, dims); err != nil {
+				r.record("memory %q of namespace %q: %v", m.ID, m.Namespace, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, rs, err
+	}
+	rs.memories = r.Memories
+	sessions := map[string]bool{}
+	err = sess.ForEach(func(k, id []byte) error {
+		ns, session, ok := splitSessionKey(k)
+		if !ok {
+			r.record("malformed session entry %q", k)
+			return nil
+		}
+		sessions[ns+"\x1f"+session] = true
+		raw := mem.Get([]byte(key(ns, string(id))))
+		if raw == nil {
+			r.record("session %q of namespace %q, turn %d, names memory %q, which is not stored", session, ns, turnOf(k), id)
+			return nil
+		}
+		if m, err := decode(raw); err == nil && (m.SessionID != session || m.Turn != turnOf(k)) {
+			r.record("session %q of namespace %q, turn %d, names memory %q, which is turn %d of session %q", session, ns, turnOf(k), id, m.Turn, m.SessionID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, rs, err
+	}
+	r.Sessions = len(sessions)
+	err = vec.ForEach(func(k, _ []byte) error {
+		r.Vectors++
+		if mem.Get(k) == nil {
+			r.record("vectors %q belong to no memory", k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, rs, err
+	}
+	err = buckets["journal"].ForEach(func(k, v []byte) error {
+		rs.journal++
+		var e entry
+		if len(k) != 8 || json.Unmarshal(v, &e) != nil {
+			r.record("journal entry %x cannot be read", k)
+		} else if s := seqOf(k); rs.lastSeq > 0 && s > rs.lastSeq {
+			r.record("journal entry %d is past the last one written (%d)", s, rs.lastSeq)
+		}
+		return nil
+	})
+	return expect, rs, err
+}
+
+// checkIndex verifies the text index at path against the keys the records
+// imply.
+func checkIndex(ctx context.Context, path string, expect map[string]bool, rs recordState, r *Report) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if rs.memories > 0 {
+			r.index("the text index %s is missing", path)
+		}
+		return
+	}
+	var idx bleve.Index
+	var err error
+	guarded(func() {
+		idx, err = bleve.OpenUsing(path, map[string]any{"read_only": true})
+	}, func(p any) { err = fmt.Errorf("%v", p) })
+	if err != nil {
+		r.index("the text index %s cannot be opened: %v", path, err)
+		return
+	}
+	defer idx.Close()
+	guarded(func() { checkIndexContents(ctx, idx, path, expect, rs, r) },
+		func(p any) { r.index("the text index %s cannot be read: %v", path, p) })
+}
+
+func checkIndexContents(ctx context.Context, idx bleve.Index, path string, expect map[string]bool, rs recordState, r *Report) {
+	get := func(k []byte) []byte {
+		v, err := idx.GetInternal(k)
+		if err != nil {
+			r.index("the text index %s: %v", path, err)
+		}
+		return v
+	}
+	if !bytes.Equal(get(keyMapping), mappingDigest()) {
+		r.index("the text index %s was built by another version", path)
+		return
+	}
+	if id := get(keyIndexStoreID); len(id) > 0 && !bytes.Equal(id, rs.id) {
+		r.index("the text index %s belongs to another data directory", path)
+		return
+	}
+	done := seqOf(get(keySeq))
+	switch {
+	case done < rs.trimmed:
+		r.index("the text index %s is older than the records (it applied journal entry %d, the records trimmed up to %d)", path, done, rs.trimmed)
+		return
+	case rs.lastSeq > 0 && done > rs.lastSeq:
+		r.index("the text index %s is newer than the records (it applied journal entry %d, the records wrote up to %d)", path, done, rs.lastSeq)
+		return
+	}
+	if done < rs.lastSeq {
+		// journal entries not yet applied: the next open applies them, so
+		// the documents may differ until then
+		return
+	}
+	ai, err := idx.Advanced()
+	if err != nil {
+		r.index("the text index %s: %v", path, err)
+		return
+	}
+	rd, err := ai.Reader()
+	if err != nil {
+		r.index("the text index %s: %v", path, err)
+		return
+	}
+	defer rd.Close()
+	ids, err := rd.DocIDReaderAll()
+	if err != nil {
+		r.index("the text index %s: %v", path, err)
+		return
+	}
+	defer ids.Close()
+	seen := make(map[string]bool, len(expect))
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return
+		}
+		iid, err := ids.Next()
+		if err != nil {
+			r.index("the text index %s: %v", path, err)
+			return
+		}
+		if iid == nil {
+			break
+		}
+		k, err := rd.ExternalID(iid)
+		if err != nil {
+			r.index("the text index %s: %v", path, err)
+			return
+		}
+		r.IndexDocuments++
+		seen[k] = true
+		if !expect[k] {
+			r.index("the text index holds a document %q that no record makes", k)
+		}
+	}
+	missing := 0
+	for k := range expect {
+		if !seen[k] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		r.index("the text index lacks %d of the %d documents the records make", missing, len(expect))
+	}
+}

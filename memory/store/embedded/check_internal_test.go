@@ -1,0 +1,122 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// Check finds nothing in a healthy store, and names each kind of
+// inconsistency between the records, their vectors and the text index.
+func TestCheckFindsInconsistencies(t *testing.T) {
+	ctx := context.Background()
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	build := func(t *testing.T) (string, *Store) {
+		dir := t.TempDir()
+		st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms []memory.Memory
+		for n := range 40 {
+			ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day,
+				Turn: n, Role: "user", Text: fmt.Sprintf("turn %d", n), Hash: fmt.Sprint(n), Created: day,
+				Embedder: "test", Vectors: [][]float32{{1, 0, 0, 0}}})
+		}
+		if err := st.Put(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+		return dir, st
+	}
+	check := func(t *testing.T, dir string) *Report {
+		t.Helper()
+		r, err := Check(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	dir, st := build(t)
+	st.Close()
+	r := check(t, dir)
+	if !r.OK() || r.Memories != 40 || r.Sessions != 1 || r.Vectors != 40 || r.IndexDocuments != 42 {
+		t.Fatalf("healthy store: %+v", r)
+	}
+
+	cases := []struct {
+		name, want string
+		index      bool
+		hurt       func(t *testing.T, st *Store)
+	}{
+		{"index lost a document", "lacks 1 of the 42 documents", true, func(t *testing.T, st *Store) {
+			st.flush()
+			st.index.Delete(key("default", "s:3"))
+		}},
+		{"index holds a stray document", `holds a document "default\x1fghost"`, true, func(t *testing.T, st *Store) {
+			st.flush()
+			st.index.Index(key("default", "ghost"), map[string]any{"text": "boo"})
+		}},
+		{"vectors lost", `memory "s:5" of namespace "default" has no vectors`, false, func(t *testing.T, st *Store) {
+			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Delete([]byte(key("default", "s:5"))) })
+		}},
+		{"vectors of another size", `memory "s:6" of namespace "default": stored vector of 12 bytes`, false, func(t *testing.T, st *Store) {
+			st.update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bucketVec).Put([]byte(key("default", "s:6")), make([]byte, 12))
+			})
+		}},
+		{"orphan vectors", `vectors "default\x1fnobody" belong to no memory`, false, func(t *testing.T, st *Store) {
+			st.update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bucketVec).Put([]byte(key("default", "nobody")), make([]byte, 16))
+			})
+		}},
+		{"session entry lost", `session entry (session "s", turn 7) names ""`, false, func(t *testing.T, st *Store) {
+			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSession).Delete(sessionKey("default", "s", 7)) })
+		}},
+		{"record under another key", `record "default\x1fs:8" holds memory "s:9"`, false, func(t *testing.T, st *Store) {
+			st.update(func(tx *bolt.Tx) error {
+				mem := tx.Bucket(bucketMem)
+				return mem.Put([]byte(key("default", "s:8")), mem.Get([]byte(key("default", "s:9"))))
+			})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, st := build(t)
+			c.hurt(t, st)
+			st.Close()
+			r := check(t, dir)
+			list := r.Records
+			if c.index {
+				list = r.Index
+			}
+			if r.OK() || !strings.Contains(strings.Join(list, "\n"), c.want) {
+				t.Errorf("want %q in the %s problems; records %q, index %q", c.want, map[bool]string{true: "index", false: "records"}[c.index], r.Records, r.Index)
+			}
+		})
+	}
+
+	t.Run("index missing", func(t *testing.T) {
+		dir, st := build(t)
+		st.Close()
+		os.RemoveAll(filepath.Join(dir, "index.bleve"))
+		if r := check(t, dir); len(r.Index) != 1 || !strings.Contains(r.Index[0], "is missing") {
+			t.Errorf("index problems %q", r.Index)
+		}
+	})
+	t.Run("in use", func(t *testing.T) {
+		dir, st := build(t)
+		defer st.Close()
+		if _, err := Check(ctx, dir); err == nil || !strings.Contains(err.Error(), "stop the agentmem server") {
+			t.Errorf("check of a store in use: %v", err)
+		}
+	})
+}

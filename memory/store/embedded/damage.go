@@ -1,0 +1,168 @@
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"agentmem/memory"
+)
+
+// A damaged record file must never crash the process nor pass for an empty
+// store. bbolt trusts its file: on some damage it returns an error, on
+// other damage it panics (an invalid freelist page, a failed assertion) or
+// reads past the end of a truncated file, which faults. Every transaction
+// of this package runs under guard, which turns a panic or a fault into
+// ErrDamaged naming the file and what to do; after one, the store refuses
+// every later call with the same error rather than write over damage.
+
+// recordFile is the bbolt file of the records in the store's directory.
+const recordFile = "memories.db"
+
+// ErrDamaged is returned when the record file or the text index beside it
+// is damaged in a way the store cannot repair itself.
+var ErrDamaged = errors.New("the store is damaged")
+
+// advice is what a user can do about a damaged record file.
+const advice = "stop agentmem and restore it from a backup; `agentmem check` reports what is damaged (the text index can be rebuilt from the records, the records cannot be rebuilt from anything)"
+
+func damagedFile(path string, cause any) error {
+	return fmt.Errorf("%w: the record file %s is damaged (%v): %s", ErrDamaged, path, cause, advice)
+}
+
+// openRecords opens the record file of dir, refusing a missing or empty
+// one beside an index that holds documents, and turning every kind of
+// damage bbolt meets at open into ErrDamaged.
+func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
+	path := filepath.Join(dir, recordFile)
+	index := filepath.Join(dir, "index.bleve")
+	fi, serr := os.Stat(path)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist) && hasSegments(index):
+		return nil, fmt.Errorf("%w: the record file %s is missing, but the text index %s holds documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
+	case serr == nil && fi.Size() == 0 && hasSegments(index):
+		return nil, fmt.Errorf("%w: the record file %s is empty, but the text index %s holds documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
+	case serr == nil && fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is a directory, not a record file", ErrDamaged, path)
+	}
+	var file *os.File
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if p := recover(); p != nil {
+			if db != nil {
+				closeQuietly(db)
+			}
+			releaseFile(file)
+			db, err = nil, damagedFile(path, p)
+		}
+	}()
+	// the freelist is read at open, not by the first write transaction,
+	// which would panic on a damaged one holding bbolt's write lock
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: noSync, PreLoadFreelist: true, OpenFile: keepFile(&file)})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
+	case err != nil:
+		// a system error (permissions, too many files) is not damage;
+		// bbolt's own complaints about the content are (invalid, checksum,
+		// version, "file size too small")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+		return nil, damagedFile(path, err)
+	}
+	files.Store(db, file)
+	// a truncated file: its pages reach past its end
+	var need int64
+	if err := db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil }); err != nil {
+		closeQuietly(db)
+		return nil, damagedFile(path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() < need {
+		closeQuietly(db)
+		return nil, damagedFile(path, fmt.Sprintf("truncated: %d bytes, where its pages take %d", fi.Size(), need))
+	}
+	return db, nil
+}
+
+// keepFile is a bolt.Options.OpenFile that keeps the file it opens: when
+// bolt.Open panics it never returns its DB, whose file, still open, would
+// keep the lock on the records until the process exits.
+func keepFile(f **os.File) func(string, int, os.FileMode) (*os.File, error) {
+	return func(name string, flag int, mode os.FileMode) (*os.File, error) {
+		file, err := os.OpenFile(name, flag, mode)
+		*f = file
+		return file, err
+	}
+}
+
+// releaseFile unlocks and closes the file of a bolt.Open that panicked.
+// Closing alone would not release the lock: the mapping bolt made of the
+// file, which it never unmaps, keeps the locked file open.
+func releaseFile(f *os.File) {
+	if f != nil {
+		unlock(f)
+		f.Close()
+	}
+}
+
+// files are the record files openRecords opened, by DB: closeQuietly
+// closes one itself when bolt's Close panics on damage before it does.
+var files sync.Map // *bolt.DB -> *os.File
+
+// closeQuietly closes db whatever its damage, releasing its lock.
+func closeQuietly(db *bolt.DB) {
+	defer func() {
+		recover()
+		forgetFile(db, true)
+	}()
+	db.Close()
+}
+
+// forgetFile drops db's file from files, closing it when asked.
+func forgetFile(db *bolt.DB, close bool) {
+	if f, ok := files.LoadAndDelete(db); ok && close {
+		releaseFile(f.(*os.File))
+	}
+}
+
+// guard runs fn, a use of the record file, turning a panic or a memory
+// fault in it into ErrDamaged, after which the store refuses every call.
+func (s *Store) guard(fn func() error) (err error) {
+	if d := s.damage.Load(); d != nil {
+		return *d
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if p := recover(); p != nil {
+			err = damagedFile(filepath.Join(s.dir, recordFile), p)
+			s.damage.CompareAndSwap(nil, &err)
+			s.log.Error("the record file is damaged; refusing every further call", "error", err)
+		}
+	}()
+	err = fn()
+	if errors.Is(err, errRecord) && !errors.Is(err, ErrDamaged) {
+		err = damagedFile(filepath.Join(s.dir, recordFile), err)
+	}
+	return err
+}
+
+// view and update are bbolt's View and Update under guard.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.View(fn) })
+}
+
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.Update(fn) })
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package embedded
+
+import "os"
+
+func unlock(*os.File) {}

@@ -1,0 +1,58 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+)
+
+// RebuildText (what `agentmem reindex` runs) restores documents the index
+// lost, whatever the open-time checks saw, and reports its progress.
+func TestRebuildTextRestoresDocuments(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	var ms []memory.Memory
+	for n := range 50 {
+		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day,
+			Turn: n, Role: "user", Text: fmt.Sprintf("the quokka number %d", n), Hash: fmt.Sprint(n), Created: day})
+	}
+	if err := st.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if n := count(); n != 50 {
+		t.Fatalf("found %d of 50 before the damage", n)
+	}
+	for n := range 30 {
+		if err := st.index.Delete(key("default", memory.MemoryID("s", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(); n != 20 {
+		t.Fatalf("found %d after deleting 30 of 50 documents from the index", n)
+	}
+	var calls, last, total int
+	if err := st.RebuildText(ctx, func(done, of int) { calls, last, total = calls+1, done, of }); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 50 {
+		t.Errorf("found %d of 50 after RebuildText", n)
+	}
+	if calls == 0 || last != total || total != 50+2 { // 50 memories, 2 pages of 32 turns
+		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
+	}
+}

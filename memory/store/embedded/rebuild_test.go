@@ -1,0 +1,144 @@
+package embedded_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/store/embedded"
+)
+
+var day0 = time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+
+// fill stores sessions×turns memories, each with the common word "zebra"
+// and a word of its own, closes the store, and opens and closes it once
+// more, which trims the journal: what the index applied is gone from it.
+func fill(t *testing.T, dir string, first, sessions, turns int) {
+	t.Helper()
+	st := openStore(t, dir, nil)
+	for s := first; s < first+sessions; s++ {
+		var ms []memory.Memory
+		for n := range turns {
+			ms = append(ms, mem(s, n))
+		}
+		if err := st.Put(context.Background(), ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := openStore(t, dir, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mem(s, n int) memory.Memory {
+	session := fmt.Sprintf("s%d", s)
+	return memory.Memory{
+		ID: memory.MemoryID(session, n), Namespace: "default", SessionID: session, SessionDate: day0.AddDate(0, 0, s),
+		Turn: n, Role: "user", Text: fmt.Sprintf("the zebra number %d said w%dx%d", s*1000+n, s, n),
+		Hash: fmt.Sprintf("h%d", n), Created: day0,
+	}
+}
+
+func openStore(t *testing.T, dir string, log *slog.Logger) *embedded.Store {
+	t.Helper()
+	st, err := embedded.Open(context.Background(), dir, embedded.Options{NoSync: true, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// found is how many memories BM25 finds for "zebra".
+func found(t *testing.T, st memory.Store) int {
+	t.Helper()
+	hits, err := st.Search(context.Background(), memory.Query{Namespace: "default", Text: "zebra", K: 10000, Pool: 10000, Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(hits)
+}
+
+// A missing, emptied, foreign, older or damaged text index is detected at
+// open and rebuilt from the records, with a log line: every memory is found
+// by BM25 again.
+func TestIndexLossRebuilt(t *testing.T) {
+	const sessions, turns = 22, 10
+	index := func(dir string) string { return filepath.Join(dir, "index.bleve") }
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+	}{
+		{"deleted", func(t *testing.T, dir string) { os.RemoveAll(index(dir)) }},
+		{"emptied", func(t *testing.T, dir string) {
+			os.RemoveAll(index(dir))
+			os.Mkdir(index(dir), 0o700)
+		}},
+		{"segments deleted", func(t *testing.T, dir string) {
+			files, _ := filepath.Glob(filepath.Join(index(dir), "store", "*.zap"))
+			if len(files) == 0 {
+				t.Fatal("no segment files to delete")
+			}
+			for _, f := range files {
+				os.Remove(f)
+			}
+		}},
+		{"another store's index", func(t *testing.T, dir string) {
+			other := t.TempDir()
+			openStore(t, other, nil).Close()
+			os.RemoveAll(index(dir))
+			os.Rename(index(other), index(dir))
+		}},
+		{"an older copy", func(t *testing.T, dir string) {
+			// the index as it was after the first two sessions, restored
+			// over one that has seen all of them
+			old := t.TempDir()
+			os.RemoveAll(old)
+			if err := os.CopyFS(old, os.DirFS(index(dir))); err != nil {
+				t.Fatal(err)
+			}
+			fill(t, dir, 2, sessions-2, turns)
+			os.RemoveAll(index(dir))
+			os.Rename(old, index(dir))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.name == "an older copy" {
+				fill(t, dir, 0, 2, turns)
+			} else {
+				fill(t, dir, 0, sessions, turns)
+			}
+			c.damage(t, dir)
+			var logs bytes.Buffer
+			st := openStore(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
+			if n := found(t, st); n != sessions*turns {
+				t.Errorf("BM25 finds %d of %d memories", n, sessions*turns)
+			}
+			if !strings.Contains(logs.String(), "rebuilding it from the records") {
+				t.Errorf("no log line about the rebuild:\n%s", logs.String())
+			}
+			// and the rebuilt index is not rebuilt again
+			st.Close()
+			logs.Reset()
+			st = openStore(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
+			if strings.Contains(logs.String(), "rebuilding") {
+				t.Errorf("rebuilt again at the next open:\n%s", logs.String())
+			}
+			defer st.Close()
+			if n := found(t, st); n != sessions*turns {
+				t.Errorf("after reopening, BM25 finds %d of %d memories", n, sessions*turns)
+			}
+		})
+	}
+}
