@@ -87,15 +87,15 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	mu.Lock()
 	defer mu.Unlock()
 
-	existing, err := s.store.Session(ctx, ns, sessionID)
+	first, existing, err := s.sessionEnds(ctx, ns, sessionID, turns)
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
 	date := given
 	switch {
 	case !date.IsZero():
-	case len(existing) > 0:
-		date = existing[0].SessionDate
+	case first != nil:
+		date = first.SessionDate
 	default:
 		date = s.Now()
 	}
@@ -143,6 +143,24 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	res.Stored = len(ms)
 	return res, nil
+}
+
+// sessionEnds reads what Remember needs of a session: its first memory
+// (for its date) and the memories newTurns compares the incoming turns
+// with, the last of which numbers the next turn. Turns without client ids
+// are compared with the session's tail only, which a store implementing
+// SessionEnds reads without reading the session whole; client ids may be
+// anywhere in the session, so a call that carries one reads it whole.
+func (s *Service) sessionEnds(ctx context.Context, ns, sessionID string, turns []turn) (*Memory, []Memory, error) {
+	keyed := slices.ContainsFunc(turns, func(t turn) bool { return t.Key != "" })
+	if se, ok := s.store.(SessionEnds); ok && !keyed {
+		return se.SessionEnds(ctx, ns, sessionID, len(turns))
+	}
+	all, err := s.store.Session(ctx, ns, sessionID)
+	if err != nil || len(all) == 0 {
+		return nil, nil, err
+	}
+	return &all[0], all, nil
 }
 
 func (s *Service) embed(ctx context.Context, ms, existing []Memory) error {
@@ -274,16 +292,18 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 
 // newTurns says which incoming turns the session already holds: held[i] is
 // the memory id of incoming turn i when it is a resend, "" when it is new.
+// have is the session, or at least its last len(incoming) turns.
 //
 // A turn with a client key is a resend exactly when the session holds that
-// key. For the others, content decides, in this order:
-//   - two or more turns that all appear, in order and contiguously, in the
-//     session are a resend of them;
-//   - otherwise the longest tail of the session that the incoming turns
-//     start with is an overlap (a client re-sending the last exchange with
-//     the new one), and what follows it is new;
-//   - everything else is new: a single turn that repeats an earlier one
-//     ("yes", "ok") is a new turn unless it repeats the session's last.
+// key. For the others, content decides, and only against the session's
+// tail: the longest tail of the session that the incoming turns start with
+// is a resend (a call sent again, or a client re-sending the last exchange,
+// or the whole session, with the new turns), and what follows it is new.
+// Everything else is new, however often its text occurs earlier in the
+// session: "yes" after "Deleting file A now." is a new consent, and so is
+// a repeated exchange. The one case content cannot tell is a turn that
+// repeats the session's last turn ("yes", "yes") sent without a key: it is
+// taken for a resend, so a client that may repeat itself sends ids.
 func newTurns(have []Memory, incoming []turn) []string {
 	held := make([]string, len(incoming))
 	byKey := map[string]string{}
@@ -313,41 +333,25 @@ func newTurns(have []Memory, incoming []turn) []string {
 	return held
 }
 
+// byContent marks the turns idx of incoming that start with a tail of the
+// session (have) as the resend of that tail.
 func byContent(have []Memory, incoming []turn, idx []int, held []string) {
-	in := make([]string, len(idx))
-	for j, i := range idx {
-		in[j] = incoming[i].Hash
-	}
-	hs := make([]string, len(have))
-	for j, m := range have {
-		hs[j] = m.Hash
-	}
-	if len(in) >= 2 {
-		if at := indexRun(hs, in); at >= 0 {
-			for j, i := range idx {
-				held[i] = have[at+j].ID
+	for o := min(len(have), len(idx)); o > 0; o-- {
+		tail := have[len(have)-o:]
+		match := true
+		for j := range o {
+			if tail[j].Hash != incoming[idx[j]].Hash {
+				match = false
+				break
 			}
-			return
 		}
-	}
-	for o := min(len(hs), len(in)); o > 0; o-- {
-		if slices.Equal(hs[len(hs)-o:], in[:o]) {
+		if match {
 			for j := range o {
-				held[idx[j]] = have[len(have)-o+j].ID
+				held[idx[j]] = tail[j].ID
 			}
 			return
 		}
 	}
-}
-
-// indexRun is where run first appears contiguously in have, or -1.
-func indexRun(have, run []string) int {
-	for i := 0; i+len(run) <= len(have); i++ {
-		if slices.Equal(have[i:i+len(run)], run) {
-			return i
-		}
-	}
-	return -1
 }
 
 // derivedSessionID names a session the client did not name, from its

@@ -45,6 +45,10 @@ func TestNewTurns(t *testing.T) {
 		{"yes delA", "yes", "yes"},
 		{"yes delA yes", "delB", "delB"},
 		{"a b c", "c", ""},
+		// an exchange repeated later is new: only the tail is a resend
+		{"yes delA no ok", "yes delA", "yes delA"},
+		{"a b c d", "a b", "a b"},
+		{"a b c d", "c d e", "e"},
 	}
 	for _, c := range cases {
 		in := mk(c.in)

@@ -68,3 +68,14 @@ var ErrInUse = errors.New("store is in use by another agentmem process")
 // ErrEmbedderMismatch is returned when a store holds vectors from another
 // embedder than the one configured; `agentmem reindex` re-embeds them.
 var ErrEmbedderMismatch = errors.New("store was built with a different embedder")
+
+// SessionEnds is implemented by stores that read a session's first turn and
+// its last n turns without reading the whole session, so that appending to
+// a session of 50,000 turns costs what appending to one of ten does.
+// Remember uses it for calls whose turns carry no client ids; other stores
+// are read whole (Session).
+type SessionEnds interface {
+	// SessionEnds returns the session's first memory (nil for a session
+	// that holds none) and its last n memories in turn order.
+	SessionEnds(ctx context.Context, namespace, sessionID string, n int) (first *Memory, last []Memory, err error)
+}
