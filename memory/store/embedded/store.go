@@ -71,10 +71,10 @@ type Store struct {
 	index bleve.Index
 	log   *slog.Logger
 
-	// mu orders writers against each other and against flushes; vectors
-	// and pending are guarded by it.
+	// mu orders writers against each other and against flushes; vec and
+	// pending are guarded by it.
 	mu      sync.RWMutex
-	vectors map[string]*space // by namespace
+	vec     *vecSide // the vector side (vectors.go)
 	pending *bleve.Batch
 	npend   int
 	seq     uint64 // last journal entry written
@@ -100,7 +100,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("opening %s: %w", filepath.Join(dir, "memories.db"), err)
 	}
-	s := &Store{dir: dir, db: db, log: opts.Logger, vectors: map[string]*space{}}
+	s := &Store{dir: dir, db: db, log: opts.Logger}
 	if err := s.init(ctx, opts); err != nil {
 		db.Close()
 		if s.index != nil {
@@ -142,10 +142,14 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err := s.openIndex(ctx); err != nil {
 		return err
 	}
+	// vectors first: the journal is pruned only back to their snapshots
+	if err := s.loadVectors(); err != nil {
+		return err
+	}
 	if err := s.replay(ctx); err != nil {
 		return fmt.Errorf("replaying the journal into the index: %w", err)
 	}
-	return s.loadVectors()
+	return nil
 }
 
 func describe(id string, dims int) string {
@@ -174,6 +178,10 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.flushLocked()
+	if err := s.saveSnapshots(true); err != nil {
+		// the records are intact; the next open reads them instead
+		s.log.Warn("saving the vector snapshots", "err", err)
+	}
 	if cerr := s.index.Close(); err == nil {
 		err = cerr
 	}
