@@ -44,6 +44,7 @@ type cli struct {
 	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder."`
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
+	Bench     benchCmd     `cmd:"" help:"Measure the embedded store at scale: ingest, recall latency per fusion mode against a plain vector scan, vector recall@10, RSS, open time."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`
 }
 

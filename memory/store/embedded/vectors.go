@@ -192,3 +192,27 @@ func isMemoryKey(k string) bool {
 	_, rest, ok := strings.Cut(k, "\x1f")
 	return ok && !strings.HasPrefix(rest, pageMark)
 }
+
+// NearestVectors returns the ids of the k memories of ns whose best window
+// is most similar to v, best first: the vector side of a search before
+// fusion, for benchmarks (recall against an exact scan) and diagnostics.
+func (s *Store) NearestVectors(ns string, v []float32, k int) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rs, err := s.vecSearch(memory.Query{Namespace: ns, Vector: v}, k)
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids, err
+}
+
+// VectorStats describes ns's vector index (zero when it has none).
+func (s *Store) VectorStats(ns string) vectors.Stats {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if x := s.vec.byNS[ns]; x != nil {
+		return x.Stats()
+	}
+	return vectors.Stats{}
+}
