@@ -349,9 +349,9 @@ func benchCorpus(dir string) ([]benchSession, []string, string, error) {
 		return nil, nil, "", fmt.Errorf("%s: %w", path, err)
 	}
 	var items []struct {
-		Question string     `json:"question"`
-		Dates    []string   `json:"haystack_dates"`
-		IDs      []string   `json:"haystack_session_ids"`
+		Question string   `json:"question"`
+		Dates    []string `json:"haystack_dates"`
+		IDs      []string `json:"haystack_session_ids"`
 		Sessions [][]struct {
 			Role    string `json:"role"`
 			Content string `json:"content"`
