@@ -45,6 +45,7 @@ type cli struct {
 	Check     checkCmd     `cmd:"" help:"Verify the embedded store's files (records, text index, vectors) without changing them; exits 1 on a problem."`
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
+	Bench     benchCmd     `cmd:"" help:"Measure the embedded store at scale: ingest, recall latency per fusion mode against a plain vector scan, vector recall@10, RSS, open time."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`
 }
 

@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,6 +148,9 @@ func (s *Store) guard(fn func() error) (err error) {
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if p := recover(); p != nil {
+			if !fromRecords() {
+				panic(p) // a bug of ours, not damage: the tools' recovery reports it
+			}
 			err = damagedFile(filepath.Join(s.dir, recordFile), p)
 			s.damage.CompareAndSwap(nil, &err)
 			s.log.Error("the record file is damaged; refusing every further call", "error", err)
@@ -156,6 +161,34 @@ func (s *Store) guard(fn func() error) (err error) {
 		err = damagedFile(filepath.Join(s.dir, recordFile), err)
 	}
 	return err
+}
+
+// fromRecords reports, from a deferred recover, whether the panic was
+// raised in bbolt or by a memory fault reading its mapped file: damage,
+// which guard turns into ErrDamaged. Any other panic is a bug and is not
+// to be reported as a damaged file.
+func fromRecords() bool {
+	pc := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(2, pc)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && strings.HasPrefix(f.Function, "runtime."):
+			if f.Function == "runtime.sigpanic" {
+				// a fault: in bbolt's mapped file if the faulting frame is bbolt's
+				f, _ = frames.Next()
+				return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+			}
+		case panicking:
+			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // view and update are bbolt's View and Update under guard.

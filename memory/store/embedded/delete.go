@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -117,11 +119,6 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	if err := s.index.Batch(b); err != nil {
 		return 0, fmt.Errorf("removing from the index: %w", err)
 	}
-	if sp := s.vectors[sel.Namespace]; sp != nil {
-		sp.remove(ids)
-		if len(sp.ids) == 0 {
-			delete(s.vectors, sel.Namespace)
-		}
-	}
+	s.vecRemove(sel.Namespace, slices.Collect(maps.Keys(ids)))
 	return deleted, nil
 }

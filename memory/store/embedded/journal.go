@@ -45,7 +45,8 @@ func (s *Store) indexedSeq() (uint64, error) {
 }
 
 // replay applies to the index every journal entry it had not persisted, then
-// drops the entries it had: what the index read back at open is on disk.
+// drops the entries it had (what the index read back at open is on disk)
+// that no vector snapshot needs (see snapshot.go).
 func (s *Store) replay(ctx context.Context) error {
 	done, err := s.indexedSeq()
 	if err != nil {
@@ -92,6 +93,7 @@ func (s *Store) replay(ctx context.Context) error {
 		}
 		s.log.Info("index caught up from journal", "entries", last-done, "documents", n)
 	}
+	done = min(done, s.vecFloor())
 	return s.update(func(tx *bolt.Tx) error { return trim(tx, done) })
 }
 

@@ -109,21 +109,8 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	b.SetInternal(keySeq, seqKey(seq))
 	s.npend += len(keys)
 
-	if s.dims > 0 {
-		// a replaced memory drops its old windows before its new ones go in
-		byNS := map[string]map[string]bool{}
-		for _, m := range ms {
-			if byNS[m.Namespace] == nil {
-				byNS[m.Namespace] = map[string]bool{}
-			}
-			byNS[m.Namespace][m.ID] = true
-		}
-		for ns, ids := range byNS {
-			s.space(ns).remove(ids)
-		}
-		for _, m := range ms {
-			s.space(m.Namespace).add(m)
-		}
+	if err := s.vecPut(ms); err != nil {
+		return err
 	}
 	if s.npend >= flushAt {
 		return s.flushLocked()

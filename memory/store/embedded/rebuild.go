@@ -335,7 +335,8 @@ func (s *Store) rebuildIndex(ctx context.Context, path string, id []byte, why st
 	if err := s.index.Batch(b); err != nil {
 		return fmt.Errorf("rebuilding the text index: %w", err)
 	}
-	if err := s.update(func(tx *bolt.Tx) error { return trim(tx, s.seq) }); err != nil {
+	// the journal stays back to the vector snapshots (snapshot.go)
+	if err := s.update(func(tx *bolt.Tx) error { return trim(tx, min(s.seq, s.vecFloor())) }); err != nil {
 		return err
 	}
 	s.log.Info("text index rebuilt", "documents", len(keys), "took", time.Since(start).Round(time.Millisecond))

@@ -91,6 +91,9 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 		return err
 	}
 	s.embedderID, s.dims = id, dims
-	s.vectors = map[string]*space{}
+	// the records changed without the journal: no snapshot holds
+	if err := s.dropSnapshots(); err != nil {
+		return err
+	}
 	return s.loadVectors()
 }

@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
@@ -11,8 +12,8 @@ import (
 	"agentmem/memory/hybrid"
 )
 
-// Search runs the text side of q in bleve and the vector side in RAM, and
-// fuses them.
+// Search runs the text side of q in bleve and the vector side in RAM, at
+// the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	if err := s.flush(); err != nil {
 		return nil, err
@@ -22,13 +23,22 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 
 	pool := q.PoolSize()
 	var text, vec []hybrid.Ranked
-	if q.Fusion != memory.TextOnly && q.Vector != nil {
-		vec = s.vectors[q.Namespace].search(q, pool)
+	var err, verr error
+	wantVec := q.Fusion != memory.TextOnly && q.Vector != nil
+	var wg sync.WaitGroup
+	if wantVec {
+		if q.Fusion == memory.Rerank || q.Fusion == memory.VectorOnly || sequential {
+			vec, verr = s.vecSearch(q, pool)
+		} else {
+			wg.Go(func() { vec, verr = s.vecSearch(q, pool) })
+		}
 	}
-	var err error
 	switch q.Fusion {
 	case memory.VectorOnly:
 	case memory.Rerank:
+		if verr != nil {
+			return nil, verr
+		}
 		ids := make([]string, len(vec))
 		for i, v := range vec {
 			ids[i] = key(q.Namespace, v.ID)
@@ -41,8 +51,12 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 			text, err = s.text(ctx, r)
 		}
 	}
+	wg.Wait()
 	if err != nil {
 		return nil, err
+	}
+	if verr != nil {
+		return nil, verr
 	}
 	var sessions []hybrid.Ranked
 	if r := hybrid.PageRequest(q, sessionPages); r != nil {
@@ -57,6 +71,11 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	}
 	return hybrid.Rank(q, fused, ms, sessions), nil
 }
+
+// sequential makes Search run the text and vector sides one after the
+// other, as it did before they ran at the same time: for tests and
+// benchmarks that compare the two.
+var sequential = false
 
 // sessionPages is how many of the best-matching session pages weigh the
 // sessions of a recall's candidates.

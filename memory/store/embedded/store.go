@@ -69,10 +69,10 @@ type Store struct {
 	index bleve.Index
 	log   *slog.Logger
 
-	// mu orders writers against each other and against flushes; vectors
-	// and pending are guarded by it.
+	// mu orders writers against each other and against flushes; vec and
+	// pending are guarded by it.
 	mu      sync.RWMutex
-	vectors map[string]*space // by namespace
+	vec     *vecSide // the vector side (vectors.go)
 	pending *bleve.Batch
 	npend   int
 	seq     uint64 // last journal entry written
@@ -98,7 +98,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, log: opts.Logger, vectors: map[string]*space{}}
+	s := &Store{dir: dir, db: db, log: opts.Logger}
 	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
 		if s.index != nil {
@@ -137,11 +137,12 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	// opens the index, replays the journal, rebuilds when stale (rebuild.go)
-	if err := s.openIndex(ctx); err != nil {
+	// vectors first: the journal is trimmed only back to their snapshots
+	if err := s.loadVectors(); err != nil {
 		return err
 	}
-	return s.loadVectors()
+	// opens the index, replays the journal, rebuilds when stale (rebuild.go)
+	return s.openIndex(ctx)
 }
 
 func describe(id string, dims int) string {
@@ -174,6 +175,10 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.flushLocked()
+	if err := s.saveSnapshots(true); err != nil {
+		// the records are intact; the next open reads them instead
+		s.log.Warn("saving the vector snapshots", "err", err)
+	}
 	if cerr := s.index.Close(); err == nil {
 		err = cerr
 	}

@@ -1,161 +1,218 @@
 package embedded
 
 import (
-	"container/heap"
+	"fmt"
+	"strings"
 	"time"
 
-	"github.com/viterin/vek/vek32"
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid"
+	"agentmem/memory/store/embedded/vectors"
 )
 
-// space holds one namespace's vectors in RAM, one row per window, searched
-// exactly: a namespace is one user's or agent's history, small enough that
-// a SIMD scan (vek's AVX2 dot product, with its pure-Go fallback) beats any
-// approximate index and never misses.
-type space struct {
-	dims     int
-	ids      []string // memory id of each window
-	sessions []string
-	dates    []int64 // session date, Unix nanoseconds
-	data     []float32
+// The vector side: one vectors.Index per namespace (int8 codes scanned with
+// SIMD, an exact float32 re-score of the candidates, an inverted file once
+// a namespace passes vectors.DefaultApproxAt windows), kept in step with
+// every write and delete under s.mu, and saved as snapshots (snapshot.go)
+// that the next open maps instead of decoding every record.
+
+// vecSide is the store's vector state; s.mu guards it.
+type vecSide struct {
+	byNS map[string]*vectors.Index
+	// unsaved counts, per namespace, the windows written or removed since
+	// its snapshot was saved (or since open, when it has none); a
+	// namespace in it differs from its snapshot.
+	unsaved map[string]int
+	// stamps is the journal sequence of each namespace's snapshot on disk
+	// (the manifest's); the journal is kept back to the oldest.
+	stamps map[string]uint64
+	// storeID names this store in its snapshots' tags.
+	storeID string
 }
 
-func (sp *space) add(m memory.Memory) {
-	for _, v := range m.Vectors {
-		sp.ids = append(sp.ids, m.ID)
-		sp.sessions = append(sp.sessions, m.SessionID)
-		sp.dates = append(sp.dates, m.SessionDate.UnixNano())
-		sp.data = append(sp.data, v...)
-	}
+func newVecSide() *vecSide {
+	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}}
 }
 
-// remove drops every window of the given memory ids, keeping row order.
-func (sp *space) remove(ids map[string]bool) {
-	w := 0
-	for r := range sp.ids {
-		if ids[sp.ids[r]] {
-			continue
+// vecIndex returns ns's index, creating it.
+func (s *Store) vecIndex(ns string) (*vectors.Index, error) {
+	x := s.vec.byNS[ns]
+	if x == nil {
+		var err error
+		if x, err = vectors.New(s.dims, vectors.Options{}); err != nil {
+			return nil, err
 		}
-		if w != r {
-			sp.ids[w], sp.sessions[w], sp.dates[w] = sp.ids[r], sp.sessions[r], sp.dates[r]
-			copy(sp.data[w*sp.dims:(w+1)*sp.dims], sp.data[r*sp.dims:(r+1)*sp.dims])
-		}
-		w++
+		s.vec.byNS[ns] = x
 	}
-	clear(sp.ids[w:])
-	sp.ids, sp.sessions, sp.dates = sp.ids[:w], sp.sessions[:w], sp.dates[:w]
-	sp.data = sp.data[:w*sp.dims]
+	return x, nil
 }
 
-// search returns the n memories whose best window is most similar to v,
-// within q's session and date bounds, best first.
-func (sp *space) search(q memory.Query, n int) []hybrid.Ranked {
-	if sp == nil || len(q.Vector) != sp.dims || n <= 0 {
-		return nil
-	}
-	var after, before int64 = 0, 0
-	if !q.After.IsZero() {
-		after = q.After.UnixNano()
-	}
-	if !q.Before.IsZero() {
-		before = q.Before.UnixNano()
-	}
-	best := make(map[string]float64)
-	for r, id := range sp.ids {
-		if q.SessionID != "" && sp.sessions[r] != q.SessionID {
-			continue
-		}
-		if (after != 0 && sp.dates[r] < after) || (before != 0 && sp.dates[r] > before) {
-			continue
-		}
-		score := float64(vek32.Dot(q.Vector, sp.data[r*sp.dims:(r+1)*sp.dims]))
-		if old, ok := best[id]; !ok || score > old {
-			best[id] = score
-		}
-	}
-	h := make(topN, 0, n+1)
-	for id, score := range best {
-		if len(h) < n {
-			heap.Push(&h, hybrid.Ranked{ID: id, Score: score})
-		} else if score > h[0].Score || (score == h[0].Score && id < h[0].ID) {
-			h[0] = hybrid.Ranked{ID: id, Score: score}
-			heap.Fix(&h, 0)
-		}
-	}
-	out := make([]hybrid.Ranked, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(hybrid.Ranked)
-	}
-	return out
-}
-
-// topN is a min-heap on score (ties: larger id first out), so the root is
-// the weakest of the best n.
-type topN []hybrid.Ranked
-
-func (h topN) Len() int { return len(h) }
-func (h topN) Less(i, j int) bool {
-	if h[i].Score != h[j].Score {
-		return h[i].Score < h[j].Score
-	}
-	return h[i].ID > h[j].ID
-}
-func (h topN) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *topN) Push(x any)   { *h = append(*h, x.(hybrid.Ranked)) }
-func (h *topN) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// loadVectors reads every stored vector into RAM.
-func (s *Store) loadVectors() error {
+// vecPut puts ms's windows in their namespaces' indexes, replacing what a
+// memory had; a memory without vectors is removed. Callers hold s.mu and
+// have checked the vectors (dimension, finite values).
+func (s *Store) vecPut(ms []memory.Memory) error {
 	if s.dims == 0 {
 		return nil
 	}
+	for _, m := range ms {
+		x, err := s.vecIndex(m.Namespace)
+		if err != nil {
+			return err
+		}
+		if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
+			return err
+		}
+		s.vec.unsaved[m.Namespace] += max(1, len(m.Vectors))
+	}
+	return s.saveDue(ms)
+}
+
+// vecRemove drops ids from ns's index. Callers hold s.mu.
+func (s *Store) vecRemove(ns string, ids []string) {
+	x := s.vec.byNS[ns]
+	if x == nil {
+		return
+	}
+	x.Remove(ids...)
+	s.vec.unsaved[ns] += len(ids)
+	if x.Len() == 0 {
+		delete(s.vec.byNS, ns)
+	}
+}
+
+// vecSearch returns the n memories of q's namespace whose best window is
+// most similar to q.Vector, within q's session and date bounds, best first
+// (ties: smaller id first). Callers hold s.mu for reading.
+func (s *Store) vecSearch(q memory.Query, n int) ([]hybrid.Ranked, error) {
+	x := s.vec.byNS[q.Namespace]
+	if x == nil || len(q.Vector) != x.Dims() || n <= 0 {
+		return nil, nil
+	}
+	var f vectors.Filter
+	f.Session = q.SessionID
+	if !q.After.IsZero() {
+		f.After = q.After.UnixNano()
+	}
+	if !q.Before.IsZero() {
+		f.Before = q.Before.UnixNano()
+	}
+	rs, err := x.Search(q.Vector, n, f)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	out := make([]hybrid.Ranked, len(rs))
+	for i, r := range rs {
+		out[i] = hybrid.Ranked{ID: r.ID, Score: r.Score}
+	}
+	return out, nil
+}
+
+// loadVectors fills the vector side: each namespace from its snapshot when
+// one is usable (brought up to date from the journal), the others from
+// the records. Callers hold s.mu or have the store to themselves.
+func (s *Store) loadVectors() error {
+	s.vec = newVecSide()
+	if s.dims == 0 {
+		return nil
+	}
+	covered, err := s.loadSnapshots()
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	n, stale := 0, 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
-		return tx.Bucket(bucketVec).ForEach(func(k, v []byte) error {
+		c := tx.Bucket(bucketVec).Cursor()
+		for k, v := c.First(); k != nil; {
+			ns, _ := splitKey(string(k))
+			if covered[ns] {
+				// past the namespace: its separator 0x1f plus one
+				k, v = c.Seek([]byte(ns + "\x20"))
+				continue
+			}
 			raw := mem.Get(k)
-			if raw == nil {
-				return nil
+			if raw != nil {
+				m, err := decode(raw)
+				if err != nil {
+					return err
+				}
+				if m.Embedder != s.embedderID {
+					stale++ // left by an interrupted reindex
+				} else {
+					if m.Vectors, err = decodeVectors(v, s.dims); err != nil {
+						return err
+					}
+					x, err := s.vecIndex(m.Namespace)
+					if err != nil {
+						return err
+					}
+					if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
+						return fmt.Errorf("memory %s: %w", m.ID, err)
+					}
+					s.vec.unsaved[m.Namespace] += len(m.Vectors)
+					n++
+				}
 			}
-			m, err := decode(raw)
-			if err != nil {
-				return err
-			}
-			if m.Embedder != s.embedderID {
-				stale++ // left by an interrupted reindex
-				return nil
-			}
-			if m.Vectors, err = decodeVectors(v, s.dims); err != nil {
-				return err
-			}
-			s.space(m.Namespace).add(m)
-			n++
-			return nil
-		})
+			k, v = c.Next()
+		}
+		return nil
 	})
 	if stale > 0 {
 		s.log.Warn("memories embedded by another model are left out of vector search; run `agentmem reindex`", "memories", stale)
 	}
 	if n > 0 {
-		s.log.Debug("vectors loaded", "memories", n, "took", time.Since(start).Round(time.Millisecond))
+		s.log.Debug("vectors loaded from the records", "memories", n, "took", time.Since(start).Round(time.Millisecond))
 	}
 	return err
 }
 
-func (s *Store) space(ns string) *space {
-	sp := s.vectors[ns]
-	if sp == nil {
-		sp = &space{dims: s.dims}
-		s.vectors[ns] = sp
+// readVectors reads memory k's current record and vectors from tx: ok is
+// false when it is gone, has no vectors, or was embedded by another model.
+func (s *Store) readVectors(tx *bolt.Tx, k []byte) (m memory.Memory, ok bool, err error) {
+	raw := tx.Bucket(bucketMem).Get(k)
+	v := tx.Bucket(bucketVec).Get(k)
+	if raw == nil || v == nil {
+		return m, false, nil
 	}
-	return sp
+	if m, err = decode(raw); err != nil {
+		return m, false, err
+	}
+	if m.Embedder != s.embedderID {
+		return m, false, nil
+	}
+	m.Vectors, err = decodeVectors(v, s.dims)
+	return m, err == nil, err
+}
+
+// isMemoryKey tells a memory's key from a page's.
+func isMemoryKey(k string) bool {
+	_, rest, ok := strings.Cut(k, "\x1f")
+	return ok && !strings.HasPrefix(rest, pageMark)
+}
+
+// NearestVectors returns the ids of the k memories of ns whose best window
+// is most similar to v, best first: the vector side of a search before
+// fusion, for benchmarks (recall against an exact scan) and diagnostics.
+func (s *Store) NearestVectors(ns string, v []float32, k int) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rs, err := s.vecSearch(memory.Query{Namespace: ns, Vector: v}, k)
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids, err
+}
+
+// VectorStats describes ns's vector index (zero when it has none).
+func (s *Store) VectorStats(ns string) vectors.Stats {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if x := s.vec.byNS[ns]; x != nil {
+		return x.Stats()
+	}
+	return vectors.Stats{}
 }

@@ -74,6 +74,7 @@ const (
 	hApprox   = 52 // uint32: 1 when an inverted file follows
 	hNlist    = 56
 	hTrained  = 60
+	hProbe    = 64 // uint32: the calibrated probe count (0 in older files: calibrate)
 	hTagLen   = 72
 	hTag      = 76                       // maxTag bytes
 	hSections = hTag + maxTag            // nSections × 20 bytes
@@ -186,6 +187,7 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		le.PutUint32(h[hApprox:], 1)
 		le.PutUint32(h[hNlist:], uint32(v.nlist))
 		le.PutUint32(h[hTrained:], uint32(v.trained))
+		le.PutUint32(h[hProbe:], uint32(v.probe))
 	}
 	le.PutUint32(h[hTagLen:], uint32(len(tag)))
 	copy(h[hTag:], tag)
@@ -431,7 +433,7 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo,
 	}
 
 	if le.Uint32(b[hApprox:]) == 1 {
-		if err := x.decodeIVF(secs[5], secs[6], int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:]))); err != nil {
+		if err := x.decodeIVF(secs[5], secs[6], int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:])), int(le.Uint32(b[hProbe:]))); err != nil {
 			return nil, info, err
 		}
 	}
@@ -517,7 +519,7 @@ func (x *Index) rebuildBookkeeping() error {
 	return nil
 }
 
-func (x *Index) decodeIVF(cent, of []byte, nlist, trained int) error {
+func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	n := len(x.rows)
 	if nlist <= 0 || nlist > 1<<24 || len(cent) != nlist*x.dims*4 || len(of) != n*4 {
 		return corrupt("inverted file sizes")
@@ -537,6 +539,11 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained int) error {
 		}
 	}
 	x.ivf = v
+	if probe > 0 && probe <= nlist && x.opts.NProbe == 0 {
+		v.probe = probe // calibrated on these rows when it was built
+	} else {
+		x.calibrate()
+	}
 	return nil
 }
 

@@ -40,6 +40,7 @@ type ivf struct {
 	of      []int32 // by row: its list, -1 for none
 	pos     []int32 // by row: its place in that list
 	trained int     // live rows when trained
+	probe   int     // lists a search scans (calibrate.go)
 }
 
 // nlistFor is the number of lists for n rows: √n, at least 16.
@@ -204,6 +205,7 @@ func (x *Index) buildIVF() {
 		v.put(r, nearest[j])
 	}
 	x.ivf = v
+	x.calibrate()
 }
 
 // searchIVF scans the lists of the centroids most similar to q (more of
@@ -213,7 +215,7 @@ func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt) (*topK, b
 	v := x.ivf
 	raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
 	v.scores(x, qq, raw, sims)
-	probe := x.opts.NProbe
+	probe := v.probe
 	if f.active {
 		if pass := x.estimatePassing(f); pass > 0 {
 			probe = int(math.Ceil(float64(probe) * float64(x.live) / float64(pass)))

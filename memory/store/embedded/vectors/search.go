@@ -73,7 +73,7 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, err
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
-	if approx && x.ivf != nil && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
+	if approx && x.ivf != nil && x.ivf.probe < x.ivf.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
 		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
 			return x.results(tk), nil
 		}

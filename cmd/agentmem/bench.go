@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
+	"agentmem/memory/store/embedded/vectors"
+)
+
+// benchCmd measures the embedded store at scale (issue 11): one namespace
+// of N memories of real text, a 512-dimensional embedder that costs
+// nothing (a bag of hashed words), k=10.
+type benchCmd struct {
+	Sizes   []int  `default:"10000,100000" help:"Memories per run (one namespace each, a fresh store each)."`
+	Data    string `default:"../shared/data" help:"Directory holding longmemeval/longmemeval_s_dev.json.gz: its unique turns are the memories (cycled past their count) and its questions the queries; generated text when it is absent."`
+	Queries int    `default:"200" help:"Queries per fusion mode."`
+	Work    string `help:"Directory for the stores (a temporary directory by default); each run's store is removed after it."`
+	Profile string `help:"Write a CPU profile of the whole run to this file."`
+	Keep    bool   `help:"Keep each run's store in --work (a data dir of one namespace, bench), e.g. for the text-side benchmark of memory/store/embedded."`
+}
+
+type benchSession struct {
+	id, date string
+	msgs     []memory.Message
+}
+
+const benchNS = "bench"
+
+func (c benchCmd) Run(e *env) error {
+	sessions, queries, source, err := benchCorpus(c.Data)
+	if err != nil {
+		return err
+	}
+	if len(queries) > c.Queries {
+		queries = queries[:c.Queries]
+	}
+	work := c.Work
+	if work == "" && c.Keep {
+		return errors.New("--keep needs --work")
+	}
+	if work == "" {
+		if work, err = os.MkdirTemp("", "agentmem-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	}
+	if c.Profile != "" {
+		f, err := os.Create(c.Profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	emb := &fake.Embedder{Name: "bench", N: 512}
+	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); GOMAXPROCS %d; %s\n\n",
+		source, len(queries), emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
+	for _, n := range c.Sizes {
+		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep); err != nil {
+			return fmt.Errorf("%d memories: %w", n, err)
+		}
+	}
+	return nil
+}
+
+var benchModes = []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory.VectorOnly, memory.Rerank}
+
+func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb *fake.Embedder, keep bool) error {
+	ctx := e.ctx
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	open := func() (*embedded.Store, *memory.Service, time.Duration, error) {
+		start := time.Now()
+		st, err := embedded.Open(ctx, dir, embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Logger: e.log})
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		took := time.Since(start)
+		svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Namespace: benchNS})
+		if err != nil {
+			st.Close()
+			return nil, nil, 0, err
+		}
+		return st, svc, took, nil
+	}
+
+	// ingest
+	st, svc, _, err := open()
+	if err != nil {
+		return err
+	}
+	start, cpu0 := time.Now(), cpuTime()
+	stored := 0
+	for pass := 0; stored < n; pass++ {
+		for _, s := range sessions {
+			if stored >= n {
+				break
+			}
+			msgs := s.msgs[:min(len(s.msgs), n-stored)]
+			res, err := svc.Remember(ctx, memory.RememberRequest{Namespace: benchNS, SessionID: fmt.Sprintf("p%d-%s", pass, s.id), SessionDate: s.date, Messages: msgs})
+			if err != nil {
+				st.Close()
+				return err
+			}
+			stored += res.Stored + res.Skipped
+		}
+	}
+	ingest, ingestCPU := time.Since(start), cpuTime()-cpu0
+	start = time.Now()
+	if err := st.Close(); err != nil {
+		return err
+	}
+	closing := time.Since(start)
+	// what the embedder itself cost within the ingest
+	var texts []string
+	for _, s := range sessions {
+		for _, m := range s.msgs {
+			texts = append(texts, m.Content)
+		}
+	}
+	texts = texts[:min(len(texts), 20000)]
+	start = time.Now()
+	if _, err := emb.Embed(ctx, texts); err != nil {
+		return err
+	}
+	embedShare := time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
+
+	// searches, on a store opened from its snapshot
+	runtime.GC()
+	debug.FreeOSMemory()
+	rssBefore := readRSS()
+	st, svc, openSnap, err := open()
+	if err != nil {
+		return err
+	}
+	vs := st.VectorStats(benchNS)
+	lat := map[memory.Fusion][]time.Duration{}
+	cpu := map[memory.Fusion]time.Duration{}
+	for _, mode := range benchModes {
+		for i, q := range append(queries[:min(20, len(queries))], queries...) {
+			if i == min(20, len(queries)) {
+				cpu[mode] = -cpuTime()
+			}
+			start := time.Now()
+			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: 10, Namespace: benchNS, Fusion: mode}); err != nil {
+				st.Close()
+				return err
+			}
+			if i >= min(20, len(queries)) { // the first 20 warm up
+				lat[mode] = append(lat[mode], time.Since(start))
+			}
+		}
+		cpu[mode] += cpuTime()
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	rss := readRSS()
+
+	// the reference: the same vectors, a plain float32 scan (one
+	// goroutine, a dot product per window, the best window per memory)
+	qvecs, err := emb.Embed(ctx, queries)
+	if err != nil {
+		st.Close()
+		return err
+	}
+	ref := &plainScan{dims: emb.Dims()}
+	if err := st.Export(ctx, benchNS, true, func(m memory.Memory) error {
+		for _, v := range m.Vectors {
+			ref.ids = append(ref.ids, m.ID)
+			ref.data = append(ref.data, v...)
+		}
+		return nil
+	}); err != nil {
+		st.Close()
+		return err
+	}
+	var plain []time.Duration
+	var recallSum float64
+	plainCPU := -cpuTime()
+	for _, qv := range qvecs {
+		start := time.Now()
+		ref.top(qv, 10)
+		plain = append(plain, time.Since(start))
+	}
+	plainCPU += cpuTime()
+	for _, qv := range qvecs {
+		want := ref.top(qv, 10)
+		got, err := st.NearestVectors(benchNS, qv, 10)
+		if err != nil {
+			st.Close()
+			return err
+		}
+		hit := 0
+		for _, id := range got {
+			if slices.Contains(want, id) {
+				hit++
+			}
+		}
+		recallSum += float64(hit) / float64(max(1, len(want)))
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	ref = nil
+
+	// open from the records (no snapshots), for comparison
+	if err := os.RemoveAll(filepath.Join(dir, "vectors")); err != nil {
+		return err
+	}
+	st, _, openRecords, err := open()
+	if err != nil {
+		return err
+	}
+	st.Close()
+
+	p := func(ds []time.Duration, q float64) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+	}
+	plain50 := p(plain, 0.5)
+	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists)
+	fmt.Printf("- ingest: %.0f turns/s (%.1f s wall; %.1f s of CPU: %.0f turns per CPU-second; the zero-cost embedder's share: %.0f%%); close (snapshot saved): %.2f s\n",
+		float64(n)/ingest.Seconds(), ingest.Seconds(), ingestCPU.Seconds(), float64(n)/ingestCPU.Seconds(), 100*embedShare, closing.Seconds())
+	fmt.Printf("- open: %.2f s from the snapshot, %.2f s from the records\n", openSnap.Seconds(), openRecords.Seconds())
+	fmt.Printf("- RSS after open and %d recalls: %s (before the open: %s)\n", len(benchModes)*len(queries), rss, rssBefore)
+	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", recallSum/float64(len(qvecs)))
+	perQ := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(len(queries)) }
+	plainC := perQ(plainCPU)
+	fmt.Printf("| recall (k=10) | p50 ms | p95 ms | p50 / plain scan | CPU ms per query | CPU / plain scan |\n|---|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| plain f32 scan of the same vectors (reference) | %.2f | %.2f | 1 | %.2f | 1 |\n", plain50, p(plain, 0.95), plainC)
+	for _, mode := range benchModes {
+		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", mode, p(lat[mode], 0.5), p(lat[mode], 0.95), p(lat[mode], 0.5)/plain50, perQ(cpu[mode]), perQ(cpu[mode])/plainC)
+	}
+	fmt.Println()
+	return nil
+}
+
+// plainScan is the reference: a float32 dot product per window, one
+// goroutine, the best window per memory, ties to the smaller id.
+type plainScan struct {
+	dims int
+	ids  []string
+	data []float32
+}
+
+func (ps *plainScan) top(q []float32, k int) []string {
+	type hit struct {
+		id    string
+		score float32
+	}
+	var best []hit // k best, best first
+	worse := func(a, b hit) bool { return a.score < b.score || a.score == b.score && a.id > b.id }
+	for r, id := range ps.ids {
+		h := hit{id, vectors.Dot(q, ps.data[r*ps.dims:(r+1)*ps.dims])}
+		if len(best) == k && !worse(best[k-1], h) {
+			continue
+		}
+		if i := slices.IndexFunc(best, func(b hit) bool { return b.id == id }); i >= 0 {
+			if !worse(best[i], h) {
+				continue
+			}
+			best = slices.Delete(best, i, i+1)
+		}
+		i, _ := slices.BinarySearchFunc(best, h, func(a, b hit) int {
+			if worse(b, a) {
+				return -1
+			}
+			return 1
+		})
+		best = slices.Insert(best, i, h)
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	out := make([]string, len(best))
+	for i, b := range best {
+		out[i] = b.id
+	}
+	return out
+}
+
+// readRSS is the process's resident set (anonymous + file-backed), from
+// /proc; "n/a" elsewhere.
+func readRSS() string {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "n/a"
+	}
+	f := map[string]string{}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			f[k] = strings.TrimSpace(v)
+		}
+	}
+	mb := func(k string) string {
+		kb, _ := strconv.Atoi(strings.TrimSuffix(f[k], " kB"))
+		return fmt.Sprintf("%d MB", kb/1024)
+	}
+	return fmt.Sprintf("%s (%s anonymous, %s file-backed)", mb("VmRSS"), mb("RssAnon"), mb("RssFile"))
+}
+
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load n/a"
+	}
+	return "load average " + strings.Join(strings.Fields(string(raw))[:3], " ")
+}
+
+// benchCorpus reads LongMemEval-S's sessions (unique turns only) and
+// questions from dir, or generates text when the file is absent.
+func benchCorpus(dir string) ([]benchSession, []string, string, error) {
+	path := filepath.Join(dir, "longmemeval", "longmemeval_s_dev.json.gz")
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		s, q := generatedCorpus()
+		return s, q, "generated text (" + path + " not found)", nil
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	var items []struct {
+		Question string   `json:"question"`
+		Dates    []string `json:"haystack_dates"`
+		IDs      []string `json:"haystack_session_ids"`
+		Sessions [][]struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"haystack_sessions"`
+	}
+	if err := json.NewDecoder(gz).Decode(&items); err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	var sessions []benchSession
+	var queries []string
+	turns := 0
+	for _, it := range items {
+		queries = append(queries, it.Question)
+		for i, s := range it.Sessions {
+			bs := benchSession{id: fmt.Sprint("s", len(sessions))}
+			if i < len(it.Dates) && len(it.Dates[i]) >= 10 {
+				bs.date = strings.ReplaceAll(it.Dates[i][:10], "/", "-")
+			}
+			for _, t := range s {
+				if seen[t.Content] || strings.TrimSpace(t.Content) == "" {
+					continue
+				}
+				seen[t.Content] = true
+				role := t.Role
+				if role != "user" && role != "assistant" {
+					role = "user"
+				}
+				bs.msgs = append(bs.msgs, memory.Message{Role: role, Content: t.Content})
+			}
+			if len(bs.msgs) > 0 {
+				sessions = append(sessions, bs)
+				turns += len(bs.msgs)
+			}
+		}
+	}
+	rand.New(rand.NewPCG(1, 1)).Shuffle(len(queries), func(i, j int) { queries[i], queries[j] = queries[j], queries[i] })
+	slices.SortStableFunc(sessions, func(a, b benchSession) int { return cmp.Compare(a.date, b.date) })
+	return sessions, queries, fmt.Sprintf("%d unique turns in %d sessions of %s (cycled past that count), its %d questions as queries", turns, len(sessions), path, len(queries)), nil
+}
+
+// generatedCorpus is sessions of ten generated turns and generated
+// questions, for when the data is absent.
+func generatedCorpus() ([]benchSession, []string) {
+	words := strings.Fields(`the a to and I you my we went saw bought cooked visited painted read ran met called said about
+yesterday tomorrow week month friends family sister brother dog cat garden kitchen museum concert hike trip beach city
+book movie song recipe dinner school work project meeting doctor birthday wedding gift vacation Paris Boston Tokyo Lisbon
+guitar violin coffee tea bike car train flight hotel rent salary budget plan yoga run swim marathon course exam teacher`)
+	r := rand.New(rand.NewPCG(1, 2))
+	sentence := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	day := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	var sessions []benchSession
+	for s := range 10000 {
+		bs := benchSession{id: fmt.Sprint("g", s), date: day.AddDate(0, 0, s/20).Format(time.DateOnly)}
+		for t := range 10 {
+			bs.msgs = append(bs.msgs, memory.Message{Role: []string{"user", "assistant"}[t%2], Content: sentence(12 + r.IntN(30))})
+		}
+		sessions = append(sessions, bs)
+	}
+	queries := make([]string, 500)
+	for i := range queries {
+		queries[i] = sentence(8)
+	}
+	return sessions, queries
+}

@@ -1,0 +1,15 @@
+package embedded
+
+// Hooks for the package's external tests.
+
+// SetSequential makes Search run its two sides one after the other (true)
+// or at the same time (false, the default).
+func SetSequential(b bool) { sequential = b }
+
+// SetSnapshotMin sets the number of windows from which a namespace is
+// saved as a snapshot, returning the previous value.
+func SetSnapshotMin(n int) int {
+	old := snapshotMin
+	snapshotMin = n
+	return old
+}

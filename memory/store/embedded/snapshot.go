@@ -1,0 +1,385 @@
+package embedded
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+	"agentmem/memory/store/embedded/vectors"
+)
+
+// Vector snapshots. A namespace of at least snapshotMin windows is saved
+// as one vectors snapshot file in <data dir>/vectors/, which the next open
+// maps (vectors.Load) instead of decoding every record and quantising every
+// vector again. vectors/manifest.json lists them: the store they belong to
+// (a random id kept in the records' meta bucket, so a snapshot copied from
+// another data dir is not taken for this one's), the embedder and
+// dimensions, and per namespace its file and the journal sequence it
+// covers (its stamp, also in the file's header).
+//
+// At open a snapshot is used when its manifest entry, tag and stamp agree
+// and the journal still holds every entry after its stamp: those entries'
+// memories are re-read from the records and put in the index (or removed),
+// so the snapshot is brought up to date. Otherwise (missing, damaged,
+// foreign, from another embedder, ahead of the journal, or the journal no
+// longer reaching back to it) the snapshot is deleted and the namespace is
+// rebuilt from the records. The journal is pruned only back to the oldest
+// snapshot's stamp (see replay).
+//
+// Snapshots are written at Close, and during writes when a namespace has
+// changed by half its size (at least snapshotMin windows) since its last
+// snapshot: the cost of saving stays proportional to what was written, and
+// a process that is killed rather than closed re-reads at most that much.
+// A file is written whole and renamed into place before the manifest names
+// it; a crash in between leaves a stamp that disagrees, so that namespace
+// is rebuilt.
+
+// snapshotMin is the number of windows from which a namespace is saved as
+// a snapshot: below it, reading the records takes well under a second.
+var snapshotMin = 10_000
+
+const (
+	snapDir      = "vectors"
+	manifestName = "manifest.json"
+	manifestVer  = 1
+)
+
+type manifest struct {
+	Version    int                  `json:"version"`
+	Store      string               `json:"store"`
+	Embedder   string               `json:"embedder"`
+	Dims       int                  `json:"dims"`
+	Namespaces map[string]snapEntry `json:"namespaces"`
+}
+
+type snapEntry struct {
+	File  string `json:"file"`
+	Stamp uint64 `json:"stamp"`
+}
+
+func snapFile(ns string) string {
+	sum := sha256.Sum256([]byte(ns))
+	return hex.EncodeToString(sum[:16]) + ".snap"
+}
+
+// snapTag is what a namespace's snapshot records as its tag: it names the
+// store, the embedder, the dimensions and the namespace.
+func (s *Store) snapTag(ns string) string {
+	sum := sha256.Sum256([]byte(s.vec.storeID + "\x1f" + s.embedderID + "\x1f" + strconv.Itoa(s.dims) + "\x1f" + ns))
+	return "agentmem vectors " + hex.EncodeToString(sum[:])
+}
+
+// ensureStoreID reads the store's id, creating it on first use.
+func (s *Store) ensureStoreID() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if id := meta.Get(keyStoreID); len(id) > 0 {
+			s.vec.storeID = string(id)
+			return nil
+		}
+		var b [16]byte
+		rand.Read(b[:])
+		s.vec.storeID = hex.EncodeToString(b[:])
+		return meta.Put(keyStoreID, []byte(s.vec.storeID))
+	})
+}
+
+// loadSnapshots loads every usable snapshot into s.vec and brings it up to
+// date; it returns the namespaces it loaded.
+func (s *Store) loadSnapshots() (map[string]bool, error) {
+	if err := s.ensureStoreID(); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(s.dir, snapDir)
+	raw, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var mf manifest
+	if err == nil {
+		err = json.Unmarshal(raw, &mf)
+	}
+	if err != nil || mf.Version != manifestVer || mf.Store != s.vec.storeID || mf.Embedder != s.embedderID || mf.Dims != s.dims {
+		why := "it belongs to another store or embedder"
+		if err != nil {
+			why = err.Error()
+		}
+		s.log.Warn("vector snapshots not used; rebuilding the vector index from the records", "why", why)
+		return nil, s.dropSnapshots()
+	}
+	// the records' sequence: the last journal entry ever written (the
+	// index is opened after the vectors, so it cannot be asked)
+	var written uint64
+	if err := s.view(func(tx *bolt.Tx) error {
+		written = seqOf(tx.Bucket(bucketMeta).Get(keyLastSeq))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	cur := max(s.seq, written)
+	first, last, err := s.journalSpan()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	covered := map[string]bool{}
+	var drop []string
+	for ns, e := range mf.Namespaces {
+		why := ""
+		switch {
+		case e.File != snapFile(ns):
+			why = "the manifest names another file"
+		case e.Stamp > cur:
+			why = "it is ahead of the records"
+		case e.Stamp < cur && (first == 0 || first > e.Stamp+1 || last < cur):
+			why = "the journal no longer reaches back to it"
+		}
+		var x *vectors.Index
+		if why == "" {
+			var info vectors.LoadInfo
+			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{})
+			switch {
+			case err != nil:
+				why = err.Error()
+			case info.Tag != s.snapTag(ns) || info.Stamp != e.Stamp:
+				why = "it was written for another store, embedder or sequence"
+			case x.Dims() != s.dims:
+				why = "it holds vectors of another dimension"
+			}
+		}
+		if why != "" {
+			s.log.Warn("vector snapshot not used; rebuilding that namespace from the records", "namespace", ns, "why", why)
+			drop = append(drop, ns)
+			continue
+		}
+		s.vec.byNS[ns] = x
+		s.vec.stamps[ns] = e.Stamp
+		covered[ns] = true
+	}
+	if len(drop) > 0 {
+		// a snapshot not used now must never be used later: the journal
+		// moves on without it
+		for _, ns := range drop {
+			os.Remove(filepath.Join(dir, mf.Namespaces[ns].File))
+		}
+		if err := s.writeManifest(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.catchUp(cur); err != nil {
+		return nil, err
+	}
+	if len(covered) > 0 {
+		s.log.Debug("vectors loaded from snapshots", "namespaces", len(covered), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return covered, nil
+}
+
+// journalSpan is the first and last journal entry (0, 0 when empty).
+func (s *Store) journalSpan() (first, last uint64, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketJournal).Cursor()
+		if k, _ := c.First(); k != nil {
+			first = binary.BigEndian.Uint64(k)
+		}
+		if k, _ := c.Last(); k != nil {
+			last = binary.BigEndian.Uint64(k)
+		}
+		return nil
+	})
+	return first, last, err
+}
+
+// catchUp re-reads, for each loaded snapshot older than cur, the memories
+// the journal entries after its stamp wrote or deleted.
+func (s *Store) catchUp(cur uint64) error {
+	from := uint64(math.MaxUint64)
+	for _, st := range s.vec.stamps {
+		if st < cur {
+			from = min(from, st)
+		}
+	}
+	if from == math.MaxUint64 {
+		return nil
+	}
+	return s.db.View(func(tx *bolt.Tx) error {
+		todo := map[string]bool{}
+		c := tx.Bucket(bucketJournal).Cursor()
+		for k, v := c.Seek(seqKey(from + 1)); k != nil; k, v = c.Next() {
+			n := binary.BigEndian.Uint64(k)
+			var e entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("journal entry %d: %w", n, err)
+			}
+			for _, key := range e.Keys {
+				ns, _ := splitKey(key)
+				if st, ok := s.vec.stamps[ns]; ok && n > st && isMemoryKey(key) {
+					todo[key] = true
+				}
+			}
+		}
+		for key := range todo {
+			ns, id := splitKey(key)
+			m, ok, err := s.readVectors(tx, []byte(key))
+			if err != nil {
+				return err
+			}
+			x := s.vec.byNS[ns]
+			if ok {
+				if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
+					return fmt.Errorf("memory %s: %w", m.ID, err)
+				}
+			} else {
+				x.Remove(id)
+			}
+			s.vec.unsaved[ns]++
+		}
+		for ns, x := range s.vec.byNS {
+			if x.Len() == 0 {
+				delete(s.vec.byNS, ns)
+			}
+		}
+		return nil
+	})
+}
+
+// vecFloor is the oldest journal entry a snapshot on disk may need
+// (math.MaxUint64 when there is none).
+func (s *Store) vecFloor() uint64 {
+	f := uint64(math.MaxUint64)
+	if s.vec == nil {
+		return f
+	}
+	for _, st := range s.vec.stamps {
+		f = min(f, st)
+	}
+	return f
+}
+
+// saveDue saves the snapshots of ms's namespaces that have changed by half
+// their size since their last one. Callers hold s.mu.
+func (s *Store) saveDue(ms []memory.Memory) error {
+	due := false
+	for _, m := range ms {
+		x := s.vec.byNS[m.Namespace]
+		if x != nil && x.Rows() >= snapshotMin && s.vec.unsaved[m.Namespace] >= max(snapshotMin, x.Rows()/2) {
+			due = true
+			break
+		}
+	}
+	if !due {
+		return nil
+	}
+	return s.saveSnapshots(false)
+}
+
+// saveSnapshots saves every namespace that changed since its snapshot and
+// holds at least snapshotMin windows (all = false: only those changed by
+// half their size), drops the snapshots of namespaces that shrank below it
+// or are gone, and writes the manifest. Callers hold s.mu.
+func (s *Store) saveSnapshots(all bool) error {
+	if s.vec == nil || s.dims == 0 || s.vec.storeID == "" {
+		return nil
+	}
+	dir := filepath.Join(s.dir, snapDir)
+	changed := false
+	var gone []string
+	for ns, n := range s.vec.unsaved {
+		x := s.vec.byNS[ns]
+		switch {
+		case x != nil && x.Rows() >= snapshotMin:
+			if !all && n < max(snapshotMin, x.Rows()/2) {
+				continue
+			}
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return fmt.Errorf("saving vectors: %w", err)
+			}
+			start := time.Now()
+			if err := x.Save(filepath.Join(dir, snapFile(ns)), s.seq, s.snapTag(ns)); err != nil {
+				return err
+			}
+			s.log.Debug("vector snapshot saved", "namespace", ns, "windows", x.Rows(), "took", time.Since(start).Round(time.Millisecond))
+			s.vec.stamps[ns] = s.seq
+			delete(s.vec.unsaved, ns)
+			changed = true
+		case all:
+			if _, ok := s.vec.stamps[ns]; ok {
+				delete(s.vec.stamps, ns)
+				gone = append(gone, ns)
+				changed = true
+			}
+			delete(s.vec.unsaved, ns)
+		}
+	}
+	if !changed {
+		return nil
+	}
+	if err := s.writeManifest(); err != nil {
+		return err
+	}
+	for _, ns := range gone {
+		os.Remove(filepath.Join(dir, snapFile(ns)))
+	}
+	return nil
+}
+
+// writeManifest writes the manifest of s.vec.stamps atomically.
+func (s *Store) writeManifest() error {
+	dir := filepath.Join(s.dir, snapDir)
+	mf := manifest{Version: manifestVer, Store: s.vec.storeID, Embedder: s.embedderID, Dims: s.dims, Namespaces: map[string]snapEntry{}}
+	for ns, st := range s.vec.stamps {
+		mf.Namespaces[ns] = snapEntry{File: snapFile(ns), Stamp: st}
+	}
+	raw, err := json.Marshal(mf)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("writing the vector manifest: %w", err)
+	}
+	tmp := filepath.Join(dir, manifestName+".tmp")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("writing the vector manifest: %w", err)
+	}
+	_, err = f.Write(raw)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, manifestName))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing the vector manifest: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// dropSnapshots removes every snapshot and the manifest.
+func (s *Store) dropSnapshots() error {
+	s.vec.stamps = map[string]uint64{}
+	if err := os.RemoveAll(filepath.Join(s.dir, snapDir)); err != nil {
+		return fmt.Errorf("removing vector snapshots: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package embedded_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/store/embedded"
+)
+
+const vdims = 32
+
+// unit is a random unit vector.
+func unit(r *rand.Rand) []float32 {
+	v := make([]float32, vdims)
+	var n float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		n += float64(v[i] * v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+// mems makes n memories of ns over sessions of 10 turns, one in four with
+// two windows.
+func mems(r *rand.Rand, ns string, from, n int) []memory.Memory {
+	out := make([]memory.Memory, n)
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range out {
+		t := from + i
+		session := fmt.Sprint("s", t/10)
+		m := memory.Memory{ID: memory.MemoryID(session, t%10), Namespace: ns, SessionID: session, SessionDate: day.AddDate(0, 0, t/10), Turn: t % 10,
+			Role: "user", Text: fmt.Sprint("turn ", t), Embedder: "test", Vectors: [][]float32{unit(r)}}
+		if t%4 == 0 {
+			m.Vectors = append(m.Vectors, unit(r))
+		}
+		out[i] = m
+	}
+	return out
+}
+
+type logBuf struct{ bytes.Buffer }
+
+func openVec(t *testing.T, dir string, log *logBuf) *embedded.Store {
+	t.Helper()
+	opts := embedded.Options{EmbedderID: "test", Dims: vdims, NoSync: true}
+	if log != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	st, err := embedded.Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+type vecFound struct {
+	ID    string
+	Score float64
+}
+
+// answers runs the same vector-only searches (some filtered) and returns
+// what they vecFound.
+func answers(t *testing.T, st *embedded.Store, ns string) [][]vecFound {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 7))
+	var out [][]vecFound
+	for i := range 12 {
+		q := memory.Query{Namespace: ns, Vector: unit(r), K: 10, Fusion: memory.VectorOnly}
+		switch i % 3 {
+		case 1:
+			q.SessionID = "s3"
+		case 2:
+			q.After = time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC)
+		}
+		hits, err := st.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []vecFound
+		for _, h := range hits {
+			fs = append(fs, vecFound{h.Memory.ID, h.Score})
+		}
+		out = append(out, fs)
+	}
+	return out
+}
+
+// rebuilt is what a store answers when it reads every vector from the
+// records (its snapshots removed): the reference.
+func rebuilt(t *testing.T, dir string, nss ...string) map[string][][]vecFound {
+	t.Helper()
+	ref := t.TempDir()
+	if err := os.CopyFS(ref, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(ref, "vectors"))
+	st := openVec(t, ref, nil)
+	defer st.Close()
+	out := map[string][][]vecFound{}
+	for _, ns := range nss {
+		out[ns] = answers(t, st, ns)
+	}
+	return out
+}
+
+func put(t *testing.T, st *embedded.Store, ms []memory.Memory) {
+	t.Helper()
+	if err := st.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func check(t *testing.T, what string, st *embedded.Store, want map[string][][]vecFound) {
+	t.Helper()
+	for ns, w := range want {
+		if got := answers(t, st, ns); !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: namespace %s answers\n%v\nwant (from the records)\n%v", what, ns, got, w)
+		}
+		if len(w[0]) != 10 {
+			t.Fatalf("%s: the reference vecFound %d memories", what, len(w[0]))
+		}
+	}
+}
+
+// Snapshots are saved at close and used at open; a stale one is brought
+// up to date from the journal; a damaged, foreign or unreachable one is
+// rebuilt from the records; every way, the answers are those of a store
+// that read the records.
+func TestVectorSnapshots(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 200))
+	put(t, st, mems(r, "b", 0, 80))
+	put(t, st, mems(r, "small", 0, 20)) // below the minimum: no snapshot
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "vectors", "*.snap"))
+	if len(snaps) != 2 {
+		t.Fatalf("%d snapshots after close, want 2 (a, b)", len(snaps))
+	}
+	old := t.TempDir()
+	os.CopyFS(filepath.Join(old, "vectors"), os.DirFS(filepath.Join(dir, "vectors")))
+	want := rebuilt(t, dir, "a", "b", "small")
+
+	var log logBuf
+	st = openVec(t, dir, &log)
+	if strings.Contains(log.String(), "not used") || !strings.Contains(log.String(), "vectors loaded from snapshots") {
+		t.Fatalf("the snapshots were not used:\n%s", log.String())
+	}
+	check(t, "from snapshots", st, want)
+
+	// writes and deletes after the snapshots
+	put(t, st, mems(r, "a", 190, 40)) // 10 replaced, 30 new
+	if _, err := st.Delete(context.Background(), memory.Selector{Namespace: "a", SessionID: "s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Delete(context.Background(), memory.Selector{Namespace: "b", IDs: []string{"s1:1", "s4:0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want = rebuilt(t, dir, "a", "b", "small")
+
+	// the old snapshots, as a crash before the close would have left them
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(old, "vectors")))
+	log.Reset()
+	st = openVec(t, dir, &log)
+	if strings.Contains(log.String(), "not used") {
+		t.Fatalf("stale snapshots were not brought up to date from the journal:\n%s", log.String())
+	}
+	check(t, "stale snapshots caught up", st, want)
+	st.Close()
+
+	// this open pruned the journal to the snapshots the close above wrote:
+	// the old ones can no longer be brought up to date
+	st = openVec(t, dir, nil)
+	st.Close()
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(old, "vectors")))
+	log.Reset()
+	st = openVec(t, dir, &log)
+	if !strings.Contains(log.String(), "journal no longer reaches back") {
+		t.Errorf("snapshots older than the journal were not rebuilt:\n%s", log.String())
+	}
+	check(t, "snapshots older than the journal", st, want)
+	st.Close()
+
+	// damaged: one byte of a's snapshot flipped
+	snaps, _ = filepath.Glob(filepath.Join(dir, "vectors", "*.snap"))
+	for _, p := range snaps {
+		b, _ := os.ReadFile(p)
+		b[len(b)/2] ^= 0x40
+		os.WriteFile(p, b, 0o600)
+	}
+	log.Reset()
+	st = openVec(t, dir, &log)
+	if !strings.Contains(log.String(), "damaged") {
+		t.Errorf("damaged snapshots were not rebuilt:\n%s", log.String())
+	}
+	check(t, "damaged snapshots", st, want)
+	st.Close()
+
+	// foreign: another store's snapshots of the same namespaces
+	other := t.TempDir()
+	st2 := openVec(t, other, nil)
+	put(t, st2, mems(rand.New(rand.NewPCG(9, 9)), "a", 0, 200))
+	st2.Close()
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(other, "vectors")))
+	log.Reset()
+	st = openVec(t, dir, &log)
+	if !strings.Contains(log.String(), "another store") {
+		t.Errorf("another store's snapshots were not rebuilt:\n%s", log.String())
+	}
+	check(t, "foreign snapshots", st, want)
+	st.Close()
+}
+
+// A namespace that grows by half its size saves its snapshot during the
+// writes, so a process killed rather than closed re-reads little.
+func TestVectorSnapshotDuringWrites(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	st := openVec(t, dir, nil)
+	defer st.Close()
+	for i := 0; i < 300; i += 30 {
+		put(t, st, mems(r, "a", i, 30))
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "vectors", "*.snap"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots while writing 300 memories, want 1", len(snaps))
+	}
+}
+
+// Running the text and vector sides at the same time gives the same fused
+// result as running them one after the other.
+func TestSearchConcurrentSides(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	st := openVec(t, dir, nil)
+	defer st.Close()
+	ms := mems(r, "a", 0, 300)
+	for i := range ms {
+		ms[i].Text = sentence(r, 12)
+	}
+	put(t, st, ms)
+	for _, fusion := range []memory.Fusion{memory.RRF, memory.RSF} {
+		for i := range 10 {
+			q := memory.Query{Namespace: "a", Text: sentence(r, 6), Vector: unit(r), K: 10, Fusion: fusion}
+			embedded.SetSequential(true)
+			seq, err := st.Search(context.Background(), q)
+			embedded.SetSequential(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conc, err := st.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seq) == 0 || !reflect.DeepEqual(seq, conc) {
+				t.Errorf("%s query %d: concurrent\n%v\nsequential\n%v", fusion, i, conc, seq)
+			}
+			var text, vec bool
+			for _, h := range conc {
+				text = text || h.TextRank > 0
+				vec = vec || h.VectorRank > 0
+			}
+			if !text || !vec {
+				t.Errorf("%s query %d: the fused result lacks a side (text %v, vector %v)", fusion, i, text, vec)
+			}
+		}
+	}
+}
