@@ -111,10 +111,11 @@ func TestExtremeWeightsEncode(t *testing.T) {
 		{Text: 100, Entity: tiny, Session: one(100), Time: one(100), RankConstant: 1},
 		{Text: tiny, Entity: 100, Neighbours: one(0), Session: one(0), Time: one(0)},
 	}
+	excerpt := 1
 	for _, w := range weights {
 		for _, fusion := range []string{"rrf", "rsf", "text"} {
 			for _, q := range []string{"Boston marathon in May 2023 last week", "yes", "zzz"} {
-				args := spec.RecallArgs{Query: q, K: 100, Pool: 1000, Fusion: fusion, Weights: &w, Context: 3, Excerpt: 1}
+				args := spec.RecallArgs{Query: q, K: 100, Pool: 1000, Fusion: fusion, Weights: &w, Context: 3, Excerpt: &excerpt}
 				_, raw, isErr := call(t, c, "recall", args)
 				if isErr {
 					t.Errorf("recall %+v %+v: an error", args, w)
