@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/evals/peers/peertest"
 	"agentmem/memory"
 	"agentmem/memory/store/embedded"
 	"agentmem/server"
@@ -21,6 +22,9 @@ import (
 const helperEnv = "AGENTMEM_EVALS_STDIO_HELPER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakePeerEnv) != "" {
+		os.Exit(peertest.Main(os.Args[1:]))
+	}
 	if dir := os.Getenv(helperEnv); dir != "" {
 		if err := serveHelper(dir, os.Args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -38,6 +38,13 @@ type Result struct {
 	Gold       string `json:"gold,omitempty"`
 	Correct    *bool  `json:"correct,omitempty"`
 	Sufficient *bool  `json:"sufficient,omitempty"`
+	// FailureKind is set when a peer failed to answer (package peers:
+	// crash, timeout, malformed, error), with Failure saying how; the
+	// question then counts as a miss. Restarted says the peer was
+	// restarted after it.
+	FailureKind string `json:"failure_kind,omitempty"`
+	Failure     string `json:"failure,omitempty"`
+	Restarted   bool   `json:"restarted,omitempty"`
 	// Fingerprint identifies everything the result depends on; a cached
 	// result is reused only when it matches.
 	Fingerprint string `json:"fingerprint"`

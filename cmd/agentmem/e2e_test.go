@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/evals/peers/peertest"
 	"agentmem/tools/client"
 )
 
@@ -26,6 +27,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeNodeEnv) != "" {
+		// This test binary stands in for node running a peer (peers_test.go).
+		os.Exit(peertest.Main(os.Args[1:]))
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

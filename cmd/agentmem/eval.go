@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"agentmem/evals"
+	"agentmem/evals/peers"
 	"agentmem/memory"
 )
 
@@ -67,10 +68,19 @@ type evalFlags struct {
 	Keep       bool   `name:"keep" help:"Keep each unit's namespaces after scoring (default: forget them, which keeps the store small)."`
 	Quiet      bool   `name:"quiet" help:"No progress bar."`
 	CPUProfile string `name:"cpuprofile" placeholder:"FILE" help:"Write a CPU profile (go tool pprof) of the run."`
+
+	Peers       []string      `name:"peers" sep:"," placeholder:"NAME" help:"Also run these other MCP memory servers on the same questions with the same k, and write compare.md, compare.json and compare.svg beside agentmem's report: server-memory, ai-devkit-memory, memory-keeper. They are installed from the npm registry into --peer-cache (Node.js and npm are needed)."`
+	PeerCache   string        `name:"peer-cache" placeholder:"DIR" help:"Where the peers are installed (default: <user cache dir>/agentmem-eval/peers)."`
+	Node        string        `name:"node" placeholder:"PATH" help:"The node binary that runs the peers (default: node from PATH); npm installs with the npm from PATH."`
+	PeerTimeout time.Duration `name:"peer-timeout" default:"60s" help:"Longest a peer may take to start, to store one session or to answer one search; a peer that takes longer is counted as a timeout and restarted."`
 }
 
 func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	d, digest, err := load(bench, c.File)
+	if err != nil {
+		return err
+	}
+	installed, err := c.installPeers(e)
 	if err != nil {
 		return err
 	}
@@ -182,7 +192,92 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	}
 	e.log.Info("done", "took", time.Since(start).Round(time.Second), "report", filepath.Join(c.Out, "report.md"))
 	printHeadline(os.Stdout, s)
+	if len(installed) == 0 {
+		return nil
+	}
+	systems := []evals.System{evals.AgentmemSystem(s)}
+	for i, name := range c.Peers {
+		po := evals.PeerOptions{
+			Data: d, DataID: dataID, Version: o.Version, Name: name, Installation: installed[i],
+			K: s.K, Workers: o.Workers, Timeout: c.PeerTimeout, Tokenizer: o.Tokenizer,
+		}
+		dir := filepath.Join(c.Out, "peers", name)
+		if po.Results, err = evals.OpenResults(dir); err != nil {
+			return err
+		}
+		if !c.Quiet {
+			po.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
+		}
+		e.log.Info("peer", "name", name, "server", po.Describe(), "out", dir)
+		start := time.Now()
+		out, err := evals.RunPeer(e.ctx, po)
+		if err != nil {
+			po.Results.Close(nil)
+			return fmt.Errorf("peer %s: %w", name, err)
+		}
+		if err := po.Results.Close(out.Results); err != nil {
+			return err
+		}
+		sys := evals.SummarizePeer(d, po, out)
+		e.log.Info("peer done", "name", name, "took", time.Since(start).Round(time.Second), "failed", sys.Errors, "restarts", sys.Restarts)
+		systems = append(systems, sys)
+	}
+	cmp := evals.Compare(s, systems)
+	if err := evals.WriteComparison(c.Out, cmp); err != nil {
+		return err
+	}
+	printComparison(os.Stdout, cmp)
+	e.log.Info("comparison", "report", filepath.Join(c.Out, "compare.md"))
 	return nil
+}
+
+// installPeers checks the flags a comparison needs and installs the peers
+// (nothing when --peers is not given).
+func (c evalFlags) installPeers(e *env) ([]peers.Installation, error) {
+	if len(c.Peers) == 0 {
+		return nil, nil
+	}
+	switch {
+	case c.Matrix || len(c.Only) > 0:
+		return nil, errors.New("--peers compares one configuration: leave out --matrix and --configs")
+	case c.Agent != "scripted":
+		return nil, errors.New("--peers needs --agent scripted: a peer is asked once per question, as the scripted agent recalls")
+	case c.Granularity != string(evals.ByTurn):
+		return nil, errors.New("--peers needs --granularity turn: every peer stores one memory per turn")
+	case c.PeerTimeout <= 0:
+		return nil, fmt.Errorf("--peer-timeout: %v, must be positive", c.PeerTimeout)
+	}
+	in := peers.Installer{CacheDir: c.PeerCache, Node: c.Node, Log: func(format string, args ...any) {
+		e.log.Info(fmt.Sprintf(format, args...))
+	}}
+	var out []peers.Installation
+	for i, name := range c.Peers {
+		if slices.Contains(c.Peers[:i], name) {
+			return nil, fmt.Errorf("--peers: %s is named twice", name)
+		}
+		p, err := peers.New(name)
+		if err != nil {
+			return nil, fmt.Errorf("--peers: %w", err)
+		}
+		inst, err := in.Install(e.ctx, p.Package())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inst)
+	}
+	return out, nil
+}
+
+func printComparison(w io.Writer, c evals.Comparison) {
+	fmt.Fprintf(w, "compared on %d questions, k = %d (%s-level recall_all / recall_any):\n", c.Questions, c.K, c.Level)
+	for _, s := range c.Systems {
+		failed := 0
+		for _, n := range s.Errors {
+			failed += n
+		}
+		fmt.Fprintf(w, "  %-18s all %6s any %6s  tokens %5.0f  ingest %6.0f turns/s  recall p50 %.1f ms p95 %.1f ms  failed %d\n", s.Name,
+			pctText(s.Retrieval.RecallAll), pctText(s.Retrieval.RecallAny), s.ContextTokens.Mean, s.IngestTurnsPerS, s.RecallMS.P50, s.RecallMS.P95, failed)
+	}
 }
 
 // configs is the matrix or the one configuration the flags describe,

@@ -179,7 +179,7 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 				if json.Unmarshal([]byte(te.Text), &e) == nil && e.Error == "DUPLICATE_ERROR" && e.Details.DuplicateType == "content" {
 					prev, ok := p.code(ns, e.Details.ExistingID)
 					if !ok {
-						return fmt.Errorf("turn %s: the server calls it a duplicate of item %s, which this adapter did not store", t.Ref, e.Details.ExistingID)
+						return malformed("turn %s: the server calls it a duplicate of item %s, which this adapter did not store", t.Ref, e.Details.ExistingID)
 					}
 					if err := p.l.merge(ns, prev, t.Ref); err != nil {
 						return fmt.Errorf("turn %s: %w", t.Ref, err)
@@ -191,7 +191,7 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 				return fmt.Errorf("turn %s: %w", t.Ref, err)
 			}
 			if res.ID == "" {
-				return fmt.Errorf("turn %s: memory_storeKnowledge returned no id", t.Ref)
+				return malformed("turn %s: memory_storeKnowledge returned no id", t.Ref)
 			}
 			p.mu.Lock()
 			if p.ids[ns] == nil {
@@ -239,7 +239,7 @@ func (p *AIDevkit) Search(ctx context.Context, c *client.Client, ns string, ques
 	for _, r := range res.Results {
 		f := strings.Fields(r.Title)
 		if len(f) == 0 {
-			return nil, fmt.Errorf("memory_searchKnowledge: item %s has an empty title", r.ID)
+			return nil, malformed("memory_searchKnowledge: item %s has an empty title", r.ID)
 		}
 		code := f[len(f)-1]
 		refs, err := p.l.refs(ns, code)

@@ -119,9 +119,21 @@ func TestInstallErrors(t *testing.T) {
 	}
 }
 
-// npmReachable skips t unless npm is installed and its registry answers.
+// npmEnv and allEnv make the tests that install real peers from the npm
+// registry run: they are opt-in, since they need Node.js, npm and the
+// network, and building a native module takes minutes.
+const (
+	npmEnv = "AGENTMEM_PEERS_NPM"
+	allEnv = "AGENTMEM_PEERS_ALL"
+)
+
+// npmReachable skips t unless it was asked for, npm is installed and its
+// registry answers.
 func npmReachable(t *testing.T) {
 	t.Helper()
+	if os.Getenv(npmEnv) != "1" && os.Getenv(allEnv) != "1" {
+		t.Skipf("installs peers from the npm registry (needs Node.js and npm): set %s=1 to run it with server-memory, %s=1 with every peer", npmEnv, allEnv)
+	}
 	if testing.Short() {
 		t.Skip("installs a package from the npm registry (skipped with -short)")
 	}
@@ -138,13 +150,13 @@ func npmReachable(t *testing.T) {
 }
 
 // TestPeersIntegration installs real peers from npm, stores three turns
-// and searches them. server-memory always; every peer when
-// AGENTMEM_PEERS_ALL=1 (the others build a native module, minutes each).
+// and searches them: server-memory with AGENTMEM_PEERS_NPM=1; every peer
+// with AGENTMEM_PEERS_ALL=1 (the others build a native module, minutes each).
 // AGENTMEM_PEERS_CACHE reuses an install cache instead of a fresh one.
 func TestPeersIntegration(t *testing.T) {
 	npmReachable(t)
 	names := []string{"server-memory"}
-	if os.Getenv("AGENTMEM_PEERS_ALL") == "1" {
+	if os.Getenv(allEnv) == "1" {
 		names = Names()
 	}
 	cache := os.Getenv("AGENTMEM_PEERS_CACHE")

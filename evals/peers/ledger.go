@@ -136,7 +136,7 @@ func (l *ledger) refs(ns, code string) ([]string, error) {
 	t := l.table(ns)
 	n, ok := l.decode(code)
 	if !ok || n >= len(t.refs) || len(t.refs[n]) == 0 {
-		return nil, fmt.Errorf("the peer returned %q, which the adapter did not store in namespace %q", code, ns)
+		return nil, malformed("the peer returned %q, which the adapter did not store in namespace %q", code, ns)
 	}
 	return t.refs[n], nil
 }

@@ -129,7 +129,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		return nil, nil
 	}
 	if !strings.HasPrefix(text, "Found ") {
-		return nil, fmt.Errorf("context_semantic_search: unexpected result: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: unexpected result: %s", tail(text, 300))
 	}
 	locs := mkResult.FindAllStringSubmatchIndex(text, -1)
 	var hits []Hit
@@ -137,7 +137,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 	for i, m := range locs {
 		code, ok := strings.CutSuffix(text[m[2]:m[3]], mkKeyEnd)
 		if !ok {
-			return nil, fmt.Errorf("context_semantic_search: key %q is not one this adapter stores", text[m[2]:m[3]])
+			return nil, malformed("context_semantic_search: key %q is not one this adapter stores", text[m[2]:m[3]])
 		}
 		end := len(text)
 		if i+1 < len(locs) {
@@ -155,7 +155,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		hits = append(hits, Hit{Refs: refs, Text: value})
 	}
 	if len(hits) == 0 {
-		return nil, fmt.Errorf("context_semantic_search: no result could be read in: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: no result could be read in: %s", tail(text, 300))
 	}
 	return hits[:min(k, len(hits))], nil
 }

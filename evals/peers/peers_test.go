@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"agentmem/evals/peers/peertest"
 )
 
 func day(s string) time.Time {
@@ -253,5 +257,56 @@ func TestMemoryKeeperParse(t *testing.T) {
 	}
 	if hits, err := p.parse("u", "No results found for query: \"q\"", 5); err != nil || len(hits) != 0 {
 		t.Errorf("no results: %v %v", hits, err)
+	}
+}
+
+// TestServerMemoryFaults drives the adapter against the fake peer's three
+// faults and checks that each is told apart, and that a hung server costs
+// the call's deadline and no more.
+func TestServerMemoryFaults(t *testing.T) {
+	inst := fakeInstallation(t)
+	open := func() (*ServerMemory, *client.Client) {
+		p := NewServerMemory()
+		c, err := Open(context.Background(), inst, p, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if err := p.Store(context.Background(), c, "u", conversation()); err != nil {
+			t.Fatal(err)
+		}
+		return p, c
+	}
+	p, c := open()
+	_, err := p.Search(context.Background(), c, "u", "Was it "+peertest.MalformedWord+"?", 3)
+	if Kind(err) != Malformed {
+		t.Errorf("malformed answer: kind %q, error %v", Kind(err), err)
+	}
+	// The server still answers after a malformed answer.
+	if hits, err := p.Search(context.Background(), c, "u", "sunset beach", 3); err != nil || len(hits) == 0 {
+		t.Errorf("after a malformed answer: %v, %v", hits, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = p.Search(ctx, c, "u", "Was it "+peertest.HangWord+"?", 3)
+	if Kind(err) != Timeout {
+		t.Errorf("hung server: kind %q, error %v", Kind(err), err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("a call with a 1 s deadline to a hung server took %v", took)
+	}
+
+	p, c = open()
+	_, err = p.Search(context.Background(), c, "u", "Did it go "+peertest.CrashWord+"?", 3)
+	if Kind(err) != Crash {
+		t.Errorf("crashed server: kind %q, error %v", Kind(err), err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "crashing on purpose") {
+		t.Errorf("the crash's error does not carry the server's stderr: %v", err)
+	}
+	if _, err := p.Search(context.Background(), c, "u", "sunset", 3); Kind(err) != Crash {
+		t.Errorf("a call after the crash: kind %q, error %v", Kind(err), err)
 	}
 }

@@ -84,7 +84,7 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 			return fmt.Errorf("session %s: %w", sess[0].SessionID, err)
 		}
 		if len(created) != len(ents) {
-			return fmt.Errorf("session %s: create_entities created %d of %d entities", sess[0].SessionID, len(created), len(ents))
+			return malformed("session %s: create_entities created %d of %d entities", sess[0].SessionID, len(created), len(ents))
 		}
 	}
 	return nil

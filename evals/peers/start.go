@@ -60,14 +60,19 @@ func Start(ctx context.Context, cmd Command) (*client.Client, error) {
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "agentmem-eval", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		msg := stderrOf(c)
+		msg := ""
+		if Kind(err) == Crash {
+			msg = stderrOf(c)
+		}
 		c.Close()
 		return nil, fmt.Errorf("peers: initialising %s: %w%s", strings.Join(cmd.Argv(), " "), err, msg)
 	}
 	return c, nil
 }
 
-// stderrOf returns the tail of the server's stderr, for error messages.
+// stderrOf returns the tail of the server's stderr, for error messages. It
+// reads until the stream ends, so it is called only once the server has
+// exited (a crash): on a live server it would block.
 func stderrOf(c *client.Client) string {
 	r, ok := client.GetStderr(c)
 	if !ok {
@@ -89,7 +94,11 @@ func call(ctx context.Context, c *client.Client, tool string, args map[string]an
 	req.Params.Arguments = args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w%s", tool, err, stderrOf(c))
+		msg := ""
+		if Kind(err) == Crash {
+			msg = stderrOf(c)
+		}
+		return "", fmt.Errorf("%s: %w%s", tool, err, msg)
 	}
 	var text strings.Builder
 	for _, ct := range res.Content {
@@ -117,7 +126,7 @@ func callJSON(ctx context.Context, c *client.Client, tool string, args map[strin
 		return err
 	}
 	if err := json.Unmarshal([]byte(text), v); err != nil {
-		return fmt.Errorf("%s: malformed result (%w): %s", tool, err, tail(text, 300))
+		return malformed("%s: malformed result (%v): %s", tool, err, tail(text, 300))
 	}
 	return nil
 }

@@ -1,0 +1,155 @@
+// Package peertest is a small stand-in for @modelcontextprotocol/server-memory
+// written in Go, so that the peer adapters and the comparison harness are
+// tested without Node.js: the same two tools the server-memory adapter uses,
+// with the same contract, plus three faults a real peer can show, each set
+// off by a search query:
+//
+//   - CrashWord: the process exits at once (a crash);
+//   - MalformedWord: the answer is not the JSON the tool promises;
+//   - HangWord: the call is never answered (until the client gives up).
+//
+// A test binary serves it from its TestMain when an environment variable
+// says so (see Main), and a test points a peer Installation at itself.
+package peertest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The queries that set off the faults (matched whole, case-insensitively).
+const (
+	CrashWord     = "kaboom"
+	MalformedWord = "gibberish"
+	HangWord      = "quagmire"
+)
+
+// NodeVersion is what Main prints for --version, so that the fake can stand
+// in for the node binary itself.
+const NodeVersion = "v22.0.0"
+
+// Main is the fake's entry point: with "--version" as the first argument it
+// prints NodeVersion, as node does; otherwise (the arguments are the
+// script node would run, ignored) it serves over stdio until stdin closes.
+// It returns the process's exit code.
+func Main(args []string) int {
+	if len(args) > 0 && args[0] == "--version" {
+		fmt.Println(NodeVersion)
+		return 0
+	}
+	if err := Serve(); err != nil {
+		fmt.Fprintln(os.Stderr, "fake peer:", err)
+		return 1
+	}
+	return 0
+}
+
+type entity struct {
+	Name         string   `json:"name"`
+	EntityType   string   `json:"entityType"`
+	Observations []string `json:"observations"`
+}
+
+// Serve serves the fake server-memory over stdin and stdout: create_entities
+// skips names it has and returns the created ones; search_nodes returns, in
+// insertion order, the entities whose name, type or an observation contains
+// the query, case-insensitively. The graph is written as JSONL to
+// MEMORY_FILE_PATH after every change; without that variable Serve fails
+// at once.
+func Serve() error {
+	file := os.Getenv("MEMORY_FILE_PATH")
+	if file == "" {
+		return fmt.Errorf("MEMORY_FILE_PATH is not set")
+	}
+	var mu sync.Mutex
+	var graph []entity
+	save := func() error {
+		f, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		for _, e := range graph {
+			b, _ := json.Marshal(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
+			w.Write(append(b, '\n'))
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	s := server.NewMCPServer("fake-memory", "0.0.1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("create_entities",
+		mcp.WithDescription("Create multiple new entities in the knowledge graph"),
+		mcp.WithArray("entities", mcp.Required(), mcp.Items(map[string]any{"type": "object"}))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Entities []entity `json:"entities"`
+			}
+			if err := req.BindArguments(&args); err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			created := []entity{}
+			for _, e := range args.Entities {
+				dup := false
+				for _, g := range graph {
+					dup = dup || g.Name == e.Name
+				}
+				if !dup {
+					graph = append(graph, e)
+					created = append(created, e)
+				}
+			}
+			if err := save(); err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			b, _ := json.Marshal(created)
+			return mcp.NewToolResultText(string(b)), nil
+		})
+	s.AddTool(mcp.NewTool("search_nodes",
+		mcp.WithDescription("Search for nodes in the knowledge graph based on a query"),
+		mcp.WithString("query", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			q, err := req.RequireString("query")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			q = strings.ToLower(q)
+			switch q {
+			case CrashWord:
+				fmt.Fprintln(os.Stderr, "fake peer: crashing on purpose")
+				os.Exit(3)
+			case MalformedWord:
+				return mcp.NewToolResultText("Found some nodes, but this is not JSON"), nil
+			case HangWord:
+				<-ctx.Done() // released when the client goes away
+				return nil, ctx.Err()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			found := []entity{}
+			for _, e := range graph {
+				match := strings.Contains(strings.ToLower(e.Name), q) || strings.Contains(strings.ToLower(e.EntityType), q)
+				for _, o := range e.Observations {
+					match = match || strings.Contains(strings.ToLower(o), q)
+				}
+				if match {
+					found = append(found, e)
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"entities": found, "relations": []any{}})
+			return mcp.NewToolResultText(string(b)), nil
+		})
+	return server.ServeStdio(s)
+}
