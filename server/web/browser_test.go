@@ -102,6 +102,8 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium leaves an org.chromium.Chromium.* directory in TMPDIR
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(1100, 800),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

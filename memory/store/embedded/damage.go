@@ -33,6 +33,10 @@ const recordFile = "memories.db"
 // is damaged in a way the store cannot repair itself.
 var ErrDamaged = errors.New("the store is damaged")
 
+// ErrDiskFull is returned when the file system refuses to grow the record
+// file (no space left, a quota, a file size limit).
+var ErrDiskFull = errors.New("the disk is full")
+
 // advice is what a user can do about a damaged record file.
 const advice = "stop agentmem and restore it from a backup; `agentmem check` reports what is damaged (the text index can be rebuilt from the records, the records cannot be rebuilt from anything)"
 
@@ -157,8 +161,12 @@ func (s *Store) guard(fn func() error) (err error) {
 		}
 	}()
 	err = fn()
-	if errors.Is(err, errRecord) && !errors.Is(err, ErrDamaged) {
+	switch {
+	case errors.Is(err, errRecord) && !errors.Is(err, ErrDamaged):
 		err = damagedFile(filepath.Join(s.dir, recordFile), err)
+	case err != nil && diskFull(err):
+		// bbolt rolled the transaction back: nothing of it was stored
+		err = fmt.Errorf("%w: writing %s: %v; nothing of this call was stored: free some space (or raise the limit) and send it again", ErrDiskFull, filepath.Join(s.dir, recordFile), err)
 	}
 	return err
 }

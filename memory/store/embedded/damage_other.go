@@ -2,6 +2,18 @@
 
 package embedded
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+)
 
 func unlock(*os.File) {}
+
+// diskFull reports whether err is the file system refusing to grow a file
+// (no space), as far as this platform tells.
+func diskFull(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "space")
+}

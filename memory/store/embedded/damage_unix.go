@@ -3,8 +3,23 @@
 package embedded
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"syscall"
 )
 
 func unlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// diskFull reports whether err is the file system refusing to grow a file:
+// no space, a quota, or a file size limit.
+// bbolt formats some of these errors as text ("file resize error: …"), so
+// the text is looked for too.
+func diskFull(err error) bool {
+	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
+		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2"
@@ -44,6 +45,10 @@ func (s *Store) indexedSeq() (uint64, error) {
 	return binary.BigEndian.Uint64(v), nil
 }
 
+// errJournal is an unreadable journal entry: the index is then rebuilt
+// from the records, which the journal only points into.
+var errJournal = errors.New("the journal holds an unreadable entry")
+
 // replay applies to the index every journal entry it had not persisted, then
 // drops the entries it had (what the index read back at open is on disk)
 // that no vector snapshot needs (see snapshot.go).
@@ -63,8 +68,11 @@ func (s *Store) replay(ctx context.Context) error {
 				return err
 			}
 			var e entry
+			if len(k) != 8 {
+				return fmt.Errorf("%w: a key of %d bytes", errJournal, len(k))
+			}
 			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("journal entry %x: %w", k, err)
+				return fmt.Errorf("%w: entry %d: %v", errJournal, seqOf(k), err)
 			}
 			docs, dels, err := derive(tx, e.Keys)
 			if err != nil {

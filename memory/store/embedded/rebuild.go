@@ -135,7 +135,11 @@ func (s *Store) openIndex(ctx context.Context) error {
 		return fmt.Errorf("reading the text index %s: %w", path, err)
 	}
 	if why == "" {
-		if err := s.replay(ctx); err != nil {
+		err := s.replay(ctx)
+		switch {
+		case errors.Is(err, errJournal):
+			return s.rebuildIndex(ctx, path, rs.id, err.Error(), nil)
+		case err != nil:
 			return fmt.Errorf("replaying the journal into the text index %s: %w", path, err)
 		}
 		n, err := s.index.DocCount()
@@ -366,7 +370,7 @@ func trim(tx *bolt.Tx, done uint64) error {
 	j := tx.Bucket(bucketJournal)
 	var old [][]byte
 	c := j.Cursor()
-	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= done; k, _ = c.Next() {
+	for k, _ := c.First(); k != nil && seqOf(k) <= done; k, _ = c.Next() {
 		old = append(old, append([]byte(nil), k...))
 	}
 	// deleted by key, after the walk: a cursor that deletes as it moves
