@@ -235,9 +235,22 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 		}
 		// Stored is not done until searchable: one recall makes the store
 		// index what it batched, so that the first question's latency is
-		// the question's alone.
-		if _, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns}); err != nil {
-			return a, fmt.Errorf("%s: %w", u.ID, err)
+		// the question's alone, and recall is asked again until no memory
+		// waits for its vectors (a long call is acknowledged before they
+		// are made), so that every question sees them all.
+		for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+			res, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns})
+			if err != nil {
+				return a, fmt.Errorf("%s: %w", u.ID, err)
+			}
+			if res.Pending == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return a, ctx.Err()
+			case <-time.After(wait):
+			}
 		}
 		st.End = time.Now()
 		if err := r.o.Results.AddIngest(st); err != nil {

@@ -58,6 +58,9 @@ type RecallResult struct {
 	Periods   []Period
 	// TimeBoost is the weight the periods had (0: none).
 	TimeBoost float64
+	// Pending counts the namespace's memories whose vectors are still being
+	// made in the background: until then only their text can find them.
+	Pending int
 }
 
 // Text renders the result for a prompt (see Text).
@@ -125,6 +128,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
 	arrange(hits, order)
 	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
+	if res.Pending, err = s.pending(ctx, q.Namespace); err != nil {
+		return RecallResult{}, fmt.Errorf("counting the memories waiting for vectors: %w", err)
+	}
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time
 	}

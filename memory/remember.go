@@ -135,10 +135,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if len(ms) == 0 {
 		return res, nil
 	}
-	if err := s.embed(ctx, ms, existing); err != nil {
-		return RememberResult{}, err
-	}
-	if err := s.store.Put(ctx, ms); err != nil {
+	if err := s.put(ctx, ms, existing); err != nil {
 		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
 	}
 	res.Stored = len(ms)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -21,6 +22,11 @@ type Service struct {
 	// sessions serialises ingest per session, so two concurrent calls that
 	// append to one session cannot both claim the same turn numbers.
 	sessions [64]sync.Mutex
+	// embedWait bounds how long Remember waits for vectors (negative: no
+	// bound); filler makes the rest in the background (see put).
+	embedWait time.Duration
+	filler    *filler
+	log       *slog.Logger
 }
 
 // Options configure a Service. Store is required; the rest have defaults.
@@ -33,6 +39,12 @@ type Options struct {
 	Namespace string         // default namespace; "" means "default"
 	Fusion    Fusion         // default fusion; "" means RRF
 	Weights   Weights        // zero fields take DefaultWeights
+	// EmbedWait is how long Remember waits for the vectors of the memories
+	// it stores before it stores them without, to be embedded in the
+	// background (only with a store that implements PendingVectors);
+	// 0 means DefaultEmbedWait, a negative value as long as it takes.
+	EmbedWait time.Duration
+	Logger    *slog.Logger // nil: no logs
 }
 
 // DefaultNamespace is used when neither the call nor the configuration names one.
@@ -52,6 +64,14 @@ func New(opts Options) (*Service, error) {
 		namespace: opts.Namespace,
 		fusion:    opts.Fusion,
 		weights:   opts.Weights,
+		embedWait: opts.EmbedWait,
+		log:       opts.Logger,
+	}
+	if s.embedWait == 0 {
+		s.embedWait = DefaultEmbedWait
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -71,6 +91,7 @@ func New(opts Options) (*Service, error) {
 	if err := validFusion(s.fusion); err != nil {
 		return nil, err
 	}
+	s.startFiller()
 	return s, nil
 }
 

@@ -79,3 +79,20 @@ type SessionEnds interface {
 	// that holds none) and its last n memories in turn order.
 	SessionEnds(ctx context.Context, namespace, sessionID string, n int) (first *Memory, last []Memory, err error)
 }
+
+// PendingVectors is implemented by stores that can hold a memory before its
+// vectors are made: Put then takes a memory with no vectors and no Embedder
+// (in a store that keeps vectors) as pending, stores it durably and indexes
+// its text at once, and lists it until SetVectors stores its vectors or it
+// is deleted, across restarts. Remember uses it so that a long call is
+// acknowledged without waiting for the embedder; other stores wait.
+type PendingVectors interface {
+	// PendingVectors returns up to n pending memories.
+	PendingVectors(ctx context.Context, n int) ([]Memory, error)
+	// CountPending counts the pending memories of a namespace ("" for all).
+	CountPending(ctx context.Context, namespace string) (int, error)
+	// SetVectors stores the vectors (and Embedder) of pending memories; a
+	// memory no longer pending, or holding another text (by Hash), is
+	// skipped.
+	SetVectors(ctx context.Context, ms []Memory) error
+}

@@ -63,6 +63,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		out.Periods = append(out.Periods, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
 	}
 	out.TimeBoost = res.TimeBoost
+	out.Pending = res.Pending
 	return out, res.Text(), nil
 }
 

@@ -83,11 +83,13 @@ func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, e
 	}
 	e.Service, err = memory.New(memory.Options{
 		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
-		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
+		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion), Logger: log,
 	})
 	if err != nil {
 		return fail(err)
 	}
+	// the background vectors stop before the store and the cache close
+	e.closers = append(e.closers, e.Service.Close)
 	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
 	return e, nil
 }

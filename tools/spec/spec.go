@@ -100,6 +100,9 @@ type RecallResult struct {
 	// the server's today, and TimeBoost the weight they had (0: none).
 	Periods   []Period `json:"periods,omitempty" jsonschema:"The time expressions of the query, resolved against today: memories dated in one (or mentioning a date in one) were boosted by time_boost, never filtered."`
 	TimeBoost float64  `json:"time_boost,omitempty"`
+	// Pending counts the memories of the namespace whose vectors are still
+	// being made (a long remember is acknowledged before they are).
+	Pending int `json:"pending,omitempty" jsonschema:"How many memories of the namespace are still waiting for their vectors (a long remember is acknowledged before they are made): until then they are found by their text only. Absent when none."`
 }
 
 // Period is a time expression of a query and the period it names.

@@ -39,18 +39,11 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range ms {
-		if m.Embedder != s.embedderID {
+		if m.Embedder != s.embedderID && !s.isPending(m) {
 			return fmt.Errorf("memory %s was embedded by %q, but the store holds %s", m.ID, m.Embedder, describe(s.embedderID, s.dims))
 		}
-		for _, v := range m.Vectors {
-			if len(v) != s.dims {
-				return fmt.Errorf("memory %s has a %d-dimensional vector; the store holds %d dimensions", m.ID, len(v), s.dims)
-			}
-			for _, x := range v {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return fmt.Errorf("memory %s has a vector with a non-finite component (%v)", m.ID, x)
-				}
-			}
+		if err := checkVectors(m, s.dims); err != nil {
+			return err
 		}
 	}
 	var keys []string
@@ -77,6 +70,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 				return err
 			}
 			if err := sess.Put(sessionKey(m.Namespace, m.SessionID, m.Turn), []byte(m.ID)); err != nil {
+				return err
+			}
+			if err := s.markPending(tx, k, m); err != nil {
 				return err
 			}
 		}

@@ -76,6 +76,9 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 				if err != nil {
 					return err
 				}
+				if err := unmarkPending(tx, k); err != nil {
+					return err
+				}
 			}
 			return nil
 		}); err != nil {

@@ -1,0 +1,206 @@
+package memory
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+)
+
+// DefaultEmbedWait is how long Remember waits for the vectors of what it
+// stores before it stores the memories without them and acknowledges: the
+// built-in model embeds about 20 KB a second on one core, so a call of a
+// few messages waits, and one of a megabyte (about a minute of embedding)
+// is acknowledged within seconds while its vectors are made in the
+// background.
+const DefaultEmbedWait = 2 * time.Second
+
+// fillBatch is how many pending memories the background filler embeds and
+// stores at a time: each batch is durable on its own.
+const fillBatch = 16
+
+// filler makes the vectors of a store's pending memories in the
+// background, one batch at a time, until none is left. There is one per
+// store, whatever the number of services over it.
+type filler struct {
+	store    PendingVectors
+	embedder Embedder
+	log      *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	running bool
+	again   bool // kicked while running: look again before stopping
+}
+
+var (
+	fillersMu sync.Mutex
+	fillers   = map[PendingVectors]*filler{}
+)
+
+// fillerFor returns the filler of st, made on first use, and whether it was
+// made now.
+func fillerFor(st PendingVectors, e Embedder, log *slog.Logger) (*filler, bool) {
+	fillersMu.Lock()
+	defer fillersMu.Unlock()
+	if f := fillers[st]; f != nil {
+		return f, false
+	}
+	f := &filler{store: st, embedder: e, log: log}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	fillers[st] = f
+	return f, true
+}
+
+// kick makes sure the filler runs.
+func (f *filler) kick() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx.Err() != nil {
+		return
+	}
+	if f.running {
+		f.again = true
+		return
+	}
+	f.running = true
+	f.wg.Add(1)
+	go f.run()
+}
+
+func (f *filler) run() {
+	defer f.wg.Done()
+	backoff := time.Second
+	done := 0
+	start := time.Now()
+	for {
+		ms, err := f.store.PendingVectors(f.ctx, fillBatch)
+		if err == nil && len(ms) > 0 {
+			if err = vectorize(f.ctx, f.embedder, ms, nil); err == nil {
+				err = f.store.SetVectors(f.ctx, ms)
+			}
+		}
+		if f.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			// the memories stay pending: try again later
+			f.log.Warn("making the vectors of stored memories; retrying", "err", err, "in", backoff)
+			select {
+			case <-f.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Minute)
+			continue
+		}
+		backoff = time.Second
+		done += len(ms)
+		if len(ms) > 0 {
+			continue
+		}
+		f.mu.Lock()
+		if !f.again {
+			f.running = false
+			f.mu.Unlock()
+			if done > 0 {
+				f.log.Info("vectors made in the background", "memories", done, "took", time.Since(start).Round(time.Millisecond))
+			}
+			return
+		}
+		f.again = false
+		f.mu.Unlock()
+	}
+}
+
+// stop ends the filler, waiting for its current batch to stop, and forgets
+// it: what is still pending is embedded after the next open.
+func (f *filler) stop() {
+	fillersMu.Lock()
+	if fillers[f.store] == f {
+		delete(fillers, f.store)
+	}
+	fillersMu.Unlock()
+	f.cancel()
+	f.wg.Wait()
+}
+
+// startFiller sets up background vectors for s when its store can hold
+// pending memories, and resumes the ones a previous process left pending.
+func (s *Service) startFiller() {
+	pv, ok := s.store.(PendingVectors)
+	if !ok || s.embedder == nil {
+		return
+	}
+	f, made := fillerFor(pv, s.embedder, s.log)
+	s.filler = f
+	if !made {
+		return
+	}
+	n, err := pv.CountPending(context.Background(), "")
+	if err != nil {
+		s.log.Warn("counting memories waiting for vectors", "err", err)
+		n = 1 // let the filler look
+	}
+	if n > 0 {
+		s.log.Info("memories stored without vectors are queued for embedding", "memories", n)
+		f.kick()
+	}
+}
+
+// Close stops the background work on the service's store (vectors being
+// made are made again after the next open). The store stays open.
+func (s *Service) Close() error {
+	if s.filler != nil {
+		s.filler.stop()
+	}
+	return nil
+}
+
+// put embeds ms and stores them. When the store can hold pending memories,
+// the embedding may take up to the service's embed wait: past it, the
+// memories are stored without vectors (durable, and their text searchable
+// at once) and the filler makes their vectors in the background.
+func (s *Service) put(ctx context.Context, ms, existing []Memory) error {
+	if s.embedder == nil || s.filler == nil || s.embedWait < 0 || embedPrevWords > 0 {
+		if err := s.embed(ctx, ms, existing); err != nil {
+			return err
+		}
+		return s.store.Put(ctx, ms)
+	}
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := slices.Clone(ms)
+	done := make(chan error, 1)
+	go func() { done <- vectorize(ectx, s.embedder, work, nil) }()
+	t := time.NewTimer(s.embedWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+		return s.store.Put(ctx, work)
+	case <-t.C:
+		cancel() // the filler embeds them again, one batch at a time
+		if err := s.store.Put(ctx, ms); err != nil {
+			return err
+		}
+		s.filler.kick()
+		return nil
+	}
+}
+
+// pending counts the memories of namespace ns whose vectors are still to
+// be made.
+func (s *Service) pending(ctx context.Context, ns string) (int, error) {
+	pv, ok := s.store.(PendingVectors)
+	if !ok || s.embedder == nil {
+		return 0, nil
+	}
+	return pv.CountPending(ctx, ns)
+}

@@ -1,0 +1,157 @@
+package memory_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
+)
+
+// gated embeds queries at once and documents only once its gate opens:
+// an embedder as slow as need be, for memories, without a clock.
+type gated struct {
+	*fake.Embedder
+	gate  chan struct{}
+	calls atomic.Int64
+}
+
+func (g *gated) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
+	g.calls.Add(1)
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	vs, err := g.Embed(ctx, texts)
+	out := make([][][]float32, len(vs))
+	for i, v := range vs {
+		out[i] = [][]float32{v}
+	}
+	return out, err
+}
+
+func openGated(t *testing.T, dir string, g *gated) (*memory.Service, *embedded.Store) {
+	t.Helper()
+	st, err := embedded.Open(bg, dir, embedded.Options{EmbedderID: g.ID(), Dims: g.Dims(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := memory.New(memory.Options{Store: st, Embedder: g, EmbedWait: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
+}
+
+// waitPending recalls until the namespace has no memory waiting for
+// vectors, and returns the last result.
+func waitPending(t *testing.T, svc *memory.Service, query string) memory.RecallResult {
+	t.Helper()
+	for range 500 {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: query, K: 5, Fusion: memory.VectorOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Pending == 0 {
+			return res
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("vectors still pending after 10 s")
+	return memory.RecallResult{}
+}
+
+// A long remember is acknowledged without waiting for the embedder (issue
+// 10, item 7): stored durably with its text searchable at once, recall
+// counting the memories still pending, and the vectors arriving later.
+func TestRememberDoesNotWaitForVectors(t *testing.T) {
+	g := &gated{Embedder: &fake.Embedder{Name: "gated"}, gate: make(chan struct{})}
+	svc, st := openGated(t, t.TempDir(), g)
+	defer st.Close()
+	defer svc.Close()
+	long := strings.Repeat("The violin teacher moved the lesson to Thursday afternoon. ", 1000)
+	done := make(chan error, 1)
+	var res memory.RememberResult
+	go func() {
+		var err error
+		res, err = svc.Remember(bg, memory.RememberRequest{SessionID: "s-long", SessionDate: "2023-05-07", Messages: []memory.Message{
+			{Role: "user", Content: long}, {Role: "assistant", Content: "Noted: Thursday for violin."},
+		}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || res.Stored != 2 {
+			t.Fatalf("remember: %+v %v", res, err)
+		}
+	case <-time.After(30 * time.Second):
+		close(g.gate)
+		t.Fatal("remember waited for the embedder")
+	}
+	// the text is searchable at once, and recall says what is pending
+	got, err := svc.Recall(bg, memory.RecallRequest{Query: "violin lesson Thursday", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Hits) != 2 || got.Pending != 2 {
+		t.Errorf("before the vectors: %d hits, pending %d; want 2 and 2", len(got.Hits), got.Pending)
+	}
+	for _, h := range got.Hits {
+		if h.VectorRank != 0 {
+			t.Errorf("%s found by a vector before it had one", h.Memory.ID)
+		}
+	}
+	close(g.gate)
+	got = waitPending(t, svc, "violin lesson Thursday")
+	if len(got.Hits) != 2 {
+		t.Errorf("after the vectors: vector search found %d memories, want 2", len(got.Hits))
+	}
+	// a short call is embedded before it is acknowledged
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s-short", Messages: []memory.Message{{Role: "user", Content: "Piano on Monday."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := svc.Recall(bg, memory.RecallRequest{Query: "piano Monday", K: 1, Fusion: memory.VectorOnly}); err != nil || got.Pending != 0 || len(got.Hits) != 1 || got.Hits[0].Memory.SessionID != "s-short" {
+		t.Errorf("short call: %+v %v", got, err)
+	}
+}
+
+// Memories whose vectors were still pending when the process stopped are
+// embedded after the next open; a memory forgotten meanwhile is not.
+func TestPendingVectorsResumeAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	g := &gated{Embedder: &fake.Embedder{Name: "gated"}, gate: make(chan struct{})}
+	svc, st := openGated(t, dir, g)
+	for _, s := range []string{"s-a", "s-b"} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: s, Messages: []memory.Message{
+			{Role: "user", Content: "We hiked the ridge above Lisbon in " + s}, {Role: "assistant", Content: "What a view from " + s},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := svc.Forget(bg, memory.ForgetRequest{SessionID: "s-b"}); err != nil || n.Deleted != 2 {
+		t.Fatalf("forget: %+v %v", n, err)
+	}
+	// the process stops before any vector is made
+	svc.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	open := &gated{Embedder: &fake.Embedder{Name: "gated"}, gate: make(chan struct{})}
+	close(open.gate)
+	svc, st = openGated(t, dir, open)
+	defer st.Close()
+	defer svc.Close()
+	got := waitPending(t, svc, "hiked the ridge above Lisbon")
+	if len(got.Hits) != 2 || got.Hits[0].Memory.SessionID != "s-a" {
+		t.Errorf("after reopening: vector search found %+v, want the 2 memories of s-a", got.Hits)
+	}
+	if n, err := st.CountPending(bg, ""); err != nil || n != 0 {
+		t.Errorf("pending after the filler: %d %v", n, err)
+	}
+}
