@@ -73,11 +73,13 @@ type Store struct {
 
 	// mu orders writers against each other and against flushes; vec and
 	// pending are guarded by it.
-	mu      sync.RWMutex
-	vec     *vecSide // the vector side (vectors.go)
-	pending *bleve.Batch
-	npend   int
-	seq     uint64 // last journal entry written
+	mu  sync.RWMutex
+	vec *vecSide // the vector side (vectors.go)
+	// namespaces holds every namespace the text index may hold (search.go)
+	namespaces map[string]bool
+	pending    *bleve.Batch
+	npend      int
+	seq        uint64 // last journal entry written
 
 	embedderID string
 	dims       int
@@ -149,7 +151,7 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err := s.replay(ctx); err != nil {
 		return fmt.Errorf("replaying the journal into the index: %w", err)
 	}
-	return nil
+	return s.loadNamespaces()
 }
 
 func describe(id string, dims int) string {
