@@ -50,6 +50,17 @@ func Filter(q memory.Query) query.Query {
 // the memory's neighbouring turns, weighted by it. It returns nil when q has
 // nothing lexical to match.
 func TextQuery(q memory.Query) query.Query {
+	m := TextMatch(q)
+	if m == nil {
+		return nil
+	}
+	return bleve.NewConjunctionQuery(Filter(q), m)
+}
+
+// TextMatch is TextQuery without its filter: the part that scores. A
+// store whose engine has non-scoring filter clauses (bleve's BooleanQuery
+// filter) may run it with Filter(q) as one; the ranking is the same.
+func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	ents := entities.Extract(q.Text)
 	should := matches(q.Text, ents, FieldText, FieldEntities, w.Text, w.Entity)
@@ -59,7 +70,7 @@ func TextQuery(q memory.Query) query.Query {
 	if len(should) == 0 {
 		return nil
 	}
-	return bleve.NewConjunctionQuery(Filter(q), bleve.NewDisjunctionQuery(should...))
+	return bleve.NewDisjunctionQuery(should...)
 }
 
 // matches is a BM25 match of text on field and a phrase match of each

@@ -47,11 +47,15 @@ func BM25Context(ctx context.Context, docs uint64) context.Context {
 	return context.WithValue(ctx, search.BM25StatsKey, &search.BM25Stats{DocCount: n, FieldCardinality: card})
 }
 
-// allFields is every field of either document type.
+// allFields is every field of either document type, and the names bleve
+// gives fields of its own searchers ("*" for an optimised disjunction of
+// filter terms, "_id", "_all"): bleve refuses a search that touches a
+// field its statistics do not list.
 var allFields = []string{
 	FieldNamespace, FieldSessionID, FieldSessionDate, FieldRole, FieldSpeaker,
 	FieldText, FieldEntities, FieldVector, FieldContext, FieldContextEntities,
 	FieldPageText, FieldPageEntities, FieldType,
+	"*", "_id", "_all",
 }
 
 // SortRanked orders a ranking best first and equal scores by id, so that

@@ -115,7 +115,9 @@ func (s *Store) SetVectors(ctx context.Context, ms []memory.Memory) error {
 		}
 	}
 	var set []memory.Memory
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	var keys []string
+	var seq uint64
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketPending)
 		if b == nil {
 			return nil
@@ -156,18 +158,26 @@ func (s *Store) SetVectors(ctx context.Context, ms []memory.Memory) error {
 			}
 			stored.Vectors = m.Vectors
 			set = append(set, stored)
+			keys = append(keys, string(k))
 		}
-		return nil
+		if len(keys) == 0 {
+			return nil
+		}
+		// journalled, so that a vector snapshot older than this write is
+		// brought up to date at open (snapshot.go)
+		var err error
+		seq, err = s.journal(tx, keys)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("storing the vectors of %d memories: %w", len(ms), err)
 	}
-	if s.dims > 0 {
-		for _, m := range set {
-			s.space(m.Namespace).add(m)
-		}
+	if seq > 0 {
+		// the index's text is unchanged: it has applied this entry already
+		s.queue().SetInternal(keySeq, seqKey(seq))
+		s.seq = seq
 	}
-	return nil
+	return s.vecPut(set)
 }
 
 // checkVectors refuses vectors of the wrong length or with a non-finite

@@ -91,6 +91,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	}
 	s.seq = seq
 
+	for _, m := range ms {
+		s.namespaces[m.Namespace] = true
+	}
 	b := s.queue()
 	for _, k := range keys {
 		if d, ok := docs[k]; ok {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
@@ -47,7 +48,10 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 			text, err = s.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
 		}
 	default:
-		if r := hybrid.SearchRequest(q); r != nil {
+		// the shared tree (hybrid.SearchRequest), run with its filter as
+		// a non-scoring clause: the same ranking, less work
+		if tq := s.textQuery(q); tq != nil {
+			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
 			text, err = s.text(ctx, r)
 		}
 	}
@@ -155,4 +159,52 @@ func (s *Store) flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.flushLocked()
+}
+
+// textQuery is q's text query as the embedded store runs it: filtered(q),
+// or only its scoring part when the filter selects every document (the
+// index holds no namespace but q's, and q has no session or date bound).
+func (s *Store) textQuery(q memory.Query) query.Query {
+	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() && len(s.namespaces) == 1 && s.namespaces[q.Namespace] {
+		return hybrid.TextMatch(q)
+	}
+	return filtered(q)
+}
+
+// loadNamespaces reads the namespaces the text index holds (its terms of
+// the namespace field). Put adds to them; a namespace emptied by a delete
+// stays, so the set never misses one.
+func (s *Store) loadNamespaces() error {
+	s.namespaces = map[string]bool{}
+	d, err := s.index.FieldDict(hybrid.FieldNamespace)
+	if err != nil {
+		return fmt.Errorf("reading the text index's namespaces: %w", err)
+	}
+	defer d.Close()
+	for {
+		e, err := d.Next()
+		if err != nil {
+			return fmt.Errorf("reading the text index's namespaces: %w", err)
+		}
+		if e == nil {
+			return nil
+		}
+		s.namespaces[e.Term] = true
+	}
+}
+
+// filtered is q's text query with its filter as a clause: the scoring
+// part of the shared tree (hybrid.TextMatch) with hybrid.Filter as bleve's
+// non-scoring filter clause, which ranks exactly as hybrid.TextQuery does
+// (its filter conjuncts score 0) without scoring the filter's terms; nil
+// when q has nothing lexical to match.
+func filtered(q memory.Query) query.Query {
+	m := hybrid.TextMatch(q)
+	if m == nil {
+		return nil
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(m)
+	bq.AddFilter(hybrid.Filter(q))
+	return bq
 }

@@ -71,11 +71,13 @@ type Store struct {
 
 	// mu orders writers against each other and against flushes; vec and
 	// pending are guarded by it.
-	mu      sync.RWMutex
-	vec     *vecSide // the vector side (vectors.go)
-	pending *bleve.Batch
-	npend   int
-	seq     uint64 // last journal entry written
+	mu  sync.RWMutex
+	vec *vecSide // the vector side (vectors.go)
+	// namespaces holds every namespace the text index may hold (search.go)
+	namespaces map[string]bool
+	pending    *bleve.Batch
+	npend      int
+	seq        uint64 // last journal entry written
 
 	embedderID string
 	dims       int
@@ -142,7 +144,10 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 		return err
 	}
 	// opens the index, replays the journal, rebuilds when stale (rebuild.go)
-	return s.openIndex(ctx)
+	if err := s.openIndex(ctx); err != nil {
+		return err
+	}
+	return s.loadNamespaces()
 }
 
 func describe(id string, dims int) string {

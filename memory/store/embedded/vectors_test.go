@@ -291,3 +291,47 @@ func TestSearchConcurrentSides(t *testing.T) {
 		}
 	}
 }
+
+// Vectors made in the background (for memories stored pending) are
+// journalled: a snapshot saved before them, left as a crash would leave
+// it, is brought up to date at open rather than used without them.
+func TestBackgroundVectorsReachStaleSnapshots(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	ctx := context.Background()
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 100))
+	pending := mems(r, "a", 100, 40)
+	for i := range pending {
+		pending[i].Embedder, pending[i].Vectors = "", nil
+	}
+	put(t, st, pending)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old := t.TempDir()
+	os.CopyFS(filepath.Join(old, "vectors"), os.DirFS(filepath.Join(dir, "vectors")))
+
+	st = openVec(t, dir, nil)
+	ms, err := st.PendingVectors(ctx, 100)
+	if err != nil || len(ms) != len(pending) {
+		t.Fatalf("pending = %d memories, %v; want %d", len(ms), err, len(pending))
+	}
+	for i := range ms {
+		ms[i].Embedder, ms[i].Vectors = "test", [][]float32{unit(r)}
+	}
+	if err := st.SetVectors(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := rebuilt(t, dir, "a")
+
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(old, "vectors")))
+	st = openVec(t, dir, nil)
+	defer st.Close()
+	check(t, "a snapshot from before the background vectors", st, want)
+}

@@ -1,0 +1,284 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// BenchmarkTextSide takes the text side of a recall apart on a large store
+// (AGENTMEM_BENCH_STORE: a store directory made by `agentmem bench --keep
+// --work DIR`, e.g. DIR/100000, namespace "bench"): the query tree as
+// shared with Couchbase (the filter a boost-0 conjunct), the same with the
+// filter as bleve's non-scoring filter clause, the match alone (no filter:
+// what the filter costs, valid in a one-namespace store), the BM25 match on
+// the text alone, and the session-page request. Queries are the first
+// words of 200 random stored turns. AGENTMEM_BENCH_FORCEMERGE=1 merges the
+// index into one segment first (in place), to see what segments cost.
+func BenchmarkTextSide(b *testing.B) {
+	dir := os.Getenv("AGENTMEM_BENCH_STORE")
+	if dir == "" {
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+	}
+	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const ns = "bench"
+	var texts []string
+	s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMem).ForEach(func(k, v []byte) error {
+			if m, err := decode(v); err == nil && m.Namespace == ns {
+				texts = append(texts, m.Text)
+			}
+			return nil
+		})
+	})
+	if len(texts) == 0 {
+		b.Fatalf("no memories in namespace %s of %s", ns, dir)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	var qs []memory.Query
+	for range 200 {
+		w := strings.Fields(texts[r.IntN(len(texts))])
+		qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+	}
+	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
+		// what the segment count costs: merge into one first (this
+		// rewrites the index in place)
+		adv, err := s.index.Advanced()
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc, ok := adv.(*scorch.Scorch)
+		if !ok {
+			b.Fatalf("the index is %T, not scorch", adv)
+		}
+		if err := sc.ForceMerge(context.Background(), &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stats := s.index.StatsMap()
+	var keys []string
+	for k, v := range flatten("", stats) {
+		if strings.Contains(strings.ToLower(k), "segment") || strings.Contains(k, "doc") {
+			keys = append(keys, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	sort.Strings(keys)
+	b.Logf("%d memories; index stats: %s", len(texts), strings.Join(keys, " "))
+
+	run := func(mk func(q memory.Query) *bleve.SearchRequest) func(b *testing.B) {
+		return func(b *testing.B) {
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := s.index.Search(mk(qs[i%len(qs)])); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			// CPU per search: robust on a shared machine, where wall is not
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+		}
+	}
+	req := func(tq query.Query, q memory.Query) *bleve.SearchRequest {
+		r := bleve.NewSearchRequestOptions(tq, q.PoolSize(), 0, false)
+		r.Score = ""
+		return r
+	}
+	// the filter clause must rank exactly as the tree does
+	for _, q := range qs[:50] {
+		a, err := s.text(context.Background(), hybrid.SearchRequest(q))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := s.text(context.Background(), req(filtered(q), q))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, c) {
+			b.Fatalf("%q: the filter clause ranks\n%v\nthe tree\n%v", q.Text, c, a)
+		}
+	}
+	b.Run("tree", run(hybrid.SearchRequest))
+	b.Run("filter-clause", run(func(q memory.Query) *bleve.SearchRequest { return req(filtered(q), q) }))
+	b.Run("no-filter", run(func(q memory.Query) *bleve.SearchRequest { return req(hybrid.TextMatch(q), q) }))
+	b.Run("bm25-text-only", run(func(q memory.Query) *bleve.SearchRequest {
+		mq := bleve.NewMatchQuery(q.Text)
+		mq.SetField(hybrid.FieldText)
+		return req(mq, q)
+	}))
+	b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
+		q.Weights.Session = 1
+		return hybrid.PageRequest(q, sessionPages)
+	}))
+}
+
+// cpuTime is the process's CPU time (user + system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func flatten(prefix string, m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			for k2, v2 := range flatten(prefix+k+".", sub) {
+				out[k2] = v2
+			}
+			continue
+		}
+		out[prefix+k] = v
+	}
+	return out
+}
+
+// The store's text query (the filter as a non-scoring clause) ranks
+// exactly as the shared tree does, with and without session and date
+// filters, in a store of two namespaces.
+func TestFilterClauseRanksAsTree(t *testing.T) {
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	words := strings.Fields("garden museum concert hike trip beach city book movie song recipe dinner school work project meeting doctor birthday wedding gift Paris Boston Tokyo")
+	r := rand.New(rand.NewPCG(2, 3))
+	sentence := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	var ms []memory.Memory
+	for i := range 600 {
+		ns := []string{"a", "b"}[i%2]
+		session := fmt.Sprint("s", i/20)
+		ms = append(ms, memory.Memory{ID: memory.MemoryID(session, i%20), Namespace: ns, SessionID: session, Turn: i % 20, Role: "user",
+			Text: sentence(8), SessionDate: time.Date(2024, 1, 1+i/20, 0, 0, 0, 0, time.UTC)})
+	}
+	if err := s.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		q := memory.Query{Namespace: "a", Text: sentence(4), K: 10}
+		switch i % 3 {
+		case 1:
+			q.SessionID = "s4"
+		case 2:
+			q.After, q.Before = time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 20, 0, 0, 0, 0, time.UTC)
+		}
+		want, err := s.text(context.Background(), hybrid.SearchRequest(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bleve.NewSearchRequestOptions(filtered(q), q.PoolSize(), 0, false)
+		got, err := s.text(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: the filter clause ranks\n%v\nthe tree\n%v", q, got, want)
+		}
+	}
+}
+
+// A store of one namespace runs the text side without the namespace filter;
+// once another namespace is written (or is found in the index at open),
+// the filter is back: no recall ever returns another namespace's memory.
+func TestTextSideOneNamespace(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	put := func(s *Store, ns string) {
+		t.Helper()
+		var ms []memory.Memory
+		for i := range 5 {
+			ms = append(ms, memory.Memory{ID: memory.MemoryID("s", i), Namespace: ns, SessionID: "s", Turn: i, Role: "user", Text: "the greyhound ran on the beach", SessionDate: day})
+		}
+		if err := s.Put(context.Background(), ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(s *Store, ns string, want int) {
+		t.Helper()
+		hits, err := s.Search(context.Background(), memory.Query{Namespace: ns, Text: "greyhound beach", K: 10, Fusion: memory.TextOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != want {
+			t.Errorf("namespace %s: %d hits, want %d", ns, len(hits), want)
+		}
+		for _, h := range hits {
+			if h.Memory.Namespace != ns {
+				t.Errorf("namespace %s: a hit from namespace %s", ns, h.Memory.Namespace)
+			}
+		}
+		// the text side itself (a memory of another namespace would be
+		// dropped when loaded, but would take a place in the pool)
+		q := memory.Query{Namespace: ns, Text: "greyhound beach", K: 10}
+		res, err := s.index.Search(bleve.NewSearchRequestOptions(s.textQuery(q), 30, 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if got, _ := splitKey(h.ID); got != ns {
+				t.Errorf("namespace %s: the text side found %q", ns, h.ID)
+			}
+		}
+	}
+	put(s, "a")
+	search(s, "a", 5)
+	s.Close()
+	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.namespaces, map[string]bool{"a": true}) {
+		t.Fatalf("namespaces read at open: %v", s.namespaces)
+	}
+	search(s, "a", 5)
+	put(s, "b")
+	search(s, "a", 5)
+	search(s, "b", 5)
+	if _, err := s.Delete(context.Background(), memory.Selector{Namespace: "b", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	search(s, "a", 5)
+	put(s, "b")
+	s.Close()
+	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	search(s, "a", 5)
+	search(s, "b", 5)
+}
