@@ -92,5 +92,5 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 	}
 	s.embedderID, s.dims = id, dims
 	s.vectors = map[string]*space{}
-	return s.loadVectors()
+	return s.guard(s.loadVectors)
 }

@@ -1,0 +1,37 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// A panic while using the record file (what bbolt does on some damage met
+// after open) becomes ErrDamaged naming the file, and every later call is
+// refused with it rather than run over the damage.
+func TestPanicInUseRefusesLaterCalls(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	err = st.view(func(*bolt.Tx) error { panic("assertion failed: Page expected to be: 4, but self identifies as 0") })
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "memories.db") || !strings.Contains(err.Error(), "assertion failed") {
+		t.Fatalf("panic in a transaction: %v", err)
+	}
+	if _, err := st.Session(ctx, "default", "s"); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a read after the damage: %v", err)
+	}
+	if err := st.Put(ctx, []memory.Memory{{ID: "s:0", Namespace: "default", SessionID: "s", Role: "user", Text: "x"}}); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a write after the damage: %v", err)
+	}
+	if _, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "x", K: 1}); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a search after the damage: %v", err)
+	}
+}
