@@ -35,3 +35,17 @@ func TestPanicInUseRefusesLaterCalls(t *testing.T) {
 		t.Errorf("a search after the damage: %v", err)
 	}
 }
+
+// Closing a store twice is harmless (bleve's Close panics the second time).
+func TestCloseTwice(t *testing.T) {
+	st, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
