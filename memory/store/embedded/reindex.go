@@ -98,5 +98,5 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 	if err := s.dropSnapshots(); err != nil {
 		return err
 	}
-	return s.loadVectors()
+	return s.guard(s.loadVectors)
 }

@@ -130,7 +130,7 @@ func (s *Store) searchText(ctx context.Context, r *bleve.SearchRequest) (*bleve.
 // was indexed is left out.
 func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory, error) {
 	out := make(map[string]memory.Memory, len(fused))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error { // under the damage guard (damage.go)
 		mem := tx.Bucket(bucketMem)
 		for _, f := range fused {
 			raw := mem.Get([]byte(key(ns, f.ID)))

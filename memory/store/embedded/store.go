@@ -121,7 +121,8 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 		meta := tx.Bucket(bucketMeta)
 		storedID := string(meta.Get(keyEmbedder))
 		storedDims, _ := strconv.Atoi(string(meta.Get(keyDims)))
-		empty := tx.Bucket(bucketMem).Stats().KeyN == 0
+		first, _ := tx.Bucket(bucketMem).Cursor().First()
+		empty := first == nil // (the count, which walks the bucket, is taken once, in recordState)
 		if !empty && !opts.SkipEmbedderCheck && (storedID != opts.EmbedderID || storedDims != opts.Dims) {
 			return fmt.Errorf("%w: it holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
 				memory.ErrEmbedderMismatch, describe(storedID, storedDims), describe(opts.EmbedderID, opts.Dims))
