@@ -49,7 +49,9 @@ type Mention struct {
 	// its year from ref, and Year is 0.
 	Relative bool
 	// Year, Month and Day are the calendar fields written in the text, 0
-	// when absent: "May 8" has Year 0, "last May" has Month 5.
+	// when absent: "May 8" has Year 0, "last May" has Month 5. A date with
+	// the day or month first, which only Options.Loose reads, has none:
+	// which number is the month is unknown.
 	Year, Month, Day int
 }
 
