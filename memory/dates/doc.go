@@ -1,7 +1,8 @@
 // Package dates reads the dates agentmem is given and finds the time
 // expressions in text. It is one small, strict grammar shared by ingest and
-// recall (Parse: session_date, timestamp, after, before, --now), the entity
-// extractor and time-aware recall (Find). It uses the standard library only
+// recall (Parse: session_date, timestamp, after, before, --now), time-aware
+// recall (Find) and the entity extractor (FindWith, Loose). It uses the
+// standard library only
 // and does no work at start-up beyond constant tables.
 //
 // # Parse
@@ -52,7 +53,7 @@
 //
 //	2023-05-08, 2023/05/08, 2023-5-8     2023-05-08 (ISO with a time too: 2023-05-08T14:00)
 //	2023-05                              2023-05
-//	8 May 2023, May 8th, 2023, 8th of May, 2023, Monday, May 8, 2023
+//	8 May 2023, May 8th, 2023, 8th of May, 2023, Monday, May 8, 2023, May 8,2023
 //	May 2023, December, 2022             2023-05, 2022-12
 //	in 2022, since 2019, until 2030, mid-2021     a year
 //	summer 2022, the summer of 2022      2022-06-01..2022-08-31
@@ -101,10 +102,13 @@
 // that names no particular day is skipped: "every Monday", "the Sunday
 // paper", "Black Friday", "Monday:", "Monday to Saturday", "Tuesday or
 // Thursday". Impossible dates ("31 February 2023") are skipped, never moved.
+// The parts of a date are on one line ("in May.\n4. Roses" is no May 4);
+// Markdown's "**", "_" and "|" bound a date as spaces do ("**May 2023**").
 // Not recognised: numeric dates with the day or month first ("05/08/2023"
-// is ambiguous), times of day, hours or minutes ago, "in N months" and "in
-// N years" (mostly "I haven't seen her in two years"), "in the past week",
-// "recently", and future tense around a bare weekday.
+// is ambiguous; FindWith's Loose option reports them unresolved), times
+// of day, hours or minutes ago, "in N months" and "in N years" (mostly "I
+// haven't seen her in two years"), "in the past week", "recently", and
+// future tense around a bare weekday.
 //
 // # Cost
 //

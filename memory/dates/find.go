@@ -49,7 +49,9 @@ type Mention struct {
 	// its year from ref, and Year is 0.
 	Relative bool
 	// Year, Month and Day are the calendar fields written in the text, 0
-	// when absent: "May 8" has Year 0, "last May" has Month 5.
+	// when absent: "May 8" has Year 0, "last May" has Month 5. A date with
+	// the day or month first, which only Options.Loose reads, has none:
+	// which number is the month is unknown.
 	Year, Month, Day int
 }
 
@@ -87,12 +89,37 @@ func (m Mention) Label() string {
 // It runs in time linear in the length of text and allocates only for the
 // mentions it returns when text is short.
 func Find(text string, ref time.Time) []Mention {
+	return FindWith(text, Options{Ref: ref})
+}
+
+// Options are the settings of FindWith.
+type Options struct {
+	// Ref is the reference time the mentions are resolved against, as
+	// Find's ref.
+	Ref time.Time
+	// Loose also takes forms that are too unsure to name a period for
+	// recall but worth indexing, for the entity extractor:
+	//
+	//   - a four-digit year from 1900 to 2099 without a word that announces
+	//     it ("2019 was great", "(2019)"), and any year before any word:
+	//     "the 2008 crisis", but also "2000 people", which the caller,
+	//     knowing its units and counted nouns, tells from a year.
+	//   - an all-digit date with the day or the month first: "12/05/2019",
+	//     "12-05-19", "12.05.2019" (two numbers from 1 to 31, not both
+	//     above 12, and a year of four digits, or two unless the separator
+	//     is a dot). Which of the two is the month is unknown, so the
+	//     mention has Grain Day and neither fields nor a period.
+	Loose bool
+}
+
+// FindWith is Find with options.
+func FindWith(text string, opts Options) []Mention {
 	var buf [128]token
 	var c calendar
-	c.set(ref)
+	c.set(opts.Ref)
 	// The calendar is behind a pointer so that its location, which flows
 	// into the mentions, does not make the tokens escape to the heap.
-	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c}
+	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose}
 	var out []Mention
 	for i := 0; i < len(f.t); {
 		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
@@ -113,8 +140,9 @@ func Find(text string, ref time.Time) []Mention {
 }
 
 type finder struct {
-	s string
-	t []token
+	s     string
+	t     []token
+	loose bool // Options.Loose
 	*calendar
 }
 
@@ -153,12 +181,18 @@ func (f *finder) glued(i int) bool { return i < len(f.t) && !f.t[i].space }
 
 func (f *finder) spaced(i int) bool { return i < len(f.t) && f.t[i].space }
 
+// sameLine reports whether the token at i follows spaces but no line
+// break: the parts of a date are on one line ("in March\n4. Pay" is no
+// date).
+func (f *finder) sameLine(i int) bool { return f.spaced(i) && !f.t[i].line }
+
 func (f *finder) num(i int) bool { return i < len(f.t) && f.t[i].kind == kNum }
 
 func (f *finder) numN(i, n int) bool { return f.num(i) && int(f.t[i].ndig) == n }
 
 // leftOK reports whether the token at i starts a phrase: it follows
-// whitespace, the start of the text, or an opening bracket or quote.
+// whitespace, the start of the text, an opening bracket or quote, or
+// Markdown's emphasis or table rule ("**May 2023**", "|2023-05-08|").
 func (f *finder) leftOK(i int) bool {
 	if f.t[i].space {
 		return true
@@ -171,12 +205,12 @@ func (f *finder) leftOK(i int) bool {
 	if c == '-' { // mid-May
 		return !p.space && f.kw(i-2) == kwPeriod
 	}
-	return c == '(' || c == '[' || c == '"' || c == '\'' || c >= utf8.RuneSelf
+	return c == '(' || c == '[' || c == '"' || c == '\'' || c == '*' || c == '_' || c == '|' || c >= utf8.RuneSelf
 }
 
 // rightOK reports whether a phrase may end before the token at j: the end
-// of the text, whitespace, or punctuation that does not continue a number
-// ("8," but not "8,000", "8:30" or "8-10").
+// of the text, whitespace, or punctuation (Markdown's too) that
+// does not continue a number ("8," but not "8,000", "8:30" or "8-10").
 func (f *finder) rightOK(j int) bool {
 	if j >= len(f.t) || f.t[j].space {
 		return true
@@ -185,9 +219,9 @@ func (f *finder) rightOK(j int) bool {
 		return false
 	}
 	switch c := f.s[f.t[j].start]; c {
-	case '.', ',', ':', '/', '-':
+	case '.', ',', ':', '/', '-', '*', '_':
 		return !f.glued(j+1) || f.t[j+1].kind != kNum
-	case ';', '!', '?', ')', ']', '"', '\'':
+	case ';', '!', '?', ')', ']', '"', '\'', '|':
 		return true
 	default:
 		return c >= utf8.RuneSelf
@@ -362,14 +396,16 @@ func (f *finder) dayNum(i int) (int, int) {
 	return d, j
 }
 
-// yearAt reads a four-digit year after an optional comma at i, and returns
-// it and the token after it, or 0.
+// yearAt reads a four-digit year after whitespace or a comma at i, and
+// returns it and the token after it, or 0.
 func (f *finder) yearAt(i int) (int, int) {
 	j := i
-	if f.glued(j) && f.punct(j, ',') {
+	comma := f.glued(j) && f.punct(j, ',')
+	if comma {
 		j++
 	}
-	if !f.numN(j, 4) || !f.t[j].space || !f.rightOK(j+1) {
+	// "December 1,2023": four digits after a comma are no thousands.
+	if !f.numN(j, 4) || !f.sameLine(j) && !comma || !f.rightOK(j+1) {
 		return 0, i
 	}
 	return int(f.t[j].val), j + 1
@@ -383,8 +419,13 @@ func (f *finder) absolute(i int) (Mention, int) {
 		if f.numN(i, 4) {
 			return f.numeric(i)
 		}
+		if f.loose {
+			if m, n := f.dayFirst(i); n > i {
+				return m, n
+			}
+		}
 		d, j := f.dayNum(i)
-		if d == 0 || !f.spaced(j) {
+		if d == 0 || !f.sameLine(j) {
 			return Mention{}, i
 		}
 		if f.kw(j) == kwOf {
@@ -408,12 +449,14 @@ func (f *finder) absolute(i int) (Mention, int) {
 		return Mention{}, i
 	}
 	j := f.abbrDot(i)
-	if f.spaced(j) {
-		if d, k := f.dayNum(j); d > 0 && f.rightOK(k) {
+	if f.sameLine(j) {
+		if d, k := f.dayNum(j); d > 0 {
 			if y, l := f.yearAt(k); y > 0 {
 				return f.ymd(i, l, y, m, d)
 			}
-			return f.ymd(i, k, 0, m, d)
+			if f.rightOK(k) {
+				return f.ymd(i, k, 0, m, d)
+			}
 		}
 	}
 	if y, k := f.yearAt(j); y > 0 {
@@ -512,18 +555,45 @@ func (f *finder) numeric(i int) (Mention, int) {
 	return mm, i + 3
 }
 
+// dayFirst reads, when loose, an all-digit date with the day or the month
+// first at i (see Options.Loose).
+func (f *finder) dayFirst(i int) (Mention, int) {
+	if f.t[i].ndig > 2 || !f.leftOK(i) || !f.glued(i+1) || f.t[i+1].kind != kPunct {
+		return Mention{}, i
+	}
+	sep := f.s[f.t[i+1].start]
+	if sep != '/' && sep != '-' && sep != '.' ||
+		!f.glued(i+2) || !f.num(i+2) || f.t[i+2].ndig > 2 || !f.glued(i+3) || !f.punct(i+3, sep) ||
+		!f.glued(i+4) || !f.num(i+4) || !f.rightOK(i+5) {
+		return Mention{}, i
+	}
+	if n := f.t[i+4].ndig; n != 4 && (n != 2 || sep == '.') {
+		return Mention{}, i
+	}
+	a, b := int(f.t[i].val), int(f.t[i+2].val)
+	if a < 1 || b < 1 || a > 31 || b > 31 || a > 12 && b > 12 {
+		return Mention{}, i
+	}
+	return f.mention(i, i+5, Day, false, time.Time{}, time.Time{}), i + 5
+}
+
 // year reads a four-digit year after a word that announces it: "in 2022",
 // "since 2019", "until 2030", "mid-2021". A number that counts something
-// ("in 2000 people") is not one: the year must end the phrase.
+// ("in 2000 people") is not one: the year must end the phrase. When loose,
+// a year from 1900 to 2099 needs no such word, and no year need end the
+// phrase (see Options.Loose).
 func (f *finder) year(i int) (Mention, int) {
-	if !f.numN(i, 4) || !f.rightOK(i+1) || !f.cued(i, false) {
+	if !f.numN(i, 4) || !f.rightOK(i+1) {
 		return Mention{}, i
 	}
 	y := int(f.t[i].val)
+	if !f.cued(i, false) && !(f.loose && y >= 1900 && y <= 2099 && f.leftOK(i)) {
+		return Mention{}, i
+	}
 	if y < MinYear || y > MaxYear {
 		return Mention{}, i
 	}
-	if j := i + 1; j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
+	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
 		switch f.t[j].kw {
 		case kwClause, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
 		default:

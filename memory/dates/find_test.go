@@ -247,7 +247,67 @@ func TestFindRejects(t *testing.T) {
 		{"2023-05-08-01", wed, nil},
 		{"8x May", wed, nil},
 		{"8st May 2023", wed, []string{"May 2023=2023-05/month"}}, // not a day, but still a month
+		// the parts of a date are on one line: list items after a month
+		{"held in July.\n4. Awa Odori", wed, []string{"July=2022-07/month"}},
+		{"1. January\n2. February\n3. March", wed, nil},
+		{"by mid-March\n4. Posts", wed, []string{"March=2023-03/month"}},
+		{"15th May\n2020", wed, []string{"15th May=2023-05-15/day"}},
 	})
+}
+
+func TestFindMarkup(t *testing.T) {
+	runFind(t, []findCase{
+		// Markdown's emphasis and table rules bound a date as spaces do.
+		{"**March 2023**", wed, []string{"March 2023=2023-03/month"}},
+		{"**Monday, January 9th**", wed, []string{"Monday, January 9th=2023-01-09/day"}},
+		{"_8 May 2023_", wed, []string{"8 May 2023=2023-05-08/day"}},
+		{"|2023-05-08|", wed, []string{"2023-05-08=2023-05-08/day"}},
+		{"**2023-05-08*2**", wed, nil},
+		// "1,2023" is no thousands: four digits after the comma
+		{"on December 1,2023 we", wed, []string{"December 1,2023=2023-12-01/day"}},
+		{"8 May,2023", wed, []string{"8 May,2023=2023-05-08/day"}},
+		{"May 8,000", wed, nil},
+	})
+}
+
+// TestFindLoose checks what Options.Loose adds to Find, and that it adds
+// nothing else.
+func TestFindLoose(t *testing.T) {
+	cases := []findCase{
+		// years without a cue, and before any word
+		{"2019 was great", wed, []string{"2019=2019/year"}},
+		{"The 2008 financial crisis", wed, []string{"2008=2008/year"}},
+		{"(1999)", wed, []string{"1999=1999/year"}},
+		{"**The 1975** at United Center", wed, []string{"1975=1975/year"}},
+		{"2000 people", wed, []string{"2000=2000/year"}}, // the caller knows its units
+		{"in 1893 new", wed, []string{"1893=1893/year"}},
+		{"1893 or 2100 or 1500", wed, nil}, // uncued: 1900 to 2099 only
+		{"1,2019 2019,5 2019-2020 v2019 2019s 12019", wed, nil},
+		// numeric dates with the day or month first: unresolved, no fields
+		{"due 12/05/2019, or 12-05-19", wed, []string{"12/05/2019=/day", "12-05-19=/day"}},
+		{"12.05.2019", wed, []string{"12.05.2019=/day"}},
+		{"31/12/2019 and 12/31/2019", wed, []string{"31/12/2019=/day", "12/31/2019=/day"}},
+		{"12.05.19 13/13/2019 0/5/2019 1/32/2019 1/2/3 1/2/2019/4 1/2-2019", wed, nil},
+		// and the rest as Find
+		{"8 May 2023, last May, 2023-05", wed, []string{"8 May 2023=2023-05-08/day", "last May=2022-05/month/rel", "2023-05=2023-05/month"}},
+	}
+	for _, c := range cases {
+		ms := FindWith(c.text, Options{Ref: c.ref, Loose: true})
+		if got := renderAll(c.text, ms); strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("FindWith(%q, Loose)\n got: %q\nwant: %q", c.text, got, c.want)
+		}
+		for _, m := range ms {
+			if m.Label() == "" && (m.Year != 0 || m.Month != 0 || m.Day != 0) {
+				t.Errorf("FindWith(%q, Loose): unresolved %q has fields %d-%d-%d", c.text, c.text[m.Start:m.End], m.Year, m.Month, m.Day)
+			}
+		}
+	}
+	// Without Loose none of the added forms is found.
+	for _, text := range []string{"2019 was great", "The 2008 financial crisis", "(1999)", "12/05/2019", "12.05.2019"} {
+		if ms := Find(text, wed); len(ms) != 0 {
+			t.Errorf("Find(%q) = %q, want nothing without Loose", text, renderAll(text, ms))
+		}
+	}
 }
 
 func TestFindSeasons(t *testing.T) {

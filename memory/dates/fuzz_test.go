@@ -21,7 +21,7 @@ var fuzzSeeds = []string{
 	"the day before yesterday and the day after tomorrow",
 	"a couple of weeks ago, a few days ago, several months ago",
 	"Monday, May 8, 2023; 8th of May; in May; last May; next May; mid-May",
-	"in 2022, since 2019, 1500 points, 2019-2020, 05/08/2023",
+	"in 2022, since 2019, 1500 points, 2019-2020, 05/08/2023, 12.05.19, the 2008 crisis",
 	"earlier this week, later this month, over the weekend, this past Saturday",
 	"31 February 2023 2023-13-01 Feb 29",
 	strings.Repeat("last ", 50),
@@ -45,6 +45,7 @@ func FuzzFind(f *testing.F) {
 			ref = time.Time{}
 		}
 		checkMentions(t, text, ref, Find(text, ref))
+		checkMentions(t, text, ref, FindWith(text, Options{Ref: ref, Loose: true}))
 		if text == "" {
 			return
 		}

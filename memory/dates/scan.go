@@ -24,17 +24,19 @@ type token struct {
 	kw         kw    // keyword of a word, kwNone if it is none
 	ndig       uint8
 	space      bool // whitespace or the start of the text comes before it
+	line       bool // a line break comes before it
 	upper      bool // a word that starts with an ASCII capital
 }
 
 // tokenize appends the tokens of s to toks. It reads every byte once.
 func tokenize(s string, toks []token) []token {
-	space := true
+	space, line := true, false
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			space = true
+			line = line || c == '\n' || c == '\r'
 			i++
 			continue
 		case '0' <= c && c <= '9':
@@ -52,10 +54,10 @@ func tokenize(s string, toks []token) []token {
 			if n > 255 {
 				n = 255
 			}
-			toks = append(toks, token{start: i, end: j, val: v, kind: kNum, ndig: uint8(n), space: space})
+			toks = append(toks, token{start: i, end: j, val: v, kind: kNum, ndig: uint8(n), space: space, line: line})
 			i = j
 		case c < utf8.RuneSelf && !isASCIILetter(c):
-			toks = append(toks, token{start: i, end: i + 1, kind: kPunct, space: space})
+			toks = append(toks, token{start: i, end: i + 1, kind: kPunct, space: space, line: line})
 			i++
 		default:
 			j := wordEnd(s, i)
@@ -67,15 +69,15 @@ func tokenize(s string, toks []token) []token {
 					i += size
 					continue
 				}
-				toks = append(toks, token{start: i, end: i + size, kind: kPunct, space: space})
+				toks = append(toks, token{start: i, end: i + size, kind: kPunct, space: space, line: line})
 				i += size
 				break
 			}
 			k, v := keyword(s[i:j])
-			toks = append(toks, token{start: i, end: j, val: v, kind: kWord, kw: k, space: space, upper: 'A' <= c && c <= 'Z'})
+			toks = append(toks, token{start: i, end: j, val: v, kind: kWord, kw: k, space: space, line: line, upper: 'A' <= c && c <= 'Z'})
 			i = j
 		}
-		space = false
+		space, line = false, false
 	}
 	return toks
 }

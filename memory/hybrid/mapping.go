@@ -56,6 +56,14 @@ const ContextWords = 40
 // whole session.
 const PageTurns = 32
 
+// DocVersion counts the changes to how a memory's documents are derived
+// (Doc, Page and the entities in them) that IndexMapping does not show: a
+// store finding an index built with another version rebuilds it from the
+// records. 2: neighbours' context and session pages; 3: the entities take
+// their dates from package dates (lower-case months, "mid-August 2023",
+// no impossible dates).
+const DocVersion = 3
+
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
 	Namespace   string    `json:"namespace"`

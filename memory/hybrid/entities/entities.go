@@ -7,7 +7,8 @@
 // splits the text into words, numbers, punctuation and web tokens
 // (e-mails, URLs, domains, hashtags, handles), and marks sentence starts;
 // then, token by token, the first matcher that takes it wins: a web token
-// as written, a quoted title (names.go), a date (dates.go), a number with
+// as written, a quoted title (names.go), a date (dates.go, which takes the
+// dates package's reading of the text around each number), a number with
 // its unit (numbers.go), a run of capitalised words (names.go). What the
 // matchers look up (units, number words, months, top-level domains,
 // sentence openers, name connectors, title cues ...) is data, in
@@ -28,7 +29,7 @@ import (
 // The forms are chosen so that the same thing written two ways usually
 // comes out the same: full dates as 2023-05-08 (from "8 May, 2023", "May
 // 8th 2023" or "2023-05-08"), a month and year as 2023-05, a day and month
-// as "may 8"; number words before a unit as digits ("three weeks" -> "3
+// as "may 8", a year as 2023 (see date for all the forms); number words before a unit as digits ("three weeks" -> "3
 // weeks"), attached units spaced ("5km" -> "5 km"), "20 percent" as "20%";
 // a trailing possessive dropped ("Caroline's" -> "caroline"), curly
 // apostrophes straightened. A quoted title is given both whole and as any
@@ -46,6 +47,7 @@ func Extract(text string) []string {
 	}
 	var arr [96]token
 	x := extractor{s: text, toks: tokenize(text, arr[:0]), res: new(result)}
+	x.findDates()
 	for i := 0; i < len(x.toks); {
 		i = x.step(i)
 	}
@@ -58,7 +60,7 @@ type extractor struct {
 	res   *result
 	key   [24]byte  // scratch for lowerKey
 	dry   bool      // when set, matchers report without emitting
-	dates dateState // whatever the date recogniser keeps per text (dates.go)
+	dates dateState // where the walk is in res.dates (dates.go)
 }
 
 // step extracts whatever starts at token i and returns the next token to
@@ -136,9 +138,10 @@ func (x *extractor) add() {
 // result collects the entities in order, without repeats. It is apart
 // from extractor so that the tokens can stay on the stack.
 type result struct {
-	buf  []byte // the entity being built
-	out  []string
-	seen map[string]struct{} // only once out is long
+	buf   []byte // the entity being built
+	out   []string
+	seen  map[string]struct{} // only once out is long
+	dates []dateSpan          // the dates of the text, in order (dates.go)
 }
 
 func (r *result) add(b []byte) {

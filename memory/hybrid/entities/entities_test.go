@@ -86,8 +86,19 @@ func TestEntities(t *testing.T) {
 			[]string{"seattle", "2023-05-07", "amazon", "2023-05"}},
 		{"abbreviated month", "Sept. 2023 was busy; 3 Jan 2024 too.", []string{"2023-09", "2024-01-03"}},
 		{"numeric dates", "It was due 12/05/2019, from 2023-5-7, paid 2024-02.", []string{"12/05/2019", "2023-05-07", "2024-02"}},
-		{"invalid dates", "On 31 February 2023 and 2023-13-01.", []string{"2023-02"}},
+		{"invalid dates", "On 31 February 2023 and 2023-13-01.", nil},
+		{"years out of range", "King John signed it on June 15, 1215.", []string{"king john"}},
 		{"year not quantity", "In 2019 we were 2000 people.", []string{"2019", "2000 people"}},
+		{"year before a noun", "The 2008 financial crisis, 2000 people, in 1893.", []string{"2008", "2000 people", "1893"}},
+		{"season and year", "Spring 2023 shows, winter 2022 semester, the summer of 2021.",
+			[]string{"2023 shows", "2022 semester", "2021"}},
+		{"lower-case months", "It dates back to august 2021, and the 6th of february 2023.", []string{"2021-08", "2023-02-06"}},
+		{"mid-month", "Which classes did Evan join in mid-August 2023?", []string{"evan", "2023-08"}},
+		{"comma before the year", "Where was the picture shared by John on December 1,2023 taken?", []string{"john", "2023-12-01"}},
+		{"weekday in a name", "I got it on Cyber Monday, December 1st.", []string{"cyber monday", "december 1"}},
+		{"day before a noun", "The September 11 attacks.", []string{"september 11"}},
+		{"list item after a month", "Bloom in early May.\n4. Roses are red.", []string{"bloom", "roses"}},
+		{"markdown", "**March 2023**\n* 25th: \"Rent\"\n**Monday, January 9th**", []string{"2023-03", "rent", "january 9"}},
 
 		// Addresses and tags.
 		{"email and urls", "Email me at jane.doe@example.com or check https://example.org/a?x=1 and nordstrom.com.",
@@ -108,6 +119,27 @@ func TestEntities(t *testing.T) {
 				t.Errorf("Extract(%q)\n got %q\nwant %q", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDatesInWindows checks that the dates read in windows around the
+// numbers come out as from the whole text, whether the numbers are far
+// apart (a window each) or close (one window).
+func TestDatesInWindows(t *testing.T) {
+	dates := []string{"Monday, May 8, 2023", "in 2019", "the summer of 2021", "12/05/2019",
+		"Caroline May 2024", "Cyber Monday, December 1st", "2000 people", "7 km", "in 1893", "last October 15th"}
+	// "last October" is relative, and then "15th" is no date
+	want := []string{"2023-05-08", "2019", "2021", "12/05/2019", "caroline", "2024-05", "cyber monday", "december 1",
+		"2000 people", "7 km", "1893"}
+	filler := strings.Repeat(" and then we walked along the river", 3) + " "
+	for name, text := range map[string]string{
+		"far":   filler + strings.Join(dates, filler) + filler,
+		"close": strings.Join(dates, "; "),
+		"edges": strings.Join(dates, filler),
+	} {
+		if got := Extract(text); !slices.Equal(got, want) {
+			t.Errorf("%s: Extract(%q)\n got %q\nwant %q", name, text, got, want)
+		}
 	}
 }
 

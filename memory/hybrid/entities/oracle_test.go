@@ -7,10 +7,14 @@ package entities_test
 
 import (
 	"bytes"
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"agentmem/memory/dates"
 )
 
 // referenceExtract is Extract as it was before the extractor was rebuilt
@@ -43,6 +47,7 @@ func referenceExtract(text string) []string {
 	}
 	var arr [96]token
 	x := extractor{s: text, toks: tokenize(text, arr[:0]), res: new(result)}
+	x.dates = findDates(text) // CHANGED: see findDates
 	for i := 0; i < len(x.toks); {
 		i = x.step(i)
 	}
@@ -302,6 +307,8 @@ type extractor struct {
 	res  *result
 	key  [24]byte // scratch for lowerKey
 	dry  bool     // when set, matchers report without emitting
+	// CHANGED: the dates of the text, from package dates (see findDates).
+	dates []dateSpan
 }
 
 // step extracts whatever starts at token i and returns the next token to
@@ -548,52 +555,78 @@ func (x *extractor) cued(i int) bool {
 	return false
 }
 
-// date emits a concrete date starting at token i and returns the token
-// after it, or i.
+// CHANGED: the dates are those of package dates (FindWith, Loose), as
+// the package takes them, in place of the extractor's own date grammar:
+// read on the whole text at once where the package reads windows around
+// the numbers, so that the differential tests check the windows too. The
+// grammar it replaced read a lower-case month as no month, "May.\n4." as
+// May 4, "31 February 2023" as 2023-02, years before 1900 after "in" as
+// no year, "mid-August 2023" as 2023, and a year glued to Markdown's
+// "**" as none.
+
+// dateSpan is a date in bytes [start, end) of the text and its entity.
+type dateSpan struct {
+	start, end int
+	entity     string
+	year       bool
+}
+
+// findDates returns the dates in s, as entities.
+func findDates(s string) []dateSpan {
+	var out []dateSpan
+	for _, m := range dates.FindWith(s, dates.Options{Loose: true}) {
+		if m.Relative {
+			continue
+		}
+		d := dateSpan{start: m.Start, end: m.End}
+		switch {
+		case m.Grain == dates.Day && m.Month == 0:
+			d.entity = strings.ToLower(s[m.Start:m.End])
+		case m.Grain == dates.Day && m.Year == 0:
+			d.entity = fmt.Sprintf("%s %d", monthNames[m.Month-1], m.Day)
+		case m.Grain == dates.Day:
+			d.entity = fmt.Sprintf("%04d-%02d-%02d", m.Year, m.Month, m.Day)
+		case m.Grain == dates.Month && m.Year != 0:
+			d.entity = fmt.Sprintf("%04d-%02d", m.Year, m.Month)
+		case m.Grain == dates.Year || m.Grain == dates.Season && m.Year != 0:
+			d.start, d.entity, d.year = m.End-4, strconv.Itoa(m.Year), true
+		default:
+			continue
+		}
+		// A weekday before the date stays a word: the date starts at its
+		// first number or month name.
+		for _, w := range dateWords.FindAllStringIndex(s[d.start:d.end], -1) {
+			if _, ok := months[strings.ToLower(s[d.start+w[0]:d.start+w[1]])]; ok || isDigit(rune(s[d.start+w[0]])) {
+				d.start += w[0]
+				break
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+var dateWords = regexp.MustCompile(`[0-9]|[A-Za-z]+`)
+
+// date emits the date that starts in token i (or after a hyphen in it:
+// "mid-August 2023") and ends with a token, unless it is a year before a
+// unit, and returns the token after it, or i.
 func (x *extractor) date(i int) int {
-	t := x.toks[i]
-	switch t.kind {
-	case tNum:
-		w := x.word(i)
-		if x.numericDate(w) {
-			return i + 1
+	for _, d := range x.dates {
+		if d.start < x.toks[i].start || d.start >= x.toks[i].end {
+			continue
 		}
-		if d := dayOf(w); d > 0 {
-			k := i + 1
-			if x.is(k, "of") {
-				k++
-			}
-			if m, k2 := x.month(k); m > 0 && d <= monthDays[m-1] {
-				if y, k3 := x.year(x.comma(k2)); y > 0 && validDay(y, m, d) {
-					x.emitDate(y, m, d)
-					return k3
+		for j := i; j < len(x.toks); j++ {
+			if x.toks[j].end == d.end {
+				if d.year && x.unit(j+1) {
+					return i
 				}
-				x.emit(monthNames[m-1], " ", strconv.Itoa(d))
-				return k2
-			}
-		}
-		if y := bareYear(w); y > 0 && !x.unit(i+1) {
-			x.emit(w)
-			return i + 1
-		}
-	case tWord:
-		m, k := x.month(i)
-		if m == 0 {
-			return i
-		}
-		if k < len(x.toks) && x.toks[k].kind == tNum {
-			if d := dayOf(x.word(k)); d > 0 && d <= monthDays[m-1] && !x.unit(k+1) {
-				if y, k3 := x.year(x.comma(k + 1)); y > 0 && validDay(y, m, d) {
-					x.emitDate(y, m, d)
-					return k3
+				if !x.dry {
+					x.res.buf = append(x.res.buf[:0], d.entity...)
+					x.add()
 				}
-				x.emit(monthNames[m-1], " ", strconv.Itoa(d))
-				return k + 1
+				return j + 1
 			}
-		}
-		if y, k3 := x.year(x.comma(k)); y > 0 {
-			x.emit(strconv.Itoa(y), "-", twoDigits(m))
-			return k3
 		}
 	}
 	return i
@@ -605,14 +638,6 @@ func (x *extractor) isDate(i int) bool {
 	ok := x.date(i) > i
 	x.dry = false
 	return ok
-}
-
-func (x *extractor) emitDate(y, m, d int) {
-	x.emit(strconv.Itoa(y), "-", twoDigits(m), "-", twoDigits(d))
-}
-
-func twoDigits(n int) string {
-	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
 }
 
 // month returns the month named by token i (capitalised, full or
@@ -633,119 +658,6 @@ func (x *extractor) month(i int) (int, int) {
 		return m, i + 2
 	}
 	return m, i + 1
-}
-
-// comma skips a comma at i.
-func (x *extractor) comma(i int) int {
-	if x.punct(i, ',') {
-		return i + 1
-	}
-	return i
-}
-
-// year returns the four-digit year at token i and the token after it.
-func (x *extractor) year(i int) (int, int) {
-	if i >= len(x.toks) || x.toks[i].kind != tNum {
-		return 0, i
-	}
-	w := x.word(i)
-	if len(w) != 4 || !allDigits(w) {
-		return 0, i
-	}
-	y, _ := strconv.Atoi(w)
-	if y < 1000 || y > 2999 {
-		return 0, i
-	}
-	return y, i + 1
-}
-
-func bareYear(w string) int {
-	if len(w) != 4 || !allDigits(w) {
-		return 0
-	}
-	y, _ := strconv.Atoi(w)
-	if y < 1900 || y > 2099 {
-		return 0
-	}
-	return y
-}
-
-// dayOf parses "8", "08", "8th", "1st" as a day of the month, or returns 0.
-func dayOf(w string) int {
-	n := 0
-	for n < len(w) && n < 3 && isDigit(rune(w[n])) {
-		n++
-	}
-	if n == 0 || n > 2 {
-		return 0
-	}
-	if suf := strings.ToLower(w[n:]); suf != "" && suf != "st" && suf != "nd" && suf != "rd" && suf != "th" {
-		return 0
-	}
-	d, _ := strconv.Atoi(w[:n])
-	if d < 1 || d > 31 {
-		return 0
-	}
-	return d
-}
-
-func validDay(y, m, d int) bool {
-	if m == 2 && d == 29 {
-		return y%4 == 0 && (y%100 != 0 || y%400 == 0)
-	}
-	return d >= 1 && d <= monthDays[m-1]
-}
-
-// numericDate emits w if it is an all-digit date: ISO order is normalised
-// ("2023-5-7" -> "2023-05-07", "2023-05" stays), day/month orders are
-// ambiguous and kept as written.
-func (x *extractor) numericDate(w string) bool {
-	var parts [4]string
-	n, sep := 0, byte(0)
-	from := 0
-	for i := 0; i <= len(w); i++ {
-		if i < len(w) && isDigit(rune(w[i])) {
-			continue
-		}
-		if i < len(w) {
-			c := w[i]
-			if c != '-' && c != '/' && c != '.' || sep != 0 && c != sep {
-				return false
-			}
-			sep = c
-		}
-		if n == len(parts) || i == from {
-			return false
-		}
-		parts[n], n, from = w[from:i], n+1, i+1
-	}
-	switch {
-	case n == 3 && len(parts[0]) == 4:
-		y, _ := strconv.Atoi(parts[0])
-		m, _ := strconv.Atoi(parts[1])
-		d, _ := strconv.Atoi(parts[2])
-		if y < 1000 || m < 1 || m > 12 || len(parts[1]) > 2 || len(parts[2]) > 2 || !validDay(y, m, d) {
-			return false
-		}
-		x.emitDate(y, m, d)
-	case n == 2 && len(parts[0]) == 4 && sep == '-' && len(parts[1]) == 2:
-		y, _ := strconv.Atoi(parts[0])
-		m, _ := strconv.Atoi(parts[1])
-		if y < 1000 || m < 1 || m > 12 {
-			return false
-		}
-		x.emit(w)
-	case n == 3 && (len(parts[2]) == 4 || len(parts[2]) == 2 && sep != '.') && len(parts[0]) <= 2 && len(parts[1]) <= 2:
-		a, _ := strconv.Atoi(parts[0])
-		b, _ := strconv.Atoi(parts[1])
-		if a < 1 || b < 1 || a > 31 || b > 31 || a > 12 && b > 12 {
-			return false
-		}
-		x.emit(w)
-	default:
-		return false
-	}
-	return true
 }
 
 // number emits a number with its unit starting at token i ("5 km",
@@ -1167,8 +1079,6 @@ func closer(r rune) rune {
 	}
 	return 0
 }
-
-var monthDays = [12]int{31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
 var monthNames = [12]string{"january", "february", "march", "april", "may", "june",
 	"july", "august", "september", "october", "november", "december"}
