@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -58,9 +59,9 @@ func mappingDigest() []byte {
 	if err != nil {
 		panic(err)
 	}
-	// the version counts what the JSON does not show (how documents are
-	// derived): 2 = neighbours' context and session pages
-	sum := sha256.Sum256(append(raw, "v2"...))
+	// hybrid.DocVersion counts what the JSON does not show: how documents
+	// are derived from memories
+	sum := sha256.Sum256(append(raw, "v"+strconv.Itoa(hybrid.DocVersion)...))
 	return []byte(hex.EncodeToString(sum[:8]))
 }
 
