@@ -22,7 +22,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/tools.json")
 
-func connect(t *testing.T) *client.Client {
+func connect(t testing.TB) *client.Client {
 	t.Helper()
 	ctx := context.Background()
 	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true})
@@ -38,7 +38,7 @@ func connect(t *testing.T) *client.Client {
 }
 
 // inProcess is a typed client of a server over svc.
-func inProcess(t *testing.T, svc *memory.Service) *client.Client {
+func inProcess(t testing.TB, svc *memory.Service) *client.Client {
 	t.Helper()
 	c, err := client.InProcess(context.Background(), server.New(svc, server.Options{}))
 	if err != nil {
