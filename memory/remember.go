@@ -87,7 +87,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	mu.Lock()
 	defer mu.Unlock()
 
-	first, existing, err := s.sessionEnds(ctx, ns, sessionID, turns)
+	first, existing, byKey, err := s.sessionEnds(ctx, ns, sessionID, turns)
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
@@ -100,7 +100,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		date = s.Now()
 	}
 
-	held := newTurns(existing, turns)
+	held := newTurns(existing, turns, byKey)
 	next := 0
 	if n := len(existing); n > 0 {
 		next = existing[n-1].Turn + 1
@@ -147,17 +147,29 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 // with, the last of which numbers the next turn. Turns without client ids
 // are compared with the session's tail only, which a store implementing
 // SessionEnds reads without reading the session whole; client ids may be
-// anywhere in the session, so a call that carries one reads it whole.
-func (s *Service) sessionEnds(ctx context.Context, ns, sessionID string, turns []turn) (*Memory, []Memory, error) {
-	keyed := slices.ContainsFunc(turns, func(t turn) bool { return t.Key != "" })
-	if se, ok := s.store.(SessionEnds); ok && !keyed {
-		return se.SessionEnds(ctx, ns, sessionID, len(turns))
+// anywhere in the session: a store implementing KeyFinder finds them, and
+// any other store's session is read whole.
+func (s *Service) sessionEnds(ctx context.Context, ns, sessionID string, turns []turn) (first *Memory, have []Memory, byKey map[string]string, err error) {
+	var keys []string
+	for _, t := range turns {
+		if t.Key != "" {
+			keys = append(keys, t.Key)
+		}
+	}
+	se, ends := s.store.(SessionEnds)
+	kf, finds := s.store.(KeyFinder)
+	if ends && (len(keys) == 0 || finds) {
+		if first, have, err = se.SessionEnds(ctx, ns, sessionID, len(turns)); err != nil || first == nil || len(keys) == 0 {
+			return first, have, nil, err
+		}
+		byKey, err = kf.FindKeys(ctx, ns, sessionID, keys)
+		return first, have, byKey, err
 	}
 	all, err := s.store.Session(ctx, ns, sessionID)
 	if err != nil || len(all) == 0 {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &all[0], all, nil
+	return &all[0], all, nil, nil
 }
 
 func (s *Service) embed(ctx context.Context, ms, existing []Memory) error {
@@ -289,7 +301,9 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 
 // newTurns says which incoming turns the session already holds: held[i] is
 // the memory id of incoming turn i when it is a resend, "" when it is new.
-// have is the session, or at least its last len(incoming) turns.
+// have is the session, or at least its last len(incoming) turns; byKey
+// maps the client keys of the session that incoming carries to their
+// memories (nil: found in have).
 //
 // A turn with a client key is a resend exactly when the session holds that
 // key. For the others, content decides, and only against the session's
@@ -301,12 +315,14 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 // a repeated exchange. The one case content cannot tell is a turn that
 // repeats the session's last turn ("yes", "yes") sent without a key: it is
 // taken for a resend, so a client that may repeat itself sends ids.
-func newTurns(have []Memory, incoming []turn) []string {
+func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string {
 	held := make([]string, len(incoming))
-	byKey := map[string]string{}
-	for _, m := range have {
-		if m.Key != "" {
-			byKey[m.Key] = m.ID
+	if byKey == nil {
+		byKey = map[string]string{}
+		for _, m := range have {
+			if m.Key != "" {
+				byKey[m.Key] = m.ID
+			}
 		}
 	}
 	// keyed turns are settled by their key; the unkeyed runs between them
