@@ -11,8 +11,9 @@ import (
 
 // FuzzSessionAppend drives one session with calls decoded from the input
 // and checks append semantics against a model of them:
-//   - with client ids, the session is exactly the conversation, every turn
-//     once, whatever the calls and their resends;
+//   - with client ids, or with each call's position in the session, the
+//     session is exactly the conversation, every turn once, whatever the
+//     calls and their resends;
 //   - without, a call stores every message but the longest tail of the
 //     session it starts with (a resend), so a turn that repeats an earlier
 //     one is never dropped unless it continues the session's tail;
@@ -25,6 +26,7 @@ func FuzzSessionAppend(f *testing.F) {
 		{0x20, 0x24, 0x30, 0x20, 0x24, 0x30, 0x22}, // an exchange, resent, repeated
 		{0x01, 0x01, 0x11, 0x01, 0x21, 0x01},       // one turn over and over
 		{0x00, 0x15, 0x02, 0x17, 0x00, 0x15},       // an exchange repeated after another
+		{0x40, 0x11, 0x31, 0x00, 0x15},             // by position: "yes" after "yes", resent
 	} {
 		f.Add(s)
 	}
@@ -38,14 +40,19 @@ func FuzzSessionAppend(f *testing.F) {
 		session := fmt.Sprint("s-", n)
 		texts := []string{"yes", "Deleting file A now.", "no", "Deleting file B now."}
 		keyed := script[0]&0x08 != 0
+		positioned := script[0]&0x40 != 0
 		// a call ends at a byte with bit 4 set, and is resent when that
 		// byte also has bit 5 set
 		type msg struct{ role, text, key string }
 		var conv []msg
 		var calls [][]memory.Message
 		var resend []bool
+		var starts []int
 		var cur []memory.Message
 		for i, b := range script {
+			if len(cur) == 0 {
+				starts = append(starts, i)
+			}
 			m := memory.Message{Role: []string{"user", "assistant"}[b>>2&1], Content: texts[b&3]}
 			if keyed {
 				m.Key = fmt.Sprint("k", i)
@@ -61,12 +68,16 @@ func FuzzSessionAppend(f *testing.F) {
 		var have []msg // the session as stored, by the model
 		for i, call := range calls {
 			before := sessionOrNone(t, svc, session)
-			res, err := svc.Remember(bg, memory.RememberRequest{SessionID: session, Messages: call})
+			req := memory.RememberRequest{SessionID: session, Messages: call}
+			if positioned {
+				req.Turn = &starts[i]
+			}
+			res, err := svc.Remember(bg, req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := len(call)
-			if !keyed {
+			if !keyed && !positioned {
 				for o := min(len(have), len(call)); o > 0; o-- {
 					if slices.EqualFunc(have[len(have)-o:], call[:o], func(h msg, m memory.Message) bool { return h.role == m.Role && h.text == m.Content }) {
 						want -= o
@@ -91,7 +102,7 @@ func FuzzSessionAppend(f *testing.F) {
 				}
 			}
 			if resend[i] {
-				again, err := svc.Remember(bg, memory.RememberRequest{SessionID: session, Messages: call})
+				again, err := svc.Remember(bg, req)
 				if err != nil || again.Stored != 0 || !slices.Equal(again.IDs, res.IDs) {
 					t.Fatalf("call %d resent: %+v %v, first %+v", i, again, err, res)
 				}
@@ -106,8 +117,8 @@ func FuzzSessionAppend(f *testing.F) {
 				t.Fatalf("%v: turn %d is %s %q, model %s %q", script, i, m.Role, m.Text, have[i].role, have[i].text)
 			}
 		}
-		if keyed && len(stored) != len(conv) {
-			t.Fatalf("%v: with ids, %d turns stored of %d", script, len(stored), len(conv))
+		if (keyed || positioned) && len(stored) != len(conv) {
+			t.Fatalf("%v: with ids or positions, %d turns stored of %d", script, len(stored), len(conv))
 		}
 	})
 }

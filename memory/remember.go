@@ -35,6 +35,11 @@ type RememberRequest struct {
 	SessionID   string
 	SessionDate string // "" means the session's existing date, else now
 	Namespace   string // "" means the service default
+	// Turn, when set, is the position in the session of the first message
+	// (0 for the session's first turn): messages at positions the session
+	// holds are resends (their content must match), the rest are appended.
+	// Without it, newTurns tells resends from new turns.
+	Turn *int
 }
 
 // RememberResult says what a remember call stored.
@@ -100,10 +105,17 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		date = s.Now()
 	}
 
-	held := newTurns(existing, turns, byKey)
 	next := 0
 	if n := len(existing); n > 0 {
 		next = existing[n-1].Turn + 1
+	}
+	var held []string
+	if req.Turn != nil {
+		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, next, turns); err != nil {
+			return RememberResult{}, err
+		}
+	} else {
+		held = newTurns(existing, turns, byKey)
 	}
 	created := s.now().UTC()
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
@@ -140,6 +152,45 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	res.Stored = len(ms)
 	return res, nil
+}
+
+// byPosition says which incoming turns, the first at position at of the
+// session, the session already holds (next is its next turn): a turn at a
+// position below next is a resend, and must match what the session holds
+// there (a turn forgotten since is not stored again), and the others are
+// new. A position past next would leave a gap: an error.
+func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next int, incoming []turn) ([]string, error) {
+	if at < 0 || at > MaxTurn {
+		return nil, &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
+	}
+	if at > next {
+		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds turns up to %d: the next one is turn %d", at, sessionID, next-1, next)}
+	}
+	held := make([]string, len(incoming))
+	last := min(at+len(incoming), next) - 1
+	if last < at {
+		return held, nil
+	}
+	have, err := s.store.Turns(ctx, ns, sessionID, at, last)
+	if err != nil {
+		return nil, fmt.Errorf("reading session %s: %w", sessionID, err)
+	}
+	byTurn := make(map[int]Memory, len(have))
+	for _, m := range have {
+		byTurn[m.Turn] = m
+	}
+	for i := range incoming[:last-at+1] {
+		m, ok := byTurn[at+i]
+		switch {
+		case !ok:
+			held[i] = MemoryID(sessionID, at+i) // forgotten since: not stored again
+		case m.Hash != incoming[i].Hash:
+			return nil, &FieldError{fmt.Sprintf("messages[%d]", i), fmt.Sprintf("is turn %d of session %s, which holds another message there (%s: %q): a resend must be the same message; to append, start at turn %d", at+i, sessionID, m.Role, Preview(m.Text), next)}
+		default:
+			held[i] = m.ID
+		}
+	}
+	return held, nil
 }
 
 // sessionEnds reads what Remember needs of a session: its first memory

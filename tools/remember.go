@@ -26,7 +26,7 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 		msgs[i] = memory.Message{Role: m.Role, Content: m.Content, Speaker: m.Speaker, Timestamp: m.Timestamp, Key: m.ID}
 	}
 	res, err := h.svc.Remember(ctx, memory.RememberRequest{
-		Messages: msgs, SessionID: in.SessionID, SessionDate: in.SessionDate, Namespace: in.Namespace,
+		Messages: msgs, SessionID: in.SessionID, SessionDate: in.SessionDate, Namespace: in.Namespace, Turn: in.Turn,
 	})
 	if err != nil {
 		return spec.RememberResult{}, "", err

@@ -227,6 +227,7 @@ func TestSchemaLimitsMatchDomain(t *testing.T) {
 		{"recall.weights.text maximum", int(*recall["weights"].Properties["text"].Maximum), memory.MaxWeight},
 		{"recall.weights.rank_constant maximum", int(*recall["weights"].Properties["rank_constant"].Maximum), memory.MaxRankConstant},
 		{"remember.messages maxItems", *remember["messages"].MaxItems, memory.MaxMessages},
+		{"remember.turn maximum", int(*remember["turn"].Maximum), memory.MaxTurn},
 		{"message.content maxLength", *msg["content"].MaxLength, memory.MaxContentChars},
 		{"forget.ids maxItems", *forget["ids"].MaxItems, memory.MaxIDs},
 	} {
