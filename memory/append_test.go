@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,47 @@ func TestDerivedSessionIDsByDay(t *testing.T) {
 	d := send("2023-05-20")
 	if c.SessionID == a.SessionID || c.Stored != 1 || d.SessionID == a.SessionID || d.SessionID == c.SessionID || d.Stored != 1 {
 		t.Errorf("another day: %+v and %+v after %+v, want new sessions", c, d, a)
+	}
+}
+
+// With the position of its first message, a call is exact: a message at a
+// position the session holds is a resend (and must match it), the others
+// are appended, even "yes" right after "yes".
+func TestRememberByPosition(t *testing.T) {
+	svc := open(t, nil)
+	at := func(turn int, texts ...string) (memory.RememberResult, error) {
+		var ms []memory.Message
+		for _, s := range texts {
+			ms = append(ms, memory.Message{Role: "user", Content: s})
+		}
+		return svc.Remember(bg, memory.RememberRequest{SessionID: "s", Messages: ms, Turn: &turn})
+	}
+	for i, text := range []string{"yes", "yes", "Deleting file A now.", "yes"} {
+		if res, err := at(i, text); err != nil || res.Stored != 1 {
+			t.Fatalf("turn %d: %+v %v", i, res, err)
+		}
+	}
+	// a resend of turns 2-3 with a new turn 4
+	res, err := at(2, "Deleting file A now.", "yes", "Deleting file B now.")
+	if err != nil || res.Stored != 1 || !slices.Equal(res.IDs, []string{"s:2", "s:3", "s:4"}) {
+		t.Errorf("resend with a new turn: %+v %v", res, err)
+	}
+	// a message that is not what the session holds there, and a gap
+	if _, err := at(1, "yes", "no"); err == nil || !strings.Contains(err.Error(), "messages[1]: is turn 2 of session s, which holds another message") {
+		t.Errorf("a mismatch: %v", err)
+	}
+	if _, err := at(7, "later"); err == nil || !strings.Contains(err.Error(), "turn: is 7, but session s holds turns up to 4: the next one is turn 5") {
+		t.Errorf("a gap: %v", err)
+	}
+	want := []string{"yes", "yes", "Deleting file A now.", "yes", "Deleting file B now."}
+	if got := texts(t, svc, "default", "s"); !slices.Equal(got, want) {
+		t.Errorf("session = %q, want %q", got, want)
+	}
+	// a forgotten turn sent again is not stored again
+	if _, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := at(0, "yes", "yes"); err != nil || res.Stored != 0 || !slices.Equal(res.IDs, []string{"s:0", "s:1"}) {
+		t.Errorf("resend over a forgotten turn: %+v %v", res, err)
 	}
 }

@@ -30,6 +30,7 @@ const (
 	MaxIDs          = 1000     // ids in one forget call
 	MaxWeight       = 100      // a fusion weight
 	MaxRankConstant = 1000     // RRF's k
+	MaxTurn         = 1 << 30  // a turn's position in its session
 	maxNamespace    = 128      // characters (ASCII) in a namespace
 	maxSessionID    = 256      // characters (ASCII) in a session id
 	maxSpeaker      = 128      // characters in a speaker name

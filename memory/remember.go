@@ -35,6 +35,11 @@ type RememberRequest struct {
 	SessionID   string
 	SessionDate string // "" means the session's existing date, else now
 	Namespace   string // "" means the service default
+	// Turn, when set, is the position in the session of the first message
+	// (0 for the session's first turn): messages at positions the session
+	// holds are resends (their content must match), the rest are appended.
+	// Without it, newTurns tells resends from new turns.
+	Turn *int
 }
 
 // RememberResult says what a remember call stored.
@@ -87,7 +92,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	mu.Lock()
 	defer mu.Unlock()
 
-	first, existing, err := s.sessionEnds(ctx, ns, sessionID, turns)
+	first, existing, byKey, err := s.sessionEnds(ctx, ns, sessionID, turns)
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
@@ -100,10 +105,17 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		date = s.Now()
 	}
 
-	held := newTurns(existing, turns)
 	next := 0
 	if n := len(existing); n > 0 {
 		next = existing[n-1].Turn + 1
+	}
+	var held []string
+	if req.Turn != nil {
+		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, next, turns); err != nil {
+			return RememberResult{}, err
+		}
+	} else {
+		held = newTurns(existing, turns, byKey)
 	}
 	created := s.now().UTC()
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
@@ -142,22 +154,73 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	return res, nil
 }
 
+// byPosition says which incoming turns, the first at position at of the
+// session, the session already holds (next is its next turn): a turn at a
+// position below next is a resend, and must match what the session holds
+// there (a turn forgotten since is not stored again), and the others are
+// new. A position past next would leave a gap: an error.
+func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next int, incoming []turn) ([]string, error) {
+	if at < 0 || at > MaxTurn {
+		return nil, &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
+	}
+	if at > next {
+		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds turns up to %d: the next one is turn %d", at, sessionID, next-1, next)}
+	}
+	held := make([]string, len(incoming))
+	last := min(at+len(incoming), next) - 1
+	if last < at {
+		return held, nil
+	}
+	have, err := s.store.Turns(ctx, ns, sessionID, at, last)
+	if err != nil {
+		return nil, fmt.Errorf("reading session %s: %w", sessionID, err)
+	}
+	byTurn := make(map[int]Memory, len(have))
+	for _, m := range have {
+		byTurn[m.Turn] = m
+	}
+	for i := range incoming[:last-at+1] {
+		m, ok := byTurn[at+i]
+		switch {
+		case !ok:
+			held[i] = MemoryID(sessionID, at+i) // forgotten since: not stored again
+		case m.Hash != incoming[i].Hash:
+			return nil, &FieldError{fmt.Sprintf("messages[%d]", i), fmt.Sprintf("is turn %d of session %s, which holds another message there (%s: %q): a resend must be the same message; to append, start at turn %d", at+i, sessionID, m.Role, Preview(m.Text), next)}
+		default:
+			held[i] = m.ID
+		}
+	}
+	return held, nil
+}
+
 // sessionEnds reads what Remember needs of a session: its first memory
 // (for its date) and the memories newTurns compares the incoming turns
 // with, the last of which numbers the next turn. Turns without client ids
 // are compared with the session's tail only, which a store implementing
 // SessionEnds reads without reading the session whole; client ids may be
-// anywhere in the session, so a call that carries one reads it whole.
-func (s *Service) sessionEnds(ctx context.Context, ns, sessionID string, turns []turn) (*Memory, []Memory, error) {
-	keyed := slices.ContainsFunc(turns, func(t turn) bool { return t.Key != "" })
-	if se, ok := s.store.(SessionEnds); ok && !keyed {
-		return se.SessionEnds(ctx, ns, sessionID, len(turns))
+// anywhere in the session: a store implementing KeyFinder finds them, and
+// any other store's session is read whole.
+func (s *Service) sessionEnds(ctx context.Context, ns, sessionID string, turns []turn) (first *Memory, have []Memory, byKey map[string]string, err error) {
+	var keys []string
+	for _, t := range turns {
+		if t.Key != "" {
+			keys = append(keys, t.Key)
+		}
+	}
+	se, ends := s.store.(SessionEnds)
+	kf, finds := s.store.(KeyFinder)
+	if ends && (len(keys) == 0 || finds) {
+		if first, have, err = se.SessionEnds(ctx, ns, sessionID, len(turns)); err != nil || first == nil || len(keys) == 0 {
+			return first, have, nil, err
+		}
+		byKey, err = kf.FindKeys(ctx, ns, sessionID, keys)
+		return first, have, byKey, err
 	}
 	all, err := s.store.Session(ctx, ns, sessionID)
 	if err != nil || len(all) == 0 {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &all[0], all, nil
+	return &all[0], all, nil, nil
 }
 
 func (s *Service) embed(ctx context.Context, ms, existing []Memory) error {
@@ -289,7 +352,9 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 
 // newTurns says which incoming turns the session already holds: held[i] is
 // the memory id of incoming turn i when it is a resend, "" when it is new.
-// have is the session, or at least its last len(incoming) turns.
+// have is the session, or at least its last len(incoming) turns; byKey
+// maps the client keys of the session that incoming carries to their
+// memories (nil: found in have).
 //
 // A turn with a client key is a resend exactly when the session holds that
 // key. For the others, content decides, and only against the session's
@@ -301,12 +366,14 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 // a repeated exchange. The one case content cannot tell is a turn that
 // repeats the session's last turn ("yes", "yes") sent without a key: it is
 // taken for a resend, so a client that may repeat itself sends ids.
-func newTurns(have []Memory, incoming []turn) []string {
+func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string {
 	held := make([]string, len(incoming))
-	byKey := map[string]string{}
-	for _, m := range have {
-		if m.Key != "" {
-			byKey[m.Key] = m.ID
+	if byKey == nil {
+		byKey = map[string]string{}
+		for _, m := range have {
+			if m.Key != "" {
+				byKey[m.Key] = m.ID
+			}
 		}
 	}
 	// keyed turns are settled by their key; the unkeyed runs between them

@@ -52,13 +52,13 @@ func TestNewTurns(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := mk(c.in)
-		held := newTurns(session(c.have), in)
+		held := newTurns(session(c.have), in, nil)
 		if got := fresh(in, held); got != c.want {
 			t.Errorf("have %q, in %q: new = %q, want %q", c.have, c.in, got, c.want)
 		}
 	}
 	// a resend maps each message to the memory that holds it
-	held := newTurns(session("a b c"), mk("b c d"))
+	held := newTurns(session("a b c"), mk("b c d"), nil)
 	if held[0] != "s:1" || held[1] != "s:2" || held[2] != "" {
 		t.Errorf("held = %q, want [s:1 s:2 \"\"]", held)
 	}
@@ -69,7 +69,7 @@ func TestNewTurns(t *testing.T) {
 func TestNewTurnsKeyed(t *testing.T) {
 	have := []Memory{{ID: "s:0", Key: "m1", Hash: "yes"}, {ID: "s:1", Key: "m2", Hash: "del"}}
 	in := []turn{{Key: "m1", Hash: "yes"}, {Key: "m3", Hash: "yes"}, {Key: "m2", Hash: "other"}}
-	held := newTurns(have, in)
+	held := newTurns(have, in, nil)
 	if held[0] != "s:0" || held[1] != "" || held[2] != "s:1" {
 		t.Errorf("held = %q", held)
 	}

@@ -96,3 +96,12 @@ type PendingVectors interface {
 	// skipped.
 	SetVectors(ctx context.Context, ms []Memory) error
 }
+
+// KeyFinder is implemented by stores that find a session's memories by
+// client key (Memory.Key) without reading the session, so that a call whose
+// messages carry ids costs the same on a long session as on a short one.
+type KeyFinder interface {
+	// FindKeys maps each of keys that the session holds to the id of the
+	// memory that holds it.
+	FindKeys(ctx context.Context, namespace, sessionID string, keys []string) (map[string]string, error)
+}

@@ -23,7 +23,7 @@ var bg = context.Background()
 var clock = time.Date(2023, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // open returns a service over a new embedded store in a fresh directory.
-func open(t *testing.T, emb memory.Embedder) *memory.Service {
+func open(t testing.TB, emb memory.Embedder) *memory.Service {
 	t.Helper()
 	id, dims := "", 0
 	if emb != nil {

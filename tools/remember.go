@@ -15,7 +15,8 @@ func rememberTool() mcp.Tool {
 	return mcp.NewTool("remember",
 		mcp.WithDescription("Store conversation turns verbatim, one memory per turn, with the date of their session. "+
 			"Send raw messages, never summaries. Idempotent: re-sending a session stores nothing twice, and sending only new turns of a session (same session_id) appends them in order. "+
-			"All-or-nothing: if any message is invalid nothing is stored."),
+			"All-or-nothing: if any message is invalid nothing is stored. "+
+			"A long call is acknowledged once stored, its text searchable at once; its semantic vectors follow in the background (recall's pending counts the memories still waiting)."),
 		annotate("Remember conversation turns", false, false, true),
 	)
 }
@@ -26,7 +27,7 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 		msgs[i] = memory.Message{Role: m.Role, Content: m.Content, Speaker: m.Speaker, Timestamp: m.Timestamp, Key: m.ID}
 	}
 	res, err := h.svc.Remember(ctx, memory.RememberRequest{
-		Messages: msgs, SessionID: in.SessionID, SessionDate: in.SessionDate, Namespace: in.Namespace,
+		Messages: msgs, SessionID: in.SessionID, SessionDate: in.SessionDate, Namespace: in.Namespace, Turn: in.Turn,
 	})
 	if err != nil {
 		return spec.RememberResult{}, "", err

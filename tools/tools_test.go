@@ -22,7 +22,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/tools.json")
 
-func connect(t *testing.T) *client.Client {
+func connect(t testing.TB) *client.Client {
 	t.Helper()
 	ctx := context.Background()
 	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true})
@@ -38,7 +38,7 @@ func connect(t *testing.T) *client.Client {
 }
 
 // inProcess is a typed client of a server over svc.
-func inProcess(t *testing.T, svc *memory.Service) *client.Client {
+func inProcess(t testing.TB, svc *memory.Service) *client.Client {
 	t.Helper()
 	c, err := client.InProcess(context.Background(), server.New(svc, server.Options{}))
 	if err != nil {
@@ -227,6 +227,7 @@ func TestSchemaLimitsMatchDomain(t *testing.T) {
 		{"recall.weights.text maximum", int(*recall["weights"].Properties["text"].Maximum), memory.MaxWeight},
 		{"recall.weights.rank_constant maximum", int(*recall["weights"].Properties["rank_constant"].Maximum), memory.MaxRankConstant},
 		{"remember.messages maxItems", *remember["messages"].MaxItems, memory.MaxMessages},
+		{"remember.turn maximum", int(*remember["turn"].Maximum), memory.MaxTurn},
 		{"message.content maxLength", *msg["content"].MaxLength, memory.MaxContentChars},
 		{"forget.ids maxItems", *forget["ids"].MaxItems, memory.MaxIDs},
 	} {

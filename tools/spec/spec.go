@@ -29,6 +29,7 @@ type RememberArgs struct {
 	SessionID   string    `json:"session_id,omitempty" jsonschema:"Stable id of the conversation session; reuse it to append turns. Generated when absent." schema:"maxLength=256,pattern=name"`
 	SessionDate string    `json:"session_date,omitempty" jsonschema:"When the session took place: an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z), '1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023' or '2023/05/30 (Tue) 23:40'. Default: the session's existing date, else now." schema:"maxLength=64"`
 	Namespace   string    `json:"namespace,omitempty" jsonschema:"Memory space (one per user or agent). Default: the server's namespace." schema:"maxLength=128,pattern=name"`
+	Turn        *int      `json:"turn,omitempty" jsonschema:"Position in the session of the first message (0 for the session's first turn; memory ids end with it). With it, a message at a position the session holds is a resend (it must be the same message) and the rest are appended, so a repeated turn is never mistaken for a resend. Without it (and without message ids), only the session's last turns can be taken for a resend." schema:"minimum=0,maximum=1073741824"`
 }
 
 // RememberResult says what a remember call stored.

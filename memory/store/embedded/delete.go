@@ -81,6 +81,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 				func() error { return vec.Delete(k) },
 				func() error { return sess.Delete(sessionKey(m.Namespace, m.SessionID, m.Turn)) },
 				func() error { return unmarkPending(tx, k) },
+				func() error { return deleteClientKey(tx, m) },
 			} {
 				if err := del(); err != nil {
 					return err

@@ -75,6 +75,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 			if err := s.markPending(tx, k, m); err != nil {
 				return err
 			}
+			if err := putClientKey(tx, m); err != nil {
+				return err
+			}
 		}
 		// the memories, the neighbours whose context they change, and
 		// their pages: journalled, then derived for the index
