@@ -28,7 +28,11 @@ func (checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("records %s: %d memories, %d sessions, %d with vectors\n", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
+	fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
+	if r.Pending > 0 {
+		fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+	}
+	fmt.Println()
 	fmt.Printf("text index %s: %d documents\n", filepath.Join(store, "index.bleve"), r.IndexDocuments)
 	if r.OK() {
 		fmt.Println("OK: the records are readable and the index matches them")

@@ -24,6 +24,9 @@ import (
 // Report is what Check found in a store's directory.
 type Report struct {
 	Memories, Sessions, Vectors, IndexDocuments int
+	// Pending counts the memories stored before their vectors were made
+	// (a long remember): the next server embeds them.
+	Pending int
 	// Records lists damage to the record file: only a backup repairs it.
 	Records []string
 	// Index lists problems of the text index, which is derived from the
@@ -236,6 +239,18 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 		return nil, rs, err
 	}
 	r.Sessions = len(sessions)
+	if p := tx.Bucket(bucketPending); p != nil {
+		err = p.ForEach(func(k, _ []byte) error {
+			r.Pending++
+			if mem.Get(k) == nil {
+				r.record("pending vectors %q belong to no memory", k)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, rs, err
+		}
+	}
 	err = vec.ForEach(func(k, _ []byte) error {
 		r.Vectors++
 		if mem.Get(k) == nil {
