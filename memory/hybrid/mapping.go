@@ -1,9 +1,7 @@
 package hybrid
 
 import (
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -79,17 +77,6 @@ type IndexDoc struct {
 	ContextEntities []string `json:"context_entities,omitempty"`
 }
 
-// Experiment switches, for measuring how context should be weighed before
-// a default is chosen (never for a dataset): a turn longer than expMaxOwn
-// words gets no context, a neighbour longer than expMaxNeighbour words
-// lends none, and each lends expWords words.
-var (
-	expMaxOwn, _       = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_MAXOWN"))
-	expMaxNeighbour, _ = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_MAXNEIGHBOUR"))
-	expWords, _        = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_WORDS"))
-	expRatio, _        = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_CTX_RATIO"))
-)
-
 // Neighbours are the turns just before and after a memory in its session;
 // nil at the session's ends.
 type Neighbours struct {
@@ -109,31 +96,17 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 		Text:        m.Text,
 		Entities:    turnEntities(m),
 	}
+	// Every turn gets its neighbours' nearest words, whatever its length:
+	// measured on LongMemEval (BM25, weights.neighbours 0.5), leaving turns
+	// of over 60 words without context cost 2.1 points of session recall
+	// and 2.9 of turn recall, and 2.2 on LoCoMo (EVALS.md, "Recall defaults").
 	var ctx []string
-	own := len(strings.Fields(m.Text))
-	if expMaxOwn > 0 && own > expMaxOwn {
-		return d
-	}
-	words := ContextWords
-	if expWords > 0 {
-		words = expWords
-	}
-	usable := func(x *memory.Memory) bool {
-		if x == nil {
-			return false
-		}
-		nw := len(strings.Fields(x.Text))
-		if expRatio > 0 && (nw > expRatio*max(own, 10) || own > expRatio*max(nw, 10)) {
-			return false
-		}
-		return expMaxNeighbour == 0 || nw <= expMaxNeighbour
-	}
-	if usable(n.Prev) {
-		ctx = append(ctx, lastWords(n.Prev.Text, words))
+	if n.Prev != nil {
+		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
 		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Prev)...)
 	}
-	if usable(n.Next) {
-		ctx = append(ctx, firstWords(n.Next.Text, words))
+	if n.Next != nil {
+		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
 		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Next)...)
 	}
 	d.Context = strings.Join(ctx, "\n")
