@@ -13,5 +13,7 @@
 // for what a chat model is shown; retrieval.go and tokens.go measure; run.go
 // drives everything, results.go keeps the resumable per-question results,
 // and summary.go (with stats.go), report.go, chart.go and output.go write
-// what a person reads, while progress.go shows how far a run is.
+// what a person reads, while progress.go shows how far a run is. peer.go
+// runs other MCP memory servers (package peers) on the same questions, and
+// compare.go writes them side by side with agentmem (compare.md).
 package evals

@@ -28,5 +28,10 @@
 // session's date and the speaker inside the stored text (Render), since
 // none has fields for them.
 //
+// Kind tells a peer's failures apart (crash, timeout, malformed answer,
+// error), so that the harness counts them and restarts a crashed or hung
+// server. Package peertest is a fake server-memory in Go, with those faults,
+// for tests without Node.js.
+//
 // This package depends only on mcp-go's client and the standard library.
 package peers
