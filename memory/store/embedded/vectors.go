@@ -66,7 +66,12 @@ func (s *Store) vecPut(ms []memory.Memory) error {
 		}
 		s.vec.unsaved[m.Namespace] += max(1, len(m.Vectors))
 	}
-	return s.saveDue(ms)
+	if err := s.saveDue(ms); err != nil {
+		// the write is committed; a snapshot only saves the next open
+		// work, and the next save (or open) tries again
+		s.log.Warn("saving a vector snapshot", "err", err)
+	}
+	return nil
 }
 
 // vecRemove drops ids from ns's index. Callers hold s.mu.
