@@ -123,7 +123,9 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 		meta := tx.Bucket(bucketMeta)
 		storedID := string(meta.Get(keyEmbedder))
 		storedDims, _ := strconv.Atoi(string(meta.Get(keyDims)))
-		empty := tx.Bucket(bucketMem).Stats().KeyN == 0
+		// a cursor, not Stats: Stats reads every page (0.07 s at 100k memories)
+		first, _ := tx.Bucket(bucketMem).Cursor().First()
+		empty := first == nil
 		if !empty && !opts.SkipEmbedderCheck && (storedID != opts.EmbedderID || storedDims != opts.Dims) {
 			return fmt.Errorf("%w: it holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
 				memory.ErrEmbedderMismatch, describe(storedID, storedDims), describe(opts.EmbedderID, opts.Dims))
