@@ -1,6 +1,7 @@
 // Package embedded is the zero-setup store: memory records in a bbolt file,
 // their text in a bleve (scorch) index with BM25 scoring, and their vectors
-// in RAM, searched exactly. Everything lives in one data directory.
+// in RAM per namespace (package vectors: int8 scan, exact re-score,
+// snapshots). Everything lives in one data directory.
 //
 // Why bbolt for the records: a single-file, pure-Go, ACID key/value store
 // with fsync'd transactions is exactly what "an acknowledged remember
