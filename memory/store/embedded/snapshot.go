@@ -146,7 +146,7 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 		var x *vectors.Index
 		if why == "" {
 			var info vectors.LoadInfo
-			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{})
+			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{ApproxAt: approxAt})
 			switch {
 			case err != nil:
 				why = err.Error()

@@ -18,6 +18,10 @@ import (
 // every write and delete under s.mu, and saved as snapshots (snapshot.go)
 // that the next open maps instead of decoding every record.
 
+// approxAt is the number of windows in a namespace from which its index
+// keeps an inverted file (0: vectors.DefaultApproxAt); tests lower it.
+var approxAt = 0
+
 // vecSide is the store's vector state; s.mu guards it.
 type vecSide struct {
 	byNS map[string]*vectors.Index
@@ -41,7 +45,7 @@ func (s *Store) vecIndex(ns string) (*vectors.Index, error) {
 	x := s.vec.byNS[ns]
 	if x == nil {
 		var err error
-		if x, err = vectors.New(s.dims, vectors.Options{}); err != nil {
+		if x, err = vectors.New(s.dims, vectors.Options{ApproxAt: approxAt}); err != nil {
 			return nil, err
 		}
 		s.vec.byNS[ns] = x

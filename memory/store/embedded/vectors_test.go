@@ -2,6 +2,7 @@ package embedded_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,4 +292,114 @@ func TestSearchConcurrentSides(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A namespace past the approximate threshold keeps its inverted file in
+// step with puts and deletes, from a snapshot too, and its vector side
+// keeps recall@10 >= 0.98 against an exact scan of the stored vectors.
+func TestVectorApproximate(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(100))
+	defer embedded.SetApproxAt(embedded.SetApproxAt(1500))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(11, 12))
+	topics := make([][]float32, 40)
+	for i := range topics {
+		topics[i] = unit(r)
+	}
+	// clustered: a topic per session plus detail, as embeddings of
+	// conversations are
+	clustered := func(ms []memory.Memory) []memory.Memory {
+		for i := range ms {
+			tp := topics[(i/10*7)%len(topics)]
+			for w := range ms[i].Vectors {
+				v := unit(r)
+				var n float64
+				for d := range v {
+					v[d] = 0.8*tp[d] + 0.45*v[d]
+					n += float64(v[d] * v[d])
+				}
+				for d := range v {
+					v[d] /= float32(math.Sqrt(n))
+				}
+				ms[i].Vectors[w] = v
+			}
+		}
+		return ms
+	}
+	exact := func(st *embedded.Store, q []float32) []string {
+		type hit struct {
+			id string
+			s  float32
+		}
+		best := map[string]float32{}
+		st.Export(context.Background(), "a", true, func(m memory.Memory) error {
+			for _, v := range m.Vectors {
+				var s float32
+				for d := range v {
+					s += v[d] * q[d]
+				}
+				if old, ok := best[m.ID]; !ok || s > old {
+					best[m.ID] = s
+				}
+			}
+			return nil
+		})
+		var hs []hit
+		for id, s := range best {
+			hs = append(hs, hit{id, s})
+		}
+		slices.SortFunc(hs, func(a, b hit) int {
+			if a.s != b.s {
+				return cmp.Compare(b.s, a.s)
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		var out []string
+		for _, h := range hs[:10] {
+			out = append(out, h.id)
+		}
+		return out
+	}
+	measure := func(what string, st *embedded.Store) {
+		t.Helper()
+		if vs := st.VectorStats("a"); !vs.Approximate || vs.Probe >= vs.Lists {
+			t.Fatalf("%s: %d windows, inverted file %v, probing %d of %d lists: not approximate", what, vs.Rows, vs.Approximate, vs.Probe, vs.Lists)
+		}
+		var sum float64
+		const n = 30
+		for range n {
+			q := clustered([]memory.Memory{{Vectors: [][]float32{nil}}})[0].Vectors[0]
+			got, err := st.NearestVectors("a", q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exact(st, q)
+			hit := 0
+			for _, id := range got {
+				if slices.Contains(want, id) {
+					hit++
+				}
+			}
+			sum += float64(hit) / 10
+		}
+		if rec := sum / n; rec < 0.98 {
+			t.Errorf("%s: recall@10 %.3f, want >= 0.98", what, rec)
+		} else {
+			t.Logf("%s: recall@10 %.3f (%+v)", what, rec, st.VectorStats("a"))
+		}
+	}
+	st := openVec(t, dir, nil)
+	put(t, st, clustered(mems(r, "a", 0, 2000)))
+	measure("after the build", st)
+	put(t, st, clustered(mems(r, "a", 1900, 300))) // 100 replaced
+	if _, err := st.Delete(context.Background(), memory.Selector{Namespace: "a", SessionID: "s7"}); err != nil {
+		t.Fatal(err)
+	}
+	measure("after puts and deletes", st)
+	st.Close()
+	st = openVec(t, dir, nil)
+	defer st.Close()
+	measure("from the snapshot", st)
+	put(t, st, clustered(mems(r, "a", 2200, 100)))
+	measure("from the snapshot, then puts", st)
 }
