@@ -29,15 +29,17 @@ type vecSide struct {
 	// its snapshot was saved (or since open, when it has none); a
 	// namespace in it differs from its snapshot.
 	unsaved map[string]int
-	// stamps is the journal sequence of each namespace's snapshot on disk
-	// (the manifest's); the journal is kept back to the oldest.
-	stamps map[string]uint64
+	// stamps is the journal sequence of each namespace's snapshot on disk;
+	// through, the sequence up to which the manifest says the namespace
+	// is unchanged since (at least its stamp). The journal is kept back to
+	// the oldest through.
+	stamps, through map[string]uint64
 	// storeID names this store in its snapshots' tags.
 	storeID string
 }
 
 func newVecSide() *vecSide {
-	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}}
+	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}, through: map[string]uint64{}}
 }
 
 // vecIndex returns ns's index, creating it.

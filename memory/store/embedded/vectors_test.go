@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -402,4 +403,53 @@ func TestVectorApproximate(t *testing.T) {
 	measure("from the snapshot", st)
 	put(t, st, clustered(mems(r, "a", 2200, 100)))
 	measure("from the snapshot, then puts", st)
+}
+
+// A namespace nobody writes to keeps its snapshot file, and the manifest
+// advances how far it is known unchanged, so the journal need not be kept
+// back to that file's stamp for ever.
+func TestVectorSnapshotUntouchedNamespace(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(8, 9))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 100))
+	put(t, st, mems(r, "b", 0, 100))
+	st.Close()
+	type entry struct {
+		File           string
+		Stamp, Through uint64
+	}
+	manifest := func() map[string]entry {
+		var mf struct{ Namespaces map[string]entry }
+		raw, err := os.ReadFile(filepath.Join(dir, "vectors", "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &mf); err != nil {
+			t.Fatal(err)
+		}
+		return mf.Namespaces
+	}
+	first := manifest()
+	for i := range 3 {
+		st = openVec(t, dir, nil)
+		put(t, st, mems(r, "b", 100+10*i, 10))
+		st.Close()
+	}
+	m := manifest()
+	if m["a"].Stamp != first["a"].Stamp {
+		t.Errorf("a's snapshot was rewritten (stamp %d, was %d) though a did not change", m["a"].Stamp, first["a"].Stamp)
+	}
+	if m["a"].Through != m["b"].Stamp || m["a"].Through <= first["a"].Through {
+		t.Errorf("a is known unchanged through %d; b was saved at %d (a's first through: %d)", m["a"].Through, m["b"].Stamp, first["a"].Through)
+	}
+	want := rebuilt(t, dir, "a", "b")
+	var log logBuf
+	st = openVec(t, dir, &log)
+	defer st.Close()
+	if strings.Contains(log.String(), "not used") {
+		t.Errorf("a snapshot was not used:\n%s", log.String())
+	}
+	check(t, "untouched namespace", st, want)
 }
