@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
@@ -372,8 +373,8 @@ func benchCorpus(dir string) ([]benchSession, []string, string, error) {
 				bs.date = strings.ReplaceAll(it.Dates[i][:10], "/", "-")
 			}
 			for _, t := range s {
-				if seen[t.Content] || strings.TrimSpace(t.Content) == "" {
-					continue
+				if seen[t.Content] || strings.TrimSpace(t.Content) == "" || utf8.RuneCountInString(t.Content) > memory.MaxContentChars {
+					continue // a repeat, empty, or over remember's limit (a few pasted documents)
 				}
 				seen[t.Content] = true
 				role := t.Role

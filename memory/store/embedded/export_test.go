@@ -6,6 +6,14 @@ package embedded
 // or at the same time (false, the default).
 func SetSequential(b bool) { sequential = b }
 
+// SetApproxAt sets the number of windows from which a namespace keeps an
+// inverted file, returning the previous value.
+func SetApproxAt(n int) int {
+	old := approxAt
+	approxAt = n
+	return old
+}
+
 // SetSnapshotMin sets the number of windows from which a namespace is
 // saved as a snapshot, returning the previous value.
 func SetSnapshotMin(n int) int {

@@ -26,17 +26,19 @@ import (
 // vector again. vectors/manifest.json lists them: the store they belong to
 // (a random id kept in the records' meta bucket, so a snapshot copied from
 // another data dir is not taken for this one's), the embedder and
-// dimensions, and per namespace its file and the journal sequence it
-// covers (its stamp, also in the file's header).
+// dimensions, and per namespace its file, the journal sequence it was
+// saved at (its stamp, also in the file's header) and the sequence up to
+// which the namespace is known unchanged since (through).
 //
 // At open a snapshot is used when its manifest entry, tag and stamp agree
-// and the journal still holds every entry after its stamp: those entries'
+// and the journal still holds every entry after its through: those entries'
 // memories are re-read from the records and put in the index (or removed),
 // so the snapshot is brought up to date. Otherwise (missing, damaged,
 // foreign, from another embedder, ahead of the journal, or the journal no
 // longer reaching back to it) the snapshot is deleted and the namespace is
 // rebuilt from the records. The journal is pruned only back to the oldest
-// snapshot's stamp (see replay).
+// snapshot's through (see replay); every manifest written advances the
+// through of the namespaces unchanged since their snapshot.
 //
 // Snapshots are written at Close, and during writes when a namespace has
 // changed by half its size (at least snapshotMin windows) since its last
@@ -67,6 +69,10 @@ type manifest struct {
 type snapEntry struct {
 	File  string `json:"file"`
 	Stamp uint64 `json:"stamp"`
+	// Through is the journal sequence up to which the namespace is known
+	// unchanged since its snapshot: a namespace nobody writes to keeps its
+	// file, and the journal need not reach back to its stamp.
+	Through uint64 `json:"through"`
 }
 
 func snapFile(ns string) string {
@@ -141,15 +147,17 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 		switch {
 		case e.File != snapFile(ns):
 			why = "the manifest names another file"
-		case e.Stamp > cur:
+		case e.Through < e.Stamp:
+			why = "the manifest is inconsistent"
+		case e.Through > cur:
 			why = "it is ahead of the records"
-		case e.Stamp < cur && (first == 0 || first > e.Stamp+1 || last < cur):
+		case e.Through < cur && (first == 0 || first > e.Through+1 || last < cur):
 			why = "the journal no longer reaches back to it"
 		}
 		var x *vectors.Index
 		if why == "" {
 			var info vectors.LoadInfo
-			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{})
+			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{ApproxAt: approxAt})
 			switch {
 			case err != nil:
 				why = err.Error()
@@ -165,7 +173,7 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 			continue
 		}
 		s.vec.byNS[ns] = x
-		s.vec.stamps[ns] = e.Stamp
+		s.vec.stamps[ns], s.vec.through[ns] = e.Stamp, e.Through
 		covered[ns] = true
 	}
 	if len(drop) > 0 {
@@ -203,10 +211,10 @@ func (s *Store) journalSpan() (first, last uint64, err error) {
 }
 
 // catchUp re-reads, for each loaded snapshot older than cur, the memories
-// the journal entries after its stamp wrote or deleted.
+// the journal entries after its through wrote or deleted.
 func (s *Store) catchUp(cur uint64) error {
 	from := uint64(math.MaxUint64)
-	for _, st := range s.vec.stamps {
+	for _, st := range s.vec.through {
 		if st < cur {
 			from = min(from, st)
 		}
@@ -225,7 +233,7 @@ func (s *Store) catchUp(cur uint64) error {
 			}
 			for _, key := range e.Keys {
 				ns, _ := splitKey(key)
-				if st, ok := s.vec.stamps[ns]; ok && n > st && isMemoryKey(key) {
+				if st, ok := s.vec.through[ns]; ok && n > st && isMemoryKey(key) {
 					todo[key] = true
 				}
 			}
@@ -262,7 +270,7 @@ func (s *Store) vecFloor() uint64 {
 	if s.vec == nil {
 		return f
 	}
-	for _, st := range s.vec.stamps {
+	for _, st := range s.vec.through {
 		f = min(f, st)
 	}
 	return f
@@ -311,16 +319,27 @@ func (s *Store) saveSnapshots(all bool) error {
 				return err
 			}
 			s.log.Debug("vector snapshot saved", "namespace", ns, "windows", x.Rows(), "took", time.Since(start).Round(time.Millisecond))
-			s.vec.stamps[ns] = s.seq
+			s.vec.stamps[ns], s.vec.through[ns] = s.seq, s.seq
 			delete(s.vec.unsaved, ns)
 			changed = true
 		case all:
 			if _, ok := s.vec.stamps[ns]; ok {
 				delete(s.vec.stamps, ns)
+				delete(s.vec.through, ns)
 				gone = append(gone, ns)
 				changed = true
 			}
 			delete(s.vec.unsaved, ns)
+		}
+	}
+	if !changed && !all {
+		return nil
+	}
+	// the namespaces unchanged since their snapshot are so up to now
+	for ns := range s.vec.stamps {
+		if _, dirty := s.vec.unsaved[ns]; !dirty && s.vec.through[ns] != s.seq {
+			s.vec.through[ns] = s.seq
+			changed = true
 		}
 	}
 	if !changed {
@@ -340,7 +359,7 @@ func (s *Store) writeManifest() error {
 	dir := filepath.Join(s.dir, snapDir)
 	mf := manifest{Version: manifestVer, Store: s.vec.storeID, Embedder: s.embedderID, Dims: s.dims, Namespaces: map[string]snapEntry{}}
 	for ns, st := range s.vec.stamps {
-		mf.Namespaces[ns] = snapEntry{File: snapFile(ns), Stamp: st}
+		mf.Namespaces[ns] = snapEntry{File: snapFile(ns), Stamp: st, Through: s.vec.through[ns]}
 	}
 	raw, err := json.Marshal(mf)
 	if err != nil {
@@ -377,7 +396,7 @@ func (s *Store) writeManifest() error {
 
 // dropSnapshots removes every snapshot and the manifest.
 func (s *Store) dropSnapshots() error {
-	s.vec.stamps = map[string]uint64{}
+	s.vec.stamps, s.vec.through = map[string]uint64{}, map[string]uint64{}
 	if err := os.RemoveAll(filepath.Join(s.dir, snapDir)); err != nil {
 		return fmt.Errorf("removing vector snapshots: %w", err)
 	}

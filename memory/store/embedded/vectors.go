@@ -18,6 +18,10 @@ import (
 // every write and delete under s.mu, and saved as snapshots (snapshot.go)
 // that the next open maps instead of decoding every record.
 
+// approxAt is the number of windows in a namespace from which its index
+// keeps an inverted file (0: vectors.DefaultApproxAt); tests lower it.
+var approxAt = 0
+
 // vecSide is the store's vector state; s.mu guards it.
 type vecSide struct {
 	byNS map[string]*vectors.Index
@@ -25,15 +29,17 @@ type vecSide struct {
 	// its snapshot was saved (or since open, when it has none); a
 	// namespace in it differs from its snapshot.
 	unsaved map[string]int
-	// stamps is the journal sequence of each namespace's snapshot on disk
-	// (the manifest's); the journal is kept back to the oldest.
-	stamps map[string]uint64
+	// stamps is the journal sequence of each namespace's snapshot on disk;
+	// through, the sequence up to which the manifest says the namespace
+	// is unchanged since (at least its stamp). The journal is kept back to
+	// the oldest through.
+	stamps, through map[string]uint64
 	// storeID names this store in its snapshots' tags.
 	storeID string
 }
 
 func newVecSide() *vecSide {
-	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}}
+	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}, through: map[string]uint64{}}
 }
 
 // vecIndex returns ns's index, creating it.
@@ -41,7 +47,7 @@ func (s *Store) vecIndex(ns string) (*vectors.Index, error) {
 	x := s.vec.byNS[ns]
 	if x == nil {
 		var err error
-		if x, err = vectors.New(s.dims, vectors.Options{}); err != nil {
+		if x, err = vectors.New(s.dims, vectors.Options{ApproxAt: approxAt}); err != nil {
 			return nil, err
 		}
 		s.vec.byNS[ns] = x
@@ -66,7 +72,12 @@ func (s *Store) vecPut(ms []memory.Memory) error {
 		}
 		s.vec.unsaved[m.Namespace] += max(1, len(m.Vectors))
 	}
-	return s.saveDue(ms)
+	if err := s.saveDue(ms); err != nil {
+		// the write is committed; a snapshot only saves the next open
+		// work, and the next save (or open) tries again
+		s.log.Warn("saving a vector snapshot", "err", err)
+	}
+	return nil
 }
 
 // vecRemove drops ids from ns's index. Callers hold s.mu.
