@@ -25,6 +25,7 @@ const fillBatch = 16
 // store, whatever the number of services over it.
 type filler struct {
 	store    PendingVectors
+	turns    Store // the same store: the turns before pending memories
 	embedder Embedder
 	log      *slog.Logger
 
@@ -44,13 +45,13 @@ var (
 
 // fillerFor returns the filler of st, made on first use, and whether it was
 // made now.
-func fillerFor(st PendingVectors, e Embedder, log *slog.Logger) (*filler, bool) {
+func fillerFor(st PendingVectors, turns Store, e Embedder, log *slog.Logger) (*filler, bool) {
 	fillersMu.Lock()
 	defer fillersMu.Unlock()
 	if f := fillers[st]; f != nil {
 		return f, false
 	}
-	f := &filler{store: st, embedder: e, log: log}
+	f := &filler{store: st, turns: turns, embedder: e, log: log}
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	fillers[st] = f
 	return f, true
@@ -80,8 +81,11 @@ func (f *filler) run() {
 	for {
 		ms, err := f.store.PendingVectors(f.ctx, fillBatch)
 		if err == nil && len(ms) > 0 {
-			if err = vectorize(f.ctx, f.embedder, ms, nil); err == nil {
-				err = f.store.SetVectors(f.ctx, ms)
+			var prev []*Memory
+			if prev, err = storedPrevious(f.ctx, f.turns, f.embedder, ms); err == nil {
+				if err = vectorize(f.ctx, f.embedder, ms, prev); err == nil {
+					err = f.store.SetVectors(f.ctx, ms)
+				}
 			}
 		}
 		if f.ctx.Err() != nil {
@@ -136,7 +140,7 @@ func (s *Service) startFiller() {
 	if !ok || s.embedder == nil {
 		return
 	}
-	f, made := fillerFor(pv, s.embedder, s.log)
+	f, made := fillerFor(pv, s.store, s.embedder, s.log)
 	s.filler = f
 	if !made {
 		return
@@ -166,7 +170,7 @@ func (s *Service) Close() error {
 // memories are stored without vectors (durable, and their text searchable
 // at once) and the filler makes their vectors in the background.
 func (s *Service) put(ctx context.Context, ms, existing []Memory) error {
-	if s.embedder == nil || s.filler == nil || s.embedWait < 0 || embedPrevWords > 0 {
+	if s.embedder == nil || s.filler == nil || s.embedWait < 0 {
 		if err := s.embed(ctx, ms, existing); err != nil {
 			return err
 		}
@@ -176,7 +180,8 @@ func (s *Service) put(ctx context.Context, ms, existing []Memory) error {
 	defer cancel()
 	work := slices.Clone(ms)
 	done := make(chan error, 1)
-	go func() { done <- vectorize(ectx, s.embedder, work, nil) }()
+	prev := previousTurns(work, existing)
+	go func() { done <- vectorize(ectx, s.embedder, work, prev) }()
 	t := time.NewTimer(s.embedWait)
 	defer t.Stop()
 	select {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 )
 
 // Reindex re-embeds every memory of st with e (nil: drop all vectors) in
@@ -18,6 +19,17 @@ func Reindex(ctx context.Context, st Reindexer, e Embedder, progress func(done, 
 			}
 			return nil
 		}
-		return vectorize(ctx, e, ms, nil)
+		var prev []*Memory
+		if prevWords(e) > 0 {
+			tr, ok := st.(turnReader)
+			if !ok {
+				return fmt.Errorf("embedder %s embeds a turn with the one before it, and this store cannot read turns", e.ID())
+			}
+			var err error
+			if prev, err = storedPrevious(ctx, tr, e, ms); err != nil {
+				return err
+			}
+		}
+		return vectorize(ctx, e, ms, prev)
 	}, progress)
 }

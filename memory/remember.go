@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -230,34 +228,34 @@ func (s *Service) embed(ctx context.Context, ms, existing []Memory) error {
 	return vectorize(ctx, s.embedder, ms, previousTurns(ms, existing))
 }
 
-// previousTurns maps each memory of ms to the turn before it in its
-// session: in ms itself, or the last of existing before it.
-func previousTurns(ms, existing []Memory) map[string]*Memory {
-	prev := map[string]*Memory{}
+// previousTurns returns the turn before each memory of ms in its session
+// (one session): in ms itself, or the last of existing before it.
+func previousTurns(ms, existing []Memory) []*Memory {
 	all := append(slices.Clone(existing), ms...)
 	slices.SortStableFunc(all, func(a, b Memory) int { return a.Turn - b.Turn })
 	all = slices.CompactFunc(all, func(a, b Memory) bool { return a.ID == b.ID })
+	byID := make(map[string]*Memory, len(all))
 	for i := 1; i < len(all); i++ {
-		p := all[i-1]
-		prev[all[i].ID] = &p
+		byID[all[i].ID] = &all[i-1]
 	}
-	return prev
+	out := make([]*Memory, len(ms))
+	for i, m := range ms {
+		out[i] = byID[m.ID]
+	}
+	return out
 }
 
-// embedPrevWords, when set (an experiment, measured before any default
-// changes), leads a memory's embedded text with that many words of the
-// turn before it.
-var embedPrevWords, _ = strconv.Atoi(os.Getenv("AGENTMEM_EXPERIMENT_EMBED_PREV"))
-
-// vectorize sets the vectors of ms, embedded by e from their EmbedText.
-func vectorize(ctx context.Context, e Embedder, ms []Memory, prev map[string]*Memory) error {
+// vectorize sets the vectors of ms, embedded by e from their text under
+// e's recipe (embedInput); prev, when not nil, holds the turn before each
+// memory of ms.
+func vectorize(ctx context.Context, e Embedder, ms []Memory, prev []*Memory) error {
 	texts := make([]string, len(ms))
 	for i, m := range ms {
-		texts[i] = m.EmbedText()
-		if p := prev[m.ID]; p != nil && embedPrevWords > 0 {
-			f := strings.Fields(p.EmbedText())
-			texts[i] = strings.Join(f[max(0, len(f)-embedPrevWords):], " ") + "\n" + texts[i]
+		var p *Memory
+		if prev != nil {
+			p = prev[i]
 		}
+		texts[i] = embedInput(e, m, p)
 	}
 	vecs, err := embedder.EmbedDocuments(ctx, e, texts)
 	if err != nil {

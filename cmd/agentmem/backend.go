@@ -69,7 +69,8 @@ func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, e
 	}
 	id, dims := "", 0
 	if emb != nil {
-		id, dims = emb.ID(), emb.Dims()
+		// a turn is embedded with the end of the one before it
+		id, dims = memory.Contextual(emb).ID(), emb.Dims()
 	}
 	// the store first: when another process holds it, say so at once
 	st, err := cfg.openStore(ctx, dir, id, dims, false, log)
@@ -79,7 +80,7 @@ func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, e
 	e.closers = append(e.closers, st.Close)
 	e.Store = st
 	if emb != nil {
-		e.Embedder = e.cached(dir, emb, log)
+		e.Embedder = memory.Contextual(e.cached(dir, emb, log))
 	}
 	e.Service, err = memory.New(memory.Options{
 		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
@@ -151,7 +152,7 @@ func openForReindex(ctx context.Context, cfg Config, log *slog.Logger) (reindexa
 		return nil, nil, nil, err
 	}
 	if emb != nil {
-		emb = e.cached(dir, emb, log)
+		emb = memory.Contextual(e.cached(dir, emb, log))
 	}
 	st, err := cfg.openStore(ctx, dir, "", 0, true, log)
 	if err != nil {

@@ -1,0 +1,158 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
+)
+
+// recorder remembers the document texts it was asked to embed; with a
+// gate, it embeds documents only once the gate opens.
+type recorder struct {
+	*fake.Embedder
+	gate  chan struct{}
+	mu    sync.Mutex
+	texts []string
+}
+
+func (r *recorder) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
+	if r.gate != nil {
+		select {
+		case <-r.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	r.mu.Lock()
+	r.texts = append(r.texts, texts...)
+	r.mu.Unlock()
+	vs, err := r.Embed(ctx, texts)
+	out := make([][][]float32, len(vs))
+	for i, v := range vs {
+		out[i] = [][]float32{v}
+	}
+	return out, err
+}
+
+func (r *recorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.texts)
+	slices.Sort(out)
+	return out
+}
+
+var contextualSession = memory.RememberRequest{Namespace: "n", SessionID: "s", SessionDate: "2023-05-07", Messages: []memory.Message{
+	{Role: "user", Speaker: "Mel", Content: "We finally took the kids camping at the lake last weekend, the one near the old mill."},
+	{Role: "assistant", Content: "How did it go?"},
+	{Role: "user", Speaker: "Mel", Content: "Amazing, the kids loved it!"},
+}}
+
+// The turns as a contextual embedder must see them: each led by the last
+// PrevWords words of the turn before it.
+func wantContextual() []string {
+	ms := contextualSession.Messages
+	embedText := func(m memory.Message) string {
+		if m.Speaker != "" {
+			return m.Speaker + ": " + m.Content
+		}
+		return m.Content
+	}
+	lead := func(m memory.Message) string {
+		f := strings.Fields(embedText(m))
+		return strings.Join(f[max(0, len(f)-memory.PrevWords):], " ") + "\n"
+	}
+	out := []string{embedText(ms[0]), lead(ms[0]) + embedText(ms[1]), lead(ms[1]) + embedText(ms[2])}
+	slices.Sort(out)
+	return out
+}
+
+// A contextual embedder embeds a turn with the end of the turn before it,
+// and every path that makes vectors does the same: remember, the
+// background vectors of a long remember, and reindex. A store made with
+// the plain recipe asks for a reindex, which moves it to this one.
+func TestContextualVectorsOnEveryPath(t *testing.T) {
+	if id := memory.Contextual(&fake.Embedder{Name: "x"}).ID(); !strings.HasSuffix(id, "+prev10") || !strings.HasPrefix(id, "fake:x") {
+		t.Fatalf("contextual id %q", id)
+	}
+	open := func(t *testing.T, dir string, e memory.Embedder, wait time.Duration) (*memory.Service, *embedded.Store) {
+		st, err := embedded.Open(bg, dir, embedded.Options{EmbedderID: e.ID(), Dims: e.Dims(), NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := memory.New(memory.Options{Store: st, Embedder: e, EmbedWait: wait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { svc.Close(); st.Close() })
+		return svc, st
+	}
+	want := wantContextual()
+
+	t.Run("remember", func(t *testing.T) {
+		rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+		svc, _ := open(t, t.TempDir(), memory.Contextual(rec), -1)
+		// the turns one call at a time: the turn before comes from the store
+		for i := range contextualSession.Messages {
+			one := contextualSession
+			one.Messages = contextualSession.Messages[i : i+1]
+			if _, err := svc.Remember(bg, one); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := rec.seen(); !slices.Equal(got, want) {
+			t.Errorf("remember embedded\n%q\nwant\n%q", got, want)
+		}
+	})
+
+	t.Run("background", func(t *testing.T) {
+		rec := &recorder{Embedder: &fake.Embedder{Name: "r"}, gate: make(chan struct{})}
+		svc, _ := open(t, t.TempDir(), memory.Contextual(rec), time.Millisecond)
+		if _, err := svc.Remember(bg, contextualSession); err != nil {
+			t.Fatal(err)
+		}
+		close(rec.gate)
+		waitPending(t, svc, "camping")
+		if got := rec.seen(); !slices.Equal(got, want) {
+			t.Errorf("background vectors embedded\n%q\nwant\n%q", got, want)
+		}
+	})
+
+	t.Run("reindex", func(t *testing.T) {
+		dir := t.TempDir()
+		plain := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+		svc, st := open(t, dir, plain, -1)
+		if _, err := svc.Remember(bg, contextualSession); err != nil {
+			t.Fatal(err)
+		}
+		svc.Close()
+		st.Close()
+		rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+		ctxl := memory.Contextual(rec)
+		if _, err := embedded.Open(bg, dir, embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), NoSync: true}); !errors.Is(err, memory.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "agentmem reindex") {
+			t.Fatalf("a store of plain vectors opened with the contextual recipe: %v", err)
+		}
+		st2, err := embedded.Open(bg, dir, embedded.Options{NoSync: true, SkipEmbedderCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := memory.Reindex(bg, st2, ctxl, nil); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := st2.Embedder(); id != ctxl.ID() {
+			t.Errorf("store embedder after reindex = %q, want %q", id, ctxl.ID())
+		}
+		st2.Close()
+		if got := rec.seen(); !slices.Equal(got, want) {
+			t.Errorf("reindex embedded\n%q\nwant\n%q", got, want)
+		}
+	})
+}
