@@ -204,7 +204,11 @@ func validate(s *jsonschema.Schema, v any, path string) error {
 					known = append(known, k)
 				}
 				sort.Strings(known)
-				return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", strings.Join(known, ", "))}
+				takes := strings.Join(known, ", ")
+				if len(known) == 0 {
+					takes = "none"
+				}
+				return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", takes)}
 			}
 			if err := validate(prop, m[name], join(path, name)); err != nil {
 				return err
