@@ -50,12 +50,12 @@ func callText(ctx context.Context, c *client.Client, tool string, args map[strin
 	return text, err
 }
 
-// Eight clients at once, each remembering and recalling in its own session
+// Thirty-two clients at once, each remembering and recalling in its own session
 // and in a shared one: nothing is lost, nothing is stored twice.
 func TestHTTPConcurrentClients(t *testing.T) {
 	ts := httpServer(t, "")
 	ctx := context.Background()
-	const clients, rounds = 8, 5
+	const clients, rounds = 32, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {
@@ -116,6 +116,9 @@ func TestHTTPConcurrentClients(t *testing.T) {
 	// clients did not collide on turn numbers
 	if n := strings.Count(text, "[2023-05-07 Sun · session shared"); n != rounds {
 		t.Errorf("shared session has %d turns, want exactly %d:\n%s", n, rounds, text)
+	}
+	if !t.Failed() {
+		t.Logf("%d clients, %d calls each (%d in all), 0 errors, nothing lost or stored twice", clients, 3*rounds, 3*rounds*clients)
 	}
 }
 
