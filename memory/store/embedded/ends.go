@@ -27,12 +27,7 @@ func (s *Store) SessionEnds(ctx context.Context, ns, session string, n int) (*me
 		prefix := sessionPrefix(ns, session)
 		inSession := func(k []byte) bool { return len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) }
 		load := func(id []byte) (*memory.Memory, error) {
-			raw := mem.Get([]byte(key(ns, string(id))))
-			if raw == nil {
-				return nil, nil
-			}
-			m, err := decode(raw)
-			return &m, err
+			return getMemory(mem, []byte(key(ns, string(id))))
 		}
 		c := tx.Bucket(bucketSession).Cursor()
 		k, id := c.Seek(sessionKey(ns, session, 0))

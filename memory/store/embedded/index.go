@@ -161,12 +161,7 @@ func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, 
 	mem, sess := tx.Bucket(bucketMem), tx.Bucket(bucketSession)
 	docs = make(map[string]any, len(keys))
 	load := func(ns, id string) (*memory.Memory, error) {
-		raw := mem.Get([]byte(key(ns, id)))
-		if raw == nil {
-			return nil, nil
-		}
-		m, err := decode(raw)
-		return &m, err
+		return getMemory(mem, []byte(key(ns, id)))
 	}
 	for _, k := range keys {
 		if ns, session, p, ok := parsePageKey(k); ok {

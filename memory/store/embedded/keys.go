@@ -64,13 +64,12 @@ func (s *Store) FindKeys(ctx context.Context, ns, session string, keys []string)
 			if id == nil {
 				continue
 			}
-			raw := mem.Get([]byte(key(ns, string(id))))
-			if raw == nil {
-				continue
-			}
-			m, err := decode(raw)
+			m, err := getMemory(mem, []byte(key(ns, string(id))))
 			if err != nil {
 				return err
+			}
+			if m == nil {
+				continue
 			}
 			if m.Key == k && m.SessionID == session {
 				out[k] = m.ID

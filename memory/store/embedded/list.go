@@ -143,13 +143,12 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 				}
 				last = append(last[:0], k...)
 				mk := []byte(key(mns, string(id)))
-				raw := mem.Get(mk)
-				if raw == nil {
-					continue
-				}
-				m, err := decode(raw)
+				m, err := getMemory(mem, mk)
 				if err != nil {
 					return err
+				}
+				if m == nil {
+					continue
 				}
 				if vectors && dims > 0 {
 					if v := vec.Get(mk); v != nil {
@@ -158,7 +157,7 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 						}
 					}
 				}
-				batch = append(batch, m)
+				batch = append(batch, *m)
 			}
 			return nil
 		})

@@ -60,15 +60,14 @@ func (s *Store) PendingVectors(ctx context.Context, n int) ([]memory.Memory, err
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			raw := mem.Get(k)
-			if raw == nil {
-				continue
-			}
-			m, err := decode(raw)
+			m, err := getMemory(mem, k)
 			if err != nil {
 				return err
 			}
-			out = append(out, m)
+			if m == nil {
+				continue
+			}
+			out = append(out, *m)
 		}
 		return nil
 	})

@@ -120,6 +120,19 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	return nil
 }
 
+// getMemory reads the memory stored under k in mem, nil when there is none.
+func getMemory(mem *bolt.Bucket, k []byte) (*memory.Memory, error) {
+	raw := mem.Get(k)
+	if raw == nil {
+		return nil, nil
+	}
+	m, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
 // Session returns one session's memories in turn order.
 func (s *Store) Session(ctx context.Context, ns, session string) ([]memory.Memory, error) {
 	return s.Turns(ctx, ns, session, 0, math.MaxInt32)
@@ -134,15 +147,14 @@ func (s *Store) Turns(ctx context.Context, ns, session string, from, to int) ([]
 		prefix := sessionPrefix(ns, session)
 		c := tx.Bucket(bucketSession).Cursor()
 		for k, id := c.Seek(sessionKey(ns, session, from)); k != nil && len(k) == len(prefix)+4 && string(k[:len(prefix)]) == string(prefix) && turnOf(k) <= to; k, id = c.Next() {
-			raw := mem.Get([]byte(key(ns, string(id))))
-			if raw == nil {
-				continue
-			}
-			m, err := decode(raw)
+			m, err := getMemory(mem, []byte(key(ns, string(id))))
 			if err != nil {
 				return err
 			}
-			out = append(out, m)
+			if m == nil {
+				continue
+			}
+			out = append(out, *m)
 		}
 		return nil
 	})

@@ -133,15 +133,14 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 	err := s.view(func(tx *bolt.Tx) error { // under the damage guard (damage.go)
 		mem := tx.Bucket(bucketMem)
 		for _, f := range fused {
-			raw := mem.Get([]byte(key(ns, f.ID)))
-			if raw == nil {
-				continue
-			}
-			m, err := decode(raw)
+			m, err := getMemory(mem, []byte(key(ns, f.ID)))
 			if err != nil {
 				return err
 			}
-			out[f.ID] = m
+			if m == nil {
+				continue
+			}
+			out[f.ID] = *m
 		}
 		return nil
 	})
