@@ -91,8 +91,10 @@
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
 // year; it is not Relative, and Year is 0. A bare weekday is taken as the
 // latest such day strictly before ref's day, because memories are mostly
-// told in the past tense ("on Tuesday we went..."); "next Tuesday" and
-// "this Tuesday" name the future.
+// told in the past tense ("on Tuesday we went..."), unless the nearest
+// tense word of its sentence (within six words) speaks of the future: will,
+// shall, 'll, going, gonna, plan, or "is on Friday" (then the next such day
+// strictly after ref's); "next Tuesday" and "this Tuesday" name the future.
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only
@@ -107,8 +109,7 @@
 // Not recognised: numeric dates with the day or month first ("05/08/2023"
 // is ambiguous; FindWith's Loose option reports them unresolved), times
 // of day, hours or minutes ago, "in N months" and "in N years" (mostly "I
-// haven't seen her in two years"), "in the past week", "recently", and
-// future tense around a bare weekday.
+// haven't seen her in two years"), "in the past week" and "recently".
 //
 // # Cost
 //

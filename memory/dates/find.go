@@ -595,7 +595,7 @@ func (f *finder) year(i int) (Mention, int) {
 	}
 	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
 		switch f.t[j].kw {
-		case kwClause, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
+		case kwClause, kwWill, kwWas, kwIs, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
 		default:
 			return Mention{}, i
 		}
@@ -627,11 +627,62 @@ func (f *finder) weekday(i int) (Mention, int) {
 	if f.habitual(i) {
 		return Mention{}, i + 1
 	}
-	back := (f.wd - (int(f.t[i].kw-kwSun)+6)%7 + 7) % 7
+	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
+	if f.ahead(i) {
+		fwd := (day - f.wd + 7) % 7
+		if fwd == 0 {
+			fwd = 7
+		}
+		return f.rel(i, f.partOfDay(i+1), Day, f.days(fwd, fwd+1))
+	}
+	back := (f.wd - day + 7) % 7
 	if back == 0 {
 		back = 7
 	}
 	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
+}
+
+// ahead reports a bare weekday at i that its clause puts in the future:
+// the nearest tense word within six words on either side, in the same
+// sentence, is a future one ("we will deploy on Friday", "I'm going
+// there on Sunday", "the deploy is on Friday") rather than a past one
+// ("on Friday we went", "Monday was fun"). Without either it is behind:
+// memories are mostly told in the past tense.
+func (f *finder) ahead(i int) bool {
+	stop := func(j int) bool {
+		if t := f.t[j]; t.kind == kPunct {
+			c := f.s[t.start]
+			return c == '.' || c == '!' || c == '?' || c == ';' || c == ':'
+		}
+		return false
+	}
+	// the sentence around i: no stop and no line break in between
+	lo, hi := i, i
+	for lo > 0 && i-lo < 6 && !f.t[lo].line && !stop(lo-1) {
+		lo--
+	}
+	for hi+1 < len(f.t) && hi-i < 6 && !f.t[hi+1].line && !stop(hi+1) {
+		hi++
+	}
+	for d := 1; d <= 6; d++ {
+		for _, j := range [2]int{i - d, i + d} {
+			if j < lo || j > hi {
+				continue
+			}
+			switch f.t[j].kw {
+			case kwWill:
+				return true
+			case kwIs:
+				// "is on Friday", "are on Monday": a date set ahead
+				if j == i-2 && f.t[i-1].kw == kwOn {
+					return true
+				}
+			case kwWas:
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // habitual reports a weekday at i that names no particular day: after a

@@ -508,3 +508,22 @@ func TestFindAllocs(t *testing.T) {
 		t.Errorf("Find with three mentions allocates %v times, want at most 3", n)
 	}
 }
+
+// A bare weekday is behind ref unless its sentence speaks of the future.
+func TestFindWeekdayTense(t *testing.T) {
+	thu := time.Date(2023, 6, 1, 15, 0, 0, 0, time.UTC) // a Thursday
+	runFind(t, []findCase{
+		{"The deploy is on Friday.", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"We will deploy on Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"I'll see her on Monday", thu, []string{"Monday=2023-06-05/day/rel"}},
+		{"We're going to the lake on Saturday", thu, []string{"Saturday=2023-06-03/day/rel"}},
+		{"On Thursday we will meet again", thu, []string{"Thursday=2023-06-08/day/rel"}},
+		{"We went to the lake on Saturday", thu, []string{"Saturday=2023-05-27/day/rel"}},
+		{"Monday was fun", thu, []string{"Monday=2023-05-29/day/rel"}},
+		{"On Friday we deployed", thu, []string{"Friday=2023-05-26/day/rel"}},
+		// the tense of another sentence does not count
+		{"I will call you. On Friday we deployed", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"We went out.\nThe deploy is on Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"It was Tuesday when we will know", thu, []string{"Tuesday=2023-05-30/day/rel"}},
+	})
+}

@@ -197,6 +197,9 @@ const (
 	kwDet    // my, your, that, each...: "my Sunday routine" is no date
 	kwTo
 	kwOr
+	kwWill  // will, shall, gonna, going, plan(s/ning), ll ("we'll"): a weekday near it is ahead
+	kwWas   // was, were, went, did, had: a weekday near it is behind
+	kwIs    // is, are, re ("we're"): "is on Friday" is ahead
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -439,9 +442,15 @@ func keyword(w string) (kw, int32) {
 		return kwOrd, 0
 	case "or":
 		return kwOr, 0
+	case "will", "shall", "gonna", "going", "plan", "plans", "planning", "ll":
+		return kwWill, 0
+	case "was", "were", "went", "did", "had":
+		return kwWas, 0
+	case "is", "are", "re":
+		return kwIs, 0
 	case "and", "but", "when", "while", "where", "as", "so", "then",
 		"i", "we", "you", "he", "she", "they", "it",
-		"for", "with", "is", "was", "were", "has", "had", "have", "will", "would", "there":
+		"for", "with", "has", "have", "would", "there":
 		return kwClause, 0
 	case "my", "our", "your", "his", "her", "their", "its", "that", "each", "any", "some":
 		return kwDet, 0

@@ -59,8 +59,9 @@ const PageTurns = 32
 // store finding an index built with another version rebuilds it from the
 // records. 2: neighbours' context and session pages; 3: the entities take
 // their dates from package dates (lower-case months, "mid-August 2023",
-// no impossible dates).
-const DocVersion = 3
+// no impossible dates); 4: a bare weekday in a sentence about the future
+// is the next one, not the last.
+const DocVersion = 4
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
