@@ -197,9 +197,9 @@ const (
 	kwDet    // my, your, that, each...: "my Sunday routine" is no date
 	kwTo
 	kwOr
-	kwWill  // will, shall, gonna, going, plan(s/ning), ll ("we'll"): a weekday near it is ahead
-	kwWas   // was, were, went, did, had: a weekday near it is behind
-	kwIs    // is, are, re ("we're"): "is on Friday" is ahead
+	kwWill // will, shall, gonna, going, plan(s/ning), ll ("we'll"): a weekday near it is ahead
+	kwWas  // was, were, went, did, had: a weekday near it is behind
+	kwIs   // is, are, re ("we're"): "is on Friday" is ahead
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
