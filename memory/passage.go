@@ -245,14 +245,27 @@ func excerpt(text, query string, n int) string {
 			score--
 		}
 	}
+	end := span - 1 // the last word of the best window: its last match
 	for i, w := range words {
 		add(w, 1)
 		if i >= span {
 			add(words[i-span], -1)
 		}
 		if i >= span-1 && score > bestScore {
-			best, bestScore = i-span+1, score
+			best, bestScore, end = i-span+1, score, i
 		}
+	}
+	if bestScore > 0 {
+		// the first window holding the most query words ends at its last
+		// match, which would cut off what follows it ("a kitten named
+		// Pixel"): centre the matches, with more room after them than
+		// before
+		first := best
+		for first < end && !want[stem(words[first])] {
+			first++
+		}
+		slack := span - (end - first + 1)
+		best = min(max(0, first-slack/3), len(words)-span)
 	}
 	out := strings.Join(words[best:best+span], " ")
 	if best > 0 {
