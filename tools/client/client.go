@@ -9,6 +9,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -165,6 +166,11 @@ func (r *eofReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	if err != nil {
 		r.once.Do(func() { close(r.eof) })
+		if errors.Is(err, net.ErrClosed) {
+			// the connection was closed on our side (Close): the end of
+			// the server's output, not a read error to log
+			err = io.EOF
+		}
 	}
 	return n, err
 }
