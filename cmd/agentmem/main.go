@@ -61,7 +61,7 @@ func main() {
 	k := kong.Parse(&c,
 		kong.Name("agentmem"),
 		kong.Description("Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search."),
-		kong.UsageOnError(),
+		kong.ShortUsageOnError(),
 		flagVars(),
 	)
 	log := newLogger(c.LogLevel)

@@ -102,4 +102,13 @@ func TestExportImportCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "nobody.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("a failed export left a file: %v", err)
 	}
+	// the shell's recall refuses what the tool refuses, and reaches its
+	// budget arguments
+	if _, errOut, err := try(t, src, "recall", "--ns", "alice", "sale", "-k", "0"); err == nil || !strings.Contains(errOut, "k: must be at least 1") {
+		t.Errorf("recall -k 0: %v, %s", err, errOut)
+	}
+	whole := run(t, src, "recall", "--json", "--ns", "alice", "sale", "-k", "1", "--excerpt", "0", "--context", "1")
+	if !strings.Contains(whole, `"hit": false`) {
+		t.Errorf("recall --context 1 returned no context turn:\n%s", whole)
+	}
 }

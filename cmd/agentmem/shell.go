@@ -140,9 +140,17 @@ type recallCmd struct {
 	After     string `name:"after" help:"Only sessions on or after this date."`
 	Before    string `name:"before" help:"Only sessions on or before this date."`
 	Order     string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"Order of the results."`
+	Excerpt   *int   `name:"excerpt" help:"Show a memory longer than about this many tokens as its best-matching part, and fill the space saved with more memories (default 40; 0: exactly k memories, whole)."`
+	Context   int    `name:"context" help:"Neighbouring turns of its session with each memory, on each side (0-3)."`
+	MaxTokens int    `name:"max-tokens" help:"An approximate budget for the returned text."`
 }
 
 func (c recallCmd) Run(e *env) error {
+	// 0 and negative numbers would be left out of the arguments (the
+	// tool's default): refuse them here as the tool refuses them
+	if c.K < 1 {
+		return fmt.Errorf("invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
+	}
 	cl, done, err := connect(e)
 	if err != nil {
 		return err
@@ -150,6 +158,7 @@ func (c recallCmd) Run(e *env) error {
 	defer done()
 	res, text, err := cl.Recall(e.ctx, spec.RecallArgs{
 		Query: c.Query, K: c.K, Order: c.Order, Namespace: c.NS, SessionID: c.SessionID, After: c.After, Before: c.Before,
+		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens,
 	})
 	if err != nil {
 		return err
