@@ -24,5 +24,5 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if err != nil {
 		return spec.ForgetResult{}, "", err
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, Deleted: res.Deleted}, fmt.Sprintf("Deleted %d memories from namespace %s.", res.Deleted, res.Namespace), nil
+	return spec.ForgetResult{Namespace: res.Namespace, Deleted: res.Deleted}, fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace), nil
 }

@@ -339,8 +339,5 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a m
 }
 
 func turns(n int) string {
-	if n == 1 {
-		return "1 turn"
-	}
-	return fmt.Sprintf("%d turns", n)
+	return spec.Count(n, "turn")
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"agentmem/memory/store/embedded"
+	"agentmem/tools/spec"
 )
 
 // checkCmd verifies an embedded store's data directory without changing
@@ -45,7 +46,7 @@ func (checkCmd) Run(e *env) error {
 		fmt.Println("index:", p)
 	}
 	if len(r.Records) > 0 {
-		return fmt.Errorf("the record file is damaged (%d problems above): stop agentmem and restore %s from a backup; the text index is rebuilt from it afterwards", len(r.Records), filepath.Join(store, "memories.db"))
+		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the text index is rebuilt from it afterwards", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
 	}
-	return fmt.Errorf("the text index does not match the records (%d problems above); they are intact: run `agentmem reindex --text` to rebuild the index from them", len(r.Index))
+	return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them", spec.Count(len(r.Index), "problem"))
 }

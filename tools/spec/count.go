@@ -1,0 +1,23 @@
+package spec
+
+import "fmt"
+
+// Count is n and noun, in the plural unless n is 1: "1 memory", "3
+// memories", "0 turns". Nouns ending in a consonant and y take -ies.
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if l := len(noun); l > 1 && noun[l-1] == 'y' && !isVowel(noun[l-2]) {
+		return fmt.Sprintf("%d %sies", n, noun[:l-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func isVowel(c byte) bool {
+	switch c {
+	case 'a', 'e', 'i', 'o', 'u':
+		return true
+	}
+	return false
+}
