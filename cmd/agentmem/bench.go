@@ -156,7 +156,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	if err != nil {
 		return err
 	}
-	vs := st.VectorStats(benchNS)
+	opened := st.VectorStats(benchNS)
 	lat := map[memory.Fusion][]time.Duration{}
 	cpu := map[memory.Fusion]time.Duration{}
 	for _, mode := range benchModes {
@@ -178,6 +178,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	runtime.GC()
 	debug.FreeOSMemory()
 	rss := readRSS()
+	vs := st.VectorStats(benchNS) // the probe count as the searches tuned it
 
 	// the reference: the same vectors, a plain float32 scan (one
 	// goroutine, a dot product per window, the best window per memory)
@@ -242,7 +243,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
 	}
 	plain50 := p(plain, 0.5)
-	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists)
+	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists after the recalls, %d at open)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists, opened.Probe)
 	fmt.Printf("- ingest: %.0f turns/s (%.1f s wall; %.1f s of CPU: %.0f turns per CPU-second; the zero-cost embedder's share: %.0f%%); close (snapshot saved): %.2f s\n",
 		float64(n)/ingest.Seconds(), ingest.Seconds(), ingestCPU.Seconds(), float64(n)/ingestCPU.Seconds(), 100*embedShare, closing.Seconds())
 	fmt.Printf("- open: %.2f s from the snapshot, %.2f s from the records\n", openSnap.Seconds(), openRecords.Seconds())

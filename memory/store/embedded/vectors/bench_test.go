@@ -338,9 +338,9 @@ func BenchmarkSearch(b *testing.B) {
 					if !f.x.Approximate() {
 						b.Skip("no inverted file below 50,000 memories")
 					}
-					saved := f.x.ivf.probe
-					f.x.ivf.probe = np
-					defer func() { f.x.ivf.probe = saved }()
+					saved := f.x.ivf.getProbe()
+					f.x.ivf.setProbe(np)
+					defer func() { f.x.ivf.setProbe(saved) }()
 					latencies(b, f, search(b, f, false, Filter{}), func(qi int) []Result { return f.exact[qi] })
 				})
 			}

@@ -187,7 +187,7 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		le.PutUint32(h[hApprox:], 1)
 		le.PutUint32(h[hNlist:], uint32(v.nlist))
 		le.PutUint32(h[hTrained:], uint32(v.trained))
-		le.PutUint32(h[hProbe:], uint32(v.probe))
+		le.PutUint32(h[hProbe:], uint32(v.getProbe()))
 	}
 	le.PutUint32(h[hTagLen:], uint32(len(tag)))
 	copy(h[hTag:], tag)
@@ -540,7 +540,7 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	}
 	x.ivf = v
 	if probe > 0 && probe <= nlist && x.opts.NProbe == 0 {
-		v.probe = probe // calibrated on these rows when it was built
+		v.setProbe(probe) // calibrated on these rows when it was built
 	} else {
 		x.calibrate()
 	}

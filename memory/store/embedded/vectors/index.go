@@ -393,7 +393,7 @@ func (x *Index) Stats() Stats {
 		st.BookBytes += int64(len(m.id))
 	}
 	if v := x.ivf; v != nil {
-		st.Lists, st.Probe = v.nlist, v.probe
+		st.Lists, st.Probe = v.nlist, v.getProbe()
 		st.ApproxBytes = int64(len(v.cent))*4 + int64(len(v.codes)) + int64(cap(v.of)+cap(v.pos))*4
 		for _, l := range v.lists {
 			st.ApproxBytes += int64(cap(l))*4 + 24

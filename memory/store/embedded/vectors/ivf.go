@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // ivf is the approximate index: an inverted file over the Index's rows.
@@ -40,7 +41,10 @@ type ivf struct {
 	of      []int32 // by row: its list, -1 for none
 	pos     []int32 // by row: its place in that list
 	trained int     // live rows when trained
-	probe   int     // lists a search scans (calibrate.go)
+	// probe is how many lists a search scans; tune holds what searches
+	// observed of it (calibrate.go)
+	probe atomic.Int32
+	tune  tuner
 }
 
 // nlistFor is the number of lists for n rows: √n, at least 16.
@@ -215,7 +219,7 @@ func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt) (*topK, b
 	v := x.ivf
 	raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
 	v.scores(x, qq, raw, sims)
-	probe := v.probe
+	probe := v.getProbe()
 	if f.active {
 		if pass := x.estimatePassing(f); pass > 0 {
 			probe = int(math.Ceil(float64(probe) * float64(x.live) / float64(pass)))

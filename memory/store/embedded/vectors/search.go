@@ -73,8 +73,11 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, err
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
-	if approx && x.ivf != nil && x.ivf.probe < x.ivf.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
+	if v := x.ivf; approx && v != nil && int(v.getProbe()) < v.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
 		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
+			if !cf.active {
+				x.observe(qq, q)
+			}
 			return x.results(tk), nil
 		}
 	}
