@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,17 +62,11 @@ func (c benchCmd) Run(e *env) error {
 		}
 		defer os.RemoveAll(work)
 	}
-	if c.Profile != "" {
-		f, err := os.Create(c.Profile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(c.Profile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	emb := &fake.Embedder{Name: "bench", N: 512}
 	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); GOMAXPROCS %d; %s\n\n",
 		source, len(queries), emb.ID(), runtime.GOMAXPROCS(0), loadAvg())

@@ -95,17 +95,11 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		d.Units = spread(d.Units, c.Limit)
 		dataID += fmt.Sprintf(" %d units spread evenly", c.Limit)
 	}
-	if c.CPUProfile != "" {
-		f, err := os.Create(c.CPUProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(c.CPUProfile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 
 	var dialer evals.Dialer
 	if c.ServerCmd != "" {
@@ -402,4 +396,21 @@ func pctText(f *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f%%", 100**f)
+}
+
+// startCPUProfile writes a CPU profile to path until stop is called; an
+// empty path profiles nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
