@@ -32,13 +32,15 @@ import (
 // was said. Real questions can lie elsewhere (the benchmark's bag-of-words
 // embedder makes a ten-word question a sparse vector unlike any mixture of
 // rows: 51 probes of 894 lists found 0.705 of the true top ten at 1M), so
-// the searches themselves keep the count honest: every tuneEvery-th
-// unfiltered approximate search also runs the exact scan for its query
-// and records the ranks its true top ten needed; once tuneMin queries are
-// recorded, the probe count is the rank covering calibrationTarget of the
-// last tuneKeep of them (real queries only). That costs one exact scan per
-// tuneEvery searches (~3% of a plain float32 scan per search) and follows
-// the queries the index is asked.
+// the searches themselves keep the count honest: the first tuneMin
+// unfiltered approximate searches after a build or load, and then every
+// tuneEvery-th, also run the exact scan for their query and record the
+// ranks its true top ten needed; once tuneMin queries are recorded, the
+// probe count is the rank covering calibrationTarget of the last tuneKeep
+// of them (real queries only), never less than the sample's. That costs
+// tuneMin exact scans once and then one per tuneEvery searches (~3% of a
+// plain float32 scan per search), and follows the queries the index is
+// asked.
 
 const (
 	calibrationQueries = 128
@@ -89,10 +91,10 @@ func (x *Index) calibrate() {
 		needs = x.needs(newQuantQuery(q, x.stride), q, needs, x.rows[ra].mem, x.rows[rb].mem)
 	}
 	if len(needs) == 0 {
-		v.setProbe(DefaultNProbe)
+		v.setFloor(DefaultNProbe)
 		return
 	}
-	v.setProbe(probeFor(needs, v.nlist))
+	v.setFloor(probeFor(needs, v.nlist))
 }
 
 // needs appends, for each of q's exact top calibrationK memories (but the
@@ -161,13 +163,19 @@ type tuner struct {
 	mu       sync.Mutex
 	needs    []int // per checked query, calibrationK entries, oldest first
 	queries  int
+	floor    int // the probe count from the sample (or the snapshot)
 }
 
 // observe counts an unfiltered approximate search of q and, every
 // tuneEvery-th, checks it (see above). Searches run concurrently.
 func (x *Index) observe(qq *quantQuery, q []float32) {
 	v := x.ivf
-	if x.opts.NProbe > 0 || v.tune.searches.Add(1)%tuneEvery != 0 {
+	if x.opts.NProbe > 0 {
+		return
+	}
+	// the first tuneMin searches are all checked, so the count follows
+	// real queries from the first few on; then one in tuneEvery
+	if n := v.tune.searches.Add(1); n > tuneMin && n%tuneEvery != 0 {
 		return
 	}
 	needs := x.needs(qq, q, nil)
@@ -179,13 +187,23 @@ func (x *Index) observe(qq *quantQuery, q []float32) {
 		v.tune.needs = append(v.tune.needs[:0], v.tune.needs[n:]...)
 	}
 	if v.tune.queries >= tuneMin && len(v.tune.needs) > 0 {
-		v.setProbe(probeFor(v.tune.needs, v.nlist))
+		// only ever more than the sample asked for: a few queries'
+		// needs are a noisy estimate of a high quantile
+		v.setProbe(max(v.tune.floor, probeFor(v.tune.needs, v.nlist)))
 	}
 }
 
 func (v *ivf) getProbe() int { return int(v.probe.Load()) }
 
 func (v *ivf) setProbe(p int) { v.probe.Store(int32(min(max(1, p), v.nlist))) }
+
+// setFloor sets the probe count and makes it the least tuning may set.
+func (v *ivf) setFloor(p int) {
+	v.setProbe(p)
+	v.tune.mu.Lock()
+	v.tune.floor = v.getProbe()
+	v.tune.mu.Unlock()
+}
 
 // defaultProbe is the probe count a caller fixed, or DefaultNProbe.
 func (x *Index) defaultProbe() int {

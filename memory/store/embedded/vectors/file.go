@@ -540,7 +540,7 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	}
 	x.ivf = v
 	if probe > 0 && probe <= nlist && x.opts.NProbe == 0 {
-		v.setProbe(probe) // calibrated on these rows when it was built
+		v.setFloor(probe) // calibrated on these rows when it was built
 	} else {
 		x.calibrate()
 	}

@@ -300,7 +300,7 @@ func TestApproxTunesToQueries(t *testing.T) {
 	for i := range qs {
 		qs[i] = c.bag(6)
 	}
-	measure := func() float64 {
+	measure := func(x *Index) float64 {
 		var sum float64
 		for _, q := range qs {
 			got, err := x.Search(q, 10, Filter{})
@@ -315,11 +315,18 @@ func TestApproxTunesToQueries(t *testing.T) {
 		}
 		return sum / float64(len(qs))
 	}
-	before, probe := measure(), x.Stats().Probe
-	for range 6 { // 600 more searches: 21 checked in all
-		measure()
+	// the same rows with the sample's probe count fixed: no tuning
+	probe := x.Stats().Probe
+	fixed := mustNew(t, dims, Options{ApproxAt: 8000, NProbe: probe})
+	c = newBagCorpus(dims, 5)
+	for i := range n {
+		if err := fixed.Add(fmt.Sprint("m", i), "s", 0, [][]float32{c.bag(25)}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	after, st := measure(), x.Stats()
+	before := measure(fixed)
+	measure(x) // the first 16 searches are checked
+	after, st := measure(x), x.Stats()
 	t.Logf("recall@10 with the sample's %d of %d lists: %.3f; after the searches tuned it to %d: %.3f", probe, st.Lists, before, st.Probe, after)
 	if after < 0.98 {
 		t.Errorf("recall@10 after tuning (%d of %d lists): %.3f, want >= 0.98", st.Probe, st.Lists, after)
