@@ -12,7 +12,7 @@ import (
 // when a contextual embedder (see Contextual) makes its vector: "How did it
 // go?" / "Amazing, the kids loved it!" is found by what the first turn
 // asked. Chosen by measurement on LoCoMo and LongMemEval (EVALS.md,
-// "Contextual vectors"); the text index is unaffected (its context is
+// "Recall defaults"); the text index is unaffected (its context is
 // weights.neighbours).
 const PrevWords = 10
 
