@@ -331,15 +331,20 @@ func BenchmarkSearch(b *testing.B) {
 					})
 				}
 			}
-			// lists probed: recall against latency
-			for _, np := range []int{4, 8, 24, 48} {
-				b.Run(fmt.Sprintf("ivf-nprobe=%d", np), func(b *testing.B) {
+			// lists probed, as a share of them: recall and cost against
+			// the exact scan's, which sets where the inverted file stops
+			// paying (exactAbove)
+			for _, div := range []int{64, 32, 16, 10, 7, 5, 3, 2} {
+				b.Run(fmt.Sprintf("ivf-probe-1in%d", div), func(b *testing.B) {
 					f := getFixture(b, n)
 					if !f.x.Approximate() {
 						b.Skip("no inverted file below 50,000 memories")
 					}
-					saved := f.x.ivf.getProbe()
-					f.x.ivf.setProbe(np)
+					// fixed, so the searches' own checks neither run nor move it
+					saved, savedOpt := f.x.ivf.getProbe(), f.x.opts.NProbe
+					f.x.opts.NProbe = max(1, f.x.ivf.nlist/div)
+					f.x.ivf.setProbe(f.x.opts.NProbe)
+					defer func() { f.x.opts.NProbe = savedOpt }()
 					defer func() { f.x.ivf.setProbe(saved) }()
 					latencies(b, f, search(b, f, false, Filter{}), func(qi int) []Result { return f.exact[qi] })
 				})

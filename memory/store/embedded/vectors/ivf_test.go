@@ -332,3 +332,55 @@ func TestApproxTunesToQueries(t *testing.T) {
 		t.Errorf("recall@10 after tuning (%d of %d lists): %.3f, want >= 0.98", st.Probe, st.Lists, after)
 	}
 }
+
+// The probed lists are read either row by row (few rows) or through a
+// bitset in row order (many): both read the same rows, so for every probe
+// count, filter and k the answers are identical, after deletes too.
+func TestIVFReadOrderSameAnswer(t *testing.T) {
+	c := newCorpus(32, 40, 11)
+	x := mustNew(t, 32, Options{ApproxAt: 1500, NProbe: 1})
+	ref := map[string]genMem{}
+	ms := c.memories(2500, "")
+	add(t, x, ref, ms...)
+	for i, m := range ms {
+		if i%9 == 0 {
+			x.Remove(m.id)
+			delete(ref, m.id)
+		}
+	}
+	if !x.Approximate() {
+		t.Fatalf("no inverted file at %d rows", x.Rows())
+	}
+	var lo, hi int64
+	for _, m := range ref {
+		if lo == 0 || m.date < lo {
+			lo = m.date
+		}
+		hi = max(hi, m.date)
+	}
+	saved := gatherShare
+	defer func() { gatherShare = saved }()
+	search := func(q []float32, k, probe, share int, f Filter) []Result {
+		gatherShare = share
+		x.ivf.setProbe(probe)
+		cf, _ := x.compile(f)
+		tk, _ := x.searchIVF(newQuantQuery(q, x.stride), q, k, &cf)
+		return x.results(tk)
+	}
+	compared := 0
+	for _, probe := range []int{1, 3, x.ivf.nlist / 4, x.ivf.nlist - 1} {
+		for _, f := range []Filter{{}, {After: lo + (hi-lo)/3}} {
+			for _, k := range []int{1, 10, 30} {
+				for _, q := range c.queries(10) {
+					rows := search(q, k, probe, 1<<30, f) // always row by row
+					bits := search(q, k, probe, 1, f)     // always the bitset
+					if !equal(rows, bits) {
+						t.Fatalf("probe %d, k %d, filter %+v: row by row %v, bitset %v", probe, k, f, head(rows), head(bits))
+					}
+					compared++
+				}
+			}
+		}
+	}
+	t.Logf("%d searches identical both ways (%d lists)", compared, x.ivf.nlist)
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	mbits "math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -89,6 +90,9 @@ type filt struct {
 	active        bool
 	sess          int32 // -1: any
 	after, before int64
+	// sel, when set, is a bitset over rows: the scan reads only the rows
+	// in it (the inverted file's probed lists, in row order; ivf.go)
+	sel []uint64
 }
 
 func (x *Index) compile(f Filter) (filt, bool) {
@@ -257,17 +261,34 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 		if b := start / scanBlock; dates && (b >= len(x.zmin) || x.zmax[b] < f.after || x.zmin[b] > f.before) {
 			continue // no live row of this block is in the date range
 		}
+		if f.sel != nil && noneSelected(f.sel, start, end) {
+			continue
+		}
 		c := x.chunks[start>>chunkShift]
 		codes := c.i8[:((end-1)&chunkMask+1)*x.stride] // bounds every row of the block
 		n := 0
-		for r := start; r < end; r++ {
+		take := func(r int) {
 			ri := &x.rows[r]
 			if ri.mem < 0 || (f.active && !f.pass(ri)) {
-				continue
+				return
 			}
 			rows[n] = int32(r)
 			ptrs[n] = &codes[(r&chunkMask)*x.stride]
 			n++
+		}
+		if f.sel != nil {
+			// only the selected rows' bookkeeping is read
+			for w := start >> 6; w < (end+63)>>6; w++ {
+				for bits := f.sel[w]; bits != 0; bits &= bits - 1 {
+					if r := w<<6 + mbits.TrailingZeros64(bits); r < end {
+						take(r)
+					}
+				}
+			}
+		} else {
+			for r := start; r < end; r++ {
+				take(r)
+			}
 		}
 		if n == 0 {
 			continue
@@ -287,6 +308,17 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 			}
 		}
 	}
+}
+
+// noneSelected reports whether sel holds none of rows [from, to); from is
+// a multiple of 64.
+func noneSelected(sel []uint64, from, to int) bool {
+	for w := from >> 6; w < (to+63)>>6 && w < len(sel); w++ {
+		if sel[w] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // scanList is scanRange over a list of rows (in any order).
