@@ -75,6 +75,7 @@
 //	two weeks ago                        the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
+//	3 days / two weeks from now          the same; also months and years ("a month from now": 2023-06)
 //	last summer / this / next            the latest season ended before ref's month /
 //	                                     the one starting 5 months before to 6 after /
 //	                                     the first starting after it

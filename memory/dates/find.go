@@ -1,6 +1,7 @@
 package dates
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -878,13 +879,26 @@ func (f *finder) quantity(i int) (lo, hi, next int) {
 	return 0, 0, i
 }
 
-// ago reads "N days/weeks/months/years ago" at i.
+// ago reads "N days/weeks/months/years ago" at i, and "N days/weeks/
+// months/years from now" (unlike "in two years", "from now" can only look
+// ahead).
 func (f *finder) ago(i int) (Mention, int) {
 	lo, hi, j := f.quantity(i)
-	if j == i || f.kw(j+1) != kwAgo {
+	if j == i {
 		return Mention{}, i
 	}
-	return f.span(i, j+2, f.kw(j), -hi, -lo)
+	if f.kw(j+1) == kwAgo {
+		return f.span(i, j+2, f.kw(j), -hi, -lo)
+	}
+	if f.word(j+1, "from") && f.kw(j+2) == kwNow {
+		return f.span(i, j+3, f.kw(j), lo, hi)
+	}
+	return Mention{}, i
+}
+
+// word reports whether token i is the word w (w in lower case).
+func (f *finder) word(i int, w string) bool {
+	return i >= 0 && i < len(f.t) && f.t[i].kind == kWord && strings.EqualFold(f.s[f.t[i].start:f.t[i].end], w)
 }
 
 // in reads "in N days" and "in N weeks" at i. Months and years are left

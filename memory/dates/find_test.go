@@ -169,6 +169,13 @@ func TestFindCounts(t *testing.T) {
 		{"500 years ago", wed, []string{"500 years ago=/year/rel"}},
 		{"5 days", wed, nil},
 		{"two days later", wed, nil},
+		{"two weeks from now", wed, []string{"two weeks from now=2023-05-22..2023-05-28/week/rel"}},
+		{"3 days from now", wed, []string{"3 days from now=2023-05-13/day/rel"}},
+		{"a month from now", wed, []string{"a month from now=2023-06/month/rel"}},
+		{"two years From Now", wed, []string{"two years From Now=2025/year/rel"}},
+		{"a few months from now", wed, []string{"a few months from now=2023-07-01..2023-09-30/month/rel"}},
+		{"two weeks from the start", wed, nil},
+		{"5 miles from now on", wed, nil},
 	})
 }
 

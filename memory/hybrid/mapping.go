@@ -60,8 +60,9 @@ const PageTurns = 32
 // records. 2: neighbours' context and session pages; 3: the entities take
 // their dates from package dates (lower-case months, "mid-August 2023",
 // no impossible dates); 4: a bare weekday in a sentence about the future
-// is the next one, not the last.
-const DocVersion = 4
+// is the next one, not the last; 5: "two weeks from now" and the like are
+// dates.
+const DocVersion = 5
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
