@@ -53,7 +53,7 @@ func replayCase(t *testing.T, ops, extra []byte) {
 				_, err = st.Delete(ctx, memory.Selector{Namespace: "default", IDs: []string{memory.MemoryID(session, turn)}})
 			case 3:
 				if op&0x80 != 0 {
-					err = st.flush()
+					err = st.flush("default")
 				} else {
 					_, err = st.Delete(ctx, memory.Selector{Namespace: "default", SessionID: session})
 				}
@@ -77,7 +77,7 @@ func replayCase(t *testing.T, ops, extra []byte) {
 			}
 		}
 		// kill -9: the pending index batch never reaches the index
-		st.index.Close()
+		st.closeText()
 		st.db.Close()
 		forgetFile(st.db, false)
 

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -65,13 +66,17 @@ func mappingDigest() []byte {
 	return []byte(hex.EncodeToString(sum[:8]))
 }
 
-// recordState is what the records say about the index they expect.
+// recordState is what the records say about the indexes they expect.
 type recordState struct {
 	id       []byte
 	lastSeq  uint64 // 0: unknown (a store written before it was kept)
 	trimmed  uint64
 	journal  int // entries not yet trimmed
 	memories int
+	// counts holds the memories of each namespace, text the last journal
+	// entry that changed each namespace's text documents (bucketText)
+	counts map[string]int
+	text   map[string]uint64
 }
 
 func (s *Store) recordState() (recordState, error) {
@@ -87,13 +92,32 @@ func (s *Store) recordState() (recordState, error) {
 				return err
 			}
 		}
-		rs.lastSeq = seqOf(meta.Get(keyLastSeq))
-		rs.trimmed = seqOf(meta.Get(keyTrimmed))
-		rs.journal = tx.Bucket(bucketJournal).Stats().KeyN
-		rs.memories = tx.Bucket(bucketMem).Stats().KeyN
+		readRecordState(tx, &rs)
 		return nil
 	})
 	return rs, err
+}
+
+// readRecordState fills rs (but its id) from tx.
+func readRecordState(tx *bolt.Tx, rs *recordState) {
+	meta := tx.Bucket(bucketMeta)
+	rs.lastSeq = seqOf(meta.Get(keyLastSeq))
+	rs.trimmed = seqOf(meta.Get(keyTrimmed))
+	rs.journal = tx.Bucket(bucketJournal).Stats().KeyN
+	rs.counts = map[string]int{}
+	c := tx.Bucket(bucketMem).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		ns, _ := splitKey(string(k))
+		rs.counts[ns]++
+		rs.memories++
+	}
+	rs.text = map[string]uint64{}
+	if b := tx.Bucket(bucketText); b != nil {
+		b.ForEach(func(k, v []byte) error {
+			rs.text[string(k)] = seqOf(v)
+			return nil
+		})
+	}
 }
 
 func seqOf(v []byte) uint64 {
@@ -103,118 +127,193 @@ func seqOf(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// openIndex opens the text index, replays the journal into it, and rebuilds
-// it from the records when it is missing, unreadable, empty, stale, another
-// store's, or built with another mapping.
-func (s *Store) openIndex(ctx context.Context) error {
-	path := filepath.Join(s.dir, "index.bleve")
+// openText opens the index of every namespace that holds memories, brings
+// each up to date from the journal, and rebuilds from the records each one
+// that is missing, unreadable, empty, stale, another store's or another
+// namespace's, or built with another mapping. A data directory of the
+// single-index layout is rebuilt per namespace. Then it trims the journal
+// back to what every index (and vector snapshot) has persisted.
+func (s *Store) openText(ctx context.Context) error {
 	rs, err := s.recordState()
 	if err != nil {
 		return err
 	}
 	s.seq = max(s.seq, rs.lastSeq)
-	idx, err := bleve.Open(path)
-	created := false
-	switch {
-	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
-		idx, err = s.createIndex(path, rs.id)
-		if err != nil {
-			return fmt.Errorf("creating the text index %s: %w", path, err)
-		}
-		created = true
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("opening the text index %s: %w", path, err)
-	case err != nil:
-		if rs.memories == 0 && hasSegments(path) {
-			return s.orphanIndex(path, "holds no memories")
-		}
-		return s.rebuildIndex(ctx, path, rs.id, fmt.Sprintf("the text index cannot be opened (%v)", err), nil)
+	s.storeID = rs.id
+	s.texts = map[string]*textIndex{}
+	if err := s.removeStrays(rs); err != nil {
+		return err
 	}
-	s.index = idx
-	why, err := s.stale(rs, created)
-	if err != nil {
-		return fmt.Errorf("reading the text index %s: %w", path, err)
+	if legacy := filepath.Join(s.dir, legacyIndex); exists(legacy) {
+		s.log.Warn("the text index is one index of every namespace (an older layout); rebuilding it from the records, one index per namespace", "index", legacy, "namespaces", len(rs.counts))
+		return s.rebuildAll(ctx, nil)
 	}
-	if why == "" {
-		err := s.replay(ctx)
+	lagging := map[string]uint64{} // namespace: the entry its index applied
+	stale := map[string]string{}   // namespace: why it is rebuilt
+	for _, ns := range sortedKeys(rs.counts) {
+		t, q, why, err := s.openNamespace(ns, rs)
 		switch {
-		case errors.Is(err, errJournal):
-			return s.rebuildIndex(ctx, path, rs.id, err.Error(), nil)
 		case err != nil:
-			return fmt.Errorf("replaying the journal into the text index %s: %w", path, err)
-		}
-		n, err := s.index.DocCount()
-		if err != nil {
-			return fmt.Errorf("reading the text index %s: %w", path, err)
-		}
-		switch {
-		case rs.memories == 0 && n > 0:
-			return s.orphanIndex(path, "holds no memories")
-		case n < uint64(rs.memories):
-			why = fmt.Sprintf("the text index holds %d documents for %d memories", n, rs.memories)
+			return err
+		case why != "":
+			stale[ns] = why
 		default:
-			return nil
+			s.texts[ns] = t
+			if q < rs.text[ns] {
+				lagging[ns] = q
+			}
 		}
 	}
-	return s.rebuildIndex(ctx, path, rs.id, why, nil)
+	err = s.replay(ctx, lagging)
+	switch {
+	case errors.Is(err, errJournal):
+		for ns := range lagging {
+			stale[ns] = err.Error()
+			delete(lagging, ns)
+		}
+	case err != nil:
+		return fmt.Errorf("replaying the journal into the text indexes: %w", err)
+	}
+	if err := s.countDocuments(rs, stale); err != nil {
+		return err
+	}
+	if err := s.rebuildStale(ctx, stale); err != nil {
+		return err
+	}
+	// what the indexes read back at open is on disk
+	floor := min(s.seq, s.vecFloor())
+	for ns, q := range lagging {
+		if stale[ns] == "" {
+			floor = min(floor, q)
+		}
+	}
+	return s.update(func(tx *bolt.Tx) error { return trim(tx, floor) })
 }
 
-// stale says why the index just opened cannot be brought up to date from
-// the journal, or "" when it can. Checks that read the records before the
-// index keep an index that holds documents beside empty records.
-func (s *Store) stale(rs recordState, created bool) (string, error) {
-	if created {
-		if rs.memories > 0 {
-			return "the text index is missing", nil
-		}
-		return "", nil
-	}
-	n, err := s.index.DocCount()
-	if err != nil {
-		return "", err
-	}
-	if rs.memories == 0 && rs.journal == 0 && n > 0 {
-		return "", s.orphanIndex(filepath.Join(s.dir, "index.bleve"), "holds no memories")
-	}
-	built, err := s.index.GetInternal(keyMapping)
-	if err != nil {
-		return "", err
-	}
-	if !bytes.Equal(built, mappingDigest()) {
-		return "the text index was built by another version", nil
-	}
-	id, err := s.index.GetInternal(keyIndexStoreID)
-	if err != nil {
-		return "", err
-	}
+// openNamespace opens ns's index and says why it cannot be brought up to
+// date from the journal ("" when it can), with the entry it applied.
+func (s *Store) openNamespace(ns string, rs recordState) (*textIndex, uint64, string, error) {
+	path := textPath(s.dir, ns)
+	idx, err := bleve.Open(path)
 	switch {
-	case len(id) == 0:
-		// an index written before ids were kept: adopt it, the other
-		// checks still apply
-		if err := s.index.SetInternal(keyIndexStoreID, rs.id); err != nil {
-			return "", err
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
+		return nil, 0, "the text index is missing", nil
+	case errors.Is(err, fs.ErrPermission):
+		return nil, 0, "", fmt.Errorf("opening the text index %s: %w", path, err)
+	case err != nil:
+		return nil, 0, fmt.Sprintf("the text index cannot be opened (%v)", err), nil
+	}
+	why, q, err := textProblem(idx, ns, rs)
+	if err != nil || why != "" {
+		idx.Close()
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("reading the text index %s: %w", path, err)
 		}
+		return nil, 0, why, nil
+	}
+	return &textIndex{ns: ns, path: path, idx: idx}, q, "", nil
+}
+
+// textProblem says why idx cannot serve as ns's index in the store rs
+// describes, even after the journal's replay ("" when it can), and returns
+// the last journal entry it applied. Open and Check share it.
+func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, error) {
+	var vals [4][]byte
+	for i, k := range [][]byte{keyMapping, keyIndexStoreID, keyNamespace, keySeq} {
+		v, err := idx.GetInternal(k)
+		if err != nil {
+			return "", 0, err
+		}
+		vals[i] = v
+	}
+	built, id, holds, q := vals[0], vals[1], string(vals[2]), seqOf(vals[3])
+	switch {
+	case len(built) == 0:
+		return "the text index is incomplete (its rebuild was interrupted)", q, nil
+	case !bytes.Equal(built, mappingDigest()):
+		return "the text index was built by another version", q, nil
 	case !bytes.Equal(id, rs.id):
-		return "the text index belongs to another data directory", nil
+		return "the text index belongs to another data directory", q, nil
+	case holds != ns:
+		return fmt.Sprintf("the text index holds namespace %q, not %q", holds, ns), q, nil
+	case rs.lastSeq > 0 && q > rs.lastSeq:
+		return fmt.Sprintf("the text index is newer than the records (it applied journal entry %d, the records wrote up to %d)", q, rs.lastSeq), q, nil
+	case q < rs.text[ns] && q < rs.trimmed:
+		return fmt.Sprintf("the text index is older than the records (it applied journal entry %d, the records trimmed up to %d)", q, rs.trimmed), q, nil
 	}
-	done, err := s.indexedSeq()
+	return "", q, nil
+}
+
+// countDocuments marks stale each index that, after the journal's replay,
+// holds fewer documents than its namespace holds memories.
+func (s *Store) countDocuments(rs recordState, stale map[string]string) error {
+	for ns, t := range s.texts {
+		n, err := t.idx.DocCount()
+		if err != nil {
+			return fmt.Errorf("reading the text index %s: %w", t.path, err)
+		}
+		if n < uint64(rs.counts[ns]) {
+			stale[ns] = fmt.Sprintf("the text index holds %d documents for %d memories", n, rs.counts[ns])
+		}
+	}
+	return nil
+}
+
+// removeStrays removes the indexes of namespaces that hold no memories
+// (left by a delete interrupted before it removed its namespace's index),
+// unless the records hold none at all beside an index with documents: the
+// record file was then lost or replaced, which is an error.
+func (s *Store) removeStrays(rs recordState) error {
+	keep := map[string]bool{}
+	for ns := range rs.counts {
+		keep[filepath.Base(textPath(s.dir, ns))] = true
+	}
+	dirs, _ := os.ReadDir(filepath.Join(s.dir, textDir))
+	paths := []string{filepath.Join(s.dir, legacyIndex)}
+	for _, d := range dirs {
+		if !keep[d.Name()] {
+			paths = append(paths, filepath.Join(s.dir, textDir, d.Name()))
+		}
+	}
+	for i, path := range paths {
+		if rs.memories == 0 && rs.journal == 0 && holdsDocuments(path) {
+			return s.orphanIndex(path, "holds no memories")
+		}
+		if i > 0 {
+			s.log.Warn("removing the text index of a namespace that holds no memories", "index", path)
+			if err := os.RemoveAll(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// holdsDocuments reports whether the index at path holds documents, or
+// cannot be opened but has segments.
+func holdsDocuments(path string) bool {
+	if !hasSegments(path) {
+		return false
+	}
+	idx, err := bleve.OpenUsing(path, map[string]any{"read_only": true})
 	if err != nil {
-		return "", err
+		return true
 	}
-	switch {
-	case done < rs.trimmed:
-		return fmt.Sprintf("the text index is older than the records (it applied journal entry %d, the records trimmed up to %d)", done, rs.trimmed), nil
-	case rs.lastSeq > 0 && done > rs.lastSeq:
-		return fmt.Sprintf("the text index is newer than the records (it applied journal entry %d, the records wrote up to %d)", done, rs.lastSeq), nil
-	}
-	return "", nil
+	defer idx.Close()
+	n, err := idx.DocCount()
+	return err != nil || n > 0
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // orphanIndex is the error for records that are empty beside an index that
 // holds documents: the record file was replaced, emptied or lost.
 func (s *Store) orphanIndex(path, what string) error {
 	return fmt.Errorf("%w: the record file %s %s, but the text index %s holds documents: the record file was deleted, emptied or replaced. Restore it from a backup (agentmem stopped); to start an empty store instead, move %s away",
-		ErrDamaged, filepath.Join(s.dir, recordFile), what, path, path)
+		ErrDamaged, filepath.Join(s.dir, recordFile), what, path, filepath.Join(s.dir, textDir))
 }
 
 // hasSegments reports whether an index directory holds any segment file,
@@ -224,23 +323,17 @@ func hasSegments(path string) bool {
 	return len(m) > 0
 }
 
-func (s *Store) createIndex(path string, id []byte) (bleve.Index, error) {
-	idx, err := bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
-	if err != nil {
-		return nil, err
+// anyHasSegments reports whether any text index in the store directory dir
+// (of either layout) holds a segment file.
+func anyHasSegments(dir string) bool {
+	if hasSegments(filepath.Join(dir, legacyIndex)) {
+		return true
 	}
-	b := idx.NewBatch()
-	b.SetInternal(keyMapping, mappingDigest())
-	b.SetInternal(keyIndexStoreID, id)
-	b.SetInternal(keySeq, seqKey(s.seq))
-	if err := idx.Batch(b); err != nil {
-		idx.Close()
-		return nil, err
-	}
-	return idx, nil
+	m, _ := filepath.Glob(filepath.Join(dir, textDir, "*", "store", "*.zap"))
+	return len(m) > 0
 }
 
-// RebuildText replaces the text index with one derived from the records,
+// RebuildText replaces every text index with one derived from the records,
 // calling progress (when not nil) as it goes; `agentmem reindex` runs it.
 func (s *Store) RebuildText(ctx context.Context, progress func(done, total int)) error {
 	s.mu.Lock()
@@ -248,56 +341,155 @@ func (s *Store) RebuildText(ctx context.Context, progress func(done, total int))
 	if err := s.flushLocked(); err != nil {
 		return err
 	}
-	rs, err := s.recordState()
-	if err != nil {
-		return err
-	}
-	return s.rebuildIndex(ctx, filepath.Join(s.dir, "index.bleve"), rs.id, "a rebuild of the text index was asked for", progress)
+	s.log.Warn("a rebuild of the text indexes was asked for; rebuilding them from the records")
+	return s.rebuildAll(ctx, progress)
 }
 
-// rebuildIndex replaces the text index with one derived from the records,
-// logging why and its progress.
-func (s *Store) rebuildIndex(ctx context.Context, path string, id []byte, why string, progress func(done, total int)) error {
-	start := time.Now()
-	s.log.Warn(why+"; rebuilding it from the records", "index", path)
-	if s.index != nil {
-		s.index.Close()
-		s.index = nil
+// rebuildAll rebuilds the index of every namespace holding memories,
+// removes every other index (and one of the older single-index layout),
+// and trims the journal.
+func (s *Store) rebuildAll(ctx context.Context, progress func(done, total int)) error {
+	var names []string
+	if err := s.view(func(tx *bolt.Tx) error {
+		names = namespacesOf(tx)
+		return nil
+	}); err != nil {
+		return err
 	}
+	if err := s.rebuild(ctx, names, progress); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, ns := range names {
+		keep[filepath.Base(textPath(s.dir, ns))] = true
+	}
+	dirs, _ := os.ReadDir(filepath.Join(s.dir, textDir))
+	for _, d := range dirs {
+		if !keep[d.Name()] {
+			if err := os.RemoveAll(filepath.Join(s.dir, textDir, d.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(s.dir, legacyIndex)); err != nil {
+		return fmt.Errorf("removing the text index of the older layout: %w", err)
+	}
+	// the journal stays back to the vector snapshots (snapshot.go)
+	return s.update(func(tx *bolt.Tx) error { return trim(tx, min(s.seq, s.vecFloor())) })
+}
+
+// rebuildStale rebuilds the indexes of stale (namespace: why), saying why.
+func (s *Store) rebuildStale(ctx context.Context, stale map[string]string) error {
+	if len(stale) == 0 {
+		return nil
+	}
+	byWhy := map[string][]string{}
+	for ns, why := range stale {
+		byWhy[why] = append(byWhy[why], ns)
+	}
+	for _, why := range sortedKeys(byWhy) {
+		names := byWhy[why]
+		slices.Sort(names)
+		shown := names[:min(len(names), 5)]
+		s.log.Warn(why+"; rebuilding it from the records", "namespaces", len(names), "first", shown)
+	}
+	return s.rebuild(ctx, sortedKeys(stale), nil)
+}
+
+// namespacesOf lists the namespaces that hold memories, seeking from one
+// to the next.
+func namespacesOf(tx *bolt.Tx) []string {
+	var out []string
+	c := tx.Bucket(bucketMem).Cursor()
+	for k, _ := c.First(); k != nil; {
+		ns, _ := splitKey(string(k))
+		out = append(out, ns)
+		k, _ = c.Seek([]byte(ns + "\x20")) // past every key of ns (ns 0x1f id)
+	}
+	return out
+}
+
+// namespaceKeys lists the index keys the records of ns make: its memories
+// and its sessions' pages.
+func namespaceKeys(tx *bolt.Tx, ns string) ([]string, error) {
+	prefix := []byte(ns + "\x1f")
+	var keys []string
+	c := tx.Bucket(bucketMem).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, string(k))
+	}
+	pages := map[string]bool{}
+	c = tx.Bucket(bucketSession).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		kns, session, ok := splitSessionKey(k)
+		if !ok || kns != ns {
+			return nil, fmt.Errorf("malformed session key %q", k)
+		}
+		if pk := pageKey(ns, session, hybrid.PageOf(turnOf(k))); !pages[pk] {
+			pages[pk] = true
+			keys = append(keys, pk)
+		}
+	}
+	return keys, nil
+}
+
+// rebuild replaces the indexes of names with ones derived from the
+// records, logging its progress every 5 s.
+func (s *Store) rebuild(ctx context.Context, names []string, progress func(done, total int)) error {
+	start := time.Now()
+	keys := make([][]string, len(names))
+	total := 0
+	if err := s.view(func(tx *bolt.Tx) error {
+		for i, ns := range names {
+			var err error
+			if keys[i], err = namespaceKeys(tx, ns); err != nil {
+				return err
+			}
+			total += len(keys[i])
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("listing the records: %w", err)
+	}
+	done, last := 0, time.Now()
+	report := func(n int) {
+		done += n
+		if progress != nil {
+			progress(done, total)
+		}
+		if time.Since(last) > 5*time.Second {
+			s.log.Info("rebuilding the text indexes", "documents", done, "of", total)
+			last = time.Now()
+		}
+	}
+	for i, ns := range names {
+		if err := s.rebuildNamespace(ctx, ns, keys[i], report); err != nil {
+			return err
+		}
+	}
+	s.log.Info("text index rebuilt", "namespaces", len(names), "documents", total, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// rebuildNamespace replaces ns's index with one holding the documents of
+// keys. The index records its mapping only once complete: an interrupted
+// rebuild is rebuilt at the next open.
+func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, report func(int)) error {
+	if err := s.dropText(ns); err != nil {
+		return err
+	}
+	path := textPath(s.dir, ns)
 	if err := os.RemoveAll(path); err != nil {
 		return fmt.Errorf("removing the old text index: %w", err)
 	}
-	idx, err := s.createIndex(path, id)
-	if err != nil {
-		return fmt.Errorf("creating the text index %s: %w", path, err)
+	if len(keys) == 0 {
+		return nil
 	}
-	s.index = idx
-	// every memory, and the pages of the sessions' turns
-	var keys []string
-	err = s.view(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketMem).ForEach(func(k, _ []byte) error {
-			keys = append(keys, string(k))
-			return nil
-		}); err != nil {
-			return err
-		}
-		pages := map[string]bool{}
-		return tx.Bucket(bucketSession).ForEach(func(k, _ []byte) error {
-			ns, session, ok := splitSessionKey(k)
-			if !ok {
-				return fmt.Errorf("malformed session key %q", k)
-			}
-			if pk := pageKey(ns, session, hybrid.PageOf(turnOf(k))); !pages[pk] {
-				pages[pk] = true
-				keys = append(keys, pk)
-			}
-			return nil
-		})
-	})
+	t, err := s.createText(ns, path, s.storeID, 0, false)
 	if err != nil {
-		return fmt.Errorf("listing the records: %w", err)
+		return err
 	}
-	last := time.Now()
+	s.texts[ns] = t
 	for start := 0; start < len(keys); start += flushAt {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -312,7 +504,7 @@ func (s *Store) rebuildIndex(ctx context.Context, path string, id []byte, why st
 		}); err != nil {
 			return err
 		}
-		b := s.index.NewBatch()
+		b := t.idx.NewBatch()
 		for k, d := range docs {
 			if err := b.Index(k, d); err != nil {
 				return err
@@ -321,33 +513,28 @@ func (s *Store) rebuildIndex(ctx context.Context, path string, id []byte, why st
 		for _, k := range dels {
 			b.Delete(k)
 		}
-		if err := s.index.Batch(b); err != nil {
-			return fmt.Errorf("rebuilding the text index: %w", err)
+		if err := t.idx.Batch(b); err != nil {
+			return fmt.Errorf("rebuilding the text index %s: %w", path, err)
 		}
-		done := start + len(chunk)
-		if progress != nil {
-			progress(done, len(keys))
-		}
-		if time.Since(last) > 5*time.Second {
-			s.log.Info("rebuilding the text index", "documents", done, "of", len(keys))
-			last = time.Now()
-		}
+		report(len(chunk))
 	}
-	// the index is complete only now: an interrupted rebuild leaves an
-	// index whose sequence is behind the records', rebuilt at next open
-	b := s.index.NewBatch()
+	b := t.idx.NewBatch()
 	b.SetInternal(keySeq, seqKey(s.seq))
-	if err := s.index.Batch(b); err != nil {
-		return fmt.Errorf("rebuilding the text index: %w", err)
+	b.SetInternal(keyMapping, mappingDigest())
+	if err := t.idx.Batch(b); err != nil {
+		return fmt.Errorf("rebuilding the text index %s: %w", path, err)
 	}
-	// the journal stays back to the vector snapshots (snapshot.go)
-	if err := s.update(func(tx *bolt.Tx) error { return trim(tx, min(s.seq, s.vecFloor())) }); err != nil {
-		return err
-	}
-	s.log.Info("text index rebuilt", "documents", len(keys), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
 // splitSessionKey is the inverse of sessionKey's namespace and session.
 func splitSessionKey(k []byte) (ns, session string, ok bool) {
 	i := bytes.IndexByte(k, 0x1f)

@@ -16,11 +16,12 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
-	if err := s.flush(); err != nil {
+	if err := s.flush(q.Namespace); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	t := s.texts[q.Namespace] // nil: the namespace holds nothing
 
 	pool := q.PoolSize()
 	var text, vec []hybrid.Ranked
@@ -44,15 +45,15 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		for i, v := range vec {
 			ids[i] = key(q.Namespace, v.ID)
 		}
-		if tq := hybrid.RerankQuery(q, ids); tq != nil {
-			text, err = s.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
+		if tq := hybrid.RerankQuery(q, ids); tq != nil && t != nil {
+			text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
 		}
 	default:
-		// the shared tree (hybrid.SearchRequest), run with its filter as
-		// a non-scoring clause: the same ranking, less work
-		if tq := s.textQuery(q); tq != nil {
+		// the shared tree (hybrid.SearchRequest) without the namespace
+		// filter, which the namespace's own index needs not
+		if tq := textQuery(q); tq != nil && t != nil {
 			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
-			text, err = s.text(ctx, r)
+			text, err = t.text(ctx, r)
 		}
 	}
 	wg.Wait()
@@ -63,8 +64,8 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, verr
 	}
 	var sessions []hybrid.Ranked
-	if r := hybrid.PageRequest(q, sessionPages); r != nil {
-		if sessions, err = s.pages(ctx, r); err != nil {
+	if r := hybrid.PageRequest(q, sessionPages); r != nil && t != nil {
+		if sessions, err = t.pages(ctx, r); err != nil {
 			return nil, err
 		}
 	}
@@ -86,8 +87,8 @@ var sequential = false
 const sessionPages = 50
 
 // pages runs a page search and returns each page's session and score.
-func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.searchText(ctx, r)
+func (t *textIndex) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
+	res, err := t.search(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("session search: %w", err)
 	}
@@ -101,8 +102,8 @@ func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ran
 	return out, nil
 }
 
-func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.searchText(ctx, r)
+func (t *textIndex) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
+	res, err := t.search(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("text search: %w", err)
 	}
@@ -115,15 +116,16 @@ func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Rank
 	return out, nil
 }
 
-// searchText runs r with BM25 statistics that depend only on the documents
-// stored, not on the index's segments (see hybrid.BM25Context): the same
-// memories score the same in a store with a history and in its import.
-func (s *Store) searchText(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	n, err := s.index.DocCount()
+// search runs r with BM25 statistics that depend only on the documents
+// stored in the namespace, not on the index's segments (see
+// hybrid.BM25Context): the same memories score the same in a store with a
+// history and in its import, and whatever other namespaces hold.
+func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	n, err := t.idx.DocCount()
 	if err != nil {
 		return nil, err
 	}
-	return s.index.SearchInContext(hybrid.BM25Context(ctx, n), r)
+	return t.idx.SearchInContext(hybrid.BM25Context(ctx, n), r)
 }
 
 // load reads the memories of the fused candidates; one deleted since it
@@ -147,49 +149,31 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 	return out, err
 }
 
-// flush makes every acknowledged write searchable.
-func (s *Store) flush() error {
+// flush makes every acknowledged write to ns searchable.
+func (s *Store) flush(ns string) error {
 	s.mu.RLock()
-	n := s.npend
+	t := s.texts[ns]
+	n := 0
+	if t != nil {
+		n = t.npend
+	}
 	s.mu.RUnlock()
 	if n == 0 {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.flushLocked()
+	return s.flushText(ns)
 }
 
-// textQuery is q's text query as the embedded store runs it: filtered(q),
-// or only its scoring part when the filter selects every document (the
-// index holds no namespace but q's, and q has no session or date bound).
-func (s *Store) textQuery(q memory.Query) query.Query {
-	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() && len(s.namespaces) == 1 && s.namespaces[q.Namespace] {
+// textQuery is q's text query as the embedded store runs it in q's
+// namespace's index: only the scoring part of the shared tree when q has
+// no session or date bound, else filtered(q).
+func textQuery(q memory.Query) query.Query {
+	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() {
 		return hybrid.TextMatch(q)
 	}
 	return filtered(q)
-}
-
-// loadNamespaces reads the namespaces the text index holds (its terms of
-// the namespace field). Put adds to them; a namespace emptied by a delete
-// stays, so the set never misses one.
-func (s *Store) loadNamespaces() error {
-	s.namespaces = map[string]bool{}
-	d, err := s.index.FieldDict(hybrid.FieldNamespace)
-	if err != nil {
-		return fmt.Errorf("reading the text index's namespaces: %w", err)
-	}
-	defer d.Close()
-	for {
-		e, err := d.Next()
-		if err != nil {
-			return fmt.Errorf("reading the text index's namespaces: %w", err)
-		}
-		if e == nil {
-			return nil
-		}
-		s.namespaces[e.Term] = true
-	}
 }
 
 // filtered is q's text query with its filter as a clause: the scoring
