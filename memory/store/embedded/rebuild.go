@@ -23,30 +23,33 @@ import (
 	"agentmem/memory/hybrid"
 )
 
-// The text index is derived from the records, so whenever it cannot be
-// trusted it is rebuilt from them. Open checks, cheaply, that the index is
-// the one these records made and that it is up to date:
+// The text indexes are derived from the records, so whenever one cannot be
+// trusted it is rebuilt from them. Open checks, cheaply, that each
+// namespace's index is the one these records made and that it is up to
+// date:
 //
 //   - identity: the records and the index carry the same store id (an index
-//     copied from another data directory is not this one's);
+//     copied from another data directory is not this one's), and the index
+//     names the namespace whose directory it is in;
 //   - sequence: the records' meta remembers the last journal entry written
-//     and the last one trimmed; an index that applied fewer than were
+//     and the last one trimmed, and per namespace the last one that changed
+//     its text; an index that lacks an entry of its namespace that was
 //     trimmed is older than the records (restored from a backup), one that
-//     applied more is newer (the records were restored);
+//     applied an entry never written is newer (the records were restored);
 //   - count: after the journal's replay, the index holds at least one
-//     document per memory (memories plus session pages), and none when
-//     there are no memories.
+//     document per memory of its namespace (memories plus session pages).
 //
-// A missing index, an empty one, one bleve cannot open, and one built by
-// another version of the mapping are rebuilt too. Every rebuild logs why
-// and its progress. A store whose records are empty or missing beside an
-// index that holds documents is an error, never an empty store.
+// A missing index, an empty one, one bleve cannot open, one whose rebuild
+// was interrupted, and one built by another version of the mapping are
+// rebuilt too, each from its namespace's records only. Every rebuild logs
+// why and its progress. A store whose records are empty or missing beside
+// an index that holds documents is an error, never an empty store.
 
 var (
 	// bbolt meta keys
 	keyStoreID = []byte("store-id") // random id of this data directory's records
 	keyLastSeq = []byte("last-seq") // last journal entry ever written
-	keyTrimmed = []byte("trimmed")  // last journal entry trimmed (applied by the index)
+	keyTrimmed = []byte("trimmed")  // last journal entry trimmed (applied by every index)
 
 	// bleve internal keys (keySeq, in store.go, is the last entry applied)
 	keyMapping      = []byte("mapping")
@@ -535,6 +538,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
 // splitSessionKey is the inverse of sessionKey's namespace and session.
 func splitSessionKey(k []byte) (ns, session string, ok bool) {
 	i := bytes.IndexByte(k, 0x1f)
