@@ -1,0 +1,135 @@
+package embedded_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"testing"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+)
+
+// ranked is what a recall ranks, without what differs between stores
+// (the clock's creation times).
+type ranked struct {
+	ID                   string
+	Score                float64
+	TextRank, VectorRank int
+}
+
+func rankedOf(t *testing.T, res memory.RecallResult, err error) []ranked {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]ranked, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = ranked{h.Memory.ID, h.Score, h.TextRank, h.VectorRank}
+	}
+	return out
+}
+
+// What another namespace holds changes neither the scores nor the order of
+// a namespace's recall (issue 10: with one index for every namespace, BM25
+// counted documents and word frequencies over all of them, so a tenant
+// could test whether a word was common in another's memories). The probe
+// of EVALS.md: three turns in namespace a, then fifty turns holding
+// "retriever" in namespace b.
+func TestNamespaceStatsIsolated(t *testing.T) {
+	st := openStore(t, t.TempDir(), nil)
+	defer st.Close()
+	svc, err := memory.New(memory.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember := func(ns, session string, texts ...string) {
+		t.Helper()
+		if _, err := svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: session, SessionDate: "2023-05-07", Messages: msgs(texts...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recall := func() []ranked {
+		t.Helper()
+		res, err := svc.Recall(ctx, memory.RecallRequest{Namespace: "a", Query: "dog retriever", K: 10, Fusion: memory.TextOnly})
+		return rankedOf(t, res, err)
+	}
+	remember("a", "s", "My dog is a golden retriever called Biscuit.",
+		"We adopted the dog from a shelter in May.",
+		"A retriever needs a long walk every day, the vet said.")
+	before := recall()
+	if len(before) != 3 {
+		t.Fatalf("recall in a: %v, want the 3 turns", before)
+	}
+	for i := range 50 {
+		remember("b", fmt.Sprint("s", i), fmt.Sprintf("The retriever number %d chased a ball across the field.", i))
+	}
+	if after := recall(); !reflect.DeepEqual(before, after) {
+		t.Errorf("recall in a changed when b was filled:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// Recall results in a set of namespaces are the same whether or not other
+// namespaces are written before and at the same time (the eval harness's
+// --workers 1 against --workers 2, in process): hybrid recall with a
+// bag-of-words embedder, in three namespaces of 12 sessions each.
+func TestRecallIndependentOfOtherNamespaces(t *testing.T) {
+	const sessions, turns = 12, 8
+	ingest := func(svc *memory.Service, ns string, seed uint64) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		for s := range sessions {
+			texts := make([]string, turns)
+			for i := range texts {
+				texts[i] = sentence(r, 6+r.IntN(20))
+			}
+			date := fmt.Sprintf("2023-05-%02d", 1+s)
+			if _, err := svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: fmt.Sprint("s", s), SessionDate: date, Messages: msgs(texts...)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}
+	run := func(others int) map[string][]ranked {
+		e := &fake.Embedder{Name: "iso", N: 64}
+		svc, st := open(t, t.TempDir(), e)
+		defer st.Close()
+		for o := range others {
+			ingest(svc, fmt.Sprint("before", o), uint64(100+o))
+		}
+		var wg sync.WaitGroup
+		for o := range others {
+			wg.Go(func() { ingest(svc, fmt.Sprint("during", o), uint64(200+o)) })
+		}
+		for n := range 3 {
+			ingest(svc, fmt.Sprint("q", n), uint64(n))
+		}
+		wg.Wait()
+		out := map[string][]ranked{}
+		r := rand.New(rand.NewPCG(9, 9))
+		for n := range 3 {
+			for i := range 10 {
+				q := sentence(r, 5)
+				res, err := svc.Recall(ctx, memory.RecallRequest{Namespace: fmt.Sprint("q", n), Query: q, K: 10})
+				out[fmt.Sprintf("q%d %d %s", n, i, q)] = rankedOf(t, res, err)
+			}
+		}
+		return out
+	}
+	alone, crowded := run(0), run(3)
+	differ := 0
+	for q, want := range alone {
+		if len(want) == 0 {
+			t.Fatalf("%s: no hits", q)
+		}
+		if got := crowded[q]; !reflect.DeepEqual(got, want) {
+			differ++
+			if differ <= 3 {
+				t.Errorf("%s:\nalone   %v\ncrowded %v", q, want, got)
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d recalls differ when other namespaces are written", differ, len(alone))
+	}
+}
