@@ -120,12 +120,32 @@ func (t *textIndex) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.
 // stored in the namespace, not on the index's segments (see
 // hybrid.BM25Context): the same memories score the same in a store with a
 // history and in its import, and whatever other namespaces hold.
+//
+// Equal scores at the cut are decided by document id: bleve decides them
+// by its internal order, which depends on how the documents were batched
+// and merged, so the same memories could make different candidates from
+// one run to the next. One more hit than asked shows whether a tie spans
+// the cut; only then is the search run again sorted by score and id
+// (which reads the id of every match, so not always).
 func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	n, err := t.idx.DocCount()
 	if err != nil {
 		return nil, err
 	}
-	return t.idx.SearchInContext(hybrid.BM25Context(ctx, n), r)
+	ctx = hybrid.BM25Context(ctx, n)
+	size := r.Size
+	r.Size = size + 1
+	res, err := t.idx.SearchInContext(ctx, r)
+	if err != nil || size == 0 || len(res.Hits) <= size {
+		return res, err
+	}
+	if res.Hits[size].Score < res.Hits[size-1].Score {
+		res.Hits = res.Hits[:size]
+		return res, nil
+	}
+	r.Size = size
+	r.SortBy([]string{"-_score", "_id"})
+	return t.idx.SearchInContext(ctx, r)
 }
 
 // load reads the memories of the fused candidates; one deleted since it
