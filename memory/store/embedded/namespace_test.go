@@ -65,9 +65,11 @@ func TestNamespaceStatsIsolated(t *testing.T) {
 	for i := range 50 {
 		remember("b", fmt.Sprint("s", i), fmt.Sprintf("The retriever number %d chased a ball across the field.", i))
 	}
-	if after := recall(); !reflect.DeepEqual(before, after) {
+	after := recall()
+	if !reflect.DeepEqual(before, after) {
 		t.Errorf("recall in a changed when b was filled:\nbefore %v\nafter  %v", before, after)
 	}
+	t.Logf("recall in a, before and after b was filled: %v", after)
 }
 
 // Recall results in a set of namespaces are the same whether or not other
