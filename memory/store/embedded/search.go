@@ -1,11 +1,15 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bolt "go.etcd.io/bbolt"
 
@@ -124,9 +128,10 @@ func (t *textIndex) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.
 // Equal scores at the cut are decided by document id: bleve decides them
 // by its internal order, which depends on how the documents were batched
 // and merged, so the same memories could make different candidates from
-// one run to the next. One more hit than asked shows whether a tie spans
-// the cut; only then is the search run again sorted by score and id
-// (which reads the id of every match, so not always).
+// one run to the next. search asks for more hits than r does, as many
+// times more as it takes to hold every hit that scores as the last one
+// kept (duplicated turns score the same), then keeps r's number in order
+// of score and id.
 func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	n, err := t.idx.DocCount()
 	if err != nil {
@@ -134,18 +139,20 @@ func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.
 	}
 	ctx = hybrid.BM25Context(ctx, n)
 	size := r.Size
-	r.Size = size + 1
-	res, err := t.idx.SearchInContext(ctx, r)
-	if err != nil || size == 0 || len(res.Hits) <= size {
-		return res, err
+	for want := 2 * size; ; want *= 2 {
+		r.Size = want
+		res, err := t.idx.SearchInContext(ctx, r)
+		if err != nil || len(res.Hits) <= size {
+			return res, err
+		}
+		if len(res.Hits) < want || res.Hits[want-1].Score < res.Hits[size-1].Score {
+			slices.SortStableFunc(res.Hits, func(a, b *search.DocumentMatch) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+			})
+			res.Hits = res.Hits[:size]
+			return res, nil
+		}
 	}
-	if res.Hits[size].Score < res.Hits[size-1].Score {
-		res.Hits = res.Hits[:size]
-		return res, nil
-	}
-	r.Size = size
-	r.SortBy([]string{"-_score", "_id"})
-	return t.idx.SearchInContext(ctx, r)
 }
 
 // load reads the memories of the fused candidates; one deleted since it

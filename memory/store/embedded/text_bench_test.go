@@ -132,6 +132,52 @@ func BenchmarkTextSide(b *testing.B) {
 		q.Weights.Session = 1
 		return hybrid.PageRequest(q, sessionPages)
 	}))
+	// the store's own call (textIndex.search: BM25 statistics, and equal
+	// scores at the cut decided by id) against the bare search of the
+	// same request with the same statistics
+	ties := 0
+	docs, err := ti.idx.DocCount()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range qs {
+		r := req(textQuery(q), q)
+		r.Size++
+		res, err := ti.idx.SearchInContext(hybrid.BM25Context(context.Background(), docs), r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(res.Hits); n == r.Size && res.Hits[n-1].Score == res.Hits[n-2].Score {
+			ties++
+		}
+	}
+	b.Logf("%d of %d queries have equal scores across the pool's cut", ties, len(qs))
+	store := func(tieCut bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			n, err := ti.idx.DocCount()
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				r := req(textQuery(q), q)
+				if tieCut {
+					_, err = ti.search(context.Background(), r)
+				} else {
+					_, err = ti.idx.SearchInContext(hybrid.BM25Context(context.Background(), n), r)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+		}
+	}
+	b.Run("store-bare", store(false))
+	b.Run("store-tie-cut", store(true))
 }
 
 // cpuTime is the process's CPU time (user + system).
