@@ -58,3 +58,21 @@ func openFiles() int {
 	fds, _ := os.ReadDir("/proc/self/fd")
 	return len(fds)
 }
+
+// BenchmarkOpenStore measures opening (and closing) the store
+// AGENTMEM_BENCH_STORE (a store directory made by `agentmem bench --keep`).
+func BenchmarkOpenStore(b *testing.B) {
+	dir := os.Getenv("AGENTMEM_BENCH_STORE")
+	if dir == "" {
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+	}
+	for b.Loop() {
+		st, err := embedded.Open(ctx, dir, embedded.Options{NoSync: true, SkipEmbedderCheck: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -74,9 +74,10 @@ type recordState struct {
 	id       []byte
 	lastSeq  uint64 // 0: unknown (a store written before it was kept)
 	trimmed  uint64
-	journal  int // entries not yet trimmed
-	memories int
-	// counts holds the memories of each namespace, text the last journal
+	journal  int  // entries not yet trimmed
+	empty    bool // no memories
+	// counts holds the memories of each namespace (their session entries:
+	// smaller than the records, so faster to walk), text the last journal
 	// entry that changed each namespace's text documents (bucketText)
 	counts map[string]int
 	text   map[string]uint64
@@ -108,11 +109,17 @@ func readRecordState(tx *bolt.Tx, rs *recordState) {
 	rs.trimmed = seqOf(meta.Get(keyTrimmed))
 	rs.journal = tx.Bucket(bucketJournal).Stats().KeyN
 	rs.counts = map[string]int{}
-	c := tx.Bucket(bucketMem).Cursor()
+	for _, ns := range namespacesOf(tx) {
+		rs.counts[ns] = 0
+	}
+	rs.empty = len(rs.counts) == 0
+	c := tx.Bucket(bucketSession).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		ns, _ := splitKey(string(k))
-		rs.counts[ns]++
-		rs.memories++
+		if i := bytes.IndexByte(k, 0x1f); i >= 0 {
+			if n, ok := rs.counts[string(k[:i])]; ok {
+				rs.counts[string(k[:i])] = n + 1
+			}
+		}
 	}
 	rs.text = map[string]uint64{}
 	if b := tx.Bucket(bucketText); b != nil {
@@ -279,7 +286,7 @@ func (s *Store) removeStrays(rs recordState) error {
 		}
 	}
 	for i, path := range paths {
-		if rs.memories == 0 && rs.journal == 0 && holdsDocuments(path) {
+		if rs.empty && rs.journal == 0 && holdsDocuments(path) {
 			return s.orphanIndex(path, "holds no memories")
 		}
 		if i > 0 {
