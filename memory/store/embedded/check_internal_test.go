@@ -58,12 +58,10 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		hurt       func(t *testing.T, st *Store)
 	}{
 		{"index lost a document", "lacks 1 of the 42 documents", true, func(t *testing.T, st *Store) {
-			st.flush("default")
-			st.texts["default"].idx.Delete(key("default", "s:3"))
+			st.indexOf(t, "default").Delete(key("default", "s:3"))
 		}},
 		{"index holds a stray document", `holds a document "default\x1fghost"`, true, func(t *testing.T, st *Store) {
-			st.flush("default")
-			st.texts["default"].idx.Index(key("default", "ghost"), map[string]any{"text": "boo"})
+			st.indexOf(t, "default").Index(key("default", "ghost"), map[string]any{"text": "boo"})
 		}},
 		{"vectors lost", `memory "s:5" of namespace "default" has no vectors`, false, func(t *testing.T, st *Store) {
 			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Delete([]byte(key("default", "s:5"))) })

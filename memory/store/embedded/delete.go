@@ -94,7 +94,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 			return err
 		}
 		if emptied = isEmpty(mem, sel.Namespace); emptied {
-			return tx.Bucket(bucketText).Delete([]byte(sel.Namespace))
+			return forgetText(tx, sel.Namespace)
 		}
 		return nil
 	})
@@ -109,7 +109,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		// its index goes with it (a crash first: the next open removes it)
 		err = s.dropText(sel.Namespace)
 	} else {
-		err = s.unindex(sel.Namespace, seq, keys)
+		err = s.unindex(ctx, sel.Namespace, seq, keys)
 	}
 	if err != nil {
 		return 0, err
@@ -128,10 +128,13 @@ func isEmpty(mem *bolt.Bucket, ns string) bool {
 // unindex applies the delete journalled as seq, which changed the documents
 // of keys, to ns's index. The documents are derived from the committed
 // records, in a transaction of their own (see affected).
-func (s *Store) unindex(ns string, seq uint64, keys []string) error {
+func (s *Store) unindex(ctx context.Context, ns string, seq uint64, keys []string) error {
 	t := s.texts[ns]
 	if t == nil {
 		return nil
+	}
+	if err := s.use(ctx, t); err != nil {
+		return err
 	}
 	b := t.idx.NewBatch()
 	if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, keys) }); err != nil {
@@ -141,5 +144,6 @@ func (s *Store) unindex(ns string, seq uint64, keys []string) error {
 	if err := t.idx.Batch(b); err != nil {
 		return fmt.Errorf("removing from the index: %w", err)
 	}
+	t.q = seq
 	return nil
 }

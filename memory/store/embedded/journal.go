@@ -98,6 +98,7 @@ func (s *Store) replay(ctx context.Context, lagging map[string]uint64) error {
 		if err := s.texts[ns].idx.Batch(b); err != nil {
 			return err
 		}
+		s.texts[ns].q = last
 	}
 	if len(batches) > 0 {
 		s.log.Info("text indexes caught up from the journal", "namespaces", len(batches), "entries", last-from, "documents", n)

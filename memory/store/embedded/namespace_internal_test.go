@@ -177,11 +177,9 @@ func TestNamespaceIndexRebuiltAlone(t *testing.T) {
 			c.damage(t, dir)
 			var logs bytes.Buffer
 			st := openLogged(t, dir, &logs)
-			if !strings.Contains(logs.String(), c.log) {
-				t.Errorf("no log line %q:\n%s", c.log, logs.String())
-			}
+			// each index is checked at open or at its first use
 			for _, ns := range []string{"a", "b", "c"} {
-				v, err := st.texts[ns].idx.GetInternal([]byte("marker"))
+				v, err := st.indexOf(t, ns).GetInternal([]byte("marker"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,6 +187,9 @@ func TestNamespaceIndexRebuiltAlone(t *testing.T) {
 				if (v == nil) != rebuilt {
 					t.Errorf("namespace %s: rebuilt %v, want %v", ns, v == nil, rebuilt)
 				}
+			}
+			if !strings.Contains(logs.String(), c.log) {
+				t.Errorf("no log line %q:\n%s", c.log, logs.String())
 			}
 			if exists(textPath(dir, "gone")) {
 				t.Error("the stray index is still there")
@@ -204,8 +205,8 @@ func mark(t *testing.T, dir string) {
 	t.Helper()
 	st := openLogged(t, dir, nil)
 	defer st.Close()
-	for _, ti := range st.texts {
-		if err := ti.idx.SetInternal([]byte("marker"), []byte("kept")); err != nil {
+	for ns := range st.texts {
+		if err := st.indexOf(t, ns).SetInternal([]byte("marker"), []byte("kept")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -239,7 +240,7 @@ func TestCheckNamespaceIndexes(t *testing.T) {
 		}},
 		{"a lost document", `namespace "b": the text index lacks 1 of the 22 documents`, func(t *testing.T, dir string) {
 			st := openLogged(t, dir, nil)
-			st.texts["b"].idx.Delete(key("b", "s1:4"))
+			st.indexOf(t, "b").Delete(key("b", "s1:4"))
 			st.Close()
 		}},
 		{"a stray index", "belongs to no namespace holding memories", func(t *testing.T, dir string) {
@@ -261,9 +262,12 @@ func TestCheckNamespaceIndexes(t *testing.T) {
 			if len(r.Records) > 0 || !strings.Contains(strings.Join(r.Index, "\n"), c.want) {
 				t.Errorf("want %q; records %q, index %q", c.want, r.Records, r.Index)
 			}
-			// the next open repairs it, or, for a lost document, which
-			// the open's cheap checks cannot see, reindex --text
+			// the next use repairs it, or, for a lost document, which
+			// the cheap checks cannot see, reindex --text
 			st := openLogged(t, dir, nil)
+			for ns := range nsMemories {
+				st.indexOf(t, ns)
+			}
 			if c.name == "a lost document" {
 				if err := st.RebuildText(ctx, nil); err != nil {
 					t.Fatal(err)
@@ -294,4 +298,84 @@ func TestCheckNamespaceIndexes(t *testing.T) {
 			t.Errorf("check: %v %+v", err, r)
 		}
 	})
+}
+
+// At most maxOpen indexes are open, the least recently used being closed;
+// after a clean close, Open opens none (each is checked at its first use);
+// after a crash, Open opens those written since the last clean close.
+func TestTextIndexesOpenedLazily(t *testing.T) {
+	defer SetMaxOpen(SetMaxOpen(2))
+	ctx := context.Background()
+	dir := t.TempDir()
+	names := []string{"n0", "n1", "n2", "n3", "n4"}
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	put := func(st *Store, ns string, turn int) {
+		t.Helper()
+		m := memory.Memory{ID: memory.MemoryID("s", turn), Namespace: ns, SessionID: "s", SessionDate: day, Turn: turn,
+			Role: "user", Text: "the okapi of " + ns, Hash: fmt.Sprint(turn), Created: day}
+		if err := st.Put(ctx, []memory.Memory{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func(st *Store) (n int) {
+		for _, ti := range st.texts {
+			if ti.idx != nil {
+				n++
+			}
+		}
+		return n
+	}
+	searchAll := func(st *Store, want int) {
+		t.Helper()
+		for _, ns := range names {
+			hits, err := st.Search(ctx, memory.Query{Namespace: ns, Text: "okapi", K: 10, Fusion: memory.TextOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != want {
+				t.Errorf("namespace %s: %d hits, want %d", ns, len(hits), want)
+			}
+			if n := open(st); n > 2 {
+				t.Errorf("%d indexes open", n)
+			}
+		}
+	}
+	st := openLogged(t, dir, nil)
+	for _, ns := range names {
+		put(st, ns, 0)
+	}
+	for _, ns := range names {
+		put(st, ns, 1) // reopens the closed ones, pending batches and all
+	}
+	searchAll(st, 2)
+	st.Close()
+
+	st = openLogged(t, dir, nil)
+	if n := open(st); n != 0 {
+		t.Errorf("%d indexes opened by an Open after a clean close", n)
+	}
+	searchAll(st, 2)
+	put(st, "n3", 2)
+	st.indexOf(t, "n3")
+	for _, ti := range st.texts { // kill -9
+		if ti.idx != nil {
+			ti.idx.Close()
+		}
+	}
+	st.db.Close()
+	forgetFile(st.db, false)
+
+	var logs bytes.Buffer
+	st = openLogged(t, dir, &logs)
+	defer st.Close()
+	if n := open(st); n != 1 || st.texts["n3"].idx == nil {
+		t.Errorf("after a crash, Open opened %d indexes; want n3's only", n)
+	}
+	if strings.Contains(logs.String(), "rebuilding") {
+		t.Errorf("rebuilt after the crash:\n%s", logs.String())
+	}
+	hits, err := st.Search(ctx, memory.Query{Namespace: "n3", Text: "okapi", K: 10, Fusion: memory.TextOnly})
+	if err != nil || len(hits) != 3 {
+		t.Errorf("n3: %d hits (%v), want 3", len(hits), err)
+	}
 }

@@ -93,7 +93,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		return fmt.Errorf("writing %d memories: %w", len(ms), err)
 	}
 	s.seq = seq
-	if err := s.stage(seq, keys, docs, dels); err != nil {
+	if err := s.stage(ctx, seq, keys, docs, dels); err != nil {
 		return err
 	}
 

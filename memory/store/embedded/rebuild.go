@@ -71,16 +71,17 @@ func mappingDigest() []byte {
 
 // recordState is what the records say about the indexes they expect.
 type recordState struct {
-	id       []byte
-	lastSeq  uint64 // 0: unknown (a store written before it was kept)
-	trimmed  uint64
-	journal  int  // entries not yet trimmed
-	empty    bool // no memories
+	id      []byte
+	lastSeq uint64 // 0: unknown (a store written before it was kept)
+	trimmed uint64
+	journal int  // entries not yet trimmed
+	empty   bool // no memories
 	// counts holds the memories of each namespace (their session entries:
 	// smaller than the records, so faster to walk), text the last journal
-	// entry that changed each namespace's text documents (bucketText)
-	counts map[string]int
-	text   map[string]uint64
+	// entry that changed each namespace's text documents, applied the last
+	// one its index had persisted at the last Close (text.go)
+	counts        map[string]int
+	text, applied map[string]uint64
 }
 
 func (s *Store) recordState() (recordState, error) {
@@ -121,13 +122,39 @@ func readRecordState(tx *bolt.Tx, rs *recordState) {
 			}
 		}
 	}
-	rs.text = map[string]uint64{}
-	if b := tx.Bucket(bucketText); b != nil {
+	rs.text, rs.applied = seqs(tx, bucketText), seqs(tx, bucketApplied)
+}
+
+// seqs reads a bucket of sequences by namespace.
+func seqs(tx *bolt.Tx, name []byte) map[string]uint64 {
+	out := map[string]uint64{}
+	if b := tx.Bucket(name); b != nil {
 		b.ForEach(func(k, v []byte) error {
-			rs.text[string(k)] = seqOf(v)
+			out[string(k)] = seqOf(v)
 			return nil
 		})
 	}
+	return out
+}
+
+// namespaceState is what the records say about ns's index.
+func (s *Store) namespaceState(ns string) (recordState, error) {
+	rs := recordState{id: s.storeID, counts: map[string]int{}, text: map[string]uint64{}}
+	err := s.view(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		rs.lastSeq = seqOf(meta.Get(keyLastSeq))
+		rs.trimmed = seqOf(meta.Get(keyTrimmed))
+		prefix := []byte(ns + "\x1f")
+		c := tx.Bucket(bucketSession).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			rs.counts[ns]++
+		}
+		if b := tx.Bucket(bucketText); b != nil {
+			rs.text[ns] = seqOf(b.Get([]byte(ns)))
+		}
+		return nil
+	})
+	return rs, err
 }
 
 func seqOf(v []byte) uint64 {
@@ -137,12 +164,15 @@ func seqOf(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// openText opens the index of every namespace that holds memories, brings
-// each up to date from the journal, and rebuilds from the records each one
-// that is missing, unreadable, empty, stale, another store's or another
-// namespace's, or built with another mapping. A data directory of the
-// single-index layout is rebuilt per namespace. Then it trims the journal
-// back to what every index (and vector snapshot) has persisted.
+// openText finds the index of every namespace that holds memories. It
+// opens those that may lack journal entries (written since the last Close
+// recorded what they had persisted) and brings them up to date from the
+// journal, and rebuilds from the records each one that is missing or, of
+// those opened, unreadable, empty, stale, another store's or another
+// namespace's, or built with another mapping; the others are checked at
+// their first use (see check). A data directory of the single-index layout
+// is rebuilt per namespace. Then it trims the journal back to what every
+// index (and vector snapshot) has persisted.
 func (s *Store) openText(ctx context.Context) error {
 	rs, err := s.recordState()
 	if err != nil {
@@ -161,15 +191,19 @@ func (s *Store) openText(ctx context.Context) error {
 	lagging := map[string]uint64{} // namespace: the entry its index applied
 	stale := map[string]string{}   // namespace: why it is rebuilt
 	for _, ns := range sortedKeys(rs.counts) {
-		t, q, why, err := s.openNamespace(ns, rs)
+		t := &textIndex{ns: ns, path: textPath(s.dir, ns)}
+		s.texts[ns] = t
 		switch {
-		case err != nil:
-			return err
-		case why != "":
-			stale[ns] = why
-		default:
-			s.texts[ns] = t
-			if q < rs.text[ns] {
+		case !exists(t.path):
+			stale[ns] = "the text index is missing"
+		case rs.text[ns] > rs.applied[ns]:
+			q, why, err := s.openChecked(t, rs)
+			switch {
+			case err != nil:
+				return err
+			case why != "":
+				stale[ns] = why
+			case q < rs.text[ns]:
 				lagging[ns] = q
 			}
 		}
@@ -197,31 +231,66 @@ func (s *Store) openText(ctx context.Context) error {
 			floor = min(floor, q)
 		}
 	}
-	return s.update(func(tx *bolt.Tx) error { return trim(tx, floor) })
+	if err := s.update(func(tx *bolt.Tx) error { return trim(tx, floor) }); err != nil {
+		return err
+	}
+	return s.evict(nil)
 }
 
-// openNamespace opens ns's index and says why it cannot be brought up to
-// date from the journal ("" when it can), with the entry it applied.
-func (s *Store) openNamespace(ns string, rs recordState) (*textIndex, uint64, string, error) {
-	path := textPath(s.dir, ns)
-	idx, err := bleve.Open(path)
+// check opens t's index at its first use since Open, brings it up to date
+// from the journal, and rebuilds it from the records when it is unreadable,
+// empty, stale, another store's or another namespace's, or built with
+// another mapping, as Open does for the indexes it opens. Callers hold s.mu.
+func (s *Store) check(ctx context.Context, t *textIndex) error {
+	rs, err := s.namespaceState(t.ns)
+	if err != nil {
+		return err
+	}
+	q, why, err := s.openChecked(t, rs)
+	if err != nil {
+		return err
+	}
+	if why == "" && q < rs.text[t.ns] {
+		err := s.replay(ctx, map[string]uint64{t.ns: q})
+		switch {
+		case errors.Is(err, errJournal):
+			why = err.Error()
+		case err != nil:
+			return fmt.Errorf("replaying the journal into the text index %s: %w", t.path, err)
+		}
+	}
+	stale := map[string]string{}
+	if why != "" {
+		stale[t.ns] = why
+	} else if err := s.countDocuments(rs, stale); err != nil {
+		return err
+	}
+	return s.rebuildStale(ctx, stale)
+}
+
+// openChecked opens t's index and says why it cannot be brought up to date
+// from the journal ("" when it can), with the entry it applied; it leaves
+// the index open only when it can.
+func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error) {
+	idx, err := bleve.Open(t.path)
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
-		return nil, 0, "the text index is missing", nil
+		return 0, "the text index is missing", nil
 	case errors.Is(err, fs.ErrPermission):
-		return nil, 0, "", fmt.Errorf("opening the text index %s: %w", path, err)
+		return 0, "", fmt.Errorf("opening the text index %s: %w", t.path, err)
 	case err != nil:
-		return nil, 0, fmt.Sprintf("the text index cannot be opened (%v)", err), nil
+		return 0, fmt.Sprintf("the text index cannot be opened (%v)", err), nil
 	}
-	why, q, err := textProblem(idx, ns, rs)
+	why, q, err := textProblem(idx, t.ns, rs)
 	if err != nil || why != "" {
 		idx.Close()
 		if err != nil {
-			return nil, 0, "", fmt.Errorf("reading the text index %s: %w", path, err)
+			return 0, "", fmt.Errorf("reading the text index %s: %w", t.path, err)
 		}
-		return nil, 0, why, nil
+		return 0, why, nil
 	}
-	return &textIndex{ns: ns, path: path, idx: idx}, q, "", nil
+	t.idx, t.q, t.checked = idx, q, true
+	return q, "", nil
 }
 
 // textProblem says why idx cannot serve as ns's index in the store rs
@@ -254,16 +323,21 @@ func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, er
 	return "", q, nil
 }
 
-// countDocuments marks stale each index that, after the journal's replay,
-// holds fewer documents than its namespace holds memories.
+// countDocuments marks stale each open index of rs's namespaces that,
+// after the journal's replay, holds fewer documents than its namespace
+// holds memories.
 func (s *Store) countDocuments(rs recordState, stale map[string]string) error {
-	for ns, t := range s.texts {
+	for ns, want := range rs.counts {
+		t := s.texts[ns]
+		if t == nil || t.idx == nil {
+			continue
+		}
 		n, err := t.idx.DocCount()
 		if err != nil {
 			return fmt.Errorf("reading the text index %s: %w", t.path, err)
 		}
-		if n < uint64(rs.counts[ns]) {
-			stale[ns] = fmt.Sprintf("the text index holds %d documents for %d memories", n, rs.counts[ns])
+		if n < uint64(want) {
+			stale[ns] = fmt.Sprintf("the text index holds %d documents for %d memories", n, want)
 		}
 	}
 	return nil
@@ -368,6 +442,13 @@ func (s *Store) rebuildAll(ctx context.Context, progress func(done, total int)) 
 	}
 	if err := s.rebuild(ctx, names, progress); err != nil {
 		return err
+	}
+	for ns := range s.texts {
+		if !slices.Contains(names, ns) {
+			if err := s.dropText(ns); err != nil {
+				return err
+			}
+		}
 	}
 	keep := map[string]bool{}
 	for _, ns := range names {
@@ -485,56 +566,51 @@ func (s *Store) rebuild(ctx context.Context, names []string, progress func(done,
 // keys. The index records its mapping only once complete: an interrupted
 // rebuild is rebuilt at the next open.
 func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, report func(int)) error {
-	if err := s.dropText(ns); err != nil {
-		return err
+	t := s.texts[ns]
+	if t == nil {
+		t = &textIndex{ns: ns, path: textPath(s.dir, ns)}
+		s.texts[ns] = t
 	}
-	path := textPath(s.dir, ns)
-	if err := os.RemoveAll(path); err != nil {
+	if t.idx != nil {
+		t.idx.Close()
+	}
+	s.npend -= t.npend
+	t.idx, t.pending, t.npend, t.checked, t.q = nil, nil, 0, false, 0
+	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the old text index: %w", err)
 	}
 	if len(keys) == 0 {
+		delete(s.texts, ns)
 		return nil
 	}
-	t, err := s.createText(ns, path, s.storeID, 0, false)
+	idx, err := s.createText(ns, t.path, 0, false)
 	if err != nil {
 		return err
 	}
-	s.texts[ns] = t
+	t.idx = idx
+	t.used.Store(s.clock.Add(1))
 	for start := 0; start < len(keys); start += flushAt {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		chunk := keys[start:min(start+flushAt, len(keys))]
-		var docs map[string]any
-		var dels []string
-		if err := s.view(func(tx *bolt.Tx) error {
-			var err error
-			docs, dels, err = derive(tx, chunk)
-			return err
-		}); err != nil {
+		b := idx.NewBatch()
+		if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, chunk) }); err != nil {
 			return err
 		}
-		b := t.idx.NewBatch()
-		for k, d := range docs {
-			if err := b.Index(k, d); err != nil {
-				return err
-			}
-		}
-		for _, k := range dels {
-			b.Delete(k)
-		}
-		if err := t.idx.Batch(b); err != nil {
-			return fmt.Errorf("rebuilding the text index %s: %w", path, err)
+		if err := idx.Batch(b); err != nil {
+			return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 		}
 		report(len(chunk))
 	}
-	b := t.idx.NewBatch()
+	b := idx.NewBatch()
 	b.SetInternal(keySeq, seqKey(s.seq))
 	b.SetInternal(keyMapping, mappingDigest())
-	if err := t.idx.Batch(b); err != nil {
-		return fmt.Errorf("rebuilding the text index %s: %w", path, err)
+	if err := idx.Batch(b); err != nil {
+		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}
-	return nil
+	t.checked, t.q = true, s.seq
+	return s.evict(t)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -20,16 +20,15 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
-	if err := s.flush(q.Namespace); err != nil {
+	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
+	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	t := s.texts[q.Namespace] // nil: the namespace holds nothing
+	defer unlock()
 
 	pool := q.PoolSize()
 	var text, vec []hybrid.Ranked
-	var err, verr error
+	var verr error
 	wantVec := q.Fusion != memory.TextOnly && q.Vector != nil
 	var wg sync.WaitGroup
 	if wantVec {
@@ -174,23 +173,6 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 		return nil
 	})
 	return out, err
-}
-
-// flush makes every acknowledged write to ns searchable.
-func (s *Store) flush(ns string) error {
-	s.mu.RLock()
-	t := s.texts[ns]
-	n := 0
-	if t != nil {
-		n = t.npend
-	}
-	s.mu.RUnlock()
-	if n == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.flushText(ns)
 }
 
 // textQuery is q's text query as the embedded store runs it in q's

@@ -81,6 +81,7 @@ type Store struct {
 	texts map[string]*textIndex // the text index of each namespace (text.go)
 	npend int                   // documents pending in all texts' batches
 	seq   uint64                // last journal entry written
+	clock atomic.Uint64         // orders the texts' uses (text.go: evict)
 
 	embedderID string
 	dims       int

@@ -1,13 +1,16 @@
 package embedded
 
 import (
+	"cmp"
+	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
@@ -20,21 +23,24 @@ import (
 // count, how many documents hold a word, field lengths) are then the
 // namespace's own, so no namespace's scores or order depend on, or reveal,
 // what another holds. Each index records, as bleve internal values, the
-// namespace it holds (checked at open: the directory name is a hash, never
-// the name itself), the store it belongs to, the mapping it was built with,
-// and the last journal entry it applied.
+// namespace it holds (checked when opened: the directory name is a hash,
+// never the name itself), the store it belongs to, the mapping it was
+// built with, and the last journal entry it applied.
 //
 // The records remember, per namespace, the last journal entry that changed
-// its text documents (bucketText, written in the entry's transaction). An
-// index that applied that entry is up to date however old its own sequence
-// is: a namespace nobody writes to never holds the journal back. One that
-// did not is brought up to date from the journal at open, or rebuilt from
+// its text documents (bucketText, written in the entry's transaction), and
+// the last one its index was known, at the last Close, to have persisted
+// (bucketApplied). An index that applied the former is up to date however
+// old its own sequence is: a namespace nobody writes to never holds the
+// journal back. One that may not have (a crash since it was written) is
+// opened at Open and brought up to date from the journal, or rebuilt from
 // the records when the journal no longer reaches back to it.
 //
-// Every index of a namespace holding memories is opened at Open and stays
-// open (scorch: three goroutines and a file per segment each; 300
-// namespaces open in about 0.4 s). A namespace emptied by a delete loses
-// its index; the first write to a namespace creates it.
+// The other indexes are opened at their first use, and checked then (see
+// use); at most maxOpen stay open, the least recently used being closed
+// (scorch holds three goroutines and a file per segment for each open
+// index; opening one takes about 1.5 ms). A namespace emptied by a delete
+// loses its index; the first write to a namespace creates it.
 
 const (
 	textDir = "text"
@@ -43,21 +49,32 @@ const (
 	legacyIndex = "index.bleve"
 )
 
-// bucketText maps a namespace to the last journal entry that changed its
-// text documents.
-var bucketText = []byte("text")
+var (
+	// bucketText maps a namespace to the last journal entry that changed
+	// its text documents, bucketApplied to the last one its index had
+	// persisted at the last Close.
+	bucketText    = []byte("text")
+	bucketApplied = []byte("text-applied")
 
-// keyNamespace is the bleve internal key naming the namespace an index holds.
-var keyNamespace = []byte("namespace")
+	// keyNamespace is the bleve internal key naming the namespace an
+	// index holds.
+	keyNamespace = []byte("namespace")
+)
+
+// maxOpen is how many text indexes stay open at most.
+var maxOpen = 64
 
 // textIndex is the text index of one namespace, with the documents queued
 // for its next batch.
 type textIndex struct {
-	ns      string
-	path    string
-	idx     bleve.Index
-	pending *bleve.Batch
-	npend   int
+	ns, path string
+	idx      bleve.Index // nil while closed
+	checked  bool        // checked against the records since Open
+	q        uint64      // the last journal entry it is known to have persisted
+	pending  *bleve.Batch
+	pseq     uint64 // the last journal entry pending
+	npend    int
+	used     atomic.Uint64 // when it was last used (Store.clock)
 }
 
 // textPath is the directory of ns's index in the store directory dir.
@@ -70,7 +87,7 @@ func textPath(dir, ns string) string {
 // all of a namespace before its first write) records its mapping and that
 // it applied every journal entry up to seq; a rebuild records them once it
 // is done (rebuildNamespace).
-func (s *Store) createText(ns, path string, storeID []byte, seq uint64, complete bool) (*textIndex, error) {
+func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
@@ -79,7 +96,7 @@ func (s *Store) createText(ns, path string, storeID []byte, seq uint64, complete
 		return nil, fmt.Errorf("creating the text index %s: %w", path, err)
 	}
 	b := idx.NewBatch()
-	b.SetInternal(keyIndexStoreID, storeID)
+	b.SetInternal(keyIndexStoreID, s.storeID)
 	b.SetInternal(keyNamespace, []byte(ns))
 	if complete {
 		b.SetInternal(keyMapping, mappingDigest())
@@ -89,46 +106,114 @@ func (s *Store) createText(ns, path string, storeID []byte, seq uint64, complete
 		idx.Close()
 		return nil, fmt.Errorf("creating the text index %s: %w", path, err)
 	}
-	return &textIndex{ns: ns, path: path, idx: idx}, nil
+	return idx, nil
 }
 
-// textFor returns ns's index, creating it (as having applied every entry
-// before seq) for a namespace's first write. Callers hold s.mu.
-func (s *Store) textFor(ns string, seq uint64) (*textIndex, error) {
+// textFor returns ns's index, open, creating it (as having applied every
+// entry before seq) for a namespace's first write. Callers hold s.mu.
+func (s *Store) textFor(ctx context.Context, ns string, seq uint64) (*textIndex, error) {
 	if t := s.texts[ns]; t != nil {
-		return t, nil
+		return t, s.use(ctx, t)
 	}
-	t, err := s.createText(ns, textPath(s.dir, ns), s.storeID, seq-1, true)
+	t := &textIndex{ns: ns, path: textPath(s.dir, ns), checked: true, q: seq - 1}
+	idx, err := s.createText(ns, t.path, seq-1, true)
 	if err != nil {
 		return nil, err
 	}
+	t.idx = idx
+	t.used.Store(s.clock.Add(1))
 	s.texts[ns] = t
-	return t, nil
+	return t, s.evict(t)
+}
+
+// use opens t's index if it is closed, checking it at its first use since
+// Open (see check), and closes the least recently used others beyond
+// maxOpen. Callers hold s.mu.
+func (s *Store) use(ctx context.Context, t *textIndex) error {
+	t.used.Store(s.clock.Add(1))
+	if t.idx != nil {
+		return nil
+	}
+	if t.checked {
+		idx, err := bleve.Open(t.path)
+		if err == nil {
+			t.idx = idx
+			return s.evict(t)
+		}
+		t.checked = false // gone since: checked again, so rebuilt
+	}
+	if err := s.check(ctx, t); err != nil {
+		return err
+	}
+	return s.evict(t)
+}
+
+// evict closes the least recently used open indexes but keep while more
+// than maxOpen are open, sending their pending batches first. Callers hold
+// s.mu.
+func (s *Store) evict(keep *textIndex) error {
+	var open []*textIndex
+	for _, t := range s.texts {
+		if t.idx != nil && t != keep {
+			open = append(open, t)
+		}
+	}
+	excess := len(open) - maxOpen
+	if keep != nil && keep.idx != nil {
+		excess++
+	}
+	if excess <= 0 {
+		return nil
+	}
+	slices.SortFunc(open, func(a, b *textIndex) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
+	for _, t := range open[:excess] {
+		s.npend -= t.npend
+		if err := t.flush(); err != nil {
+			return err
+		}
+		err := t.idx.Close()
+		t.idx = nil
+		if err != nil {
+			return fmt.Errorf("closing the text index %s: %w", t.path, err)
+		}
+	}
+	return nil
 }
 
 // stage queues the documents of a journal entry (seq) in the batches of
-// their namespaces' indexes. Callers hold s.mu.
-func (s *Store) stage(seq uint64, keys []string, docs map[string]any, dels []string) error {
-	for _, k := range keys {
-		d, ok := docs[k]
-		if !ok {
-			continue
+// their namespaces' indexes, a namespace at a time: an index closed (see
+// evict) between two of them holds all of the entry or none. Callers hold
+// s.mu.
+func (s *Store) stage(ctx context.Context, seq uint64, keys []string, docs map[string]any, dels []string) error {
+	gone := map[string]bool{}
+	for _, k := range dels {
+		gone[k] = true
+	}
+	byNS := byNamespace(keys)
+	for _, ns := range sortedKeys(byNS) {
+		t := s.texts[ns]
+		var err error
+		switch {
+		case t != nil:
+			err = s.use(ctx, t)
+		case slices.ContainsFunc(byNS[ns], func(k string) bool { _, ok := docs[k]; return ok }):
+			t, err = s.textFor(ctx, ns, seq)
+		default:
+			continue // only deletions, and no index to delete from
 		}
-		ns, _ := splitKey(k)
-		t, err := s.textFor(ns, seq)
 		if err != nil {
 			return err
 		}
-		if err := t.queue(seq).Index(k, d); err != nil {
-			return fmt.Errorf("indexing %q: %w", k, err)
-		}
-		t.npend++
-		s.npend++
-	}
-	for _, k := range dels {
-		ns, _ := splitKey(k)
-		if t := s.texts[ns]; t != nil {
-			t.queue(seq).Delete(k)
+		b := t.queue(seq)
+		for _, k := range byNS[ns] {
+			if d, ok := docs[k]; ok {
+				err = b.Index(k, d)
+			} else if gone[k] {
+				b.Delete(k)
+			}
+			if err != nil {
+				return fmt.Errorf("indexing %q: %w", k, err)
+			}
 			t.npend++
 			s.npend++
 		}
@@ -143,6 +228,7 @@ func (t *textIndex) queue(seq uint64) *bleve.Batch {
 		t.pending = t.idx.NewBatch()
 	}
 	t.pending.SetInternal(keySeq, seqKey(seq))
+	t.pseq = seq
 	return t.pending
 }
 
@@ -157,6 +243,7 @@ func (t *textIndex) flush() error {
 		// the records and journal are durable; the next Open replays them
 		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
 	}
+	t.q = t.pseq
 	return nil
 }
 
@@ -186,14 +273,39 @@ func (s *Store) flushText(ns string) error {
 	return t.flush()
 }
 
+// readText returns ns's index (nil when the namespace holds nothing), open
+// and with what was written to it flushed, with s.mu read-locked until
+// unlock is called.
+func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock func(), err error) {
+	ready := false
+	for {
+		s.mu.RLock()
+		t := s.texts[ns]
+		if t == nil || t.idx != nil && (t.npend == 0 || ready) {
+			if t != nil {
+				t.used.Store(s.clock.Add(1))
+			}
+			return t, s.mu.RUnlock, nil
+		}
+		s.mu.RUnlock()
+		// opening or flushing it needs the write lock; another writer may
+		// come in between, so its writes may wait for the next search
+		s.mu.Lock()
+		err := s.use(ctx, t)
+		if err == nil {
+			err = s.flushText(ns)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+		ready = true
+	}
+}
+
 // textNames lists the namespaces with an index, sorted.
 func (s *Store) textNames() []string {
-	names := make([]string, 0, len(s.texts))
-	for ns := range s.texts {
-		names = append(names, ns)
-	}
-	slices.Sort(names)
-	return names
+	return sortedKeys(s.texts)
 }
 
 // dropText removes ns's index: its namespace holds no memory any more.
@@ -205,23 +317,41 @@ func (s *Store) dropText(ns string) error {
 	}
 	s.npend -= t.npend
 	delete(s.texts, ns)
-	t.idx.Close()
+	if t.idx != nil {
+		t.idx.Close()
+	}
 	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the text index %s of emptied namespace %q: %w", t.path, ns, err)
 	}
 	return nil
 }
 
-// closeText closes every index.
+// closeText records what each index has persisted (bucketApplied), so
+// that the next Open opens none it need not, and closes them. Callers
+// flushed them.
 func (s *Store) closeText() error {
-	var first error
+	err := s.update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bucketApplied)
+		if err != nil {
+			return err
+		}
+		for ns, t := range s.texts {
+			if t.checked && t.q > 0 {
+				if err := b.Put([]byte(ns), seqKey(t.q)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 	for _, t := range s.texts {
-		if err := t.idx.Close(); err != nil && first == nil {
-			first = err
+		if t.idx != nil {
+			err = errors.Join(err, t.idx.Close())
+			t.idx = nil
 		}
 	}
 	s.texts = nil
-	return first
+	return err
 }
 
 // markText records in tx that entry seq changed the text documents of the
@@ -245,11 +375,15 @@ func markText(tx *bolt.Tx, seq uint64, keys []string) error {
 	return nil
 }
 
-// appliedSeq is the last journal entry idx applied.
-func appliedSeq(idx bleve.Index) (uint64, error) {
-	v, err := idx.GetInternal(keySeq)
-	if err != nil || len(v) != 8 {
-		return 0, err
+// forgetText drops what the records say of ns's index, in the transaction
+// that deleted ns's last memory.
+func forgetText(tx *bolt.Tx, ns string) error {
+	for _, name := range [][]byte{bucketText, bucketApplied} {
+		if b := tx.Bucket(name); b != nil {
+			if err := b.Delete([]byte(ns)); err != nil {
+				return err
+			}
+		}
 	}
-	return binary.BigEndian.Uint64(v), nil
+	return nil
 }

@@ -61,6 +61,7 @@ func BenchmarkTextSide(b *testing.B) {
 		w := strings.Fields(texts[r.IntN(len(texts))])
 		qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
 	}
+	s.indexOf(b, ns)
 	ti := s.texts[ns]
 	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
 		// what the segment count costs: merge into one first (this
@@ -231,9 +232,7 @@ func TestFilterClauseRanksAsTree(t *testing.T) {
 	if err := s.Put(context.Background(), ms); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.flush("a"); err != nil {
-		t.Fatal(err)
-	}
+	s.indexOf(t, "a")
 	for i := range 30 {
 		q := memory.Query{Namespace: "a", Text: sentence(4), K: 10}
 		switch i % 3 {
