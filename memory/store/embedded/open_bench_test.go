@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,4 +77,44 @@ func BenchmarkOpenStore(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSearchTextStore measures the store's text side end to end
+// (Search with fusion=text, k=10) in the store AGENTMEM_BENCH_STORE, namespace
+// "bench", with the first words of 200 stored turns as queries.
+func BenchmarkSearchTextStore(b *testing.B) {
+	dir := os.Getenv("AGENTMEM_BENCH_STORE")
+	if dir == "" {
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+	}
+	st, err := embedded.Open(ctx, dir, embedded.Options{NoSync: true, SkipEmbedderCheck: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var qs []memory.Query
+	n := 0
+	err = st.Export(ctx, "bench", false, func(m memory.Memory) error {
+		if n++; n%500 == 0 && len(qs) < 200 {
+			w := strings.Fields(m.Text)
+			qs = append(qs, memory.Query{Namespace: "bench", Text: strings.Join(w[:min(len(w), 10)], " "), K: 10, Fusion: memory.TextOnly})
+		}
+		return nil
+	})
+	if err != nil || len(qs) == 0 {
+		b.Fatalf("%d queries from %s: %v", len(qs), dir, err)
+	}
+	i := 0
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for b.Loop() {
+		if _, err := st.Search(ctx, qs[i%len(qs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano()
+	// CPU per search: robust on a shared machine, where wall is not
+	b.ReportMetric(float64(cpu)/1e6/float64(i), "cpu-ms/op")
 }
