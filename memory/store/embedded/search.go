@@ -53,7 +53,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		}
 	default:
 		// the shared tree (hybrid.SearchRequest) without the namespace
-		// filter, which the namespace's own index needs not
+		// filter, which the namespace's own index does not need
 		if tq := textQuery(q); tq != nil && t != nil {
 			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
 			text, err = t.text(ctx, r)
