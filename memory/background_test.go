@@ -48,12 +48,12 @@ func openGated(t *testing.T, dir string, g *gated) (*memory.Service, *embedded.S
 	return svc, st
 }
 
-// waitPending recalls until the namespace has no memory waiting for
+// waitPending recalls in namespace ns until it has no memory waiting for
 // vectors, and returns the last result.
-func waitPending(t *testing.T, svc *memory.Service, query string) memory.RecallResult {
+func waitPending(t *testing.T, svc *memory.Service, ns, query string) memory.RecallResult {
 	t.Helper()
 	for range 500 {
-		res, err := svc.Recall(bg, memory.RecallRequest{Query: query, K: 5, Fusion: memory.VectorOnly})
+		res, err := svc.Recall(bg, memory.RecallRequest{Namespace: ns, Query: query, K: 5, Fusion: memory.VectorOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestRememberDoesNotWaitForVectors(t *testing.T) {
 		}
 	}
 	close(g.gate)
-	got = waitPending(t, svc, "violin lesson Thursday")
+	got = waitPending(t, svc, "", "violin lesson Thursday")
 	if len(got.Hits) != 2 {
 		t.Errorf("after the vectors: vector search found %d memories, want 2", len(got.Hits))
 	}
@@ -147,7 +147,7 @@ func TestPendingVectorsResumeAtOpen(t *testing.T) {
 	svc, st = openGated(t, dir, open)
 	defer st.Close()
 	defer svc.Close()
-	got := waitPending(t, svc, "hiked the ridge above Lisbon")
+	got := waitPending(t, svc, "", "hiked the ridge above Lisbon")
 	if len(got.Hits) != 2 || got.Hits[0].Memory.SessionID != "s-a" {
 		t.Errorf("after reopening: vector search found %+v, want the 2 memories of s-a", got.Hits)
 	}

@@ -120,7 +120,7 @@ func TestContextualVectorsOnEveryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		close(rec.gate)
-		waitPending(t, svc, "camping")
+		waitPending(t, svc, contextualSession.Namespace, "camping")
 		if got := rec.seen(); !slices.Equal(got, want) {
 			t.Errorf("background vectors embedded\n%q\nwant\n%q", got, want)
 		}

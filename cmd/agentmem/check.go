@@ -34,7 +34,7 @@ func (checkCmd) Run(e *env) error {
 		fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
 	}
 	fmt.Println()
-	fmt.Printf("text index %s: %d documents\n", filepath.Join(store, "index.bleve"), r.IndexDocuments)
+	fmt.Printf("text indexes %s: %d namespaces, %d documents\n", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
 	if r.OK() {
 		fmt.Println("OK: the records are readable and the index matches them")
 		return nil

@@ -40,7 +40,7 @@ func TestCheckCommand(t *testing.T) {
 	}
 
 	store := filepath.Join(dir, "store")
-	os.RemoveAll(filepath.Join(store, "index.bleve"))
+	os.RemoveAll(filepath.Join(store, "text"))
 	if out, code := run("check"); code != 1 || !strings.Contains(out, "text index") || !strings.Contains(out, "is missing") || !strings.Contains(out, "agentmem reindex --text") {
 		t.Fatalf("check of a store without its index: exit %d\n%s", code, out)
 	}

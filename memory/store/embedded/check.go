@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,13 +22,16 @@ import (
 
 // Report is what Check found in a store's directory.
 type Report struct {
-	Memories, Sessions, Vectors, IndexDocuments int
+	Memories, Sessions, Vectors int
+	// Indexes counts the namespaces' text indexes, IndexDocuments their
+	// documents.
+	Indexes, IndexDocuments int
 	// Pending counts the memories stored before their vectors were made
 	// (a long remember): the next server embeds them.
 	Pending int
 	// Records lists damage to the record file: only a backup repairs it.
 	Records []string
-	// Index lists problems of the text index, which is derived from the
+	// Index lists problems of the text indexes, which are derived from the
 	// records: `agentmem reindex --text` (or opening the store, for what
 	// its cheap checks see) rebuilds it.
 	Index []string
@@ -61,8 +63,9 @@ func (r *Report) index(format string, args ...any) {
 // Check verifies the store in dir without changing it: the record file's
 // structure (bbolt's own consistency check), every record (it decodes, its
 // key is its namespace and id, its session entry and vectors agree with
-// it), and the text index (it opens, it is this store's and up to date,
-// and it holds exactly one document per memory and per session page). It
+// it), and each namespace's text index (it opens, it is this store's and
+// this namespace's and up to date, and it holds exactly one document per
+// memory and per session page of the namespace; no other index is left). It
 // returns an error only when it cannot check at all (the store is in use).
 func Check(ctx context.Context, dir string) (*Report, error) {
 	r := &Report{}
@@ -77,8 +80,8 @@ func Check(ctx context.Context, dir string) (*Report, error) {
 		r.record("%s is empty", path)
 	}
 	if len(r.Records) > 0 {
-		if hasSegments(filepath.Join(dir, "index.bleve")) {
-			r.record("the text index beside it holds documents: the memories were there")
+		if anyHasSegments(dir) {
+			r.record("the text indexes beside it hold documents: the memories were there")
 		}
 		return r, nil
 	}
@@ -105,7 +108,7 @@ func Check(ctx context.Context, dir string) (*Report, error) {
 	if len(r.Records) > 0 {
 		return r, ctx.Err()
 	}
-	checkIndex(ctx, filepath.Join(dir, "index.bleve"), expect, rs, r)
+	checkIndexes(ctx, dir, expect, rs, r)
 	return r, ctx.Err()
 }
 
@@ -172,9 +175,8 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 	meta, mem, vec, sess := buckets["meta"], buckets["mem"], buckets["vec"], buckets["session"]
 	embedderID := string(meta.Get(keyEmbedder))
 	dims, _ := strconv.Atoi(string(meta.Get(keyDims)))
-	rs.id = meta.Get(keyStoreID)
-	rs.lastSeq = seqOf(meta.Get(keyLastSeq))
-	rs.trimmed = seqOf(meta.Get(keyTrimmed))
+	rs.id = append([]byte(nil), meta.Get(keyStoreID)...)
+	readRecordState(tx, &rs)
 	expect := map[string]bool{}
 	n := 0
 	err := mem.ForEach(func(k, v []byte) error {
@@ -216,7 +218,6 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 	if err != nil {
 		return nil, rs, err
 	}
-	rs.memories = r.Memories
 	sessions := map[string]bool{}
 	err = sess.ForEach(func(k, id []byte) error {
 		ns, session, ok := splitSessionKey(k)
@@ -262,7 +263,6 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 		return nil, rs, err
 	}
 	err = buckets["journal"].ForEach(func(k, v []byte) error {
-		rs.journal++
 		var e entry
 		if len(k) != 8 || json.Unmarshal(v, &e) != nil {
 			r.record("journal entry %x cannot be read", k)
@@ -274,13 +274,39 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 	return expect, rs, err
 }
 
-// checkIndex verifies the text index at path against the keys the records
-// imply.
-func checkIndex(ctx context.Context, path string, expect map[string]bool, rs recordState, r *Report) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if rs.memories > 0 {
-			r.index("the text index %s is missing", path)
+// checkIndexes verifies the text index of each namespace that expect (the
+// index keys the records make) names, and that no other index is left.
+func checkIndexes(ctx context.Context, dir string, expect map[string]bool, rs recordState, r *Report) {
+	if legacy := filepath.Join(dir, legacyIndex); exists(legacy) {
+		r.index("the text index %s is of the older layout (one index of every namespace): the next start rebuilds it per namespace", legacy)
+	}
+	byNS := map[string]map[string]bool{}
+	for k := range expect {
+		ns, _ := splitKey(k)
+		if byNS[ns] == nil {
+			byNS[ns] = map[string]bool{}
 		}
+		byNS[ns][k] = true
+	}
+	known := map[string]bool{}
+	for _, ns := range sortedKeys(byNS) {
+		path := textPath(dir, ns)
+		known[filepath.Base(path)] = true
+		checkIndex(ctx, path, ns, byNS[ns], rs, r)
+	}
+	dirs, _ := os.ReadDir(filepath.Join(dir, textDir))
+	for _, d := range dirs {
+		if !known[d.Name()] {
+			r.index("the text index %s belongs to no namespace holding memories", filepath.Join(dir, textDir, d.Name()))
+		}
+	}
+}
+
+// checkIndex verifies the text index at path of namespace ns against the
+// keys its records imply.
+func checkIndex(ctx context.Context, path, ns string, expect map[string]bool, rs recordState, r *Report) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		r.index("namespace %q: the text index %s is missing", ns, path)
 		return
 	}
 	var idx bleve.Index
@@ -289,40 +315,25 @@ func checkIndex(ctx context.Context, path string, expect map[string]bool, rs rec
 		idx, err = bleve.OpenUsing(path, map[string]any{"read_only": true})
 	}, func(p any) { err = fmt.Errorf("%v", p) })
 	if err != nil {
-		r.index("the text index %s cannot be opened: %v", path, err)
+		r.index("namespace %q: the text index %s cannot be opened: %v", ns, path, err)
 		return
 	}
 	defer idx.Close()
-	guarded(func() { checkIndexContents(ctx, idx, path, expect, rs, r) },
-		func(p any) { r.index("the text index %s cannot be read: %v", path, p) })
+	r.Indexes++
+	guarded(func() { checkIndexContents(ctx, idx, path, ns, expect, rs, r) },
+		func(p any) { r.index("namespace %q: the text index %s cannot be read: %v", ns, path, p) })
 }
 
-func checkIndexContents(ctx context.Context, idx bleve.Index, path string, expect map[string]bool, rs recordState, r *Report) {
-	get := func(k []byte) []byte {
-		v, err := idx.GetInternal(k)
-		if err != nil {
-			r.index("the text index %s: %v", path, err)
-		}
-		return v
-	}
-	if !bytes.Equal(get(keyMapping), mappingDigest()) {
-		r.index("the text index %s was built by another version", path)
-		return
-	}
-	if id := get(keyIndexStoreID); len(id) > 0 && !bytes.Equal(id, rs.id) {
-		r.index("the text index %s belongs to another data directory", path)
-		return
-	}
-	done := seqOf(get(keySeq))
+func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, expect map[string]bool, rs recordState, r *Report) {
+	why, done, err := textProblem(idx, ns, rs)
 	switch {
-	case done < rs.trimmed:
-		r.index("the text index %s is older than the records (it applied journal entry %d, the records trimmed up to %d)", path, done, rs.trimmed)
+	case err != nil:
+		r.index("namespace %q: the text index %s: %v", ns, path, err)
 		return
-	case rs.lastSeq > 0 && done > rs.lastSeq:
-		r.index("the text index %s is newer than the records (it applied journal entry %d, the records wrote up to %d)", path, done, rs.lastSeq)
+	case why != "":
+		r.index("namespace %q: %s (%s)", ns, why, path)
 		return
-	}
-	if done < rs.lastSeq {
+	case done < rs.text[ns]:
 		// journal entries not yet applied: the next open applies them, so
 		// the documents may differ until then
 		return
@@ -365,7 +376,7 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path string, expec
 		r.IndexDocuments++
 		seen[k] = true
 		if !expect[k] {
-			r.index("the text index holds a document %q that no record makes", k)
+			r.index("namespace %q: the text index holds a document %q that no record makes", ns, k)
 		}
 	}
 	missing := 0
@@ -375,6 +386,6 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path string, expec
 		}
 	}
 	if missing > 0 {
-		r.index("the text index lacks %d of the %d documents the records make", missing, len(expect))
+		r.index("namespace %q: the text index lacks %d of the %d documents the records make", ns, missing, len(expect))
 	}
 }

@@ -58,12 +58,10 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		hurt       func(t *testing.T, st *Store)
 	}{
 		{"index lost a document", "lacks 1 of the 42 documents", true, func(t *testing.T, st *Store) {
-			st.flush()
-			st.index.Delete(key("default", "s:3"))
+			st.indexOf(t, "default").Delete(key("default", "s:3"))
 		}},
 		{"index holds a stray document", `holds a document "default\x1fghost"`, true, func(t *testing.T, st *Store) {
-			st.flush()
-			st.index.Index(key("default", "ghost"), map[string]any{"text": "boo"})
+			st.indexOf(t, "default").Index(key("default", "ghost"), map[string]any{"text": "boo"})
 		}},
 		{"vectors lost", `memory "s:5" of namespace "default" has no vectors`, false, func(t *testing.T, st *Store) {
 			st.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketVec).Delete([]byte(key("default", "s:5"))) })
@@ -107,7 +105,7 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 	t.Run("index missing", func(t *testing.T) {
 		dir, st := build(t)
 		st.Close()
-		os.RemoveAll(filepath.Join(dir, "index.bleve"))
+		os.RemoveAll(filepath.Join(dir, textDir))
 		if r := check(t, dir); len(r.Index) != 1 || !strings.Contains(r.Index[0], "is missing") {
 			t.Errorf("index problems %q", r.Index)
 		}

@@ -49,13 +49,16 @@ func damagedFile(path string, cause any) error {
 // damage bbolt meets at open into ErrDamaged.
 func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 	path := filepath.Join(dir, recordFile)
-	index := filepath.Join(dir, "index.bleve")
+	index := filepath.Join(dir, textDir)
+	if hasSegments(filepath.Join(dir, legacyIndex)) {
+		index = filepath.Join(dir, legacyIndex)
+	}
 	fi, serr := os.Stat(path)
 	switch {
-	case errors.Is(serr, fs.ErrNotExist) && hasSegments(index):
-		return nil, fmt.Errorf("%w: the record file %s is missing, but the text index %s holds documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
-	case serr == nil && fi.Size() == 0 && hasSegments(index):
-		return nil, fmt.Errorf("%w: the record file %s is empty, but the text index %s holds documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
+	case errors.Is(serr, fs.ErrNotExist) && anyHasSegments(dir):
+		return nil, fmt.Errorf("%w: the record file %s is missing, but the text indexes in %s hold documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
+	case serr == nil && fi.Size() == 0 && anyHasSegments(dir):
+		return nil, fmt.Errorf("%w: the record file %s is empty, but the text indexes in %s hold documents: restore the record file from a backup (agentmem stopped); to start an empty store instead, move %s away", ErrDamaged, path, index, index)
 	case serr == nil && fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a directory, not a record file", ErrDamaged, path)
 	}

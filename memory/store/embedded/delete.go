@@ -12,20 +12,21 @@ import (
 	"agentmem/memory"
 )
 
-// Delete removes what sel selects from the records, the index and RAM.
+// Delete removes what sel selects from the records, the index and RAM; a
+// namespace left without memories loses its index.
 func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.flushLocked(); err != nil {
+	if err := s.flushText(sel.Namespace); err != nil {
 		return 0, err
 	}
-	var keys, dels []string
-	var docs map[string]any
+	var keys []string
 	var seq uint64
 	deleted := 0
+	emptied := false // the namespace holds no memory any more
 	var ids = map[string]bool{}
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
@@ -89,8 +90,13 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 			}
 		}
 		var err error
-		seq, err = s.journal(tx, keys)
-		return err
+		if seq, err = s.journal(tx, keys, true); err != nil {
+			return err
+		}
+		if emptied = isEmpty(mem, sel.Namespace); emptied {
+			return forgetText(tx, sel.Namespace)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("deleting: %w", err)
@@ -98,29 +104,46 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	if deleted == 0 {
 		return 0, nil
 	}
-	// the documents are derived from the committed records, in a
-	// transaction of their own (see affected)
-	if err := s.view(func(tx *bolt.Tx) error {
-		var err error
-		docs, dels, err = derive(tx, keys)
-		return err
-	}); err != nil {
-		return 0, fmt.Errorf("deleting: deriving the index documents: %w", err)
-	}
 	s.seq = seq
-	b := s.index.NewBatch()
-	for _, k := range dels {
-		b.Delete(k)
+	if emptied {
+		// its index goes with it (a crash first: the next open removes it)
+		err = s.dropText(sel.Namespace)
+	} else {
+		err = s.unindex(ctx, sel.Namespace, seq, keys)
 	}
-	for k, d := range docs {
-		if err := b.Index(k, d); err != nil {
-			return 0, fmt.Errorf("re-indexing %q: %w", k, err)
-		}
-	}
-	b.SetInternal(keySeq, seqKey(seq))
-	if err := s.index.Batch(b); err != nil {
-		return 0, fmt.Errorf("removing from the index: %w", err)
+	if err != nil {
+		return 0, err
 	}
 	s.vecRemove(sel.Namespace, slices.Collect(maps.Keys(ids)))
 	return deleted, nil
+}
+
+// isEmpty reports whether namespace ns holds no memory in mem.
+func isEmpty(mem *bolt.Bucket, ns string) bool {
+	prefix := []byte(ns + "\x1f")
+	k, _ := mem.Cursor().Seek(prefix)
+	return k == nil || !bytes.HasPrefix(k, prefix)
+}
+
+// unindex applies the delete journalled as seq, which changed the documents
+// of keys, to ns's index. The documents are derived from the committed
+// records, in a transaction of their own (see affected).
+func (s *Store) unindex(ctx context.Context, ns string, seq uint64, keys []string) error {
+	t := s.texts[ns]
+	if t == nil {
+		return nil
+	}
+	if err := s.use(ctx, t); err != nil {
+		return err
+	}
+	b := t.idx.NewBatch()
+	if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, keys) }); err != nil {
+		return fmt.Errorf("deleting: deriving the index documents: %w", err)
+	}
+	b.SetInternal(keySeq, seqKey(seq))
+	if err := t.idx.Batch(b); err != nil {
+		return fmt.Errorf("removing from the index: %w", err)
+	}
+	t.q = seq
+	return nil
 }

@@ -21,3 +21,11 @@ func SetSnapshotMin(n int) int {
 	snapshotMin = n
 	return old
 }
+
+// SetMaxOpen sets how many text indexes stay open at most, returning the
+// previous value.
+func SetMaxOpen(n int) int {
+	old := maxOpen
+	maxOpen = n
+	return old
+}

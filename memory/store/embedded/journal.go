@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
@@ -23,8 +24,10 @@ func seqKey(n uint64) []byte {
 	return b[:]
 }
 
-// journal appends an entry in tx and returns its sequence number.
-func (s *Store) journal(tx *bolt.Tx, keys []string) (uint64, error) {
+// journal appends an entry in tx and returns its sequence number. When
+// text is set, the entry changes the text documents of its keys'
+// namespaces, whose indexes must apply it (see text.go).
+func (s *Store) journal(tx *bolt.Tx, keys []string, text bool) (uint64, error) {
 	v, err := json.Marshal(entry{Keys: keys})
 	if err != nil {
 		return 0, err
@@ -33,37 +36,34 @@ func (s *Store) journal(tx *bolt.Tx, keys []string) (uint64, error) {
 	if err := tx.Bucket(bucketMeta).Put(keyLastSeq, seqKey(n)); err != nil {
 		return 0, err
 	}
+	if text {
+		if err := markText(tx, n, keys); err != nil {
+			return 0, err
+		}
+	}
 	return n, tx.Bucket(bucketJournal).Put(seqKey(n), v)
 }
 
-// indexedSeq is the last journal entry whose effect the index has persisted.
-func (s *Store) indexedSeq() (uint64, error) {
-	v, err := s.index.GetInternal(keySeq)
-	if err != nil || len(v) != 8 {
-		return 0, err
-	}
-	return binary.BigEndian.Uint64(v), nil
-}
-
-// errJournal is an unreadable journal entry: the index is then rebuilt
-// from the records, which the journal only points into.
+// errJournal is an unreadable journal entry: the indexes it may concern are
+// then rebuilt from the records, which the journal only points into.
 var errJournal = errors.New("the journal holds an unreadable entry")
 
-// replay applies to the index every journal entry it had not persisted, then
-// drops the entries it had (what the index read back at open is on disk)
-// that no vector snapshot needs (see snapshot.go).
-func (s *Store) replay(ctx context.Context) error {
-	done, err := s.indexedSeq()
-	if err != nil {
-		return err
+// replay applies to each index of lagging (namespace: the last entry it
+// applied) the journal entries after that one that concern its namespace.
+func (s *Store) replay(ctx context.Context, lagging map[string]uint64) error {
+	if len(lagging) == 0 {
+		return nil
 	}
-	s.seq = max(s.seq, done)
-	b := s.index.NewBatch()
+	from := uint64(math.MaxUint64)
+	for _, q := range lagging {
+		from = min(from, q)
+	}
+	batches := map[string]*bleve.Batch{}
 	var last uint64
 	n := 0
-	err = s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketJournal).Cursor()
-		for k, v := c.Seek(seqKey(done + 1)); k != nil; k, v = c.Next() {
+		for k, v := c.Seek(seqKey(from + 1)); k != nil; k, v = c.Next() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -74,54 +74,61 @@ func (s *Store) replay(ctx context.Context) error {
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("%w: entry %d: %v", errJournal, seqOf(k), err)
 			}
-			docs, dels, err := derive(tx, e.Keys)
-			if err != nil {
-				return err
-			}
-			for key, d := range docs {
-				if err := b.Index(key, d); err != nil {
+			last = seqOf(k)
+			for ns, keys := range byNamespace(e.Keys) {
+				if q, ok := lagging[ns]; !ok || last <= q {
+					continue
+				}
+				if batches[ns] == nil {
+					batches[ns] = s.texts[ns].idx.NewBatch()
+				}
+				if err := applyTo(tx, batches[ns], keys); err != nil {
 					return err
 				}
+				n += len(keys)
 			}
-			for _, key := range dels {
-				b.Delete(key)
-			}
-			n += len(e.Keys)
-			last = binary.BigEndian.Uint64(k)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if last > 0 {
+	for ns, b := range batches {
 		b.SetInternal(keySeq, seqKey(last))
-		if err := s.index.Batch(b); err != nil {
+		if err := s.texts[ns].idx.Batch(b); err != nil {
 			return err
 		}
-		s.log.Info("index caught up from journal", "entries", last-done, "documents", n)
+		s.texts[ns].q = last
 	}
-	done = min(done, s.vecFloor())
-	return s.update(func(tx *bolt.Tx) error { return trim(tx, done) })
-}
-
-// flushLocked sends the pending batch to the index. Callers hold s.mu.
-func (s *Store) flushLocked() error {
-	if s.npend == 0 {
-		return nil
-	}
-	b := s.pending
-	s.pending, s.npend = nil, 0
-	if err := s.index.Batch(b); err != nil {
-		// The records and journal are durable; the next Open replays them.
-		return fmt.Errorf("indexing: %w", err)
+	if len(batches) > 0 {
+		s.log.Info("text indexes caught up from the journal", "namespaces", len(batches), "entries", last-from, "documents", n)
 	}
 	return nil
 }
 
-func (s *Store) queue() *bleve.Batch {
-	if s.pending == nil {
-		s.pending = s.index.NewBatch()
+// byNamespace groups index keys by their namespace.
+func byNamespace(keys []string) map[string][]string {
+	out := map[string][]string{}
+	for _, k := range keys {
+		ns, _ := splitKey(k)
+		out[ns] = append(out[ns], k)
 	}
-	return s.pending
+	return out
+}
+
+// applyTo adds to b the documents of keys as the records in tx make them.
+func applyTo(tx *bolt.Tx, b *bleve.Batch, keys []string) error {
+	docs, dels, err := derive(tx, keys)
+	if err != nil {
+		return err
+	}
+	for k, d := range docs {
+		if err := b.Index(k, d); err != nil {
+			return err
+		}
+	}
+	for _, k := range dels {
+		b.Delete(k)
+	}
+	return nil
 }

@@ -165,15 +165,14 @@ func (s *Store) SetVectors(ctx context.Context, ms []memory.Memory) error {
 		// journalled, so that a vector snapshot older than this write is
 		// brought up to date at open (snapshot.go)
 		var err error
-		seq, err = s.journal(tx, keys)
+		seq, err = s.journal(tx, keys, false)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("storing the vectors of %d memories: %w", len(ms), err)
 	}
 	if seq > 0 {
-		// the index's text is unchanged: it has applied this entry already
-		s.queue().SetInternal(keySeq, seqKey(seq))
+		// the text is unchanged: no index needs this entry
 		s.seq = seq
 	}
 	return s.vecPut(set)

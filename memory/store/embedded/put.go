@@ -26,9 +26,9 @@ func sessionPrefix(ns, session string) []byte {
 	return k[:len(k)-4]
 }
 
-// Put stores ms in one fsync'd transaction: all or none. The index learns
-// of them in the next batch (at most flushAt documents later, or before the
-// next search), and the journal covers a crash in between.
+// Put stores ms in one fsync'd transaction: all or none. Their namespaces'
+// indexes learn of them in the next batch (at most flushAt documents later,
+// or before the next search), and the journal covers a crash in between.
 func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	if len(ms) == 0 {
 		return nil
@@ -83,7 +83,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		// their pages: journalled, then derived for the index
 		keys = affected(tx, ms)
 		var err error
-		if seq, err = s.journal(tx, keys); err != nil {
+		if seq, err = s.journal(tx, keys, true); err != nil {
 			return err
 		}
 		docs, dels, err = derive(tx, keys)
@@ -93,23 +93,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		return fmt.Errorf("writing %d memories: %w", len(ms), err)
 	}
 	s.seq = seq
-
-	for _, m := range ms {
-		s.namespaces[m.Namespace] = true
+	if err := s.stage(ctx, seq, keys, docs, dels); err != nil {
+		return err
 	}
-	b := s.queue()
-	for _, k := range keys {
-		if d, ok := docs[k]; ok {
-			if err := b.Index(k, d); err != nil {
-				return fmt.Errorf("indexing %q: %w", k, err)
-			}
-		}
-	}
-	for _, k := range dels {
-		b.Delete(k)
-	}
-	b.SetInternal(keySeq, seqKey(seq))
-	s.npend += len(keys)
 
 	if err := s.vecPut(ms); err != nil {
 		return err

@@ -38,7 +38,7 @@ func TestRebuildTextRestoresDocuments(t *testing.T) {
 		t.Fatalf("found %d of 50 before the damage", n)
 	}
 	for n := range 30 {
-		if err := st.index.Delete(key("default", memory.MemoryID("s", n))); err != nil {
+		if err := st.indexOf(t, "default").Delete(key("default", memory.MemoryID("s", n))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -73,15 +73,24 @@ func found(t *testing.T, st memory.Store) int {
 // by BM25 again.
 func TestIndexLossRebuilt(t *testing.T) {
 	const sessions, turns = 22, 10
-	index := func(dir string) string { return filepath.Join(dir, "index.bleve") }
+	// the index of namespace "default", the only one
+	index := func(dir string) string {
+		m, _ := filepath.Glob(filepath.Join(dir, "text", "*"))
+		if len(m) != 1 {
+			t.Fatalf("%d text indexes in %s, want 1", len(m), dir)
+		}
+		return m[0]
+	}
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, dir string)
 	}{
 		{"deleted", func(t *testing.T, dir string) { os.RemoveAll(index(dir)) }},
+		{"all deleted", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "text")) }},
 		{"emptied", func(t *testing.T, dir string) {
-			os.RemoveAll(index(dir))
-			os.Mkdir(index(dir), 0o700)
+			path := index(dir)
+			os.RemoveAll(path)
+			os.Mkdir(path, 0o700)
 		}},
 		{"segments deleted", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(index(dir), "store", "*.zap"))
@@ -94,9 +103,10 @@ func TestIndexLossRebuilt(t *testing.T) {
 		}},
 		{"another store's index", func(t *testing.T, dir string) {
 			other := t.TempDir()
-			openStore(t, other, nil).Close()
-			os.RemoveAll(index(dir))
-			os.Rename(index(other), index(dir))
+			fill(t, other, 0, 1, 1)
+			path := index(dir)
+			os.RemoveAll(path)
+			os.Rename(index(other), path)
 		}},
 		{"an older copy", func(t *testing.T, dir string) {
 			// the index as it was after the first two sessions, restored
@@ -107,8 +117,9 @@ func TestIndexLossRebuilt(t *testing.T) {
 				t.Fatal(err)
 			}
 			fill(t, dir, 2, sessions-2, turns)
-			os.RemoveAll(index(dir))
-			os.Rename(old, index(dir))
+			path := index(dir)
+			os.RemoveAll(path)
+			os.Rename(old, path)
 		}},
 	}
 	for _, c := range cases {

@@ -1,11 +1,15 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bolt "go.etcd.io/bbolt"
 
@@ -16,15 +20,15 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
-	if err := s.flush(); err != nil {
+	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
+	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	defer unlock()
 
 	pool := q.PoolSize()
 	var text, vec []hybrid.Ranked
-	var err, verr error
+	var verr error
 	wantVec := q.Fusion != memory.TextOnly && q.Vector != nil
 	var wg sync.WaitGroup
 	if wantVec {
@@ -44,15 +48,15 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		for i, v := range vec {
 			ids[i] = key(q.Namespace, v.ID)
 		}
-		if tq := hybrid.RerankQuery(q, ids); tq != nil {
-			text, err = s.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
+		if tq := hybrid.RerankQuery(q, ids); tq != nil && t != nil {
+			text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
 		}
 	default:
-		// the shared tree (hybrid.SearchRequest), run with its filter as
-		// a non-scoring clause: the same ranking, less work
-		if tq := s.textQuery(q); tq != nil {
+		// the shared tree (hybrid.SearchRequest) without the namespace
+		// filter, which the namespace's own index does not need
+		if tq := textQuery(q); tq != nil && t != nil {
 			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
-			text, err = s.text(ctx, r)
+			text, err = t.text(ctx, r)
 		}
 	}
 	wg.Wait()
@@ -63,8 +67,8 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, verr
 	}
 	var sessions []hybrid.Ranked
-	if r := hybrid.PageRequest(q, sessionPages); r != nil {
-		if sessions, err = s.pages(ctx, r); err != nil {
+	if r := hybrid.PageRequest(q, sessionPages); r != nil && t != nil {
+		if sessions, err = t.pages(ctx, r); err != nil {
 			return nil, err
 		}
 	}
@@ -86,8 +90,8 @@ var sequential = false
 const sessionPages = 50
 
 // pages runs a page search and returns each page's session and score.
-func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.searchText(ctx, r)
+func (t *textIndex) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
+	res, err := t.search(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("session search: %w", err)
 	}
@@ -101,8 +105,8 @@ func (s *Store) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ran
 	return out, nil
 }
 
-func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := s.searchText(ctx, r)
+func (t *textIndex) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
+	res, err := t.search(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("text search: %w", err)
 	}
@@ -115,15 +119,39 @@ func (s *Store) text(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Rank
 	return out, nil
 }
 
-// searchText runs r with BM25 statistics that depend only on the documents
-// stored, not on the index's segments (see hybrid.BM25Context): the same
-// memories score the same in a store with a history and in its import.
-func (s *Store) searchText(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	n, err := s.index.DocCount()
+// search runs r with BM25 statistics that depend only on the documents
+// stored in the namespace, not on the index's segments (see
+// hybrid.BM25Context): the same memories score the same in a store with a
+// history and in its import, and whatever other namespaces hold.
+//
+// Equal scores at the cut are decided by document id: bleve decides them
+// by its internal order, which depends on how the documents were batched
+// and merged, so the same memories could make different candidates from
+// one run to the next. search asks for more hits than r does, as many
+// times more as it takes to hold every hit that scores as the last one
+// kept (duplicated turns score the same), then keeps r's number in order
+// of score and id.
+func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	n, err := t.idx.DocCount()
 	if err != nil {
 		return nil, err
 	}
-	return s.index.SearchInContext(hybrid.BM25Context(ctx, n), r)
+	ctx = hybrid.BM25Context(ctx, n)
+	size := r.Size
+	for want := 2 * size; ; want *= 2 {
+		r.Size = want
+		res, err := t.idx.SearchInContext(ctx, r)
+		if err != nil || len(res.Hits) <= size {
+			return res, err
+		}
+		if len(res.Hits) < want || res.Hits[want-1].Score < res.Hits[size-1].Score {
+			slices.SortStableFunc(res.Hits, func(a, b *search.DocumentMatch) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+			})
+			res.Hits = res.Hits[:size]
+			return res, nil
+		}
+	}
 }
 
 // load reads the memories of the fused candidates; one deleted since it
@@ -147,49 +175,14 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 	return out, err
 }
 
-// flush makes every acknowledged write searchable.
-func (s *Store) flush() error {
-	s.mu.RLock()
-	n := s.npend
-	s.mu.RUnlock()
-	if n == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.flushLocked()
-}
-
-// textQuery is q's text query as the embedded store runs it: filtered(q),
-// or only its scoring part when the filter selects every document (the
-// index holds no namespace but q's, and q has no session or date bound).
-func (s *Store) textQuery(q memory.Query) query.Query {
-	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() && len(s.namespaces) == 1 && s.namespaces[q.Namespace] {
+// textQuery is q's text query as the embedded store runs it in q's
+// namespace's index: only the scoring part of the shared tree when q has
+// no session or date bound, else filtered(q).
+func textQuery(q memory.Query) query.Query {
+	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() {
 		return hybrid.TextMatch(q)
 	}
 	return filtered(q)
-}
-
-// loadNamespaces reads the namespaces the text index holds (its terms of
-// the namespace field). Put adds to them; a namespace emptied by a delete
-// stays, so the set never misses one.
-func (s *Store) loadNamespaces() error {
-	s.namespaces = map[string]bool{}
-	d, err := s.index.FieldDict(hybrid.FieldNamespace)
-	if err != nil {
-		return fmt.Errorf("reading the text index's namespaces: %w", err)
-	}
-	defer d.Close()
-	for {
-		e, err := d.Next()
-		if err != nil {
-			return fmt.Errorf("reading the text index's namespaces: %w", err)
-		}
-		if e == nil {
-			return nil
-		}
-		s.namespaces[e.Term] = true
-	}
 }
 
 // filtered is q's text query with its filter as a clause: the scoring

@@ -1,7 +1,11 @@
 // Package embedded is the zero-setup store: memory records in a bbolt file,
-// their text in a bleve (scorch) index with BM25 scoring, and their vectors
-// in RAM per namespace (package vectors: int8 scan, exact re-score,
-// snapshots). Everything lives in one data directory.
+// their text in a bleve (scorch) index per namespace with BM25 scoring, and
+// their vectors in RAM per namespace (package vectors: int8 scan, exact
+// re-score, snapshots). Everything lives in one data directory:
+//
+//	memories.db          the records, the journal (bbolt): the source of truth
+//	text/<hash of ns>/   the text index of namespace ns (text.go)
+//	vectors/             the vector snapshots (snapshot.go)
 //
 // Why bbolt for the records: a single-file, pure-Go, ACID key/value store
 // with fsync'd transactions is exactly what "an acknowledged remember
@@ -9,9 +13,9 @@
 // unused, since bleve does the searching.
 //
 // The bbolt file is the source of truth. Every write also appends to a
-// journal in the same transaction; the bleve index records the last journal
-// entry it applied (in the same batch as the documents), and Open replays
-// whatever the index had not persisted when the process died.
+// journal in the same transaction; each namespace's bleve index records the
+// last journal entry it applied (in the same batch as the documents), and
+// Open replays whatever an index had not persisted when the process died.
 package embedded
 
 import (
@@ -25,7 +29,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
@@ -40,12 +43,13 @@ var (
 
 	keyEmbedder = []byte("embedder")
 	keyDims     = []byte("dims")
-	keySeq      = []byte("seq") // bleve internal: last applied journal entry
+	keySeq      = []byte("seq") // bleve internal: last journal entry applied
 )
 
-// flushAt is how many pending documents trigger an index batch: bleve
-// indexes batches of about a thousand documents much faster than many small
-// ones, so bulk ingest accumulates and a search flushes first.
+// flushAt is how many pending documents, over every namespace, trigger the
+// indexes' batches: bleve indexes batches of about a thousand documents
+// much faster than many small ones, so bulk ingest accumulates and a search
+// flushes its namespace first.
 const flushAt = 1000
 
 // Options configure Open.
@@ -65,20 +69,19 @@ type Options struct {
 
 // Store is the embedded memory.Store.
 type Store struct {
-	dir   string
-	db    *bolt.DB
-	index bleve.Index
-	log   *slog.Logger
+	dir     string
+	db      *bolt.DB
+	storeID []byte // the records' id, which every index records
+	log     *slog.Logger
 
-	// mu orders writers against each other and against flushes; vec and
-	// pending are guarded by it.
-	mu  sync.RWMutex
-	vec *vecSide // the vector side (vectors.go)
-	// namespaces holds every namespace the text index may hold (search.go)
-	namespaces map[string]bool
-	pending    *bleve.Batch
-	npend      int
-	seq        uint64 // last journal entry written
+	// mu orders writers against each other and against flushes; vec,
+	// texts and their pending batches are guarded by it.
+	mu    sync.RWMutex
+	vec   *vecSide              // the vector side (vectors.go)
+	texts map[string]*textIndex // the text index of each namespace (text.go)
+	npend int                   // documents pending in all texts' batches
+	seq   uint64                // last journal entry written
+	clock atomic.Uint64         // orders the texts' uses (text.go: evict)
 
 	embedderID string
 	dims       int
@@ -104,9 +107,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	s := &Store{dir: dir, db: db, log: opts.Logger}
 	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
-		if s.index != nil {
-			s.index.Close()
-		}
+		s.closeText()
 		return nil, err
 	}
 	return s, nil
@@ -146,11 +147,8 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	if err := s.loadVectors(); err != nil {
 		return err
 	}
-	// opens the index, replays the journal, rebuilds when stale (rebuild.go)
-	if err := s.openIndex(ctx); err != nil {
-		return err
-	}
-	return s.loadNamespaces()
+	// opens the indexes, replays the journal, rebuilds the stale (rebuild.go)
+	return s.openText(ctx)
 }
 
 func describe(id string, dims int) string {
@@ -187,7 +185,7 @@ func (s *Store) Close() error {
 		// the records are intact; the next open reads them instead
 		s.log.Warn("saving the vector snapshots", "err", err)
 	}
-	if cerr := s.index.Close(); err == nil {
+	if cerr := s.closeText(); err == nil {
 		err = cerr
 	}
 	forgetFile(s.db, false) // damage.go

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -60,10 +61,12 @@ func BenchmarkTextSide(b *testing.B) {
 		w := strings.Fields(texts[r.IntN(len(texts))])
 		qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
 	}
+	s.indexOf(b, ns)
+	ti := s.texts[ns]
 	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
 		// what the segment count costs: merge into one first (this
 		// rewrites the index in place)
-		adv, err := s.index.Advanced()
+		adv, err := ti.idx.Advanced()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +78,7 @@ func BenchmarkTextSide(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	stats := s.index.StatsMap()
+	stats := ti.idx.StatsMap()
 	var keys []string
 	for k, v := range flatten("", stats) {
 		if strings.Contains(strings.ToLower(k), "segment") || strings.Contains(k, "doc") {
@@ -90,7 +93,7 @@ func BenchmarkTextSide(b *testing.B) {
 			i := 0
 			cpu0 := cpuTime()
 			for b.Loop() {
-				if _, err := s.index.Search(mk(qs[i%len(qs)])); err != nil {
+				if _, err := ti.idx.Search(mk(qs[i%len(qs)])); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -106,11 +109,11 @@ func BenchmarkTextSide(b *testing.B) {
 	}
 	// the filter clause must rank exactly as the tree does
 	for _, q := range qs[:50] {
-		a, err := s.text(context.Background(), hybrid.SearchRequest(q))
+		a, err := ti.text(context.Background(), hybrid.SearchRequest(q))
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := s.text(context.Background(), req(filtered(q), q))
+		c, err := ti.text(context.Background(), req(filtered(q), q))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -130,6 +133,52 @@ func BenchmarkTextSide(b *testing.B) {
 		q.Weights.Session = 1
 		return hybrid.PageRequest(q, sessionPages)
 	}))
+	// the store's own call (textIndex.search: BM25 statistics, and equal
+	// scores at the cut decided by id) against the bare search of the
+	// same request with the same statistics
+	ties := 0
+	docs, err := ti.idx.DocCount()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range qs {
+		r := req(textQuery(q), q)
+		r.Size++
+		res, err := ti.idx.SearchInContext(hybrid.BM25Context(context.Background(), docs), r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(res.Hits); n == r.Size && res.Hits[n-1].Score == res.Hits[n-2].Score {
+			ties++
+		}
+	}
+	b.Logf("%d of %d queries have equal scores across the pool's cut", ties, len(qs))
+	store := func(tieCut bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			n, err := ti.idx.DocCount()
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				r := req(textQuery(q), q)
+				if tieCut {
+					_, err = ti.search(context.Background(), r)
+				} else {
+					_, err = ti.idx.SearchInContext(hybrid.BM25Context(context.Background(), n), r)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+		}
+	}
+	b.Run("store-bare", store(false))
+	b.Run("store-tie-cut", store(true))
 }
 
 // cpuTime is the process's CPU time (user + system).
@@ -157,7 +206,7 @@ func flatten(prefix string, m map[string]any) map[string]any {
 
 // The store's text query (the filter as a non-scoring clause) ranks
 // exactly as the shared tree does, with and without session and date
-// filters, in a store of two namespaces.
+// filters, in a namespace of a store of two.
 func TestFilterClauseRanksAsTree(t *testing.T) {
 	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
 	if err != nil {
@@ -183,9 +232,7 @@ func TestFilterClauseRanksAsTree(t *testing.T) {
 	if err := s.Put(context.Background(), ms); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.flush(); err != nil {
-		t.Fatal(err)
-	}
+	s.indexOf(t, "a")
 	for i := range 30 {
 		q := memory.Query{Namespace: "a", Text: sentence(4), K: 10}
 		switch i % 3 {
@@ -194,12 +241,12 @@ func TestFilterClauseRanksAsTree(t *testing.T) {
 		case 2:
 			q.After, q.Before = time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 20, 0, 0, 0, 0, time.UTC)
 		}
-		want, err := s.text(context.Background(), hybrid.SearchRequest(q))
+		want, err := s.texts["a"].text(context.Background(), hybrid.SearchRequest(q))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := bleve.NewSearchRequestOptions(filtered(q), q.PoolSize(), 0, false)
-		got, err := s.text(context.Background(), r)
+		got, err := s.texts["a"].text(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,10 +256,10 @@ func TestFilterClauseRanksAsTree(t *testing.T) {
 	}
 }
 
-// A store of one namespace runs the text side without the namespace filter;
-// once another namespace is written (or is found in the index at open),
-// the filter is back: no recall ever returns another namespace's memory.
-func TestTextSideOneNamespace(t *testing.T) {
+// Each namespace has an index of its own, created by its first write,
+// opened again at open, and removed with its last memory; no recall ever
+// returns another namespace's memory.
+func TestTextIndexPerNamespace(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(context.Background(), dir, Options{NoSync: true})
 	if err != nil {
@@ -243,42 +290,43 @@ func TestTextSideOneNamespace(t *testing.T) {
 				t.Errorf("namespace %s: a hit from namespace %s", ns, h.Memory.Namespace)
 			}
 		}
-		// the text side itself (a memory of another namespace would be
-		// dropped when loaded, but would take a place in the pool)
-		q := memory.Query{Namespace: ns, Text: "greyhound beach", K: 10}
-		res, err := s.index.Search(bleve.NewSearchRequestOptions(s.textQuery(q), 30, 0, false))
-		if err != nil {
-			t.Fatal(err)
+	}
+	indexes := func(s *Store, want ...string) {
+		t.Helper()
+		if got := s.textNames(); !reflect.DeepEqual(got, want) {
+			t.Errorf("indexes of namespaces %q, want %q", got, want)
 		}
-		for _, h := range res.Hits {
-			if got, _ := splitKey(h.ID); got != ns {
-				t.Errorf("namespace %s: the text side found %q", ns, h.ID)
-			}
+		dirs, _ := os.ReadDir(filepath.Join(dir, textDir))
+		if len(dirs) != len(want) {
+			t.Errorf("%d index directories for %d namespaces", len(dirs), len(want))
 		}
 	}
 	put(s, "a")
 	search(s, "a", 5)
+	search(s, "b", 0)
 	s.Close()
 	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(s.namespaces, map[string]bool{"a": true}) {
-		t.Fatalf("namespaces read at open: %v", s.namespaces)
-	}
+	indexes(s, "a")
 	search(s, "a", 5)
 	put(s, "b")
+	indexes(s, "a", "b")
 	search(s, "a", 5)
 	search(s, "b", 5)
 	if _, err := s.Delete(context.Background(), memory.Selector{Namespace: "b", All: true}); err != nil {
 		t.Fatal(err)
 	}
+	indexes(s, "a")
 	search(s, "a", 5)
+	search(s, "b", 0)
 	put(s, "b")
 	s.Close()
 	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	indexes(s, "a", "b")
 	search(s, "a", 5)
 	search(s, "b", 5)
 }

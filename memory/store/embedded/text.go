@@ -1,0 +1,389 @@
+package embedded
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory/hybrid"
+)
+
+// The text side is one bleve index per namespace, in text/<hash of the
+// namespace>/ of the data directory: BM25's statistics (the document
+// count, how many documents hold a word, field lengths) are then the
+// namespace's own, so no namespace's scores or order depend on, or reveal,
+// what another holds. Each index records, as bleve internal values, the
+// namespace it holds (checked when opened: the directory name is a hash,
+// never the name itself), the store it belongs to, the mapping it was
+// built with, and the last journal entry it applied.
+//
+// The records remember, per namespace, the last journal entry that changed
+// its text documents (bucketText, written in the entry's transaction), and
+// the last one its index was known, at the last Close, to have persisted
+// (bucketApplied). An index that applied the former is up to date however
+// old its own sequence is: a namespace nobody writes to never holds the
+// journal back. One that may not have (a crash since it was written) is
+// opened at Open and brought up to date from the journal, or rebuilt from
+// the records when the journal no longer reaches back to it.
+//
+// The other indexes are opened at their first use, and checked then (see
+// use); at most maxOpen stay open, the least recently used being closed
+// (scorch holds three goroutines and a file per segment for each open
+// index; opening one takes about 1.5 ms). A namespace emptied by a delete
+// loses its index; the first write to a namespace creates it.
+
+const (
+	textDir = "text"
+	// legacyIndex is the single index of every namespace that data
+	// directories held before; Open rebuilds it per namespace.
+	legacyIndex = "index.bleve"
+)
+
+var (
+	// bucketText maps a namespace to the last journal entry that changed
+	// its text documents, bucketApplied to the last one its index had
+	// persisted at the last Close.
+	bucketText    = []byte("text")
+	bucketApplied = []byte("text-applied")
+
+	// keyNamespace is the bleve internal key naming the namespace an
+	// index holds.
+	keyNamespace = []byte("namespace")
+)
+
+// maxOpen is how many text indexes stay open at most.
+var maxOpen = 64
+
+// textIndex is the text index of one namespace, with the documents queued
+// for its next batch.
+type textIndex struct {
+	ns, path string
+	idx      bleve.Index // nil while closed
+	checked  bool        // checked against the records since Open
+	q        uint64      // the last journal entry it is known to have persisted
+	pending  *bleve.Batch
+	pseq     uint64 // the last journal entry pending
+	npend    int
+	used     atomic.Uint64 // when it was last used (Store.clock)
+}
+
+// textPath is the directory of ns's index in the store directory dir.
+func textPath(dir, ns string) string {
+	sum := sha256.Sum256([]byte(ns))
+	return filepath.Join(dir, textDir, hex.EncodeToString(sum[:16]))
+}
+
+// createText creates ns's index at path. A complete one (an empty index is
+// all of a namespace before its first write) records its mapping and that
+// it applied every journal entry up to seq; a rebuild records them once it
+// is done (rebuildNamespace).
+func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.Index, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	idx, err := bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
+	if err != nil {
+		return nil, fmt.Errorf("creating the text index %s: %w", path, err)
+	}
+	b := idx.NewBatch()
+	b.SetInternal(keyIndexStoreID, s.storeID)
+	b.SetInternal(keyNamespace, []byte(ns))
+	if complete {
+		b.SetInternal(keyMapping, mappingDigest())
+		b.SetInternal(keySeq, seqKey(seq))
+	}
+	if err := idx.Batch(b); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("creating the text index %s: %w", path, err)
+	}
+	return idx, nil
+}
+
+// textFor returns ns's index, open, creating it (as having applied every
+// entry before seq) for a namespace's first write. Callers hold s.mu.
+func (s *Store) textFor(ctx context.Context, ns string, seq uint64) (*textIndex, error) {
+	if t := s.texts[ns]; t != nil {
+		return t, s.use(ctx, t)
+	}
+	t := &textIndex{ns: ns, path: textPath(s.dir, ns), checked: true, q: seq - 1}
+	idx, err := s.createText(ns, t.path, seq-1, true)
+	if err != nil {
+		return nil, err
+	}
+	t.idx = idx
+	t.used.Store(s.clock.Add(1))
+	s.texts[ns] = t
+	return t, s.evict(t)
+}
+
+// use opens t's index if it is closed, checking it at its first use since
+// Open (see check), and closes the least recently used others beyond
+// maxOpen. Callers hold s.mu.
+func (s *Store) use(ctx context.Context, t *textIndex) error {
+	t.used.Store(s.clock.Add(1))
+	if t.idx != nil {
+		return nil
+	}
+	if t.checked {
+		idx, err := bleve.Open(t.path)
+		if err == nil {
+			t.idx = idx
+			return s.evict(t)
+		}
+		t.checked = false // gone since: checked again, so rebuilt
+	}
+	if err := s.check(ctx, t); err != nil {
+		return err
+	}
+	return s.evict(t)
+}
+
+// evict closes the least recently used open indexes but keep while more
+// than maxOpen are open, sending their pending batches first. Callers hold
+// s.mu.
+func (s *Store) evict(keep *textIndex) error {
+	var open []*textIndex
+	for _, t := range s.texts {
+		if t.idx != nil && t != keep {
+			open = append(open, t)
+		}
+	}
+	excess := len(open) - maxOpen
+	if keep != nil && keep.idx != nil {
+		excess++
+	}
+	if excess <= 0 {
+		return nil
+	}
+	slices.SortFunc(open, func(a, b *textIndex) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
+	for _, t := range open[:excess] {
+		s.npend -= t.npend
+		if err := t.flush(); err != nil {
+			return err
+		}
+		err := t.idx.Close()
+		t.idx = nil
+		if err != nil {
+			return fmt.Errorf("closing the text index %s: %w", t.path, err)
+		}
+	}
+	return nil
+}
+
+// stage queues the documents of a journal entry (seq) in the batches of
+// their namespaces' indexes, a namespace at a time: an index closed (see
+// evict) between two of them holds all of the entry or none. Callers hold
+// s.mu.
+func (s *Store) stage(ctx context.Context, seq uint64, keys []string, docs map[string]any, dels []string) error {
+	gone := map[string]bool{}
+	for _, k := range dels {
+		gone[k] = true
+	}
+	byNS := byNamespace(keys)
+	for _, ns := range sortedKeys(byNS) {
+		t := s.texts[ns]
+		var err error
+		switch {
+		case t != nil:
+			err = s.use(ctx, t)
+		case slices.ContainsFunc(byNS[ns], func(k string) bool { _, ok := docs[k]; return ok }):
+			t, err = s.textFor(ctx, ns, seq)
+		default:
+			continue // only deletions, and no index to delete from
+		}
+		if err != nil {
+			return err
+		}
+		b := t.queue(seq)
+		for _, k := range byNS[ns] {
+			if d, ok := docs[k]; ok {
+				err = b.Index(k, d)
+			} else if gone[k] {
+				b.Delete(k)
+			}
+			if err != nil {
+				return fmt.Errorf("indexing %q: %w", k, err)
+			}
+			t.npend++
+			s.npend++
+		}
+	}
+	return nil
+}
+
+// queue is the batch of documents waiting for t's index; it records seq
+// as the last journal entry applied.
+func (t *textIndex) queue(seq uint64) *bleve.Batch {
+	if t.pending == nil {
+		t.pending = t.idx.NewBatch()
+	}
+	t.pending.SetInternal(keySeq, seqKey(seq))
+	t.pseq = seq
+	return t.pending
+}
+
+// flush sends t's pending batch to its index.
+func (t *textIndex) flush() error {
+	if t.pending == nil {
+		return nil
+	}
+	b := t.pending
+	t.pending, t.npend = nil, 0
+	if err := t.idx.Batch(b); err != nil {
+		// the records and journal are durable; the next Open replays them
+		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
+	}
+	t.q = t.pseq
+	return nil
+}
+
+// flushLocked sends every pending batch to its index. Callers hold s.mu.
+func (s *Store) flushLocked() error {
+	if s.npend == 0 {
+		return nil
+	}
+	for _, ns := range s.textNames() {
+		t := s.texts[ns]
+		s.npend -= t.npend
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	s.npend = 0
+	return nil
+}
+
+// flushText sends ns's pending batch to its index. Callers hold s.mu.
+func (s *Store) flushText(ns string) error {
+	t := s.texts[ns]
+	if t == nil {
+		return nil
+	}
+	s.npend -= t.npend
+	return t.flush()
+}
+
+// readText returns ns's index (nil when the namespace holds nothing), open
+// and with what was written to it flushed, with s.mu read-locked until
+// unlock is called.
+func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock func(), err error) {
+	ready := false
+	for {
+		s.mu.RLock()
+		t := s.texts[ns]
+		if t == nil || t.idx != nil && (t.npend == 0 || ready) {
+			if t != nil {
+				t.used.Store(s.clock.Add(1))
+			}
+			return t, s.mu.RUnlock, nil
+		}
+		s.mu.RUnlock()
+		// opening or flushing it needs the write lock; another writer may
+		// come in between, so its writes may wait for the next search
+		s.mu.Lock()
+		err := s.use(ctx, t)
+		if err == nil {
+			err = s.flushText(ns)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+		ready = true
+	}
+}
+
+// textNames lists the namespaces with an index, sorted.
+func (s *Store) textNames() []string {
+	return sortedKeys(s.texts)
+}
+
+// dropText removes ns's index: its namespace holds no memory any more.
+// Callers hold s.mu.
+func (s *Store) dropText(ns string) error {
+	t := s.texts[ns]
+	if t == nil {
+		return nil
+	}
+	s.npend -= t.npend
+	delete(s.texts, ns)
+	if t.idx != nil {
+		t.idx.Close()
+	}
+	if err := os.RemoveAll(t.path); err != nil {
+		return fmt.Errorf("removing the text index %s of emptied namespace %q: %w", t.path, ns, err)
+	}
+	return nil
+}
+
+// closeText records what each index has persisted (bucketApplied), so
+// that the next Open opens none it need not, and closes them. Callers
+// flushed them.
+func (s *Store) closeText() error {
+	err := s.update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bucketApplied)
+		if err != nil {
+			return err
+		}
+		for ns, t := range s.texts {
+			if t.checked && t.q > 0 {
+				if err := b.Put([]byte(ns), seqKey(t.q)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	for _, t := range s.texts {
+		if t.idx != nil {
+			err = errors.Join(err, t.idx.Close())
+			t.idx = nil
+		}
+	}
+	s.texts = nil
+	return err
+}
+
+// markText records in tx that entry seq changed the text documents of the
+// namespaces of keys.
+func markText(tx *bolt.Tx, seq uint64, keys []string) error {
+	b, err := tx.CreateBucketIfNotExists(bucketText)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, k := range keys {
+		ns, _ := splitKey(k)
+		if done[ns] {
+			continue
+		}
+		done[ns] = true
+		if err := b.Put([]byte(ns), seqKey(seq)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetText drops what the records say of ns's index, in the transaction
+// that deleted ns's last memory.
+func forgetText(tx *bolt.Tx, ns string) error {
+	for _, name := range [][]byte{bucketText, bucketApplied} {
+		if b := tx.Bucket(name); b != nil {
+			if err := b.Delete([]byte(ns)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
