@@ -51,8 +51,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		// the shared tree (hybrid.SearchRequest), run with its filter as
 		// a non-scoring clause: the same ranking, less work
 		if tq := s.textQuery(q); tq != nil {
-			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
-			text, err = s.text(ctx, r)
+			text, err = s.textTop(ctx, tq, pool) // MaxScore: maxscore.go
 		}
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -28,8 +29,11 @@ import (
 // shared with Couchbase (the filter a boost-0 conjunct), the same with the
 // filter as bleve's non-scoring filter clause, the match alone (no filter:
 // what the filter costs, valid in a one-namespace store), the BM25 match on
-// the text alone, and the session-page request. Queries are the first
-// words of 200 random stored turns. AGENTMEM_BENCH_FORCEMERGE=1 merges the
+// the text alone, the session-page request, and the store's MaxScore
+// evaluation of the match without and with the filter clause (checked
+// first to rank as bleve does). Queries are the first words of 200 random
+// stored turns, or the lines of AGENTMEM_BENCH_QUERIES (e.g. LongMemEval's
+// questions). AGENTMEM_BENCH_FORCEMERGE=1 merges the
 // index into one segment first (in place), to see what segments cost.
 func BenchmarkTextSide(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
@@ -56,9 +60,22 @@ func BenchmarkTextSide(b *testing.B) {
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	var qs []memory.Query
-	for range 200 {
-		w := strings.Fields(texts[r.IntN(len(texts))])
-		qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+	if path := os.Getenv("AGENTMEM_BENCH_QUERIES"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.TrimSpace(line) != "" {
+				qs = append(qs, memory.Query{Namespace: ns, Text: line, K: 10})
+			}
+		}
+	}
+	for len(qs) == 0 {
+		for range 200 {
+			w := strings.Fields(texts[r.IntN(len(texts))])
+			qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+		}
 	}
 	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
 		// what the segment count costs: merge into one first (this
@@ -105,7 +122,7 @@ func BenchmarkTextSide(b *testing.B) {
 		return r
 	}
 	// the filter clause must rank exactly as the tree does
-	for _, q := range qs[:50] {
+	for _, q := range qs[:min(50, len(qs))] {
 		a, err := s.text(context.Background(), hybrid.SearchRequest(q))
 		if err != nil {
 			b.Fatal(err)
@@ -118,6 +135,41 @@ func BenchmarkTextSide(b *testing.B) {
 			b.Fatalf("%q: the filter clause ranks\n%v\nthe tree\n%v", q.Text, c, a)
 		}
 	}
+	// MaxScore must return bleve's pool with bleve's scores (to the last
+	// bits with more than ten words: bleve's heap order)
+	for _, q := range qs {
+		for _, tq := range []query.Query{hybrid.TextMatch(q), filtered(q)} {
+			want, err := s.text(context.Background(), req(tq, q))
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, err := s.textTop(context.Background(), tq, q.PoolSize())
+			if err != nil {
+				b.Fatal(err)
+			}
+			same := len(got) == len(want)
+			for i := 0; same && i < len(want); i++ {
+				same = got[i].ID == want[i].ID && math.Abs(got[i].Score-want[i].Score) <= 1e-12*want[i].Score
+			}
+			if !same {
+				b.Fatalf("%q: MaxScore ranks\n%v\nbleve\n%v", q.Text, got, want)
+			}
+		}
+	}
+	runTop := func(mk func(q memory.Query) query.Query) func(b *testing.B) {
+		return func(b *testing.B) {
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				if _, err := s.textTop(context.Background(), mk(q), q.PoolSize()); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+		}
+	}
 	b.Run("tree", run(hybrid.SearchRequest))
 	b.Run("filter-clause", run(func(q memory.Query) *bleve.SearchRequest { return req(filtered(q), q) }))
 	b.Run("no-filter", run(func(q memory.Query) *bleve.SearchRequest { return req(hybrid.TextMatch(q), q) }))
@@ -126,6 +178,8 @@ func BenchmarkTextSide(b *testing.B) {
 		mq.SetField(hybrid.FieldText)
 		return req(mq, q)
 	}))
+	b.Run("maxscore-no-filter", runTop(hybrid.TextMatch))
+	b.Run("maxscore-filter-clause", runTop(filtered))
 	b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
 		q.Weights.Session = 1
 		return hybrid.PageRequest(q, sessionPages)
