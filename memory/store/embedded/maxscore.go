@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -306,74 +307,104 @@ func (s *Store) maxScore(ctx context.Context, top *query.DisjunctionQuery, filte
 		}
 	}()
 	opts := search.SearcherOptions{}
-	for _, d := range top.Disjuncts {
-		mq, isMatch := d.(*query.MatchQuery)
-		if !isMatch {
-			sr, err := d.Searcher(ctx, r, im, opts)
-			if err != nil {
-				return nil, false, err
-			}
-			others = append(others, sr)
-			c := &msChild{}
-			if _, none := sr.(*searcher.MatchNoneSearcher); !none {
-				c.leaves = []*msLeaf{{ub: math.Inf(1), count: sr.Count(), weight: sr.Weight()}}
-				c.count, c.weight = sr.Count(), sr.Weight()
-			}
-			children = append(children, c)
-			continue
+	// analyse is text analysed for field as a query on it is (the
+	// query's analyzer or the field's), with the field's average length;
+	// ok is false when either is unknown
+	analyse := func(field, analyzerName, text string) (_ analysis.TokenStream, avg float64, ok bool) {
+		if analyzerName == "" {
+			analyzerName = im.AnalyzerNameForPath(field)
 		}
-		// a match query as bleve runs it (search/query/match.go): a
-		// disjunction (min 1) of term queries, one per analysed token
-		if mq.Operator != query.MatchQueryOperatorOr || mq.Fuzziness != 0 || mq.FieldVal == "" {
-			return nil, false, nil
+		analyzer := im.AnalyzerNamed(analyzerName)
+		card, known := stats.FieldCardinality[field]
+		if analyzer == nil || !known || field == "" {
+			return nil, 0, false
 		}
-		an := mq.Analyzer
-		if an == "" {
-			an = im.AnalyzerNameForPath(mq.FieldVal)
-		}
-		analyzer := im.AnalyzerNamed(an)
-		if analyzer == nil {
-			return nil, false, nil
-		}
-		card, known := stats.FieldCardinality[mq.FieldVal]
-		if !known {
-			return nil, false, nil
-		}
-		avg := math.Ceil(float64(card) / float64(total)) // as searcher.bm25ScoreMetrics
-		if avg <= 0 {
-			return nil, false, nil
-		}
-		fd, err := dictsOf(mq.FieldVal)
+		avg = math.Ceil(float64(card) / float64(total)) // as searcher.bm25ScoreMetrics
+		return analyzer.Analyze([]byte(text)), avg, avg > 0
+	}
+	// word is a term query's leaf as searcher.NewTermSearcher makes it
+	word := func(field string, term []byte, boost, avg float64) (*msLeaf, error) {
+		fd, err := dictsOf(field)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		c := &msChild{match: true}
-		boost := mq.BoostVal.Value()
-		for _, tok := range analyzer.Analyze([]byte(mq.Match)) {
-			l := &msLeaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(segs))}
-			for i, ss := range segs {
-				pl, err := fd[i].PostingsList(tok.Term, ss.Deleted(), nil)
+		l := &msLeaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(segs))}
+		for i, ss := range segs {
+			pl, err := fd[i].PostingsList(term, ss.Deleted(), nil)
+			if err != nil {
+				return nil, err
+			}
+			l.pls[i] = pl
+			l.count += pl.Count()
+		}
+		// scorer.TermQueryScorer's idf and Weight
+		l.idf = math.Log(1 + (float64(total)-float64(l.count)+0.5)/(float64(l.count)+0.5))
+		w := boost * l.idf
+		l.weight = w * w
+		l.qw = boost * l.idf // times the query norm below
+		return l, nil
+	}
+	for _, d := range top.Disjuncts {
+		switch d := d.(type) {
+		case *query.MatchQuery:
+			// as bleve runs it (search/query/match.go): a disjunction
+			// (min 1) of term queries, one per analysed token
+			if d.Operator != query.MatchQueryOperatorOr || d.Fuzziness != 0 {
+				return nil, false, nil
+			}
+			tokens, avg, ok := analyse(d.FieldVal, d.Analyzer, d.Match)
+			if !ok {
+				return nil, false, nil
+			}
+			c := &msChild{match: true}
+			for _, tok := range tokens {
+				l, err := word(d.FieldVal, tok.Term, d.BoostVal.Value(), avg)
 				if err != nil {
 					return nil, false, err
 				}
-				l.pls[i] = pl
-				l.count += pl.Count()
+				c.leaves = append(c.leaves, l)
 			}
-			// scorer.TermQueryScorer's idf and Weight
-			l.idf = math.Log(1 + (float64(total)-float64(l.count)+0.5)/(float64(l.count)+0.5))
-			w := boost * l.idf
-			l.weight = w * w
-			l.qw = boost * l.idf // times the query norm below
-			c.leaves = append(c.leaves, l)
+			if len(c.leaves) <= searcher.DisjunctionHeapTakeover {
+				sort.Sort(leavesByCount(c.leaves))
+			} // a heap disjunction sums in its heap's order: equal to the last bits
+			for _, l := range c.leaves {
+				c.count += l.count
+				c.weight += l.weight
+			}
+			c.total = len(c.leaves)
+			children = append(children, c)
+			continue
+		case *query.MatchPhraseQuery:
+			// a phrase of one word (most entities) is its term query
+			// (searcher.NewMultiPhraseSearcher: a conjunction of one term
+			// searcher; every position matches a phrase of one)
+			if d.Fuzziness != 0 {
+				return nil, false, nil
+			}
+			tokens, avg, ok := analyse(d.FieldVal, d.Analyzer, d.MatchPhrase)
+			if !ok {
+				return nil, false, nil
+			}
+			if len(tokens) == 1 {
+				l, err := word(d.FieldVal, tokens[0].Term, d.BoostVal.Value(), avg)
+				if err != nil {
+					return nil, false, err
+				}
+				children = append(children, &msChild{match: true, leaves: []*msLeaf{l}, total: 1, count: l.count, weight: 0 + l.weight})
+				continue
+			}
 		}
-		if len(c.leaves) <= searcher.DisjunctionHeapTakeover {
-			sort.Sort(leavesByCount(c.leaves))
-		} // a heap disjunction sums in its heap's order: equal to the last bits
-		for _, l := range c.leaves {
-			c.count += l.count
-			c.weight += l.weight
+		// anything else: bleve's searcher, run through beforehand
+		sr, err := d.Searcher(ctx, r, im, opts)
+		if err != nil {
+			return nil, false, err
 		}
-		c.total = len(c.leaves)
+		others = append(others, sr)
+		c := &msChild{}
+		if _, none := sr.(*searcher.MatchNoneSearcher); !none {
+			c.leaves = []*msLeaf{{ub: math.Inf(1), count: sr.Count(), weight: sr.Weight()}}
+			c.count, c.weight = sr.Count(), sr.Weight()
+		}
 		children = append(children, c)
 	}
 	otherOf := map[*msChild]search.Searcher{}
@@ -469,16 +500,25 @@ func (s *Store) maxScore(ctx context.Context, top *query.DisjunctionQuery, filte
 	}
 	nonEssential := 0 // bounded[:nonEssential] are not walked
 	var ess, ne []*msLeaf
+	neSums := make([]float64, len(children)) // their bounds, per child
+	neCounts := make([]int, len(children))
 	split := func() {
-		ess, ne = ess[:0], ne[:0]
+		ess = ess[:0]
 		for _, l := range leaves {
 			if l.essential {
 				ess = append(ess, l)
-			} else {
-				ne = append(ne, l)
 			}
 		}
+		// the others, the least bound first
+		ne = bounded[:nonEssential]
+		clear(neSums)
+		clear(neCounts)
+		for _, l := range ne {
+			neSums[l.child] += l.ub
+			neCounts[l.child]++
+		}
 	}
+	lastTheta := math.Inf(-1)
 	split()
 	var docBuf [8]byte
 	doc := index.IndexInternalID(docBuf[:])
@@ -499,38 +539,53 @@ func (s *Store) maxScore(ctx context.Context, top *query.DisjunctionQuery, filte
 				break
 			}
 			global := off + id
+			skip := false
 			if len(pool.items) == n && len(ne) > 0 {
 				// what it can score at most: what the essential leaves
-				// found, and the bounds of the others
-				clear(sums)
-				clear(counts)
-				for _, l := range ne {
-					sums[l.child] += l.ub
-					counts[l.child]++
-				}
+				// found, and the bounds of the others; then the others,
+				// the greatest bound first, each found or not, until it
+				// cannot reach the pool or all are known
+				theta := pool.items[0].score
+				copy(sums, neSums)
+				copy(counts, neCounts)
 				for _, l := range ess {
 					if l.id == id {
 						sums[l.child] += l.score()
 						counts[l.child]++
 					}
 				}
-				if bound()*(1+1e-9) < pool.items[0].score {
-					for _, l := range ess {
-						if l.id == id {
-							if err := l.next(end); err != nil {
-								return nil, false, err
-							}
+				skip = bound()*(1+1e-9) < theta
+				for j := len(ne) - 1; j >= 0 && !skip; j-- {
+					l := ne[j]
+					if l.id < id {
+						if err := l.advance(id, end); err != nil {
+							return nil, false, err
 						}
 					}
-					continue
-				}
-			}
-			for _, l := range ne {
-				if l.id < id {
-					if err := l.advance(id, end); err != nil {
-						return nil, false, err
+					if l.id != id {
+						sums[l.child] -= l.ub
+						counts[l.child]--
+						skip = bound()*(1+1e-9) < theta
 					}
 				}
+			} else {
+				for _, l := range ne {
+					if l.id < id {
+						if err := l.advance(id, end); err != nil {
+							return nil, false, err
+						}
+					}
+				}
+			}
+			if skip {
+				for _, l := range ess {
+					if l.id == id {
+						if err := l.next(end); err != nil {
+							return nil, false, err
+						}
+					}
+				}
+				continue
 			}
 			// the score as bleve's disjunctions compute it
 			// (scorer.DisjunctionQueryScorer: the sum in their order,
@@ -582,21 +637,23 @@ func (s *Store) maxScore(ctx context.Context, top *query.DisjunctionQuery, filte
 			}
 			// a full pool: the words that cannot lift a document above
 			// its lowest score are no longer walked
-			if len(pool.items) == n && nonEssential < len(bounded) {
+			if len(pool.items) == n && nonEssential < len(bounded) && pool.items[0].score > lastTheta {
 				theta, moved := pool.items[0].score, false
+				lastTheta = theta
 				for nonEssential < len(bounded) {
-					clear(sums)
-					clear(counts)
-					for _, l := range bounded[:nonEssential+1] {
-						sums[l.child] += l.ub
-						counts[l.child]++
-					}
+					copy(sums, neSums)
+					copy(counts, neCounts)
+					l := bounded[nonEssential]
+					sums[l.child] += l.ub
+					counts[l.child]++
 					if bound() >= theta {
 						break
 					}
-					bounded[nonEssential].essential = false
+					l.essential = false
 					nonEssential++
 					moved = true
+					neSums[l.child] += l.ub
+					neCounts[l.child]++
 				}
 				if moved {
 					split()

@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -147,11 +146,7 @@ func BenchmarkTextSide(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			same := len(got) == len(want)
-			for i := 0; same && i < len(want); i++ {
-				same = got[i].ID == want[i].ID && math.Abs(got[i].Score-want[i].Score) <= 1e-12*want[i].Score
-			}
-			if !same {
+			if !sameRanking(got, want) {
 				b.Fatalf("%q: MaxScore ranks\n%v\nbleve\n%v", q.Text, got, want)
 			}
 		}
