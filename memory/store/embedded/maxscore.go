@@ -39,9 +39,10 @@ import (
 //     words whose bounds together (with bleve's coordination factors)
 //     cannot lift a document above the pool's lowest score are no longer
 //     walked, only advanced to the documents that the other words, or an
-//     entity phrase, bring up; and a document whose words found so far,
-//     with the bounds of those not walked, cannot reach the pool is passed
-//     over without advancing them.
+//     entity phrase, bring up; a document whose walked words, with the
+//     bounds of the others, cannot reach the pool is passed over, and the
+//     others are advanced to it greatest bound first, the bound tightened
+//     after each one that misses it.
 //   - Every document that can enter the pool is scored in full, with
 //     bleve's BM25 formula and its statistics (idf, query norm, average
 //     lengths from hybrid.BM25Context), summed in bleve's order (its
@@ -49,9 +50,15 @@ import (
 //     are bleve's, bit for bit up to ten words; with more, bleve sums in
 //     the order of its heap and the last bits may differ
 //     (TestMaxScoreRanksAsBleve; BenchmarkTextSide checks a 100k store).
-//   - Entity phrases and any other disjunct are run by bleve's own
-//     searchers (with the query norm of the whole tree) and are always
-//     walked.
+//     Segments are walked in order and documents in number order within
+//     each, as bleve's collector sees them, so equal scores keep bleve's
+//     order.
+//   - An entity phrase of one word is its term (bleve scores such a
+//     phrase as the term); longer phrases and any other disjunct are run
+//     by bleve's own searchers beforehand (with the query norm of the
+//     whole tree) and are always walked.
+//   - The filter (namespace, session, dates) is asked only about the
+//     documents that would enter the pool.
 //
 // A word's bound: bleve's BM25 term score is
 //
@@ -60,17 +67,12 @@ import (
 // with tf the square root of the word's frequency in the field and len
 // the field's length in tokens. A frequency is at most the length, so tf <=
 // sqrt(len) = s and the middle factor is at most k1 / (1 + k1*(1-b)/s +
-// k1*b*s/avg), largest at s = max(1, sqrt((1-b)*avg/b)) (TestMaxScoreBound:
-// a one-word document reaches it).
+// k1*b*s/avg), largest at s = max(1, sqrt((1-b)*avg/b)) (TestMaxScoreBound).
 //
 // Only the shape hybrid.TextMatch builds is taken apart: a disjunction of
 // match queries (an OR of the analysed words, no fuzziness) and other
 // queries. Anything else runs in bleve, as does a store whose index is not
 // scorch's.
-
-// useMaxScore turns the MaxScore evaluation on; benchmarks and tests turn
-// it off to compare with bleve's.
-var useMaxScore = true
 
 // maxScoreTrace, when set (tests), gets the postings each evaluation
 // walked (Next) and the postings of its words (what bleve walks).
@@ -79,22 +81,20 @@ var maxScoreTrace func(walked, postings int)
 // textTop returns the best n documents of tq, the store's text query
 // (textQuery: hybrid.TextMatch, alone or under a non-scoring filter).
 func (s *Store) textTop(ctx context.Context, tq query.Query, n int) ([]hybrid.Ranked, error) {
-	if useMaxScore {
-		match, filter := tq, query.Query(nil)
-		if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil && bq.MustNot == nil {
-			match, filter = bq.Must, bq.Filter
-			if cq, ok := match.(*query.ConjunctionQuery); ok && len(cq.Conjuncts) == 1 {
-				match = cq.Conjuncts[0] // AddMust wraps its query in a conjunction
-			}
+	match, filter := tq, query.Query(nil)
+	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil && bq.MustNot == nil {
+		match, filter = bq.Must, bq.Filter
+		if cq, ok := match.(*query.ConjunctionQuery); ok && len(cq.Conjuncts) == 1 {
+			match = cq.Conjuncts[0] // AddMust wraps its query in a conjunction
 		}
-		if top, ok := match.(*query.DisjunctionQuery); ok && top.Min == 0 {
-			out, ok, err := s.maxScore(ctx, top, filter, n)
-			if err != nil {
-				return nil, fmt.Errorf("text search: %w", err)
-			}
-			if ok {
-				return out, nil
-			}
+	}
+	if top, ok := match.(*query.DisjunctionQuery); ok && top.Min == 0 {
+		out, ok, err := s.maxScore(ctx, top, filter, n)
+		if err != nil {
+			return nil, fmt.Errorf("text search: %w", err)
+		}
+		if ok {
+			return out, nil
 		}
 	}
 	return s.text(ctx, bleve.NewSearchRequestOptions(tq, n, 0, false))
