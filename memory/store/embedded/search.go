@@ -53,10 +53,11 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		}
 	default:
 		// the shared tree (hybrid.SearchRequest) without the namespace
-		// filter, which the namespace's own index does not need
+		// filter, which the namespace's own index does not need; MaxScore
+		// (maxscore.go) gives bleve's ranking without scoring every
+		// posting of the question's common words
 		if tq := textQuery(q); tq != nil && t != nil {
-			r := bleve.NewSearchRequestOptions(tq, pool, 0, false)
-			text, err = t.text(ctx, r)
+			text, err = t.textTop(ctx, tq, pool)
 		}
 	}
 	wg.Wait()
@@ -144,7 +145,7 @@ func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.
 		if err != nil || len(res.Hits) <= size {
 			return res, err
 		}
-		if len(res.Hits) < want || res.Hits[want-1].Score < res.Hits[size-1].Score {
+		if tieHeld(len(res.Hits), want, size, func(i int) float64 { return res.Hits[i].Score }) {
 			slices.SortStableFunc(res.Hits, func(a, b *search.DocumentMatch) int {
 				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
 			})
@@ -152,6 +153,13 @@ func (t *textIndex) search(ctx context.Context, r *bleve.SearchRequest) (*bleve.
 			return res, nil
 		}
 	}
+}
+
+// tieHeld tells whether got hits, asked for want (best first), hold every
+// hit that scores as the size-th: fewer came than were asked for, or the
+// last scores less.
+func tieHeld(got, want, size int, score func(int) float64) bool {
+	return got < want || score(want-1) < score(size-1)
 }
 
 // load reads the memories of the fused candidates; one deleted since it

@@ -29,8 +29,11 @@ import (
 // shared with Couchbase (the filter a boost-0 conjunct), the same with the
 // filter as bleve's non-scoring filter clause, the match alone (no filter:
 // what the filter costs, valid in a one-namespace store), the BM25 match on
-// the text alone, and the session-page request. Queries are the first
-// words of 200 random stored turns. AGENTMEM_BENCH_FORCEMERGE=1 merges the
+// the text alone, the session-page request, and the store's MaxScore
+// evaluation of the match without and with the filter clause (checked
+// first to rank as bleve does). Queries are the first words of 200 random
+// stored turns, or the lines of AGENTMEM_BENCH_QUERIES (e.g. LongMemEval's
+// questions). AGENTMEM_BENCH_FORCEMERGE=1 merges the
 // index into one segment first (in place), to see what segments cost.
 func BenchmarkTextSide(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
@@ -57,9 +60,22 @@ func BenchmarkTextSide(b *testing.B) {
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	var qs []memory.Query
-	for range 200 {
-		w := strings.Fields(texts[r.IntN(len(texts))])
-		qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+	if path := os.Getenv("AGENTMEM_BENCH_QUERIES"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.TrimSpace(line) != "" {
+				qs = append(qs, memory.Query{Namespace: ns, Text: line, K: 10})
+			}
+		}
+	}
+	for len(qs) == 0 {
+		for range 200 {
+			w := strings.Fields(texts[r.IntN(len(texts))])
+			qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+		}
 	}
 	s.indexOf(b, ns)
 	ti := s.texts[ns]
@@ -108,7 +124,7 @@ func BenchmarkTextSide(b *testing.B) {
 		return r
 	}
 	// the filter clause must rank exactly as the tree does
-	for _, q := range qs[:50] {
+	for _, q := range qs[:min(50, len(qs))] {
 		a, err := ti.text(context.Background(), hybrid.SearchRequest(q))
 		if err != nil {
 			b.Fatal(err)
@@ -121,6 +137,48 @@ func BenchmarkTextSide(b *testing.B) {
 			b.Fatalf("%q: the filter clause ranks\n%v\nthe tree\n%v", q.Text, c, a)
 		}
 	}
+	// MaxScore must return bleve's pool with bleve's scores (to the last
+	// bits with more than ten words: bleve's heap order); the CPU of the
+	// two, one query after the other (robust to a load that changes
+	// between the sub-benchmarks below)
+	var cpuBleve, cpuMax [2]time.Duration
+	for _, q := range qs {
+		for i, tq := range []query.Query{hybrid.TextMatch(q), filtered(q)} {
+			c0 := cpuTime()
+			want, err := ti.text(context.Background(), req(tq, q))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c1 := cpuTime()
+			got, err := ti.textTop(context.Background(), tq, q.PoolSize())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpuBleve[i] += c1 - c0
+			cpuMax[i] += cpuTime() - c1
+			if !sameRanking(got, want) {
+				b.Fatalf("%q: MaxScore ranks\n%v\nbleve\n%v", q.Text, got, want)
+			}
+		}
+	}
+	for i, name := range []string{"no filter", "filter clause"} {
+		ms := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(len(qs)) }
+		b.Logf("%s, %d queries, interleaved: bleve %.2f CPU ms, MaxScore %.2f (%.2fx), the same pools", name, len(qs), ms(cpuBleve[i]), ms(cpuMax[i]), float64(cpuMax[i])/float64(cpuBleve[i]))
+	}
+	runTop := func(mk func(q memory.Query) query.Query) func(b *testing.B) {
+		return func(b *testing.B) {
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				if _, err := ti.textTop(context.Background(), mk(q), q.PoolSize()); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+		}
+	}
 	b.Run("tree", run(hybrid.SearchRequest))
 	b.Run("filter-clause", run(func(q memory.Query) *bleve.SearchRequest { return req(filtered(q), q) }))
 	b.Run("no-filter", run(func(q memory.Query) *bleve.SearchRequest { return req(hybrid.TextMatch(q), q) }))
@@ -129,6 +187,8 @@ func BenchmarkTextSide(b *testing.B) {
 		mq.SetField(hybrid.FieldText)
 		return req(mq, q)
 	}))
+	b.Run("maxscore-no-filter", runTop(hybrid.TextMatch))
+	b.Run("maxscore-filter-clause", runTop(filtered))
 	b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
 		q.Weights.Session = 1
 		return hybrid.PageRequest(q, sessionPages)

@@ -1,0 +1,247 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"agentmem/memory"
+	"agentmem/memory/hybrid"
+)
+
+// MaxScore returns bleve's pool with bleve's scores: on a store of two
+// namespaces whose words follow a Zipf law (a few words in most
+// documents, as "like" or "time" in conversations), over several segments
+// with deleted documents, for questions of common and rare words, entity
+// phrases, more than ten words, neighbours' context, and session and date
+// filters; and it does skip documents (else it would test nothing of the
+// pruning).
+func TestMaxScoreRanksAsBleve(t *testing.T) {
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(7, 11))
+	var vocab []string
+	for i := range 400 {
+		vocab = append(vocab, fmt.Sprintf("w%03dx", i))
+	}
+	names := strings.Fields("Paris Boston Tokyo Caroline Melanie Jon Gina")
+	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(vocab)-1))
+	sentence := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			if r.IntN(25) == 0 {
+				w[i] = names[r.IntN(len(names))]
+				continue
+			}
+			w[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(w, " ")
+	}
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	put := func(from, to int) {
+		var ms []memory.Memory
+		for i := from; i < to; i++ {
+			ns := []string{"a", "b"}[i%2]
+			session := fmt.Sprint("s", i/20)
+			// lengths from one word to long turns
+			n := 1 + r.IntN(4)
+			if r.IntN(3) == 0 {
+				n = 5 + r.IntN(60)
+			}
+			ms = append(ms, memory.Memory{ID: memory.MemoryID(session, i%20), Namespace: ns, SessionID: session, Turn: i % 20,
+				Role: "user", Text: sentence(n), SessionDate: day.AddDate(0, 0, i/20)})
+		}
+		if err := s.Put(context.Background(), ms); err != nil {
+			t.Fatal(err)
+		}
+		if err := flushAll(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// several batches: several segments
+	for b := range 6 {
+		put(b*1000, (b+1)*1000)
+	}
+	if _, err := s.Delete(context.Background(), memory.Selector{Namespace: "a", SessionID: "s4"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := flushAll(s); err != nil {
+		t.Fatal(err)
+	}
+
+	var walked, postings int
+	maxScoreTrace = func(w, p int) { walked += w; postings += p }
+	defer func() { maxScoreTrace = nil }()
+	queries, exact := 0, 0
+	for i := range 240 {
+		words := 1 + r.IntN(8)
+		if i%6 == 5 {
+			words = 11 + r.IntN(8) // a heap disjunction in bleve
+		}
+		q := memory.Query{Namespace: "a", Text: sentence(words), K: 10}
+		switch i % 8 {
+		case 1:
+			q.SessionID = fmt.Sprint("s", 2*r.IntN(150))
+		case 2:
+			q.After, q.Before = day.AddDate(0, 0, 30), day.AddDate(0, 0, 200)
+		case 3:
+			q.Weights.Neighbours = 0.5
+		case 4:
+			q.Namespace = "b"
+			q.K = 3
+		}
+		tq := textQuery(q)
+		if tq == nil {
+			continue
+		}
+		ti, unlock, err := s.readText(context.Background(), q.Namespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ti.text(context.Background(), bleve.NewSearchRequestOptions(tq, q.PoolSize(), 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ti.textTop(context.Background(), tq, q.PoolSize())
+		unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries++
+		bits := fmt.Sprint(got) == fmt.Sprint(want)
+		if !sameRanking(got, want) {
+			t.Errorf("%+v:\nMaxScore %v\nbleve    %v", q, got, want)
+		}
+		if bits {
+			exact++
+		} else if words <= 10 && q.Weights.Neighbours <= 0 {
+			t.Errorf("%+v: the scores differ from bleve's in the last bits:\nMaxScore %v\nbleve    %v", q, got, want)
+		}
+	}
+	t.Logf("%d queries, %d with bleve's scores bit for bit; %d of their words' %d postings walked", queries, exact, walked, postings)
+	if walked == 0 || walked > postings*3/4 {
+		t.Errorf("MaxScore walked %d of %d postings", walked, postings)
+	}
+}
+
+// flushAll makes every write searchable.
+func flushAll(s *Store) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked()
+}
+
+// sameRanking tells whether got is want up to the last bits of the
+// scores: the same scores (relative 1e-12), the same ids but where two
+// scores tie to those bits (bleve's heap disjunction sums in another order).
+func sameRanking(got, want []hybrid.Ranked) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(math.Abs(a), math.Abs(b)) }
+	at := map[string]float64{}
+	for _, w := range want {
+		at[w.ID] = w.Score
+	}
+	for i := range want {
+		if !near(got[i].Score, want[i].Score) {
+			return false
+		}
+		if got[i].ID == want[i].ID {
+			continue
+		}
+		// another id: one of the same score, in want, or tied with
+		// want's last (the pool's edge)
+		if w, ok := at[got[i].ID]; !(ok && near(w, got[i].Score)) && !near(got[i].Score, want[len(want)-1].Score) {
+			return false
+		}
+	}
+	return true
+}
+
+// termBound is the greatest middle factor of bleve's BM25 term score over
+// every length and frequency (a frequency at most the length), and a
+// one-word field reaches it when the average length is at most 3.
+func TestMaxScoreBound(t *testing.T) {
+	k1, b := search.BM25_k1, search.BM25_b
+	for _, avg := range []float64{1, 2, 3, 5, 12, 40} {
+		bound := termBound(avg)
+		best := 0.0
+		for L := 1; L <= 2000; L++ {
+			// bleve's field length comes back from a float32 norm
+			norm := float64(float32(1 / math.Sqrt(float64(L))))
+			fieldLength := 1 / (norm * norm)
+			for freq := 1; freq <= L; freq++ {
+				tf := math.Sqrt(float64(freq))
+				f := (tf * k1) / (tf + k1*(1-b+(b*fieldLength/avg)))
+				if f > bound*(1+1e-9) {
+					t.Fatalf("avg %v: length %d, frequency %d: %v above the bound %v", avg, L, freq, f, bound)
+				}
+				best = max(best, f)
+			}
+		}
+		if avg <= 3 && best != bound {
+			t.Errorf("avg %v: the best is %v, the bound %v", avg, best, bound)
+		}
+		if best < bound*0.99 {
+			t.Errorf("avg %v: the bound %v is loose: the best is %v", avg, bound, best)
+		}
+	}
+}
+
+// A query of another shape than hybrid.TextMatch's runs in bleve, with
+// the same result.
+func TestMaxScoreOtherShapes(t *testing.T) {
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ms []memory.Memory
+	for i, text := range []string{"the greyhound ran on the beach", "a beach in Brighton", "greyhound racing"} {
+		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", i), Namespace: "a", SessionID: "s", Turn: i, Role: "user", Text: text, SessionDate: day})
+	}
+	if err := s.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := flushAll(s); err != nil {
+		t.Fatal(err)
+	}
+	fuzzy := bleve.NewMatchQuery("greyhund")
+	fuzzy.SetField(hybrid.FieldText)
+	fuzzy.SetFuzziness(1)
+	for _, tq := range []query.Query{
+		fuzzy,
+		bleve.NewDisjunctionQuery(fuzzy),
+		bleve.NewConjunctionQuery(hybrid.TextMatch(memory.Query{Namespace: "a", Text: "greyhound beach"})),
+	} {
+		ti, unlock, err := s.readText(context.Background(), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ti.text(context.Background(), bleve.NewSearchRequestOptions(tq, 10, 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ti.textTop(context.Background(), tq, 10)
+		unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%T: got %v, want %v", tq, got, want)
+		}
+	}
+}
