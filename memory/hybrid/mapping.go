@@ -88,6 +88,24 @@ type Neighbours struct {
 // context. Its entities are those of the text plus the speaker's name, so
 // "What did Caroline say…" matches every turn of Caroline's.
 func Doc(m memory.Memory, n Neighbours) IndexDoc {
+	return (*Deriver)(nil).Doc(m, n)
+}
+
+// A Deriver derives the documents of many turns at once (a batch, a
+// replay, a rebuild), extracting each turn's entities once: a turn's
+// entities go into its own document, its neighbours' context and its page,
+// so without it they are extracted three or four times. Its documents are
+// those of Doc and Page. The zero value is ready to use; a nil Deriver
+// caches nothing.
+type Deriver struct {
+	ents map[turnText][]string
+}
+
+// turnText is what a turn's entities are made of.
+type turnText struct{ text, speaker string }
+
+// Doc is Doc(m, n).
+func (dv *Deriver) Doc(m memory.Memory, n Neighbours) IndexDoc {
 	d := IndexDoc{
 		Namespace:   m.Namespace,
 		SessionID:   m.SessionID,
@@ -95,7 +113,7 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 		Role:        m.Role,
 		Speaker:     m.Speaker,
 		Text:        m.Text,
-		Entities:    turnEntities(m),
+		Entities:    dv.entities(m),
 	}
 	// Every turn gets its neighbours' nearest words, whatever its length:
 	// measured on LongMemEval (BM25, weights.neighbours 0.5), leaving turns
@@ -104,14 +122,32 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 	var ctx []string
 	if n.Prev != nil {
 		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Prev)...)
+		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Prev)...)
 	}
 	if n.Next != nil {
 		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Next)...)
+		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Next)...)
 	}
 	d.Context = strings.Join(ctx, "\n")
 	return d
+}
+
+// entities is turnEntities(m), extracted once per text and speaker. The
+// slice is shared: it is capped so that appending to it copies.
+func (dv *Deriver) entities(m memory.Memory) []string {
+	if dv == nil {
+		return turnEntities(m)
+	}
+	k := turnText{m.Text, m.Speaker}
+	if e, ok := dv.ents[k]; ok {
+		return e
+	}
+	if dv.ents == nil {
+		dv.ents = map[turnText][]string{}
+	}
+	e := slices.Clip(turnEntities(m))
+	dv.ents[k] = e
+	return e
 }
 
 func turnEntities(m memory.Memory) []string {
@@ -169,6 +205,11 @@ func PageOf(turn int) int { return turn / PageTurns }
 // Page is the page document of ms, the turns of one page of a session in
 // turn order.
 func Page(ms []memory.Memory) PageDoc {
+	return (*Deriver)(nil).Page(ms)
+}
+
+// Page is Page(ms).
+func (dv *Deriver) Page(ms []memory.Memory) PageDoc {
 	d := PageDoc{Type: TypePage}
 	texts := make([]string, len(ms))
 	for i, m := range ms {
@@ -176,7 +217,7 @@ func Page(ms []memory.Memory) PageDoc {
 			d.Namespace, d.SessionID, d.SessionDate = m.Namespace, m.SessionID, m.SessionDate
 		}
 		texts[i] = m.Text
-		d.Entities = appendNew(d.Entities, turnEntities(m)...)
+		d.Entities = appendNew(d.Entities, dv.entities(m)...)
 	}
 	d.Text = strings.Join(texts, "\n")
 	return d
