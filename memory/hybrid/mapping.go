@@ -257,6 +257,37 @@ func IndexMapping() *mapping.IndexMappingImpl {
 	return m
 }
 
+// LeanMapping is IndexMapping without what this package's queries never
+// read, which costs index time and space: doc values (for sorting and
+// facets; every search here ranks by score) and the term vectors of the
+// English-analysed texts (token positions, for phrases and highlighting;
+// the texts are only BM25-matched, and phrases run on the entity fields
+// alone, which keep theirs). Searches rank the same on either mapping
+// (TestLeanMappingSameRanking). The embedded store indexes with it; the
+// Couchbase store keeps IndexMapping, so its deployed index definitions
+// stay as they are. A query that phrase-matches a text field needs the
+// texts' term vectors back.
+func LeanMapping() *mapping.IndexMappingImpl {
+	m := IndexMapping()
+	lean(m.DefaultMapping)
+	for _, dm := range m.TypeMapping {
+		lean(dm)
+	}
+	return m
+}
+
+func lean(dm *mapping.DocumentMapping) {
+	for _, f := range dm.Fields {
+		f.DocValues = false
+		if f.Analyzer == en.AnalyzerName {
+			f.IncludeTermVectors = false
+		}
+	}
+	for _, p := range dm.Properties {
+		lean(p)
+	}
+}
+
 func textField(doc *mapping.DocumentMapping, name, analyzer string) {
 	f := bleve.NewTextFieldMapping()
 	f.Analyzer = analyzer

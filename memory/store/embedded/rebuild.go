@@ -55,7 +55,7 @@ var (
 // mappingDigest names the search kit's current mapping: an index built
 // with another one (an older agentmem) is rebuilt from the records.
 func mappingDigest() []byte {
-	raw, err := json.Marshal(hybrid.IndexMapping())
+	raw, err := json.Marshal(hybrid.LeanMapping())
 	if err != nil {
 		panic(err)
 	}
@@ -225,7 +225,7 @@ func hasSegments(path string) bool {
 }
 
 func (s *Store) createIndex(path string, id []byte) (bleve.Index, error) {
-	idx, err := bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
+	idx, err := bleve.NewUsing(path, hybrid.LeanMapping(), "scorch", "scorch", nil)
 	if err != nil {
 		return nil, err
 	}
