@@ -113,7 +113,7 @@ func (s *Store) openIndex(ctx context.Context) error {
 		return err
 	}
 	s.seq = max(s.seq, rs.lastSeq)
-	idx, err := bleve.Open(path)
+	idx, err := bleve.OpenUsing(path, scorchConfig())
 	created := false
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
@@ -225,7 +225,7 @@ func hasSegments(path string) bool {
 }
 
 func (s *Store) createIndex(path string, id []byte) (bleve.Index, error) {
-	idx, err := bleve.NewUsing(path, hybrid.LeanMapping(), "scorch", "scorch", nil)
+	idx, err := bleve.NewUsing(path, hybrid.LeanMapping(), "scorch", "scorch", scorchConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +338,10 @@ func (s *Store) rebuildIndex(ctx context.Context, path string, id []byte, why st
 	b := s.index.NewBatch()
 	b.SetInternal(keySeq, seqKey(s.seq))
 	if err := s.index.Batch(b); err != nil {
+		return fmt.Errorf("rebuilding the text index: %w", err)
+	}
+	// the journal is trimmed only once the index is on disk (scorch.go)
+	if err := persisted(s.index, persistTimeout); err != nil {
 		return fmt.Errorf("rebuilding the text index: %w", err)
 	}
 	// the journal stays back to the vector snapshots (snapshot.go)

@@ -183,6 +183,12 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.flushLocked()
+	if err == nil {
+		// written before it closes, or the next open replays it (scorch.go)
+		if perr := persisted(s.index, persistTimeout); perr != nil {
+			s.log.Warn("closing the text index", "err", perr)
+		}
+	}
 	if err := s.saveSnapshots(true); err != nil {
 		// the records are intact; the next open reads them instead
 		s.log.Warn("saving the vector snapshots", "err", err)
