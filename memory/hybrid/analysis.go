@@ -2,7 +2,7 @@ package hybrid
 
 import (
 	"bytes"
-	"sync"
+	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -164,35 +164,37 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 }
 
 // stemmer is bleve's porter token filter remembering its stems: the
-// stem of a word is the same wherever it occurs. It remembers up to
-// stemsKept words, the first it meets, which in conversation are the
-// common ones.
+// stem of a word is the same wherever it occurs. It remembers them in a
+// table of stemSlots entries, each word in the slot of its hash, a later
+// word replacing an earlier one in the same slot; a conversation's common
+// words stay. (A sync.Map cost more than the stemming it saved.)
 type stemmer struct {
-	m sync.Map // string -> []byte, never modified
-	n atomic.Int64
+	seed  maphash.Seed
+	slots [stemSlots]atomic.Pointer[stemmed]
 }
 
-const stemsKept = 1 << 17
+type stemmed struct {
+	word string
+	stem []byte // shared by the tokens it stems: never modified
+}
 
-var stems = &stemmer{}
+const stemSlots = 1 << 16
+
+var stems = &stemmer{seed: maphash.MakeSeed()}
 
 func (s *stemmer) Filter(input analysis.TokenStream) analysis.TokenStream {
 	for _, tok := range input {
 		if tok.KeyWord {
 			continue
 		}
-		if v, ok := s.m.Load(string(tok.Term)); ok {
-			tok.Term = v.([]byte)
+		slot := &s.slots[maphash.Bytes(s.seed, tok.Term)%stemSlots]
+		if e := slot.Load(); e != nil && e.word == string(tok.Term) {
+			tok.Term = e.stem
 			continue
 		}
 		word := string(tok.Term)
-		stem := analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(tok.Term)))
-		tok.Term = stem
-		if s.n.Load() < stemsKept {
-			if _, loaded := s.m.LoadOrStore(word, bytes.Clone(stem)); !loaded {
-				s.n.Add(1)
-			}
-		}
+		tok.Term = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(tok.Term)))
+		slot.Store(&stemmed{word: word, stem: tok.Term})
 	}
 	return input
 }
