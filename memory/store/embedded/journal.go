@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
@@ -105,18 +107,55 @@ func (s *Store) replay(ctx context.Context) error {
 	return s.update(func(tx *bolt.Tx) error { return trim(tx, done) })
 }
 
-// flushLocked sends the pending batch to the index. Callers hold s.mu.
+// flushLocked sends the pending batch to the index, with the documents of
+// the keys written since the last flush, derived now from the records: a
+// document that many writes touched (a session's page as its turns are
+// appended one by one, a turn and its neighbours) is derived and analysed
+// once per flush, not once per write. The records are committed and s.mu
+// keeps writers out, so they are what the journal entries up to s.seq
+// made. Callers hold s.mu.
 func (s *Store) flushLocked() error {
 	if s.npend == 0 {
 		return nil
 	}
-	b := s.pending
-	s.pending, s.npend = nil, 0
+	b, keys := s.queue(), slices.Sorted(maps.Keys(s.dirty))
+	s.pending, s.npend, s.dirty = nil, 0, nil
+	// On an error the records and journal are durable; the next Open
+	// replays them.
+	var docs map[string]any
+	var dels []string
+	if err := s.view(func(tx *bolt.Tx) error {
+		var err error
+		docs, dels, err = derive(tx, keys)
+		return err
+	}); err != nil {
+		return fmt.Errorf("indexing: deriving the documents: %w", err)
+	}
+	for _, k := range keys {
+		if d, ok := docs[k]; ok {
+			if err := b.Index(k, d); err != nil {
+				return fmt.Errorf("indexing %q: %w", k, err)
+			}
+		}
+	}
+	for _, k := range dels {
+		b.Delete(k)
+	}
 	if err := s.index.Batch(b); err != nil {
-		// The records and journal are durable; the next Open replays them.
 		return fmt.Errorf("indexing: %w", err)
 	}
 	return nil
+}
+
+// markDirty notes keys whose documents the next flush derives.
+func (s *Store) markDirty(keys []string) {
+	if s.dirty == nil {
+		s.dirty = make(map[string]bool, flushAt)
+	}
+	for _, k := range keys {
+		s.dirty[k] = true
+	}
+	s.npend = len(s.dirty)
 }
 
 func (s *Store) queue() *bleve.Batch {

@@ -47,8 +47,6 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		}
 	}
 	var keys []string
-	var docs map[string]any
-	var dels []string
 	var seq uint64
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
@@ -80,13 +78,10 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 			}
 		}
 		// the memories, the neighbours whose context they change, and
-		// their pages: journalled, then derived for the index
+		// their pages: journalled here, derived for the index at the flush
 		keys = affected(tx, ms)
 		var err error
-		if seq, err = s.journal(tx, keys); err != nil {
-			return err
-		}
-		docs, dels, err = derive(tx, keys)
+		seq, err = s.journal(tx, keys)
 		return err
 	})
 	if err != nil {
@@ -97,19 +92,8 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	for _, m := range ms {
 		s.namespaces[m.Namespace] = true
 	}
-	b := s.queue()
-	for _, k := range keys {
-		if d, ok := docs[k]; ok {
-			if err := b.Index(k, d); err != nil {
-				return fmt.Errorf("indexing %q: %w", k, err)
-			}
-		}
-	}
-	for _, k := range dels {
-		b.Delete(k)
-	}
-	b.SetInternal(keySeq, seqKey(seq))
-	s.npend += len(keys)
+	s.queue().SetInternal(keySeq, seqKey(seq))
+	s.markDirty(keys)
 
 	if err := s.vecPut(ms); err != nil {
 		return err

@@ -45,7 +45,8 @@ var (
 
 // flushAt is how many pending documents trigger an index batch: bleve
 // indexes batches of about a thousand documents much faster than many small
-// ones, so bulk ingest accumulates and a search flushes first.
+// ones, so bulk ingest accumulates and a search flushes first. A document
+// counts once however many writes touched it.
 const flushAt = 1000
 
 // Options configure Open.
@@ -77,8 +78,9 @@ type Store struct {
 	// namespaces holds every namespace the text index may hold (search.go)
 	namespaces map[string]bool
 	pending    *bleve.Batch
-	npend      int
-	seq        uint64 // last journal entry written
+	dirty      map[string]bool // keys the next flush derives (journal.go)
+	npend      int             // len(dirty)
+	seq        uint64          // last journal entry written
 
 	embedderID string
 	dims       int
