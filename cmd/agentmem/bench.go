@@ -35,6 +35,7 @@ type benchCmd struct {
 	Work    string `help:"Directory for the stores (a temporary directory by default); each run's store is removed after it."`
 	Profile string `help:"Write a CPU profile of the whole run to this file."`
 	Keep    bool   `help:"Keep each run's store in --work (a data dir of one namespace, bench), e.g. for the text-side benchmark of memory/store/embedded."`
+	PerCall int    `name:"per-call" help:"Turns per remember call while ingesting: 0 sends each session whole (as an import does), 1 one turn at a time (as an agent remembering as it talks does)."`
 }
 
 type benchSession struct {
@@ -71,7 +72,7 @@ func (c benchCmd) Run(e *env) error {
 	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); GOMAXPROCS %d; %s\n\n",
 		source, len(queries), emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
-		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep); err != nil {
+		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.PerCall); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
 		}
 	}
@@ -80,7 +81,7 @@ func (c benchCmd) Run(e *env) error {
 
 var benchModes = []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory.VectorOnly, memory.Rerank}
 
-func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb *fake.Embedder, keep bool) error {
+func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb *fake.Embedder, keep bool, perCall int) error {
 	ctx := e.ctx
 	if !keep {
 		defer os.RemoveAll(dir)
@@ -113,12 +114,20 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 				break
 			}
 			msgs := s.msgs[:min(len(s.msgs), n-stored)]
-			res, err := svc.Remember(ctx, memory.RememberRequest{Namespace: benchNS, SessionID: fmt.Sprintf("p%d-%s", pass, s.id), SessionDate: s.date, Messages: msgs})
-			if err != nil {
-				st.Close()
-				return err
+			step := len(msgs)
+			if perCall > 0 {
+				step = perCall
 			}
-			stored += res.Stored + res.Skipped
+			for len(msgs) > 0 {
+				call := msgs[:min(step, len(msgs))]
+				msgs = msgs[len(call):]
+				res, err := svc.Remember(ctx, memory.RememberRequest{Namespace: benchNS, SessionID: fmt.Sprintf("p%d-%s", pass, s.id), SessionDate: s.date, Messages: call})
+				if err != nil {
+					st.Close()
+					return err
+				}
+				stored += res.Stored + res.Skipped
+			}
 		}
 	}
 	ingest, ingestCPU := time.Since(start), cpuTime()-cpu0

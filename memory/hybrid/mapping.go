@@ -89,6 +89,24 @@ type Neighbours struct {
 // context. Its entities are those of the text plus the speaker's name, so
 // "What did Caroline say…" matches every turn of Caroline's.
 func Doc(m memory.Memory, n Neighbours) IndexDoc {
+	return (*Deriver)(nil).Doc(m, n)
+}
+
+// A Deriver derives the documents of many turns at once (a batch, a
+// replay, a rebuild), extracting each turn's entities once: a turn's
+// entities go into its own document, its neighbours' context and its page,
+// so without it they are extracted three or four times. Its documents are
+// those of Doc and Page. The zero value is ready to use; a nil Deriver
+// caches nothing.
+type Deriver struct {
+	ents map[turnText][]string
+}
+
+// turnText is what a turn's entities are made of.
+type turnText struct{ text, speaker string }
+
+// Doc is Doc(m, n).
+func (dv *Deriver) Doc(m memory.Memory, n Neighbours) IndexDoc {
 	d := IndexDoc{
 		Namespace:   m.Namespace,
 		SessionID:   m.SessionID,
@@ -96,7 +114,7 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 		Role:        m.Role,
 		Speaker:     m.Speaker,
 		Text:        m.Text,
-		Entities:    turnEntities(m),
+		Entities:    dv.entities(m),
 	}
 	// Every turn gets its neighbours' nearest words, whatever its length:
 	// measured on LongMemEval (BM25, weights.neighbours 0.5), leaving turns
@@ -105,14 +123,32 @@ func Doc(m memory.Memory, n Neighbours) IndexDoc {
 	var ctx []string
 	if n.Prev != nil {
 		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Prev)...)
+		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Prev)...)
 	}
 	if n.Next != nil {
 		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, turnEntities(*n.Next)...)
+		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Next)...)
 	}
 	d.Context = strings.Join(ctx, "\n")
 	return d
+}
+
+// entities is turnEntities(m), extracted once per text and speaker. The
+// slice is shared: it is capped so that appending to it copies.
+func (dv *Deriver) entities(m memory.Memory) []string {
+	if dv == nil {
+		return turnEntities(m)
+	}
+	k := turnText{m.Text, m.Speaker}
+	if e, ok := dv.ents[k]; ok {
+		return e
+	}
+	if dv.ents == nil {
+		dv.ents = map[turnText][]string{}
+	}
+	e := slices.Clip(turnEntities(m))
+	dv.ents[k] = e
+	return e
 }
 
 func turnEntities(m memory.Memory) []string {
@@ -170,6 +206,11 @@ func PageOf(turn int) int { return turn / PageTurns }
 // Page is the page document of ms, the turns of one page of a session in
 // turn order.
 func Page(ms []memory.Memory) PageDoc {
+	return (*Deriver)(nil).Page(ms)
+}
+
+// Page is Page(ms).
+func (dv *Deriver) Page(ms []memory.Memory) PageDoc {
 	d := PageDoc{Type: TypePage}
 	texts := make([]string, len(ms))
 	for i, m := range ms {
@@ -177,7 +218,7 @@ func Page(ms []memory.Memory) PageDoc {
 			d.Namespace, d.SessionID, d.SessionDate = m.Namespace, m.SessionID, m.SessionDate
 		}
 		texts[i] = m.Text
-		d.Entities = appendNew(d.Entities, turnEntities(m)...)
+		d.Entities = appendNew(d.Entities, dv.entities(m)...)
 	}
 	d.Text = strings.Join(texts, "\n")
 	return d
@@ -215,6 +256,42 @@ func IndexMapping() *mapping.IndexMappingImpl {
 	m.DocValuesDynamic = false
 	m.ScoringModel = index.BM25Scoring
 	return m
+}
+
+// LeanMapping is IndexMapping without what this package's queries never
+// read, which costs index time and space: doc values (for sorting and
+// facets; every search here ranks by score) and the term vectors of the
+// English-analysed texts (token positions, for phrases and highlighting;
+// the texts are only BM25-matched, and phrases run on the entity fields
+// alone, which keep theirs). Its analyzers are faster twins of en and
+// standard that make the same tokens (analysis.go). Searches rank the
+// same on either mapping (TestLeanMappingSameRanking). The embedded store
+// indexes with it; the Couchbase store keeps IndexMapping, so its deployed
+// index definitions stay as they are. A query that phrase-matches a text
+// field needs the texts' term vectors back.
+func LeanMapping() *mapping.IndexMappingImpl {
+	m := IndexMapping()
+	lean(m.DefaultMapping)
+	for _, dm := range m.TypeMapping {
+		lean(dm)
+	}
+	return m
+}
+
+func lean(dm *mapping.DocumentMapping) {
+	for _, f := range dm.Fields {
+		f.DocValues = false
+		switch f.Analyzer {
+		case en.AnalyzerName:
+			f.IncludeTermVectors = false
+			f.Analyzer = AnalyzerEnglish
+		case standard.Name:
+			f.Analyzer = AnalyzerStandard
+		}
+	}
+	for _, p := range dm.Properties {
+		lean(p)
+	}
 }
 
 func textField(doc *mapping.DocumentMapping, name, analyzer string) {

@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -51,5 +52,41 @@ func TestPagesAndMemoriesApart(t *testing.T) {
 	}
 	if len(res.Hits) != 1 || res.Hits[0].ID != "page" {
 		t.Errorf("page hits %v, want the page alone", res.Hits)
+	}
+}
+
+// A Deriver's documents are Doc's and Page's, though it extracts each
+// turn's entities once: the same text under another speaker keeps its own
+// entities, and a document's entities can be appended to without changing
+// another's.
+func TestDeriverSameDocuments(t *testing.T) {
+	day := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
+	ms := []memory.Memory{
+		{ID: "s:0", Namespace: "n", SessionID: "s", SessionDate: day, Role: "user", Speaker: "Caroline", Text: "Melanie and I saw Hamlet in Paris on 3 May 2023."},
+		{ID: "s:1", Namespace: "n", SessionID: "s", SessionDate: day, Turn: 1, Role: "assistant", Speaker: "Melanie", Text: "Melanie and I saw Hamlet in Paris on 3 May 2023."},
+		{ID: "s:2", Namespace: "n", SessionID: "s", SessionDate: day, Turn: 2, Role: "user", Speaker: "Caroline", Text: "It cost 40 dollars, said Oscar Wilde."},
+	}
+	var dv Deriver
+	for round := range 2 { // the second round reads the cache
+		for i, m := range ms {
+			var n Neighbours
+			if i > 0 {
+				n.Prev = &ms[i-1]
+			}
+			if i+1 < len(ms) {
+				n.Next = &ms[i+1]
+			}
+			got, want := dv.Doc(m, n), Doc(m, n)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, turn %d: Deriver.Doc\n%+v\nDoc\n%+v", round, i, got, want)
+			}
+			_ = append(got.Entities, "changed")
+		}
+		if got, want := dv.Page(ms), Page(ms); !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: Deriver.Page\n%+v\nPage\n%+v", round, got, want)
+		}
+	}
+	if a, b := dv.Doc(ms[0], Neighbours{}), dv.Doc(ms[1], Neighbours{}); !slices.Contains(a.Entities, "caroline") || slices.Contains(b.Entities, "caroline") || !slices.Contains(b.Entities, "melanie") {
+		t.Errorf("the same text under two speakers: entities %q and %q", a.Entities, b.Entities)
 	}
 }

@@ -126,24 +126,10 @@ func isEmpty(mem *bolt.Bucket, ns string) bool {
 }
 
 // unindex applies the delete journalled as seq, which changed the documents
-// of keys, to ns's index. The documents are derived from the committed
-// records, in a transaction of their own (see affected).
+// of keys, to ns's index: they are derived at its next flush, after any
+// written before (flushIndex), so a document put and then deleted before
+// a flush is not indexed, and the index never records seq before holding
+// the entries pending before it.
 func (s *Store) unindex(ctx context.Context, ns string, seq uint64, keys []string) error {
-	t := s.texts[ns]
-	if t == nil {
-		return nil
-	}
-	if err := s.use(ctx, t); err != nil {
-		return err
-	}
-	b := t.idx.NewBatch()
-	if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, keys) }); err != nil {
-		return fmt.Errorf("deleting: deriving the index documents: %w", err)
-	}
-	b.SetInternal(keySeq, seqKey(seq))
-	if err := t.idx.Batch(b); err != nil {
-		return fmt.Errorf("removing from the index: %w", err)
-	}
-	t.q = seq
-	return nil
+	return s.stage(ctx, seq, keys, false)
 }

@@ -160,8 +160,20 @@ func turnOf(sessionKey []byte) int {
 func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, err error) {
 	mem, sess := tx.Bucket(bucketMem), tx.Bucket(bucketSession)
 	docs = make(map[string]any, len(keys))
+	// a turn is read by its own document, its neighbours' and its page's:
+	// each is decoded once, and its entities extracted once
+	var dv hybrid.Deriver
+	loaded := make(map[string]*memory.Memory, len(keys))
 	load := func(ns, id string) (*memory.Memory, error) {
-		return getMemory(mem, []byte(key(ns, id)))
+		k := key(ns, id)
+		if m, ok := loaded[k]; ok {
+			return m, nil
+		}
+		m, err := getMemory(mem, []byte(k))
+		if err == nil {
+			loaded[k] = m
+		}
+		return m, err
 	}
 	for _, k := range keys {
 		if ns, session, p, ok := parsePageKey(k); ok {
@@ -180,7 +192,7 @@ func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, 
 			if len(turns) == 0 {
 				deletes = append(deletes, k)
 			} else {
-				docs[k] = hybrid.Page(turns)
+				docs[k] = dv.Page(turns)
 			}
 			continue
 		}
@@ -205,7 +217,7 @@ func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, 
 				return nil, nil, err
 			}
 		}
-		docs[k] = hybrid.Doc(*m, n)
+		docs[k] = dv.Doc(*m, n)
 	}
 	return docs, deletes, nil
 }

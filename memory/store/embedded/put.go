@@ -47,8 +47,6 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		}
 	}
 	var keys []string
-	var docs map[string]any
-	var dels []string
 	var seq uint64
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
@@ -80,20 +78,18 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 			}
 		}
 		// the memories, the neighbours whose context they change, and
-		// their pages: journalled, then derived for the index
+		// their pages: journalled here, derived for the index at the
+		// flush (flushIndex)
 		keys = affected(tx, ms)
 		var err error
-		if seq, err = s.journal(tx, keys, true); err != nil {
-			return err
-		}
-		docs, dels, err = derive(tx, keys)
+		seq, err = s.journal(tx, keys, true)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("writing %d memories: %w", len(ms), err)
 	}
 	s.seq = seq
-	if err := s.stage(ctx, seq, keys, docs, dels); err != nil {
+	if err := s.stage(ctx, seq, keys, true); err != nil {
 		return err
 	}
 

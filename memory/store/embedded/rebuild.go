@@ -59,7 +59,7 @@ var (
 // mappingDigest names the search kit's current mapping: an index built
 // with another one (an older agentmem) is rebuilt from the records.
 func mappingDigest() []byte {
-	raw, err := json.Marshal(hybrid.IndexMapping())
+	raw, err := json.Marshal(hybrid.LeanMapping())
 	if err != nil {
 		panic(err)
 	}
@@ -272,7 +272,7 @@ func (s *Store) check(ctx context.Context, t *textIndex) error {
 // from the journal ("" when it can), with the entry it applied; it leaves
 // the index open only when it can.
 func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error) {
-	idx, err := bleve.Open(t.path)
+	idx, err := bleve.OpenUsing(t.path, scorchConfig())
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
 		return 0, "the text index is missing", nil
@@ -575,7 +575,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 		t.idx.Close()
 	}
 	s.npend -= t.npend
-	t.idx, t.pending, t.npend, t.checked, t.q = nil, nil, 0, false, 0
+	t.idx, t.pending, t.dirty, t.npend, t.checked, t.q = nil, nil, nil, 0, false, 0
 	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the old text index: %w", err)
 	}
@@ -607,6 +607,10 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	b.SetInternal(keySeq, seqKey(s.seq))
 	b.SetInternal(keyMapping, mappingDigest())
 	if err := idx.Batch(b); err != nil {
+		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
+	}
+	// the journal is trimmed only once the index is on disk (scorch.go)
+	if err := persisted(idx, persistTimeout); err != nil {
 		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}
 	t.checked, t.q = true, s.seq

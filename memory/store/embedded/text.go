@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,7 +73,8 @@ type textIndex struct {
 	checked  bool        // checked against the records since Open
 	q        uint64      // the last journal entry it is known to have persisted
 	pending  *bleve.Batch
-	pseq     uint64 // the last journal entry pending
+	dirty    map[string]bool // keys whose documents the next flush derives
+	pseq     uint64          // the last journal entry pending
 	npend    int
 	used     atomic.Uint64 // when it was last used (Store.clock)
 }
@@ -91,7 +93,7 @@ func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.In
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	idx, err := bleve.NewUsing(path, hybrid.IndexMapping(), "scorch", "scorch", nil)
+	idx, err := bleve.NewUsing(path, hybrid.LeanMapping(), "scorch", "scorch", scorchConfig())
 	if err != nil {
 		return nil, fmt.Errorf("creating the text index %s: %w", path, err)
 	}
@@ -135,7 +137,7 @@ func (s *Store) use(ctx context.Context, t *textIndex) error {
 		return nil
 	}
 	if t.checked {
-		idx, err := bleve.Open(t.path)
+		idx, err := bleve.OpenUsing(t.path, scorchConfig())
 		if err == nil {
 			t.idx = idx
 			return s.evict(t)
@@ -167,10 +169,10 @@ func (s *Store) evict(keep *textIndex) error {
 	}
 	slices.SortFunc(open, func(a, b *textIndex) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
 	for _, t := range open[:excess] {
-		s.npend -= t.npend
-		if err := t.flush(); err != nil {
+		if err := s.flushIndex(t); err != nil {
 			return err
 		}
+		t.persist(s.log)
 		err := t.idx.Close()
 		t.idx = nil
 		if err != nil {
@@ -180,15 +182,14 @@ func (s *Store) evict(keep *textIndex) error {
 	return nil
 }
 
-// stage queues the documents of a journal entry (seq) in the batches of
-// their namespaces' indexes, a namespace at a time: an index closed (see
-// evict) between two of them holds all of the entry or none. Callers hold
-// s.mu.
-func (s *Store) stage(ctx context.Context, seq uint64, keys []string, docs map[string]any, dels []string) error {
-	gone := map[string]bool{}
-	for _, k := range dels {
-		gone[k] = true
-	}
+// stage notes the index keys whose documents a journal entry (seq)
+// changed, in the indexes of their namespaces; the next flush derives each
+// noted document once from the records (flushIndex), however many writes
+// touched it (a session's page as its turns are appended one by one). An
+// index is created for a namespace that has none when create is set (a
+// write; a delete has nothing to remove from a namespace without one).
+// Callers hold s.mu.
+func (s *Store) stage(ctx context.Context, seq uint64, keys []string, create bool) error {
 	byNS := byNamespace(keys)
 	for _, ns := range sortedKeys(byNS) {
 		t := s.texts[ns]
@@ -196,27 +197,23 @@ func (s *Store) stage(ctx context.Context, seq uint64, keys []string, docs map[s
 		switch {
 		case t != nil:
 			err = s.use(ctx, t)
-		case slices.ContainsFunc(byNS[ns], func(k string) bool { _, ok := docs[k]; return ok }):
+		case create:
 			t, err = s.textFor(ctx, ns, seq)
 		default:
-			continue // only deletions, and no index to delete from
+			continue // no index to delete from
 		}
 		if err != nil {
 			return err
 		}
-		b := t.queue(seq)
-		for _, k := range byNS[ns] {
-			if d, ok := docs[k]; ok {
-				err = b.Index(k, d)
-			} else if gone[k] {
-				b.Delete(k)
-			}
-			if err != nil {
-				return fmt.Errorf("indexing %q: %w", k, err)
-			}
-			t.npend++
-			s.npend++
+		t.queue(seq)
+		if t.dirty == nil {
+			t.dirty = make(map[string]bool, len(byNS[ns]))
 		}
+		for _, k := range byNS[ns] {
+			t.dirty[k] = true
+		}
+		s.npend += len(t.dirty) - t.npend
+		t.npend = len(t.dirty)
 	}
 	return nil
 }
@@ -232,19 +229,44 @@ func (t *textIndex) queue(seq uint64) *bleve.Batch {
 	return t.pending
 }
 
-// flush sends t's pending batch to its index.
-func (t *textIndex) flush() error {
-	if t.pending == nil {
+// flushIndex sends t's pending batch to its index, with the documents of
+// the keys noted since the last flush, derived now from the committed
+// records (s.mu keeps writers out, so they are what the journal entries up
+// to s.seq made). It records in the batch s.seq, the store's last journal
+// entry: every entry up to it that changed t's namespace is in the batch
+// or was before it. Recording the store's entry rather than the
+// namespace's own keeps an index whose batch is persisted after a journal
+// trim from looking older than the trim (batches reach the disk after they
+// return, scorch.go). Callers hold s.mu.
+func (s *Store) flushIndex(t *textIndex) error {
+	if t.pending == nil && len(t.dirty) == 0 {
 		return nil
 	}
-	b := t.pending
-	t.pending, t.npend = nil, 0
+	b, keys := t.queue(t.pseq), sortedKeys(t.dirty)
+	s.npend -= t.npend
+	t.pending, t.npend, t.dirty = nil, 0, nil
+	// on an error the records and journal are durable; the next Open
+	// replays them
+	if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, keys) }); err != nil {
+		return fmt.Errorf("indexing namespace %q: deriving the documents: %w", t.ns, err)
+	}
+	seq := max(s.seq, t.pseq)
+	b.SetInternal(keySeq, seqKey(seq))
 	if err := t.idx.Batch(b); err != nil {
-		// the records and journal are durable; the next Open replays them
 		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
 	}
-	t.q = t.pseq
+	t.q = seq
 	return nil
+}
+
+// persist waits until t's index holds on disk what it was sent (batches
+// return before, scorch.go). If it does not, t is not recorded as applied
+// at Close (closeText), so its next use checks it against the journal.
+func (t *textIndex) persist(log *slog.Logger) {
+	if err := persisted(t.idx, persistTimeout); err != nil {
+		log.Warn("writing a text index to disk; its next use replays the journal", "namespace", t.ns, "err", err)
+		t.checked = false
+	}
 }
 
 // flushLocked sends every pending batch to its index. Callers hold s.mu.
@@ -253,9 +275,7 @@ func (s *Store) flushLocked() error {
 		return nil
 	}
 	for _, ns := range s.textNames() {
-		t := s.texts[ns]
-		s.npend -= t.npend
-		if err := t.flush(); err != nil {
+		if err := s.flushIndex(s.texts[ns]); err != nil {
 			return err
 		}
 	}
@@ -269,8 +289,7 @@ func (s *Store) flushText(ns string) error {
 	if t == nil {
 		return nil
 	}
-	s.npend -= t.npend
-	return t.flush()
+	return s.flushIndex(t)
 }
 
 // readText returns ns's index (nil when the namespace holds nothing), open
@@ -330,6 +349,11 @@ func (s *Store) dropText(ns string) error {
 // that the next Open opens none it need not, and closes them. Callers
 // flushed them.
 func (s *Store) closeText() error {
+	for _, t := range s.texts {
+		if t.idx != nil {
+			t.persist(s.log)
+		}
+	}
 	err := s.update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketApplied)
 		if err != nil {

@@ -1,0 +1,53 @@
+package embedded
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// scorchConfig is how the text index runs bleve's scorch engine.
+//
+// unsafe_batch: a batch returns once its documents are searchable, without
+// waiting until bleve has written them to disk (by default every batch
+// waits for its own segment file and bleve's root file to be written and
+// fsync'd). The records are the source of truth: bleve persists the
+// journal position a batch carries (keySeq) with that batch's documents,
+// and Open replays the journal from the position the index persisted, so
+// what a crash takes from the index comes back from the records
+// (TestKillLoop, FuzzJournalReplay). What needs the index on disk waits for
+// it explicitly (persisted): a rebuild before it trims the journal, and
+// Close, so that the next Open has nothing to replay. Meanwhile bleve's
+// persister merges the segments that piled up in memory before writing
+// them, which makes fewer, larger files to merge later.
+func scorchConfig() map[string]any {
+	return map[string]any{"unsafe_batch": true}
+}
+
+// persistTimeout bounds how long Close waits for the index to be on disk;
+// past it, the next Open replays what was not.
+const persistTimeout = 2 * time.Minute
+
+// persisted waits until everything sent to the index so far is on disk: it
+// sends an empty batch (a new index snapshot that holds everything before
+// it) and waits for bleve to have persisted it.
+func persisted(idx bleve.Index, timeout time.Duration) error {
+	done := make(chan error, 1)
+	b := idx.NewBatch()
+	b.SetPersistedCallback(func(err error) {
+		select {
+		case done <- err:
+		default:
+		}
+	})
+	if err := idx.Batch(b); err != nil {
+		return err
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(timeout):
+		return fmt.Errorf("the text index was not written to disk within %s", timeout)
+	}
+}
