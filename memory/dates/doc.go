@@ -90,11 +90,13 @@
 // A date or month without a year ("May 8", "8th of May", "in May") takes
 // ref's year when its month is not after ref's month, else the year before
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
-// year; it is not Relative, and Year is 0. A bare weekday is taken as the
+// year, unless its sentence speaks of the future as for a weekday below
+// ("we will travel in June", "the trip is in June": June 2023; "we'll meet
+// on May 3": 3 May 2024); it is not Relative, and Year is 0. A bare weekday is taken as the
 // latest such day strictly before ref's day, because memories are mostly
 // told in the past tense ("on Tuesday we went..."), unless the nearest
 // tense word of its sentence (within six words) speaks of the future: will,
-// shall, 'll, going, gonna, plan, or "is on Friday" (then the next such day
+// shall, 'll, going, gonna, plan, or "is on Friday", "is in March" (then the next such day
 // strictly after ref's); "next Tuesday" and "this Tuesday" name the future.
 //
 // Find is deliberately conservative: "May", "March" and month

@@ -475,8 +475,15 @@ func (f *finder) absolute(i int) (Mention, int) {
 	mm := f.mention(i, j, Month, false, time.Time{}, time.Time{})
 	mm.Month = m
 	if f.has {
+		// the latest such month, or in a sentence about the future
+		// ("we will travel in December") the next one from ref's month
 		y := f.y
-		if m > f.m {
+		switch {
+		case f.ahead(i):
+			if m < f.m {
+				y++
+			}
+		case m > f.m:
 			y--
 		}
 		if y >= MinYear && y <= MaxYear {
@@ -504,12 +511,22 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 	mm := f.mention(i, j, Day, false, time.Time{}, time.Time{})
 	mm.Month, mm.Day = m, d
 	if f.has {
-		// the latest such day whose month is not after ref's month
+		// the latest such day whose month is not after ref's month, or
+		// in a sentence about the future the first from ref's day
 		y = f.y
-		if m > f.m {
+		ahead := f.ahead(i)
+		switch {
+		case ahead:
+			if m < f.m || m == f.m && d < f.d {
+				y++
+			}
+			for d > daysIn(y, m) { // 29 February: the next leap year
+				y++
+			}
+		case m > f.m:
 			y--
 		}
-		for d > daysIn(y, m) { // 29 February: the latest leap year
+		for !ahead && d > daysIn(y, m) { // 29 February: the latest leap year
 			y--
 		}
 		if y >= MinYear && y <= MaxYear {
@@ -643,7 +660,8 @@ func (f *finder) weekday(i int) (Mention, int) {
 	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
 }
 
-// ahead reports a bare weekday at i that its clause puts in the future:
+// ahead reports a bare weekday (or a month or day without a year) at i
+// that its clause puts in the future:
 // the nearest tense word within six words on either side, in the same
 // sentence, is a future one ("we will deploy on Friday", "I'm going
 // there on Sunday", "the deploy is on Friday") rather than a past one
@@ -674,8 +692,9 @@ func (f *finder) ahead(i int) bool {
 			case kwWill:
 				return true
 			case kwIs:
-				// "is on Friday", "are on Monday": a date set ahead
-				if j == i-2 && f.t[i-1].kw == kwOn {
+				// "is on Friday", "are on Monday", "is in March": a date
+				// set ahead
+				if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
 					return true
 				}
 			case kwWas:

@@ -534,3 +534,22 @@ func TestFindWeekdayTense(t *testing.T) {
 		{"It was Tuesday when we will know", thu, []string{"Tuesday=2023-05-30/day/rel"}},
 	})
 }
+
+// A month or a day without a year is the latest one unless its sentence
+// speaks of the future, as a bare weekday (ref: Wednesday 10 May 2023).
+func TestFindMonthTense(t *testing.T) {
+	runFind(t, []findCase{
+		{"We will travel in December", wed, []string{"December=2023-12/month"}},
+		{"I'm going to Paris in March", wed, []string{"March=2024-03/month"}},
+		{"The trip is in June.", wed, []string{"June=2023-06/month"}},
+		{"We'll meet in May", wed, []string{"May=2023-05/month"}},
+		{"We went to Paris in June", wed, []string{"June=2022-06/month"}},
+		{"Paris is lovely in June", wed, []string{"June=2022-06/month"}},
+		{"We will meet on May 3", wed, []string{"May 3=2024-05-03/day"}},
+		{"We will meet on May 10", wed, []string{"May 10=2023-05-10/day"}},
+		{"The launch will be on June 2", wed, []string{"June 2=2023-06-02/day"}},
+		{"We launched on June 2", wed, []string{"June 2=2022-06-02/day"}},
+		{"We will celebrate on February 29", wed, []string{"February 29=2024-02-29/day"}},
+		{"I will call you. We went there in June", wed, []string{"June=2022-06/month"}},
+	})
+}

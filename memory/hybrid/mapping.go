@@ -61,8 +61,9 @@ const PageTurns = 32
 // their dates from package dates (lower-case months, "mid-August 2023",
 // no impossible dates); 4: a bare weekday in a sentence about the future
 // is the next one, not the last; 5: "two weeks from now" and the like are
-// dates.
-const DocVersion = 5
+// dates; 6: a month or day without a year in a sentence about the future
+// is the next one.
+const DocVersion = 6
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
