@@ -19,9 +19,9 @@ import (
 func TestCheckFindsInconsistencies(t *testing.T) {
 	ctx := context.Background()
 	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
-	build := func(t *testing.T) (string, *Store) {
+	buildWith := func(t *testing.T, withContext bool) (string, *Store) {
 		dir := t.TempDir()
-		st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
+		st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4, Context: withContext})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,6 +36,7 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		}
 		return dir, st
 	}
+	build := func(t *testing.T) (string, *Store) { return buildWith(t, true) }
 	check := func(t *testing.T, dir string) *Report {
 		t.Helper()
 		r, err := Check(ctx, dir)
@@ -50,6 +51,19 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 	r := check(t, dir)
 	if !r.OK() || r.Memories != 40 || r.Sessions != 1 || r.Vectors != 40 || r.IndexDocuments != 42 {
 		t.Fatalf("healthy store: %+v", r)
+	}
+	// without context: no pages
+	dir, st = buildWith(t, false)
+	st.Close()
+	r = check(t, dir)
+	if !r.OK() || r.Memories != 40 || r.IndexDocuments != 40 {
+		t.Fatalf("healthy store without context: %+v", r)
+	}
+	dir, st = buildWith(t, false)
+	st.indexOf(t, "default").Delete(key("default", memory.MemoryID("s", 3)))
+	st.Close()
+	if r = check(t, dir); !strings.Contains(strings.Join(r.Index, "\n"), "lacks 1 of the 40 documents") {
+		t.Fatalf("a lost document without context: %+v", r)
 	}
 
 	cases := []struct {

@@ -73,7 +73,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 			return nil
 		}
 		// before deleting: see affected
-		keys = affected(tx, victims)
+		keys = affected(tx, victims, s.context)
 		for _, m := range victims {
 			k := []byte(key(m.Namespace, m.ID))
 			ids[m.ID] = true

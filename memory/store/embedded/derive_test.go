@@ -18,8 +18,15 @@ import (
 // flushes, in between, and turns rewritten), the index ends up holding the
 // same documents: every search ranks the same memories and session pages
 // with the same scores, and check finds the index exactly what the records
-// make.
+// make. So with context (Options.Context), where a write changes its
+// neighbours' documents and its page, and without.
 func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
+	for _, withContext := range []bool{true, false} {
+		t.Run(fmt.Sprintf("context=%v", withContext), func(t *testing.T) { documentsIndependentOfWriteGrouping(t, withContext) })
+	}
+}
+
+func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 	ctx := context.Background()
 	words := strings.Fields("Caroline Melanie adopted greyhound park morning pottery bowls market dollars camping storm dragons castles Paris Hamlet 3 May 2023 forty painting sister")
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -42,8 +49,10 @@ func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
 	}
 	queries := make([]memory.Query, 20)
 	for i := range queries {
-		queries[i] = memory.Query{Namespace: "default", Text: text(), K: 1000, Pool: 1000, Fusion: memory.TextOnly,
-			Weights: memory.Weights{Neighbours: 0.5, Session: 1}}
+		queries[i] = memory.Query{Namespace: "default", Text: text(), K: 1000, Pool: 1000, Fusion: memory.TextOnly}
+		if withContext {
+			queries[i].Weights = memory.Weights{Neighbours: 0.5, Session: 1}
+		}
 	}
 	search := func(st *embedded.Store) []string {
 		var out []string
@@ -63,7 +72,7 @@ func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
 
 	// whole sessions
 	wholeDir := t.TempDir()
-	whole := openStore(t, wholeDir, nil)
+	whole := openContext(t, wholeDir, nil, withContext)
 	for _, ms := range sessions {
 		if err := whole.Put(ctx, ms); err != nil {
 			t.Fatal(err)
@@ -72,7 +81,7 @@ func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
 	// turn by turn, sessions interleaved, each turn first written with
 	// another text and then rewritten, searches in between
 	byTurnDir := t.TempDir()
-	byTurn := openStore(t, byTurnDir, nil)
+	byTurn := openContext(t, byTurnDir, nil, withContext)
 	for n := 0; ; n++ {
 		wrote := false
 		for s, ms := range sessions {
@@ -115,6 +124,9 @@ func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
 		r, err := embedded.Check(ctx, dir)
 		if err != nil || !r.OK() {
 			t.Fatalf("check: %v %+v", err, r)
+		}
+		if withContext && r.IndexDocuments <= r.Memories || !withContext && r.IndexDocuments != r.Memories {
+			t.Errorf("check: %d documents for %d memories (context %v: pages only with it)", r.IndexDocuments, r.Memories, withContext)
 		}
 	}
 }

@@ -15,7 +15,11 @@ import (
 
 // The text index holds two kinds of documents, both derived from the
 // records: a document per memory (hybrid.Doc, with its neighbouring turns
-// as context) and a document per page of a session (hybrid.Page). Writes
+// as context) and a document per page of a session (hybrid.Page). The
+// context and the pages serve only weights.neighbours and weights.session,
+// off by default, and cost 1.7x the ingest time: they are indexed only when
+// Options.Context is set; otherwise a memory's document has no context and
+// there are no pages. Writes
 // journal the keys of every document they change, so a replay, or a
 // rebuild, derives them again from the records.
 
@@ -53,8 +57,9 @@ func parsePageKey(k string) (ns, session string, p int, ok bool) {
 // leaves emptied earlier in the same transaction, so no cursor moves back
 // over a bucket after deletes in it. It reads only the window of each
 // session around the turns, so appending to a long session costs the same
-// as to a short one.
-func affected(tx *bolt.Tx, ms []memory.Memory) []string {
+// as to a short one. Without context (withContext false) only the memories'
+// own keys are affected.
+func affected(tx *bolt.Tx, ms []memory.Memory, withContext bool) []string {
 	seen := map[string]bool{}
 	var keys []string
 	add := func(k string) {
@@ -71,6 +76,9 @@ func affected(tx *bolt.Tx, ms []memory.Memory) []string {
 	byName := map[string]*group{}
 	for _, m := range ms {
 		add(key(m.Namespace, m.ID))
+		if !withContext {
+			continue
+		}
 		add(pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn)))
 		name := m.Namespace + "\x1f" + m.SessionID
 		g := byName[name]
@@ -156,8 +164,10 @@ func turnOf(sessionKey []byte) int {
 
 // derive reads from tx the documents of keys: a memory's document with its
 // neighbours, or a page's; keys whose record (or page) is gone are returned
-// as deletions.
-func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, err error) {
+// as deletions. Without context (withContext false) a memory's document has
+// no neighbours and every page is a deletion (one left by an index built
+// with context, or journalled by a store that had it).
+func derive(tx *bolt.Tx, keys []string, withContext bool) (docs map[string]any, deletes []string, err error) {
 	mem, sess := tx.Bucket(bucketMem), tx.Bucket(bucketSession)
 	docs = make(map[string]any, len(keys))
 	// a turn is read by its own document, its neighbours' and its page's:
@@ -177,6 +187,10 @@ func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, 
 	}
 	for _, k := range keys {
 		if ns, session, p, ok := parsePageKey(k); ok {
+			if !withContext {
+				deletes = append(deletes, k)
+				continue
+			}
 			var turns []memory.Memory
 			prefix := sessionPrefix(ns, session)
 			c := sess.Cursor()
@@ -206,6 +220,10 @@ func derive(tx *bolt.Tx, keys []string) (docs map[string]any, deletes []string, 
 			continue
 		}
 		var n hybrid.Neighbours
+		if !withContext {
+			docs[k] = dv.Doc(*m, n)
+			continue
+		}
 		prev, next := neighbourIDs(sess, ns, m.SessionID, m.Turn)
 		if prev != "" {
 			if n.Prev, err = load(ns, prev); err != nil {

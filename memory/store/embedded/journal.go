@@ -82,7 +82,7 @@ func (s *Store) replay(ctx context.Context, lagging map[string]uint64) error {
 				if batches[ns] == nil {
 					batches[ns] = s.texts[ns].idx.NewBatch()
 				}
-				if err := applyTo(tx, batches[ns], keys); err != nil {
+				if err := s.applyTo(tx, batches[ns], keys); err != nil {
 					return err
 				}
 				n += len(keys)
@@ -117,8 +117,8 @@ func byNamespace(keys []string) map[string][]string {
 }
 
 // applyTo adds to b the documents of keys as the records in tx make them.
-func applyTo(tx *bolt.Tx, b *bleve.Batch, keys []string) error {
-	docs, dels, err := derive(tx, keys)
+func (s *Store) applyTo(tx *bolt.Tx, b *bleve.Batch, keys []string) error {
+	docs, dels, err := derive(tx, keys, s.context)
 	if err != nil {
 		return err
 	}

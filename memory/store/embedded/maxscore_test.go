@@ -25,7 +25,7 @@ import (
 // filters; and it does skip documents (else it would test nothing of the
 // pruning).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
-	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true, Context: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		// the memories, the neighbours whose context they change, and
 		// their pages: journalled here, derived for the index at the
 		// flush (flushIndex)
-		keys = affected(tx, ms)
+		keys = affected(tx, ms, s.context)
 		var err error
 		seq, err = s.journal(tx, keys, true)
 		return err

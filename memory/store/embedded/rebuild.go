@@ -40,7 +40,7 @@ import (
 //     document per memory of its namespace (memories plus session pages).
 //
 // A missing index, an empty one, one bleve cannot open, one whose rebuild
-// was interrupted, and one built by another version of the mapping are
+// was interrupted, and one built by another version of the mapping (or choice of context) are
 // rebuilt too, each from its namespace's records only. Every rebuild logs
 // why and its progress. A store whose records are empty or missing beside
 // an index that holds documents is an error, never an empty store.
@@ -56,16 +56,21 @@ var (
 	keyIndexStoreID = []byte("store-id")
 )
 
-// mappingDigest names the search kit's current mapping: an index built
-// with another one (an older agentmem) is rebuilt from the records.
-func mappingDigest() []byte {
+// mappingDigest names the search kit's current mapping, with context or
+// without (Options.Context): an index built with another one (an older
+// agentmem, or the other choice) is rebuilt from the records.
+func mappingDigest(withContext bool) []byte {
 	raw, err := json.Marshal(hybrid.LeanMapping())
 	if err != nil {
 		panic(err)
 	}
 	// hybrid.DocVersion counts what the JSON does not show: how documents
 	// are derived from memories
-	sum := sha256.Sum256(append(raw, "v"+strconv.Itoa(hybrid.DocVersion)...))
+	raw = append(raw, "v"+strconv.Itoa(hybrid.DocVersion)...)
+	if !withContext {
+		raw = append(raw, " without context"...)
+	}
+	sum := sha256.Sum256(raw)
 	return []byte(hex.EncodeToString(sum[:8]))
 }
 
@@ -281,7 +286,7 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 	case err != nil:
 		return 0, fmt.Sprintf("the text index cannot be opened (%v)", err), nil
 	}
-	why, q, err := textProblem(idx, t.ns, rs)
+	why, q, err := textProblem(idx, t.ns, rs, s.context)
 	if err != nil || why != "" {
 		idx.Close()
 		if err != nil {
@@ -295,8 +300,9 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 
 // textProblem says why idx cannot serve as ns's index in the store rs
 // describes, even after the journal's replay ("" when it can), and returns
-// the last journal entry it applied. Open and Check share it.
-func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, error) {
+// the last journal entry it applied. Open and Check share it: Open accepts
+// the mapping of its own choice of context only, Check either (modes).
+func textProblem(idx bleve.Index, ns string, rs recordState, modes ...bool) (string, uint64, error) {
 	var vals [4][]byte
 	for i, k := range [][]byte{keyMapping, keyIndexStoreID, keyNamespace, keySeq} {
 		v, err := idx.GetInternal(k)
@@ -309,8 +315,8 @@ func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, er
 	switch {
 	case len(built) == 0:
 		return "the text index is incomplete (its rebuild was interrupted)", q, nil
-	case !bytes.Equal(built, mappingDigest()):
-		return "the text index was built by another version", q, nil
+	case !slices.ContainsFunc(modes, func(c bool) bool { return bytes.Equal(built, mappingDigest(c)) }):
+		return "the text index was built by another version or with the other choice of context (Options.Context)", q, nil
 	case !bytes.Equal(id, rs.id):
 		return "the text index belongs to another data directory", q, nil
 	case holds != ns:
@@ -501,13 +507,16 @@ func namespacesOf(tx *bolt.Tx) []string {
 }
 
 // namespaceKeys lists the index keys the records of ns make: its memories
-// and its sessions' pages.
-func namespaceKeys(tx *bolt.Tx, ns string) ([]string, error) {
+// and, with context, its sessions' pages.
+func namespaceKeys(tx *bolt.Tx, ns string, withContext bool) ([]string, error) {
 	prefix := []byte(ns + "\x1f")
 	var keys []string
 	c := tx.Bucket(bucketMem).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		keys = append(keys, string(k))
+	}
+	if !withContext {
+		return keys, nil
 	}
 	pages := map[string]bool{}
 	c = tx.Bucket(bucketSession).Cursor()
@@ -533,7 +542,7 @@ func (s *Store) rebuild(ctx context.Context, names []string, progress func(done,
 	if err := s.view(func(tx *bolt.Tx) error {
 		for i, ns := range names {
 			var err error
-			if keys[i], err = namespaceKeys(tx, ns); err != nil {
+			if keys[i], err = namespaceKeys(tx, ns, s.context); err != nil {
 				return err
 			}
 			total += len(keys[i])
@@ -595,7 +604,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 		}
 		chunk := keys[start:min(start+flushAt, len(keys))]
 		b := idx.NewBatch()
-		if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, chunk) }); err != nil {
+		if err := s.view(func(tx *bolt.Tx) error { return s.applyTo(tx, b, chunk) }); err != nil {
 			return err
 		}
 		if err := idx.Batch(b); err != nil {
@@ -605,7 +614,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	}
 	b := idx.NewBatch()
 	b.SetInternal(keySeq, seqKey(s.seq))
-	b.SetInternal(keyMapping, mappingDigest())
+	b.SetInternal(keyMapping, mappingDigest(s.context))
 	if err := idx.Batch(b); err != nil {
 		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}

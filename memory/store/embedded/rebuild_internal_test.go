@@ -52,7 +52,7 @@ func TestRebuildTextRestoresDocuments(t *testing.T) {
 	if n := count(); n != 50 {
 		t.Errorf("found %d of 50 after RebuildText", n)
 	}
-	if calls == 0 || last != total || total != 50+2 { // 50 memories, 2 pages of 32 turns
+	if calls == 0 || last != total || total != 50 { // 50 memories, no pages without context
 		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
 	}
 }

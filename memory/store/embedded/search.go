@@ -20,6 +20,9 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+	if err := s.contextWeights(q.Weights); err != nil {
+		return nil, err
+	}
 	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
 	if err != nil {
 		return nil, err
@@ -79,6 +82,24 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, err
 	}
 	return hybrid.Rank(q, fused, ms, sessions), nil
+}
+
+// contextWeights refuses the weights that search what a store without
+// context (Options.Context) does not index: never a silent no-op.
+func (s *Store) contextWeights(w memory.Weights) error {
+	if s.context {
+		return nil
+	}
+	w = w.OrDefault()
+	for _, f := range []struct {
+		name, what string
+		v          float64
+	}{{"weights.neighbours", "neighbouring turns' context", w.Neighbours}, {"weights.session", "session pages", w.Session}} {
+		if f.v > 0 {
+			return &memory.FieldError{Field: f.name, Msg: fmt.Sprintf("is %v, but this store does not index %s: leave it 0, or start agentmem with --index-context (AGENTMEM_INDEX_CONTEXT=true; embedded.Options.Context), which rebuilds the text indexes with them and costs about 1.7x the ingest time", f.v, f.what)}
+		}
+	}
+	return nil
 }
 
 // sequential makes Search run the text and vector sides one after the

@@ -101,7 +101,7 @@ func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.In
 	b.SetInternal(keyIndexStoreID, s.storeID)
 	b.SetInternal(keyNamespace, []byte(ns))
 	if complete {
-		b.SetInternal(keyMapping, mappingDigest())
+		b.SetInternal(keyMapping, mappingDigest(s.context))
 		b.SetInternal(keySeq, seqKey(seq))
 	}
 	if err := idx.Batch(b); err != nil {
@@ -247,7 +247,7 @@ func (s *Store) flushIndex(t *textIndex) error {
 	t.pending, t.npend, t.dirty = nil, 0, nil
 	// on an error the records and journal are durable; the next Open
 	// replays them
-	if err := s.view(func(tx *bolt.Tx) error { return applyTo(tx, b, keys) }); err != nil {
+	if err := s.view(func(tx *bolt.Tx) error { return s.applyTo(tx, b, keys) }); err != nil {
 		return fmt.Errorf("indexing namespace %q: deriving the documents: %w", t.ns, err)
 	}
 	seq := max(s.seq, t.pseq)

@@ -40,7 +40,7 @@ func BenchmarkTextSide(b *testing.B) {
 	if dir == "" {
 		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
 	}
-	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true})
+	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true, Context: true})
 	if err != nil {
 		b.Fatal(err)
 	}
