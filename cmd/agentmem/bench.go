@@ -69,8 +69,8 @@ func (c benchCmd) Run(e *env) error {
 	}
 	defer stop()
 	emb := &fake.Embedder{Name: "bench", N: 512}
-	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); GOMAXPROCS %d; %s\n\n",
-		source, len(queries), emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
+	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); index context %v (--index-context); GOMAXPROCS %d; %s\n\n",
+		source, len(queries), emb.ID(), e.cfg.IndexContext, runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
 		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.PerCall); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
@@ -88,7 +88,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 	open := func() (*embedded.Store, *memory.Service, time.Duration, error) {
 		start := time.Now()
-		st, err := embedded.Open(ctx, dir, embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Logger: e.log})
+		st, err := embedded.Open(ctx, dir, embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Context: e.cfg.IndexContext, Logger: e.log})
 		if err != nil {
 			return nil, nil, 0, err
 		}
