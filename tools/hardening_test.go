@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"agentmem/memory/store/embedded"
 	"agentmem/tools/spec"
 )
 
@@ -88,7 +89,7 @@ func TestDatesOutOfRange(t *testing.T) {
 // them) every result is finite and encodes as JSON (issue 10: weights.text
 // 1e308 gave NaN scores, a result no client ever received).
 func TestExtremeWeightsEncode(t *testing.T) {
-	c := connect(t)
+	c := connectWith(t, embedded.Options{NoSync: true, Context: true}) // weights.neighbours and session need it
 	ctx := context.Background()
 	for i, text := range []string{"Caroline ran the Boston marathon in May 2023.", "Melanie painted a lake last week.", "yes", "Boston, Boston, Boston marathon"} {
 		if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s" + string(rune('a'+i)), SessionDate: "2023-05-0" + string(rune('1'+i)),
@@ -137,6 +138,38 @@ func TestExtremeWeightsEncode(t *testing.T) {
 					t.Errorf("weights %+v: %v", w, err)
 				}
 			}
+		}
+	}
+}
+
+// weights.neighbours and weights.session search what only a store with
+// context indexes (embedded.Options.Context, --index-context): without it
+// a recall asking for either fails naming the weight and the option, never
+// a silent no-op; with it, it succeeds.
+func TestContextWeightsNeedIndexContext(t *testing.T) {
+	ctx := context.Background()
+	one := func(v float64) *float64 { return &v }
+	for _, withContext := range []bool{false, true} {
+		c := connectWith(t, embedded.Options{NoSync: true, Context: withContext})
+		if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s", SessionDate: "2023-05-01",
+			Messages: []spec.Message{{Role: "user", Content: "We adopted a greyhound."}, {Role: "assistant", Content: "What is her name?"}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []struct {
+			field string
+			w     spec.Weights
+		}{{"weights.neighbours", spec.Weights{Neighbours: one(0.5)}}, {"weights.session", spec.Weights{Session: one(0.3)}}} {
+			text, _, isErr := call(t, c, "recall", spec.RecallArgs{Query: "greyhound", Weights: &w.w})
+			switch {
+			case withContext && isErr:
+				t.Errorf("with context, %s: %q", w.field, text)
+			case !withContext && (!isErr || !strings.Contains(text, "invalid argument "+w.field) || !strings.Contains(text, "--index-context")):
+				t.Errorf("without context, %s: error=%v %q, want an invalid argument naming it and --index-context", w.field, isErr, text)
+			}
+		}
+		// the defaults (both off) work either way
+		if _, _, isErr := call(t, c, "recall", spec.RecallArgs{Query: "greyhound"}); isErr {
+			t.Errorf("context %v: recall at the defaults failed", withContext)
 		}
 	}
 }

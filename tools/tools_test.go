@@ -24,8 +24,14 @@ var update = flag.Bool("update", false, "rewrite testdata/tools.json")
 
 func connect(t testing.TB) *client.Client {
 	t.Helper()
+	return connectWith(t, embedded.Options{NoSync: true})
+}
+
+// connectWith is connect over an embedded store opened with opts.
+func connectWith(t testing.TB, opts embedded.Options) *client.Client {
+	t.Helper()
 	ctx := context.Background()
-	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true})
+	st, err := embedded.Open(ctx, t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
