@@ -17,7 +17,7 @@ import (
 // records: a document per memory (hybrid.Doc, with its neighbouring turns
 // as context) and a document per page of a session (hybrid.Page). The
 // context and the pages serve only weights.neighbours and weights.session,
-// off by default, and cost 1.7x the ingest time: they are indexed only when
+// off by default, and cost about twice the ingest time: they are indexed only when
 // Options.Context is set; otherwise a memory's document has no context and
 // there are no pages. Writes
 // journal the keys of every document they change, so a replay, or a

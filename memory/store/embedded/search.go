@@ -96,7 +96,7 @@ func (s *Store) contextWeights(w memory.Weights) error {
 		v          float64
 	}{{"weights.neighbours", "neighbouring turns' context", w.Neighbours}, {"weights.session", "session pages", w.Session}} {
 		if f.v > 0 {
-			return &memory.FieldError{Field: f.name, Msg: fmt.Sprintf("is %v, but this store does not index %s: leave it 0, or start agentmem with --index-context (AGENTMEM_INDEX_CONTEXT=true; embedded.Options.Context), which rebuilds the text indexes with them and costs about 1.7x the ingest time", f.v, f.what)}
+			return &memory.FieldError{Field: f.name, Msg: fmt.Sprintf("is %v, but this store does not index %s: leave it 0, or start agentmem with --index-context (AGENTMEM_INDEX_CONTEXT=true; embedded.Options.Context), which rebuilds the text indexes with them and costs about twice the ingest time", f.v, f.what)}
 		}
 	}
 	return nil

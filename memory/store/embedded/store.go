@@ -67,7 +67,7 @@ type Options struct {
 	// Context indexes, for every memory, its neighbouring turns' words and
 	// entities, and a document per page of each session: what
 	// weights.neighbours and weights.session search (both off by default).
-	// It costs 1.7x the ingest time (EVALS.md, "Ingest"). Without it a
+	// It costs about twice the ingest time (EVALS.md, "Ingest"). Without it a
 	// recall asking for either weight fails with a memory.FieldError.
 	// Changing it rebuilds each namespace's text index at its first use.
 	Context bool
