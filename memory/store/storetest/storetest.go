@@ -28,7 +28,19 @@ type Open func(embedderID string, dims int, anyEmbedder bool) (memory.Store, err
 // Run runs the suite. newStorage returns an Open over fresh, empty storage
 // (a temporary directory, a new collection), which it cleans up with t.
 func Run(t *testing.T, newStorage func(t *testing.T) Open) {
-	s := &suite{open: newStorage(t)}
+	run(t, newStorage, true)
+}
+
+// RunWithoutContext runs the suite on a store that indexes neither its
+// memories' neighbouring turns nor session pages (the embedded store
+// without Options.Context): the recalls ask for neither weight, and
+// ContextFollowsWrites, which is about them, is left out.
+func RunWithoutContext(t *testing.T, newStorage func(t *testing.T) Open) {
+	run(t, newStorage, false)
+}
+
+func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
+	s := &suite{open: newStorage(t), context: withContext}
 	emb := &fake.Embedder{Name: "storetest", Synonyms: map[string]string{"instrument": "violin", "kid": "daughter", "studying": "learning"}}
 	st, err := s.open(emb.ID(), emb.Dims(), false)
 	if err != nil {
@@ -52,7 +64,9 @@ func Run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("RePutReplaces", s.rePutReplaces)
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)
-	t.Run("ContextFollowsWrites", s.contextFollowsWrites)
+	if withContext {
+		t.Run("ContextFollowsWrites", s.contextFollowsWrites)
+	}
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t)) })
@@ -60,10 +74,11 @@ func Run(t *testing.T, newStorage func(t *testing.T) Open) {
 }
 
 type suite struct {
-	open Open
-	emb  *fake.Embedder
-	st   memory.Store
-	svc  *memory.Service
+	open    Open
+	context bool // the store indexes neighbours' context and session pages
+	emb     *fake.Embedder
+	st      memory.Store
+	svc     *memory.Service
 }
 
 var ctx = context.Background()
@@ -586,7 +601,11 @@ func (s *suite) forgetManySessions(t *testing.T) {
 	if err != nil || res.Deleted != 660 {
 		t.Fatalf("forget: %+v %v, want 660 deleted", res, err)
 	}
-	for _, w := range []*memory.Weights{nil, {Neighbours: 1, Session: 1}} {
+	weights := []*memory.Weights{nil}
+	if s.context {
+		weights = append(weights, &memory.Weights{Neighbours: 1, Session: 1})
+	}
+	for _, w := range weights {
 		if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "otters", Weights: w}); len(got) != 0 {
 			t.Errorf("recall after forgetting the namespace: %v", got)
 		}
