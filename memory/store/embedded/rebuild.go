@@ -583,8 +583,8 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	if t.idx != nil {
 		t.idx.Close()
 	}
-	s.npend -= t.npend
-	t.idx, t.pending, t.dirty, t.npend, t.checked, t.q = nil, nil, nil, 0, false, 0
+	s.npend -= len(t.dirty)
+	t.idx, t.dirty, t.checked, t.q = nil, nil, false, 0
 	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the old text index: %w", err)
 	}

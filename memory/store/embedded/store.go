@@ -82,11 +82,11 @@ type Store struct {
 	log     *slog.Logger
 
 	// mu orders writers against each other and against flushes; vec,
-	// texts and their pending batches are guarded by it.
+	// texts and their noted documents are guarded by it.
 	mu    sync.RWMutex
 	vec   *vecSide              // the vector side (vectors.go)
 	texts map[string]*textIndex // the text index of each namespace (text.go)
-	npend int                   // documents pending in all texts' batches
+	npend int                   // documents noted in all texts, not yet flushed
 	seq   uint64                // last journal entry written
 	clock atomic.Uint64         // orders the texts' uses (text.go: evict)
 

@@ -65,18 +65,15 @@ var (
 // maxOpen is how many text indexes stay open at most.
 var maxOpen = 64
 
-// textIndex is the text index of one namespace, with the documents queued
-// for its next batch.
+// textIndex is the text index of one namespace, with the keys whose
+// documents its next flush derives.
 type textIndex struct {
 	ns, path string
-	idx      bleve.Index // nil while closed
-	checked  bool        // checked against the records since Open
-	q        uint64      // the last journal entry it is known to have persisted
-	pending  *bleve.Batch
+	idx      bleve.Index     // nil while closed
+	checked  bool            // checked against the records since Open
+	q        uint64          // the last journal entry it is known to have persisted
 	dirty    map[string]bool // keys whose documents the next flush derives
-	pseq     uint64          // the last journal entry pending
-	npend    int
-	used     atomic.Uint64 // when it was last used (Store.clock)
+	used     atomic.Uint64   // when it was last used (Store.clock)
 }
 
 // textPath is the directory of ns's index in the store directory dir.
@@ -151,7 +148,7 @@ func (s *Store) use(ctx context.Context, t *textIndex) error {
 }
 
 // evict closes the least recently used open indexes but keep while more
-// than maxOpen are open, sending their pending batches first. Callers hold
+// than maxOpen are open, flushing their noted documents first. Callers hold
 // s.mu.
 func (s *Store) evict(keep *textIndex) error {
 	var open []*textIndex
@@ -205,32 +202,20 @@ func (s *Store) stage(ctx context.Context, seq uint64, keys []string, create boo
 		if err != nil {
 			return err
 		}
-		t.queue(seq)
 		if t.dirty == nil {
 			t.dirty = make(map[string]bool, len(byNS[ns]))
 		}
+		before := len(t.dirty)
 		for _, k := range byNS[ns] {
 			t.dirty[k] = true
 		}
-		s.npend += len(t.dirty) - t.npend
-		t.npend = len(t.dirty)
+		s.npend += len(t.dirty) - before
 	}
 	return nil
 }
 
-// queue is the batch of documents waiting for t's index; it records seq
-// as the last journal entry applied.
-func (t *textIndex) queue(seq uint64) *bleve.Batch {
-	if t.pending == nil {
-		t.pending = t.idx.NewBatch()
-	}
-	t.pending.SetInternal(keySeq, seqKey(seq))
-	t.pseq = seq
-	return t.pending
-}
-
-// flushIndex sends t's pending batch to its index, with the documents of
-// the keys noted since the last flush, derived now from the committed
+// flushIndex sends t's index a batch of the documents of the keys noted
+// since the last flush, derived now from the committed
 // records (s.mu keeps writers out, so they are what the journal entries up
 // to s.seq made). It records in the batch s.seq, the store's last journal
 // entry: every entry up to it that changed t's namespace is in the batch
@@ -239,23 +224,22 @@ func (t *textIndex) queue(seq uint64) *bleve.Batch {
 // trim from looking older than the trim (batches reach the disk after they
 // return, scorch.go). Callers hold s.mu.
 func (s *Store) flushIndex(t *textIndex) error {
-	if t.pending == nil && len(t.dirty) == 0 {
+	if len(t.dirty) == 0 {
 		return nil
 	}
-	b, keys := t.queue(t.pseq), sortedKeys(t.dirty)
-	s.npend -= t.npend
-	t.pending, t.npend, t.dirty = nil, 0, nil
+	b, keys := t.idx.NewBatch(), sortedKeys(t.dirty)
+	s.npend -= len(keys)
+	t.dirty = nil
 	// on an error the records and journal are durable; the next Open
 	// replays them
 	if err := s.view(func(tx *bolt.Tx) error { return s.applyTo(tx, b, keys) }); err != nil {
 		return fmt.Errorf("indexing namespace %q: deriving the documents: %w", t.ns, err)
 	}
-	seq := max(s.seq, t.pseq)
-	b.SetInternal(keySeq, seqKey(seq))
+	b.SetInternal(keySeq, seqKey(s.seq))
 	if err := t.idx.Batch(b); err != nil {
 		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
 	}
-	t.q = seq
+	t.q = s.seq
 	return nil
 }
 
@@ -269,7 +253,7 @@ func (t *textIndex) persist(log *slog.Logger) {
 	}
 }
 
-// flushLocked sends every pending batch to its index. Callers hold s.mu.
+// flushLocked flushes every index with noted documents. Callers hold s.mu.
 func (s *Store) flushLocked() error {
 	if s.npend == 0 {
 		return nil
@@ -283,7 +267,7 @@ func (s *Store) flushLocked() error {
 	return nil
 }
 
-// flushText sends ns's pending batch to its index. Callers hold s.mu.
+// flushText flushes ns.s index. Callers hold s.mu.
 func (s *Store) flushText(ns string) error {
 	t := s.texts[ns]
 	if t == nil {
@@ -300,7 +284,7 @@ func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock f
 	for {
 		s.mu.RLock()
 		t := s.texts[ns]
-		if t == nil || t.idx != nil && (t.npend == 0 || ready) {
+		if t == nil || t.idx != nil && (len(t.dirty) == 0 || ready) {
 			if t != nil {
 				t.used.Store(s.clock.Add(1))
 			}
@@ -334,7 +318,7 @@ func (s *Store) dropText(ns string) error {
 	if t == nil {
 		return nil
 	}
-	s.npend -= t.npend
+	s.npend -= len(t.dirty)
 	delete(s.texts, ns)
 	if t.idx != nil {
 		t.idx.Close()
