@@ -242,26 +242,23 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 		return nil, rs, err
 	}
 	r.Sessions = len(sessions)
-	if p := tx.Bucket(bucketPending); p != nil {
-		err = p.ForEach(func(k, _ []byte) error {
-			r.Pending++
+	// entries keyed by a memory's key whose memory is gone
+	orphans := func(b *bolt.Bucket, n *int, what string) error {
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, _ []byte) error {
+			*n++
 			if mem.Get(k) == nil {
-				r.record("pending vectors %q belong to no memory", k)
+				r.record("%s %q belong to no memory", what, k)
 			}
 			return nil
 		})
-		if err != nil {
-			return nil, rs, err
-		}
 	}
-	err = vec.ForEach(func(k, _ []byte) error {
-		r.Vectors++
-		if mem.Get(k) == nil {
-			r.record("vectors %q belong to no memory", k)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := orphans(tx.Bucket(bucketPending), &r.Pending, "pending vectors"); err != nil {
+		return nil, rs, err
+	}
+	if err := orphans(vec, &r.Vectors, "vectors"); err != nil {
 		return nil, rs, err
 	}
 	err = buckets["journal"].ForEach(func(k, v []byte) error {
