@@ -221,7 +221,7 @@ func (r *peerRun) start(ctx context.Context, timed bool) error {
 		return fmt.Errorf("starting the server: %w", err)
 	}
 	st := IngestStat{Unit: r.u.ID, Granularity: ByTurn, Turns: len(r.turns), Start: time.Now(), Fingerprint: r.fp}
-	for _, sess := range sessionRuns(r.turns) {
+	for _, sess := range peers.BySession(r.turns) {
 		sctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 		err := r.p.Store(sctx, r.c, r.ns(), sess)
 		cancel()
@@ -237,20 +237,6 @@ func (r *peerRun) start(ctx context.Context, timed bool) error {
 		return r.o.Results.AddIngest(st)
 	}
 	return nil
-}
-
-// sessionRuns cuts turns into runs of one session.
-func sessionRuns(ts []peers.Turn) [][]peers.Turn {
-	var out [][]peers.Turn
-	for i := 0; i < len(ts); {
-		j := i + 1
-		for j < len(ts) && ts[j].SessionID == ts[i].SessionID {
-			j++
-		}
-		out = append(out, ts[i:j])
-		i = j
-	}
-	return out
 }
 
 // ingest stores the unit, and once more in a fresh server if that fails.

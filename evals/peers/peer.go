@@ -115,8 +115,8 @@ func Render(t Turn) string {
 	return fmt.Sprintf("[%s] %s: %s", t.Date.Format("2006-01-02 Mon"), who, t.Text)
 }
 
-// bySession splits turns into runs of the same session, in order.
-func bySession(turns []Turn) [][]Turn {
+// BySession splits turns into runs of the same session, in order.
+func BySession(turns []Turn) [][]Turn {
 	var out [][]Turn
 	for i := 0; i < len(turns); {
 		j := i + 1

@@ -63,7 +63,7 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 	if err := validate(turns); err != nil {
 		return err
 	}
-	for _, sess := range bySession(turns) {
+	for _, sess := range BySession(turns) {
 		var ents []smEntity
 		for _, t := range sess {
 			code, fresh := p.l.assign(ns, t.Ref)
