@@ -148,23 +148,12 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 		}
 	}
 	cats := Categories(c.Benchmark)
+	names, by := make([]string, len(c.Systems)), make([]map[string]Category, len(c.Systems))
+	for i, s := range c.Systems {
+		names[i], by[i] = s.Name, s.ByCategory
+	}
 	table := func(title string, cell func(Category) string) {
-		p("\n## %s\n\n| system |", title)
-		for _, cat := range cats {
-			p(" %s |", cat)
-		}
-		p("\n| --- |%s\n", strings.Repeat(" ---: |", len(cats)))
-		for _, s := range c.Systems {
-			p("| %s |", s.Name)
-			for _, cat := range cats {
-				if v, ok := s.ByCategory[cat]; ok {
-					p(" %s |", cell(v))
-				} else {
-					p(" – |")
-				}
-			}
-			p("\n")
-		}
+		categoryTable(p, title, "system", cats, names, by, cell)
 	}
 	if len(c.Systems) > 0 {
 		p("\n## By category\n\nQuestions per category:")

@@ -60,23 +60,12 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 		}
 	}
 	cats := Categories(s.Benchmark)
+	names, by := make([]string, len(s.Configs)), make([]map[string]Category, len(s.Configs))
+	for i, c := range s.Configs {
+		names[i], by[i] = c.Config, c.ByCategory
+	}
 	table := func(title string, cell func(Category) string) {
-		p("\n## %s\n\n| config |", title)
-		for _, c := range cats {
-			p(" %s |", c)
-		}
-		p("\n| --- |%s\n", strings.Repeat(" ---: |", len(cats)))
-		for _, c := range s.Configs {
-			p("| %s |", c.Config)
-			for _, cat := range cats {
-				if v, ok := c.ByCategory[cat]; ok {
-					p(" %s |", cell(v))
-				} else {
-					p(" – |")
-				}
-			}
-			p("\n")
-		}
+		categoryTable(p, title, "config", cats, names, by, cell)
 	}
 	p("\n## By category\n\nQuestions per category (baseline):")
 	for _, cat := range cats {
@@ -135,4 +124,26 @@ func num(f *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.3f", *f)
+}
+
+// categoryTable writes a markdown table of one row per name (a run's
+// configuration, or a compared server) and one cell per category, "–"
+// where a row has none of it.
+func categoryTable(p func(string, ...any), title, first string, cats, names []string, by []map[string]Category, cell func(Category) string) {
+	p("\n## %s\n\n| %s |", title, first)
+	for _, cat := range cats {
+		p(" %s |", cat)
+	}
+	p("\n| --- |%s\n", strings.Repeat(" ---: |", len(cats)))
+	for i, name := range names {
+		p("| %s |", name)
+		for _, cat := range cats {
+			if v, ok := by[i][cat]; ok {
+				p(" %s |", cell(v))
+			} else {
+				p(" – |")
+			}
+		}
+		p("\n")
+	}
 }
