@@ -214,21 +214,7 @@ func TestApproxRecallUnclustered(t *testing.T) {
 	for i := range qs {
 		qs[i] = c.unit()
 	}
-	measure := func(x *Index) float64 {
-		var sum float64
-		for _, q := range qs {
-			got, err := x.Search(q, 10, Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := x.SearchExact(q, 10, Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum += recall(got, want)
-		}
-		return sum / float64(len(qs))
-	}
+	measure := func(x *Index) float64 { return recallVsExact(t, x, qs) }
 	fixed := build(Options{ApproxAt: 5000, NProbe: DefaultNProbe})
 	if r := measure(fixed); r >= 0.98 {
 		t.Fatalf("with %d fixed probes recall@10 is %.3f already: the data does not test calibration", DefaultNProbe, r)
@@ -300,21 +286,7 @@ func TestApproxTunesToQueries(t *testing.T) {
 	for i := range qs {
 		qs[i] = c.bag(6)
 	}
-	measure := func(x *Index) float64 {
-		var sum float64
-		for _, q := range qs {
-			got, err := x.Search(q, 10, Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := x.SearchExact(q, 10, Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum += recall(got, want)
-		}
-		return sum / float64(len(qs))
-	}
+	measure := func(x *Index) float64 { return recallVsExact(t, x, qs) }
 	// the same rows with the sample's probe count fixed: no tuning
 	probe := x.Stats().Probe
 	fixed := mustNew(t, dims, Options{ApproxAt: 8000, NProbe: probe})
@@ -383,4 +355,22 @@ func TestIVFReadOrderSameAnswer(t *testing.T) {
 		}
 	}
 	t.Logf("%d searches identical both ways (%d lists)", compared, x.ivf.nlist)
+}
+
+// recallVsExact is x's mean recall@10 over qs against its exact scan.
+func recallVsExact(t *testing.T, x *Index, qs [][]float32) float64 {
+	t.Helper()
+	var sum float64
+	for _, q := range qs {
+		got, err := x.Search(q, 10, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := x.SearchExact(q, 10, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += recall(got, want)
+	}
+	return sum / float64(len(qs))
 }
