@@ -35,6 +35,8 @@ type Config struct {
 	Session    *float64 `json:"session,omitempty"`
 	Time       *float64 `json:"time,omitempty"`
 	Diversity  *float64 `json:"diversity,omitempty"`
+	// Adjacent is weights.adjacent (nil: the server's default; 0: off).
+	Adjacent *float64 `json:"adjacent,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
 	// recall's other weights (0: the server's default).
 	TextWeight   float64 `json:"text_weight,omitempty"`
@@ -107,8 +109,8 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Neighbours != nil || c.Session != nil || c.Time != nil || c.Diversity != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
-		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time, Diversity: c.Diversity,
+	if c.Neighbours != nil || c.Session != nil || c.Time != nil || c.Diversity != nil || c.Adjacent != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
+		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time, Diversity: c.Diversity, Adjacent: c.Adjacent,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
 	args.Context, args.MaxTokens, args.Excerpt = c.Context, c.MaxTokens, c.Excerpt
@@ -131,7 +133,8 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "neighbours=0.5+session=0.3",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// neighbours, session, time, w.text, w.vector, w.entity, w.rank (weights),
+// neighbours, session, time, diversity, adjacent,
+// w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.
 func ParseConfig(name string) (Config, error) {
@@ -184,9 +187,11 @@ func ParseConfig(name string) (Config, error) {
 					c.RankConstant = int(f)
 				}
 			}
-		case "neighbours", "session", "time", "diversity":
+		case "neighbours", "session", "time", "diversity", "adjacent":
 			if f, err = num(); err == nil {
 				switch k {
+				case "adjacent":
+					c.Adjacent = &f
 				case "diversity":
 					c.Diversity = &f
 				case "neighbours":

@@ -80,7 +80,7 @@ func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Befor
 // boosts the entity clause inside the text ranking; Neighbours boosts
 // the match on a memory's neighbouring turns; Session weighs the relevance of
 // a memory's session; RankConstant is RRF's k. Zero means the default; a
-// negative Neighbours, Session or Time turns that factor off.
+// negative Neighbours, Session, Time or Adjacent turns that factor off.
 type Weights struct {
 	Text       float64
 	Vector     float64
@@ -88,6 +88,12 @@ type Weights struct {
 	Neighbours float64
 	Session    float64
 	Time       float64
+	// Adjacent raises a candidate's score to at least this fraction of
+	// the score of its best neighbouring turn among the candidates (the
+	// turn just before or after it in its session), so an answer ranks
+	// with the question it answers; found without indexing the
+	// neighbours' text (see hybrid.Rank).
+	Adjacent float64
 	// Diversity discounts a candidate by this fraction for each memory of
 	// its session already chosen, so the k memories spread over sessions
 	// when their scores are close.
@@ -97,7 +103,7 @@ type Weights struct {
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Diversity: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Adjacent: -1, Diversity: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -121,6 +127,9 @@ func (w Weights) OrDefault() Weights {
 	}
 	if w.Time == 0 {
 		w.Time = d.Time
+	}
+	if w.Adjacent == 0 {
+		w.Adjacent = d.Adjacent
 	}
 	if w.Diversity == 0 {
 		w.Diversity = d.Diversity

@@ -276,6 +276,9 @@ func validWeights(w Weights) error {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}
+	if math.IsNaN(w.Adjacent) || w.Adjacent > 1 {
+		return &FieldError{"weights.adjacent", fmt.Sprintf("must be between 0 and 1, got %v", w.Adjacent)}
+	}
 	if math.IsNaN(w.Diversity) || w.Diversity >= 1 {
 		return &FieldError{"weights.diversity", fmt.Sprintf("must be between 0 and 1 (excluded), got %v", w.Diversity)}
 	}

@@ -1,7 +1,9 @@
 package memory_test
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -56,5 +58,25 @@ func TestExcerptFillKeepsTheBestK(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// weights.adjacent is a fraction of a neighbour's score: above 1 (or NaN)
+// it is refused, naming the field and its limit; 1 is accepted.
+func TestAdjacentWeightBounds(t *testing.T) {
+	svc := open(t, nil)
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "s", SessionDate: "2023-05-01",
+		Messages: []memory.Message{{Role: "user", Content: "How did the race go?"}, {Role: "user", Content: "Amazing, I finished second."}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{1.5, math.NaN()} {
+		_, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Adjacent: w}})
+		var fe *memory.FieldError
+		if !errors.As(err, &fe) || fe.Field != "weights.adjacent" || !strings.Contains(fe.Msg, "between 0 and 1") {
+			t.Errorf("adjacent %v: %v, want a field error naming weights.adjacent and its limit", w, err)
+		}
+	}
+	if _, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Adjacent: 1}}); err != nil {
+		t.Errorf("adjacent 1: %v", err)
 	}
 }

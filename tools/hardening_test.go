@@ -98,7 +98,7 @@ func TestExtremeWeightsEncode(t *testing.T) {
 		}
 	}
 	// beyond the bounds: refused, naming the field
-	for _, w := range []map[string]any{{"text": 1e308}, {"vector": math.MaxFloat64}, {"entity": 101}, {"text": -1}, {"diversity": 0.95}, {"session": 1e300}, {"time": 1e308}, {"neighbours": -1e-300}} {
+	for _, w := range []map[string]any{{"text": 1e308}, {"vector": math.MaxFloat64}, {"entity": 101}, {"text": -1}, {"diversity": 0.95}, {"session": 1e300}, {"time": 1e308}, {"neighbours": -1e-300}, {"adjacent": 1.5}, {"adjacent": -0.5}} {
 		text, _, isErr := call(t, c, "recall", map[string]any{"query": "Boston marathon", "weights": w})
 		if !isErr || !strings.Contains(text, "invalid argument weights.") {
 			t.Errorf("weights %v: error=%v %q, want an error naming the weight", w, isErr, text)
@@ -107,8 +107,8 @@ func TestExtremeWeightsEncode(t *testing.T) {
 	tiny := math.SmallestNonzeroFloat64
 	one := func(v float64) *float64 { return &v }
 	weights := []spec.Weights{
-		{Text: 100, Vector: 100, Entity: 100, Neighbours: one(100), Session: one(100), Diversity: one(0.9), Time: one(100), RankConstant: 1},
-		{Text: tiny, Vector: tiny, Entity: tiny, Neighbours: one(tiny), Session: one(tiny), Diversity: one(tiny), Time: one(tiny), RankConstant: 1000},
+		{Text: 100, Vector: 100, Entity: 100, Neighbours: one(100), Session: one(100), Diversity: one(0.9), Time: one(100), Adjacent: one(1), RankConstant: 1},
+		{Text: tiny, Vector: tiny, Entity: tiny, Neighbours: one(tiny), Session: one(tiny), Diversity: one(tiny), Time: one(tiny), Adjacent: one(tiny), RankConstant: 1000},
 		{Text: 100, Entity: tiny, Session: one(100), Time: one(100), RankConstant: 1},
 		{Text: tiny, Entity: 100, Neighbours: one(0), Session: one(0), Time: one(0)},
 	}

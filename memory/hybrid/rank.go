@@ -79,6 +79,7 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions [
 		}
 		hits = append(hits, memory.Hit{Memory: m, Score: score, TextRank: f.TextRank, VectorRank: f.VectorRank})
 	}
+	adjacent(hits, w.Adjacent)
 	// stable: equal scores keep the fused order
 	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
 		switch {
@@ -126,4 +127,33 @@ func diverse(hits []memory.Hit, k int, d float64) []memory.Hit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// turnKey is a turn of a session.
+type turnKey struct {
+	session string
+	turn    int
+}
+
+// adjacent raises each candidate's score to at least w times the score of
+// its best neighbouring turn (the turn just before or after it in its
+// session) among the candidates, reading every score before raising any.
+// A conversation's question and its answer are neighbours, and often
+// only one of them names what a query asks ("How did the race go?" /
+// "Amazing, I finished second"): the pool finds the one, and the other
+// ranks with it. It uses the candidates' scores alone, with no search
+// beyond the one that made the pool, so both stores rank alike.
+func adjacent(hits []memory.Hit, w float64) {
+	if w <= 0 {
+		return
+	}
+	byTurn := make(map[turnKey]float64, len(hits))
+	for _, h := range hits {
+		byTurn[turnKey{h.Memory.SessionID, h.Memory.Turn}] = h.Score
+	}
+	for i, h := range hits {
+		m := h.Memory
+		nb := max(byTurn[turnKey{m.SessionID, m.Turn - 1}], byTurn[turnKey{m.SessionID, m.Turn + 1}])
+		hits[i].Score = max(h.Score, w*nb)
+	}
 }

@@ -1,0 +1,64 @@
+package hybrid
+
+import (
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+)
+
+func hitIDs(hs []memory.Hit) string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Memory.ID)
+	}
+	return strings.Join(out, " ")
+}
+
+// weights.adjacent raises a candidate to a fraction of its best
+// neighbouring turn's score: the answer after a strong question moves up,
+// a candidate of another session or two turns away does not, and at 0
+// (off) the fused order stands.
+func TestRankAdjacent(t *testing.T) {
+	mem := func(session string, turn int) memory.Memory {
+		return memory.Memory{ID: memory.MemoryID(session, turn), SessionID: session, Turn: turn}
+	}
+	ms := map[string]memory.Memory{}
+	for _, m := range []memory.Memory{mem("s1", 4), mem("s2", 1), mem("s3", 1), mem("s1", 5), mem("s2", 3), mem("s3", 5)} {
+		ms[m.ID] = m
+	}
+	fused := []Fused{
+		{ID: "s1:4", Score: 0.030}, // the question that names what the query asks
+		{ID: "s2:1", Score: 0.020},
+		{ID: "s3:1", Score: 0.014},
+		{ID: "s1:5", Score: 0.011}, // its answer: 0.5 x 0.030 = 0.015 lifts it over s3:1
+		{ID: "s2:3", Score: 0.010}, // two turns after s2:1: not a neighbour
+		{ID: "s3:5", Score: 0.009}, // turn 5 of another session than s1:4
+	}
+	cases := []struct {
+		adjacent float64
+		want     string
+	}{
+		{0, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"}, // 0: the default, off
+		{-1, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"},
+		{0.5, "s1:4 s2:1 s1:5 s3:1 s2:3 s3:5"},
+		{0.3, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"}, // 0.009 < 0.011: its own score stands
+	}
+	for _, c := range cases {
+		q := memory.Query{K: 10, Weights: memory.Weights{Adjacent: c.adjacent, Time: -1}}
+		hits := Rank(q, fused, ms, nil)
+		if got := hitIDs(hits); got != c.want {
+			t.Errorf("adjacent %v: %s, want %s", c.adjacent, got, c.want)
+		}
+		if c.adjacent == 0.5 {
+			for _, h := range hits {
+				if h.Memory.ID == "s1:5" && h.Score != 0.015 {
+					t.Errorf("adjacent 0.5: the answer scores %v, want 0.5 x its question's 0.030", h.Score)
+				}
+				if h.Memory.ID == "s1:4" && h.Score != 0.030 {
+					t.Errorf("adjacent 0.5: the question scores %v, want its own 0.030 (raised, never lowered)", h.Score)
+				}
+			}
+		}
+	}
+}
