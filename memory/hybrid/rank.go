@@ -1,6 +1,7 @@
 package hybrid
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -135,25 +136,37 @@ type turnKey struct {
 	turn    int
 }
 
+// AdjacentFrom is how many of the best candidates lend their score to
+// their neighbouring turns (see adjacent).
+const AdjacentFrom = 5
+
 // adjacent raises each candidate's score to at least w times the score of
-// its best neighbouring turn (the turn just before or after it in its
-// session) among the candidates, reading every score before raising any.
-// A conversation's question and its answer are neighbours, and often
-// only one of them names what a query asks ("How did the race go?" /
-// "Amazing, I finished second"): the pool finds the one, and the other
-// ranks with it. It uses the candidates' scores alone, with no search
-// beyond the one that made the pool, so both stores rank alike.
+// a neighbouring turn (the turn just before or after it in its session)
+// that is one of the AdjacentFrom best candidates. A conversation's
+// question and its answer are neighbours, and often only one of them
+// names what a query asks ("What's Calvin's biggest goal?" / "To take my
+// music worldwide"): the search finds the one, and the other ranks with
+// it. Only the best few lend: measured on LongMemEval, a neighbour of any
+// candidate pushes out the one candidate of a session that held evidence.
+// It reads the candidates' scores alone, with no search beyond the one
+// that made the pool, so both stores rank alike.
 func adjacent(hits []memory.Hit, w float64) {
-	if w <= 0 {
+	if w <= 0 || len(hits) == 0 {
 		return
 	}
-	byTurn := make(map[turnKey]float64, len(hits))
-	for _, h := range hits {
-		byTurn[turnKey{h.Memory.SessionID, h.Memory.Turn}] = h.Score
+	best := make([]int, len(hits))
+	for i := range best {
+		best[i] = i
+	}
+	// stable: equal scores keep the fused order
+	slices.SortStableFunc(best, func(a, b int) int { return cmp.Compare(hits[b].Score, hits[a].Score) })
+	lend := make(map[turnKey]float64, AdjacentFrom)
+	for _, i := range best[:min(AdjacentFrom, len(best))] {
+		lend[turnKey{hits[i].Memory.SessionID, hits[i].Memory.Turn}] = hits[i].Score
 	}
 	for i, h := range hits {
 		m := h.Memory
-		nb := max(byTurn[turnKey{m.SessionID, m.Turn - 1}], byTurn[turnKey{m.SessionID, m.Turn + 1}])
+		nb := max(lend[turnKey{m.SessionID, m.Turn - 1}], lend[turnKey{m.SessionID, m.Turn + 1}])
 		hits[i].Score = max(h.Score, w*nb)
 	}
 }

@@ -15,34 +15,41 @@ func hitIDs(hs []memory.Hit) string {
 	return strings.Join(out, " ")
 }
 
-// weights.adjacent raises a candidate to a fraction of its best
-// neighbouring turn's score: the answer after a strong question moves up,
-// a candidate of another session or two turns away does not, and at 0
-// (off) the fused order stands.
+// weights.adjacent raises a candidate to a fraction of the score of a
+// neighbouring turn among the AdjacentFrom best candidates: the answer
+// after a strong question moves up; a candidate of another session, two
+// turns away, or next to a candidate below the best few does not; and at
+// 0 (off) the fused order stands.
 func TestRankAdjacent(t *testing.T) {
 	mem := func(session string, turn int) memory.Memory {
 		return memory.Memory{ID: memory.MemoryID(session, turn), SessionID: session, Turn: turn}
-	}
-	ms := map[string]memory.Memory{}
-	for _, m := range []memory.Memory{mem("s1", 4), mem("s2", 1), mem("s3", 1), mem("s1", 5), mem("s2", 3), mem("s3", 5)} {
-		ms[m.ID] = m
 	}
 	fused := []Fused{
 		{ID: "s1:4", Score: 0.030}, // the question that names what the query asks
 		{ID: "s2:1", Score: 0.020},
 		{ID: "s3:1", Score: 0.014},
-		{ID: "s1:5", Score: 0.011}, // its answer: 0.5 x 0.030 = 0.015 lifts it over s3:1
-		{ID: "s2:3", Score: 0.010}, // two turns after s2:1: not a neighbour
-		{ID: "s3:5", Score: 0.009}, // turn 5 of another session than s1:4
+		{ID: "s5:1", Score: 0.013},
+		{ID: "s6:1", Score: 0.012},
+		{ID: "s4:1", Score: 0.0115}, // sixth: lends nothing
+		{ID: "s1:5", Score: 0.011},  // the answer: 0.5 x 0.030 = 0.015 lifts it over s3:1
+		{ID: "s2:3", Score: 0.010},  // two turns after s2:1: not a neighbour
+		{ID: "s3:5", Score: 0.0055}, // turn 5 of another session than s1:4
+		{ID: "s4:2", Score: 0.005},  // next to the sixth: 0.5 x 0.0115 would lift it over s3:5
 	}
+	ms := map[string]memory.Memory{}
+	for _, f := range fused {
+		session, turn, _ := strings.Cut(f.ID, ":")
+		ms[f.ID] = mem(session, int(turn[0]-'0'))
+	}
+	fusedOrder := "s1:4 s2:1 s3:1 s5:1 s6:1 s4:1 s1:5 s2:3 s3:5 s4:2"
 	cases := []struct {
 		adjacent float64
 		want     string
 	}{
-		{0, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"}, // 0: the default, off
-		{-1, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"},
-		{0.5, "s1:4 s2:1 s1:5 s3:1 s2:3 s3:5"},
-		{0.3, "s1:4 s2:1 s3:1 s1:5 s2:3 s3:5"}, // 0.009 < 0.011: its own score stands
+		{0, fusedOrder}, // 0: the default, off
+		{-1, fusedOrder},
+		{0.5, "s1:4 s2:1 s1:5 s3:1 s5:1 s6:1 s4:1 s2:3 s3:5 s4:2"},
+		{0.3, fusedOrder}, // 0.009 < 0.011: its own score stands
 	}
 	for _, c := range cases {
 		q := memory.Query{K: 10, Weights: memory.Weights{Adjacent: c.adjacent, Time: -1}}
