@@ -89,10 +89,10 @@ type Weights struct {
 	Session    float64
 	Time       float64
 	// Adjacent raises a candidate's score to at least this fraction of
-	// the score of its best neighbouring turn among the candidates (the
-	// turn just before or after it in its session), so an answer ranks
+	// the score of a neighbouring turn (just before or after it in its
+	// session) that is one of the few best candidates, so an answer ranks
 	// with the question it answers; found without indexing the
-	// neighbours' text (see hybrid.Rank).
+	// neighbours' text (see hybrid.Rank). On by default (0.5).
 	Adjacent float64
 	// Diversity discounts a candidate by this fraction for each memory of
 	// its session already chosen, so the k memories spread over sessions
@@ -103,7 +103,7 @@ type Weights struct {
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Adjacent: -1, Diversity: -1, RankConstant: 60}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Adjacent: 0.5, Diversity: -1, RankConstant: 60}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every

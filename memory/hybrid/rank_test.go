@@ -18,8 +18,8 @@ func hitIDs(hs []memory.Hit) string {
 // weights.adjacent raises a candidate to a fraction of the score of a
 // neighbouring turn among the AdjacentFrom best candidates: the answer
 // after a strong question moves up; a candidate of another session, two
-// turns away, or next to a candidate below the best few does not; and at
-// 0 (off) the fused order stands.
+// turns away, or next to a candidate below the best few does not; and
+// off (negative; 0 in the tools) the fused order stands.
 func TestRankAdjacent(t *testing.T) {
 	mem := func(session string, turn int) memory.Memory {
 		return memory.Memory{ID: memory.MemoryID(session, turn), SessionID: session, Turn: turn}
@@ -46,9 +46,9 @@ func TestRankAdjacent(t *testing.T) {
 		adjacent float64
 		want     string
 	}{
-		{0, fusedOrder}, // 0: the default, off
-		{-1, fusedOrder},
+		{-1, fusedOrder}, // negative: off
 		{0.5, "s1:4 s2:1 s1:5 s3:1 s5:1 s6:1 s4:1 s2:3 s3:5 s4:2"},
+		{0, "s1:4 s2:1 s1:5 s3:1 s5:1 s6:1 s4:1 s2:3 s3:5 s4:2"}, // 0: the default, 0.5
 		{0.3, fusedOrder}, // 0.009 < 0.011: its own score stands
 	}
 	for _, c := range cases {
