@@ -42,6 +42,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])
 	context := Context(text, cfg.NoPrefix)
 	res.Tokens = r.o.Tokenizer.Count(context)
+	res.AnswerShown = AnswerShown(res.Gold, context)
 	if r.o.Chat == nil {
 		return res, nil
 	}

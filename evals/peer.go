@@ -317,6 +317,7 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 				}
 				res.Retrieval = Score(q, res.Recalled, local)
 				res.Tokens = r.o.Tokenizer.Count(strings.Join(texts, "\n\n"))
+				res.AnswerShown = AnswerShown(res.Gold, strings.Join(texts, "\n\n"))
 			}
 		}
 		if res.FailureKind != "" {

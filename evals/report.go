@@ -75,6 +75,13 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
 	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
 	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	if s.AnswerShown != nil {
+		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
+		for _, c := range s.Configs {
+			p("| %s | %s |\n", c.Config, pct(c.AnswerShown))
+		}
+		table("Answer shown by category", func(v Category) string { return pct(v.AnswerShown) })
+	}
 	if s.JudgeModel != "" {
 		table("J by category", func(v Category) string { return pct(v.J) })
 		table("Context sufficiency by category", func(v Category) string { return pct(v.Sufficiency) })

@@ -30,8 +30,11 @@ type Result struct {
 	Retrieval Retrieval `json:"retrieval"`
 	// Tokens is the o200k size of the recalled context the answer model
 	// was (or would have been) shown.
-	Tokens   int     `json:"tokens"`
-	RecallMS float64 `json:"recall_ms"`
+	Tokens int `json:"tokens"`
+	// AnswerShown says whether the gold answer's words all appear in that
+	// context (see AnswerShown); absent without a gold answer.
+	AnswerShown *bool   `json:"answer_shown,omitempty"`
+	RecallMS    float64 `json:"recall_ms"`
 	// Recalls counts recall calls: one for the scripted agent.
 	Recalls    int    `json:"recalls"`
 	Answer     string `json:"answer,omitempty"`

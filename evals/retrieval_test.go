@@ -2,6 +2,7 @@ package evals
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,39 @@ func TestDist(t *testing.T) {
 	if d.Mean != 10.5 || d.P50 != 10 || d.P95 != 19 || d.Max != 20 {
 		t.Errorf("%+v", d)
 	}
+}
+
+// AnswerShown checks the gold answer's words in the context shown:
+// case, punctuation and a few function words aside, every word must be
+// there; an answer without words is not checked.
+func TestAnswerShown(t *testing.T) {
+	ctx := "[2023-01-20 Fri · session s1 · Jon (user)]\nI lost my job as a banker on 19 January, 2023 — tough week."
+	for _, c := range []struct {
+		gold string
+		want *bool
+	}{
+		{"19 January, 2023", ptr(true)},
+		{"19 january 2023", ptr(true)},
+		{"lost his house", ptr(false)},
+		{"his job as a banker", ptr(true)},
+		{"21 January, 2023", ptr(false)},
+		{"20 January", ptr(true)}, // the header's date counts: the model sees it too
+		{"Business Administration", ptr(false)},
+		{"the", nil},
+		{"", nil},
+	} {
+		got := AnswerShown(c.gold, ctx)
+		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("AnswerShown(%q): %v, want %v", c.gold, fmtBool(got), fmtBool(c.want))
+		}
+	}
+}
+
+func ptr(b bool) *bool { return &b }
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	return strconv.FormatBool(*b)
 }

@@ -104,6 +104,10 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) != 8 {
 		t.Errorf("base dog question: %+v", base)
 	}
+	// its answer, "golden retriever", is in the text shown, excerpts and all
+	if base.AnswerShown == nil || !*base.AnswerShown {
+		t.Errorf("base dog question: answer shown %v, want true", base.AnswerShown)
+	}
 	if r := get("k=5", "conv-1/q0"); len(r.Recalled) != 5 {
 		t.Errorf("k=5 recalled %d", len(r.Recalled))
 	}
@@ -134,6 +138,9 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	if s.ByCategory["adversarial"].Questions != 1 || s.Retrieval.Questions != 5 {
 		t.Errorf("adversarial %+v, overall scored %d", s.ByCategory["adversarial"], s.Retrieval.Questions)
 	}
+	if s.AnswerShown == nil || *s.AnswerShown <= 0 || s.ByCategory["single-hop"].AnswerShown == nil {
+		t.Errorf("answer shown: overall %v, single-hop %v", s.AnswerShown, s.ByCategory["single-hop"].AnswerShown)
+	}
 	if err := WriteOutputs(dir, s, configs); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +158,7 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 		}
 	}
 	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	for _, want := range []string{"| granularity=session |", "single-hop", "J not measured", "day after its last session"} {
+	for _, want := range []string{"| granularity=session |", "single-hop", "J not measured", "day after its last session", "## Answer shown"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q", want)
 		}

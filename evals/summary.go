@@ -48,8 +48,12 @@ type ConfigSummary struct {
 	RecallsPerQ     float64             `json:"recalls_per_question"`
 	J               *float64            `json:"j,omitempty"`
 	Sufficiency     *float64            `json:"sufficiency,omitempty"`
-	Failures        *Failures           `json:"failures,omitempty"`
-	Abstention      *Abstention         `json:"abstention,omitempty"`
+	// AnswerShown is the share of the questions scored for retrieval
+	// whose gold answer's words all appear in the context (see
+	// AnswerShown).
+	AnswerShown *float64    `json:"answer_shown,omitempty"`
+	Failures    *Failures   `json:"failures,omitempty"`
+	Abstention  *Abstention `json:"abstention,omitempty"`
 }
 
 // Level is retrieval at one level of evidence: the headline one, and for
@@ -71,6 +75,7 @@ type Category struct {
 	Tokens      float64  `json:"tokens_mean"`
 	J           *float64 `json:"j,omitempty"`
 	Sufficiency *float64 `json:"sufficiency,omitempty"`
+	AnswerShown *float64 `json:"answer_shown,omitempty"`
 }
 
 // Failures tell wrong answers apart: the context lacked the answer
@@ -154,6 +159,7 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 	overall := slices.DeleteFunc(slices.Clone(rs), func(r Result) bool { return r.Category == "adversarial" })
 	cs.Retrieval = levels(overall, level, bench)
 	cs.J, cs.Sufficiency = verdicts(rs)
+	cs.AnswerShown = shown(overall)
 	cs.Failures = failures(rs)
 	for _, cat := range Categories(bench) {
 		var in []Result
@@ -172,6 +178,7 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 		}
 		cat.Tokens = NewDist(t).Mean
 		cat.J, cat.Sufficiency = verdicts(in)
+		cat.AnswerShown = shown(in)
 		cs.ByCategory[catName(in)] = cat
 	}
 	if bench == "longmemeval" {
@@ -236,6 +243,18 @@ func verdicts(rs []Result) (j, suff *float64) {
 		}
 	}
 	return frac(c), frac(s)
+}
+
+// shown is the share of rs, abstention questions left out, whose answer
+// the context shows (see AnswerShown); nil when none was checked.
+func shown(rs []Result) *float64 {
+	var s []bool
+	for _, r := range rs {
+		if r.AnswerShown != nil && !r.Abstain {
+			s = append(s, *r.AnswerShown)
+		}
+	}
+	return frac(s)
 }
 
 func failures(rs []Result) *Failures {

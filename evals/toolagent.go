@@ -107,6 +107,7 @@ func (r *runner) llmAgent(ctx context.Context, a asked) (Result, error) {
 	res.Recalled = ids(recalled)
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[ByTurn])
 	res.Tokens = r.o.Tokenizer.Count(context)
+	res.AnswerShown = AnswerShown(res.Gold, context)
 	return res, r.judge(ctx, &res, a, context)
 }
 

@@ -384,6 +384,9 @@ func printHeadline(w io.Writer, s evals.Summary) {
 	fmt.Fprintf(w, "%s: %d questions; %s-level recall_all / recall_any over %d scored questions:\n", s.Benchmark, s.Questions, s.Level, s.Retrieval.Questions)
 	for _, c := range s.Configs {
 		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, pctText(c.Retrieval.RecallAll), pctText(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
+		if c.AnswerShown != nil {
+			line += "  answer shown " + pctText(c.AnswerShown)
+		}
 		if c.J != nil {
 			line += "  J " + pctText(c.J)
 		}
