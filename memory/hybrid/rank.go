@@ -46,6 +46,9 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 // order of the candidates, it never brings in one that neither side found.
 // A candidate dated in a period the query names, or mentioning a date in
 // one, gains Weights.Time in the same units: a boost, never a filter.
+// Then each candidate scores at least Weights.Adjacent times its
+// neighbouring turn's score when that turn is one of the best few
+// candidates (see adjacent).
 func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions []Ranked) []memory.Hit {
 	w := q.Weights.OrDefault()
 	prior := map[string]float64{}
