@@ -526,7 +526,8 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	}
 	c := make([]float32, nlist*x.dims)
 	copy(c, sliceOf[float32](cent))
-	v := &ivf{trained: trained, lists: make([][]int32, nlist)}
+	v := &ivf{trained: trained}
+	v.initLists(nlist)
 	v.setCentroids(x, c)
 	v.grow(n)
 	for r, l := range sliceOf[int32](of) {
@@ -535,7 +536,7 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 			return corrupt("inverted list of row %d", r)
 		}
 		if live {
-			v.put(int32(r), l)
+			v.put(x, int32(r), l)
 		}
 	}
 	x.ivf = v
