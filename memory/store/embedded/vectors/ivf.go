@@ -41,7 +41,9 @@ type ivf struct {
 	// each list's rows as a search reads them, in the list's order: their
 	// int8 codes one after the other (stride each) and what scoring a
 	// row needs, so probing reads memory in sequence instead of
-	// gathering rows from wherever they lie (2-3x at 1M memories)
+	// gathering rows from wherever they lie (at 1M memories, probing 267
+	// of 894 lists, 0.6x the CPU of reading them in row order through a
+	// bitset; probing 100, 0.4x that of gathering them row by row)
 	lcodes  [][]int8
 	lmeta   [][]listRow
 	of      []int32 // by row: its list, -1 for none
