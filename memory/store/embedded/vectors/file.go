@@ -527,9 +527,15 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	c := make([]float32, nlist*x.dims)
 	copy(c, sliceOf[float32](cent))
 	v := &ivf{trained: trained}
-	v.initLists(nlist)
 	v.setCentroids(x, c)
 	v.grow(n)
+	sizes := make([]int, nlist)
+	for _, l := range sliceOf[int32](of) {
+		if l >= 0 && int(l) < nlist {
+			sizes[l]++
+		}
+	}
+	v.initLists(nlist, x.stride, sizes)
 	for r, l := range sliceOf[int32](of) {
 		live := x.rows[r].mem >= 0
 		if l < -1 || int(l) >= nlist || live != (l >= 0) {

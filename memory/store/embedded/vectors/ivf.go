@@ -113,11 +113,17 @@ type listRow struct {
 	scale, resid, norm float32
 }
 
-// initLists makes nlist empty lists.
-func (v *ivf) initLists(nlist int) {
+// initLists makes nlist empty lists, with room for sizes[l] rows each
+// when sizes is given (a build or a load knows them: no regrowth).
+func (v *ivf) initLists(nlist, stride int, sizes []int) {
 	v.lists = make([][]int32, nlist)
 	v.lcodes = make([][]int8, nlist)
 	v.lmeta = make([][]listRow, nlist)
+	for l, n := range sizes {
+		v.lists[l] = make([]int32, 0, n)
+		v.lcodes[l] = make([]int8, 0, n*stride)
+		v.lmeta[l] = make([]listRow, 0, n)
+	}
 }
 
 // put files row r (its codes and scalars already set) under list l.
@@ -225,7 +231,6 @@ func (x *Index) buildIVF() {
 		}
 	}
 	v.setCentroids(x, cent)
-	v.initLists(nlist)
 	v.grow(len(x.rows))
 	nearest := make([]int32, len(live))
 	parallel(len(live), func(from, to int) {
@@ -235,6 +240,11 @@ func (x *Index) buildIVF() {
 			nearest[j] = v.nearest(x, live[j], &qq, raw, sims)
 		}
 	})
+	sizes := make([]int, nlist)
+	for _, l := range nearest {
+		sizes[l]++
+	}
+	v.initLists(nlist, x.stride, sizes)
 	for j, r := range live {
 		v.put(x, r, nearest[j])
 	}
