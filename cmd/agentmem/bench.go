@@ -36,6 +36,7 @@ type benchCmd struct {
 	Profile string `help:"Write a CPU profile of the whole run to this file."`
 	Keep    bool   `help:"Keep each run's store in --work (a data dir of one namespace, bench), e.g. for the text-side benchmark of memory/store/embedded."`
 	PerCall int    `name:"per-call" help:"Turns per remember call while ingesting: 0 sends each session whole (as an import does), 1 one turn at a time (as an agent remembering as it talks does)."`
+	Reuse   bool   `help:"With --keep: a store of that size an earlier --keep run left in --work is measured again without its ingest (recall, open, RSS; ingest is not reported)."`
 }
 
 type benchSession struct {
@@ -57,6 +58,9 @@ func (c benchCmd) Run(e *env) error {
 	if work == "" && c.Keep {
 		return errors.New("--keep needs --work")
 	}
+	if c.Reuse && !c.Keep {
+		return errors.New("--reuse needs --keep (and --work)")
+	}
 	if work == "" {
 		if work, err = os.MkdirTemp("", "agentmem-bench-"); err != nil {
 			return err
@@ -72,7 +76,7 @@ func (c benchCmd) Run(e *env) error {
 	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; 512-d zero-cost embedder (%s); index context %v (--index-context); GOMAXPROCS %d; %s\n\n",
 		source, len(queries), emb.ID(), e.cfg.IndexContext, runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
-		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.PerCall); err != nil {
+		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.Reuse, c.PerCall); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
 		}
 	}
@@ -81,7 +85,7 @@ func (c benchCmd) Run(e *env) error {
 
 var benchModes = []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory.VectorOnly, memory.Rerank}
 
-func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb *fake.Embedder, keep bool, perCall int) error {
+func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb *fake.Embedder, keep, reuse bool, perCall int) error {
 	ctx := e.ctx
 	if !keep {
 		defer os.RemoveAll(dir)
@@ -102,6 +106,9 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 
 	// ingest
+	if _, err := os.Stat(dir); err == nil && reuse {
+		return benchRecall(e, dir, n, queries, emb, open, nil)
+	}
 	st, svc, _, err := open()
 	if err != nil {
 		return err
@@ -150,6 +157,20 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 	embedShare := time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
 
+	return benchRecall(e, dir, n, queries, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing})
+}
+
+// benchIngest is what the ingest of a run measured.
+type benchIngest struct {
+	wall, cpu  time.Duration
+	embedShare float64
+	closing    time.Duration
+}
+
+// benchRecall measures recall, open and RSS on the store in dir (ing: its
+// ingest, nil when reused).
+func benchRecall(e *env, dir string, n int, queries []string, emb *fake.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
+	ctx := e.ctx
 	// searches, on a store opened from its snapshot
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -246,8 +267,12 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 	plain50 := p(plain, 0.5)
 	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists after the recalls, %d at open)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists, opened.Probe)
-	fmt.Printf("- ingest: %.0f turns/s (%.1f s wall; %.1f s of CPU: %.0f turns per CPU-second; the zero-cost embedder's share: %.0f%%); close (snapshot saved): %.2f s\n",
-		float64(n)/ingest.Seconds(), ingest.Seconds(), ingestCPU.Seconds(), float64(n)/ingestCPU.Seconds(), 100*embedShare, closing.Seconds())
+	if ing != nil {
+		fmt.Printf("- ingest: %.0f turns/s (%.1f s wall; %.1f s of CPU: %.0f turns per CPU-second; the zero-cost embedder's share: %.0f%%); close (snapshot saved): %.2f s\n",
+			float64(n)/ing.wall.Seconds(), ing.wall.Seconds(), ing.cpu.Seconds(), float64(n)/ing.cpu.Seconds(), 100*ing.embedShare, ing.closing.Seconds())
+	} else {
+		fmt.Printf("- ingest: not measured (the store of an earlier run, --reuse)\n")
+	}
 	fmt.Printf("- open: %.2f s from the snapshot, %.2f s from the records\n", openSnap.Seconds(), openRecords.Seconds())
 	fmt.Printf("- RSS after open and %d recalls: %s (before the open: %s)\n", len(benchModes)*len(queries), rss, rssBefore)
 	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", recallSum/float64(len(qvecs)))

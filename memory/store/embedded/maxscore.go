@@ -80,8 +80,9 @@ var maxScoreTrace func(walked, postings int)
 
 // textTop returns the best n documents of tq, the store's text query
 // (textQuery: hybrid.TextMatch, alone or under a non-scoring filter), as
-// search does: equal scores at the cut decided by id (MaxScore is asked
-// for more, as search asks bleve).
+// search does: equal scores at the cut decided by id (MaxScore's pool
+// keeps every document that ties with its lowest score, so one walk
+// suffices where search asks bleve again for more).
 func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybrid.Ranked, error) {
 	match, filter := tq, query.Query(nil)
 	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil && bq.MustNot == nil {
@@ -91,18 +92,14 @@ func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybri
 		}
 	}
 	if top, ok := match.(*query.DisjunctionQuery); ok && top.Min == 0 {
-		for want := 2 * n; ; want *= 2 {
-			out, ok, err := t.maxScore(ctx, top, filter, want)
-			if err != nil {
-				return nil, fmt.Errorf("text search: %w", err)
-			}
-			if !ok {
-				break
-			}
-			// best first, equal scores by id (hybrid.SortRanked)
-			if len(out) <= n || tieHeld(len(out), want, n, func(i int) float64 { return out[i].Score }) {
-				return out[:min(n, len(out))], nil
-			}
+		out, ok, err := t.maxScore(ctx, top, filter, n)
+		if err != nil {
+			return nil, fmt.Errorf("text search: %w", err)
+		}
+		if ok {
+			// best first, equal scores by id (hybrid.SortRanked); the
+			// pool holds every document that ties with its n-th
+			return out[:min(n, len(out))], nil
 		}
 	}
 	return t.text(ctx, bleve.NewSearchRequestOptions(tq, n, 0, false))
@@ -680,8 +677,9 @@ func (t *textIndex) maxScore(ctx context.Context, top *query.DisjunctionQuery, f
 		}
 		maxScoreTrace(walked, postings)
 	}
-	out = make([]hybrid.Ranked, 0, len(pool.items))
-	for _, it := range pool.items {
+	kept := pool.all()
+	out = make([]hybrid.Ranked, 0, len(kept))
+	for _, it := range kept {
 		binary.BigEndian.PutUint64(doc, it.id)
 		ext, err := r.ExternalID(doc)
 		if err != nil {
@@ -702,9 +700,15 @@ func termBound(avg float64) float64 {
 	return k1 / (1 + k1*(1-b)/s + k1*b*s/avg)
 }
 
-// msHeap is the pool: the best n documents so far, the worst on top; of
-// equal scores the earlier document wins, as in bleve's collector.
-type msHeap struct{ items []msItem }
+// msHeap is the pool: the best n documents so far, the worst on top, and
+// the documents that tie with the worst (ties), so that equal scores at
+// the cut can be decided by id once the walk is over: duplicated turns
+// score the same, and bleve's internal order among them depends on how
+// documents were batched and merged.
+type msHeap struct {
+	items []msItem
+	ties  []msItem // score == items[0].score, not in items
+}
 
 type msItem struct {
 	score float64
@@ -727,22 +731,35 @@ func (h *msHeap) Pop() any {
 	return it
 }
 
-// takes tells whether a document of this score, coming after those
-// offered, would enter the pool.
+// takes tells whether a document of this score would enter the pool or
+// tie with its worst.
 func (h *msHeap) takes(score float64, n int) bool {
-	return len(h.items) < n || score > h.items[0].score
+	return len(h.items) < n || score >= h.items[0].score
 }
 
-// offer adds a document to the pool if it is among the best n (documents
-// come in the order of their numbers).
+// offer adds a document to the pool if it is among the best n, or to the
+// ties if it scores as the worst of them.
 func (h *msHeap) offer(score float64, id uint64, n int) {
 	if len(h.items) < n {
 		heap.Push(h, msItem{score, id})
 		return
 	}
-	if score <= h.items[0].score {
+	worst := h.items[0]
+	switch {
+	case score < worst.score:
+		return
+	case score == worst.score:
+		h.ties = append(h.ties, msItem{score, id})
 		return
 	}
 	h.items[0] = msItem{score, id}
 	heap.Fix(h, 0)
+	if worst.score == h.items[0].score {
+		h.ties = append(h.ties, worst)
+	} else {
+		h.ties = h.ties[:0] // they scored as the one that left
+	}
 }
+
+// all is the pool and its ties.
+func (h *msHeap) all() []msItem { return append(h.items, h.ties...) }

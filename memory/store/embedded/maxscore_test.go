@@ -1,10 +1,12 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +244,39 @@ func TestMaxScoreOtherShapes(t *testing.T) {
 		}
 		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%T: got %v, want %v", tq, got, want)
+		}
+	}
+}
+
+// TestMaxScorePoolKeepsTies offers random scores with many repeats and
+// checks the pool against a sort: its n best, and every other document
+// that scores as the n-th, so the cut among them can be made by id.
+func TestMaxScorePoolKeepsTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for trial := range 500 {
+		n := 1 + r.IntN(12)
+		var all []msItem
+		h := &msHeap{}
+		for id := range uint64(r.IntN(80)) {
+			it := msItem{score: float64(r.IntN(6)), id: id}
+			all = append(all, it)
+			if h.takes(it.score, n) {
+				h.offer(it.score, it.id, n)
+			}
+		}
+		slices.SortStableFunc(all, func(a, b msItem) int { return cmp.Compare(b.score, a.score) })
+		var want []msItem
+		for _, it := range all {
+			if len(want) < n || it.score == want[n-1].score {
+				want = append(want, it)
+			}
+		}
+		got := h.all()
+		byID := func(a, b msItem) int { return cmp.Compare(a.id, b.id) }
+		slices.SortFunc(got, byID)
+		slices.SortFunc(want, byID)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d, n=%d: pool %v, want %v", trial, n, got, want)
 		}
 	}
 }

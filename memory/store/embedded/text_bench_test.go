@@ -40,7 +40,11 @@ func BenchmarkTextSide(b *testing.B) {
 	if dir == "" {
 		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
 	}
-	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true, Context: true})
+	// the store as agentmem bench made it: a lean index unless
+	// AGENTMEM_BENCH_CONTEXT says it was made with --index-context (opening
+	// it otherwise would rebuild its text index first)
+	withContext := os.Getenv("AGENTMEM_BENCH_CONTEXT") != ""
+	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true, Context: withContext})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,10 +193,12 @@ func BenchmarkTextSide(b *testing.B) {
 	}))
 	b.Run("maxscore-no-filter", runTop(hybrid.TextMatch))
 	b.Run("maxscore-filter-clause", runTop(filtered))
-	b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
-		q.Weights.Session = 1
-		return hybrid.PageRequest(q, sessionPages)
-	}))
+	if withContext {
+		b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
+			q.Weights.Session = 1
+			return hybrid.PageRequest(q, sessionPages)
+		}))
+	}
 	// the store's own call (textIndex.search: BM25 statistics, and equal
 	// scores at the cut decided by id) against the bare search of the
 	// same request with the same statistics

@@ -526,16 +526,23 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 	}
 	c := make([]float32, nlist*x.dims)
 	copy(c, sliceOf[float32](cent))
-	v := &ivf{trained: trained, lists: make([][]int32, nlist)}
+	v := &ivf{trained: trained}
 	v.setCentroids(x, c)
 	v.grow(n)
+	sizes := make([]int, nlist)
+	for _, l := range sliceOf[int32](of) {
+		if l >= 0 && int(l) < nlist {
+			sizes[l]++
+		}
+	}
+	v.initLists(nlist, x.stride, sizes)
 	for r, l := range sliceOf[int32](of) {
 		live := x.rows[r].mem >= 0
 		if l < -1 || int(l) >= nlist || live != (l >= 0) {
 			return corrupt("inverted list of row %d", r)
 		}
 		if live {
-			v.put(int32(r), l)
+			v.put(x, int32(r), l)
 		}
 	}
 	x.ivf = v

@@ -222,7 +222,7 @@ func (x *Index) Remove(ids ...string) {
 		for r := m.first; r >= 0; {
 			next := x.rows[r].next
 			if x.ivf != nil {
-				x.ivf.remove(r)
+				x.ivf.remove(r, x.stride)
 			}
 			x.rows[r] = rowInfo{mem: -1, next: -1, sess: -1}
 			x.freeRows = append(x.freeRows, r)

@@ -1,9 +1,12 @@
 package vectors
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -38,7 +41,15 @@ func checkIVF(t *testing.T, x *Index) {
 			if x.rows[r].mem < 0 || v.of[r] != int32(l) || v.pos[r] != int32(p) {
 				t.Fatalf("list %d position %d: row %d (live %v) records list %d position %d", l, p, r, x.rows[r].mem >= 0, v.of[r], v.pos[r])
 			}
+			m := v.lmeta[l][p]
+			ri := &x.rows[r]
+			if !slices.Equal(v.lcodes[l][p*x.stride:(p+1)*x.stride], x.rowI8(r)) || m != (listRow{ri.mem, ri.sum, ri.scale, ri.resid, ri.norm}) {
+				t.Fatalf("list %d position %d: its copy of row %d differs from the row", l, p, r)
+			}
 			n++
+		}
+		if len(v.lcodes[l]) != len(list)*x.stride || len(v.lmeta[l]) != len(list) {
+			t.Fatalf("list %d: %d rows, %d codes, %d scalars", l, len(list), len(v.lcodes[l]), len(v.lmeta[l]))
 		}
 	}
 	if n != x.live {
@@ -305,24 +316,30 @@ func TestApproxTunesToQueries(t *testing.T) {
 	}
 }
 
-// The probed lists are read either row by row (few rows) or through a
-// bitset in row order (many): both read the same rows, so for every probe
-// count, filter and k the answers are identical, after deletes too.
-func TestIVFReadOrderSameAnswer(t *testing.T) {
+// Within the lists it probes, the inverted file's answer is exact: for
+// every probe count, filter and k (one goroutine or several) it is the
+// brute-force answer over the probed lists' rows, a memory scoring as its
+// best window among them; after deletes and replacements too, whose rows
+// leave their lists' copies (checkIVF).
+func TestIVFProbedListsExact(t *testing.T) {
 	c := newCorpus(32, 40, 11)
 	x := mustNew(t, 32, Options{ApproxAt: 1500, NProbe: 1})
 	ref := map[string]genMem{}
-	ms := c.memories(2500, "")
+	ms := c.memories(parallelRows, "") // all lists: more rows than one goroutine takes
 	add(t, x, ref, ms...)
 	for i, m := range ms {
-		if i%9 == 0 {
+		switch i % 9 {
+		case 0:
 			x.Remove(m.id)
 			delete(ref, m.id)
+		case 1:
+			add(t, x, ref, c.memories(1, "")[0]) // new rows, reused
 		}
 	}
 	if !x.Approximate() {
 		t.Fatalf("no inverted file at %d rows", x.Rows())
 	}
+	checkIVF(t, x)
 	var lo, hi int64
 	for _, m := range ref {
 		if lo == 0 || m.date < lo {
@@ -330,31 +347,49 @@ func TestIVFReadOrderSameAnswer(t *testing.T) {
 		}
 		hi = max(hi, m.date)
 	}
-	saved := gatherShare
-	defer func() { gatherShare = saved }()
-	search := func(q []float32, k, probe, share int, f Filter) []Result {
-		gatherShare = share
-		x.ivf.setProbe(probe)
-		cf, _ := x.compile(f)
-		tk, _ := x.searchIVF(newQuantQuery(q, x.stride), q, k, &cf)
-		return x.results(tk)
-	}
+	v := x.ivf
 	compared := 0
-	for _, probe := range []int{1, 3, x.ivf.nlist / 4, x.ivf.nlist - 1} {
+	for _, probe := range []int{1, 3, v.nlist / 4, v.nlist} {
 		for _, f := range []Filter{{}, {After: lo + (hi-lo)/3}} {
 			for _, k := range []int{1, 10, 30} {
-				for _, q := range c.queries(10) {
-					rows := search(q, k, probe, 1<<30, f) // always row by row
-					bits := search(q, k, probe, 1, f)     // always the bitset
-					if !equal(rows, bits) {
-						t.Fatalf("probe %d, k %d, filter %+v: row by row %v, bitset %v", probe, k, f, head(rows), head(bits))
+				for _, q := range c.queries(8) {
+					qq := newQuantQuery(q, x.stride)
+					raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
+					v.scores(x, qq, raw, sims)
+					order := make([]int32, v.nlist)
+					for i := range order {
+						order[i] = int32(i)
+					}
+					slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(sims[b], sims[a]) })
+					probed := map[string]genMem{}
+					for _, l := range order[:probe] {
+						for _, r := range v.lists[l] {
+							if f.After != 0 && x.rows[r].date < f.After {
+								continue
+							}
+							id := x.mems[x.rows[r].mem].id
+							m := probed[id]
+							m.id = id
+							m.windows = append(m.windows, x.rowF32(r))
+							probed[id] = m
+						}
+					}
+					want := brute(probed, q, k, Filter{})
+					cf, _ := x.compile(f)
+					for _, procs := range []int{1, 2, 3} {
+						prev := runtime.GOMAXPROCS(procs)
+						tk, _ := x.scanLists(qq, q, k, &cf, order[:probe])
+						runtime.GOMAXPROCS(prev)
+						if got := x.results(tk); !equal(got, want) {
+							t.Fatalf("probe %d, k %d, filter %+v, %d procs:\ngot  %v\nwant %v", probe, k, f, procs, head(got), head(want))
+						}
 					}
 					compared++
 				}
 			}
 		}
 	}
-	t.Logf("%d searches identical both ways (%d lists)", compared, x.ivf.nlist)
+	t.Logf("%d searches exact over their probed lists (%d lists, %d rows)", compared, v.nlist, x.live)
 }
 
 // recallVsExact is x's mean recall@10 over qs against its exact scan.

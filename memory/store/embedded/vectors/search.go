@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	mbits "math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -90,9 +89,6 @@ type filt struct {
 	active        bool
 	sess          int32 // -1: any
 	after, before int64
-	// sel, when set, is a bitset over rows: the scan reads only the rows
-	// in it (the inverted file's probed lists, in row order; ivf.go)
-	sel []uint64
 }
 
 func (x *Index) compile(f Filter) (filt, bool) {
@@ -201,6 +197,13 @@ func (x *Index) scan(qq *quantQuery, q []float32, k int, f *filt) *topK {
 		wg.Wait()
 	}
 
+	return x.merge(q, k, states)
+}
+
+// merge finishes a scan split among workers: τ, the k-th best lower
+// bound over distinct memories, all workers together, and the candidates
+// that can still reach it re-scored in float32, best bound first.
+func (x *Index) merge(q []float32, k int, states []scanState) *topK {
 	// τ: the k-th best lower bound over distinct memories, all workers
 	// together.
 	tau := math.Inf(-1)
@@ -261,9 +264,6 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 		if b := start / scanBlock; dates && (b >= len(x.zmin) || x.zmax[b] < f.after || x.zmin[b] > f.before) {
 			continue // no live row of this block is in the date range
 		}
-		if f.sel != nil && noneSelected(f.sel, start, end) {
-			continue
-		}
 		c := x.chunks[start>>chunkShift]
 		codes := c.i8[:((end-1)&chunkMask+1)*x.stride] // bounds every row of the block
 		n := 0
@@ -276,19 +276,8 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 			ptrs[n] = &codes[(r&chunkMask)*x.stride]
 			n++
 		}
-		if f.sel != nil {
-			// only the selected rows' bookkeeping is read
-			for w := start >> 6; w < (end+63)>>6; w++ {
-				for bits := f.sel[w]; bits != 0; bits &= bits - 1 {
-					if r := w<<6 + mbits.TrailingZeros64(bits); r < end {
-						take(r)
-					}
-				}
-			}
-		} else {
-			for r := start; r < end; r++ {
-				take(r)
-			}
+		for r := start; r < end; r++ {
+			take(r)
 		}
 		if n == 0 {
 			continue
@@ -310,20 +299,11 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 	}
 }
 
-// noneSelected reports whether sel holds none of rows [from, to); from is
-// a multiple of 64.
-func noneSelected(sel []uint64, from, to int) bool {
-	for w := from >> 6; w < (to+63)>>6 && w < len(sel); w++ {
-		if sel[w] != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// scanList is scanRange over a list of rows (in any order).
-func (x *Index) scanList(qq *quantQuery, f *filt, list []int32, st *scanState) {
-	var rows [scanBlock]int32
+// scanList is scanRange over inverted list l: its codes and scalars lie
+// in sequence (ivf.lcodes, lmeta); only a filter reads the rows'
+// bookkeeping.
+func (x *Index) scanList(qq *quantQuery, f *filt, l int32, st *scanState) {
+	var at [scanBlock]int32
 	var ptrs [scanBlock]*int8
 	var out [scanBlock]int32
 	kern := i8Kernel
@@ -331,32 +311,34 @@ func (x *Index) scanList(qq *quantQuery, f *filt, list []int32, st *scanState) {
 	if kern == kernelVNNI {
 		corr = 128
 	}
+	v := x.ivf
+	list, codes, meta := v.lists[l], v.lcodes[l], v.lmeta[l]
 	for start := 0; start < len(list); start += scanBlock {
+		end := min(start+scanBlock, len(list))
 		n := 0
-		for _, r := range list[start:min(start+scanBlock, len(list))] {
-			ri := &x.rows[r]
-			if ri.mem < 0 || (f.active && !f.pass(ri)) {
+		for j := start; j < end; j++ {
+			if f.active && !f.pass(&x.rows[list[j]]) {
 				continue
 			}
-			rows[n] = r
-			ptrs[n] = &x.rowI8(r)[0]
+			at[n] = int32(j)
+			ptrs[n] = &codes[j*x.stride]
 			n++
 		}
 		if n == 0 {
 			continue
 		}
 		dotsI8(kern, qq, x.stride, ptrs[:n], out[:n])
-		for j, r := range rows[:n] {
-			ri := &x.rows[r]
-			a := float64(out[j]-corr*ri.sum) * qq.scale * float64(ri.scale)
-			e := (qq.norm*float64(ri.resid) + qq.err*float64(ri.norm) + qq.slack*float64(ri.norm+ri.resid)) * (1 + 1e-9)
+		for i, j := range at[:n] {
+			m := &meta[j]
+			a := float64(out[i]-corr*m.sum) * qq.scale * float64(m.scale)
+			e := (qq.norm*float64(m.resid) + qq.err*float64(m.norm) + qq.slack*float64(m.norm+m.resid)) * (1 + 1e-9)
 			hi := a + e
 			if hi < st.low.min {
 				continue
 			}
-			st.cands = append(st.cands, cand{row: r, hi: hi})
+			st.cands = append(st.cands, cand{row: list[j], hi: hi})
 			if lo := a - e; lo > st.low.min {
-				st.low.offer(ri.mem, lo)
+				st.low.offer(m.mem, lo)
 			}
 		}
 	}
