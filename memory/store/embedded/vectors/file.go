@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 )
 
@@ -28,7 +29,10 @@ import (
 //	          4 sessions                      decoded
 //	          5 centroids (nlist·dims·4)      decoded (the lists are rebuilt)
 //	          6 each row's list (nrows·4)     decoded
-//	          7 (reserved, empty)
+//	          7 each list's codes (live rows·stride: list by list, a list's
+//	            rows in ascending order, as a load files them), mapped,
+//	            copy-on-write; empty in files written before it (a load
+//	            then copies them from section 1)
 //
 // Load verifies every checksum (at 1M windows of 512 dimensions that reads
 // 2.7 GB once, from the page cache after the first open; the mapped
@@ -165,6 +169,16 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		w.begin()
 		w.write(bytesOf(v.of[:nrows]))
 		secs[6] = w.end()
+		w.begin()
+		for _, list := range v.lists {
+			if !saveListCodes {
+				break
+			}
+			for _, r := range slices.Sorted(slices.Values(list)) {
+				w.write(bytesOf(x.rowI8(r)))
+			}
+		}
+		secs[7] = w.end()
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing vector snapshot: %w", w.err)
@@ -322,8 +336,12 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
+// saveListCodes writes section 7; tests turn it off to write files as
+// they were before it.
+var saveListCodes = true
+
 // mappedSections are used in place (the others are decoded).
-var mappedSections = [nSections]bool{0: true, 1: true}
+var mappedSections = [nSections]bool{0: true, 1: true, 7: true}
 
 // decodeSnapshot checks and decodes the mapped file; the sections used in
 // place are checksummed by reading f, not through the mapping, so that
@@ -433,7 +451,7 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo,
 	}
 
 	if le.Uint32(b[hApprox:]) == 1 {
-		if err := x.decodeIVF(secs[5], secs[6], int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:])), int(le.Uint32(b[hProbe:]))); err != nil {
+		if err := x.decodeIVF(secs[5], secs[6], secs[7], mp, int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:])), int(le.Uint32(b[hProbe:]))); err != nil {
 			return nil, info, err
 		}
 	}
@@ -519,9 +537,12 @@ func (x *Index) rebuildBookkeeping() error {
 	return nil
 }
 
-func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
+// decodeIVF rebuilds the inverted file from its centroids and each row's
+// list; the lists' codes are used in place from the mapping when the file
+// has them (section 7), else copied from the rows.
+func (x *Index) decodeIVF(cent, of, codes []byte, mp *mapping, nlist, trained, probe int) error {
 	n := len(x.rows)
-	if nlist <= 0 || nlist > 1<<24 || len(cent) != nlist*x.dims*4 || len(of) != n*4 {
+	if nlist <= 0 || nlist > 1<<24 || len(cent) != nlist*x.dims*4 || len(of) != n*4 || (len(codes) != 0 && len(codes) != x.live*x.stride) {
 		return corrupt("inverted file sizes")
 	}
 	c := make([]float32, nlist*x.dims)
@@ -535,14 +556,18 @@ func (x *Index) decodeIVF(cent, of []byte, nlist, trained, probe int) error {
 			sizes[l]++
 		}
 	}
-	v.initLists(nlist, x.stride, sizes)
+	var mapped []int8
+	if len(codes) > 0 {
+		mapped, v.m = sliceOf[int8](codes), mp
+	}
+	v.initLists(nlist, x.stride, sizes, mapped)
 	for r, l := range sliceOf[int32](of) {
 		live := x.rows[r].mem >= 0
 		if l < -1 || int(l) >= nlist || live != (l >= 0) {
 			return corrupt("inverted list of row %d", r)
 		}
 		if live {
-			v.put(x, int32(r), l)
+			v.file(x, int32(r), l, mapped == nil)
 		}
 	}
 	x.ivf = v

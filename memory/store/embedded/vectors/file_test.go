@@ -31,6 +31,13 @@ func sameResults(t *testing.T, a, b *Index, qs [][]float32, fs []Filter) {
 // included), and keeps working: adds (into reused, mapped rows), removes, a
 // new save.
 func TestSaveLoad(t *testing.T) {
+	t.Run("lists' codes in the file", func(t *testing.T) { testSaveLoad(t, true) })
+	t.Run("lists' codes copied at load (older files)", func(t *testing.T) { testSaveLoad(t, false) })
+}
+
+func testSaveLoad(t *testing.T, listCodes bool) {
+	saveListCodes = listCodes
+	defer func() { saveListCodes = true }()
 	for _, approxAt := range []int{-1, 1500} {
 		c := newCorpus(40, 20, 11)
 		x := mustNew(t, 40, Options{ApproxAt: approxAt})
@@ -65,9 +72,13 @@ func TestSaveLoad(t *testing.T) {
 		checkExact(t, y, ref, qs[:10], rnd)
 		if approxAt > 0 {
 			checkIVF(t, y)
+			if mapped := y.ivf.m != nil; mapped != listCodes {
+				t.Fatalf("lists' codes mapped %v, want %v", mapped, listCodes)
+			}
 		}
 
-		// keep using the loaded index
+		// keep using the loaded index (a mapped list's codes are written
+		// in place by removes and copied to the heap by appends)
 		more := c.memories(500, "m")
 		for i := 1; i < len(ms); i += 4 {
 			x.Remove(ms[i].id)
@@ -89,6 +100,9 @@ func TestSaveLoad(t *testing.T) {
 			t.Fatal(err, info)
 		}
 		sameResults(t, y, z, qs, filters(rnd, ref))
+		if approxAt > 0 {
+			checkIVF(t, z)
+		}
 	}
 }
 

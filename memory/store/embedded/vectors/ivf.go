@@ -46,9 +46,10 @@ type ivf struct {
 	// bitset; probing 100, 0.4x that of gathering them row by row)
 	lcodes  [][]int8
 	lmeta   [][]listRow
-	of      []int32 // by row: its list, -1 for none
-	pos     []int32 // by row: its place in that list
-	trained int     // live rows when trained
+	m       *mapping // the snapshot lcodes may lie in, kept mapped while used
+	of      []int32  // by row: its list, -1 for none
+	pos     []int32  // by row: its place in that list
+	trained int      // live rows when trained
 	// probe is how many lists a search scans; tune holds what searches
 	// observed of it (calibrate.go)
 	probe atomic.Int32
@@ -114,23 +115,40 @@ type listRow struct {
 }
 
 // initLists makes nlist empty lists, with room for sizes[l] rows each
-// when sizes is given (a build or a load knows them: no regrowth).
-func (v *ivf) initLists(nlist, stride int, sizes []int) {
+// when sizes is given (a build or a load knows them: no regrowth). With
+// mapped (a snapshot's lists' codes, list after list), each list's codes
+// are its part of mapped, whole already (file then leaves them), its
+// capacity ending where the next list's begin: an append past it copies
+// the list to the heap, a remove writes a private copy of the page.
+func (v *ivf) initLists(nlist, stride int, sizes []int, mapped []int8) {
 	v.lists = make([][]int32, nlist)
 	v.lcodes = make([][]int8, nlist)
 	v.lmeta = make([][]listRow, nlist)
+	off := 0
 	for l, n := range sizes {
 		v.lists[l] = make([]int32, 0, n)
-		v.lcodes[l] = make([]int8, 0, n*stride)
 		v.lmeta[l] = make([]listRow, 0, n)
+		if mapped != nil {
+			end := off + n*stride
+			v.lcodes[l] = mapped[off:end:end]
+			off = end
+		} else {
+			v.lcodes[l] = make([]int8, 0, n*stride)
+		}
 	}
 }
 
 // put files row r (its codes and scalars already set) under list l.
-func (v *ivf) put(x *Index, r, l int32) {
+func (v *ivf) put(x *Index, r, l int32) { v.file(x, r, l, true) }
+
+// file is put; without codes, the list's copy of r's codes is already in
+// place (a load from a snapshot that has them).
+func (v *ivf) file(x *Index, r, l int32, codes bool) {
 	v.of[r], v.pos[r] = l, int32(len(v.lists[l]))
 	v.lists[l] = append(v.lists[l], r)
-	v.lcodes[l] = append(v.lcodes[l], x.rowI8(r)...)
+	if codes {
+		v.lcodes[l] = append(v.lcodes[l], x.rowI8(r)...)
+	}
 	ri := &x.rows[r]
 	v.lmeta[l] = append(v.lmeta[l], listRow{mem: ri.mem, sum: ri.sum, scale: ri.scale, resid: ri.resid, norm: ri.norm})
 }
@@ -244,7 +262,7 @@ func (x *Index) buildIVF() {
 	for _, l := range nearest {
 		sizes[l]++
 	}
-	v.initLists(nlist, x.stride, sizes)
+	v.initLists(nlist, x.stride, sizes, nil)
 	for j, r := range live {
 		v.put(x, r, nearest[j])
 	}
