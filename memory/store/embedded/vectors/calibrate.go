@@ -1,7 +1,6 @@
 package vectors
 
 import (
-	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -104,13 +103,7 @@ func (x *Index) needs(qq *quantQuery, q []float32, out []int, skip ...int32) []i
 	v := x.ivf
 	all, _ := x.compile(Filter{})
 	tk := x.scan(qq, q, min(calibrationK+len(skip), x.Len()), &all)
-	raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
-	v.scores(x, qq, raw, sims)
-	order := make([]int32, v.nlist)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(sims[b], sims[a]) })
+	order := v.byNearness(x, qq)
 	rank := make([]int32, v.nlist)
 	for i, l := range order {
 		rank[l] = int32(i)

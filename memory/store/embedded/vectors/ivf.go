@@ -94,6 +94,19 @@ func (v *ivf) scores(x *Index, qq *quantQuery, raw []int32, out []float64) {
 	}
 }
 
+// byNearness is the lists, the one whose centroid is most similar to qq
+// first.
+func (v *ivf) byNearness(x *Index, qq *quantQuery) []int32 {
+	raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
+	v.scores(x, qq, raw, sims)
+	order := make([]int32, v.nlist)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(sims[b], sims[a]) })
+	return order
+}
+
 // nearest is the list whose centroid is most similar to row r.
 func (v *ivf) nearest(x *Index, r int32, qq *quantQuery, raw []int32, sims []float64) int32 {
 	codesQuery(x.rowI8(r), x.rows[r].scale, qq)
@@ -275,8 +288,6 @@ func (x *Index) buildIVF() {
 // false when it found fewer than k memories (the caller then scans all).
 func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt) (*topK, bool) {
 	v := x.ivf
-	raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
-	v.scores(x, qq, raw, sims)
 	probe := v.getProbe()
 	if f.active {
 		if pass := x.estimatePassing(f); pass > 0 {
@@ -284,11 +295,7 @@ func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt) (*topK, b
 		}
 	}
 	probe = min(probe, v.nlist)
-	order := make([]int32, v.nlist)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(sims[b], sims[a]) })
+	order := v.byNearness(x, qq)
 	return x.scanLists(qq, q, k, f, order[:probe])
 }
 

@@ -1,7 +1,6 @@
 package vectors
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -354,13 +353,7 @@ func TestIVFProbedListsExact(t *testing.T) {
 			for _, k := range []int{1, 10, 30} {
 				for _, q := range c.queries(8) {
 					qq := newQuantQuery(q, x.stride)
-					raw, sims := make([]int32, v.nlist), make([]float64, v.nlist)
-					v.scores(x, qq, raw, sims)
-					order := make([]int32, v.nlist)
-					for i := range order {
-						order[i] = int32(i)
-					}
-					slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(sims[b], sims[a]) })
+					order := v.byNearness(x, qq)
 					probed := map[string]genMem{}
 					for _, l := range order[:probe] {
 						for _, r := range v.lists[l] {
