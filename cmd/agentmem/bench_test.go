@@ -1,0 +1,44 @@
+package main_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentmem bench on generated text (no data dir): a kept store is measured
+// again with --reuse without its ingest; --real embeds through the data
+// dir's cache with the configured model (the built-in one here) and says
+// so; the flags that cannot work together are refused, naming them.
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	noData := filepath.Join(dir, "no-data")
+	out := run(t, filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--work", work)
+	for _, want := range []string{"generated text", "## 300 memories", "- ingest: ", "zero-cost embedder (fake:bench)", "| rrf |", "vector recall@10 against the exact float32 scan: 1.0000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+	out = run(t, filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
+	if !strings.Contains(out, "- ingest: not measured (the store of an earlier run, --reuse)") || !strings.Contains(out, "| rrf |") {
+		t.Errorf("--reuse output:\n%s", out)
+	}
+	out = run(t, filepath.Join(dir, "real"), "bench", "--real", "--sizes", "40", "--queries", "3", "--data", noData)
+	if !strings.Contains(out, "embedder through the cache (builtin:use-lite-en@1+prev10)") || !strings.Contains(out, "the cached embedder's share: not measured") {
+		t.Errorf("--real output:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--reuse", "--sizes", "10", "--data", noData}, "--reuse needs --keep"},
+		{[]string{"bench", "--keep", "--sizes", "10", "--data", noData}, "--keep needs --work"},
+		{[]string{"--embedder", "none", "bench", "--real", "--sizes", "10", "--data", noData}, "--real needs an embedder"},
+	} {
+		_, errOut, err := try(t, filepath.Join(dir, "e"), c.args...)
+		if err == nil || !strings.Contains(errOut, c.want) {
+			t.Errorf("agentmem %s: err %v, stderr %q; want an error saying %q", strings.Join(c.args, " "), err, errOut, c.want)
+		}
+	}
+}
