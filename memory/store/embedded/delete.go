@@ -20,6 +20,9 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.ready(ctx, sel.Namespace); err != nil {
+		return 0, err
+	}
 	if err := s.flushText(sel.Namespace); err != nil {
 		return 0, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -45,6 +47,13 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		if err := checkVectors(m, s.dims); err != nil {
 			return err
 		}
+	}
+	namespaces := map[string]bool{}
+	for _, m := range ms {
+		namespaces[m.Namespace] = true
+	}
+	if err := s.ready(ctx, slices.Sorted(maps.Keys(namespaces))...); err != nil {
+		return err
 	}
 	var keys []string
 	var seq uint64

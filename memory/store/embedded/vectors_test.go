@@ -497,3 +497,62 @@ func TestVectorSnapshotUntouchedNamespace(t *testing.T) {
 	}
 	check(t, "untouched namespace", st, want)
 }
+
+// Vectors made in the background journal entries that change no text, and
+// a close trims the journal past them. The next server's first call being
+// a write, its namespace's index (last opened before those entries) must
+// be taken as up to date, not rebuilt: it was rebuilt from the records
+// for nothing when it was first checked after the write had replaced the
+// records' note of the namespace's last text change with its own.
+func TestWriteAfterBackgroundVectorsNoRebuild(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	ctx := context.Background()
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 100))
+	pending := mems(r, "a", 100, 40)
+	for i := range pending {
+		pending[i].Embedder, pending[i].Vectors = "", nil
+	}
+	put(t, st, pending)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openVec(t, dir, nil)
+	ms, err := st.PendingVectors(ctx, 100)
+	if err != nil || len(ms) != len(pending) {
+		t.Fatalf("pending = %d memories, %v; want %d", len(ms), err, len(pending))
+	}
+	for i := range ms {
+		ms[i].Embedder, ms[i].Vectors = "test", [][]float32{unit(r)}
+	}
+	if err := st.SetVectors(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for round, first := range []string{"remember", "forget"} {
+		var logs logBuf
+		st = openVec(t, dir, &logs)
+		if first == "remember" {
+			put(t, st, mems(r, "a", 140+round, 1))
+		} else if _, err := st.Delete(ctx, memory.Selector{Namespace: "a", IDs: []string{memory.MemoryID("s0", 0)}}); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := st.Search(ctx, memory.Query{Namespace: "a", Text: "turn", K: 200, Pool: 200, Fusion: memory.TextOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(logs.String(), "rebuil") {
+			t.Errorf("first call %s: the text index was rebuilt:\n%s", first, logs.String())
+		}
+		if want := 141 - round; len(hits) != want {
+			t.Errorf("after the first call %s: %d memories found, want %d", first, len(hits), want)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
