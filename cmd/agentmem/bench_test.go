@@ -24,6 +24,14 @@ func TestBenchCommand(t *testing.T) {
 	if !strings.Contains(out, "- ingest: not measured (the store of an earlier run, --reuse)") || !strings.Contains(out, "| rrf |") {
 		t.Errorf("--reuse output:\n%s", out)
 	}
+	// the kept run is a data dir: check reads it
+	if out := run(t, filepath.Join(work, "300"), "check"); !strings.Contains(out, "300 memories") || !strings.Contains(out, "OK") {
+		t.Errorf("check of the kept data dir:\n%s", out)
+	}
+	out = run(t, filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
+	if !strings.Contains(out, "--reuse: no store kept in") || !strings.Contains(out, "- ingest: ") {
+		t.Errorf("--reuse of a size never kept:\n%s", out)
+	}
 	out = run(t, filepath.Join(dir, "real"), "bench", "--real", "--sizes", "40", "--queries", "3", "--data", noData)
 	if !strings.Contains(out, "embedder through the cache (builtin:use-lite-en@1+prev10)") || !strings.Contains(out, "the cached embedder's share: not measured") {
 		t.Errorf("--real output:\n%s", out)

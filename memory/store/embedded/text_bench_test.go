@@ -38,7 +38,7 @@ import (
 func BenchmarkTextSide(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
 	if dir == "" {
-		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
 	}
 	// the store as agentmem bench made it: a lean index unless
 	// AGENTMEM_BENCH_CONTEXT says it was made with --index-context (opening
