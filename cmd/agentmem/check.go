@@ -34,7 +34,11 @@ func (checkCmd) Run(e *env) error {
 		fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
 	}
 	fmt.Println()
-	fmt.Printf("text indexes %s: %d namespaces, %d documents\n", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
+	fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
+	if r.Lagging > 0 {
+		fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close)", r.Lagging)
+	}
+	fmt.Println()
 	if r.OK() {
 		fmt.Println("OK: the records are readable and the index matches them")
 		return nil

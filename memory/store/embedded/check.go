@@ -25,8 +25,10 @@ import (
 type Report struct {
 	Memories, Sessions, Vectors int
 	// Indexes counts the namespaces' text indexes, IndexDocuments their
-	// documents.
-	Indexes, IndexDocuments int
+	// documents; Lagging, the indexes the journal has entries for that
+	// they have not applied (the next open applies them: a crash since the
+	// last write).
+	Indexes, IndexDocuments, Lagging int
 	// Pending counts the memories stored before their vectors were made
 	// (a long remember): the next server embeds them.
 	Pending int
@@ -335,6 +337,7 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, e
 	case done < rs.text[ns]:
 		// journal entries not yet applied: the next open applies them, so
 		// the documents may differ until then
+		r.Lagging++
 		return
 	}
 	// an index built without context holds no pages (Options.Context)
