@@ -184,7 +184,7 @@ func TestCheckCountsLaggingIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = openLogged(t, dir, nil)
-	put("a", 1) // not flushed: the index has not seen it
+	put("a", 1)                   // not flushed: the index has not seen it
 	for _, ti := range st.texts { // kill -9
 		if ti.idx != nil {
 			ti.idx.Close()
