@@ -300,41 +300,17 @@ func TestSearchConcurrentSides(t *testing.T) {
 // it, is brought up to date at open rather than used without them.
 func TestBackgroundVectorsReachStaleSnapshots(t *testing.T) {
 	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
-	ctx := context.Background()
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 4))
-	st := openVec(t, dir, nil)
-	put(t, st, mems(r, "a", 0, 100))
-	pending := mems(r, "a", 100, 40)
-	for i := range pending {
-		pending[i].Embedder, pending[i].Vectors = "", nil
-	}
-	put(t, st, pending)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	storePending(t, dir, r)
 	old := t.TempDir()
 	os.CopyFS(filepath.Join(old, "vectors"), os.DirFS(filepath.Join(dir, "vectors")))
-
-	st = openVec(t, dir, nil)
-	ms, err := st.PendingVectors(ctx, 100)
-	if err != nil || len(ms) != len(pending) {
-		t.Fatalf("pending = %d memories, %v; want %d", len(ms), err, len(pending))
-	}
-	for i := range ms {
-		ms[i].Embedder, ms[i].Vectors = "test", [][]float32{unit(r)}
-	}
-	if err := st.SetVectors(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	setPending(t, dir, r)
 	want := rebuilt(t, dir, "a")
 
 	os.RemoveAll(filepath.Join(dir, "vectors"))
 	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(old, "vectors")))
-	st = openVec(t, dir, nil)
+	st := openVec(t, dir, nil)
 	defer st.Close()
 	check(t, "a snapshot from before the background vectors", st, want)
 }
@@ -509,33 +485,11 @@ func TestWriteAfterBackgroundVectorsNoRebuild(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(5, 6))
-	st := openVec(t, dir, nil)
-	put(t, st, mems(r, "a", 0, 100))
-	pending := mems(r, "a", 100, 40)
-	for i := range pending {
-		pending[i].Embedder, pending[i].Vectors = "", nil
-	}
-	put(t, st, pending)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st = openVec(t, dir, nil)
-	ms, err := st.PendingVectors(ctx, 100)
-	if err != nil || len(ms) != len(pending) {
-		t.Fatalf("pending = %d memories, %v; want %d", len(ms), err, len(pending))
-	}
-	for i := range ms {
-		ms[i].Embedder, ms[i].Vectors = "test", [][]float32{unit(r)}
-	}
-	if err := st.SetVectors(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	storePending(t, dir, r)
+	setPending(t, dir, r)
 	for round, first := range []string{"remember", "forget"} {
 		var logs logBuf
-		st = openVec(t, dir, &logs)
+		st := openVec(t, dir, &logs)
 		if first == "remember" {
 			put(t, st, mems(r, "a", 140+round, 1))
 		} else if _, err := st.Delete(ctx, memory.Selector{Namespace: "a", IDs: []string{memory.MemoryID("s0", 0)}}); err != nil {
@@ -554,5 +508,41 @@ func TestWriteAfterBackgroundVectorsNoRebuild(t *testing.T) {
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// storePending stores, in namespace a of dir, 100 memories with vectors
+// and 40 pending (their vectors to be made in the background), and closes.
+func storePending(t *testing.T, dir string, r *rand.Rand) {
+	t.Helper()
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 100))
+	pending := mems(r, "a", 100, 40)
+	for i := range pending {
+		pending[i].Embedder, pending[i].Vectors = "", nil
+	}
+	put(t, st, pending)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setPending opens dir, gives the 40 pending memories storePending left
+// their vectors, as the background filler does, and closes.
+func setPending(t *testing.T, dir string, r *rand.Rand) {
+	t.Helper()
+	st := openVec(t, dir, nil)
+	ms, err := st.PendingVectors(context.Background(), 100)
+	if err != nil || len(ms) != 40 {
+		t.Fatalf("pending = %d memories, %v; want 40", len(ms), err)
+	}
+	for i := range ms {
+		ms[i].Embedder, ms[i].Vectors = "test", [][]float32{unit(r)}
+	}
+	if err := st.SetVectors(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
