@@ -95,42 +95,58 @@ func TestMalformedFrames(t *testing.T) {
 
 	byID := map[int]response{}
 	nullErrors, notifications := 0, 0
+	// read takes the next response, or gives up at timeout (false): a
+	// notification is counted, an error without a usable id too, and any
+	// other response is kept by its id.
+	read := func(timeout <-chan time.Time, waiting string) bool {
+		t.Helper()
+		select {
+		case r, open := <-responses:
+			if !open {
+				t.Fatalf("the server stopped (%v) while %s was awaited", <-served, waiting)
+			}
+			if r.Method != "" {
+				notifications++
+				return true
+			}
+			var n int
+			if string(r.ID) == "null" || json.Unmarshal(r.ID, &n) != nil {
+				if r.Error == nil {
+					t.Errorf("a response without a usable id that is no error: %s", r.ID)
+				}
+				nullErrors++
+				return true
+			}
+			if _, dup := byID[n]; dup {
+				t.Errorf("two responses to request %d", n)
+			}
+			byID[n] = r
+			return true
+		case <-timeout:
+			return false
+		}
+	}
 	// await reads responses until the one with id arrives.
 	await := func(id int) (response, bool) {
 		t.Helper()
-		if r, ok := byID[id]; ok {
-			return r, true
-		}
 		timeout := time.After(20 * time.Second)
 		for {
-			select {
-			case r, open := <-responses:
-				if !open {
-					t.Fatalf("the server stopped (%v) while request %d was waiting", <-served, id)
-				}
-				if r.Method != "" {
-					notifications++
-					continue
-				}
-				var n int
-				if string(r.ID) == "null" || json.Unmarshal(r.ID, &n) != nil {
-					if r.Error == nil {
-						t.Errorf("a response without a usable id that is no error: %s", r.ID)
-					}
-					nullErrors++
-					continue
-				}
-				if _, dup := byID[n]; dup {
-					t.Errorf("two responses to request %d", n)
-				}
-				byID[n] = r
-				if n == id {
-					return r, true
-				}
-			case <-timeout:
+			if r, ok := byID[id]; ok {
+				return r, true
+			}
+			if !read(timeout, fmt.Sprint("request ", id)) {
 				t.Errorf("no response to request %d in 20 s", id)
 				return response{}, false
 			}
+		}
+	}
+	// awaitNull reads responses until more than before errors without a
+	// usable id have come (the server may answer the next request first:
+	// mcp-go handles requests concurrently), or 20 s have passed.
+	awaitNull := func(before int) {
+		t.Helper()
+		timeout := time.After(20 * time.Second)
+		for nullErrors <= before && read(timeout, "an error with a null id") {
 		}
 	}
 	send := func(line string) {
@@ -338,8 +354,7 @@ func TestMalformedFrames(t *testing.T) {
 		}
 		switch {
 		case f.nullID:
-			// written before the next line is read, so before the answer
-			// to the valid call
+			awaitNull(before)
 			if nullErrors != before+1 {
 				t.Errorf("%s: %d errors with a null id, want 1", f.name, nullErrors-before)
 			} else {
