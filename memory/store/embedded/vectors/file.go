@@ -170,12 +170,11 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		w.write(bytesOf(v.of[:nrows]))
 		secs[6] = w.end()
 		w.begin()
-		for _, list := range v.lists {
-			if !saveListCodes {
-				break
-			}
-			for _, r := range slices.Sorted(slices.Values(list)) {
-				w.write(bytesOf(x.rowI8(r)))
+		if saveListCodes {
+			for _, list := range v.lists {
+				for _, r := range slices.Sorted(slices.Values(list)) {
+					w.write(bytesOf(x.rowI8(r)))
+				}
 			}
 		}
 		secs[7] = w.end()

@@ -317,26 +317,25 @@ func (x *Index) scanLists(qq *quantQuery, q []float32, k int, f *filt, lists []i
 		for _, l := range lists {
 			x.scanList(qq, f, l, &states[0])
 		}
-		tk := x.rescore(q, k, &states[0])
-		return tk, tk.full()
-	}
-	var wg sync.WaitGroup
-	from, acc := 0, 0
-	for w := range states {
-		to := from
-		for to < len(lists) && (w == workers-1 || acc < rows*(w+1)/workers) {
-			acc += len(v.lists[lists[to]])
-			to++
-		}
-		st, part := &states[w], lists[from:to]
-		wg.Go(func() {
-			for _, l := range part {
-				x.scanList(qq, f, l, st)
+	} else {
+		var wg sync.WaitGroup
+		from, acc := 0, 0
+		for w := range states {
+			to := from
+			for to < len(lists) && (w == workers-1 || acc < rows*(w+1)/workers) {
+				acc += len(v.lists[lists[to]])
+				to++
 			}
-		})
-		from = to
+			st, part := &states[w], lists[from:to]
+			wg.Go(func() {
+				for _, l := range part {
+					x.scanList(qq, f, l, st)
+				}
+			})
+			from = to
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	tk := x.merge(q, k, states)
 	return tk, tk.full()
 }

@@ -200,7 +200,7 @@ func (x *Index) scan(qq *quantQuery, q []float32, k int, f *filt) *topK {
 	return x.merge(q, k, states)
 }
 
-// merge finishes a scan split among workers: τ, the k-th best lower
+// merge finishes a scan, split among workers or not: τ, the k-th best lower
 // bound over distinct memories, all workers together, and the candidates
 // that can still reach it re-scored in float32, best bound first.
 func (x *Index) merge(q []float32, k int, states []scanState) *topK {
@@ -229,6 +229,9 @@ func (x *Index) merge(q []float32, k int, states []scanState) *topK {
 		}
 	}
 	var cands []cand
+	if len(states) == 1 {
+		cands = states[0].cands[:0] // filtered in place
+	}
 	for i := range states {
 		for _, c := range states[i].cands {
 			if c.hi >= tau {
@@ -267,17 +270,14 @@ func (x *Index) scanRange(qq *quantQuery, f *filt, from, to int, st *scanState) 
 		c := x.chunks[start>>chunkShift]
 		codes := c.i8[:((end-1)&chunkMask+1)*x.stride] // bounds every row of the block
 		n := 0
-		take := func(r int) {
+		for r := start; r < end; r++ {
 			ri := &x.rows[r]
 			if ri.mem < 0 || (f.active && !f.pass(ri)) {
-				return
+				continue
 			}
 			rows[n] = int32(r)
 			ptrs[n] = &codes[(r&chunkMask)*x.stride]
 			n++
-		}
-		for r := start; r < end; r++ {
-			take(r)
 		}
 		if n == 0 {
 			continue
@@ -342,27 +342,6 @@ func (x *Index) scanList(qq *quantQuery, f *filt, l int32, st *scanState) {
 			}
 		}
 	}
-}
-
-// rescore finishes a single-state scan: the candidates that can still
-// reach the top k, re-scored in float32 best bound first.
-func (x *Index) rescore(q []float32, k int, st *scanState) *topK {
-	tau := st.low.min
-	cands := st.cands[:0]
-	for _, c := range st.cands {
-		if c.hi >= tau {
-			cands = append(cands, c)
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.hi, a.hi) })
-	tk := newTopK(x, k)
-	for _, c := range cands {
-		if tk.full() && c.hi < tk.worst() {
-			break
-		}
-		tk.offer(x.rows[c.row].mem, float64(dotF32(q, x.rowF32(c.row))))
-	}
-	return tk
 }
 
 // lowK keeps the k best lower bounds of distinct memories in a min-heap;
