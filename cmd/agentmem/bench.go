@@ -100,7 +100,7 @@ var benchModes = []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory
 // benchEmbedder is the configured embedder behind the embedding cache of
 // the data dir, contextual as the server's (backend.go).
 func benchEmbedder(e *env) (memory.Embedder, func() error, error) {
-	dir, err := e.cfg.dataDir()
+	dir, err := e.cfg.prepare()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,9 +111,8 @@ func benchEmbedder(e *env) (memory.Embedder, func() error, error) {
 	if m == nil {
 		return nil, nil, errors.New("--real needs an embedder: --embedder none has none")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, nil, err
-	}
+	// unlike the server's (backend.cached), no cache is an error: the
+	// model would embed a million turns itself
 	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), m)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--real: the embedding cache of %s: %w", dir, err)
