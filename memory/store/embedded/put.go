@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -48,12 +46,10 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 			return err
 		}
 	}
-	namespaces := map[string]bool{}
 	for _, m := range ms {
-		namespaces[m.Namespace] = true
-	}
-	if err := s.ready(ctx, slices.Sorted(maps.Keys(namespaces))...); err != nil {
-		return err
+		if err := s.ready(ctx, m.Namespace); err != nil {
+			return err
+		}
 	}
 	var keys []string
 	var seq uint64

@@ -147,20 +147,16 @@ func (s *Store) use(ctx context.Context, t *textIndex) error {
 	return s.evict(t)
 }
 
-// ready opens the existing indexes of namespaces (see use) before a write
-// to them is journalled. The first use since Open checks an index against
-// the records' last entry that changed its namespace's text; once the
-// write has replaced that entry with its own, an index that applied every
+// ready opens ns's index, if it has one (see use), before a write to ns
+// is journalled. The first use since Open checks an index against the
+// records' last entry that changed its namespace's text; once the write
+// has replaced that entry with its own, an index that applied every
 // earlier entry would look older than a journal trimmed since (trims
 // follow vector snapshots too) and be rebuilt for nothing. Callers hold
 // s.mu.
-func (s *Store) ready(ctx context.Context, namespaces ...string) error {
-	for _, ns := range namespaces {
-		if t := s.texts[ns]; t != nil {
-			if err := s.use(ctx, t); err != nil {
-				return err
-			}
-		}
+func (s *Store) ready(ctx context.Context, ns string) error {
+	if t := s.texts[ns]; t != nil {
+		return s.use(ctx, t)
 	}
 	return nil
 }
