@@ -33,7 +33,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	ms := rec.Memories
 	if cfg.Order == recency && len(ms) > cfg.K {
 		ms = ms[:cfg.K]
-		text = firstMemories(text, cfg.K)
+		text = firstMemories(text, rec.Memories, cfg.K)
 	}
 	res := r.result("scripted", cfg, a)
 	res.RecallMS = float64(took.Microseconds()) / 1000

@@ -3,21 +3,26 @@ package evals
 import (
 	"regexp"
 	"strings"
+
+	"agentmem/tools/spec"
 )
 
-// header matches the line that introduces a memory in agentmem's recall
-// text: "[2023-05-08 Mon · session s-may · Caroline (user)]".
+// header matches the line that introduces a passage in agentmem's recall
+// text: a memory alone, "[2023-05-08 Mon · session s-may · Caroline
+// (user)]", or several turns of one session, "[2023-05-08 Mon · session
+// s-may]", each on its own "Caroline (user): …" line.
 var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session [^\]]*\]$`)
 
 // Context is what the answer model is shown of a recall: the text the
 // recall tool returned, exactly; with noPrefix, the same text without the
-// lines that introduce each memory with its date, session and speaker.
+// lines that introduce each passage with its date and session (and, for a
+// memory alone, its speaker; a passage's turns keep their speakers).
 func Context(text string, noPrefix bool) string {
 	if !noPrefix {
 		return text
 	}
 	var out []string
-	for _, b := range memoryBlocks(text) {
+	for _, b := range passageBlocks(text) {
 		if i := strings.IndexByte(b, '\n'); i >= 0 && header.MatchString(b[:i]) {
 			b = b[i+1:]
 		}
@@ -26,19 +31,71 @@ func Context(text string, noPrefix bool) string {
 	return strings.Join(out, "\n\n")
 }
 
-// firstMemories is the recall text cut to its first k memories.
-func firstMemories(text string, k int) string {
-	bs := memoryBlocks(text)
-	if len(bs) <= k {
+// firstMemories is the recall text cut to its first k memories; ms are the
+// recall's memories, in the order of the text (spec.Recalled.Passage
+// numbers their passages). A passage of several turns is cut after the
+// line of its last memory kept.
+func firstMemories(text string, ms []spec.Recalled, k int) string {
+	if len(ms) <= k {
 		return text
 	}
-	return strings.Join(bs[:k], "\n\n")
+	blocks := passageBlocks(text)
+	var out []string
+	kept := 0
+	for n, b := range blocks {
+		var in []spec.Recalled
+		for _, m := range ms {
+			if m.Passage == n {
+				in = append(in, m)
+			}
+		}
+		if kept+len(in) <= k {
+			out = append(out, b)
+			kept += len(in)
+			continue
+		}
+		if room := k - kept; room > 0 && len(in) > 1 {
+			out = append(out, cutPassage(b, in, room))
+		}
+		break
+	}
+	return strings.Join(out, "\n\n")
 }
 
-// memoryBlocks cuts a recall text into one block per memory: a block starts
-// at a header line that follows a blank line (or starts the text). Text
-// without headers is one block.
-func memoryBlocks(text string) []string {
+// cutPassage is a passage block of several turns cut before the line of
+// its memory number keep (its first keep memories and the gaps between
+// them).
+func cutPassage(block string, in []spec.Recalled, keep int) string {
+	lines := strings.Split(block, "\n")
+	next := 0 // the memory whose line is looked for
+	for i := 1; i < len(lines); i++ {
+		if next < len(in) && strings.HasPrefix(lines[i], who(in[next])+": ") {
+			if next == keep {
+				end := i
+				if end > 1 && lines[end-1] == "…" {
+					end--
+				}
+				return strings.Join(lines[:end], "\n")
+			}
+			next++
+		}
+	}
+	return block
+}
+
+// who is how a passage names a turn's speaker: "Caroline (user)", or the
+// role alone (memory.Memory's rule).
+func who(m spec.Recalled) string {
+	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
+		return m.Speaker + " (" + m.Role + ")"
+	}
+	return m.Role
+}
+
+// passageBlocks cuts a recall text into one block per passage: a block
+// starts at a header line that follows a blank line (or starts the text).
+// Text without headers is one block.
+func passageBlocks(text string) []string {
 	lines := strings.Split(text, "\n")
 	var out []string
 	start := 0

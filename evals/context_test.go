@@ -29,7 +29,8 @@ func storedConn(t testing.TB, ns string) *client.Client {
 
 // The context shown to the answer model with the prefix on is exactly the
 // recall tool's own text; without it, the same text without the header
-// lines, and a recency cut keeps whole memories.
+// lines, and a recency cut keeps the first k memories, inside a passage of
+// several turns too.
 func TestContextIsToolText(t *testing.T) {
 	ctx := context.Background()
 	conn := storedConn(t, "ctx")
@@ -44,18 +45,38 @@ func TestContextIsToolText(t *testing.T) {
 	if strings.Contains(bare, " · session ") || !strings.Contains(bare, "golden retriever") {
 		t.Errorf("context without prefix:\n%s", bare)
 	}
-	// the bare text is the memories' texts, as the server rendered them
-	// (with its date annotations), one block each
-	for i, b := range memoryBlocks(bare) {
-		if first := strings.Fields(res.Memories[i].Text)[0]; !strings.HasPrefix(b, first) {
-			t.Errorf("block %d %q does not start with memory %d's text %q", i, b, i, res.Memories[i].Text)
+	passages := res.Memories[len(res.Memories)-1].Passage + 1
+	if blocks := passageBlocks(text); len(blocks) != passages {
+		t.Errorf("%d blocks for %d passages:\n%s", len(blocks), passages, text)
+	}
+	if len(passageBlocks(bare)) != passages {
+		t.Errorf("without prefix, %d blocks for %d passages", len(passageBlocks(bare)), passages)
+	}
+	grouped := false
+	for k := 1; k <= len(res.Memories); k++ {
+		cut := firstMemories(text, res.Memories, k)
+		if !strings.HasPrefix(text, cut) || strings.HasSuffix(cut, "\n…") {
+			t.Errorf("k=%d: the cut is not the text's beginning, or ends on a gap:\n%s", k, cut)
+		}
+		// memories in the cut: a header naming a speaker, or a speaker's line
+		n := 0
+		for _, l := range strings.Split(cut, "\n") {
+			if header.MatchString(l) && strings.Count(l, " · ") == 2 {
+				n++
+			}
+			for _, m := range res.Memories {
+				if strings.HasPrefix(l, who(m)+": ") {
+					n++
+					grouped = true
+					break
+				}
+			}
+		}
+		if n != k {
+			t.Errorf("k=%d: the cut shows %d memories:\n%s", k, n, cut)
 		}
 	}
-	if blocks := memoryBlocks(text); len(blocks) != len(res.Memories) {
-		t.Errorf("%d blocks for %d memories", len(blocks), len(res.Memories))
-	}
-	one := firstMemories(text, 1)
-	if !strings.HasPrefix(text, one) || !strings.Contains(one, res.Memories[0].Text) || strings.Contains(one, res.Memories[1].Text) {
-		t.Errorf("first memory of\n%s\nis\n%s", text, one)
+	if !grouped {
+		t.Errorf("no passage of several turns to cut inside:\n%s", text)
 	}
 }

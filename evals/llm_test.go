@@ -111,7 +111,9 @@ func TestRunWithChatModel(t *testing.T) {
 		if r.Abstain != (r.Sufficient == nil) {
 			t.Errorf("%s %s: sufficiency asked of an abstention question, or not asked of another", r.Agent, r.Question)
 		}
-		if r.Agent == "llm" && (r.Recalls != 1 || len(r.Recalled) == 0 || len(r.Recalled) > 3) {
+		// the model's recall asks for k=3: the best 3, and the memories
+		// excerpts leave room for
+		if r.Agent == "llm" && (r.Recalls != 1 || len(r.Recalled) < 3) {
 			t.Errorf("llm agent: %d recalls, recalled %v", r.Recalls, r.Recalled)
 		}
 	}
@@ -121,7 +123,7 @@ func TestRunWithChatModel(t *testing.T) {
 		switch {
 		case req.Messages[0].Content == answerSystem:
 			answerPrompts++
-			if u := req.Messages[1].Content; !strings.HasPrefix(u, "Today is Wednesday, 28 June 2023") || !strings.Contains(u, "[2023-05-08 Mon · session session_1 · ") {
+			if u := req.Messages[1].Content; !strings.HasPrefix(u, "Today is Wednesday, 28 June 2023") || !strings.Contains(u, "[2023-05-08 Mon · session session_1") {
 				t.Errorf("answer prompt lacks today or the memory headers:\n%s", u)
 			}
 			if req.Model != "answerer" {

@@ -108,8 +108,10 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	if base.AnswerShown == nil || !*base.AnswerShown {
 		t.Errorf("base dog question: answer shown %v, want true", base.AnswerShown)
 	}
-	if r := get("k=5", "conv-1/q0"); len(r.Recalled) != 5 {
-		t.Errorf("k=5 recalled %d", len(r.Recalled))
+	// the best 5, and as many more as excerpts and one header per session
+	// leave room for in the tokens the 5 take whole
+	if r := get("k=5", "conv-1/q0"); len(r.Recalled) < 5 || len(r.Recalled) > len(base.Recalled) || r.Tokens > base.Tokens {
+		t.Errorf("k=5 recalled %d (base %d), %d tokens (base %d)", len(r.Recalled), len(base.Recalled), r.Tokens, base.Tokens)
 	}
 	if r := get("prefix=off", "conv-1/q0"); r.Tokens >= base.Tokens || !slices.Equal(r.Recalled, base.Recalled) {
 		t.Errorf("prefix=off: %d tokens (base %d), recalled %v", r.Tokens, base.Tokens, r.Recalled)

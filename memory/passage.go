@@ -16,9 +16,9 @@ import (
 // a hit.
 const MaxContext = 3
 
-// Passage is a run of consecutive turns of one session as a recall returns
-// it: one or more hits and the neighbouring turns added as their context,
-// in turn order.
+// Passage is what a recall returns of one session: its hits and the
+// neighbouring turns added as their context, in turn order. Turns that do
+// not follow each other are shown with a gap ("…") between them.
 type Passage struct {
 	Memories []Memory
 	// Hit[i] says whether Memories[i] is a hit (false: context); Score[i]
@@ -36,7 +36,8 @@ type Passage struct {
 // (so a model resolves "yesterday" in it against that date), a memory
 // alone as "[2023-05-07 Sun · session s-may · Caroline (user)]" and its
 // text, a passage of several turns as "[2023-05-07 Sun · session s-may]"
-// and one "who: text" line per turn.
+// and one "who: text" line per turn, with a line "…" where turns of the
+// session are left out between two of them.
 func Text(ps []Passage) string {
 	if len(ps) == 0 {
 		return "No stored memories match."
@@ -46,33 +47,50 @@ func Text(ps []Passage) string {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		p.render(&b)
+		p.render(&b, p.shown)
 	}
 	return b.String()
 }
 
-func (p Passage) render(b *strings.Builder) {
-	text := func(i int) string {
-		if i < len(p.Excerpt) && p.Excerpt[i] != "" {
-			return p.Excerpt[i]
-		}
-		return p.Memories[i].Text
+// shown is the text shown of Memories[i]: its excerpt or its whole text,
+// with the relative dates in it annotated.
+func (p Passage) shown(i int) string {
+	t := p.Memories[i].Text
+	if i < len(p.Excerpt) && p.Excerpt[i] != "" {
+		t = p.Excerpt[i]
 	}
+	var b strings.Builder
+	annotate(&b, t, p.Memories[i].SessionDate)
+	return b.String()
+}
+
+// gap is the line between two turns of a passage that do not follow each
+// other.
+const gap = "…"
+
+// render writes p with show(i) as what is shown of Memories[i].
+func (p Passage) render(b *strings.Builder, show func(i int) string) {
 	if len(p.Memories) == 1 {
-		m := p.Memories[0]
-		b.WriteString(m.Header())
+		b.WriteString(p.Memories[0].Header())
 		b.WriteByte('\n')
-		annotate(b, text(0), m.SessionDate)
+		b.WriteString(show(0))
 		return
 	}
-	m := p.Memories[0]
-	fmt.Fprintf(b, "[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
+	b.WriteString(p.header())
 	for i, m := range p.Memories {
+		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
+			b.WriteString("\n" + gap)
+		}
 		b.WriteByte('\n')
 		b.WriteString(m.who())
 		b.WriteString(": ")
-		annotate(b, text(i), m.SessionDate)
+		b.WriteString(show(i))
 	}
+}
+
+func (p Passage) header() string {
+	m := p.Memories[0]
+	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
 }
 
 // annotate writes text with the date each relative expression names, as
@@ -98,89 +116,128 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 	b.WriteString(text[at:])
 }
 
-// tokens estimates the tokens of the passage as rendered: about four
-// characters a token, as common tokenizers count English.
-func (p Passage) tokens() int {
-	var b strings.Builder
-	p.render(&b)
-	return (utf8.RuneCountInString(b.String()) + 3) / 4
+// tokens estimates the tokens of a text as rendered: about four characters
+// a token, as common tokenizers count English.
+func tokens(runes int) int { return (runes + 3) / 4 }
+
+// size is the length in runes of p rendered with the shown texts of its
+// memories in shown (by memory id): what render writes, counted without
+// writing it.
+func (p Passage) size(shown map[string]string) int {
+	if len(p.Memories) == 1 {
+		m := p.Memories[0]
+		return utf8.RuneCountInString(m.Header()) + 1 + utf8.RuneCountInString(shown[m.ID])
+	}
+	n := utf8.RuneCountInString(p.header())
+	for i, m := range p.Memories {
+		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
+			n += 1 + utf8.RuneCountInString(gap)
+		}
+		n += 1 + utf8.RuneCountInString(m.who()) + 2 + utf8.RuneCountInString(shown[m.ID])
+	}
+	return n
 }
 
-// passages groups the ranked hits into passages: each hit with up to
-// context turns before and after it and, with context, hits of one session
-// that touch or overlap merged into one passage; passages in the order of
-// their best hit. With maxTokens > 0 it stops before the passage that would take the
-// text past maxTokens (estimated as rendered); the first hit is always
-// kept, whatever its length.
+// passages groups the ranked hits into one passage per session: each hit
+// with up to context turns before and after it, in turn order, passages in
+// the order of their best hit. One header for a session's turns instead of
+// one per turn leaves room for more memories in the same tokens (EVALS.md,
+// "Recall defaults"). With maxTokens > 0, a hit whose turns would take the
+// text past maxTokens (estimated as rendered) is left out, and the hits
+// after it are still tried; the first hit is always kept, whatever its
+// length.
 func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens int, excerptTokens int, query string) ([]Passage, error) {
-	type span struct {
-		ns, session string
-		from, to    int // turns
-		p           *Passage
+	type key struct{ ns, session string }
+	bySession := map[key]int{} // index in out
+	var out []Passage
+	var sizes []int
+	// what is shown of each memory, made once: a session's passage is
+	// measured again each time a hit joins it
+	shown, excerpts := map[string]string{}, map[string]string{}
+	show := func(m Memory) {
+		if _, ok := shown[m.ID]; ok {
+			return
+		}
+		t := m.Text
+		if excerptTokens > 0 {
+			if e := excerpt(m.Text, query, excerptTokens); e != "" {
+				t, excerpts[m.ID] = e, e
+			}
+		}
+		var b strings.Builder
+		annotate(&b, t, m.SessionDate)
+		shown[m.ID] = b.String()
 	}
-	var spans []*span
-	var out []*Passage
 	used := 0
 	for rank, h := range hits {
 		m := h.Memory
-		from, to := m.Turn, m.Turn
 		var turns []Memory
 		if context > 0 {
 			var err error
 			if turns, err = s.store.Turns(ctx, m.Namespace, m.SessionID, m.Turn-context, m.Turn+context); err != nil {
 				return nil, fmt.Errorf("reading the context of %s: %w", m.ID, err)
 			}
-			if len(turns) > 0 {
-				from, to = min(from, turns[0].Turn), max(to, turns[len(turns)-1].Turn)
-			}
 		}
 		if !slices.ContainsFunc(turns, func(t Memory) bool { return t.ID == m.ID }) {
 			turns = append(turns, m)
 			slices.SortFunc(turns, func(a, b Memory) int { return a.Turn - b.Turn })
 		}
-		// with context, a span of the same session that this one touches or
-		// overlaps; without, every hit stands alone, as it always did
-		var into *span
-		for _, sp := range spans {
-			if context > 0 && sp.ns == m.Namespace && sp.session == m.SessionID && from <= sp.to+1 && to >= sp.from-1 {
-				into = sp
-				break
-			}
+		for _, t := range turns {
+			show(t)
 		}
+		k := key{m.Namespace, m.SessionID}
+		i, joins := bySession[k]
 		var next Passage
-		if into != nil {
-			next = merge(*into.p, turns, h)
+		if joins {
+			next = merge(out[i], turns, h)
 		} else {
 			next = merge(Passage{Rank: rank}, turns, h)
 		}
-		if excerptTokens > 0 {
-			next.Excerpt = make([]string, len(next.Memories))
-			for i, m := range next.Memories {
-				next.Excerpt[i] = excerpt(m.Text, query, excerptTokens)
-			}
-		}
-		cost := next.tokens()
-		if into != nil {
-			cost -= into.p.tokens()
+		size := next.size(shown)
+		cost := tokens(size)
+		if joins {
+			cost -= tokens(sizes[i])
 		}
 		if maxTokens > 0 && used+cost > maxTokens && len(out) > 0 {
-			break
-		}
-		used += cost
-		if into != nil {
-			*into.p = next
-			into.from, into.to = min(into.from, from), max(into.to, to)
 			continue
 		}
-		p := &next
-		out = append(out, p)
-		spans = append(spans, &span{ns: m.Namespace, session: m.SessionID, from: from, to: to, p: p})
+		used += cost
+		if joins {
+			out[i], sizes[i] = next, size
+			continue
+		}
+		bySession[k] = len(out)
+		out = append(out, next)
+		sizes = append(sizes, size)
 	}
-	res := make([]Passage, len(out))
-	for i, p := range out {
-		res[i] = *p
+	if excerptTokens > 0 {
+		for i, p := range out {
+			out[i].Excerpt = make([]string, len(p.Memories))
+			for j, m := range p.Memories {
+				out[i].Excerpt[j] = excerpts[m.ID]
+			}
+		}
 	}
-	return res, nil
+	return out, nil
+}
+
+// wholeTokens estimates the tokens the hits take shown whole, each on its
+// own with its context turns, as a recall without excerpts shows them one
+// by one: the budget that excerpts fill (RecallRequest.Fill).
+func (s *Service) wholeTokens(ctx context.Context, hits []Hit, context int) (int, error) {
+	n := 0
+	for _, h := range hits {
+		ps, err := s.passages(ctx, []Hit{h}, context, 0, 0, "")
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range ps {
+			var b strings.Builder
+			p.render(&b, p.shown)
+			n += tokens(utf8.RuneCountInString(b.String()))
+		}
+	}
+	return n, nil
 }
 
 // merge adds turns (in turn order) to p, marking hit h.
@@ -229,12 +286,18 @@ func excerpt(text, query string, n int) string {
 		return ""
 	}
 	want := queryWords(query)
+	// each word's query word, once: the window passes every word twice
+	match := make([]string, len(words))
+	for i, w := range words {
+		if k := stem(w); want[k] {
+			match[i] = k
+		}
+	}
 	best, bestScore := 0, -1
 	score := 0
 	seen := map[string]int{}
-	add := func(w string, d int) {
-		k := stem(w)
-		if !want[k] {
+	add := func(k string, d int) {
+		if k == "" {
 			return
 		}
 		if d > 0 && seen[k] == 0 {
@@ -246,10 +309,10 @@ func excerpt(text, query string, n int) string {
 		}
 	}
 	end := span - 1 // the last word of the best window: its last match
-	for i, w := range words {
-		add(w, 1)
+	for i := range words {
+		add(match[i], 1)
 		if i >= span {
-			add(words[i-span], -1)
+			add(match[i-span], -1)
 		}
 		if i >= span-1 && score > bestScore {
 			best, bestScore, end = i-span+1, score, i
@@ -261,7 +324,7 @@ func excerpt(text, query string, n int) string {
 		// Pixel"): centre the matches, with more room after them than
 		// before
 		first := best
-		for first < end && !want[stem(words[first])] {
+		for first < end && match[first] == "" {
 			first++
 		}
 		slack := span - (end - first + 1)
@@ -292,9 +355,37 @@ func queryWords(q string) map[string]bool {
 // five letters: enough to match "running" with "run" for choosing an
 // excerpt.
 func stem(w string) string {
-	w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-	if r := []rune(w); len(r) > 5 {
-		w = string(r[:5])
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		if r := []rune(w); len(r) > 5 {
+			w = string(r[:5])
+		}
+		return w
+	}
+	// the same for ASCII, without converting the word
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	i, j := 0, len(w)
+	for i < j && !alnum(w[i]) {
+		i++
+	}
+	for j > i && !alnum(w[j-1]) {
+		j--
+	}
+	w = w[i:j]
+	if len(w) > 5 {
+		w = w[:5]
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(w)
+		}
 	}
 	return w
 }

@@ -1,9 +1,18 @@
 package memory
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
 )
+
+var bg = context.Background()
 
 // An excerpt holds the query's words and what follows them: the answer to
 // a question usually comes after the words it shares with the question.
@@ -23,5 +32,127 @@ func TestExcerptKeepsWhatFollowsTheMatch(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%q: excerpt %q lacks %q", c.query, got, c.want)
 		}
+	}
+}
+
+// The ASCII fast path of stem gives what the general one gives.
+func TestStemASCIIMatchesGeneral(t *testing.T) {
+	slow := func(w string) string {
+		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		if r := []rune(w); len(r) > 5 {
+			w = string(r[:5])
+		}
+		return w
+	}
+	for _, w := range []string{"", "a", "Running!", "(Pixel),", "...", "ABCDEFG", "it's", "x-ray", "42nd", "--", "Hello.", "café", "Ünïcode's", "aB"} {
+		if got, want := stem(w), slow(w); got != want {
+			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func testTurn(session string, n int, text string) Memory {
+	return Memory{ID: fmt.Sprintf("%s:%d", session, n), Namespace: "n", SessionID: session, Turn: n,
+		SessionDate: time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC), Role: []string{"user", "assistant"}[n%2], Text: text}
+}
+
+// A session's hits share one passage, in turn order, with a gap line
+// between turns that do not follow each other; passages come in the order
+// of their best hit, and a session's only hit keeps its own header.
+func TestPassagesOnePerSession(t *testing.T) {
+	s := &Service{}
+	hits := []Hit{
+		{Memory: testTurn("a", 1, "I adopted a greyhound."), Score: 4},
+		{Memory: testTurn("b", 2, "The vet is on Elm Street."), Score: 3},
+		{Memory: testTurn("a", 5, "Pixel loves the park."), Score: 2},
+		{Memory: testTurn("a", 2, "What is its name?"), Score: 1},
+	}
+	ps, err := s.passages(bg, hits, 0, 0, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || len(ps[0].Memories) != 3 || len(ps[1].Memories) != 1 || ps[0].Rank != 0 || ps[1].Rank != 1 {
+		t.Fatalf("passages %+v", ps)
+	}
+	for i, want := range []int{1, 2, 5} {
+		if m := ps[0].Memories[i]; m.Turn != want || !ps[0].Hit[i] {
+			t.Errorf("passage 0 memory %d: turn %d (hit %v), want turn %d, a hit", i, m.Turn, ps[0].Hit[i], want)
+		}
+	}
+	want := "[2023-05-08 Mon · session a]\n" +
+		"assistant: I adopted a greyhound.\n" +
+		"user: What is its name?\n" +
+		"…\n" +
+		"assistant: Pixel loves the park.\n\n" +
+		"[2023-05-08 Mon · session b · user]\n" +
+		"The vet is on Elm Street."
+	if got := Text(ps); got != want {
+		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The size a passage is measured at while the budget is spent is the
+// length of its rendered text, whatever it holds: gaps, excerpts, dates
+// annotated, text that is not ASCII.
+func TestPassageSizeIsRendered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("yesterday we went to the café last week and saw Zoë two days ago in Kraków the lake was cold next month ✓ 東京")
+	s := &Service{}
+	for trial := range 200 {
+		var hits []Hit
+		for range 1 + rng.IntN(8) {
+			var b []string
+			for range 1 + rng.IntN(60) {
+				b = append(b, words[rng.IntN(len(words))])
+			}
+			m := testTurn(string(rune('a'+rng.IntN(3))), rng.IntN(12), strings.Join(b, " "))
+			m.Speaker = []string{"", "Zoë", "user"}[rng.IntN(3)]
+			if slices.ContainsFunc(hits, func(h Hit) bool { return h.Memory.ID == m.ID }) {
+				continue
+			}
+			hits = append(hits, Hit{Memory: m, Score: rng.Float64()})
+		}
+		ps, err := s.passages(bg, hits, 0, 0, rng.IntN(2)*10, "lake café")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			shown := map[string]string{}
+			for i, m := range p.Memories {
+				shown[m.ID] = p.shown(i)
+			}
+			if got, want := p.size(shown), utf8.RuneCountInString(Text([]Passage{p})); got != want {
+				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
+			}
+		}
+	}
+}
+
+// A hit that would take the text past the budget is left out and the hits
+// after it are still tried; the first hit is kept whatever its length.
+func TestPassagesBudgetSkips(t *testing.T) {
+	s := &Service{}
+	story := "a long story about the lake "
+	hits := []Hit{
+		{Memory: testTurn("a", 0, strings.Repeat(story, 5)), Score: 3}, // about 45 tokens with its header
+		{Memory: testTurn("b", 0, strings.Repeat(story, 40)), Score: 2},
+		{Memory: testTurn("c", 0, "The lake was cold."), Score: 1},
+	}
+	sessions := func(budget int) []string {
+		ps, err := s.passages(bg, hits, 0, budget, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.Memories[0].SessionID)
+		}
+		return got
+	}
+	if got := sessions(70); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("budget 70: passages of sessions %v, want a and c (which fits once b is left out)", got)
+	}
+	if got := sessions(10); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("budget 10: passages of sessions %v, want a alone (the first hit is always kept)", got)
 	}
 }

@@ -55,7 +55,9 @@ type Query struct {
 	After, Before time.Time
 	K             int
 	// Pool is how many candidates each side (text, vector) contributes
-	// before fusion; 0 means DefaultPool(K).
+	// before fusion; 0 means DefaultPool(K). A pool smaller than K gives
+	// at most the pool's fused candidates: Recall fills from its whole
+	// fused pool (up to twice Pool) by asking for more than Pool.
 	Pool    int
 	Fusion  Fusion
 	Weights Weights
@@ -150,7 +152,7 @@ func DefaultPool(k int) int {
 // PoolSize is the effective candidate pool of q.
 func (q Query) PoolSize() int {
 	if q.Pool > 0 {
-		return max(q.Pool, q.K)
+		return q.Pool
 	}
 	return DefaultPool(q.K)
 }

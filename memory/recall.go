@@ -84,10 +84,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Vector = vs[0]
 	}
 	if req.Fill && req.Excerpt > 0 {
-		// candidates to fill the space excerpts save, from the pool the
-		// best k come from: a deeper pool would rank the best k otherwise
+		// candidates to fill the space excerpts save: the whole fused pool
+		// the best k come from (up to its two sides' candidates), never a
+		// deeper one, which would rank the best k otherwise
 		q.Pool = q.PoolSize()
-		q.K = min(3*q.K, MaxK)
+		q.K = min(2*q.Pool, MaxK)
 	}
 	hits, err := s.store.Search(ctx, q)
 	if err != nil {
@@ -96,13 +97,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	budget := req.MaxTokens
 	if req.Fill && req.Excerpt > 0 {
 		// the space the best k take shown whole, filled with excerpts
-		whole, err := s.passages(ctx, hits[:min(len(hits), req.K)], req.Context, 0, 0, "")
+		full, err := s.wholeTokens(ctx, hits[:min(len(hits), req.K)], req.Context)
 		if err != nil {
 			return RecallResult{}, err
-		}
-		full := 0
-		for _, p := range whole {
-			full += p.tokens()
 		}
 		if budget == 0 || full < budget {
 			budget = full
@@ -195,6 +192,9 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 		Pool:      req.Pool,
 		Fusion:    fusion,
 		Weights:   s.weights,
+	}
+	if q.Pool > 0 {
+		q.Pool = max(q.Pool, k) // never fewer candidates per side than k
 	}
 	if req.Weights != nil {
 		if err := validWeights(*req.Weights); err != nil {

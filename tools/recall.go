@@ -14,7 +14,7 @@ import (
 func recallTool() mcp.Tool {
 	return mcp.NewTool("recall",
 		mcp.WithDescription("Find the stored conversation turns that best answer a question: hybrid search (BM25 over the text, a match on the names and dates in the query, and semantic similarity), fused. "+
-			"Returns each memory prefixed with its session date, ready to paste into a prompt; resolve relative dates in a memory against its session date."),
+			"Returns the memories ready to paste into a prompt, grouped by session, each session introduced by its date; resolve relative dates in a memory against its session date."),
 		annotate("Recall memories", true, false, true),
 	)
 }

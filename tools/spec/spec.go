@@ -58,8 +58,8 @@ type RecallArgs struct {
 	Fusion    string   `json:"fusion,omitempty" jsonschema:"Advanced: how text and vector rankings combine: rrf (default), rsf, text, vector, or rerank (BM25 re-ranks the vector pool)." schema:"enum=rrf|rsf|text|vector|rerank"`
 	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
-	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3); memories that touch are merged into one passage, in turn order." schema:"minimum=0,maximum=3"`
-	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
+	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
+	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): passages past it are left out, the first is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 }
 
@@ -89,7 +89,7 @@ type Recalled struct {
 	// turn returned as its context; Passage numbers the passage (from 0)
 	// the memory is returned in.
 	Hit        bool `json:"hit" jsonschema:"true for a memory the search found, false for a neighbouring turn returned as context."`
-	Passage    int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: consecutive turns of one session, in turn order."`
+	Passage    int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: the memories of one session, in turn order, shown under one header."`
 	TextRank   int  `json:"text_rank,omitempty" jsonschema:"Rank of this memory in the text ranking (BM25 and entities), from 1; absent when that side did not return it or the store fused on its server."`
 	VectorRank int  `json:"vector_rank,omitempty" jsonschema:"Rank of this memory in the vector ranking, from 1; absent when that side did not return it or the store fused on its server."`
 }

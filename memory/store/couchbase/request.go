@@ -115,6 +115,21 @@ func build(q memory.Query, fusion string) (*request, error) {
 	return r, nil
 }
 
+// sideRequests are q's two sides as requests of their own, each for the
+// pool (see sides): the text side (nil when q has nothing lexical to
+// match) and the kNN side.
+func sideRequests(q memory.Query) (text, vec *request, err error) {
+	tq, vq := q, q
+	tq.Fusion, vq.Fusion = memory.TextOnly, memory.VectorOnly
+	if text, err = build(tq, FusionRRF); err != nil {
+		return nil, nil, err
+	}
+	if vec, err = build(vq, FusionRRF); err != nil {
+		return nil, nil, err
+	}
+	return text, vec, nil
+}
+
 // rerankRequest is the text side of a Rerank: hybrid.RerankQuery over the
 // document keys of the vector pool, for as many hits as the pool holds. It
 // returns nil when q has nothing lexical to match.

@@ -41,6 +41,7 @@ func queries() []struct {
 			q.Pool = 50
 		})},
 		{"text", FusionRRF, with(func(q *memory.Query) { q.Fusion = memory.TextOnly })},
+		{"text-fill", FusionRRF, with(func(q *memory.Query) { q.Fusion, q.K, q.Pool = memory.TextOnly, 12, 5 })},
 		{"lexical-only", FusionRRF, with(func(q *memory.Query) { q.Vector = nil })},
 		{"vector", FusionRRF, with(func(q *memory.Query) { q.Fusion = memory.VectorOnly })},
 		{"session-dates", FusionSum, with(func(q *memory.Query) {
@@ -70,12 +71,12 @@ func TestRequestShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			wantText := tc.q.Fusion != memory.VectorOnly
+			wantVec := tc.q.Vector != nil && tc.q.Fusion != memory.TextOnly
 			// the whole pool: hybrid.Rank re-ranks it before cutting to k
 			if r.Size != tc.q.PoolSize() {
 				t.Errorf("size %d, want the pool, %d", r.Size, tc.q.PoolSize())
 			}
-			wantText := tc.q.Fusion != memory.VectorOnly
-			wantVec := tc.q.Vector != nil && tc.q.Fusion != memory.TextOnly
 			if wantText {
 				// The text side is exactly the tree of q.TextQuery().
 				want, _ := json.Marshal(hybrid.TextQuery(tc.q))
@@ -110,6 +111,51 @@ func TestRequestShape(t *testing.T) {
 				t.Errorf("score %q with sum fusion, want the server default", r.Score)
 			}
 		})
+	}
+}
+
+// A hybrid recall that asks for more than its pool (one that fills) runs
+// as two requests, each side for the pool, fused as the embedded store
+// fuses: the server's fusion would return at most one pool of candidates.
+func TestFillRunsTheSidesApart(t *testing.T) {
+	q := queries()[0].q
+	q.K, q.Pool = 12, 5
+	if !sides(q) {
+		t.Fatal("a hybrid query for more than its pool is not run side by side")
+	}
+	for _, not := range []func(*memory.Query){
+		func(q *memory.Query) { q.K = 5 },
+		func(q *memory.Query) { q.Fusion = memory.TextOnly },
+		func(q *memory.Query) { q.Fusion = memory.VectorOnly },
+		func(q *memory.Query) { q.Fusion = memory.Rerank },
+		func(q *memory.Query) { q.Vector = nil },
+	} {
+		o := q
+		not(&o)
+		if sides(o) {
+			t.Errorf("%+v runs side by side; one request does", o)
+		}
+	}
+	text, vec, err := sideRequests(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tq, vq := q, q
+	tq.Fusion, vq.Fusion = memory.TextOnly, memory.VectorOnly
+	for _, c := range []struct {
+		got  *request
+		want memory.Query
+		side string
+	}{{text, tq, sideText}, {vec, vq, sideVector}} {
+		want, err := build(c.want, FusionRRF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := json.Marshal(c.got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) || c.got.side != c.side || c.got.Size != 5 || c.got.Score != "" {
+			t.Errorf("%s side: %s (size %d), want the single-side request for the pool %s", c.side, g, c.got.Size, w)
+		}
 	}
 }
 

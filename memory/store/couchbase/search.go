@@ -10,15 +10,19 @@ import (
 )
 
 // Search runs q as one Search request (see build) and returns at most q.K
-// hits, best first. When the server fuses the two sides it reports one
-// score per hit, so TextRank and VectorRank are set only for single-side
-// modes and Rerank.
+// hits, best first; a hybrid q that asks for more than its pool takes one
+// request per side (see sides). When the server fuses the two sides it
+// reports one score per hit, so TextRank and VectorRank are set only for
+// single-side modes, Rerank and the fused sides.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	if q.Vector != nil && len(q.Vector) != s.dims {
 		return nil, fmt.Errorf("the query vector has %d dimensions; the store holds %s", len(q.Vector), describe(s.embedder, s.dims))
 	}
 	if q.Fusion == memory.Rerank && q.Vector != nil {
 		return s.rerank(ctx, q)
+	}
+	if sides(q) {
+		return s.fuseSides(ctx, q)
 	}
 	r, err := build(q, s.cfg.Fusion)
 	if err != nil || r == nil {
@@ -66,7 +70,45 @@ func (s *Store) rank(ctx context.Context, q memory.Query, fused []hybrid.Fused) 
 	return hybrid.Rank(q, fused, ms, sessions), nil
 }
 
-// rerank is the one mode that takes two requests, as its text side is
+// sides says whether q is run as two requests, one per side, fused here:
+// a hybrid recall that asks for more than its pool (one that fills the
+// space excerpts save) wants every fused candidate of the two pools, up to
+// twice the pool, and the server's fusion returns at most its window (the
+// pool) of them: a wider window would deepen both sides and rank the best
+// k otherwise.
+func sides(q memory.Query) bool {
+	return q.Vector != nil && (q.Fusion == memory.RRF || q.Fusion == memory.RSF) && q.K > q.PoolSize()
+}
+
+// fuseSides runs the text side and the kNN side of q as two requests, at
+// the same time, and fuses them with hybrid.Fuse, as the embedded store
+// does.
+func (s *Store) fuseSides(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+	text, vec, err := sideRequests(q)
+	if err != nil {
+		return nil, err
+	}
+	var th, vh []hybrid.Ranked
+	var terr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if text != nil {
+			th, terr = s.send(ctx, text)
+		}
+	}()
+	vh, verr := s.send(ctx, vec)
+	<-done
+	if terr != nil {
+		return nil, terr
+	}
+	if verr != nil {
+		return nil, verr
+	}
+	return s.rank(ctx, q, hybrid.Fuse(q, th, vh))
+}
+
+// rerank is one of the modes that take two requests, as its text side is
 // restricted to what its vector side found: the kNN pool first, then the
 // text query over those documents, ordered by hybrid.Fuse as the embedded
 // store orders them.

@@ -58,6 +58,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 	t.Run("NamespacesIsolated", s.namespacesIsolated)
 	t.Run("VectorFindsParaphrase", s.vectorFindsParaphrase)
 	t.Run("BestWindow", s.bestWindow)
+	t.Run("FusedPool", s.fusedPool)
 	t.Run("FiltersAndOrder", s.filtersAndOrder)
 	t.Run("FiltersDoNotScore", s.filtersDoNotScore)
 	t.Run("SessionInOrder", s.sessionInOrder)
@@ -390,6 +391,34 @@ func (s *suite) bestWindow(t *testing.T) {
 	}
 	if len(hits) != 1 || hits[0].Memory.ID != "s-long:0" {
 		t.Errorf("hits %v, want the memory whose second window matches", ids(hits))
+	}
+}
+
+// A search that asks for more than its pool gets the fused candidates of
+// the two sides' pools, never deeper pools (a recall that fills asks for
+// them all: a deeper pool would rank its best k otherwise).
+func (s *suite) fusedPool(t *testing.T) {
+	ns := "fusedpool"
+	var ms []memory.Memory
+	for i := range 8 {
+		// found by their text; their vectors point away from the query
+		ms = append(ms, s.memory(ns, "text", i, fmt.Sprintf("kiwi note %d", i), []float32{1, 0, float32(i) / 10}))
+		// found by their vectors only
+		ms = append(ms, s.memory(ns, "vec", i, fmt.Sprintf("plain note %d", i), []float32{float32(i) / 10, 1}))
+	}
+	if err := s.st.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.st.Search(ctx, memory.Query{Namespace: ns, Text: "kiwi", Vector: s.unit([]float32{0, 1}), K: 12, Pool: 5, Fusion: memory.RRF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]int{}
+	for _, h := range hits {
+		sessions[h.Memory.SessionID]++
+	}
+	if len(hits) != 10 || sessions["text"] != 5 || sessions["vec"] != 5 {
+		t.Errorf("pool 5, k 12: %d hits (%v), want the 5 best of each side", len(hits), sessions)
 	}
 }
 
