@@ -3,6 +3,8 @@ package evals
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -107,7 +109,7 @@ func lmeUnit(rec lmeRecord) (Unit, error) {
 			return Unit{}, fmt.Errorf("haystack_dates[%d]: %w", i, err)
 		}
 		raw := rec.SessionIDs[i]
-		s := Session{ID: ids.add(raw), Date: date, Evidence: evidence[raw] || strings.HasPrefix(raw, "answer_")}
+		s := Session{ID: ids.add(opaque(raw)), Date: date, Evidence: evidence[raw] || strings.HasPrefix(raw, "answer_")}
 		for j, t := range turns {
 			ref := fmt.Sprintf("%s:%d", s.ID, j)
 			s.Turns = append(s.Turns, Turn{Ref: ref, Role: t.Role, Text: t.Content, HasAnswer: t.HasAnswer})
@@ -122,6 +124,16 @@ func lmeUnit(rec lmeRecord) (Unit, error) {
 	}
 	u.Questions = []Question{q}
 	return u, nil
+}
+
+// opaque is the session id agentmem is given for a LongMemEval session: a
+// code of the benchmark's id, the same wherever the session appears (the
+// M-proxy borrows sessions across haystacks by it). The benchmark's ids
+// name the evidence ("answer_…"), and a recall shows its session ids to
+// the answer model.
+func opaque(raw string) string {
+	h := sha256.Sum256([]byte(raw))
+	return "s" + hex.EncodeToString(h[:6])
 }
 
 // sessionIDs makes benchmark session ids safe as agentmem session ids

@@ -201,7 +201,7 @@ func TestRunLongMemEvalAbstention(t *testing.T) {
 		i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == config && r.Question == "q_ms" })
 		return out.Results[i].Recalled
 	}
-	later := func(id string) bool { return strings.HasPrefix(id, "g3:") }
+	later := func(id string) bool { return strings.HasPrefix(id, opaque("g3")+":") }
 	if b, f := recalled("base"), recalled("before=question"); !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || len(f) != len(b)-2 {
 		t.Errorf("base recalled %v, before=question %v", b, f)
 	}
