@@ -3,8 +3,6 @@ package evals
 import (
 	"bufio"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,12 +60,13 @@ func LoadLongMemEval(r io.Reader) (*Dataset, error) {
 		return nil, fmt.Errorf("longmemeval: want a JSON array of records (%v)", err)
 	}
 	d := &Dataset{Name: "longmemeval"}
+	codes := sessionCodes{}
 	for dec.More() {
 		var rec lmeRecord
 		if err := dec.Decode(&rec); err != nil {
 			return nil, fmt.Errorf("longmemeval record %d: %w", len(d.Units), err)
 		}
-		u, err := lmeUnit(rec)
+		u, err := lmeUnit(rec, codes)
 		if err != nil {
 			return nil, fmt.Errorf("longmemeval %s: %w", rec.QuestionID, err)
 		}
@@ -76,7 +75,7 @@ func LoadLongMemEval(r io.Reader) (*Dataset, error) {
 	return d, nil
 }
 
-func lmeUnit(rec lmeRecord) (Unit, error) {
+func lmeUnit(rec lmeRecord, codes sessionCodes) (Unit, error) {
 	cat, ok := lmeCategories[rec.QuestionType]
 	if !ok {
 		return Unit{}, fmt.Errorf("unknown question_type %q", rec.QuestionType)
@@ -109,7 +108,7 @@ func lmeUnit(rec lmeRecord) (Unit, error) {
 			return Unit{}, fmt.Errorf("haystack_dates[%d]: %w", i, err)
 		}
 		raw := rec.SessionIDs[i]
-		s := Session{ID: ids.add(opaque(raw)), Date: date, Evidence: evidence[raw] || strings.HasPrefix(raw, "answer_")}
+		s := Session{ID: ids.add(codes.of(raw)), Date: date, Evidence: evidence[raw] || strings.HasPrefix(raw, "answer_")}
 		for j, t := range turns {
 			ref := fmt.Sprintf("%s:%d", s.ID, j)
 			s.Turns = append(s.Turns, Turn{Ref: ref, Role: t.Role, Text: t.Content, HasAnswer: t.HasAnswer})
@@ -126,14 +125,21 @@ func lmeUnit(rec lmeRecord) (Unit, error) {
 	return u, nil
 }
 
-// opaque is the session id agentmem is given for a LongMemEval session: a
-// code of the benchmark's id, the same wherever the session appears (the
-// M-proxy borrows sessions across haystacks by it). The benchmark's ids
-// name the evidence ("answer_…"), and a recall shows its session ids to
-// the answer model.
-func opaque(raw string) string {
-	h := sha256.Sum256([]byte(raw))
-	return "s" + hex.EncodeToString(h[:6])
+// sessionCodes give each LongMemEval session the id agentmem stores it
+// under: "s" and its number in the order the file first names it, the same
+// wherever the session appears (the M-proxy borrows sessions across
+// haystacks by it). The benchmark's ids name the evidence ("answer_…"),
+// and a recall shows its session ids to the answer model; short codes
+// also cost few tokens.
+type sessionCodes map[string]string
+
+func (c sessionCodes) of(raw string) string {
+	if id, ok := c[raw]; ok {
+		return id
+	}
+	id := fmt.Sprintf("s%d", len(c)+1)
+	c[raw] = id
+	return id
 }
 
 // sessionIDs makes benchmark session ids safe as agentmem session ids

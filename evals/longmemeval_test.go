@@ -23,7 +23,8 @@ func TestLoadLongMemEval(t *testing.T) {
 				t.Errorf("Now %v, want %v", ssu.Now, want)
 			}
 			q := ssu.Questions[0]
-			if id := opaque("answer_aa11"); q.Category != "SSU" || q.Abstain || !slices.Equal(q.EvidenceTurns, []string{id + ":0"}) || !slices.Equal(q.EvidenceSessions, []string{id}) {
+			ev := slices.IndexFunc(ssu.Sessions, func(s Session) bool { return s.Evidence })
+			if id := ssu.Sessions[ev].ID; q.Category != "SSU" || q.Abstain || !slices.Equal(q.EvidenceTurns, []string{id + ":0"}) || !slices.Equal(q.EvidenceSessions, []string{id}) {
 				t.Errorf("SSU question %+v", q)
 			}
 			// the benchmark's session ids name the evidence: agentmem, and

@@ -201,7 +201,10 @@ func TestRunLongMemEvalAbstention(t *testing.T) {
 		i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Config == config && r.Question == "q_ms" })
 		return out.Results[i].Recalled
 	}
-	later := func(id string) bool { return strings.HasPrefix(id, opaque("g3")+":") }
+	// the session dated after the question
+	u := d.Units[slices.IndexFunc(d.Units, func(u Unit) bool { return u.Questions[0].ID == "q_ms" })]
+	g3 := u.Sessions[slices.IndexFunc(u.Sessions, func(s Session) bool { return s.Date.After(u.Now) })].ID
+	later := func(id string) bool { return strings.HasPrefix(id, g3+":") }
 	if b, f := recalled("base"), recalled("before=question"); !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || len(f) != len(b)-2 {
 		t.Errorf("base recalled %v, before=question %v", b, f)
 	}
