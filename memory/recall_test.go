@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,5 +79,53 @@ func TestAdjacentWeightBounds(t *testing.T) {
 	}
 	if _, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Adjacent: 1}}); err != nil {
 		t.Errorf("adjacent 1: %v", err)
+	}
+}
+
+// With context, each hit comes with its neighbouring turns in its
+// session's one passage: turns in order, hits marked, a gap line where
+// turns between two of them are left out, none where the contexts touch.
+func TestContextJoinsTheSessionPassage(t *testing.T) {
+	svc := open(t, nil)
+	req := memory.RememberRequest{Namespace: "n", SessionID: "s", SessionDate: "2023-05-01"}
+	for i := range 10 {
+		text := fmt.Sprintf("Small talk number %d.", i)
+		switch i {
+		case 2:
+			text = "We booked the kayak trip."
+		case 6:
+			text = "The kayak trip was cancelled by rain."
+		}
+		req.Messages = append(req.Messages, memory.Message{Role: "user", Content: text})
+	}
+	if _, err := svc.Remember(bg, req); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		context int
+		turns   []int
+		gap     bool
+	}{{1, []int{1, 2, 3, 5, 6, 7}, true}, {2, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, false}} {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: "kayak trip", Namespace: "n", K: 2, Context: c.context, Fusion: memory.TextOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Passages) != 1 {
+			t.Fatalf("context %d: %d passages, want one for the session", c.context, len(res.Passages))
+		}
+		p := res.Passages[0]
+		var turns []int
+		for i, m := range p.Memories {
+			turns = append(turns, m.Turn)
+			if hit := m.Turn == 2 || m.Turn == 6; p.Hit[i] != hit {
+				t.Errorf("context %d: turn %d hit=%v", c.context, m.Turn, p.Hit[i])
+			}
+		}
+		if !slices.Equal(turns, c.turns) {
+			t.Errorf("context %d: turns %v, want %v", c.context, turns, c.turns)
+		}
+		if text := res.Text(); strings.Contains(text, "\n…\n") != c.gap {
+			t.Errorf("context %d: gap line %v, want %v:\n%s", c.context, !c.gap, c.gap, text)
+		}
 	}
 }
