@@ -37,7 +37,8 @@ type Passage struct {
 // alone as "[2023-05-07 Sun · session s-may · Caroline (user)]" and its
 // text, a passage of several turns as "[2023-05-07 Sun · session s-may]"
 // and one "who: text" line per turn, with a line "…" where turns of the
-// session are left out between two of them.
+// session are left out between two of them. A memory's own lines after its
+// first are indented (see display).
 func Text(ps []Passage) string {
 	if len(ps) == 0 {
 		return "No stored memories match."
@@ -59,9 +60,22 @@ func (p Passage) shown(i int) string {
 	if i < len(p.Excerpt) && p.Excerpt[i] != "" {
 		t = p.Excerpt[i]
 	}
+	return display(t, p.Memories[i].SessionDate)
+}
+
+// display is a memory's text as a passage shows it: its relative dates
+// annotated, and every line after its first indented by two spaces, so
+// that a line that starts at the margin is always the passage's own (a
+// header, a "who:" line, a gap) and never a memory's: a stored text
+// cannot pass for a header or end its passage with a blank line.
+func display(text string, session time.Time) string {
 	var b strings.Builder
-	annotate(&b, t, p.Memories[i].SessionDate)
-	return b.String()
+	annotate(&b, text, session)
+	out := b.String()
+	if strings.Contains(out, "\n") {
+		out = strings.ReplaceAll(out, "\n", "\n  ")
+	}
+	return out
 }
 
 // gap is the line between two turns of a passage that do not follow each
@@ -164,9 +178,7 @@ func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens i
 				t, excerpts[m.ID] = e, e
 			}
 		}
-		var b strings.Builder
-		annotate(&b, t, m.SessionDate)
-		shown[m.ID] = b.String()
+		shown[m.ID] = display(t, m.SessionDate)
 	}
 	used := 0
 	for rank, h := range hits {

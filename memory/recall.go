@@ -29,7 +29,8 @@ type RecallRequest struct {
 	// each hit, on each side; hits that touch merge into one passage.
 	Context int
 	// MaxTokens bounds the returned text (estimated as rendered); 0 means
-	// no bound. Passages past it are left out; the first is always kept.
+	// no bound. A hit (with its context) that would pass it is left out and
+	// the next ones are still tried; the best is always kept.
 	MaxTokens int
 	// Excerpt, when not 0, shows a memory longer than about that many
 	// tokens as its part that best matches the query.

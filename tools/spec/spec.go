@@ -49,7 +49,7 @@ type RememberResult struct {
 // RecallArgs are the recall tool's arguments.
 type RecallArgs struct {
 	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
-	K         int      `json:"k,omitempty" jsonschema:"How many memories to return. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
+	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return; with excerpts (the default) more may follow, in the space the excerpts save. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session." schema:"maxLength=256,pattern=name"`
 	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
@@ -60,7 +60,7 @@ type RecallArgs struct {
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
-	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): passages past it are left out, the first is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
+	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 }
 
 // Weights tune fusion; each one left out keeps its default.
