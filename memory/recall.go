@@ -26,7 +26,7 @@ type RecallRequest struct {
 	Pool          int    // candidates per side; 0 means DefaultPool(K)
 	Weights       *Weights
 	// Context is how many neighbouring turns (0 to MaxContext) come with
-	// each hit, on each side; hits that touch merge into one passage.
+	// each hit, on each side, in its session's one passage.
 	Context int
 	// MaxTokens bounds the returned text (estimated as rendered); 0 means
 	// no bound. A hit (with its context) that would pass it is left out and
