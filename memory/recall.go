@@ -46,6 +46,13 @@ type RecallRequest struct {
 // by measurement on LoCoMo and LongMemEval (EVALS.md, "Recall defaults").
 const DefaultExcerpt = 40
 
+// FillCandidates bounds the candidates a recall that fills examines, in
+// multiples of k: where the best k are long (LongMemEval), the fill is
+// bounded by its candidates rather than its tokens, and the whole fused
+// pool would spend the budget on ever less relevant memories (measured:
+// EVALS.md, "Recall defaults").
+const FillCandidates = 4
+
 // DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
 const DefaultK = 10
 
@@ -85,11 +92,12 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Vector = vs[0]
 	}
 	if req.Fill && req.Excerpt > 0 {
-		// candidates to fill the space excerpts save: the whole fused pool
-		// the best k come from (up to its two sides' candidates), never a
-		// deeper one, which would rank the best k otherwise
+		// candidates to fill the space excerpts save: the fused pool the
+		// best k come from (up to its two sides' candidates, and at most
+		// FillCandidates times k), never a deeper one, which would rank the
+		// best k otherwise
 		q.Pool = q.PoolSize()
-		q.K = min(2*q.Pool, MaxK)
+		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
 	}
 	hits, err := s.store.Search(ctx, q)
 	if err != nil {

@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestTextQueryTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(raw)
-	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"Nordstrom sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, `"size":30`} {
+	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"Nordstrom sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, fmt.Sprintf(`"size":%d`, memory.DefaultPool(10))} {
 		if !strings.Contains(s, want) {
 			t.Errorf("request lacks %s:\n%s", want, s)
 		}

@@ -56,7 +56,7 @@ type RecallArgs struct {
 	Before    string   `json:"before,omitempty" jsonschema:"Only sessions on or before this date (a bare date includes that whole day). Not set by default: memories are never hidden for being recent." schema:"maxLength=64"`
 	Order     string   `json:"order,omitempty" jsonschema:"Order of the returned memories: relevance (default, best first), chronological (oldest first) or recency (newest first). The choice of memories is always by relevance." schema:"enum=relevance|chronological|recency"`
 	Fusion    string   `json:"fusion,omitempty" jsonschema:"Advanced: how text and vector rankings combine: rrf (default), rsf, text, vector, or rerank (BM25 re-ranks the vector pool)." schema:"enum=rrf|rsf|text|vector|rerank"`
-	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(3k, 30)." schema:"minimum=1,maximum=1000"`
+	Pool      int      `json:"pool,omitempty" jsonschema:"Advanced: candidates per ranking before fusion. Default max(5k, 50)." schema:"minimum=1,maximum=1000"`
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
@@ -73,7 +73,7 @@ type Weights struct {
 	Adjacent     *float64 `json:"adjacent,omitempty" jsonschema:"A memory scores at least this fraction of the score of its neighbouring turn (just before or after it in its session) when that turn is one of the 5 best candidates, so an answer ranks with the question it answers (default 0.5); 0 turns it off." schema:"minimum=0,maximum=1"`
 	Diversity    *float64 `json:"diversity,omitempty" jsonschema:"Discount of a memory for each memory of its session already chosen (0 to 0.9), so the memories spread over sessions; 0 turns it off." schema:"minimum=0,maximum=0.9"`
 	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score (default 0.5); 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
-	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 60)." schema:"minimum=1,maximum=1000"`
+	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 1: each side's best few decide)." schema:"minimum=1,maximum=1000"`
 }
 
 // Recalled is one memory in recall's structured result.
