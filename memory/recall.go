@@ -99,6 +99,13 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Pool = q.PoolSize()
 		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
 	}
+	// counted before the search: a memory not counted had its vectors
+	// before the search began, so a result that says none are pending
+	// never lacks a vector hit for want of its vectors
+	pending, err := s.pending(ctx, q.Namespace)
+	if err != nil {
+		return RecallResult{}, fmt.Errorf("counting the memories waiting for vectors: %w", err)
+	}
 	hits, err := s.store.Search(ctx, q)
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
@@ -134,9 +141,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
 	arrange(hits, order)
 	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
-	if res.Pending, err = s.pending(ctx, q.Namespace); err != nil {
-		return RecallResult{}, fmt.Errorf("counting the memories waiting for vectors: %w", err)
-	}
+	res.Pending = pending
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time
 	}
