@@ -134,33 +134,45 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 // a token, as common tokenizers count English.
 func tokens(runes int) int { return (runes + 3) / 4 }
 
-// size is the length in runes of p rendered with the shown texts of its
-// memories in shown (by memory id): what render writes, counted without
-// writing it.
-func (p Passage) size(shown map[string]string) int {
-	if len(p.Memories) == 1 {
-		m := p.Memories[0]
-		return utf8.RuneCountInString(m.Header()) + 1 + utf8.RuneCountInString(shown[m.ID])
-	}
-	n := utf8.RuneCountInString(p.header())
-	for i, m := range p.Memories {
-		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
-			n += 1 + utf8.RuneCountInString(gap)
-		}
-		n += 1 + utf8.RuneCountInString(m.who()) + 2 + utf8.RuneCountInString(shown[m.ID])
-	}
-	return n
+// size is the length in runes of p rendered with show(i) as what is shown
+// of Memories[i].
+func (p Passage) size(show func(i int) string) int {
+	var b strings.Builder
+	p.render(&b, show)
+	return utf8.RuneCountInString(b.String())
 }
 
-// passages groups the ranked hits into one passage per session: each hit
-// with up to context turns before and after it, in turn order, passages in
-// the order of their best hit. One header for a session's turns instead of
-// one per turn leaves room for more memories in the same tokens (EVALS.md,
-// "Recall defaults"). With maxTokens > 0, a hit whose turns would take the
-// text past maxTokens (estimated as rendered) is left out, and the hits
-// after it are still tried; the first hit is always kept, whatever its
-// length.
-func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens int, excerptTokens int, query string) ([]Passage, error) {
+// withContext is each hit's turns: the hit and, with context > 0, up to
+// context turns of its session on each side, in turn order. They are read
+// once per recall, for the budget (wholeTokens) and the passages (group).
+func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][]Memory, error) {
+	out := make([][]Memory, len(hits))
+	for i, h := range hits {
+		m := h.Memory
+		var turns []Memory
+		if context > 0 {
+			var err error
+			if turns, err = s.store.Turns(ctx, m.Namespace, m.SessionID, m.Turn-context, m.Turn+context); err != nil {
+				return nil, fmt.Errorf("reading the context of %s: %w", m.ID, err)
+			}
+		}
+		if !slices.ContainsFunc(turns, func(t Memory) bool { return t.ID == m.ID }) {
+			turns = append(turns, m)
+			slices.SortFunc(turns, func(a, b Memory) int { return a.Turn - b.Turn })
+		}
+		out[i] = turns
+	}
+	return out, nil
+}
+
+// group makes the ranked hits, with their turns (withContext), into one
+// passage per session: turns in turn order, passages in the order of their
+// best hit. One header for a session's turns instead of one per turn
+// leaves room for more memories in the same tokens (EVALS.md, "Recall
+// defaults"). With maxTokens > 0, a hit whose turns would take the text
+// past maxTokens (estimated as rendered) is left out, and the hits after it
+// are still tried; the first hit is always kept, whatever its length.
+func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query string) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in out
 	var out []Passage
@@ -182,30 +194,18 @@ func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens i
 	}
 	used := 0
 	for rank, h := range hits {
-		m := h.Memory
-		var turns []Memory
-		if context > 0 {
-			var err error
-			if turns, err = s.store.Turns(ctx, m.Namespace, m.SessionID, m.Turn-context, m.Turn+context); err != nil {
-				return nil, fmt.Errorf("reading the context of %s: %w", m.ID, err)
-			}
-		}
-		if !slices.ContainsFunc(turns, func(t Memory) bool { return t.ID == m.ID }) {
-			turns = append(turns, m)
-			slices.SortFunc(turns, func(a, b Memory) int { return a.Turn - b.Turn })
-		}
-		for _, t := range turns {
+		for _, t := range turns[rank] {
 			show(t)
 		}
-		k := key{m.Namespace, m.SessionID}
+		k := key{h.Memory.Namespace, h.Memory.SessionID}
 		i, joins := bySession[k]
 		var next Passage
 		if joins {
-			next = merge(out[i], turns, h)
+			next = merge(out[i], turns[rank], h)
 		} else {
-			next = merge(Passage{Rank: rank}, turns, h)
+			next = merge(Passage{Rank: rank}, turns[rank], h)
 		}
-		size := next.size(shown)
+		size := next.size(func(j int) string { return shown[next.Memories[j].ID] })
 		cost := tokens(size)
 		if joins {
 			cost -= tokens(sizes[i])
@@ -230,26 +230,19 @@ func (s *Service) passages(ctx context.Context, hits []Hit, context, maxTokens i
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // wholeTokens estimates the tokens the hits take shown whole, each on its
-// own with its context turns, as a recall without excerpts shows them one
-// by one: the budget that excerpts fill (RecallRequest.Fill).
-func (s *Service) wholeTokens(ctx context.Context, hits []Hit, context int) (int, error) {
+// own with its turns (withContext), as a recall without excerpts shows them
+// one by one: the budget that excerpts fill (RecallRequest.Fill).
+func wholeTokens(hits []Hit, turns [][]Memory) int {
 	n := 0
-	for _, h := range hits {
-		ps, err := s.passages(ctx, []Hit{h}, context, 0, 0, "")
-		if err != nil {
-			return 0, err
-		}
-		for _, p := range ps {
-			var b strings.Builder
-			p.render(&b, p.shown)
-			n += tokens(utf8.RuneCountInString(b.String()))
-		}
+	for i, h := range hits {
+		p := merge(Passage{}, turns[i], h)
+		n += tokens(p.size(p.shown))
 	}
-	return n, nil
+	return n
 }
 
 // merge adds turns (in turn order) to p, marking hit h.

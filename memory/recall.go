@@ -110,23 +110,23 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
-	budget := req.MaxTokens
-	if req.Fill && req.Excerpt > 0 {
-		// the space the best k take shown whole, filled with excerpts
-		full, err := s.wholeTokens(ctx, hits[:min(len(hits), req.K)], req.Context)
-		if err != nil {
-			return RecallResult{}, err
-		}
-		if budget == 0 || full < budget {
-			budget = full
-		}
-	} else if len(hits) > req.K {
+	fill := req.Fill && req.Excerpt > 0
+	if !fill && len(hits) > req.K {
 		hits = hits[:req.K]
 	}
-	ps, err := s.passages(ctx, hits, req.Context, budget, req.Excerpt, q.Text)
+	turns, err := s.withContext(ctx, hits, req.Context)
 	if err != nil {
 		return RecallResult{}, err
 	}
+	budget := req.MaxTokens
+	if fill {
+		// the space the best k take shown whole, filled with excerpts
+		k := min(len(hits), req.K)
+		if full := wholeTokens(hits[:k], turns[:k]); budget == 0 || full < budget {
+			budget = full
+		}
+	}
+	ps := group(hits, turns, budget, req.Excerpt, q.Text)
 	// chosen by relevance, then arranged as asked
 	arrangePassages(ps, order)
 	// the hits the budget left out are not returned

@@ -3,6 +3,7 @@ package couchbase
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"agentmem/memory"
@@ -88,17 +89,14 @@ func (s *Store) fuseSides(ctx context.Context, q memory.Query) ([]memory.Hit, er
 	if err != nil {
 		return nil, err
 	}
-	var th, vh []hybrid.Ranked
+	var th []hybrid.Ranked
 	var terr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if text != nil {
-			th, terr = s.send(ctx, text)
-		}
-	}()
+	var wg sync.WaitGroup
+	if text != nil {
+		wg.Go(func() { th, terr = s.send(ctx, text) })
+	}
 	vh, verr := s.send(ctx, vec)
-	<-done
+	wg.Wait()
 	if terr != nil {
 		return nil, terr
 	}
