@@ -3,10 +3,12 @@ package hybrid
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"agentmem/memory"
+	"agentmem/memory/hybrid/entities"
 )
 
 func ids(fs []Fused) string {
@@ -53,6 +55,36 @@ func TestFuse(t *testing.T) {
 	}
 }
 
+// A query's names (entities of one word of letters) are matched as
+// entities only; its other words, and the words of longer entities, stay in
+// the text's match.
+func TestNamesLeaveTheText(t *testing.T) {
+	for _, c := range []struct{ query, text string }{
+		{"What did Caroline's sister say?", "What did sister say?"},
+		{"Who is Tim and John’s favorite player?", "Who is and favorite player?"},
+		{"When did Caroline go to the LGBTQ support group?", "When did go to the support group?"},
+		{"Did we watch Lord of the Rings in 2023?", "Did we watch Lord of the Rings in 2023?"},
+		{"what did caroline say?", "what did caroline say?"},
+		{"Caroline", ""},
+	} {
+		text, ents := lexical(c.query)
+		if text != c.text {
+			t.Errorf("lexical(%q) text = %q, want %q", c.query, text, c.text)
+		}
+		if want := entities.Extract(c.query); !slices.Equal(ents, want) {
+			t.Errorf("lexical(%q) entities = %q, want %q", c.query, ents, want)
+		}
+	}
+	// a name alone is still matched, as an entity
+	raw, err := json.Marshal(TextMatch(memory.Query{Text: "Caroline"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(raw); !strings.Contains(s, `"match_phrase":"caroline","field":"entities"`) || strings.Contains(s, `"field":"text"`) {
+		t.Errorf("TextMatch(Caroline) = %s", s)
+	}
+}
+
 func TestTextQueryTree(t *testing.T) {
 	q := memory.Query{Namespace: "n1", Text: "Nordstrom sale", SessionID: "s1", K: 10}
 	raw, err := json.Marshal(SearchRequest(q))
@@ -60,7 +92,7 @@ func TestTextQueryTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(raw)
-	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"Nordstrom sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, fmt.Sprintf(`"size":%d`, memory.DefaultPool(10))} {
+	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, fmt.Sprintf(`"size":%d`, memory.DefaultPool(10))} {
 		if !strings.Contains(s, want) {
 			t.Errorf("request lacks %s:\n%s", want, s)
 		}

@@ -65,6 +65,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 	t.Run("RePutReplaces", s.rePutReplaces)
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)
+	t.Run("NamesMatchAsEntities", s.namesMatchAsEntities)
 	if withContext {
 		t.Run("ContextFollowsWrites", s.contextFollowsWrites)
 	}
@@ -584,6 +585,38 @@ func (s *suite) speakerInVector(t *testing.T) {
 		if len(got) != 1 || got[0] != "s-"+sp+":0" {
 			t.Errorf("vector recall for %s = %v", sp, got)
 		}
+	}
+}
+
+// A name in a query is matched as an entity (the speaker's, or one a turn
+// mentions), not as a word of the text: in a conversation the name in a
+// turn's text is mostly whom it addresses, and a short greeting that names
+// John twice must not outrank what John said about the question's topic.
+func (s *suite) namesMatchAsEntities(t *testing.T) {
+	ns := "names"
+	turns := []struct{ speaker, text string }{
+		{"John", "Hey Maria! How have you been?"},
+		{"Maria", "Hi John! Good to see you, John."},
+		{"John", "Since we last talked I started volunteering as a mentor at a local school, and the students are great."},
+		{"Maria", "That is great, John!"},
+		{"John", "Thanks, Maria!"},
+	}
+	msgs := make([]memory.Message, len(turns))
+	for i, tn := range turns {
+		msgs[i] = memory.Message{Role: "user", Speaker: tn.speaker, Content: tn.text}
+	}
+	if _, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s", SessionDate: "2023-08-13", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "What is John doing as a volunteer?", K: 1, Fusion: memory.TextOnly})
+	if len(got) != 1 || got[0] != "s:2" {
+		t.Errorf("recall = %v, want s:2 (what John said about volunteering) first", got)
+	}
+	// a query that is only a name still finds the turns of that name
+	got = recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Maria", K: 5, Fusion: memory.TextOnly})
+	slices.Sort(got)
+	if want := []string{"s:0", "s:1", "s:3", "s:4"}; !slices.Equal(got, want) {
+		t.Errorf("recall of a name alone = %v, want %v: the turns that are Maria's or name her", got, want)
 	}
 }
 
