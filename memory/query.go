@@ -66,6 +66,12 @@ type Query struct {
 	// or that mention a date in one, get Weights.Time as a boost. They
 	// never filter.
 	Periods []Period
+	// Speakers are the names of the speakers of Namespace, set by the
+	// store before it builds its text side when the query names someone
+	// (see hybrid.QueryNames): a query's names among them are matched as
+	// the speaker or a name a turn mentions, not as words of its text
+	// (see hybrid.TextMatch).
+	Speakers []string
 }
 
 // Period is a time expression of a query and the period it names,

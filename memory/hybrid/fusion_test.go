@@ -55,28 +55,53 @@ func TestFuse(t *testing.T) {
 	}
 }
 
-// A query's names (entities of one word of letters) are matched as
-// entities only; its other words, and the words of longer entities, stay in
-// the text's match.
-func TestNamesLeaveTheText(t *testing.T) {
-	for _, c := range []struct{ query, text string }{
-		{"What did Caroline's sister say?", "What did sister say?"},
-		{"Who is Tim and John’s favorite player?", "Who is and favorite player?"},
-		{"When did Caroline go to the LGBTQ support group?", "When did go to the support group?"},
-		{"Did we watch Lord of the Rings in 2023?", "Did we watch Lord of the Rings in 2023?"},
-		{"what did caroline say?", "what did caroline say?"},
-		{"Caroline", ""},
+// The names of a namespace's speakers in a query are matched as entities
+// only; its other words, other names and the words of longer entities stay
+// in the text's match.
+func TestSpeakersLeaveTheText(t *testing.T) {
+	for _, c := range []struct {
+		query    string
+		speakers []string
+		text     string
+	}{
+		{"What did Caroline's sister say?", []string{"Caroline", "Melanie"}, "What did sister say?"},
+		{"Who is Tim and John’s favorite player?", []string{"John", "Tim"}, "Who is and favorite player?"},
+		{"When did Caroline go to the LGBTQ support group?", []string{"Caroline"}, "When did go to the LGBTQ support group?"},
+		{"What did Alvarez recommend?", []string{"Dr. Alvarez"}, "What did recommend?"},
+		{"What kind of dog did Sam get?", []string{"Caroline", "Melanie"}, "What kind of dog did Sam get?"},
+		{"What did Caroline say?", nil, "What did Caroline say?"},
+		{"what did caroline say?", []string{"Caroline"}, "what did caroline say?"},
+		{"Did we watch Lord of the Rings in 2023?", []string{"Lord"}, "Did we watch Lord of the Rings in 2023?"},
+		{"Chess", []string{"Caroline"}, "Chess"},
+		{"Caroline", []string{"Caroline"}, ""},
 	} {
-		text, ents := lexical(c.query)
+		text, ents := lexical(memory.Query{Text: c.query, Speakers: c.speakers})
 		if text != c.text {
-			t.Errorf("lexical(%q) text = %q, want %q", c.query, text, c.text)
+			t.Errorf("lexical(%q, speakers %q) text = %q, want %q", c.query, c.speakers, text, c.text)
 		}
 		if want := entities.Extract(c.query); !slices.Equal(ents, want) {
 			t.Errorf("lexical(%q) entities = %q, want %q", c.query, ents, want)
 		}
 	}
-	// a name alone is still matched, as an entity
-	raw, err := json.Marshal(TextMatch(memory.Query{Text: "Caroline"}))
+	if got := QueryNames("Did Caroline’s friend Sam visit Paris in May 2023 with Lord of the Rings fans?"); !slices.Equal(got, []string{"caroline", "sam", "paris"}) {
+		t.Errorf("QueryNames = %q", got)
+	}
+	for _, c := range []struct {
+		speaker string
+		names   []string
+		want    bool
+	}{
+		{"Caroline", []string{"caroline"}, true},
+		{"Dr. Alvarez", []string{"alvarez"}, true},
+		{"Caroline", []string{"carol"}, false},
+		{"user", []string{"caroline"}, false},
+	} {
+		if got := SpeakerNamed(c.speaker, c.names); got != c.want {
+			t.Errorf("SpeakerNamed(%q, %q) = %v", c.speaker, c.names, got)
+		}
+	}
+	// a speaker's name alone is still matched, as an entity
+	raw, err := json.Marshal(TextMatch(memory.Query{Text: "Caroline", Speakers: []string{"Caroline"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +117,7 @@ func TestTextQueryTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(raw)
-	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, fmt.Sprintf(`"size":%d`, memory.DefaultPool(10))} {
+	for _, want := range []string{`"term":"n1","field":"namespace"`, `"term":"s1","field":"session_id"`, `"match":"Nordstrom sale","field":"text"`, `"match_phrase":"nordstrom","field":"entities"`, fmt.Sprintf(`"size":%d`, memory.DefaultPool(10))} {
 		if !strings.Contains(s, want) {
 			t.Errorf("request lacks %s:\n%s", want, s)
 		}

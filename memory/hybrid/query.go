@@ -1,6 +1,7 @@
 package hybrid
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -63,7 +64,7 @@ func TextQuery(q memory.Query) query.Query {
 // filter) may run it with Filter(q) as one; the ranking is the same.
 func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
-	text, ents := lexical(q.Text)
+	text, ents := lexical(q)
 	should := matches(text, ents, FieldText, FieldEntities, w.Text, w.Entity)
 	if w.Neighbours > 0 {
 		should = append(should, matches(text, ents, FieldContext, FieldContextEntities, w.Text*w.Neighbours, w.Entity*w.Neighbours)...)
@@ -74,30 +75,29 @@ func TextMatch(q memory.Query) query.Query {
 	return bleve.NewDisjunctionQuery(should...)
 }
 
-// lexical is what the text side matches of a query: its entities, each
-// as a phrase on the entities field, and its words on the text field, less
-// the names among them (entities of one word of letters: "Caroline",
-// "Caroline's", "LGBTQ"). A name is matched once, as an entity. In a
-// conversation the names in a turn's text are mostly those of whom it
-// addresses ("Hey John!", "Thanks, Maria!"), so a name's BM25 on the text
-// favours short greetings over what the question asks about; the entities
-// field holds each turn's speaker and the names it mentions. Entities of
-// several words keep their words in the text as well: a turn that names
-// them otherwise ("the Rings trilogy") still shares words with them.
-// Measured (EVALS.md, "Recall defaults"): LoCoMo dev7 recall_all +1.6
-// points, +2.9 with BM25 alone; LongMemEval and the M-proxy unchanged.
-func lexical(text string) (string, []string) {
-	ents := entities.Extract(text)
+// lexical is what the text side of q matches: its entities, each as a
+// phrase on the entities field, and its words on the text field, less the
+// names of the namespace's speakers (q.Speakers) among them. In a
+// conversation a speaker's name in a turn's text is mostly the name of
+// whom the turn addresses ("Hey John!", "Thanks, Maria!"), so the BM25 of
+// "John" on the text favours short greetings over what the question asks
+// about John; the entities field holds each turn's speaker and the names
+// it mentions, so a speaker's name is matched there, once. Other names
+// ("Sam" the cousin, "Nordstrom", "Chess") keep their words in the text:
+// a turn that writes them in lower case, or that the extractor reads no
+// name in, still matches them. Measured in EVALS.md, "Recall defaults".
+func lexical(q memory.Query) (string, []string) {
+	ents := entities.Extract(q.Text)
 	names := map[string]bool{}
 	for _, e := range ents {
-		if isName(e) {
+		if isName(e) && slices.ContainsFunc(q.Speakers, func(sp string) bool { return SpeakerNamed(sp, []string{e}) }) {
 			names[e] = true
 		}
 	}
 	if len(names) == 0 {
-		return text, ents
+		return q.Text, ents
 	}
-	words := strings.Fields(text)
+	words := strings.Fields(q.Text)
 	kept := words[:0]
 	for _, w := range words {
 		if !names[nameKey(w)] {
@@ -105,6 +105,31 @@ func lexical(text string) (string, []string) {
 		}
 	}
 	return strings.Join(kept, " "), ents
+}
+
+// QueryNames is the names in a query's text: its entities of one word of
+// letters, lower-cased ("caroline" of "Caroline's"). A store looks up
+// which of them are its namespace's speakers (Query.Speakers, see
+// SpeakerNamed) when there are any.
+func QueryNames(text string) []string {
+	var out []string
+	for _, e := range entities.Extract(text) {
+		if isName(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// SpeakerNamed reports whether one of names (QueryNames) is a word of a
+// speaker's name: "alvarez" names "Dr. Alvarez".
+func SpeakerNamed(speaker string, names []string) bool {
+	for _, w := range strings.Fields(speaker) {
+		if slices.Contains(names, nameKey(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isName reports whether an entity is one word of letters.
@@ -158,7 +183,7 @@ func PageQuery(q memory.Query) query.Query {
 	if w.Session <= 0 {
 		return nil
 	}
-	text, ents := lexical(q.Text)
+	text, ents := lexical(q)
 	should := matches(text, ents, FieldPageText, FieldPageEntities, 1, w.Entity)
 	if len(should) == 0 {
 		return nil

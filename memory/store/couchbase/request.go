@@ -18,15 +18,41 @@ import (
 // Building it is pure, so it is golden-tested and run in bleve by the tests;
 // send turns it into gocb's types.
 type request struct {
-	Query  json.RawMessage `json:"query"`
-	KNN    []knn           `json:"knn,omitempty"`
-	Size   int             `json:"size"`
-	Score  string          `json:"score,omitempty"`
-	Params *fusionParams   `json:"params,omitempty"`
-	Fields []string        `json:"fields,omitempty"`
+	Query  json.RawMessage  `json:"query"`
+	KNN    []knn            `json:"knn,omitempty"`
+	Size   int              `json:"size"`
+	Score  string           `json:"score,omitempty"`
+	Params *fusionParams    `json:"params,omitempty"`
+	Fields []string         `json:"fields,omitempty"`
+	Facets map[string]facet `json:"facets,omitempty"`
 	// side says which ranking the hits are, for Hit.TextRank and
 	// VectorRank; "" when the server fused both.
 	side string
+}
+
+// facet is a term facet in its wire form (bleve's FacetRequest).
+type facet struct {
+	Field string `json:"field"`
+	Size  int    `json:"size"`
+}
+
+// speakersFacet names the facet of speakersRequest; maxSpeakers is its
+// size: a query's names are looked up among a namespace's maxSpeakers
+// most frequent speakers (a name of a rarer one stays in the text's match).
+const (
+	speakersFacet = "speakers"
+	maxSpeakers   = 1000
+)
+
+// speakersRequest asks for the speakers of namespace ns: no hits, no
+// scores, a term facet on the speaker field under the namespace filter
+// (see Store.speakers).
+func speakersRequest(ns string) (*request, error) {
+	raw, err := marshalQuery(hybrid.Filter(memory.Query{Namespace: ns}))
+	if err != nil {
+		return nil, err
+	}
+	return &request{Query: raw, Score: "none", Facets: map[string]facet{speakersFacet: {hybrid.FieldSpeaker, maxSpeakers}}}, nil
 }
 
 // knn is one vector query, in gocb's wire form (vector.InternalQuery).
@@ -202,6 +228,14 @@ func (r *request) gocb() (gocb.SearchRequest, gocb.SearchOptions) {
 	opts := gocb.SearchOptions{Limit: uint32(r.Size), Fields: r.Fields}
 	if r.Score != "" {
 		opts.Raw = map[string]any{"score": r.Score, "params": r.Params}
+	}
+	if len(r.Facets) > 0 {
+		// gocb leaves a size of 0 out, and the server's default is 10
+		opts.Raw = map[string]any{"score": r.Score, "size": r.Size}
+		opts.Facets = map[string]cbsearch.Facet{}
+		for name, f := range r.Facets {
+			opts.Facets[name] = cbsearch.NewTermFacet(f.Field, uint64(f.Size))
+		}
 	}
 	return req, opts
 }

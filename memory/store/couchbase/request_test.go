@@ -2,8 +2,11 @@ package couchbase
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid"
@@ -209,5 +212,72 @@ func TestBuildNothing(t *testing.T) {
 	r, err := build(memory.Query{Namespace: "n", K: 3, Fusion: memory.RRF}, FusionRRF)
 	if err != nil || r != nil {
 		t.Fatalf("build of an empty query = %+v, %v; want nil, nil", r, err)
+	}
+}
+
+// The speakers request is a facet of the namespace's speakers and no hits:
+// golden, as gocb sends it, and run in bleve it gives the speakers of that
+// namespace only.
+func TestSpeakersRequest(t *testing.T) {
+	r, err := speakersRequest("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "request-speakers.json", r)
+
+	req, opts := r.gocb()
+	if got, _ := json.Marshal(req.SearchQuery); string(got) != string(r.Query) {
+		t.Errorf("gocb query %s, want %s", got, r.Query)
+	}
+	raw, _ := json.Marshal(opts.Raw)
+	if string(raw) != `{"score":"none","size":0}` {
+		t.Errorf("raw options %s: want no hits and no scores (gocb leaves a limit of 0 out)", raw)
+	}
+	got, _ := json.Marshal(opts.Facets)
+	if string(got) != `{"speakers":{"field":"speaker","size":1000}}` {
+		t.Errorf("gocb facets %s", got)
+	}
+
+	idx, err := bleve.NewMemOnly(hybrid.IndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	day := time.Date(2024, 5, 3, 9, 0, 0, 0, time.UTC)
+	for i, m := range []memory.Memory{
+		{Namespace: "alice", SessionID: "s1", Turn: 0, Speaker: "Caroline", Text: "Hey Melanie!"},
+		{Namespace: "alice", SessionID: "s1", Turn: 1, Speaker: "Dr. Alvarez", Text: "Hi Caroline."},
+		{Namespace: "alice", SessionID: "s1", Turn: 2, Speaker: "Caroline", Text: "How are you, doctor?"},
+		{Namespace: "bob", SessionID: "s1", Turn: 0, Speaker: "Melanie", Text: "Hello Caroline."},
+	} {
+		m.ID, m.SessionDate = memory.MemoryID(m.SessionID, m.Turn), day
+		raw, _ := json.Marshal(newMemoryDoc(m))
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.Index(memoryKey(m.Namespace, m.ID)+string(rune('a'+i)), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body, _ := json.Marshal(r)
+	var sr bleve.SearchRequest
+	if err := json.Unmarshal(body, &sr); err != nil {
+		t.Fatalf("bleve cannot read the request: %v\n%s", err, body)
+	}
+	res, err := idx.Search(&sr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, tf := range res.Facets[speakersFacet].Terms.Terms() {
+		terms = append(terms, tf.Term)
+	}
+	slices.Sort(terms)
+	if want := []string{"Caroline", "Dr. Alvarez"}; !slices.Equal(terms, want) {
+		t.Errorf("speakers of alice = %q, want %q", terms, want)
+	}
+	if got := namedSpeakers(terms, hybrid.QueryNames("What did Alvarez tell Melanie?")); !slices.Equal(got, []string{"Dr. Alvarez"}) {
+		t.Errorf("named speakers = %q, want Dr. Alvarez (Melanie speaks in another namespace)", got)
 	}
 }

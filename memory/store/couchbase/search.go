@@ -19,6 +19,13 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	if q.Vector != nil && len(q.Vector) != s.dims {
 		return nil, fmt.Errorf("the query vector has %d dimensions; the store holds %s", len(q.Vector), describe(s.embedder, s.dims))
 	}
+	if names := hybrid.QueryNames(q.Text); len(names) > 0 {
+		sp, err := s.speakers(ctx, q.Namespace, names)
+		if err != nil {
+			return nil, err
+		}
+		q.Speakers = sp
+	}
 	if q.Fusion == memory.Rerank && q.Vector != nil {
 		return s.rerank(ctx, q)
 	}
@@ -164,6 +171,51 @@ func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
 		return nil, wrap(err, s.cfg, "reading the hits of index %s", s.cfg.Index)
 	}
 	return out, nil
+}
+
+// speakers returns the speakers of namespace ns named by one of names
+// (hybrid.QueryNames, hybrid.SpeakerNamed), as the embedded store does:
+// one request, a facet of the namespace's speakers (speakersRequest),
+// consistent with this Store's writes.
+func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]string, error) {
+	r, err := speakersRequest(ns)
+	if err != nil {
+		return nil, err
+	}
+	req, opts := r.gocb()
+	opts.Context = ctx
+	opts.Timeout = s.cfg.SearchTimeout
+	opts.ConsistentWith = s.written.state(time.Now())
+	res, err := s.scope.Search(s.cfg.Index, req, &opts)
+	if err != nil {
+		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+	}
+	defer res.Close()
+	for res.Next() {
+	}
+	if err := res.Err(); err != nil {
+		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+	}
+	facets, err := res.Facets()
+	if err != nil {
+		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+	}
+	var terms []string
+	for _, t := range facets[speakersFacet].Terms {
+		terms = append(terms, t.Term)
+	}
+	return namedSpeakers(terms, names), nil
+}
+
+// namedSpeakers is the speakers among terms that one of names names.
+func namedSpeakers(terms, names []string) []string {
+	var out []string
+	for _, t := range terms {
+		if hybrid.SpeakerNamed(t, names) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // load reads the memories of fused (document keys), keyed like fused:

@@ -28,6 +28,11 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, err
 	}
 	defer unlock()
+	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil {
+		if q.Speakers, err = t.speakers(ctx, names); err != nil {
+			return nil, err
+		}
+	}
 
 	pool := q.PoolSize()
 	var text, vec []hybrid.Ranked
@@ -124,6 +129,50 @@ func (t *textIndex) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid
 		}
 	}
 	hybrid.SortRanked(out)
+	return out, nil
+}
+
+// speakers returns the speakers of t's namespace named by one of names
+// (hybrid.QueryNames, hybrid.SpeakerNamed) that a stored memory still has:
+// a deleted document's terms may stay in the dictionary until its segment
+// is merged, so each is checked against the live documents, and the
+// ranking depends only on what is stored.
+func (t *textIndex) speakers(ctx context.Context, names []string) ([]string, error) {
+	d, err := t.idx.FieldDict(hybrid.FieldSpeaker)
+	if err != nil {
+		return nil, fmt.Errorf("reading the speakers: %w", err)
+	}
+	var named []string
+	for {
+		e, err := d.Next()
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("reading the speakers: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if hybrid.SpeakerNamed(e.Term, names) {
+			named = append(named, e.Term)
+		}
+	}
+	if err := d.Close(); err != nil {
+		return nil, fmt.Errorf("reading the speakers: %w", err)
+	}
+	out := named[:0]
+	for _, sp := range named {
+		tq := bleve.NewTermQuery(sp)
+		tq.SetField(hybrid.FieldSpeaker)
+		r := bleve.NewSearchRequestOptions(tq, 0, 0, false)
+		r.Score = "none"
+		res, err := t.idx.SearchInContext(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("reading the speakers: %w", err)
+		}
+		if res.Total > 0 {
+			out = append(out, sp)
+		}
+	}
 	return out, nil
 }
 

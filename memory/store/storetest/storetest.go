@@ -588,10 +588,13 @@ func (s *suite) speakerInVector(t *testing.T) {
 	}
 }
 
-// A name in a query is matched as an entity (the speaker's, or one a turn
-// mentions), not as a word of the text: in a conversation the name in a
-// turn's text is mostly whom it addresses, and a short greeting that names
-// John twice must not outrank what John said about the question's topic.
+// The name of a speaker of the namespace in a query is matched as the
+// speaker or a name a turn mentions, not as a word of the text: in a
+// conversation a speaker's name in a turn's text mostly addresses them, and
+// a greeting that names John must not outrank what John said about the
+// question's topic. Other names stay words of the text, so a turn that
+// writes one in lower case, or a word the extractor takes for a name at
+// the start of a query ("Chess"), is still found.
 func (s *suite) namesMatchAsEntities(t *testing.T) {
 	ns := "names"
 	turns := []struct{ speaker, text string }{
@@ -600,6 +603,8 @@ func (s *suite) namesMatchAsEntities(t *testing.T) {
 		{"John", "Since we last talked I started volunteering as a mentor at a local school, and the students are great."},
 		{"Maria", "That is great, John!"},
 		{"John", "Thanks, Maria!"},
+		{"Maria", "my cousin sam got a puppy, a tiny beagle."},
+		{"John", "I joined the chess club downtown."},
 	}
 	msgs := make([]memory.Message, len(turns))
 	for i, tn := range turns {
@@ -608,14 +613,20 @@ func (s *suite) namesMatchAsEntities(t *testing.T) {
 	if _, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s", SessionDate: "2023-08-13", Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
-	got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "What is John doing as a volunteer?", K: 1, Fusion: memory.TextOnly})
-	if len(got) != 1 || got[0] != "s:2" {
-		t.Errorf("recall = %v, want s:2 (what John said about volunteering) first", got)
+	for _, c := range []struct{ query, want string }{
+		{"What is John doing as a volunteer?", "s:2"},
+		{"What did Sam get?", "s:5"},
+		{"Chess", "s:6"},
+	} {
+		got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: c.query, K: 1, Fusion: memory.TextOnly})
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("recall %q = %v, want %s first", c.query, got, c.want)
+		}
 	}
-	// a query that is only a name still finds the turns of that name
-	got = recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Maria", K: 5, Fusion: memory.TextOnly})
+	// a speaker's name alone still finds the turns of that name
+	got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Maria", K: 10, Fusion: memory.TextOnly})
 	slices.Sort(got)
-	if want := []string{"s:0", "s:1", "s:3", "s:4"}; !slices.Equal(got, want) {
+	if want := []string{"s:0", "s:1", "s:3", "s:4", "s:5"}; !slices.Equal(got, want) {
 		t.Errorf("recall of a name alone = %v, want %v: the turns that are Maria's or name her", got, want)
 	}
 }
