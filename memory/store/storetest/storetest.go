@@ -629,6 +629,24 @@ func (s *suite) namesMatchAsEntities(t *testing.T) {
 	if want := []string{"s:0", "s:1", "s:3", "s:4", "s:5"}; !slices.Equal(got, want) {
 		t.Errorf("recall of a name alone = %v, want %v: the turns that are Maria's or name her", got, want)
 	}
+
+	// a speaker whose turns are all forgotten is no longer one: a lower-case
+	// mention of the name is found by its text again
+	if _, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "k", SessionDate: "2023-08-14", Messages: []memory.Message{
+		{Role: "user", Speaker: "Ken", Content: "I finally bought a red kayak."},
+		{Role: "user", Speaker: "Maria", Content: "my neighbour ken called me yesterday."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Tell me about Ken", K: 10, Fusion: memory.TextOnly}); !slices.Equal(got, []string{"k:0"}) {
+		t.Errorf("recall naming the speaker Ken = %v, want [k:0]: his own turn, matched as its speaker", got)
+	}
+	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, IDs: []string{"k:0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "Tell me about Ken", K: 10, Fusion: memory.TextOnly}); !slices.Equal(got, []string{"k:1"}) {
+		t.Errorf("recall naming Ken after his turns were forgotten = %v, want [k:1]: the turn that names him in lower case", got)
+	}
 }
 
 // A memory is found through its neighbours' words, and that context follows
