@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/couchbase/gocb/v2"
+
 	"agentmem/memory"
 	"agentmem/memory/hybrid"
 )
@@ -147,14 +149,20 @@ func (s *Store) rerank(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	return s.rank(ctx, q, hybrid.Fuse(q, text, vec))
 }
 
-// send runs one request against the scoped index, consistent with every
-// write this Store has made. Hit ids are document keys.
-func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
+// search runs r against the scoped index, consistent with every write
+// this Store has made.
+func (s *Store) search(ctx context.Context, r *request) (*gocb.SearchResult, error) {
 	req, opts := r.gocb()
 	opts.Context = ctx
 	opts.Timeout = s.cfg.SearchTimeout
 	opts.ConsistentWith = s.written.state(time.Now())
-	res, err := s.scope.Search(s.cfg.Index, req, &opts)
+	return s.scope.Search(s.cfg.Index, req, &opts)
+}
+
+// send runs one request (see search) and returns its hits. Hit ids are
+// document keys.
+func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
+	res, err := s.search(ctx, r)
 	if err != nil {
 		return nil, wrap(err, s.cfg, "searching index %s", s.cfg.Index)
 	}
@@ -182,11 +190,7 @@ func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	req, opts := r.gocb()
-	opts.Context = ctx
-	opts.Timeout = s.cfg.SearchTimeout
-	opts.ConsistentWith = s.written.state(time.Now())
-	res, err := s.scope.Search(s.cfg.Index, req, &opts)
+	res, err := s.search(ctx, r)
 	if err != nil {
 		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
 	}
@@ -245,11 +249,7 @@ func (s *Store) load(ctx context.Context, ns string, fused []hybrid.Fused) (map[
 
 // sendPages runs a page request and returns each page's session and score.
 func (s *Store) sendPages(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
-	req, opts := r.gocb()
-	opts.Context = ctx
-	opts.Timeout = s.cfg.SearchTimeout
-	opts.ConsistentWith = s.written.state(time.Now())
-	res, err := s.scope.Search(s.cfg.Index, req, &opts)
+	res, err := s.search(ctx, r)
 	if err != nil {
 		return nil, wrap(err, s.cfg, "searching the session pages of index %s", s.cfg.Index)
 	}
