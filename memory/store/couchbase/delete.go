@@ -20,9 +20,12 @@ import (
 // scan: it may hold more than one transaction should, and running it again
 // after a failure finishes the job.
 func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
-	switch {
-	case sel.Namespace == "":
+	if sel.Namespace == "" {
 		return 0, errors.New("delete: no namespace")
+	}
+	// a delete may remove a speaker's last turn (see speakers)
+	defer s.spk.drop(sel.Namespace)
+	switch {
 	case sel.All:
 		return s.deleteNamespace(ctx, sel.Namespace)
 	case sel.SessionID != "":

@@ -31,6 +31,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	if err := s.checkPut(ms); err != nil {
 		return err
 	}
+	// a write may add a speaker: the next recall that names someone reads
+	// the speakers again, whether the write succeeded or not
+	defer s.spk.drop(namespacesOf(ms)...)
 	type group struct {
 		ns, session string
 		ms          []memory.Memory
@@ -249,4 +252,15 @@ func parallel(ctx context.Context, keys []string, f func(string) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// namespacesOf is the namespaces of ms, each once.
+func namespacesOf(ms []memory.Memory) []string {
+	var out []string
+	for _, m := range ms {
+		if !slices.Contains(out, m.Namespace) {
+			out = append(out, m.Namespace)
+		}
+	}
+	return out
 }

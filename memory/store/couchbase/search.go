@@ -181,47 +181,6 @@ func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
 	return out, nil
 }
 
-// speakers returns the speakers of namespace ns named by one of names
-// (hybrid.QueryNames, hybrid.SpeakerNamed), as the embedded store does:
-// one request, a facet of the namespace's speakers (speakersRequest),
-// consistent with this Store's writes.
-func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]string, error) {
-	r, err := speakersRequest(ns)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.search(ctx, r)
-	if err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
-	}
-	defer res.Close()
-	for res.Next() {
-	}
-	if err := res.Err(); err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
-	}
-	facets, err := res.Facets()
-	if err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
-	}
-	var terms []string
-	for _, t := range facets[speakersFacet].Terms {
-		terms = append(terms, t.Term)
-	}
-	return namedSpeakers(terms, names), nil
-}
-
-// namedSpeakers is the speakers among terms that one of names names.
-func namedSpeakers(terms, names []string) []string {
-	var out []string
-	for _, t := range terms {
-		if hybrid.SpeakerNamed(t, names) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // load reads the memories of fused (document keys), keyed like fused:
 // those deleted since they were indexed, or of another namespace, are left
 // out.

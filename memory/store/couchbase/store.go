@@ -24,6 +24,7 @@ type Store struct {
 	embedder string
 	dims     int
 	written  tokens
+	spk      speakerCache // see speakers
 }
 
 var _ memory.Store = (*Store)(nil)

@@ -1,0 +1,58 @@
+package couchbase
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+)
+
+// A namespace's speakers are kept for speakerTTL, dropped by a write to
+// that namespace, and a read that began before a write does not store
+// what it read.
+func TestSpeakerCache(t *testing.T) {
+	var c speakerCache
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	if _, _, ok := c.get("alice", t0); ok {
+		t.Fatal("an empty cache has speakers")
+	}
+	_, gen, _ := c.get("alice", t0)
+	c.put("alice", []string{"Caroline"}, gen, t0)
+	if got, _, ok := c.get("alice", t0.Add(speakerTTL-time.Second)); !ok || !slices.Equal(got, []string{"Caroline"}) {
+		t.Errorf("within the TTL: %q %v, want [Caroline] true", got, ok)
+	}
+	if _, _, ok := c.get("bob", t0); ok {
+		t.Error("another namespace has alice's speakers")
+	}
+	if _, _, ok := c.get("alice", t0.Add(speakerTTL)); ok {
+		t.Error("speakers kept past the TTL")
+	}
+
+	// a write drops them at once
+	c.put("alice", []string{"Caroline"}, gen, t0)
+	c.drop("alice", "carol")
+	if _, _, ok := c.get("alice", t0); ok {
+		t.Error("speakers kept after a write to the namespace")
+	}
+
+	// a read begun before a write stores nothing; one begun after does
+	_, before, _ := c.get("alice", t0)
+	c.drop("alice")
+	c.put("alice", []string{"Caroline"}, before, t0)
+	if _, _, ok := c.get("alice", t0); ok {
+		t.Error("a read begun before a write stored what it read")
+	}
+	_, after, _ := c.get("alice", t0)
+	c.put("alice", []string{"Caroline", "Melanie"}, after, t0)
+	if got, _, ok := c.get("alice", t0); !ok || len(got) != 2 {
+		t.Errorf("a read begun after the write: %q %v", got, ok)
+	}
+}
+
+func TestNamespacesOf(t *testing.T) {
+	ms := []memory.Memory{{Namespace: "a"}, {Namespace: "b"}, {Namespace: "a"}}
+	if got := namespacesOf(ms); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("namespacesOf = %q", got)
+	}
+}
