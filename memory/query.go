@@ -66,11 +66,11 @@ type Query struct {
 	// or that mention a date in one, get Weights.Time as a boost. They
 	// never filter.
 	Periods []Period
-	// Speakers are the names of the speakers of Namespace, set by the
-	// store before it builds its text side when the query names someone
-	// (see hybrid.QueryNames): a query's names among them are matched as
-	// the speaker or a name a turn mentions, not as words of its text
-	// (see hybrid.TextMatch).
+	// Speakers are the speakers of Namespace that the query names: a
+	// store's Search sets it (callers leave it nil) before it builds its
+	// text side, looking them up only when the query has names (see
+	// hybrid.QueryNames). Their names are matched as the speaker or a name
+	// a turn mentions, not as words of the text (see hybrid.TextMatch).
 	Speakers []string
 }
 

@@ -82,40 +82,77 @@ func TextMatch(q memory.Query) query.Query {
 // whom the turn addresses ("Hey John!", "Thanks, Maria!"), so the BM25 of
 // "John" on the text favours short greetings over what the question asks
 // about John; the entities field holds each turn's speaker and the names
-// it mentions, so a speaker's name is matched there, once. Other names
-// ("Sam" the cousin, "Nordstrom", "Chess") keep their words in the text:
-// a turn that writes them in lower case, or that the extractor reads no
-// name in, still matches them. Measured in EVALS.md, "Recall defaults".
+// it mentions, so a speaker's name is matched there, once.
+//
+// A word leaves the text only when it is written as a name (it starts
+// with a capital) and the extractor read it as a speaker's: a one-word
+// name that is a word of a speaker's name ("Alvarez" of "Dr. Alvarez"),
+// or a word of a longer name that is a speaker's whole name ("Mary Ann").
+// Everything else stays: other names ("Sam" the cousin, "Nordstrom",
+// "Chess"), so a turn that writes them in lower case or that the extractor
+// reads no name in still matches them; the same word in lower case ("the
+// rose garden" with a speaker Rose); a speaker's first name inside
+// another name ("John Lewis"). Measured in EVALS.md, "Recall defaults".
 func lexical(q memory.Query) (string, []string) {
 	ents := entities.Extract(q.Text)
-	names := map[string]bool{}
-	for _, e := range ents {
-		if isName(e) && slices.ContainsFunc(q.Speakers, func(sp string) bool { return SpeakerNamed(sp, []string{e}) }) {
-			names[e] = true
-		}
-	}
-	if len(names) == 0 {
+	if len(q.Speakers) == 0 {
 		return q.Text, ents
 	}
-	words := strings.Fields(q.Text)
-	kept := words[:0]
-	for _, w := range words {
-		if !names[nameKey(w)] {
-			kept = append(kept, w)
+	words, full := map[string]bool{}, map[string]bool{}
+	for _, sp := range q.Speakers {
+		keys := nameKeys(sp)
+		for _, k := range keys {
+			words[k] = true
 		}
+		full[strings.Join(keys, " ")] = true
+	}
+	drop, keep := map[string]bool{}, map[string]bool{}
+	for _, e := range ents {
+		if !isName(e) {
+			continue
+		}
+		keys := nameKeys(e)
+		switch {
+		case len(keys) == 1 && words[keys[0]]:
+			drop[keys[0]] = true
+		case len(keys) > 1 && full[strings.Join(keys, " ")]:
+			for _, k := range keys {
+				drop[k] = true
+			}
+		case len(keys) > 1:
+			for _, k := range keys {
+				keep[k] = true
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return q.Text, ents
+	}
+	var kept []string
+	for _, w := range strings.Fields(q.Text) {
+		if k := nameKey(w); drop[k] && !keep[k] && capitalised(w) {
+			continue
+		}
+		kept = append(kept, w)
 	}
 	return strings.Join(kept, " "), ents
 }
 
-// QueryNames is the names in a query's text: its entities of one word of
-// letters, lower-cased ("caroline" of "Caroline's"). A store looks up
-// which of them are its namespace's speakers (Query.Speakers, see
-// SpeakerNamed) when there are any.
+// QueryNames is the words of the names in a query's text, lower-cased
+// ("caroline" of "Caroline's"; "mary" and "ann" of "Mary Ann"): a store
+// looks up which of its namespace's speakers they name (Query.Speakers,
+// SpeakerNamed) when there are any. A name is an entity of words of
+// letters ("Dr. Alvarez" too); "O'Brien" or a name with a digit is none,
+// and stays a word of the text.
 func QueryNames(text string) []string {
 	var out []string
 	for _, e := range entities.Extract(text) {
 		if isName(e) {
-			out = append(out, e)
+			for _, k := range nameKeys(e) {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
 		}
 	}
 	return out
@@ -124,35 +161,72 @@ func QueryNames(text string) []string {
 // SpeakerNamed reports whether one of names (QueryNames) is a word of a
 // speaker's name: "alvarez" names "Dr. Alvarez".
 func SpeakerNamed(speaker string, names []string) bool {
-	for _, w := range strings.Fields(speaker) {
-		if slices.Contains(names, nameKey(w)) {
+	for _, k := range nameKeys(speaker) {
+		if slices.Contains(names, k) {
 			return true
 		}
 	}
 	return false
 }
 
-// isName reports whether an entity is one word of letters.
+// isName reports whether an entity is words of letters (each may end in
+// a full stop: "dr. alvarez").
 func isName(e string) bool {
 	if e == "" {
 		return false
 	}
-	for _, r := range e {
-		if !unicode.IsLetter(r) {
+	for _, w := range strings.Fields(e) {
+		w = strings.TrimSuffix(w, ".")
+		if w == "" {
 			return false
+		}
+		for _, r := range w {
+			if !unicode.IsLetter(r) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
+// nameKeys is the nameKey of each word of s, empty ones left out.
+func nameKeys(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if k := nameKey(w); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// apostrophes are the forms of the apostrophe that bleve's possessive
+// filter, which the entity extractor uses, drops with an "s" after them.
+const apostrophes = "'\u2019\uff07"
+
 // nameKey is a word of a text as the entity extractor gives a name:
-// lower-cased, without the punctuation around it or a trailing possessive.
+// lower-cased, without the punctuation around it or a trailing possessive
+// ("Caroline's", "JOHN\u2019S" -> "caroline", "john").
 func nameKey(w string) string {
-	w = strings.ReplaceAll(w, "’", "'")
-	w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
-	w = strings.TrimSuffix(w, "'s")
-	w = strings.Trim(w, "'")
-	return strings.ToLower(w)
+	w = strings.ToLower(w)
+	w = strings.TrimFunc(w, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(apostrophes, r)
+	})
+	for _, a := range apostrophes {
+		w = strings.TrimSuffix(w, string(a)+"s")
+	}
+	return strings.Trim(w, apostrophes)
+}
+
+// capitalised reports whether a word starts with a capital letter, as a
+// name is written.
+func capitalised(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return unicode.IsUpper(r)
+		}
+	}
+	return false
 }
 
 // matches is a BM25 match of text on field and a phrase match of each

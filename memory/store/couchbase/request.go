@@ -227,11 +227,17 @@ func (r *request) gocb() (gocb.SearchRequest, gocb.SearchOptions) {
 	}
 	opts := gocb.SearchOptions{Limit: uint32(r.Size), Fields: r.Fields}
 	if r.Score != "" {
-		opts.Raw = map[string]any{"score": r.Score, "params": r.Params}
+		opts.Raw = map[string]any{"score": r.Score}
+		if r.Params != nil {
+			opts.Raw["params"] = r.Params
+		}
 	}
 	if len(r.Facets) > 0 {
 		// gocb leaves a size of 0 out, and the server's default is 10
-		opts.Raw = map[string]any{"score": r.Score, "size": r.Size}
+		if opts.Raw == nil {
+			opts.Raw = map[string]any{}
+		}
+		opts.Raw["size"] = r.Size
 		opts.Facets = map[string]cbsearch.Facet{}
 		for name, f := range r.Facets {
 			opts.Facets[name] = cbsearch.NewTermFacet(f.Field, uint64(f.Size))

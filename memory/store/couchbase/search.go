@@ -21,10 +21,16 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	if q.Vector != nil && len(q.Vector) != s.dims {
 		return nil, fmt.Errorf("the query vector has %d dimensions; the store holds %s", len(q.Vector), describe(s.embedder, s.dims))
 	}
-	if names := hybrid.QueryNames(q.Text); len(names) > 0 {
+	q.Speakers = nil
+	if names := hybrid.QueryNames(q.Text); len(names) > 0 && q.Fusion != memory.VectorOnly {
+		// the speakers refine the text side's ranking: without them the
+		// names stay words of the text, as any other name
 		sp, err := s.speakers(ctx, q.Namespace, names)
-		if err != nil {
-			return nil, err
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			s.log.Warn("cannot read the namespace's speakers; the query's names stay words of the text", "namespace", q.Namespace, "err", brief(err))
 		}
 		q.Speakers = sp
 	}

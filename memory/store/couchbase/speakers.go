@@ -17,12 +17,14 @@ import (
 const speakerTTL = 30 * time.Second
 
 // speakerCache holds the speakers of the namespaces recently recalled
-// with a name. Each namespace has a generation, which a write moves on: a
-// read that began before a write does not store what it read.
+// with a name. Every write moves its generation on: a read that began
+// before a write (to any namespace) does not store what it read. Entries
+// past speakerTTL are swept when the cache grows, so it holds about the
+// namespaces recalled with a name in the last speakerTTL.
 type speakerCache struct {
 	mu   sync.Mutex
 	byNS map[string]speakerEntry
-	gen  map[string]uint64
+	gen  uint64
 }
 
 type speakerEntry struct {
@@ -30,16 +32,19 @@ type speakerEntry struct {
 	at    time.Time
 }
 
+// sweepAt is the size past which put drops expired entries.
+const sweepAt = 256
+
 // get returns ns's speakers when they were read less than speakerTTL
-// before now, and the generation a read begun now must store them under.
+// before now, and the generation a read begun now stores them under.
 func (c *speakerCache) get(ns string, now time.Time) ([]string, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byNS[ns]
 	if ok && now.Sub(e.at) < speakerTTL {
-		return e.terms, c.gen[ns], true
+		return e.terms, c.gen, true
 	}
-	return nil, c.gen[ns], false
+	return nil, c.gen, false
 }
 
 // put stores ns's speakers, read at generation gen; a write since then
@@ -47,11 +52,18 @@ func (c *speakerCache) get(ns string, now time.Time) ([]string, uint64, bool) {
 func (c *speakerCache) put(ns string, terms []string, gen uint64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen[ns] != gen {
+	if c.gen != gen {
 		return
 	}
 	if c.byNS == nil {
 		c.byNS = map[string]speakerEntry{}
+	}
+	if len(c.byNS) >= sweepAt {
+		for k, e := range c.byNS {
+			if now.Sub(e.at) >= speakerTTL {
+				delete(c.byNS, k)
+			}
+		}
 	}
 	c.byNS[ns] = speakerEntry{terms, now}
 }
@@ -60,19 +72,18 @@ func (c *speakerCache) put(ns string, terms []string, gen uint64, now time.Time)
 func (c *speakerCache) drop(nss ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen == nil {
-		c.gen = map[string]uint64{}
-	}
 	for _, ns := range nss {
 		delete(c.byNS, ns)
-		c.gen[ns]++
 	}
+	c.gen++
 }
 
 // speakers returns the speakers of namespace ns named by one of names
 // (hybrid.QueryNames, hybrid.SpeakerNamed), as the embedded store does.
 // A namespace's speakers are read with one request (fetchSpeakers) and
 // kept for speakerTTL, or until this Store writes to the namespace.
+// Another process's deletes are seen within speakerTTL as well: until
+// then a speaker whose last turn it deleted still counts as one.
 func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]string, error) {
 	terms, gen, ok := s.spk.get(ns, time.Now())
 	if !ok {

@@ -2,6 +2,7 @@ package couchbase
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -47,6 +48,18 @@ func TestSpeakerCache(t *testing.T) {
 	c.put("alice", []string{"Caroline", "Melanie"}, after, t0)
 	if got, _, ok := c.get("alice", t0); !ok || len(got) != 2 {
 		t.Errorf("a read begun after the write: %q %v", got, ok)
+	}
+
+	// expired entries are swept once the cache grows
+	for i := range sweepAt {
+		_, g, _ := c.get("ns", t0)
+		c.put(string(rune('A'+i%26))+strconv.Itoa(i), nil, g, t0)
+	}
+	later := t0.Add(speakerTTL)
+	_, g, _ := c.get("new", later)
+	c.put("new", []string{"Ken"}, g, later)
+	if len(c.byNS) != 1 {
+		t.Errorf("%d entries after a sweep, want 1: the expired ones dropped", len(c.byNS))
 	}
 }
 

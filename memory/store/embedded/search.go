@@ -28,7 +28,8 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, err
 	}
 	defer unlock()
-	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil {
+	q.Speakers = nil
+	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil && q.Fusion != memory.VectorOnly {
 		if q.Speakers, err = t.speakers(ctx, names); err != nil {
 			return nil, err
 		}
