@@ -130,7 +130,7 @@ func lexical(q memory.Query) (string, []string) {
 	}
 	var kept []string
 	for _, w := range strings.Fields(q.Text) {
-		if k := nameKey(w); drop[k] && !keep[k] && capitalised(w) {
+		if k, capital := entities.Word(w); drop[k] && !keep[k] && capital {
 			continue
 		}
 		kept = append(kept, w)
@@ -189,44 +189,16 @@ func isName(e string) bool {
 	return true
 }
 
-// nameKeys is the nameKey of each word of s, empty ones left out.
+// nameKeys is the key of each word of s (entities.Word), empty ones left
+// out.
 func nameKeys(s string) []string {
 	var out []string
 	for _, w := range strings.Fields(s) {
-		if k := nameKey(w); k != "" {
+		if k, _ := entities.Word(w); k != "" {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-// apostrophes are the forms of the apostrophe that bleve's possessive
-// filter, which the entity extractor uses, drops with an "s" after them.
-const apostrophes = "'\u2019\uff07"
-
-// nameKey is a word of a text as the entity extractor gives a name:
-// lower-cased, without the punctuation around it or a trailing possessive
-// ("Caroline's", "JOHN\u2019S" -> "caroline", "john").
-func nameKey(w string) string {
-	w = strings.ToLower(w)
-	w = strings.TrimFunc(w, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(apostrophes, r)
-	})
-	for _, a := range apostrophes {
-		w = strings.TrimSuffix(w, string(a)+"s")
-	}
-	return strings.Trim(w, apostrophes)
-}
-
-// capitalised reports whether a word starts with a capital letter, as a
-// name is written.
-func capitalised(w string) bool {
-	for _, r := range w {
-		if unicode.IsLetter(r) {
-			return unicode.IsUpper(r)
-		}
-	}
-	return false
 }
 
 // matches is a BM25 match of text on field and a phrase match of each

@@ -54,6 +54,15 @@ func Extract(text string) []string {
 	return x.res.out
 }
 
+// Word is a word of a text as the extractor reads it into a name: its
+// key, lower-cased as the name is, with the punctuation around it and a
+// trailing possessive left out ("Caroline's," -> "caroline", "JOHN’S" ->
+// "john"), and whether it is written as a name starts (a capital first).
+func Word(w string) (key string, capital bool) {
+	w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return string(dropPossessive(appendLower(nil, w))), capitalised(w)
+}
+
 type extractor struct {
 	s     string
 	toks  []token
