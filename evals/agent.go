@@ -30,6 +30,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	text = WithoutToday(text)
 	ms := rec.Memories
 	if cfg.Order == recency && len(ms) > cfg.K {
 		ms = ms[:cfg.K]

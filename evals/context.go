@@ -31,6 +31,17 @@ func Context(text string, noPrefix bool) string {
 	return strings.Join(out, "\n\n")
 }
 
+// WithoutToday is recall's text without its first line, "Today is ...":
+// the scripted agent puts the date it asked for at the head of its prompt
+// (AnswerPrompt), as the in-process figures always have, so context
+// tokens count the memories alone.
+func WithoutToday(text string) string {
+	if first, rest, ok := strings.Cut(text, "\n\n"); ok && strings.HasPrefix(first, "Today is ") {
+		return rest
+	}
+	return text
+}
+
 // firstMemories is the recall text cut to its first k memories; ms are the
 // recall's memories, in the order of the text (spec.Recalled.Passage
 // numbers their passages). A passage of several turns is cut after the

@@ -38,6 +38,13 @@ func TestContextIsToolText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(text, "Today is ") {
+		t.Errorf("recall's text does not start with the date:\n%s", text)
+	}
+	text = WithoutToday(text)
+	if strings.Contains(text, "Today is") {
+		t.Errorf("WithoutToday left the date in:\n%s", text)
+	}
 	if got := Context(text, false); got != text {
 		t.Errorf("context with prefix:\n%s\nwant the tool's text:\n%s", got, text)
 	}

@@ -128,6 +128,7 @@ func (r *runner) toolCall(ctx context.Context, conn *client.Client, tc openai.To
 		return text, err
 	}
 	args["namespace"] = ns
+	args["format"] = "json" // the harness scores ids; the model reads the text, as in a host
 	start := time.Now()
 	text, structured, err := conn.Call(ctx, "recall", args)
 	res.RecallMS += float64(time.Since(start).Microseconds()) / 1000

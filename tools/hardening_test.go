@@ -40,7 +40,7 @@ func TestLongDatesRefused(t *testing.T) {
 			t.Errorf("%s with a 1 MiB %s: error=%v %.200q, want an error naming the field and the limit of 64", tc.tool, tc.field, isErr, text)
 		}
 	}
-	if text, _, _ := call(t, c, "recall", map[string]any{"query": "hello"}); text != "No stored memories match." {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "hello"}); text != testToday+"No stored memories match." {
 		t.Errorf("a refused call stored something: %q", text)
 	}
 }
@@ -116,7 +116,7 @@ func TestExtremeWeightsEncode(t *testing.T) {
 	for _, w := range weights {
 		for _, fusion := range []string{"rrf", "rsf", "text"} {
 			for _, q := range []string{"Boston marathon in May 2023 last week", "yes", "zzz"} {
-				args := spec.RecallArgs{Query: q, K: 100, Pool: 1000, Fusion: fusion, Weights: &w, Context: 3, Excerpt: &excerpt}
+				args := spec.RecallArgs{Query: q, K: 100, Pool: 1000, Fusion: fusion, Weights: &w, Context: 3, Excerpt: &excerpt, Format: "json"}
 				_, raw, isErr := call(t, c, "recall", args)
 				if isErr {
 					t.Errorf("recall %+v %+v: an error", args, w)

@@ -14,7 +14,7 @@ import (
 func recallTool() mcp.Tool {
 	return mcp.NewTool("recall",
 		mcp.WithDescription("Find the stored conversation turns that best answer a question: hybrid search (BM25 over the text, a match on the names and dates in the query, and semantic similarity), fused. "+
-			"Returns the memories ready to paste into a prompt, grouped by session, each session introduced by its date; resolve relative dates in a memory against its session date."),
+			"Returns a first line 'Today is ...', then the memories grouped by session, each session introduced by its date; resolve relative dates in a memory against its session date."),
 		annotate("Recall memories", true, false, true),
 	)
 }
@@ -65,8 +65,14 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	}
 	out.TimeBoost = res.TimeBoost
 	out.Pending = res.Pending
-	return out, res.Text(), nil
+	return out, memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
 }
+
+// recallStructured says whether a recall returns its structured result
+// too: only when asked (format json). A host that has structured content
+// shows its model that JSON instead of the text (Claude Code does), so by
+// default a model reads the dated passages (README, "What the model reads").
+func recallStructured(in spec.RecallArgs) bool { return in.Format == "json" }
 
 // offOrValue maps an optional weight whose 0 means "off" to the domain's
 // convention: 0 for unset (the default), negative for off.

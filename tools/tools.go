@@ -32,7 +32,7 @@ const Instructions = `agentmem is your long-term memory of past conversations wi
 func Register(s *server.MCPServer, svc *memory.Service) {
 	h := handlers{svc: svc}
 	add(s, rememberTool(), h.remember)
-	add(s, recallTool(), h.recall)
+	addText(s, recallTool(), h.recall, recallStructured)
 	add(s, todayTool(), h.today)
 	add(s, forgetTool(), h.forget)
 }
@@ -62,6 +62,28 @@ func add[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out]) {
 			return failure(ctx, t.Name, err), nil
 		}
 		return mcp.NewToolResultStructured(out, text), nil
+	})
+}
+
+// addText registers t as add does, but with no output schema: its result
+// is the text for a model, with the structured result as well only when
+// structured says the call asked for it.
+func addText[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out], structured func(In) bool) {
+	t.InputSchema = mcp.ToolInputSchema{}
+	t.RawInputSchema = spec.SchemaJSON[In]()
+	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := spec.Decode[In](jsonValue(req.Params.Arguments))
+		if err != nil {
+			return failure(ctx, t.Name, err), nil
+		}
+		out, text, err := h(ctx, in)
+		if err != nil {
+			return failure(ctx, t.Name, err), nil
+		}
+		if structured(in) {
+			return mcp.NewToolResultStructured(out, text), nil
+		}
+		return mcp.NewToolResultText(text), nil
 	})
 }
 

@@ -96,8 +96,11 @@ func TestToolSchemas(t *testing.T) {
 				t.Errorf("%s: hint %d = %v, want %v set explicitly", tool.Name, i, hint, w[i])
 			}
 		}
-		if tool.OutputSchema.Type != "object" && !strings.Contains(string(tool.RawOutputSchema), `"type":"object"`) {
-			t.Errorf("%s has no output schema", tool.Name)
+		hasOutput := tool.OutputSchema.Type == "object" || strings.Contains(string(tool.RawOutputSchema), `"type":"object"`)
+		if want := tool.Name != "recall"; hasOutput != want {
+			// recall's structured result is asked for (format json): a
+			// host shows its model the structured result when there is one
+			t.Errorf("%s: output schema %v, want %v", tool.Name, hasOutput, want)
 		}
 		if tool.Description == "" {
 			t.Errorf("%s has no description", tool.Name)
@@ -121,6 +124,9 @@ func TestToolSchemas(t *testing.T) {
 		t.Errorf("tool schemas changed (the public contract); if intended, run go test ./tools -update and review the diff")
 	}
 }
+
+// testToday is the first line of every recall's text at the tests' clock.
+const testToday = "Today is Sunday, 7 May 2023 (2023-05-07), 14:00 UTC.\n\n"
 
 func TestToolsRoundTrip(t *testing.T) {
 	ctx := context.Background()
@@ -149,7 +155,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(text, "[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday [2023-05-06] I ran the Boston marathon!") {
+	if !strings.HasPrefix(text, testToday+"[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday [2023-05-06] I ran the Boston marathon!") {
 		t.Errorf("recall text = %q", text)
 	}
 	if len(rec.Memories) != 1 {
@@ -169,7 +175,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	}
 
 	_, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
-	if err != nil || text != "No stored memories match." {
+	if err != nil || text != testToday+"No stored memories match." {
 		t.Errorf("recall in an empty namespace = %q (%v)", text, err)
 	}
 	del, text, err := c.Forget(ctx, spec.ForgetArgs{SessionID: "s-may"})
@@ -211,7 +217,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	// nothing of the rejected calls was stored
-	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); text != "No stored memories match." {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); text != testToday+"No stored memories match." {
 		t.Errorf("rejected calls stored something: %q", text)
 	}
 }
@@ -254,4 +260,33 @@ func mustInt(t *testing.T, raw json.RawMessage) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A recall as a model makes it returns text alone, so that a host which
+// shows its model the structured result when there is one (Claude Code)
+// shows the dated passages; format json adds the structured result, with
+// the same text beside it.
+func TestRecallFormat(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s1", SessionDate: "2023-05-01",
+		Messages: []spec.Message{{Role: "user", Content: "My sister Ana moved to Lisbon in March."}}}); err != nil {
+		t.Fatal(err)
+	}
+	text, structured, isErr := call(t, c, "recall", map[string]any{"query": "Where does my sister live?"})
+	if isErr || structured != nil {
+		t.Errorf("recall as a model calls it: error=%v, structured %s; want text alone", isErr, structured)
+	}
+	want := testToday + "[2023-05-01 Mon · session s1 · user]\nMy sister Ana moved to Lisbon in March [2023-03]."
+	if text != want {
+		t.Errorf("recall text = %q, want %q", text, want)
+	}
+	jtext, structured, isErr := call(t, c, "recall", map[string]any{"query": "Where does my sister live?", "format": "json"})
+	var res spec.RecallResult
+	if isErr || json.Unmarshal(structured, &res) != nil || len(res.Memories) != 1 || res.Memories[0].ID != "s1:0" || jtext != text {
+		t.Errorf("format json: error=%v structured=%s text=%q", isErr, structured, jtext)
+	}
+	if text, _, isErr := call(t, c, "recall", map[string]any{"query": "x", "format": "xml"}); !isErr || !strings.Contains(text, "format") {
+		t.Errorf("format xml: error=%v %q, want an error naming format", isErr, text)
+	}
 }

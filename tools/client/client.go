@@ -264,8 +264,19 @@ func (c *Client) Remember(ctx context.Context, args spec.RememberArgs) (spec.Rem
 }
 
 // Recall finds memories; the text is what the server renders for a model.
+// It asks for the structured result (format json) unless args name
+// another format; RecallText asks for the text alone, as a model does.
 func (c *Client) Recall(ctx context.Context, args spec.RecallArgs) (spec.RecallResult, string, error) {
+	if args.Format == "" {
+		args.Format = "json"
+	}
 	return call[spec.RecallResult](ctx, c, "recall", args)
+}
+
+// RecallText is recall as a model calls it: the text alone.
+func (c *Client) RecallText(ctx context.Context, args spec.RecallArgs) (string, error) {
+	text, _, err := c.Call(ctx, "recall", args)
+	return text, err
 }
 
 // Today asks the server's date.

@@ -61,6 +61,7 @@ type RecallArgs struct {
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
+	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
 }
 
 // Weights tune fusion; each one left out keeps its default.
