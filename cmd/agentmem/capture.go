@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+
+	"agentmem/memory"
+	"agentmem/memory/history/claudecode"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
+)
+
+// cursor is how far the hook has captured one session's transcript: the
+// bytes and lines read and stored. It lives in the data dir, one file per
+// session, so a hook reads only the transcript's new bytes; losing it only
+// costs a re-read, since every turn carries its transcript uuid as its id
+// and a resend stores nothing.
+type cursor struct {
+	Path    string    `json:"path"`
+	Offset  int64     `json:"offset"`
+	Lines   int       `json:"lines"`
+	Started time.Time `json:"started"` // the session's first turn: its date
+}
+
+var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+
+func cursorFile(dir, session string) string {
+	return filepath.Join(dir, "capture", "claude-code", session+".json")
+}
+
+// lockCursor takes the session's cursor lock (two hooks of one session run
+// one after the other; two sessions' hooks at once) and reads the cursor.
+func lockCursor(ctx context.Context, dir, session string) (cursor, func(), error) {
+	file := cursorFile(dir, session)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return cursor{}, nil, err
+	}
+	lk := flock.New(file + ".lock")
+	if ok, err := lk.TryLockContext(ctx, 20*time.Millisecond); !ok {
+		return cursor{}, nil, fmt.Errorf("waiting for another hook of session %s: %w", session, errors.Join(err, ctx.Err()))
+	}
+	var c cursor
+	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &c) != nil {
+		c = cursor{} // a damaged cursor: read the transcript again
+	}
+	return c, func() { lk.Unlock() }, nil
+}
+
+func saveCursor(dir, session string, c cursor) error {
+	b, _ := json.Marshal(c)
+	file := cursorFile(dir, session)
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// capture stores the turns of the transcript not stored yet.
+func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
+	if !sessionName.MatchString(in.SessionID) {
+		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
+	}
+	if in.TranscriptPath == "" {
+		return errors.New("the hook's JSON has no transcript_path")
+	}
+	dir, err := e.cfg.prepare()
+	if err != nil {
+		return err
+	}
+	cur, unlock, err := lockCursor(ctx, dir, in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	data, cur, err := readNew(in.TranscriptPath, cur)
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	res := claudecode.Parse(data, false)
+	reportBad(in.TranscriptPath, cur.Lines, data, res)
+	if len(res.Turns) > 0 {
+		if cur.Started.IsZero() {
+			cur.Started = res.Turns[0].Time
+		}
+		if err := c.store(ctx, e, c.namespace(e, in.CWD), in.SessionID, cur.Started, res.Turns); err != nil {
+			return err
+		}
+	}
+	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
+	cur.Offset += int64(res.Consumed)
+	return saveCursor(dir, in.SessionID, cur)
+}
+
+// readNew returns the bytes of the transcript after the cursor (all of it
+// when the cursor is of another file, or the file is shorter than the
+// cursor: rewritten).
+func readNew(path string, cur cursor) ([]byte, cursor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, cur, fmt.Errorf("transcript_path: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, cur, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, cur, fmt.Errorf("transcript_path %s is not a regular file", path)
+	}
+	if cur.Path != path || st.Size() < cur.Offset {
+		cur = cursor{Path: path}
+	}
+	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
+		return nil, cur, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, st.Size()-cur.Offset))
+	return data, cur, err
+}
+
+// reportBad says on stderr which lines were not JSON; a transcript in
+// which no line is one is not a transcript.
+func reportBad(path string, before int, data []byte, res claudecode.Result) {
+	if len(res.Bad) == 0 {
+		return
+	}
+	n := len(res.Bad)
+	lines := make([]string, 0, min(n, 5))
+	for _, b := range res.Bad[:min(n, 5)] {
+		lines = append(lines, fmt.Sprint(before+b))
+	}
+	what := "line(s) " + strings.Join(lines, ", ")
+	if n > 5 {
+		what += fmt.Sprintf(" and %d more", n-5)
+	}
+	if n == bytes.Count(data[:res.Consumed], []byte{'\n'}) {
+		fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s is not a Claude Code transcript (no line is JSON); nothing stored\n", path)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s: %s not JSON, left out; the other turns are stored\n", path, what)
+}
+
+// store remembers turns in as few remember calls as the limits allow,
+// each message with the turn's uuid as its id: a call sent again (a hook
+// run twice, an import after a capture) stores nothing twice.
+func (c claudeHookCmd) store(ctx context.Context, e *env, ns, session string, started time.Time, turns []claudecode.Turn) error {
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return rememberTurns(ctx, cl, ns, session, started, turns)
+}
+
+func rememberTurns(ctx context.Context, cl *client.Client, ns, session string, started time.Time, turns []claudecode.Turn) error {
+	for _, batch := range batches(messages(turns)) {
+		args := spec.RememberArgs{Messages: batch, SessionID: session, Namespace: ns, SessionDate: started.Format(time.RFC3339Nano)}
+		if _, _, err := cl.Remember(ctx, args); err != nil {
+			return fmt.Errorf("session %s: %w", session, err)
+		}
+	}
+	return nil
+}
+
+// messages are the turns as remember messages; a turn longer than a
+// message may be is split at line ends into parts (ids uuid, uuid#2, ...).
+func messages(turns []claudecode.Turn) []spec.Message {
+	var out []spec.Message
+	for _, t := range turns {
+		ts := ""
+		if !t.Time.IsZero() {
+			ts = t.Time.Format(time.RFC3339Nano)
+		}
+		for i, part := range split(t.Text, memory.MaxContentChars) {
+			id := t.ID
+			if i > 0 {
+				id = fmt.Sprintf("%s#%d", t.ID, i+1)
+			}
+			out = append(out, spec.Message{Role: t.Role, Content: part, Timestamp: ts, ID: id})
+		}
+	}
+	return out
+}
+
+// split cuts text into parts of at most limit characters, at a line end
+// where there is one in the part's second half.
+func split(text string, limit int) []string {
+	var parts []string
+	for utf8.RuneCountInString(text) > limit {
+		cut := byteOffset(text, limit)
+		if nl := strings.LastIndexByte(text[:cut], '\n'); nl > cut/2 {
+			cut = nl + 1
+		}
+		parts = append(parts, text[:cut])
+		text = text[cut:]
+	}
+	return append(parts, text)
+}
+
+func byteOffset(s string, runes int) int {
+	for i := range s {
+		if runes == 0 {
+			return i
+		}
+		runes--
+	}
+	return len(s)
+}
+
+// batches cut messages into remember calls within its limits.
+func batches(ms []spec.Message) [][]spec.Message {
+	const maxBytes = memory.MaxCallBytes - 64<<10
+	var out [][]spec.Message
+	var cur []spec.Message
+	size := 0
+	for _, m := range ms {
+		if len(cur) == memory.MaxMessages || (len(cur) > 0 && size+len(m.Content) > maxBytes) {
+			out, cur, size = append(out, cur), nil, 0
+		}
+		cur = append(cur, m)
+		size += len(m.Content)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// projectNamespace is the namespace of a project directory: its name and
+// a hash of its path ("project-agentmem-1a2b3c4d").
+func projectNamespace(cwd string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(cwd)))
+	return fmt.Sprintf("project-%s-%x", projectName(cwd), sum[:4])
+}
+
+var notNameChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// projectName is the last element of a project directory, as a namespace
+// may spell it.
+func projectName(cwd string) string {
+	name := notNameChar.ReplaceAllString(filepath.Base(filepath.Clean(cwd)), "-")
+	name = strings.Trim(name, "-.")
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	if name == "" {
+		name = "root"
+	}
+	return name
+}

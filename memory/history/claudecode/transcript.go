@@ -1,0 +1,263 @@
+// Package claudecode reads Claude Code's session transcripts (the JSON Lines
+// files under ~/.claude/projects/<project>/<session>.jsonl) as conversation:
+// the user's prompts and the assistant's text, verbatim, each turn with its
+// own timestamp and the transcript's message uuid as its id. Everything
+// that is not conversation is left out and counted by reason: tool calls
+// and results, thinking, subagents' sidechains, meta and command-wrapper
+// lines, and the bookkeeping lines (queue-operation, attachment, progress,
+// file-history-snapshot, api-request*, tools-used, last-prompt, cost-state,
+// summary, ...).
+//
+// The hook capture (agentmem hook claude-code) and the history import
+// (agentmem import --from claude-code) both read transcripts with Parse, so
+// a session captured by one and imported by the other is stored once.
+//
+// Claude Code writes one line per content block of a model reply; the
+// blocks of one reply (one API message id) that follow each other make one
+// turn, identified by the uuid of its first text line.
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Turn is one conversation turn of a transcript.
+type Turn struct {
+	ID   string // the uuid of the transcript line (of a reply's first text line)
+	Role string // "user" or "assistant"
+	Text string
+	Time time.Time
+	// Session is Claude Code's session id, and CWD the project directory
+	// the turn was said in.
+	Session, CWD string
+}
+
+// Skipped counts the lines and blocks left out, by reason.
+type Skipped map[string]int
+
+// Add adds o's counts to s.
+func (s Skipped) Add(o Skipped) {
+	for k, v := range o {
+		s[k] += v
+	}
+}
+
+// Result is what Parse read.
+type Result struct {
+	Turns   []Turn
+	Skipped Skipped
+	// Consumed is how many bytes of the input were read: every complete
+	// line. A last line without its newline (a transcript being written)
+	// is left for the next read, unless final.
+	Consumed int
+	// Bad lists the 1-based numbers (counted from the start of the input)
+	// of lines that are not JSON.
+	Bad []int
+}
+
+// line is the part of a transcript line Parse reads.
+type line struct {
+	Type             string    `json:"type"`
+	UUID             string    `json:"uuid"`
+	SessionID        string    `json:"sessionId"`
+	CWD              string    `json:"cwd"`
+	Timestamp        time.Time `json:"timestamp"`
+	IsSidechain      bool      `json:"isSidechain"`
+	IsMeta           bool      `json:"isMeta"`
+	IsCompactSummary bool      `json:"isCompactSummary"`
+	TranscriptOnly   bool      `json:"isVisibleInTranscriptOnly"`
+	IsAPIError       bool      `json:"isApiErrorMessage"`
+	Message          *struct {
+		ID      string          `json:"id"`
+		Role    string          `json:"role"`
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type block struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Parse reads the complete lines of data (a transcript, or the part of one
+// after what an earlier Parse consumed). final reads a last line that has
+// no newline too (a whole file read for import, not one being written).
+func Parse(data []byte, final bool) Result {
+	res := Result{Skipped: Skipped{}}
+	p := parser{res: &res}
+	n := 0
+	for len(data) > res.Consumed {
+		rest := data[res.Consumed:]
+		end := bytes.IndexByte(rest, '\n')
+		if end < 0 && !final {
+			break
+		}
+		if end < 0 {
+			end = len(rest)
+		}
+		n++
+		p.line(rest[:end], n)
+		res.Consumed += min(end+1, len(rest))
+	}
+	p.flush()
+	return res
+}
+
+type parser struct {
+	res *Result
+	// reply is the assistant turn being joined from its blocks, and msgID
+	// its API message id.
+	reply *Turn
+	msgID string
+}
+
+func (p *parser) skip(reason string) { p.res.Skipped[reason]++ }
+
+func (p *parser) flush() {
+	if p.reply != nil && strings.TrimSpace(p.reply.Text) != "" {
+		p.res.Turns = append(p.res.Turns, *p.reply)
+	}
+	p.reply, p.msgID = nil, ""
+}
+
+func (p *parser) line(raw []byte, n int) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return
+	}
+	var l line
+	if err := json.Unmarshal(raw, &l); err != nil {
+		p.res.Bad = append(p.res.Bad, n)
+		p.skip("not JSON")
+		return
+	}
+	if reason := leftOut(l); reason != "" {
+		if l.Type == "user" {
+			p.flush() // a tool result ends the reply before it
+		}
+		p.skip(reason)
+		return
+	}
+	switch l.Type {
+	case "user":
+		p.flush()
+		p.user(l)
+	case "assistant":
+		p.assistant(l)
+	}
+}
+
+// leftOut says why a line is not conversation, or "".
+func leftOut(l line) string {
+	switch {
+	case l.Type != "user" && l.Type != "assistant":
+		if l.Type == "" {
+			return "line without a type"
+		}
+		return l.Type
+	case l.Message == nil:
+		return "line without a message"
+	case l.IsSidechain:
+		return "sidechain (subagent)"
+	case l.IsMeta, l.TranscriptOnly:
+		return "meta"
+	case l.IsCompactSummary:
+		return "compaction summary"
+	case l.IsAPIError || l.Message.Model == "<synthetic>":
+		return "synthetic message"
+	case l.UUID == "":
+		return "line without a uuid"
+	}
+	return ""
+}
+
+func (p *parser) user(l line) {
+	texts, other := blocks(l.Message.Content)
+	if other["tool_result"] > 0 {
+		p.skip("tool result")
+		return
+	}
+	p.countOther(other)
+	text := strings.Join(texts, "\n\n")
+	if reason := notSaid(text); reason != "" {
+		p.skip(reason)
+		return
+	}
+	p.res.Turns = append(p.res.Turns, Turn{ID: l.UUID, Role: "user", Text: text, Time: l.Timestamp, Session: l.SessionID, CWD: l.CWD})
+}
+
+func (p *parser) assistant(l line) {
+	texts, other := blocks(l.Message.Content)
+	p.countOther(other)
+	if len(texts) == 0 {
+		return // a tool call or thinking block between the reply's texts
+	}
+	text := strings.Join(texts, "\n\n")
+	if p.reply != nil && l.Message.ID != "" && l.Message.ID == p.msgID {
+		p.reply.Text += "\n\n" + text
+		return
+	}
+	p.flush()
+	p.reply = &Turn{ID: l.UUID, Role: "assistant", Text: text, Time: l.Timestamp, Session: l.SessionID, CWD: l.CWD}
+	p.msgID = l.Message.ID
+}
+
+func (p *parser) countOther(other map[string]int) {
+	for t, n := range other {
+		p.res.Skipped[t+" block"] += n
+	}
+}
+
+// blocks returns the text of content's text blocks (a plain string is
+// one), and counts the other blocks by type.
+func blocks(content json.RawMessage) ([]string, map[string]int) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return []string{s}, nil
+	}
+	var bs []block
+	if json.Unmarshal(content, &bs) != nil {
+		return nil, map[string]int{"unreadable content": 1}
+	}
+	var texts []string
+	other := map[string]int{}
+	for _, b := range bs {
+		if b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<system-reminder>") {
+			texts = append(texts, b.Text)
+		} else if b.Type == "text" {
+			other["system-reminder"]++
+		} else {
+			other[b.Type]++
+		}
+	}
+	return texts, other
+}
+
+// wrappers start the lines Claude Code writes for slash commands, shell
+// escapes and their output: the user's words are not in them.
+var wrappers = []string{
+	"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+	"<local-command-stderr>", "<local-command-caveat>", "<bash-input>", "<bash-stdout>",
+	"<bash-stderr>", "<user-memory-input>", "<task-notification>",
+}
+
+// notSaid says why a user text is not something the user said, or "".
+func notSaid(text string) string {
+	t := strings.TrimSpace(text)
+	switch {
+	case t == "":
+		return "empty"
+	case strings.HasPrefix(t, "[Request interrupted by user"):
+		return "interruption notice"
+	}
+	for _, w := range wrappers {
+		if strings.HasPrefix(t, w) {
+			return "command wrapper"
+		}
+	}
+	return ""
+}
