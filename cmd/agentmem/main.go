@@ -44,6 +44,7 @@ type cli struct {
 	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder, and rebuild the text index."`
 	Check     checkCmd     `cmd:"" help:"Verify the embedded store's files (records, text index, vectors) without changing them; exits 1 on a problem."`
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
+	Setup     setupCmd     `cmd:"" help:"Add agentmem to an agent host: its MCP server and its hooks (claude-code)."`
 	Hook      hookCmd      `cmd:"" help:"Run as an agent host's hook (agentmem setup registers it)."`
 	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
 	Bench     benchCmd     `cmd:"" help:"Measure the embedded store at scale: ingest, recall latency per fusion mode against a plain vector scan, vector recall@10, RSS, open time."`
