@@ -1,0 +1,118 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"agentmem/evals/peers"
+)
+
+// ClaudeCodeVersion is the Claude Code release the tests and the host
+// eval run (npm @anthropic-ai/claude-code; its native binary comes as an
+// optional npm package).
+const ClaudeCodeVersion = "2.1.328"
+
+var claudePackage = peers.Package{
+	Name: "@anthropic-ai/claude-code", Version: ClaudeCodeVersion, Entry: "bin/claude.exe",
+	AllowScripts: []string{"@anthropic-ai/claude-code"},
+}
+
+// InstallClaudeCode installs Claude Code with npm into the peers' cache
+// (cache "" is its default) and returns the path of its claude binary.
+func InstallClaudeCode(ctx context.Context, cache string, log func(string, ...any)) (string, error) {
+	inst, err := peers.Installer{CacheDir: cache, Log: log}.Install(ctx, claudePackage)
+	if err != nil {
+		return "", err
+	}
+	return inst.Entry, nil
+}
+
+// ClaudeCode runs real `claude -p` sessions against a scripted model, in a
+// home of their own (its settings, its transcripts).
+type ClaudeCode struct {
+	Binary string // the claude binary
+	Home   string // HOME of every run
+	Model  *Model
+	// Args are added to every run (e.g. --mcp-config FILE); Env to its
+	// environment.
+	Args []string
+	Env  []string
+}
+
+// Run is one finished claude -p run.
+type Run struct {
+	SessionID string // Claude Code's session id
+	Result    string // the model's last reply
+	Output    string // what claude printed (its JSON result)
+	Stderr    string
+}
+
+// Prompt runs `claude -p prompt` in dir (a project directory) with extra
+// arguments (e.g. --resume ID), and returns when the session has ended.
+func (c ClaudeCode) Prompt(ctx context.Context, dir, prompt string, extra ...string) (Run, error) {
+	args := append([]string{"-p", prompt, "--output-format", "json", "--allowedTools", "mcp__agentmem__recall,mcp__agentmem__today"}, c.Args...)
+	cmd := exec.CommandContext(ctx, c.Binary, append(args, extra...)...)
+	cmd.Dir = dir
+	cmd.Env = append(c.environ(), c.Env...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	cmd.Stdin = strings.NewReader("")
+	err := cmd.Run()
+	r := Run{Output: out.String(), Stderr: stderr.String()}
+	if err != nil {
+		return r, fmt.Errorf("claude -p %.40q: %w\n%s", prompt, err, tail(r.Stderr+r.Output, 2000))
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+		Result    string `json:"result"`
+		IsError   bool   `json:"is_error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.SessionID == "" {
+		return r, fmt.Errorf("claude -p %.40q printed no JSON result with a session id: %v\n%s", prompt, err, tail(r.Output, 2000))
+	}
+	r.SessionID, r.Result = res.SessionID, res.Result
+	if res.IsError {
+		return r, fmt.Errorf("claude -p %.40q ended in an error: %s", prompt, res.Result)
+	}
+	return r, nil
+}
+
+// environ is what claude runs with: offline, against the scripted model,
+// in its own home, with MCP tools offered directly (not behind a search).
+func (c ClaudeCode) environ() []string {
+	keep := []string{"PATH", "TMPDIR", "LANG", "TZ"}
+	var env []string
+	for _, k := range keep {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return append(env,
+		"HOME="+c.Home,
+		"ANTHROPIC_BASE_URL="+c.Model.URL,
+		"ANTHROPIC_API_KEY=scripted",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"ENABLE_TOOL_SEARCH=false",
+	)
+}
+
+// Transcript is the path of a session's transcript under Home, as Claude
+// Code names it (the project directory with every / as -).
+func (c ClaudeCode) Transcript(dir, session string) string {
+	abs, _ := filepath.Abs(dir)
+	return filepath.Join(c.Home, ".claude", "projects", strings.NewReplacer("/", "-", ".", "-").Replace(abs), session+".jsonl")
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

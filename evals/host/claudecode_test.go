@@ -1,0 +1,270 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The real host: Claude Code from npm, run as `claude -p` against a
+// scripted model on loopback, with agentmem registered by its own setup
+// command. Two sessions are captured through the hooks, the hook is run
+// again (nothing stored twice), one session is resumed (its new turns
+// appended), and a third session's recall inside Claude Code shows the
+// model the dated passages after "Today is". Where npm or the package is
+// unreachable the test skips and says why; AGENTMEM_TEST_CLAUDE=PATH runs
+// a claude binary already installed.
+
+// claudeBinary installs Claude Code (or takes AGENTMEM_TEST_CLAUDE).
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("AGENTMEM_TEST_CLAUDE"); p != "" {
+		return p
+	}
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skipf("Claude Code's npm package is tested on Linux and macOS, not %s", runtime.GOOS)
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("skipping the real-host test: npm is not installed (it installs Claude Code from npm)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin, err := InstallClaudeCode(ctx, "", t.Logf)
+	if err != nil {
+		t.Skipf("skipping the real-host test: Claude Code could not be installed from npm: %v", err)
+	}
+	return bin
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// agentmemBinary builds cmd/agentmem once per test binary.
+func agentmemBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agentmem-host")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "agentmem")
+		out, err := exec.Command("go", "build", "-o", built, "agentmem/cmd/agentmem").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built != "" {
+		os.RemoveAll(filepath.Dir(built))
+	}
+	os.Exit(code)
+}
+
+// script is the test's model: "Recall: Q" makes it call recall with Q;
+// any other prompt it answers "Noted: PROMPT"; after a tool result it
+// says it has read it.
+func script(r Request) Reply {
+	if len(r.ToolResults()) > 0 {
+		return Reply{Text: "I have read the memories."}
+	}
+	p := prompt(r)
+	if q, ok := strings.CutPrefix(p, "Recall: "); ok {
+		return Reply{ToolName: "mcp__agentmem__recall", ToolArgs: map[string]any{"query": q}}
+	}
+	return Reply{Text: "Noted: " + p}
+}
+
+// prompt is the user's prompt in a request: the last user text that is
+// not a system reminder or a hook's context.
+func prompt(r Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		for j := len(m.Content) - 1; j >= 0; j-- {
+			b := m.Content[j]
+			if b.Type == "text" && !strings.HasPrefix(b.Text, "<") && !strings.Contains(b.Text, "hook") {
+				return strings.TrimSpace(b.Text)
+			}
+		}
+	}
+	return ""
+}
+
+type env struct {
+	t         *testing.T
+	am, data  string
+	home, dir string
+	cc        ClaudeCode
+}
+
+func (e env) agentmem(stdin string, args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command(e.am, append([]string{"--data-dir", e.data, "--log-level", "warn"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "NO_COLOR=1")
+	cmd.Dir = e.dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		e.t.Fatalf("agentmem %v: %v\n%s%s", args, err, out.String(), stderr.String())
+	}
+	return out.String()
+}
+
+type stored struct {
+	Session, Role, Text, Key string
+}
+
+// memories reads the whole memory through agentmem export.
+func (e env) memories() []stored {
+	e.t.Helper()
+	var out []stored
+	sc := bufio.NewScanner(strings.NewReader(e.agentmem("", "export")))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var m struct {
+			Format    string `json:"format"`
+			SessionID string `json:"session_id"`
+			Role      string `json:"role"`
+			Text      string `json:"text"`
+			Key       string `json:"key"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			e.t.Fatalf("export line: %v", err)
+		}
+		if m.Format == "" {
+			out = append(out, stored{m.SessionID, m.Role, m.Text, m.Key})
+		}
+	}
+	return out
+}
+
+func (e env) session(id string) []string {
+	var out []string
+	for _, m := range e.memories() {
+		if m.Session == id {
+			out = append(out, m.Role+": "+m.Text)
+		}
+	}
+	return out
+}
+
+func TestClaudeCodeRealHost(t *testing.T) {
+	claude := claudeBinary(t)
+	home := t.TempDir()
+	e := env{t: t, am: agentmemBinary(t), home: home, data: filepath.Join(home, "data"), dir: filepath.Join(home, "project")}
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	model, err := StartModel(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	e.cc = ClaudeCode{Binary: claude, Home: home, Model: model}
+	out := e.agentmem("", "setup", "claude-code")
+	if !strings.Contains(out, "settings.json: updated") {
+		t.Fatalf("setup: %s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	one := "My sister Ana moved to Lisbon in March."
+	two := "I adopted a golden retriever named Biscuit 🐕, and I'm teaching him «sitz»."
+	r1 := mustPrompt(t, e, ctx, one)
+	r2 := mustPrompt(t, e, ctx, two)
+	want1 := []string{"user: " + one, "assistant: Noted: " + one}
+	assertSession(t, e, r1.SessionID, want1)
+	assertSession(t, e, r2.SessionID, []string{"user: " + two, "assistant: Noted: " + two})
+
+	// the hook run again, three times: nothing stored twice
+	stop := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":"Stop"}`, r1.SessionID, e.cc.Transcript(e.dir, r1.SessionID), e.dir)
+	for range 3 {
+		e.agentmem(stop, "hook", "claude-code")
+	}
+	assertSession(t, e, r1.SessionID, want1)
+
+	// a resumed session appends its new turns
+	three := "Ana's new flat is in Alfama."
+	if r, err := e.cc.Prompt(ctx, e.dir, three, "--resume", r1.SessionID); err != nil || r.SessionID != r1.SessionID {
+		t.Fatalf("resume: %+v %v", r, err)
+	}
+	assertSession(t, e, r1.SessionID, append(want1, "user: "+three, "assistant: Noted: "+three))
+
+	// a third session recalls inside Claude Code
+	before := len(model.Requests())
+	mustPrompt(t, e, ctx, "Recall: Where does my sister live?")
+	shown := toolResult(t, model.Requests()[before:])
+	header := regexp.MustCompile(`(?m)^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session ` + regexp.QuoteMeta(r1.SessionID) + `\]$`)
+	if !strings.HasPrefix(shown, "Today is ") || !header.MatchString(shown) || !strings.Contains(shown, "\nuser: My sister Ana moved to Lisbon in March") {
+		t.Errorf("the model was shown:\n%s\nwant 'Today is ...', then session %s's dated passage", shown, r1.SessionID)
+	}
+	if strings.Contains(shown, `"memories"`) {
+		t.Errorf("the model was shown recall's JSON:\n%s", shown)
+	}
+	if !sessionStartShown(model.Requests()[before:]) {
+		t.Errorf("no request of the third session carries the SessionStart hook's 'Today is ...'")
+	}
+}
+
+func mustPrompt(t *testing.T, e env, ctx context.Context, p string) Run {
+	t.Helper()
+	r, err := e.cc.Prompt(ctx, e.dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func assertSession(t *testing.T, e env, id string, want []string) {
+	t.Helper()
+	got := e.session(id)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("session %s holds:\n%s\nwant:\n%s", id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// toolResult is the text of the recall result the model was handed.
+func toolResult(t *testing.T, reqs []Request) string {
+	t.Helper()
+	for _, r := range reqs {
+		for _, b := range r.ToolResults() {
+			if b.IsError {
+				t.Fatalf("recall failed inside Claude Code: %s", b.Content.Text())
+			}
+			return b.Content.Text()
+		}
+	}
+	t.Fatal(errors.New("no request carried a tool result: Claude Code did not run recall"))
+	return ""
+}
+
+// sessionStartShown says whether the session's first request (made
+// before any tool ran) carries the SessionStart hook's date.
+func sessionStartShown(reqs []Request) bool {
+	return len(reqs) > 0 && bytes.Contains(reqs[0].Raw, []byte("Today is "))
+}
