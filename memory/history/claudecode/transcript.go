@@ -118,7 +118,11 @@ type parser struct {
 func (p *parser) skip(reason string) { p.res.Skipped[reason]++ }
 
 func (p *parser) flush() {
-	if p.reply != nil && strings.TrimSpace(p.reply.Text) != "" {
+	switch {
+	case p.reply == nil:
+	case strings.TrimSpace(p.reply.Text) == "":
+		p.skip("empty")
+	default:
 		p.res.Turns = append(p.res.Turns, *p.reply)
 	}
 	p.reply, p.msgID = nil, ""
@@ -163,10 +167,10 @@ func leftOut(l line) string {
 		return "line without a message"
 	case l.IsSidechain:
 		return "sidechain (subagent)"
+	case l.IsCompactSummary: // before meta: it is also transcript-only
+		return "compaction summary"
 	case l.IsMeta, l.TranscriptOnly:
 		return "meta"
-	case l.IsCompactSummary:
-		return "compaction summary"
 	case l.IsAPIError || l.Message.Model == "<synthetic>":
 		return "synthetic message"
 	case l.UUID == "":
@@ -193,6 +197,9 @@ func (p *parser) user(l line) {
 func (p *parser) assistant(l line) {
 	texts, other := blocks(l.Message.Content)
 	p.countOther(other)
+	if len(texts) == 0 && len(other) == 0 {
+		p.skip("empty")
+	}
 	if len(texts) == 0 {
 		return // a tool call or thinking block between the reply's texts
 	}
