@@ -91,7 +91,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 		return err
 	}
 	res := claudecode.Parse(data, false)
-	reportBad(in.TranscriptPath, cur.Lines, data, res)
+	reportBad(c.errs, in.TranscriptPath, cur.Lines, data, res)
 	if len(res.Turns) > 0 {
 		if cur.Started.IsZero() {
 			cur.Started = res.Turns[0].Time
@@ -133,7 +133,7 @@ func readNew(path string, cur cursor) ([]byte, cursor, error) {
 
 // reportBad says on stderr which lines were not JSON; a transcript in
 // which no line is one is not a transcript.
-func reportBad(path string, before int, data []byte, res claudecode.Result) {
+func reportBad(w io.Writer, path string, before int, data []byte, res claudecode.Result) {
 	if len(res.Bad) == 0 {
 		return
 	}
@@ -147,10 +147,10 @@ func reportBad(path string, before int, data []byte, res claudecode.Result) {
 		what += fmt.Sprintf(" and %d more", n-5)
 	}
 	if n == bytes.Count(data[:res.Consumed], []byte{'\n'}) {
-		fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s is not a Claude Code transcript (no line is JSON); nothing stored\n", path)
+		fmt.Fprintf(w, "agentmem hook claude-code: %s is not a Claude Code transcript (no line is JSON); nothing stored\n", path)
 		return
 	}
-	fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s: %s not JSON, left out; the other turns are stored\n", path, what)
+	fmt.Fprintf(w, "agentmem hook claude-code: %s: %s not JSON, left out; the other turns are stored\n", path, what)
 }
 
 // store remembers turns in as few remember calls as the limits allow,
