@@ -196,18 +196,26 @@ func messages(turns []claudecode.Turn) []spec.Message {
 }
 
 // split cuts text into parts of at most limit characters, at a line end
-// where there is one in the part's second half.
+// where there is one in the part's second half. A part of blanks only (a
+// run of them longer than a part) is left out: remember refuses an empty
+// message, and would refuse the whole capture with it, every time.
 func split(text string, limit int) []string {
 	var parts []string
+	add := func(p string) {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, p)
+		}
+	}
 	for utf8.RuneCountInString(text) > limit {
 		cut := byteOffset(text, limit)
 		if nl := strings.LastIndexByte(text[:cut], '\n'); nl > cut/2 {
 			cut = nl + 1
 		}
-		parts = append(parts, text[:cut])
+		add(text[:cut])
 		text = text[cut:]
 	}
-	return append(parts, text)
+	add(text)
+	return parts
 }
 
 func byteOffset(s string, runes int) int {
