@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"agentmem/memory"
+	"agentmem/memory/history/claudecode"
+	"agentmem/tools/spec"
 )
 
 // The hook driven through its Run, as Claude Code runs it: the hook's JSON
@@ -195,7 +198,7 @@ func checkStored(t testing.TB, ms []memory.Memory, want []wantTurn, sessionDate 
 	for i := range max(len(ms), len(want)) {
 		switch {
 		case i >= len(ms):
-			t.Errorf("turn %d lost: %s %q", i, want[i].role, want[i].text)
+			t.Errorf("turn %d lost: %s %.80q", i, want[i].role, want[i].text)
 		case i >= len(want):
 			t.Errorf("turn %d stored but not said (a duplicate?): %s %s %.60q", i, ms[i].Key, ms[i].Role, ms[i].Text)
 		case ms[i].Key != want[i].key || ms[i].Role != want[i].role || ms[i].Text != want[i].text:
@@ -399,4 +402,107 @@ func TestCaptureLinesNotJSON(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errs, want)
 	}
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}
+
+// joinParts is ms with the parts of a turn too long for one message (keys
+// id#2, id#3, ...) joined back into it, after checking each part's key and
+// length.
+func joinParts(t testing.TB, ms []memory.Memory) []memory.Memory {
+	t.Helper()
+	var out []memory.Memory
+	part := 1
+	for _, m := range ms {
+		if n := len([]rune(m.Text)); n > memory.MaxContentChars {
+			t.Errorf("memory %s holds %d characters, over the limit", m.Key, n)
+		}
+		base, k, isPart := strings.Cut(m.Key, "#")
+		if !isPart {
+			out, part = append(out, m), 1
+			continue
+		}
+		part++
+		if prev := &out[len(out)-1]; prev.Key != base || k != fmt.Sprint(part) {
+			t.Errorf("part %s follows %s", m.Key, prev.Key)
+		} else {
+			prev.Text += m.Text
+		}
+	}
+	return out
+}
+
+// A 64 MB tool result is left out; a prompt longer than a message may be
+// (pasted logs: lines, a run without a line end) is stored whole in parts;
+// a run of blanks longer than a part keeps
+// every word around it (a part of blanks only is left out: remember
+// refuses an empty message, and used to refuse the whole capture with it).
+func TestCaptureHugeLines(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Read the big log.", "Reading it.", "It is big.", "r"))
+	x.write(t, x.hugeToolResult(64<<20))
+	long := "Here is my log:\n" + strings.Repeat("línea del registro — 記録 🪵\n", 4000) +
+		strings.Repeat("x", 200_000) + "\nWhat went wrong?"
+	blanks := "Before the blanks." + strings.Repeat(" ", 140_000) + strings.Repeat("\n", 70_000) + "After the blanks."
+	for _, prompt := range []string{long, blanks} {
+		p, id, at := x.user(prompt)
+		x.want = append(x.want, wantTurn{id, "user", prompt, at})
+		x.write(t, p)
+	}
+	x.stop(t, e)
+	ms := stored(t, e, "default", sess1)
+	if len(ms) < 10 {
+		t.Errorf("%d memories: the prompt was not cut into parts of at most %d characters", len(ms), memory.MaxContentChars)
+	}
+	got := joinParts(t, ms)
+	if len(got) == len(x.want) {
+		if g := strings.Fields(got[4].Text); !reflect.DeepEqual(g, strings.Fields(blanks)) {
+			t.Errorf("the prompt with a long run of blanks became %.200q", got[4].Text)
+		}
+		got[4].Text = blanks
+	}
+	checkStored(t, got, x.want, x.want[0].at)
+}
+
+// hugeToolResult is a tool result line of size bytes, written by hand
+// (json.Marshal takes seconds over 64 MB).
+func (x *transcript) hugeToolResult(size int) []byte {
+	id, at := x.tick()
+	head := fmt.Sprintf(`{"type":"user","uuid":%q,"timestamp":%q,"sessionId":%q,"cwd":%q,"isSidechain":false,`+
+		`"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_big","content":"`,
+		id, at.Format(time.RFC3339Nano), x.session, x.cwd)
+	const unit = `0123456789 tool output: ok\n`
+	return []byte(head + strings.Repeat(unit, size/len(unit)) + `"}]}}` + "\n")
+}
+
+// A capture larger than one remember call may be is sent in several, each
+// within the limits, in order.
+func TestCaptureBatches(t *testing.T) {
+	var turns []claudecode.Turn
+	for i := range 300 {
+		text := strings.Repeat("🪵 journal ", 3000+i) // 4-byte runes: bytes, not characters, fill a call
+		turns = append(turns, claudecode.Turn{ID: fmt.Sprint("u", i), Role: "user", Text: text})
+	}
+	turns = append(turns, claudecode.Turn{ID: "u-long", Role: "assistant", Text: strings.Repeat("ß", 3*memory.MaxContentChars+5)})
+	ms := messages(turns)
+	var sent []spec.Message
+	bs := batches(ms)
+	if len(bs) < 2 {
+		t.Fatalf("%d calls for %d messages", len(bs), len(ms))
+	}
+	for i, b := range bs {
+		size := 0
+		for _, m := range b {
+			size += len(m.Content)
+		}
+		if size > memory.MaxCallBytes || len(b) > memory.MaxMessages || len(b) == 0 {
+			t.Errorf("call %d: %d messages, %d bytes", i, len(b), size)
+		}
+		sent = append(sent, b...)
+	}
+	if !reflect.DeepEqual(sent, ms) {
+		t.Errorf("the calls do not send the messages in order, each once")
+	}
+	if last := sent[len(sent)-1]; last.ID != "u-long#4" || len([]rune(last.Content)) != 5 {
+		t.Errorf("last part %s of %d characters, want u-long#4 of 5", last.ID, len([]rune(last.Content)))
+	}
 }
