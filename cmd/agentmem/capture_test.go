@@ -328,7 +328,6 @@ func TestCaptureTruncatedLine(t *testing.T) {
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 }
 
-
 // Bad input: a clear message on stderr, nil from Run (exit 0), nothing
 // stored, and the next good run captures everything.
 func TestCaptureBadInput(t *testing.T) {
@@ -504,5 +503,27 @@ func TestCaptureBatches(t *testing.T) {
 	}
 	if last := sent[len(sent)-1]; last.ID != "u-long#4" || len([]rune(last.Content)) != 5 {
 		t.Errorf("last part %s of %d characters, want u-long#4 of 5", last.ID, len([]rune(last.Content)))
+	}
+}
+
+// A transcript whose first lines have no timestamp: the session is dated
+// by its first turn that has one, never the year 1, and every memory of
+// the session has the same date.
+func TestCaptureWithoutTimestamps(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	b := x.line(map[string]any{"type": "user", "uuid": "u-no-time", "message": map[string]any{"role": "user", "content": "When did I say this?"}})
+	x.write(t, b)
+	x.stop(t, e)
+	x.write(t, x.exchange("And this?", "Now.", "Yes.", "r"))
+	x.stop(t, e)
+	ms := stored(t, e, "default", sess1)
+	if len(ms) != 4 || ms[0].Key != "u-no-time" || ms[0].Timestamp != nil {
+		t.Fatalf("stored %d memories, want 4, the first without a timestamp", len(ms))
+	}
+	for _, m := range ms {
+		if !m.SessionDate.Equal(ms[0].SessionDate) || m.SessionDate.Year() != 2026 {
+			t.Errorf("memory %s dated %v, the session's first %v", m.Key, m.SessionDate, ms[0].SessionDate)
+		}
 	}
 }
