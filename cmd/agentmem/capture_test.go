@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -525,5 +526,122 @@ func TestCaptureWithoutTimestamps(t *testing.T) {
 		if !m.SessionDate.Equal(ms[0].SessionDate) || m.SessionDate.Year() != 2026 {
 			t.Errorf("memory %s dated %v, the session's first %v", m.Key, m.SessionDate, ms[0].SessionDate)
 		}
+	}
+}
+
+// Hooks of two sessions at once, and two hooks of one session at once, as
+// Claude Code runs them when sessions end together: each waits its turn,
+// none fails, and every turn is stored once.
+func TestCaptureConcurrent(t *testing.T) {
+	e := hookEnv(t)
+	a := newTranscript(t, sess1, "/home/sam/src/garden")
+	b := newTranscript(t, "3b1f0e2d-7c4a-4d5e-8f6a-9b0c1d2e3f4a", "/home/sam/src/kitchen")
+	for round := range 3 {
+		a.write(t, a.exchange(fmt.Sprintf("Garden question %d?", round), "Garden answer.", "More garden.", "r"))
+		b.write(t, b.exchange(fmt.Sprintf("Kitchen question %d?", round), "Kitchen answer.", "More kitchen.", "r"))
+		var wg sync.WaitGroup
+		for _, x := range []*transcript{a, b, a, b} {
+			wg.Go(func() { x.stop(t, e) })
+		}
+		wg.Wait()
+	}
+	checkStored(t, stored(t, e, "default", a.session), a.want, a.want[0].at)
+	checkStored(t, stored(t, e, "default", b.session), b.want, b.want[0].at)
+}
+
+// A hook that cannot get the memory in time (another process holds it and
+// serves no socket) gives up after --timeout, says so, stores nothing and
+// leaves the cursor; the next run captures everything.
+func TestCaptureGivesUp(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Will this be stored?", "Later.", "Yes.", "r"))
+	held, err := openBackend(context.Background(), e.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, errs := hookJSON(t, e, x.event("Stop"), func(c *claudeHookCmd) { c.Timeout = time.Second })
+	if !strings.Contains(errs, "gave up after --timeout 1s") {
+		t.Errorf("stderr %q, want it to say it gave up after --timeout", errs)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the hook took %v with --timeout 1s", d)
+	}
+	if _, err := os.Stat(cursorFile(e.cfg.DataDir, sess1)); !os.IsNotExist(err) {
+		t.Errorf("the cursor moved although nothing was stored (%v)", err)
+	}
+	held.Close()
+	x.stop(t, e)
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}
+
+// With --per-project, each project directory has its own namespace (two
+// projects of one name too), and nothing goes to the default one.
+func TestCapturePerProject(t *testing.T) {
+	e := hookEnv(t)
+	perProject := func(c *claudeHookCmd) { c.PerProject = true }
+	var xs []*transcript
+	for i, cwd := range []string{"/home/sam/src/garden", "/home/sam/old/garden", "/home/sam/Mes Projets/jardín ☀", "/"} {
+		x := newTranscript(t, fmt.Sprintf("%08d-aaaa-4bbb-8ccc-000000000000", i), cwd)
+		x.write(t, x.exchange("Project "+cwd+"?", "Yes.", "Sure.", "r"))
+		x.stop(t, e, perProject)
+		xs = append(xs, x)
+	}
+	seen := map[string]bool{}
+	for _, x := range xs {
+		ns := projectNamespace(x.cwd)
+		if seen[ns] || !strings.HasPrefix(ns, "project-") {
+			t.Errorf("cwd %s: namespace %s", x.cwd, ns)
+		}
+		seen[ns] = true
+		checkStored(t, stored(t, e, ns, x.session), x.want, x.want[0].at)
+	}
+	if got := stored(t, e, "default", xs[0].session); got != nil {
+		t.Errorf("--per-project stored %d memories in the default namespace", len(got))
+	}
+}
+
+// additionalContext reads the hook's output for the model.
+func additionalContext(t testing.TB, out, event string) string {
+	t.Helper()
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName, AdditionalContext string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil || o.HookSpecificOutput.HookEventName != event {
+		t.Fatalf("hook output %q: %v", out, err)
+	}
+	return o.HookSpecificOutput.AdditionalContext
+}
+
+func TestHookSessionStartAndPrompt(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("My golden retriever Biscuit loves the beach at Carcavelos.", "Lovely.", "Noted.", "r"))
+	x.stop(t, e)
+
+	out, errs := hookJSON(t, e, x.event("SessionStart"))
+	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC." || errs != "" {
+		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
+	}
+	prompt := x.event("UserPromptSubmit")
+	prompt["prompt"] = "Which beach does Biscuit love?"
+	if out, errs := hookJSON(t, e, prompt); out != "" || errs != "" {
+		t.Errorf("UserPromptSubmit without --auto-recall printed %q, %q", out, errs)
+	}
+	autoRecall := func(c *claudeHookCmd) { c.AutoRecall = true }
+	out, errs = hookJSON(t, e, prompt, autoRecall)
+	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || !strings.Contains(got, "Today is") || errs != "" {
+		t.Errorf("--auto-recall gave %q (stderr %q)", got, errs)
+	}
+	prompt["prompt"] = "Completely unrelated: what is a monad?"
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
+		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)
+	}
+	prompt["prompt"] = strings.Repeat("a", maxHookInput)
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || !strings.Contains(errs, "over 16 MiB") {
+		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)
 	}
 }
