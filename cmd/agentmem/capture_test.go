@@ -645,3 +645,35 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)
 	}
 }
+
+// BenchmarkStopIncremental is the Stop hook on a 50 MB transcript whose
+// old part is captured (the cursor at its end) and one new exchange
+// follows: the hook reads the new bytes only and opens the memory itself
+// (no server running; no embedding model). Target: 100 ms.
+func BenchmarkStopIncremental(b *testing.B) {
+	e := hookEnv(b)
+	x := newTranscript(b, sess1, "/home/sam/src/garden")
+	result := strings.Repeat("a line of a file the model read\n", 3200) // ~100 KB
+	var old bytes.Buffer
+	for i := 0; old.Len() < 50<<20; i++ {
+		old.Write(x.exchange(fmt.Sprintf("Question %d about the garden?", i), "Let me look.", "Here is what I found.", result))
+	}
+	x.write(b, old.Bytes())
+	x.stop(b, e)
+	if c := readCursor(b, e, sess1); c.Offset != int64(old.Len()) {
+		b.Fatalf("cursor at %d, want %d", c.Offset, old.Len())
+	}
+	stop, _ := json.Marshal(x.event("Stop"))
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		x.write(b, x.exchange(fmt.Sprintf("New question %d?", i), "Looking.", "Found it.", "short result"))
+		b.StartTimer()
+		if _, errs := runHook(b, e, string(stop)); errs != "" {
+			b.Fatal(errs)
+		}
+	}
+	b.StopTimer()
+	if got := len(stored(b, e, "default", sess1)); got != len(x.want) {
+		b.Errorf("%d memories, want %d", got, len(x.want))
+	}
+}
