@@ -21,6 +21,7 @@ import (
 
 type setupCmd struct {
 	ClaudeCode setupClaudeCmd `cmd:"" name:"claude-code" help:"Register agentmem's MCP server and hooks in Claude Code's settings."`
+	Codex      setupCodexCmd  `cmd:"" name:"codex" help:"Register agentmem's MCP server and hooks in Codex CLI's configuration, and trust the hooks (needs the codex binary)."`
 }
 
 type setupClaudeCmd struct {
