@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,10 +88,8 @@ func (c setupClaudeCmd) Run(e *env) error {
 		{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }},
 		{file: files.hooks, edit: func(doc map[string]any) { setHooks(doc, hook, c.events(), c.Uninstall) }},
 	}
-	for _, ch := range changes {
-		if err := ch.apply(c.DryRun); err != nil {
-			return err
-		}
+	if err := applyAll(changes, c.DryRun); err != nil {
+		return err
 	}
 	if !c.DryRun && !c.Uninstall {
 		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s).\n", exe, strings.Join(c.events(), ", "))
@@ -269,22 +268,52 @@ type fileChange struct {
 	edit func(map[string]any)
 }
 
+// applyAll reads and edits every file before it writes any: a file that
+// cannot be read or is not JSON leaves them all as they were.
+func applyAll(changes []fileChange, dry bool) error {
+	olds, neus := make([][]byte, len(changes)), make([][]byte, len(changes))
+	for i, ch := range changes {
+		var err error
+		if olds[i], neus[i], err = ch.plan(); err != nil {
+			return fmt.Errorf("%w; nothing changed", err)
+		}
+	}
+	for i, ch := range changes {
+		if err := ch.write(olds[i], neus[i], dry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // apply reads the file (a missing one is {}), edits it, and writes it
 // back after a backup, unless nothing changed or dry says only to print.
 func (ch fileChange) apply(dry bool) error {
-	old, err := os.ReadFile(ch.file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	old, neu, err := ch.plan()
+	if err != nil {
 		return err
 	}
-	doc := map[string]any{}
-	if len(bytes.TrimSpace(old)) > 0 {
-		if err := json.Unmarshal(old, &doc); err != nil {
-			return fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run setup again", ch.file, err)
-		}
+	return ch.write(old, neu, dry)
+}
+
+// plan reads the file and returns what it holds and what it would hold
+// after the edit; it writes nothing.
+func (ch fileChange) plan() (old, neu []byte, err error) {
+	old, err = os.ReadFile(ch.file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	doc, err := decodeDoc(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run setup again", ch.file, err)
 	}
 	ch.edit(doc)
-	neu, _ := json.MarshalIndent(doc, "", "  ")
-	neu = append(neu, '\n')
+	return old, encodeDoc(doc), nil
+}
+
+// write writes neu over the file after a backup of old, unless they are
+// the same document or dry says only to print.
+func (ch fileChange) write(old, neu []byte, dry bool) error {
 	if before, _ := canonical(old); before != "" && before == mustCanonical(neu) {
 		fmt.Printf("%s: unchanged\n", ch.file)
 		return nil
@@ -314,17 +343,46 @@ func (ch fileChange) apply(dry bool) error {
 	return nil
 }
 
+// decodeDoc reads a settings document ({} when empty). Numbers stay as
+// written: as float64, an id over 2^53 would be rewritten rounded.
+func decodeDoc(b []byte) (map[string]any, error) {
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return doc, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, errors.New("it is null")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after its end")
+	}
+	return doc, nil
+}
+
+// encodeDoc writes doc indented, its text as is (json.Marshal would write
+// a hook's "a > b && c" as "a \u003e b \u0026\u0026 c").
+func encodeDoc(doc map[string]any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(doc)
+	return b.Bytes()
+}
+
 // canonical is a JSON document re-encoded with sorted keys, to compare
 // documents whatever their layout ("" for an empty or invalid one).
 func canonical(b []byte) (string, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return "{}", nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	doc, err := decodeDoc(b)
+	if err != nil {
 		return "", err
 	}
-	out, err := json.Marshal(v)
+	out, err := json.Marshal(doc)
 	return string(out), err
 }
 
