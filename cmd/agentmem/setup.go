@@ -152,10 +152,46 @@ func shellJoin(args []string) string {
 	return strings.Join(q, " ")
 }
 
+// shellSplit splits a command line as the shell would its words (quotes
+// and backslashes; no expansions): the inverse of shellJoin.
+func shellSplit(cmd string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	rs := []rune(cmd)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'' && r != '\'', quote == '"' && r != '"' && r != '\\':
+			w.WriteRune(r)
+		case quote != 0 && r == quote:
+			quote = 0
+		case r == '\\' && i+1 < len(rs):
+			i++
+			w.WriteRune(rs[i])
+			in = true
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote, in = r, true
+		case quote == 0 && (r == ' ' || r == '\t' || r == '\n'):
+			if in {
+				words, in = append(words, w.String()), false
+				w.Reset()
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
 // isOurHook says whether a hook command runs agentmem's Claude Code hook.
 func isOurHook(cmd string) bool {
-	f := strings.Fields(cmd)
-	if len(f) < 3 || !strings.HasPrefix(filepath.Base(strings.Trim(f[0], `'"`)), "agentmem") {
+	f := shellSplit(cmd)
+	if len(f) < 3 || !strings.HasPrefix(f[0][strings.LastIndexAny(f[0], `/\`)+1:], "agentmem") {
 		return false
 	}
 	for i := 1; i+1 < len(f); i++ {
