@@ -403,15 +403,32 @@ func (ch fileChange) write(old, neu []byte, dry bool) error {
 	if err := os.MkdirAll(filepath.Dir(ch.file), 0o755); err != nil {
 		return err
 	}
-	tmp := ch.file + ".agentmem-tmp"
-	if err := os.WriteFile(tmp, neu, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, ch.file); err != nil {
+	if err := replaceFile(ch.file, neu); err != nil {
 		return err
 	}
 	fmt.Printf("%s: updated\n", ch.file)
 	return nil
+}
+
+// replaceFile writes data over file at once (a new file renamed over it),
+// with its mode, and through a symbolic link (settings kept in a dotfiles
+// repository stay there) rather than over it.
+func replaceFile(file string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(file); err == nil {
+		file = target
+	}
+	mode := os.FileMode(0o600)
+	if st, err := os.Stat(file); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp := file + ".agentmem-tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil { // not narrowed by the umask
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // decodeDoc reads a settings document ({} when empty). Numbers stay as
