@@ -418,3 +418,47 @@ func TestSetupOtherServerNamedAgentmem(t *testing.T) {
 		t.Errorf("changed %v", diffKeys(before, after))
 	}
 }
+
+// Settings kept elsewhere behind a symbolic link (a dotfiles repository)
+// are edited there, the link kept; a file's mode is kept; the user's text
+// is written as typed.
+func TestSetupKeepsLinksModesAndText(t *testing.T) {
+	s := newSetupEnv(t)
+	dotfiles := filepath.Join(t.TempDir(), "dotfiles", "settings.json")
+	os.MkdirAll(filepath.Dir(dotfiles), 0o755)
+	os.WriteFile(dotfiles, []byte(userSettings), 0o640)
+	link := filepath.Join(s.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(dotfiles, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	s.must()
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a link (%v)", link, err)
+	}
+	b, _ := os.ReadFile(dotfiles)
+	if ours(commands(readJSON(t, dotfiles), "Stop")) != 1 {
+		t.Errorf("the linked file was not edited:\n%s", b)
+	}
+	if !strings.Contains(string(b), "notify-send 'Claude is done' && echo <done> >> ~/log") {
+		t.Errorf("the user's hook is not written as typed:\n%s", b)
+	}
+	if st, _ := os.Stat(dotfiles); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 as before", st.Mode().Perm())
+	}
+}
+
+// A settings file of null or with text after its object is refused (it
+// was a panic for null).
+func TestSetupOddJSON(t *testing.T) {
+	for _, content := range []string{"null", "[]", `{"a": 1} {"b": 2}`, `"text"`} {
+		s := newSetupEnv(t)
+		p := s.write(".claude/settings.json", content)
+		if err := s.run(); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v", content, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("%s became %s", content, b)
+		}
+	}
+}
