@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -97,7 +98,8 @@ func (c setupCodexCmd) Run(e *env) error {
 		if c.Uninstall {
 			fmt.Printf("%s: would lose mcp_servers.agentmem and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"))
 		} else {
-			fmt.Printf("%s: would hold mcp_servers.agentmem = %v, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), server)
+			b, _ := json.Marshal(server)
+			fmt.Printf("%s: would hold mcp_servers.agentmem = %s, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), b)
 		}
 		return nil
 	}
