@@ -204,15 +204,23 @@ func isOurHook(cmd string) bool {
 }
 
 // setHooks removes agentmem's hooks from doc's "hooks" and, unless
-// uninstalling, adds cmd for each event.
+// uninstalling, adds cmd for each event. What holds none of agentmem's
+// hooks is left exactly as it is (an empty list, a group without hooks).
 func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
 	hooks, _ := doc["hooks"].(map[string]any)
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
+	removed := false
 	for event, v := range hooks {
-		if groups := withoutOurHooks(v); len(groups) > 0 {
-			hooks[event] = groups
+		groups, ok := v.([]any)
+		kept, n := withoutOurHooks(groups)
+		if !ok || n == 0 {
+			continue
+		}
+		removed = true
+		if len(kept) > 0 {
+			hooks[event] = kept
 		} else {
 			delete(hooks, event)
 		}
@@ -224,24 +232,20 @@ func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
 			hooks[event] = append(groups, map[string]any{"hooks": []any{entry}})
 		}
 	}
-	if len(hooks) == 0 {
+	switch {
+	case len(hooks) > 0:
+		doc["hooks"] = hooks
+	case removed:
 		delete(doc, "hooks")
-		return
 	}
-	doc["hooks"] = hooks
 }
 
 // withoutOurHooks is an event's hook groups without agentmem's commands,
-// and without the groups that held nothing else.
-func withoutOurHooks(v any) []any {
-	groups, _ := v.([]any)
-	var out []any
+// and without the groups that held nothing else; n counts the commands
+// removed.
+func withoutOurHooks(groups []any) (out []any, n int) {
 	for _, g := range groups {
-		gm, ok := g.(map[string]any)
-		if !ok {
-			out = append(out, g)
-			continue
-		}
+		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
 		var kept []any
 		for _, h := range hs {
@@ -252,13 +256,18 @@ func withoutOurHooks(v any) []any {
 			}
 			kept = append(kept, h)
 		}
-		if len(kept) == 0 && len(hs) > 0 {
-			continue
+		switch {
+		case len(kept) == len(hs):
+			out = append(out, g)
+		case len(kept) > 0:
+			n += len(hs) - len(kept)
+			gm["hooks"] = kept
+			out = append(out, gm)
+		default:
+			n += len(hs)
 		}
-		gm["hooks"] = kept
-		out = append(out, gm)
 	}
-	return out
+	return out, n
 }
 
 // setServer sets (or, uninstalling, removes) mcpServers.agentmem at path
