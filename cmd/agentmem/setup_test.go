@@ -462,3 +462,21 @@ func TestSetupOddJSON(t *testing.T) {
 		}
 	}
 }
+
+// What holds none of agentmem's hooks is left exactly as it is: a group
+// with an empty list of hooks or none, an event that is not a list (setup
+// wrote "hooks": null into such groups, and dropped such events).
+func TestSetupLeavesOddHooksAlone(t *testing.T) {
+	s := newSetupEnv(t)
+	odd := `{"hooks": {"Stop": [], "Notification": [{"matcher": "x", "hooks": []}, {"matcher": "y"}], "PostToolUse": "not a list"}}`
+	settings := s.write(".claude/settings.json", odd)
+	s.must()
+	doc := readJSON(t, settings)
+	if n := dig(doc, "hooks", "Notification").([]any); !reflect.DeepEqual(n, []any{map[string]any{"matcher": "x", "hooks": []any{}}, map[string]any{"matcher": "y"}}) {
+		t.Errorf("Notification became %v", n)
+	}
+	s.must(uninstall)
+	// an event that held only agentmem's hook goes with it: an empty list
+	// before setup cannot be told from none
+	sameJSON(t, settings, strings.Replace(odd, `"Stop": [], `, "", 1))
+}
