@@ -77,7 +77,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	if in.TranscriptPath == "" {
 		return errors.New("the hook's JSON has no transcript_path")
 	}
-	dir, err := e.cfg.prepare()
+	dir, err := e.cfg.Prepare()
 	if err != nil {
 		return err
 	}
