@@ -91,7 +91,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 		return err
 	}
 	res := claudecode.Parse(data, false)
-	reportBad(in.TranscriptPath, cur.Lines, data, res)
+	reportBad(c.errs, in.TranscriptPath, cur.Lines, res)
 	if len(res.Turns) > 0 {
 		if cur.Started.IsZero() {
 			cur.Started = res.Turns[0].Time
@@ -131,13 +131,17 @@ func readNew(path string, cur cursor) ([]byte, cursor, error) {
 	return data, cur, err
 }
 
-// reportBad says on stderr which lines were not JSON; a transcript in
-// which no line is one is not a transcript.
-func reportBad(path string, before int, data []byte, res claudecode.Result) {
-	if len(res.Bad) == 0 {
+// reportBad says on stderr which lines were not JSON objects; a file of
+// which no line is a transcript's is not a transcript.
+func reportBad(w io.Writer, path string, before int, res claudecode.Result) {
+	if before == 0 && res.Lines > 0 && len(res.Bad)+res.Skipped[claudecode.Untyped] == res.Lines {
+		fmt.Fprintf(w, "agentmem hook claude-code: %s is not a Claude Code transcript (none of its %d lines is a transcript's); nothing stored\n", path, res.Lines)
 		return
 	}
 	n := len(res.Bad)
+	if n == 0 {
+		return
+	}
 	lines := make([]string, 0, min(n, 5))
 	for _, b := range res.Bad[:min(n, 5)] {
 		lines = append(lines, fmt.Sprint(before+b))
@@ -146,11 +150,7 @@ func reportBad(path string, before int, data []byte, res claudecode.Result) {
 	if n > 5 {
 		what += fmt.Sprintf(" and %d more", n-5)
 	}
-	if n == bytes.Count(data[:res.Consumed], []byte{'\n'}) {
-		fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s is not a Claude Code transcript (no line is JSON); nothing stored\n", path)
-		return
-	}
-	fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %s: %s not JSON, left out; the other turns are stored\n", path, what)
+	fmt.Fprintf(w, "agentmem hook claude-code: %s: %s not JSON objects, left out; the other turns are stored\n", path, what)
 }
 
 // store remembers turns in as few remember calls as the limits allow,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,9 +36,10 @@ type hookOptions struct {
 
 type claudeHookCmd struct {
 	hookOptions
-	// in and out are the hook's stdin and stdout (tests set them).
-	in  io.Reader
-	out io.Writer
+	// in, out and errs are the hook's stdin, stdout and stderr (tests set
+	// them).
+	in        io.Reader
+	out, errs io.Writer
 }
 
 // hookInput is the JSON Claude Code sends every hook on stdin.
@@ -54,18 +56,22 @@ type hookInput struct {
 const maxHookInput = 16 << 20
 
 func (c claudeHookCmd) Run(e *env) error {
-	if c.in == nil {
-		c.in, c.out = os.Stdin, os.Stdout
-	}
+	c.in, c.out, c.errs = cmp.Or[io.Reader](c.in, os.Stdin), cmp.Or[io.Writer](c.out, os.Stdout), cmp.Or[io.Writer](c.errs, os.Stderr)
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(os.Stderr, "agentmem hook: internal error (%v); the host goes on\n%s", p, debug.Stack())
+			fmt.Fprintf(c.errs, "agentmem hook: internal error (%v); the host goes on\n%s", p, debug.Stack())
 		}
 	}()
 	ctx, cancel := context.WithTimeout(e.ctx, c.Timeout)
 	defer cancel()
-	if err := c.run(ctx, e); err != nil {
-		fmt.Fprintf(os.Stderr, "agentmem hook claude-code: %v\n", err)
+	// everything the hook does, the wait for the memory included, ends
+	// with --timeout
+	he := &env{ctx: ctx, cfg: e.cfg, log: e.log}
+	if err := c.run(ctx, he); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("gave up after --timeout %s: %w", c.Timeout, err)
+		}
+		fmt.Fprintf(c.errs, "agentmem hook claude-code: %v\n", err)
 	}
 	return nil // never fail the host
 }
@@ -125,7 +131,7 @@ func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) e
 	text := memory.TodayAt(now().In(loc)).Text() + "."
 	if c.StartTokens > 0 && in.CWD != "" {
 		if mem, err := c.recallFor(ctx, e, in, projectName(in.CWD), c.StartTokens); err != nil {
-			fmt.Fprintf(os.Stderr, "agentmem hook claude-code: SessionStart recall: %v\n", err)
+			fmt.Fprintf(c.errs, "agentmem hook claude-code: SessionStart recall: %v\n", err)
 		} else if mem != "" {
 			text += "\n\nMemories of earlier sessions of this project (agentmem):\n" + mem
 		}

@@ -53,10 +53,17 @@ type Result struct {
 	// line. A last line without its newline (a transcript being written)
 	// is left for the next read, unless final.
 	Consumed int
-	// Bad lists the 1-based numbers (counted from the start of the input)
-	// of lines that are not JSON.
-	Bad []int
+	// Lines counts the complete lines read that are not blank, and Bad
+	// lists the 1-based numbers (counted from the start of the input) of
+	// those that are not JSON objects.
+	Lines int
+	Bad   []int
 }
+
+// Untyped is the reason of the JSON objects without a type, which no
+// transcript line is: input whose every line is Bad or Untyped is not a
+// transcript.
+const Untyped = "line without a type"
 
 // line is the part of a transcript line Parse reads.
 type line struct {
@@ -133,10 +140,11 @@ func (p *parser) line(raw []byte, n int) {
 	if len(raw) == 0 {
 		return
 	}
+	p.res.Lines++
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
 		p.res.Bad = append(p.res.Bad, n)
-		p.skip("not JSON")
+		p.skip("not a JSON object")
 		return
 	}
 	if reason := leftOut(l); reason != "" {
@@ -160,7 +168,7 @@ func leftOut(l line) string {
 	switch {
 	case l.Type != "user" && l.Type != "assistant":
 		if l.Type == "" {
-			return "line without a type"
+			return Untyped
 		}
 		return l.Type
 	case l.Message == nil:

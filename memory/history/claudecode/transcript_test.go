@@ -56,7 +56,7 @@ var wantSkipped = Skipped{
 	"image block": 2, "system-reminder block": 1,
 	"sidechain (subagent)": 2, "meta": 2, "command wrapper": 3, "compaction summary": 1,
 	"interruption notice": 2, "synthetic message": 2, "empty": 5,
-	"not JSON": 2, "line without a uuid": 1,
+	"not a JSON object": 2, "line without a uuid": 1,
 }
 
 func readMessy(t testing.TB) []byte {
@@ -94,6 +94,9 @@ func TestParseMessy(t *testing.T) {
 	if want := bytes.LastIndexByte(data, '\n') + 1; res.Consumed != want {
 		t.Errorf("consumed %d bytes, want %d (every complete line, not the last one)", res.Consumed, want)
 	}
+	if want := nonBlank(data[:res.Consumed]); res.Lines != want {
+		t.Errorf("read %d lines, want %d", res.Lines, want)
+	}
 	if notJSON := lineOf(data, "half a line"); !slices.Equal(res.Bad, []int{notJSON, notJSON + 1}) {
 		t.Errorf("bad lines %v, want [%d %d]", res.Bad, notJSON, notJSON+1)
 	}
@@ -101,6 +104,16 @@ func TestParseMessy(t *testing.T) {
 	if got := res.Turns[0].Time; !got.Equal(time.Date(2026, 11, 20, 9, 0, 5, 35e6, time.UTC)) {
 		t.Errorf("first turn's time %v", got)
 	}
+}
+
+func nonBlank(data []byte) int {
+	n := 0
+	for _, l := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // lineOf is the 1-based number of the first line of data holding s.
