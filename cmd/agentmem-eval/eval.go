@@ -70,6 +70,8 @@ type evalFlags struct {
 	PeerCache   string        `name:"peer-cache" placeholder:"DIR" help:"Where the peers are installed (default: <user cache dir>/agentmem-eval/peers)."`
 	Node        string        `name:"node" placeholder:"PATH" help:"The node binary that runs the peers (default: node from PATH); npm installs with the npm from PATH."`
 	PeerTimeout time.Duration `name:"peer-timeout" default:"60s" help:"Longest a peer may take to start, to store one session or to answer one search; a peer that takes longer is counted as a timeout and restarted."`
+
+	hostFlags
 }
 
 // run is one eval command: the benchmark through agentmem's tools, then
@@ -94,7 +96,7 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		return err
 	}
 	defer stop()
-	dialer, hasVectors, closeDialer, err := c.dialer(e)
+	dialer, hasVectors, h, closeDialer, err := c.dialer(e)
 	if err != nil {
 		return err
 	}
@@ -102,6 +104,10 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	o, meta, err := c.options(e, d, dataID, dialer, hasVectors)
 	if err != nil {
 		return err
+	}
+	o.Host = h
+	if h != nil {
+		o.HostQuestions = hostQuestions(d, c.HostN)
 	}
 	meta.Data = dataMeta
 	s, err := c.runAgentmem(e, bench, o, meta)
@@ -137,25 +143,37 @@ func (c evalFlags) sample(d *evals.Dataset, digest string, mproxy int, seed uint
 // unit (--server-cmd), or agentmem in this process, opened as agentmem
 // serve opens it. hasVectors says whether the configurations that need
 // vectors can run; closeDialer releases what dialer opened.
-func (c evalFlags) dialer(e *env) (d evals.Dialer, hasVectors bool, closeDialer func(), err error) {
+func (c evalFlags) dialer(e *env) (d evals.Dialer, hasVectors bool, h evals.Host, closeDialer func(), err error) {
 	if c.ServerCmd != "" {
-		return evals.Stdio{Command: c.ServerCmd}, true, func() {}, nil
+		if c.Host != "" {
+			return nil, false, nil, nil, errors.New("--host runs with the in-process server, not --server-cmd")
+		}
+		return evals.Stdio{Command: c.ServerCmd}, true, nil, func() {}, nil
 	}
 	cfg := e.cfg
 	cfg.NoSync = true // eval ingest is bulk; a lost write only costs a rerun
 	if cfg.DataDir == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return nil, false, nil, fmt.Errorf("no cache directory (%w); set --data-dir", err)
+			return nil, false, nil, nil, fmt.Errorf("no cache directory (%w); set --data-dir", err)
 		}
 		cfg.DataDir = filepath.Join(cache, "agentmem-eval")
 	}
 	b, err := backend.Open(e.ctx, cfg, e.log)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, false, nil, nil, err
 	}
 	d = evals.InProcess{NewServer: b.ServerAt(cfg), Description: b.Describe(cfg)}
-	return d, e.cfg.Embedder != "none", func() { b.Close() }, nil
+	closeDialer = func() { b.Close() }
+	if c.Host != "" {
+		var stop func()
+		if h, stop, err = c.startHost(e, b, cfg); err != nil {
+			b.Close()
+			return nil, false, nil, nil, err
+		}
+		closeDialer = func() { stop(); b.Close() }
+	}
+	return d, e.cfg.Embedder != "none", h, closeDialer, nil
 }
 
 // options are the harness's options for the flags: the configurations, the
@@ -226,6 +244,9 @@ func (c evalFlags) runAgentmem(e *env, bench string, o evals.Options, meta evals
 	}
 	e.log.Info("done", "took", time.Since(start).Round(time.Second), "report", filepath.Join(c.Out, "report.md"))
 	printHeadline(os.Stdout, s)
+	if o.Host != nil {
+		printHostTable(os.Stdout, d, o.Configs, out, meta, o.Host.Name())
+	}
 	return s, nil
 }
 
