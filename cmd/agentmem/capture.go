@@ -94,7 +94,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	reportBad(c.errs, in.TranscriptPath, cur.Lines, res)
 	if len(res.Turns) > 0 {
 		if cur.Started.IsZero() {
-			cur.Started = res.Turns[0].Time
+			cur.Started = firstTime(e, res.Turns)
 		}
 		if err := c.store(ctx, e, c.namespace(e, in.CWD), in.SessionID, cur.Started, res.Turns); err != nil {
 			return err
@@ -103,6 +103,20 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
 	cur.Offset += int64(res.Consumed)
 	return saveCursor(dir, in.SessionID, cur)
+}
+
+// firstTime is the time of the first turn that has one (a line may have
+// no timestamp), or now: the session's date.
+func firstTime(e *env, turns []claudecode.Turn) time.Time {
+	for _, t := range turns {
+		if !t.Time.IsZero() {
+			return t.Time
+		}
+	}
+	if _, now, err := e.cfg.clock(); err == nil {
+		return now()
+	}
+	return time.Now()
 }
 
 // readNew returns the bytes of the transcript after the cursor (all of it
@@ -167,7 +181,10 @@ func (c claudeHookCmd) store(ctx context.Context, e *env, ns, session string, st
 
 func rememberTurns(ctx context.Context, cl *client.Client, ns, session string, started time.Time, turns []claudecode.Turn) error {
 	for _, batch := range batches(messages(turns)) {
-		args := spec.RememberArgs{Messages: batch, SessionID: session, Namespace: ns, SessionDate: started.Format(time.RFC3339Nano)}
+		args := spec.RememberArgs{Messages: batch, SessionID: session, Namespace: ns}
+		if !started.IsZero() { // else the session's date, or now
+			args.SessionDate = started.Format(time.RFC3339Nano)
+		}
 		if _, _, err := cl.Remember(ctx, args); err != nil {
 			return fmt.Errorf("session %s: %w", session, err)
 		}
@@ -196,18 +213,26 @@ func messages(turns []claudecode.Turn) []spec.Message {
 }
 
 // split cuts text into parts of at most limit characters, at a line end
-// where there is one in the part's second half.
+// where there is one in the part's second half. A part of blanks only (a
+// run of them longer than a part) is left out: remember refuses an empty
+// message, and would refuse the whole capture with it, every time.
 func split(text string, limit int) []string {
 	var parts []string
+	add := func(p string) {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, p)
+		}
+	}
 	for utf8.RuneCountInString(text) > limit {
 		cut := byteOffset(text, limit)
 		if nl := strings.LastIndexByte(text[:cut], '\n'); nl > cut/2 {
 			cut = nl + 1
 		}
-		parts = append(parts, text[:cut])
+		add(text[:cut])
 		text = text[cut:]
 	}
-	return append(parts, text)
+	add(text)
+	return parts
 }
 
 func byteOffset(s string, runes int) int {

@@ -9,11 +9,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"agentmem/memory"
+	"agentmem/memory/history/claudecode"
+	"agentmem/tools/spec"
 )
 
 // The hook driven through its Run, as Claude Code runs it: the hook's JSON
@@ -195,7 +199,7 @@ func checkStored(t testing.TB, ms []memory.Memory, want []wantTurn, sessionDate 
 	for i := range max(len(ms), len(want)) {
 		switch {
 		case i >= len(ms):
-			t.Errorf("turn %d lost: %s %q", i, want[i].role, want[i].text)
+			t.Errorf("turn %d lost: %s %.80q", i, want[i].role, want[i].text)
 		case i >= len(want):
 			t.Errorf("turn %d stored but not said (a duplicate?): %s %s %.60q", i, ms[i].Key, ms[i].Role, ms[i].Text)
 		case ms[i].Key != want[i].key || ms[i].Role != want[i].role || ms[i].Text != want[i].text:
@@ -325,7 +329,6 @@ func TestCaptureTruncatedLine(t *testing.T) {
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 }
 
-
 // Bad input: a clear message on stderr, nil from Run (exit 0), nothing
 // stored, and the next good run captures everything.
 func TestCaptureBadInput(t *testing.T) {
@@ -399,4 +402,278 @@ func TestCaptureLinesNotJSON(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errs, want)
 	}
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}
+
+// joinParts is ms with the parts of a turn too long for one message (keys
+// id#2, id#3, ...) joined back into it, after checking each part's key and
+// length.
+func joinParts(t testing.TB, ms []memory.Memory) []memory.Memory {
+	t.Helper()
+	var out []memory.Memory
+	part := 1
+	for _, m := range ms {
+		if n := len([]rune(m.Text)); n > memory.MaxContentChars {
+			t.Errorf("memory %s holds %d characters, over the limit", m.Key, n)
+		}
+		base, k, isPart := strings.Cut(m.Key, "#")
+		if !isPart {
+			out, part = append(out, m), 1
+			continue
+		}
+		part++
+		if prev := &out[len(out)-1]; prev.Key != base || k != fmt.Sprint(part) {
+			t.Errorf("part %s follows %s", m.Key, prev.Key)
+		} else {
+			prev.Text += m.Text
+		}
+	}
+	return out
+}
+
+// A 64 MB tool result is left out; a prompt longer than a message may be
+// (pasted logs: lines, a run without a line end) is stored whole in parts;
+// a run of blanks longer than a part keeps
+// every word around it (a part of blanks only is left out: remember
+// refuses an empty message, and used to refuse the whole capture with it).
+func TestCaptureHugeLines(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Read the big log.", "Reading it.", "It is big.", "r"))
+	x.write(t, x.hugeToolResult(64<<20))
+	long := "Here is my log:\n" + strings.Repeat("línea del registro — 記録 🪵\n", 4000) +
+		strings.Repeat("x", 200_000) + "\nWhat went wrong?"
+	blanks := "Before the blanks." + strings.Repeat(" ", 140_000) + strings.Repeat("\n", 70_000) + "After the blanks."
+	for _, prompt := range []string{long, blanks} {
+		p, id, at := x.user(prompt)
+		x.want = append(x.want, wantTurn{id, "user", prompt, at})
+		x.write(t, p)
+	}
+	x.stop(t, e)
+	ms := stored(t, e, "default", sess1)
+	if len(ms) < 10 {
+		t.Errorf("%d memories: the prompt was not cut into parts of at most %d characters", len(ms), memory.MaxContentChars)
+	}
+	got := joinParts(t, ms)
+	if len(got) == len(x.want) {
+		if g := strings.Fields(got[4].Text); !reflect.DeepEqual(g, strings.Fields(blanks)) {
+			t.Errorf("the prompt with a long run of blanks became %.200q", got[4].Text)
+		}
+		got[4].Text = blanks
+	}
+	checkStored(t, got, x.want, x.want[0].at)
+}
+
+// hugeToolResult is a tool result line of size bytes, written by hand
+// (json.Marshal takes seconds over 64 MB).
+func (x *transcript) hugeToolResult(size int) []byte {
+	id, at := x.tick()
+	head := fmt.Sprintf(`{"type":"user","uuid":%q,"timestamp":%q,"sessionId":%q,"cwd":%q,"isSidechain":false,`+
+		`"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_big","content":"`,
+		id, at.Format(time.RFC3339Nano), x.session, x.cwd)
+	const unit = `0123456789 tool output: ok\n`
+	return []byte(head + strings.Repeat(unit, size/len(unit)) + `"}]}}` + "\n")
+}
+
+// A capture larger than one remember call may be is sent in several, each
+// within the limits, in order.
+func TestCaptureBatches(t *testing.T) {
+	var turns []claudecode.Turn
+	for i := range 300 {
+		text := strings.Repeat("🪵 journal ", 3000+i) // 4-byte runes: bytes, not characters, fill a call
+		turns = append(turns, claudecode.Turn{ID: fmt.Sprint("u", i), Role: "user", Text: text})
+	}
+	turns = append(turns, claudecode.Turn{ID: "u-long", Role: "assistant", Text: strings.Repeat("ß", 3*memory.MaxContentChars+5)})
+	ms := messages(turns)
+	var sent []spec.Message
+	bs := batches(ms)
+	if len(bs) < 2 {
+		t.Fatalf("%d calls for %d messages", len(bs), len(ms))
+	}
+	for i, b := range bs {
+		size := 0
+		for _, m := range b {
+			size += len(m.Content)
+		}
+		if size > memory.MaxCallBytes || len(b) > memory.MaxMessages || len(b) == 0 {
+			t.Errorf("call %d: %d messages, %d bytes", i, len(b), size)
+		}
+		sent = append(sent, b...)
+	}
+	if !reflect.DeepEqual(sent, ms) {
+		t.Errorf("the calls do not send the messages in order, each once")
+	}
+	if last := sent[len(sent)-1]; last.ID != "u-long#4" || len([]rune(last.Content)) != 5 {
+		t.Errorf("last part %s of %d characters, want u-long#4 of 5", last.ID, len([]rune(last.Content)))
+	}
+}
+
+// A transcript whose first lines have no timestamp: the session is dated
+// by its first turn that has one, never the year 1, and every memory of
+// the session has the same date.
+func TestCaptureWithoutTimestamps(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	b := x.line(map[string]any{"type": "user", "uuid": "u-no-time", "message": map[string]any{"role": "user", "content": "When did I say this?"}})
+	x.write(t, b)
+	x.stop(t, e)
+	x.write(t, x.exchange("And this?", "Now.", "Yes.", "r"))
+	x.stop(t, e)
+	ms := stored(t, e, "default", sess1)
+	if len(ms) != 4 || ms[0].Key != "u-no-time" || ms[0].Timestamp != nil {
+		t.Fatalf("stored %d memories, want 4, the first without a timestamp", len(ms))
+	}
+	for _, m := range ms {
+		if !m.SessionDate.Equal(ms[0].SessionDate) || m.SessionDate.Year() != 2026 {
+			t.Errorf("memory %s dated %v, the session's first %v", m.Key, m.SessionDate, ms[0].SessionDate)
+		}
+	}
+}
+
+// Hooks of two sessions at once, and two hooks of one session at once, as
+// Claude Code runs them when sessions end together: each waits its turn,
+// none fails, and every turn is stored once.
+func TestCaptureConcurrent(t *testing.T) {
+	e := hookEnv(t)
+	a := newTranscript(t, sess1, "/home/sam/src/garden")
+	b := newTranscript(t, "3b1f0e2d-7c4a-4d5e-8f6a-9b0c1d2e3f4a", "/home/sam/src/kitchen")
+	for round := range 3 {
+		a.write(t, a.exchange(fmt.Sprintf("Garden question %d?", round), "Garden answer.", "More garden.", "r"))
+		b.write(t, b.exchange(fmt.Sprintf("Kitchen question %d?", round), "Kitchen answer.", "More kitchen.", "r"))
+		var wg sync.WaitGroup
+		for _, x := range []*transcript{a, b, a, b} {
+			wg.Go(func() { x.stop(t, e) })
+		}
+		wg.Wait()
+	}
+	checkStored(t, stored(t, e, "default", a.session), a.want, a.want[0].at)
+	checkStored(t, stored(t, e, "default", b.session), b.want, b.want[0].at)
+}
+
+// A hook that cannot get the memory in time (another process holds it and
+// serves no socket) gives up after --timeout, says so, stores nothing and
+// leaves the cursor; the next run captures everything.
+func TestCaptureGivesUp(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Will this be stored?", "Later.", "Yes.", "r"))
+	held, err := openBackend(context.Background(), e.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, errs := hookJSON(t, e, x.event("Stop"), func(c *claudeHookCmd) { c.Timeout = time.Second })
+	if !strings.Contains(errs, "gave up after --timeout 1s") {
+		t.Errorf("stderr %q, want it to say it gave up after --timeout", errs)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the hook took %v with --timeout 1s", d)
+	}
+	if _, err := os.Stat(cursorFile(e.cfg.DataDir, sess1)); !os.IsNotExist(err) {
+		t.Errorf("the cursor moved although nothing was stored (%v)", err)
+	}
+	held.Close()
+	x.stop(t, e)
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}
+
+// With --per-project, each project directory has its own namespace (two
+// projects of one name too), and nothing goes to the default one.
+func TestCapturePerProject(t *testing.T) {
+	e := hookEnv(t)
+	perProject := func(c *claudeHookCmd) { c.PerProject = true }
+	var xs []*transcript
+	for i, cwd := range []string{"/home/sam/src/garden", "/home/sam/old/garden", "/home/sam/Mes Projets/jardín ☀", "/"} {
+		x := newTranscript(t, fmt.Sprintf("%08d-aaaa-4bbb-8ccc-000000000000", i), cwd)
+		x.write(t, x.exchange("Project "+cwd+"?", "Yes.", "Sure.", "r"))
+		x.stop(t, e, perProject)
+		xs = append(xs, x)
+	}
+	seen := map[string]bool{}
+	for _, x := range xs {
+		ns := projectNamespace(x.cwd)
+		if seen[ns] || !strings.HasPrefix(ns, "project-") {
+			t.Errorf("cwd %s: namespace %s", x.cwd, ns)
+		}
+		seen[ns] = true
+		checkStored(t, stored(t, e, ns, x.session), x.want, x.want[0].at)
+	}
+	if got := stored(t, e, "default", xs[0].session); got != nil {
+		t.Errorf("--per-project stored %d memories in the default namespace", len(got))
+	}
+}
+
+// additionalContext reads the hook's output for the model.
+func additionalContext(t testing.TB, out, event string) string {
+	t.Helper()
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName, AdditionalContext string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil || o.HookSpecificOutput.HookEventName != event {
+		t.Fatalf("hook output %q: %v", out, err)
+	}
+	return o.HookSpecificOutput.AdditionalContext
+}
+
+func TestHookSessionStartAndPrompt(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("My golden retriever Biscuit loves the beach at Carcavelos.", "Lovely.", "Noted.", "r"))
+	x.stop(t, e)
+
+	out, errs := hookJSON(t, e, x.event("SessionStart"))
+	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC." || errs != "" {
+		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
+	}
+	prompt := x.event("UserPromptSubmit")
+	prompt["prompt"] = "Which beach does Biscuit love?"
+	if out, errs := hookJSON(t, e, prompt); out != "" || errs != "" {
+		t.Errorf("UserPromptSubmit without --auto-recall printed %q, %q", out, errs)
+	}
+	autoRecall := func(c *claudeHookCmd) { c.AutoRecall = true }
+	out, errs = hookJSON(t, e, prompt, autoRecall)
+	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || !strings.Contains(got, "Today is") || errs != "" {
+		t.Errorf("--auto-recall gave %q (stderr %q)", got, errs)
+	}
+	prompt["prompt"] = "Completely unrelated: what is a monad?"
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
+		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)
+	}
+	prompt["prompt"] = strings.Repeat("a", maxHookInput)
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || !strings.Contains(errs, "over 16 MiB") {
+		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)
+	}
+}
+
+// BenchmarkStopIncremental is the Stop hook on a 50 MB transcript whose
+// old part is captured (the cursor at its end) and one new exchange
+// follows: the hook reads the new bytes only and opens the memory itself
+// (no server running; no embedding model). Target: 100 ms.
+func BenchmarkStopIncremental(b *testing.B) {
+	e := hookEnv(b)
+	x := newTranscript(b, sess1, "/home/sam/src/garden")
+	result := strings.Repeat("a line of a file the model read\n", 3200) // ~100 KB
+	var old bytes.Buffer
+	for i := 0; old.Len() < 50<<20; i++ {
+		old.Write(x.exchange(fmt.Sprintf("Question %d about the garden?", i), "Let me look.", "Here is what I found.", result))
+	}
+	x.write(b, old.Bytes())
+	x.stop(b, e)
+	if c := readCursor(b, e, sess1); c.Offset != int64(old.Len()) {
+		b.Fatalf("cursor at %d, want %d", c.Offset, old.Len())
+	}
+	stop, _ := json.Marshal(x.event("Stop"))
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		x.write(b, x.exchange(fmt.Sprintf("New question %d?", i), "Looking.", "Found it.", "short result"))
+		b.StartTimer()
+		if _, errs := runHook(b, e, string(stop)); errs != "" {
+			b.Fatal(errs)
+		}
+	}
+	b.StopTimer()
+	if got := len(stored(b, e, "default", sess1)); got != len(x.want) {
+		b.Errorf("%d memories, want %d", got, len(x.want))
+	}
 }

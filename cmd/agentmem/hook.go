@@ -23,6 +23,7 @@ import (
 
 type hookCmd struct {
 	ClaudeCode claudeHookCmd `cmd:"" name:"claude-code" help:"Claude Code's hooks: capture the session's turns (Stop, PreCompact, SessionEnd), give the model the date (SessionStart) and, with --auto-recall, the memories relevant to each prompt (UserPromptSubmit). Reads the hook's JSON on stdin; always exits 0."`
+	Codex      codexHookCmd  `cmd:"" name:"codex" help:"Codex CLI's hooks: capture the session's turns from its rollout (Stop, PreCompact, SessionEnd), give the model the date (SessionStart) and, with --auto-recall, the memories relevant to each prompt (UserPromptSubmit). Reads the hook's JSON on stdin; always exits 0."`
 }
 
 // hookOptions are the choices a hook is registered with.

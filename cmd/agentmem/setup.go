@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 
 type setupCmd struct {
 	ClaudeCode setupClaudeCmd `cmd:"" name:"claude-code" help:"Register agentmem's MCP server and hooks in Claude Code's settings."`
+	Codex      setupCodexCmd  `cmd:"" name:"codex" help:"Register agentmem's MCP server and hooks in Codex CLI's configuration, and trust the hooks (needs the codex binary)."`
 }
 
 type setupClaudeCmd struct {
@@ -88,10 +90,8 @@ func (c setupClaudeCmd) Run(e *env) error {
 		{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }},
 		{file: files.hooks, edit: func(doc map[string]any) { setHooks(doc, hook, c.events(), c.Uninstall) }},
 	}
-	for _, ch := range changes {
-		if err := ch.apply(c.DryRun); err != nil {
-			return err
-		}
+	if err := applyAll(changes, c.DryRun); err != nil {
+		return err
 	}
 	if !c.DryRun && !c.Uninstall {
 		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s).\n", exe, strings.Join(c.events(), ", "))
@@ -154,10 +154,46 @@ func shellJoin(args []string) string {
 	return strings.Join(q, " ")
 }
 
+// shellSplit splits a command line as the shell would its words (quotes
+// and backslashes; no expansions): the inverse of shellJoin.
+func shellSplit(cmd string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	rs := []rune(cmd)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'' && r != '\'', quote == '"' && r != '"' && r != '\\':
+			w.WriteRune(r)
+		case quote != 0 && r == quote:
+			quote = 0
+		case r == '\\' && i+1 < len(rs):
+			i++
+			w.WriteRune(rs[i])
+			in = true
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote, in = r, true
+		case quote == 0 && (r == ' ' || r == '\t' || r == '\n'):
+			if in {
+				words, in = append(words, w.String()), false
+				w.Reset()
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
 // isOurHook says whether a hook command runs agentmem's Claude Code hook.
 func isOurHook(cmd string) bool {
-	f := strings.Fields(cmd)
-	if len(f) < 3 || !strings.HasPrefix(filepath.Base(strings.Trim(f[0], `'"`)), "agentmem") {
+	f := shellSplit(cmd)
+	if len(f) < 3 || !strings.HasPrefix(f[0][strings.LastIndexAny(f[0], `/\`)+1:], "agentmem") {
 		return false
 	}
 	for i := 1; i+1 < len(f); i++ {
@@ -270,22 +306,52 @@ type fileChange struct {
 	edit func(map[string]any)
 }
 
+// applyAll reads and edits every file before it writes any: a file that
+// cannot be read or is not JSON leaves them all as they were.
+func applyAll(changes []fileChange, dry bool) error {
+	olds, neus := make([][]byte, len(changes)), make([][]byte, len(changes))
+	for i, ch := range changes {
+		var err error
+		if olds[i], neus[i], err = ch.plan(); err != nil {
+			return fmt.Errorf("%w; nothing changed", err)
+		}
+	}
+	for i, ch := range changes {
+		if err := ch.write(olds[i], neus[i], dry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // apply reads the file (a missing one is {}), edits it, and writes it
 // back after a backup, unless nothing changed or dry says only to print.
 func (ch fileChange) apply(dry bool) error {
-	old, err := os.ReadFile(ch.file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	old, neu, err := ch.plan()
+	if err != nil {
 		return err
 	}
-	doc := map[string]any{}
-	if len(bytes.TrimSpace(old)) > 0 {
-		if err := json.Unmarshal(old, &doc); err != nil {
-			return fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run setup again", ch.file, err)
-		}
+	return ch.write(old, neu, dry)
+}
+
+// plan reads the file and returns what it holds and what it would hold
+// after the edit; it writes nothing.
+func (ch fileChange) plan() (old, neu []byte, err error) {
+	old, err = os.ReadFile(ch.file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	doc, err := decodeDoc(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run setup again", ch.file, err)
 	}
 	ch.edit(doc)
-	neu, _ := json.MarshalIndent(doc, "", "  ")
-	neu = append(neu, '\n')
+	return old, encodeDoc(doc), nil
+}
+
+// write writes neu over the file after a backup of old, unless they are
+// the same document or dry says only to print.
+func (ch fileChange) write(old, neu []byte, dry bool) error {
 	if before, _ := canonical(old); before != "" && before == mustCanonical(neu) {
 		fmt.Printf("%s: unchanged\n", ch.file)
 		return nil
@@ -315,17 +381,46 @@ func (ch fileChange) apply(dry bool) error {
 	return nil
 }
 
+// decodeDoc reads a settings document ({} when empty). Numbers stay as
+// written: as float64, an id over 2^53 would be rewritten rounded.
+func decodeDoc(b []byte) (map[string]any, error) {
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return doc, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, errors.New("it is null")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after its end")
+	}
+	return doc, nil
+}
+
+// encodeDoc writes doc indented, its text as is (json.Marshal would write
+// a hook's "a > b && c" as "a \u003e b \u0026\u0026 c").
+func encodeDoc(doc map[string]any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(doc)
+	return b.Bytes()
+}
+
 // canonical is a JSON document re-encoded with sorted keys, to compare
 // documents whatever their layout ("" for an empty or invalid one).
 func canonical(b []byte) (string, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return "{}", nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	doc, err := decodeDoc(b)
+	if err != nil {
 		return "", err
 	}
-	out, err := json.Marshal(v)
+	out, err := json.Marshal(doc)
 	return string(out), err
 }
 

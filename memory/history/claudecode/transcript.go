@@ -230,8 +230,10 @@ func (p *parser) countOther(other map[string]int) {
 // blocks returns the text of content's text blocks (a plain string is
 // one), and counts the other blocks by type.
 func blocks(content json.RawMessage) ([]string, map[string]int) {
+	// the first byte says which (no decoding of a huge tool result as a
+	// string first, to fail at its end)
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if c := bytes.TrimLeft(content, " \t\r\n"); len(c) > 0 && c[0] == '"' && json.Unmarshal(c, &s) == nil {
 		return []string{s}, nil
 	}
 	var bs []block

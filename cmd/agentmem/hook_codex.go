@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"agentmem/memory/history/claudecode"
+	"agentmem/memory/history/codex"
+)
+
+// agentmem hook codex: the hooks of Codex CLI (agentmem setup codex
+// registers it in ~/.codex/hooks.json). Codex sends the same JSON as
+// Claude Code (session_id, transcript_path, cwd, hook_event_name, prompt)
+// and takes the same additionalContext output, so SessionStart and
+// UserPromptSubmit are Claude Code's; capture reads Codex's rollout
+// (memory/history/codex) with a cursor of its own. Like every hook, it
+// never breaks its host: whatever fails, it says why on stderr and exits 0.
+
+type codexHookCmd struct {
+	hookOptions
+	in  io.Reader
+	out io.Writer
+}
+
+func (c codexHookCmd) Run(e *env) error {
+	if c.in == nil {
+		c.in, c.out = os.Stdin, os.Stdout
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "agentmem hook codex: internal error (%v); the host goes on\n%s", p, debug.Stack())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(e.ctx, c.Timeout)
+	defer cancel()
+	if err := c.run(ctx, e); err != nil {
+		fmt.Fprintf(os.Stderr, "agentmem hook codex: %v\n", err)
+	}
+	return nil // never fail the host
+}
+
+func (c codexHookCmd) run(ctx context.Context, e *env) error {
+	in, err := readHookInput(c.in)
+	if err != nil {
+		return err
+	}
+	shared := claudeHookCmd{hookOptions: c.hookOptions, in: c.in, out: c.out}
+	switch in.Event {
+	case "SessionStart":
+		return shared.sessionStart(ctx, e, in)
+	case "UserPromptSubmit":
+		if !c.AutoRecall {
+			return nil
+		}
+		return shared.promptSubmit(ctx, e, in)
+	case "Stop", "PreCompact", "SessionEnd":
+		return c.capture(ctx, e, in)
+	case "":
+		return errors.New("the hook's JSON has no hook_event_name")
+	}
+	return nil // an event this hook does not use
+}
+
+func codexCursorFile(dir, session string) string {
+	return filepath.Join(dir, "capture", "codex", session+".json")
+}
+
+// lockCodexCursor takes the session's cursor lock and reads the cursor.
+func lockCodexCursor(ctx context.Context, dir, session string) (cursor, func(), error) {
+	file := codexCursorFile(dir, session)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return cursor{}, nil, err
+	}
+	lk := flock.New(file + ".lock")
+	if ok, err := lk.TryLockContext(ctx, 20*time.Millisecond); !ok {
+		return cursor{}, nil, fmt.Errorf("waiting for another hook of session %s: %w", session, errors.Join(err, ctx.Err()))
+	}
+	var cur cursor
+	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &cur) != nil {
+		cur = cursor{} // a damaged cursor: read the rollout again
+	}
+	return cur, func() { lk.Unlock() }, nil
+}
+
+func saveCodexCursor(dir, session string, cur cursor) error {
+	b, _ := json.Marshal(cur)
+	file := codexCursorFile(dir, session)
+	if err := os.WriteFile(file+".tmp", b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(file+".tmp", file)
+}
+
+// capture stores the rollout's turns not stored yet.
+func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
+	if !sessionName.MatchString(in.SessionID) {
+		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
+	}
+	if in.TranscriptPath == "" {
+		return errors.New("the hook's JSON has no transcript_path (Codex runs without a rollout with --ephemeral: nothing to capture)")
+	}
+	dir, err := e.cfg.prepare()
+	if err != nil {
+		return err
+	}
+	cur, unlock, err := lockCodexCursor(ctx, dir, in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	data, cur, err := readNew(in.TranscriptPath, cur)
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	res := codex.Parse(data, false)
+	reportBadRollout(in.TranscriptPath, cur.Lines, res)
+	if len(res.Turns) > 0 {
+		if cur.Started.IsZero() {
+			cur.Started = res.Turns[0].Time
+		}
+		turns := make([]claudecode.Turn, len(res.Turns))
+		for i, t := range res.Turns {
+			turns[i] = claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time}
+		}
+		cl, done, err := connect(e)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := rememberTurns(ctx, cl, c.namespace(e, in.CWD), in.SessionID, cur.Started, turns); err != nil {
+			return err
+		}
+	}
+	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
+	cur.Offset += int64(res.Consumed)
+	return saveCodexCursor(dir, in.SessionID, cur)
+}
+
+// reportBadRollout says on stderr which lines were not JSON; a file in
+// which no line is one is not a rollout.
+func reportBadRollout(path string, before int, res codex.Result) {
+	n := len(res.Bad)
+	if n == 0 {
+		return
+	}
+	if n == res.Lines {
+		fmt.Fprintf(os.Stderr, "agentmem hook codex: %s is not a Codex rollout (no line is JSON); nothing stored\n", path)
+		return
+	}
+	lines := make([]string, 0, min(n, 5))
+	for _, b := range res.Bad[:min(n, 5)] {
+		lines = append(lines, fmt.Sprint(before+b))
+	}
+	what := "line(s) " + strings.Join(lines, ", ")
+	if n > 5 {
+		what += fmt.Sprintf(" and %d more", n-5)
+	}
+	fmt.Fprintf(os.Stderr, "agentmem hook codex: %s: %s not JSON, left out; the other turns are stored\n", path, what)
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// agentmem setup codex registers the MCP server and the hooks in Codex
+// CLI's configuration: the hooks in <codex home>/hooks.json (merged with
+// the user's, backed up first, like Claude Code's settings), the server in
+// config.toml, and the trust of agentmem's hooks, without which Codex skips
+// them silently. config.toml is written by Codex itself, through its
+// app-server's config API (config/batchWrite, which keeps the file's
+// comments and layout), and the trust is the hash Codex computes for each
+// hook (hooks/list): so setup needs the codex binary. Running it twice
+// changes nothing; --uninstall removes the server, agentmem's hooks and
+// their trust entries.
+
+type setupCodexCmd struct {
+	AutoRecall bool   `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
+	PerProject bool   `name:"per-project" help:"One namespace per project directory instead of one for the user."`
+	Optional   bool   `name:"optional" help:"Register the MCP server as optional: Codex then starts without waiting for it (its first request may leave before agentmem's tools are listed)."`
+	DryRun     bool   `name:"dry-run" help:"Print what would change; change nothing."`
+	Uninstall  bool   `name:"uninstall" help:"Remove what setup added."`
+	Codex      string `name:"codex" placeholder:"PATH" default:"codex" help:"The codex binary, which writes config.toml and computes the hooks' trust."`
+
+	home string // tests set it; "" is the user's home
+}
+
+// codexHookEvents are the events the hook is registered for, and their
+// timeouts in seconds (Codex cuts SessionEnd hooks at 3 s).
+var codexHookEvents = []string{"SessionStart", "Stop", "PreCompact", "SessionEnd"}
+
+func (c setupCodexCmd) events() []string {
+	if c.AutoRecall {
+		return append(slices.Clone(codexHookEvents), "UserPromptSubmit")
+	}
+	return codexHookEvents
+}
+
+// codexHome is $CODEX_HOME, or ~/.codex.
+func (c setupCodexCmd) codexHome() (string, error) {
+	if h := os.Getenv("CODEX_HOME"); h != "" && c.home == "" {
+		return filepath.Abs(h)
+	}
+	home := c.home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no home directory: %w", err)
+		}
+		home = h
+	}
+	return filepath.Join(home, ".codex"), nil
+}
+
+func (c setupCodexCmd) Run(e *env) error {
+	dir, err := c.codexHome()
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return fmt.Errorf("finding the agentmem binary: %w", err)
+	}
+	global := e.cfg.carried()
+	server := map[string]any{"command": exe, "args": append(slices.Clone(global), "serve")}
+	if !c.Optional {
+		server["required"] = true
+	}
+	args := []string{"hook", "codex"}
+	if c.PerProject {
+		args = append(args, "--per-project")
+	}
+	if c.AutoRecall {
+		args = append(args, "--auto-recall")
+	}
+	hook := shellJoin(append(append([]string{exe}, global...), args...))
+	hooksFile := filepath.Join(dir, "hooks.json")
+	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
+	if c.DryRun {
+		if err := ch.apply(true); err != nil {
+			return err
+		}
+		if c.Uninstall {
+			fmt.Printf("%s: would lose mcp_servers.agentmem and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"))
+		} else {
+			fmt.Printf("%s: would hold mcp_servers.agentmem = %v, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), server)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath(c.Codex); err != nil {
+		return fmt.Errorf("%w (%v); nothing changed", errNoCodex, err)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
+	defer cancel()
+	if c.Uninstall {
+		return c.uninstall(ctx, dir, ch)
+	}
+	if err := ch.apply(false); err != nil {
+		return err
+	}
+	if err := c.install(ctx, dir, server, hook); err != nil {
+		return err
+	}
+	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted.\n", exe, strings.Join(c.events(), ", "))
+	return nil
+}
+
+// install writes the server and the trust of agentmem's hooks into
+// config.toml through Codex.
+func (c setupCodexCmd) install(ctx context.Context, dir string, server map[string]any, hook string) error {
+	as, err := startAppServer(ctx, c.Codex, dir)
+	if err != nil {
+		return err
+	}
+	defer as.close()
+	var edits []configEdit
+	cfg, err := as.config(ctx)
+	if err != nil {
+		return err
+	}
+	cur := cfg.MCPServers["agentmem"]
+	if cur != nil && !isAgentmem(cur) {
+		return fmt.Errorf("config.toml already has an MCP server named agentmem that is not agentmem (command %v): rename or remove it, then run setup again", cur["command"])
+	}
+	if !sameServer(cur, server) {
+		edits = append(edits, configEdit{KeyPath: "mcp_servers.agentmem", Value: server, MergeStrategy: "replace"})
+	}
+	hooks, err := as.hooks(ctx, filepath.Join(dir, "hooks.json"))
+	if err != nil {
+		return err
+	}
+	trust := map[string]any{}
+	for _, h := range hooks {
+		if h.Command == hook && h.TrustStatus != "trusted" {
+			trust[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
+		}
+	}
+	if n := countOurs(hooks, hook); n != len(c.events()) {
+		return fmt.Errorf("codex lists %d of agentmem's %d hooks in %s; is %s the Codex that reads %s?", n, len(c.events()), filepath.Join(dir, "hooks.json"), c.Codex, dir)
+	}
+	if len(trust) > 0 {
+		edits = append(edits, configEdit{KeyPath: "hooks.state", Value: trust, MergeStrategy: "upsert"})
+	}
+	return as.write(ctx, filepath.Join(dir, "config.toml"), edits)
+}
+
+// uninstall removes the trust of agentmem's hooks (listed before they
+// go), the hooks, and the server.
+func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange) error {
+	as, err := startAppServer(ctx, c.Codex, dir)
+	if err != nil {
+		return err
+	}
+	defer as.close()
+	hooks, err := as.hooks(ctx, ch.file)
+	if err != nil {
+		return err
+	}
+	cfg, err := as.config(ctx)
+	if err != nil {
+		return err
+	}
+	var edits []configEdit
+	ours := 0
+	for _, h := range hooks {
+		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurCodexHook(h.Command) {
+			edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(h.Key), MergeStrategy: "replace"})
+			ours++
+		}
+	}
+	if ours > 0 && ours == len(cfg.Hooks.State) {
+		// only agentmem's trust entries: the table goes with them
+		edits = []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}
+	}
+	if cur := cfg.MCPServers["agentmem"]; cur != nil && isAgentmem(cur) {
+		edits = append(edits, configEdit{KeyPath: "mcp_servers.agentmem", MergeStrategy: "replace"})
+	}
+	if err := ch.apply(false); err != nil {
+		return err
+	}
+	return as.write(ctx, filepath.Join(dir, "config.toml"), edits)
+}
+
+// sameServer says whether the configured server cur is want.
+func sameServer(cur, want map[string]any) bool {
+	if cur == nil {
+		return false
+	}
+	args := func(m map[string]any) []string {
+		var out []string
+		switch a := m["args"].(type) {
+		case []any:
+			for _, v := range a {
+				out = append(out, fmt.Sprint(v))
+			}
+		case []string:
+			out = a
+		}
+		return out
+	}
+	req := func(m map[string]any) bool { b, _ := m["required"].(bool); return b }
+	return cur["command"] == want["command"] && reflect.DeepEqual(args(cur), args(want)) && req(cur) == req(want)
+}
+
+func countOurs(hooks []codexHook, cmd string) int {
+	n := 0
+	for _, h := range hooks {
+		if h.Command == cmd {
+			n++
+		}
+	}
+	return n
+}
+
+// isOurCodexHook says whether a hook command runs agentmem's Codex hook.
+func isOurCodexHook(cmd string) bool {
+	prog, rest := cmd, ""
+	if strings.HasPrefix(cmd, "'") { // shellJoin quoted a path with spaces
+		if end := strings.Index(cmd[1:], "'"); end >= 0 {
+			prog, rest = cmd[1:end+1], cmd[end+2:]
+		}
+	} else if i := strings.IndexByte(cmd, ' '); i >= 0 {
+		prog, rest = cmd[:i], cmd[i:]
+	}
+	f := append([]string{prog}, strings.Fields(rest)...)
+	if len(f) < 3 || !strings.HasPrefix(filepath.Base(prog), "agentmem") {
+		return false
+	}
+	for i := 1; i+1 < len(f); i++ {
+		if f[i] == "hook" && f[i+1] == "codex" {
+			return true
+		}
+	}
+	return false
+}
+
+// setCodexHooks removes agentmem's hooks from doc's "hooks" and, unless
+// uninstalling, adds cmd for each event (hooks.json has Claude Code's
+// layout: event → groups → handlers).
+func setCodexHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	for event, v := range hooks {
+		if groups := withoutCodexHooks(v); len(groups) > 0 {
+			hooks[event] = groups
+		} else {
+			delete(hooks, event)
+		}
+	}
+	if !uninstall {
+		for _, event := range events {
+			timeout := 60
+			if event == "SessionEnd" {
+				timeout = 3 // Codex's limit for SessionEnd
+			}
+			groups, _ := hooks[event].([]any)
+			entry := map[string]any{"type": "command", "command": cmd, "timeout": timeout}
+			hooks[event] = append(groups, map[string]any{"hooks": []any{entry}})
+		}
+	}
+	if len(hooks) == 0 {
+		delete(doc, "hooks")
+		return
+	}
+	doc["hooks"] = hooks
+}
+
+func withoutCodexHooks(v any) []any {
+	groups, _ := v.([]any)
+	var out []any
+	for _, g := range groups {
+		gm, ok := g.(map[string]any)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		hs, _ := gm["hooks"].([]any)
+		var kept []any
+		for _, h := range hs {
+			if hm, ok := h.(map[string]any); ok {
+				if cmd, _ := hm["command"].(string); isOurCodexHook(cmd) {
+					continue
+				}
+			}
+			kept = append(kept, h)
+		}
+		if len(kept) == 0 && len(hs) > 0 {
+			continue
+		}
+		gm["hooks"] = kept
+		out = append(out, gm)
+	}
+	return out
+}
+
+var errNoCodex = errors.New("agentmem setup codex needs the codex binary (it writes config.toml and computes the hooks' trust): put codex on PATH or pass --codex PATH")

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// setup codex's part that needs no codex binary: hooks.json merged with the
+// user's hooks, idempotent, and removed exactly; without codex, a clear
+// error and nothing changed. The whole of it (config.toml and the trust,
+// through Codex) runs in the real-host test, evals/host.
+
+const userHooks = `{
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]},
+      {"matcher": "", "hooks": [{"type": "command", "command": "/usr/bin/agentmem-old hook claude-code"}]}
+    ],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]
+  },
+  "other": {"kept": true}
+}`
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(s), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestSetCodexHooks(t *testing.T) {
+	const cmd = "/opt/bin/agentmem --data-dir /d hook codex"
+	doc := decode(t, userHooks)
+	setCodexHooks(doc, cmd, codexHookEvents, false)
+	once, _ := json.Marshal(doc)
+	setCodexHooks(doc, cmd, codexHookEvents, false)
+	if twice, _ := json.Marshal(doc); string(twice) != string(once) {
+		t.Errorf("a second setup changed hooks.json:\n%s\n%s", once, twice)
+	}
+	hooks := doc["hooks"].(map[string]any)
+	for _, ev := range codexHookEvents {
+		groups := hooks[ev].([]any)
+		last := groups[len(groups)-1].(map[string]any)["hooks"].([]any)[0].(map[string]any)
+		if last["command"] != cmd || (ev == "SessionEnd") != (last["timeout"] == 3) {
+			t.Errorf("%s: %v", ev, last)
+		}
+	}
+	if n := len(hooks["Stop"].([]any)); n != 3 {
+		t.Errorf("Stop has %d groups, want the user's two and agentmem's", n)
+	}
+	setCodexHooks(doc, cmd, codexHookEvents, true)
+	if want := decode(t, userHooks); !reflect.DeepEqual(doc, want) {
+		got, _ := json.MarshalIndent(doc, "", "  ")
+		t.Errorf("uninstall left:\n%s\nwant the user's file as it was", got)
+	}
+}
+
+func TestIsOurCodexHook(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"/opt/bin/agentmem hook codex":                         true,
+		"'/path with space/agentmem' --data-dir /d hook codex": true,
+		"/opt/bin/agentmem hook claude-code":                   false,
+		"codex hook codex":                                     false,
+		"notify-send agentmem hook codex":                      false,
+	} {
+		if got := isOurCodexHook(cmd); got != want {
+			t.Errorf("isOurCodexHook(%q) = %v", cmd, got)
+		}
+	}
+}
+
+func TestSetupCodexWithoutCodex(t *testing.T) {
+	home := t.TempDir()
+	e := hookEnv(t)
+	err := setupCodexCmd{Codex: filepath.Join(home, "no-codex"), home: home}.Run(e)
+	if err == nil || !strings.Contains(err.Error(), "needs the codex binary") || !strings.Contains(err.Error(), "nothing changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("hooks.json written without codex: %v", err)
+	}
+}
