@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"agentmem/evals/peers/peertest"
 	"agentmem/tools/client"
 )
 
@@ -27,10 +26,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeNodeEnv) != "" {
-		// This test binary stands in for node running a peer (peers_test.go).
-		os.Exit(peertest.Main(os.Args[1:]))
-	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

@@ -125,7 +125,7 @@ func (o hookOptions) namespace(e *env, cwd string) string {
 // sessionStart gives the model the date and, with --start-tokens, the
 // project's most relevant memories.
 func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) error {
-	loc, now, err := e.cfg.clock()
+	loc, now, err := e.cfg.Clock()
 	if err != nil {
 		return err
 	}
