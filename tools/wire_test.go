@@ -39,19 +39,7 @@ func TestToolsListWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "tools_list.json")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tools -update)", err)
-	}
-	if !bytes.Equal(bytes.TrimSpace(want), got) {
-		t.Errorf("tools/list changed on the wire (the public contract); if intended, run go test ./tools -update and review the diff:\n%s", got)
-	}
+	golden(t, "tools_list.json", got)
 }
 
 // The error a client gets for each kind of bad argument, exactly: it names
@@ -87,17 +75,25 @@ func TestArgumentErrorsWire(t *testing.T) {
 		}
 		fmt.Fprintf(&got, "%s %.80s => %s\n", a[0], a[1], text)
 	}
-	golden := filepath.Join("testdata", "argument_errors.txt")
+	golden(t, "argument_errors.txt", []byte(got.String()))
+}
+
+// golden compares got with testdata/name (go test ./tools -update
+// rewrites it): a change there is a change of what clients see.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	got = bytes.TrimSpace(got)
 	if *update {
-		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run go test ./tools -update)", err)
 	}
-	if string(want) != got.String() {
-		t.Errorf("argument errors changed; if intended, run go test ./tools -update and review the diff:\n%s", got.String())
+	if !bytes.Equal(bytes.TrimSpace(want), got) {
+		t.Errorf("testdata/%s changed (the public contract); if intended, run go test ./tools -update and review the diff:\n%s", name, got)
 	}
 }
