@@ -17,11 +17,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/alecthomas/kong"
 
 	"agentmem/cmd/internal/backend"
 )
@@ -33,8 +28,7 @@ var version = "dev"
 // whose Run is the whole command (see eval.go for the flags the benchmarks
 // share and how a run is assembled).
 type cli struct {
-	backend.Config
-	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
+	backend.Globals
 
 	Locomo      evalLoCoMo      `cmd:"" name:"locomo" help:"Measure the memory on LoCoMo (locomo10.json format) through the MCP tools."`
 	Longmemeval evalLongMemEval `cmd:"" name:"longmemeval" help:"Measure the memory on LongMemEval (longmemeval_s_cleaned.json or longmemeval_oracle.json format, plain or gzipped) through the MCP tools."`
@@ -50,20 +44,9 @@ type env struct {
 }
 
 func main() {
-	var c cli
-	k := kong.Parse(&c,
-		kong.Name("agentmem-eval"),
-		kong.Description("agentmem's evaluation lab: LoCoMo and LongMemEval through the MCP tools, peer servers on the same questions, and the embedded store's benchmark."),
-		kong.ShortUsageOnError(),
-		backend.Vars(),
-	)
-	log := backend.NewLogger(c.LogLevel)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := k.Run(&env{ctx: ctx, cfg: c.Config, log: log}); err != nil {
-		fmt.Fprintln(os.Stderr, "agentmem-eval:", err)
-		os.Exit(1)
-	}
+	backend.Main("agentmem-eval", "agentmem's evaluation lab: LoCoMo and LongMemEval through the MCP tools, peer servers on the same questions, and the embedded store's benchmark.", &cli{}, func(ctx context.Context, cfg backend.Config, log *slog.Logger) *env {
+		return &env{ctx: ctx, cfg: cfg, log: log}
+	})
 }
 
 type versionCmd struct{}

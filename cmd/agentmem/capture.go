@@ -113,7 +113,7 @@ func firstTime(e *env, turns []claudecode.Turn) time.Time {
 			return t.Time
 		}
 	}
-	if _, now, err := e.cfg.clock(); err == nil {
+	if _, now, err := e.cfg.Clock(); err == nil {
 		return now()
 	}
 	return time.Now()

@@ -10,11 +10,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/alecthomas/kong"
 
 	"agentmem/cmd/internal/backend"
 )
@@ -22,12 +17,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// cli is the command line. kong (over the standard flag package) because it
-// reads every flag from an AGENTMEM_* variable too, with help, enums and
-// defaults declared once on the struct.
+// cli is the command line: the global flags and the commands.
 type cli struct {
-	backend.Config
-	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
+	backend.Globals
 
 	Serve    serveCmd    `cmd:"" help:"Run the MCP server (stdio by default)."`
 	Remember rememberCmd `cmd:"" help:"Store conversation turns, as the remember tool does."`
@@ -57,20 +49,9 @@ type env struct {
 }
 
 func main() {
-	var c cli
-	k := kong.Parse(&c,
-		kong.Name("agentmem"),
-		kong.Description("Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search."),
-		kong.ShortUsageOnError(),
-		backend.Vars(),
-	)
-	log := backend.NewLogger(c.LogLevel)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := k.Run(&env{ctx: ctx, cfg: c.Config, log: log}); err != nil {
-		fmt.Fprintln(os.Stderr, "agentmem:", err)
-		os.Exit(1)
-	}
+	backend.Main("agentmem", "Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search.", &cli{}, func(ctx context.Context, cfg backend.Config, log *slog.Logger) *env {
+		return &env{ctx: ctx, cfg: cfg, log: log}
+	})
 }
 
 type versionCmd struct{}
