@@ -31,8 +31,8 @@ func TestHint(t *testing.T) {
 		{"vector field unknown", errors.New(`field: 'vector', unknown field type: 'vector'`), "7.6"},
 		{"no search node", gocb.ErrServiceNotAvailable, "Search"},
 		{"durability", &gocb.KeyValueError{InnerError: gocb.ErrDurabilityImpossible}, "--couchbase-durability none"},
-		{"timeout", &gocb.TimeoutError{InnerError: gocb.ErrUnambiguousTimeout}, "did not answer in time"},
-		{"transaction expired", fmt.Errorf("txn: %w", gocb.ErrAttemptExpired), "did not answer in time"},
+		{"timeout", &gocb.TimeoutError{InnerError: gocb.ErrUnambiguousTimeout}, "couchbase-kv-timeout"},
+		{"transaction expired", fmt.Errorf("txn: %w", gocb.ErrAttemptExpired), "couchbase-transaction-timeout"},
 		{"ambiguous commit", &gocb.TransactionCommitAmbiguousError{}, "idempotent"},
 		{"other", errors.New("disk full"), ""},
 	}
