@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/storetest"
 )
 
 // What `agentmem couchbase setup` does on a cluster without Search: the
@@ -266,4 +268,28 @@ func TestCavesSpeakerDrops(t *testing.T) {
 	if !cached() {
 		t.Error("a forget of bob dropped alice's speakers")
 	}
+}
+
+// The store conformance suite's cases that need no search, on the mock:
+// each case a fresh collection.
+func TestCavesConformance(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	n := 0
+	storetest.RunKeyValue(t, func(t *testing.T) storetest.Open {
+		cfg := cv.cfg
+		n++
+		cfg.Collection = fmt.Sprintf("conformance%d", n)
+		setup := false
+		return func(id string, dims int, any bool) (memory.Store, error) {
+			if !setup {
+				cv.setup(t, cfg, dims)
+				setup = true
+			}
+			if any {
+				return OpenForReindex(context.Background(), cfg)
+			}
+			return Open(context.Background(), cfg, id, dims)
+		}
+	})
 }
