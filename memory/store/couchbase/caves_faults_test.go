@@ -15,6 +15,7 @@ import (
 	"github.com/couchbaselabs/gocaves/mock"
 
 	"agentmem/memory"
+	"agentmem/memory/store/couchbase/cavestest"
 )
 
 // Faults on the mock: each ends in an error that names the setting to
@@ -30,12 +31,12 @@ func isWrite(c memd.CmdCode) bool {
 
 // refuseWrites answers the writes of keys starting with prefix with
 // status, as the server answers a user it does not allow to write.
-func refuseWrites(prefix string, status memd.StatusCode) kvFault {
+func refuseWrites(prefix string, status memd.StatusCode) cavestest.Fault {
 	return func(src mock.KvClient, pak *memd.Packet) bool {
 		if !isWrite(pak.Command) || !strings.HasPrefix(string(pak.Key), prefix) {
 			return false
 		}
-		reply(src, pak, status, nil, nil)
+		reply(src, pak, status)
 		return true
 	}
 }
@@ -78,7 +79,7 @@ func TestCavesPermissions(t *testing.T) {
 	t.Parallel()
 	cv := newCaves(t)
 	cv.setup(t, cv.cfg, 4)
-	cv.addUser(t, "viewer", "ro_admin") // may read the cluster, not the bucket
+	cv.AddUser(t, "viewer", "ro_admin") // may read the cluster, not the bucket
 	for _, c := range []struct{ user, pass string }{{"viewer", cavesPass}, {cavesAdmin, "wrong"}} {
 		cfg := cv.cfg
 		cfg.Username, cfg.Password, cfg.ConnectTimeout = c.user, c.pass, time.Second
@@ -93,14 +94,14 @@ func TestCavesPermissions(t *testing.T) {
 	}
 
 	s := cv.open(t, cv.cfg, fakeEmbedder, 4)
-	cv.setFault(refuseWrites(kindMemory+sep, memd.StatusAccessError))
-	defer cv.setFault(nil)
+	cv.SetFault(refuseWrites(kindMemory+sep, memd.StatusAccessError))
+	defer cv.SetFault(nil)
 	ms := batch(5)
 	err := s.Put(context.Background(), ms)
 	if !errors.Is(err, gocb.ErrAuthenticationFailure) || !strings.Contains(err.Error(), "check couchbase-username and couchbase-password") {
 		t.Errorf("remember refused by the server: %v, want the settings to check", err)
 	}
-	cv.setFault(nil)
+	cv.SetFault(nil)
 	nothingOf(t, cv, s, ms)
 }
 
@@ -162,14 +163,14 @@ func TestCavesWriteTimeout(t *testing.T) {
 	cfg := cv.cfg
 	cfg.TransactionTimeout = 2 * time.Second
 	s := cv.open(t, cfg, fakeEmbedder, 4)
-	cv.setFault(func(_ mock.KvClient, pak *memd.Packet) bool {
+	cv.SetFault(func(_ mock.KvClient, pak *memd.Packet) bool {
 		return isWrite(pak.Command) && strings.HasPrefix(string(pak.Key), kindMemory+sep)
 	})
 	ms := batch(4)
 	start := time.Now()
 	err := s.Put(ctx, ms)
 	took := time.Since(start)
-	cv.setFault(nil)
+	cv.SetFault(nil)
 	if err == nil || !strings.Contains(err.Error(), "couchbase-transaction-timeout") {
 		t.Errorf("remember with writes unanswered: %v, want the timeout settings named", err)
 	}
@@ -180,8 +181,8 @@ func TestCavesWriteTimeout(t *testing.T) {
 
 	// outside a transaction (forget all deletes key by key) the bound is
 	// the key-value timeout
-	cv.setFault(func(_ mock.KvClient, pak *memd.Packet) bool { return pak.Command == memd.CmdDelete })
-	defer cv.setFault(nil)
+	cv.SetFault(func(_ mock.KvClient, pak *memd.Packet) bool { return pak.Command == memd.CmdDelete })
+	defer cv.SetFault(nil)
 	if err := s.Put(ctx, fixture()[4:]); err != nil {
 		t.Fatal(err)
 	}
@@ -201,15 +202,15 @@ func TestCavesTransactionFails(t *testing.T) {
 	s := cv.open(t, cv.cfg, fakeEmbedder, 4)
 	ms := batch(21)
 	var staged atomic.Int32
-	cv.setFault(func(src mock.KvClient, pak *memd.Packet) bool {
+	cv.SetFault(func(src mock.KvClient, pak *memd.Packet) bool {
 		if !isWrite(pak.Command) || !strings.HasPrefix(string(pak.Key), kindMemory+sep) || staged.Add(1) <= 15 {
 			return false
 		}
-		reply(src, pak, memd.StatusAccessError, nil, nil)
+		reply(src, pak, memd.StatusAccessError)
 		return true
 	})
 	err := s.Put(ctx, ms)
-	cv.setFault(nil)
+	cv.SetFault(nil)
 	if err == nil {
 		t.Fatal("remember succeeded with its 16th write refused")
 	}
@@ -254,7 +255,7 @@ func TestCavesRestartMidWrite(t *testing.T) {
 	s := cv.open(t, cfg, fakeEmbedder, 4)
 	var writes atomic.Int32
 	var until atomic.Int64
-	cv.setFault(func(src mock.KvClient, pak *memd.Packet) bool {
+	cv.SetFault(func(src mock.KvClient, pak *memd.Packet) bool {
 		if u := until.Load(); u != 0 {
 			return time.Now().UnixNano() < u // down: nothing answers
 		}
@@ -267,7 +268,7 @@ func TestCavesRestartMidWrite(t *testing.T) {
 		}
 		return true
 	})
-	defer cv.setFault(nil)
+	defer cv.SetFault(nil)
 
 	ms := batch(12)
 	err := s.Put(ctx, ms)
@@ -278,7 +279,7 @@ func TestCavesRestartMidWrite(t *testing.T) {
 		t.Fatal("the mock never went away")
 	}
 	time.Sleep(time.Until(time.Unix(0, until.Load())))
-	cv.setFault(nil)
+	cv.SetFault(nil)
 	nothingOf(t, cv, s, ms)
 
 	err = s.Put(ctx, ms)

@@ -95,7 +95,7 @@ func (cv *caves) withSearch(t *testing.T, srv *httptest.Server) {
 		t.Fatal(err)
 	}
 	fts, _ := strconv.Atoi(port)
-	cv.cluster.KvOutHooks().Add(func(_ mock.KvClient, pak *memd.Packet, _ time.Time, next func()) {
+	cv.Mock.KvOutHooks().Add(func(_ mock.KvClient, pak *memd.Packet, _ time.Time, next func()) {
 		if pak.Magic == memd.CmdMagicRes && pak.Command == memd.CmdGetClusterConfig && pak.Status == memd.StatusSuccess {
 			pak.Value = withSearchAt(pak.Value, fts)
 		}

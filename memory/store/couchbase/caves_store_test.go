@@ -38,8 +38,7 @@ func TestCavesSetup(t *testing.T) {
 	if strings.Contains(again, "created") || !strings.Contains(again, "collection agentmem.agentmem.memories: exists") {
 		t.Errorf("setup again said %q, want everything to exist", again)
 	}
-	man := cv.cluster.GetBucket(cavesBucket).CollectionManifest()
-	if _, _, err := man.GetByName("agentmem", "memories"); err != nil {
+	if _, _, err := cv.Mock.GetBucket(cavesBucket).CollectionManifest().GetByName("agentmem", "memories"); err != nil {
 		t.Error("the mock holds no collection agentmem.memories after setup")
 	}
 }
@@ -191,36 +190,6 @@ func body(file []byte) string {
 	return string(rest)
 }
 
-// docs counts the live documents of namespace ns in the mock, by key.
-func (cv *caves) docs(t *testing.T, ns string) int {
-	t.Helper()
-	st := cv.cluster.GetBucket(cavesBucket).Store()
-	n := 0
-	for vb := range uint(64) {
-		all, err := st.GetVbucket(vb).GetAll(0, cv.collectionID(t, cv.cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range latest(all) {
-			for _, kind := range []string{kindMemory, kindSess, kindPage} {
-				if strings.HasPrefix(string(d.Key), nsPrefix(kind, ns)) {
-					n++
-				}
-			}
-		}
-	}
-	return n
-}
-
-func (cv *caves) collectionID(t *testing.T, cfg Config) uint {
-	t.Helper()
-	_, c, err := cv.cluster.GetBucket(cfg.Bucket).CollectionManifest().GetByName(cfg.Scope, cfg.Collection)
-	if err != nil {
-		t.Fatalf("no collection %s in the mock", cfg.keyspace())
-	}
-	return uint(c)
-}
-
 // Every write drops the speakers it may change, whether it succeeded or
 // not: a remember, a failed remember, a forget.
 func TestCavesSpeakerDrops(t *testing.T) {
@@ -245,9 +214,9 @@ func TestCavesSpeakerDrops(t *testing.T) {
 		t.Error("a remember kept the speakers it may have changed")
 	}
 	fill()
-	cv.setFault(refuseWrites(kindMemory+sep, memd.StatusAccessError))
+	cv.SetFault(refuseWrites(kindMemory+sep, memd.StatusAccessError))
 	err := s.Put(ctx, batch(2))
-	cv.setFault(nil)
+	cv.SetFault(nil)
 	if err == nil {
 		t.Fatal("Put succeeded with its writes refused")
 	}

@@ -1,4 +1,4 @@
-package couchbase
+package cavestest
 
 import (
 	"bytes"
@@ -38,9 +38,8 @@ const (
 )
 
 type rangeScans struct {
-	mu      sync.Mutex
-	byID    map[string]*rangeScan
-	created int // scans created, for the tests to see that listing scanned
+	mu   sync.Mutex
+	byID map[string]*rangeScan
 }
 
 type rangeScan struct {
@@ -79,7 +78,7 @@ func (rs *rangeScans) hook(src mock.KvClient, pak *memd.Packet, _ time.Time, nex
 			delete(rs.byID, string(pak.Extras))
 			rs.mu.Unlock()
 		}
-		reply(src, pak, memd.StatusSuccess, nil, nil)
+		Reply(src, pak, memd.StatusSuccess, nil, nil)
 	default:
 		next()
 	}
@@ -88,7 +87,7 @@ func (rs *rangeScans) hook(src mock.KvClient, pak *memd.Packet, _ time.Time, nex
 func (rs *rangeScans) create(src mock.KvClient, pak *memd.Packet) {
 	var req rangeScanCreate
 	if err := json.Unmarshal(pak.Value, &req); err != nil || req.Range == nil {
-		reply(src, pak, memd.StatusInvalidArgs, nil, nil)
+		Reply(src, pak, memd.StatusInvalidArgs, nil, nil)
 		return
 	}
 	cid, err := strconv.ParseUint(req.Collection, 16, 32)
@@ -97,42 +96,42 @@ func (rs *rangeScans) create(src mock.KvClient, pak *memd.Packet) {
 	}
 	bucket := src.SelectedBucket()
 	if err != nil || bucket == nil {
-		reply(src, pak, memd.StatusInvalidArgs, nil, nil)
+		Reply(src, pak, memd.StatusInvalidArgs, nil, nil)
 		return
 	}
 	vb := bucket.Store().GetVbucket(uint(pak.Vbucket))
 	if vb == nil {
-		reply(src, pak, memd.StatusNotMyVBucket, nil, nil)
+		Reply(src, pak, memd.StatusNotMyVBucket, nil, nil)
 		return
 	}
 	if s := req.Snapshot; s != nil {
 		state := vb.CurrentMetaState(0)
 		if s.VbUUID != strconv.FormatUint(state.VbUUID, 10) {
-			reply(src, pak, statusRangeScanVbUUIDDiff, nil, nil)
+			Reply(src, pak, statusRangeScanVbUUIDDiff, nil, nil)
 			return
 		}
 		if s.SeqNo > state.CurrentSeqNo {
-			reply(src, pak, memd.StatusTmpFail, nil, nil)
+			Reply(src, pak, memd.StatusTmpFail, nil, nil)
 			return
 		}
 	}
 	all, err := vb.GetAll(0, uint(cid))
 	if err != nil {
-		reply(src, pak, memd.StatusInternalError, nil, nil)
+		Reply(src, pak, memd.StatusInternalError, nil, nil)
 		return
 	}
-	scan := &rangeScan{keysOnly: req.KeyOnly, docs: inRange(latest(all), req)}
+	scan := &rangeScan{keysOnly: req.KeyOnly, docs: inRange(Latest(all), req)}
 	id := make([]byte, 16)
 	rand.Read(id)
 	rs.mu.Lock()
 	rs.byID[string(id)] = scan
-	rs.created++
 	rs.mu.Unlock()
-	reply(src, pak, memd.StatusSuccess, nil, id)
+	Reply(src, pak, memd.StatusSuccess, nil, id)
 }
 
-// latest is the live version of every key: the mock keeps every version.
-func latest(all []*mockdb.Document) []*mockdb.Document {
+// Latest is the live version of every key of all (the mock keeps every
+// version), in key order.
+func Latest(all []*mockdb.Document) []*mockdb.Document {
 	last := map[string]*mockdb.Document{}
 	for _, d := range all {
 		if old, ok := last[string(d.Key)]; !ok || d.SeqNo > old.SeqNo {
@@ -167,7 +166,7 @@ func inRange(docs []*mockdb.Document, req rangeScanCreate) []*mockdb.Document {
 
 func (rs *rangeScans) next(src mock.KvClient, pak *memd.Packet) {
 	if len(pak.Extras) != 28 {
-		reply(src, pak, memd.StatusInvalidArgs, nil, nil)
+		Reply(src, pak, memd.StatusInvalidArgs, nil, nil)
 		return
 	}
 	id := string(pak.Extras[:16])
@@ -187,7 +186,7 @@ func (rs *rangeScans) next(src mock.KvClient, pak *memd.Packet) {
 	}
 	rs.mu.Unlock()
 	if scan == nil {
-		reply(src, pak, memd.StatusKeyNotFound, nil, nil)
+		Reply(src, pak, memd.StatusKeyNotFound, nil, nil)
 		return
 	}
 	var val []byte
@@ -214,10 +213,11 @@ func (rs *rangeScans) next(src mock.KvClient, pak *memd.Packet) {
 	if len(scan.docs) > 0 {
 		status = statusRangeScanMore
 	}
-	reply(src, pak, status, binary.BigEndian.AppendUint32(nil, flag), val)
+	Reply(src, pak, status, binary.BigEndian.AppendUint32(nil, flag), val)
 }
 
-func reply(src mock.KvClient, req *memd.Packet, status memd.StatusCode, extras, value []byte) {
+// Reply answers req with status.
+func Reply(src mock.KvClient, req *memd.Packet, status memd.StatusCode, extras, value []byte) {
 	src.WritePacket(&memd.Packet{
 		Magic:   memd.CmdMagicRes,
 		Command: req.Command,
