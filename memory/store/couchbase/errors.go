@@ -59,6 +59,10 @@ func hint(err error, cfg Config) string {
 		return fmt.Sprintf("Search index %s does not exist in %s.%s: run `agentmem couchbase setup`", cfg.Index, cfg.Bucket, cfg.Scope)
 	case notReady(err):
 		return fmt.Sprintf("Search index %s is still being built; wait for it (the Search page of the Couchbase UI shows its progress)", cfg.Index)
+	case strings.Contains(text, "scoped indexes"):
+		return "this cluster cannot hold a Search index in a scope, which agentmem needs with or without vectors: Couchbase Server 7.6 or later with the Search service, or Capella"
+	case errors.Is(err, gocb.ErrFeatureNotAvailable) && !strings.Contains(text, "search") && !strings.Contains(text, "vector"):
+		return "this cluster lacks a key-value feature agentmem needs (range scans, to list sessions and to forget a namespace): Couchbase Server 7.6 or later, or Capella"
 	case errors.Is(err, gocb.ErrFeatureNotAvailable) || strings.Contains(text, "unknown field type: 'vector'"):
 		return "this cluster lacks a feature agentmem needs: Couchbase Server 7.6 or later (7.6.2+ for long memories' windows) with the Search service, or Capella; without vector search run with --embedder none"
 	case errors.Is(err, gocb.ErrServiceNotAvailable):

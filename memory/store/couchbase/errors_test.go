@@ -28,6 +28,8 @@ func TestHint(t *testing.T) {
 		{"index not ready", &gocb.SearchError{InnerError: errors.New("search error"), HTTPStatusCode: 400,
 			ErrorText: "rest_index: Query, indexName: agentmem, err: no planPIndexes for indexName: agentmem"}, "still being built"},
 		{"no vector search", &gocb.SearchError{InnerError: gocb.ErrFeatureNotAvailable}, "7.6"},
+		{"no scoped index", fmt.Errorf("scoped indexes cannot be used with this server version: %w", gocb.ErrFeatureNotAvailable), "with or without vectors"},
+		{"no range scan", fmt.Errorf("scan: %w", gocb.ErrFeatureNotAvailable), "range scans"},
 		{"vector field unknown", errors.New(`field: 'vector', unknown field type: 'vector'`), "7.6"},
 		{"no search node", gocb.ErrServiceNotAvailable, "Search"},
 		{"durability", &gocb.KeyValueError{InnerError: gocb.ErrDurabilityImpossible}, "--couchbase-durability none"},

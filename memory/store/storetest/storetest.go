@@ -2,6 +2,7 @@
 // of testing/fstest: one suite that every store implementation runs, so the
 // embedded store and the Couchbase store are held to the same contract by
 // the same tests. The embedded store runs it always; the Couchbase store
+// runs its key-value cases (RunKeyValue) on gocaves always, and all of it
 // when a cluster is configured (AGENTMEM_TEST_COUCHBASE).
 package storetest
 

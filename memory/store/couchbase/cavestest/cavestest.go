@@ -6,7 +6,9 @@
 // gocaves speaks the memcached binary protocol (key-value, subdocuments
 // with extended attributes, collections, the CAS and durability that
 // transactions are built of) and the cluster manager's REST API (scopes,
-// collections, users). Its Search service answers only a ping.
+// collections, users). Its Search service answers only a ping. Its
+// listeners bind every interface (it listens on ":0"); the clients reach
+// them on 127.0.0.1, so nothing goes beyond loopback.
 //
 // gocaves v0.0.1-75 (2021) predates or departs from five things gocb v2.11
 // relies on; Start supplies them, each in a hook named here:
@@ -151,8 +153,9 @@ func (c *Cluster) Live(t testing.TB, scope, collection string, prefixes ...strin
 	return n
 }
 
-// close shuts the mock's listeners. gocaves starts no TLS key-value
-// listener here and closing it dereferences nil: each close is on its own.
+// close shuts the mock's listeners. gocaves' key-value server never keeps
+// its listener, and its Close dereferences nil: that port stays open until
+// the test binary exits, and each close is on its own.
 func (c *Cluster) close() {
 	shut := func(s interface{ Close() error }) {
 		defer func() { recover() }()
