@@ -68,7 +68,9 @@ type encoder struct {
 	dims              int
 }
 
-func loadEncoder(w weights) (*encoder, error) {
+// loadEncoder assembles the network from the weights; with int8 the dense
+// layers of the transformer layers also get int8 weights (quant.go).
+func loadEncoder(w weights, int8 bool) (*encoder, error) {
 	r := &weightReader{w: w}
 	e := &encoder{}
 	emb, ok := w["module/Embeddings_en"]
@@ -138,13 +140,18 @@ func loadEncoder(w weights) (*encoder, error) {
 		return nil, r.err
 	}
 	all := []*linear{e.hidden}
+	quantize := map[*linear]bool{}
 	for _, l := range e.layers {
-		all = append(all, l.qkv, l.attnOut, l.ffnIn, l.ffnOut)
+		ls := []*linear{l.qkv, l.attnOut, l.ffnIn, l.ffnOut}
 		if l.residual != nil {
-			all = append(all, l.residual)
+			ls = append(ls, l.residual)
+		}
+		all = append(all, ls...)
+		for _, d := range ls {
+			quantize[d] = int8
 		}
 	}
-	if err := packAll(all); err != nil {
+	if err := packAll(all, quantize); err != nil {
 		return nil, err
 	}
 	if e.maxTokens <= 0 || e.embDim%2 != 0 {

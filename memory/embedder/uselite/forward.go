@@ -16,6 +16,7 @@ type buffers struct {
 	x0, x, res, a, qkv, ctx, tmp, hid []float32
 	attn                              []attnBuffers // one per head
 	pooled, v                         []float32
+	qx                                qinput // a dense layer's input in int8
 }
 
 // attnBuffers is the scratch memory of one attention head.
@@ -48,6 +49,7 @@ func (e *encoder) newBuffers() *buffers {
 	b.qkv = make([]float32, T*maxQKV)
 	b.ctx = make([]float32, T*maxA)
 	b.hid = make([]float32, T*maxH)
+	b.qx = newQinput(T, max(maxW, maxA, maxH))
 	b.attn = make([]attnBuffers, maxHeads)
 	for h := range b.attn {
 		Tp := roundUp(T, panelCols)
@@ -151,14 +153,14 @@ func (l *transformerLayer) forward(x []float32, T int, b *buffers, eps float32, 
 	residual := x
 	if l.residual != nil {
 		residual = b.res[:T*l.width]
-		l.residual.forward(residual, x, T, par)
+		l.residual.dense(residual, x, T, par, &b.qx, false)
 	}
 	qkv := b.qkv[:T*3*l.attnWidth]
-	l.qkv.forward(qkv, a, T, par)
+	l.qkv.dense(qkv, a, T, par, &b.qx, false)
 	ctx := b.ctx[:T*l.attnWidth]
 	l.attention(ctx, qkv, T, b.attn, par)
 	attn := b.tmp[:T*l.width]
-	l.attnOut.forward(attn, ctx, T, par)
+	l.attnOut.dense(attn, ctx, T, par, &b.qx, false)
 	y := b.x[:T*l.width]
 	for i := range y {
 		y[i] = attn[i] + residual[i]
@@ -168,12 +170,9 @@ func (l *transformerLayer) forward(x []float32, T int, b *buffers, eps float32, 
 	a = b.a[:T*l.width]
 	l.ffnNorm.normalize(a, y, T, eps)
 	hid := b.hid[:T*l.ffnHidden]
-	l.ffnIn.forward(hid, a, T, par)
-	for i, v := range hid {
-		hid[i] = max(v, 0) // ReLU
-	}
+	l.ffnIn.dense(hid, a, T, par, &b.qx, false)
 	ffn := b.tmp[:T*l.width]
-	l.ffnOut.forward(ffn, hid, T, par)
+	l.ffnOut.dense(ffn, hid, T, par, &b.qx, true) // ReLU(hid)
 	for i := range y {
 		y[i] = ffn[i] + y[i]
 	}

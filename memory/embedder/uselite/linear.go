@@ -23,6 +23,7 @@ type linear struct {
 	in, out int
 	panels  []float32 // [out/16][in][16]: W packed by 16 output features
 	b       []float32 // [out]
+	q       *qweights // W in int8 for the VNNI kernel (quant.go), or nil
 }
 
 // newLinear builds a layer from a TF.js kernel laid out [in][out] (row
@@ -36,8 +37,8 @@ func newLinear(kernel []float32, in, out int, bias []float32) *linear {
 }
 
 // packAll packs the [in][out] kernels of layers into panels, in place and
-// in parallel.
-func packAll(layers []*linear) error {
+// in parallel, first quantizing the kernels of those in quantize to int8.
+func packAll(layers []*linear, quantize map[*linear]bool) error {
 	for _, l := range layers {
 		if l.out%panelCols != 0 || l.in == 0 {
 			return fmt.Errorf("uselite: dense layer %d -> %d: width not a multiple of %d", l.in, l.out, panelCols)
@@ -48,6 +49,9 @@ func packAll(layers []*linear) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if quantize[l] {
+				l.q = quantizeWeights(l.panels, l.in, l.out)
+			}
 			pack(l.panels, l.in, l.out)
 		}()
 	}
@@ -90,6 +94,23 @@ func (l *linear) forward(y, x []float32, rows, par int) {
 		}()
 	}
 	wg.Wait()
+}
+
+// dense computes y = x·W + b for the rows of x, on the int8 kernel if l has
+// int8 weights (quantizing x into qx first), else on the float32 one. With
+// relu the layer reads ReLU(x) (the float32 path applies it to x in place).
+func (l *linear) dense(y, x []float32, rows, par int, qx *qinput, relu bool) {
+	if l.q != nil {
+		quantizeRows(qx, x, rows, l.in, l.q.k4, relu)
+		l.forwardQ(y, qx, rows, par)
+		return
+	}
+	if relu {
+		for i, v := range x[:rows*l.in] {
+			x[i] = max(v, 0)
+		}
+	}
+	l.forward(y, x, rows, par)
 }
 
 // panelRange computes the output features of panels [p0, p1).

@@ -22,7 +22,7 @@ func TestLinear(t *testing.T) {
 			b[i] = rng.Float32() - 0.5
 		}
 		l := newLinear(slices.Clone(w), in, out, b) // packed in place
-		if err := packAll([]*linear{l}); err != nil {
+		if err := packAll([]*linear{l}, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, rows := range []int{1, 5, 6, 7, 12, 13, 128} {
@@ -92,7 +92,7 @@ func TestKernels(t *testing.T) {
 func BenchmarkLinear(b *testing.B) {
 	const rows, in, out = 128, 512, 1536
 	l := newLinear(make([]float32, in*out), in, out, make([]float32, out))
-	if err := packAll([]*linear{l}); err != nil {
+	if err := packAll([]*linear{l}, nil); err != nil {
 		b.Fatal(err)
 	}
 	x, y := make([]float32, rows*in), make([]float32, rows*out)

@@ -83,13 +83,13 @@ var (
 // them against model/SHA256SUMS) on the first call; later calls return the
 // same *Model.
 func New() (*Model, error) {
-	sharedOnce.Do(func() { shared, sharedErr = load(embeddedModel()) })
+	sharedOnce.Do(func() { shared, sharedErr = load(embeddedModel(), haveVNNI) })
 	return shared, sharedErr
 }
 
 // load builds a Model from the model directory fsys (the embedded one, or a
-// test's copy).
-func load(fsys fs.FS) (m *Model, err error) {
+// test's copy), with int8 dense layers if int8 (see quant.go).
+func load(fsys fs.FS, int8 bool) (m *Model, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, fmt.Errorf("uselite: loading the model: %v", r)
@@ -123,7 +123,7 @@ func load(fsys fs.FS) (m *Model, err error) {
 	if tokErr != nil {
 		return nil, tokErr
 	}
-	enc, err := loadEncoder(w)
+	enc, err := loadEncoder(w, int8)
 	if err != nil {
 		return nil, err
 	}
