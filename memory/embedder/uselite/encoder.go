@@ -2,6 +2,7 @@ package uselite
 
 import (
 	"fmt"
+	"math"
 )
 
 // The encoder is Universal Sentence Encoder Lite's "KonaTransformer" as the
@@ -60,6 +61,7 @@ type encoder struct {
 	vocabRows, embDim int
 	embeddings        []float32 // [vocabRows][embDim]
 	invTimescales     []float32 // [embDim/2]
+	timing            []float32 // [maxTokens][embDim]: sin, cos of position·invTimescales
 	maxTokens         int       // the graph drops tokens at positions >= maxTokens
 	eps               float32   // LayerNorm epsilon
 	layers            []*transformerLayer
@@ -154,8 +156,25 @@ func loadEncoder(w weights, int8 bool) (*encoder, error) {
 	if err := packAll(all, quantize); err != nil {
 		return nil, err
 	}
-	if e.maxTokens <= 0 || e.embDim%2 != 0 {
+	if e.maxTokens <= 0 || e.maxTokens > 1<<12 || e.embDim%2 != 0 {
 		return nil, fmt.Errorf("uselite: bad model constants (max tokens %d, embedding width %d)", e.maxTokens, e.embDim)
 	}
+	e.timing = timingSignal(e.maxTokens, e.invTimescales)
 	return e, nil
+}
+
+// timingSignal tabulates the timing signal of positions t < T: row t is
+// sin(t·inv[j]) for j < len(inv), then cos(t·inv[j]).
+func timingSignal(T int, inv []float32) []float32 {
+	half := len(inv)
+	ts := make([]float32, T*2*half)
+	for t := 0; t < T; t++ {
+		row := ts[t*2*half : (t+1)*2*half]
+		for j, v := range inv {
+			angle := float64(float32(t) * v)
+			row[j] = float32(math.Sin(angle))
+			row[half+j] = float32(math.Cos(angle))
+		}
+	}
+	return ts
 }

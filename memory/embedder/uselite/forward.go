@@ -103,19 +103,19 @@ func (e *encoder) embed(ids []int, b *buffers, par int, out []float32) {
 
 // inputs writes the first layer's input for ids into x0 and returns it:
 // embedding + (embedding + timing signal), where the timing signal of
-// position t is sin(t·inv_timescale) followed by cos(t·inv_timescale).
+// position t is sin(t·inv_timescale) followed by cos(t·inv_timescale)
+// (tabulated in e.timing).
 func (e *encoder) inputs(ids []int, x0 []float32) []float32 {
-	d, half := e.embDim, e.embDim/2
+	d := e.embDim
 	for t, id := range ids {
 		if id < 0 || id >= e.vocabRows {
 			id = unknownID
 		}
 		emb := e.embeddings[id*d : (id+1)*d]
+		ts := e.timing[t*d : (t+1)*d]
 		row := x0[t*d : (t+1)*d]
-		for j := 0; j < half; j++ {
-			angle := float64(float32(t) * e.invTimescales[j])
-			row[j] = emb[j] + (emb[j] + float32(math.Sin(angle)))
-			row[half+j] = emb[half+j] + (emb[half+j] + float32(math.Cos(angle)))
+		for j, v := range emb {
+			row[j] = v + (v + ts[j])
 		}
 	}
 	return x0[:len(ids)*d]
@@ -241,7 +241,7 @@ func (l *transformerLayer) head(h int, ctx, qkv []float32, T int, buf attnBuffer
 	scores := buf.scores[:T*Tp]
 	gemm(scores, Tp, qkv[q0:], stride, T, keys, dh, 0, Tp/panelCols)
 	for t := 0; t < T; t++ {
-		softmax(scores[t*Tp : t*Tp+T])
+		softmaxPadded(scores[t*Tp:(t+1)*Tp], T)
 	}
 	gemm(ctx[q0:], A, scores, Tp, T, values, T, 0, dh/panelCols)
 }
