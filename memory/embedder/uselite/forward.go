@@ -125,22 +125,27 @@ func (e *encoder) inputs(ids []int, x0 []float32) []float32 {
 func (n layerNorm) normalize(y, x []float32, T int, eps float32) {
 	w := len(n.scale)
 	for t := 0; t < T; t++ {
-		xr, yr := x[t*w:(t+1)*w], y[t*w:(t+1)*w]
-		var s float64
-		for _, v := range xr {
-			s += float64(v)
-		}
-		mean := float32(s / float64(w))
-		var ss float64
-		for _, v := range xr {
-			c := v - mean
-			ss += float64(c * c)
-		}
-		variance := float32(ss / float64(w))
-		rs := float32(1 / math.Sqrt(float64(variance+eps)))
-		for j, v := range xr {
-			yr[j] = n.scale[j]*rs*(v-mean) + n.bias[j]
-		}
+		n.normalizeRow(y[t*w:(t+1)*w], x[t*w:(t+1)*w], eps)
+	}
+}
+
+// normalizeRowGo is the portable normalizeRow, with the sums in float64.
+func (n layerNorm) normalizeRowGo(yr, xr []float32, eps float32) {
+	w := len(n.scale)
+	var s float64
+	for _, v := range xr {
+		s += float64(v)
+	}
+	mean := float32(s / float64(w))
+	var ss float64
+	for _, v := range xr {
+		c := v - mean
+		ss += float64(c * c)
+	}
+	variance := float32(ss / float64(w))
+	rs := float32(1 / math.Sqrt(float64(variance+eps)))
+	for j, v := range xr {
+		yr[j] = n.scale[j]*rs*(v-mean) + n.bias[j]
 	}
 }
 
