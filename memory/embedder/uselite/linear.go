@@ -37,7 +37,7 @@ func newLinear(kernel []float32, in, out int, bias []float32) *linear {
 }
 
 // packAll packs the [in][out] kernels of layers into panels, in place and
-// in parallel, first quantizing the kernels of those in quantize to int8.
+// in parallel, except that those in quantize get int8 weights instead.
 func packAll(layers []*linear, quantize map[*linear]bool) error {
 	for _, l := range layers {
 		if l.out%panelCols != 0 || l.in == 0 {
@@ -50,7 +50,9 @@ func packAll(layers []*linear, quantize map[*linear]bool) error {
 		go func() {
 			defer wg.Done()
 			if quantize[l] {
-				l.q = quantizeWeights(l.panels, l.in, l.out)
+				// The int8 weights replace the float32 ones.
+				l.q, l.panels = quantizeWeights(l.panels, l.in, l.out), nil
+				return
 			}
 			pack(l.panels, l.in, l.out)
 		}()

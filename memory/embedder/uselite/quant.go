@@ -37,25 +37,24 @@ type qweights struct {
 func quantizeWeights(w []float32, in, out int) *qweights {
 	k4 := roundUp(in, quadK)
 	q := &qweights{k4: k4, w: make([]int8, k4*out), scale: make([]float32, out), colSum: make([]int32, out)}
-	for j := 0; j < out; j++ {
-		var m float32
-		for i := 0; i < in; i++ {
-			m = max(m, abs32(w[i*out+j]))
+	for i := 0; i < in; i++ {
+		for j, v := range w[i*out : (i+1)*out] {
+			q.scale[j] = max(q.scale[j], abs32(v))
 		}
-		s := m / 127
-		if s == 0 {
-			s = 1
+	}
+	for j, m := range q.scale {
+		q.scale[j] = m / 127
+		if m == 0 {
+			q.scale[j] = 1
 		}
-		q.scale[j] = s
-		p, jj := j/panelCols, j%panelCols
-		panel := q.w[p*k4*panelCols:]
-		var sum int32
-		for i := 0; i < in; i++ {
-			v := int8(max(-127, min(127, math.RoundToEven(float64(w[i*out+j]/s)))))
-			panel[(i/quadK)*panelCols*quadK+jj*quadK+i%quadK] = v
-			sum += int32(v)
+	}
+	for i := 0; i < in; i++ {
+		g := (i / quadK) * panelCols * quadK
+		for j, v := range w[i*out : (i+1)*out] {
+			qv := int8(max(-127, min(127, math.RoundToEven(float64(v/q.scale[j])))))
+			q.w[(j/panelCols)*k4*panelCols+g+(j%panelCols)*quadK+i%quadK] = qv
+			q.colSum[j] += int32(qv)
 		}
-		q.colSum[j] = sum
 	}
 	return q
 }
@@ -220,13 +219,10 @@ func qgemm6x16Go(k4 int, a []uint8, b []int8, c []float32, ldc int, rs []float32
 		ar := a[r*k4 : (r+1)*k4]
 		var acc [panelCols]int32
 		for g := 0; g < k4/quadK; g++ {
-			bg := b[g*panelCols*quadK : (g+1)*panelCols*quadK]
+			a0, a1, a2, a3 := int32(ar[4*g]), int32(ar[4*g+1]), int32(ar[4*g+2]), int32(ar[4*g+3])
+			bg := b[g*panelCols*quadK : (g+1)*panelCols*quadK : (g+1)*panelCols*quadK]
 			for j := range panelCols {
-				var s int32
-				for t := range quadK {
-					s += int32(ar[g*quadK+t]) * int32(bg[j*quadK+t])
-				}
-				acc[j] += s
+				acc[j] += a0*int32(bg[4*j]) + a1*int32(bg[4*j+1]) + a2*int32(bg[4*j+2]) + a3*int32(bg[4*j+3])
 			}
 		}
 		for j := range panelCols {
