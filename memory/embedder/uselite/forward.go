@@ -5,11 +5,13 @@ import (
 	"sync"
 )
 
-// Arithmetic follows the TF.js CPU kernels closely enough to match them to
-// within 1e-6 per output component (testdata/golden.json): values are
-// float32, and means and sums are accumulated in float64 and rounded once,
-// as JavaScript numbers are; only the order of the additions inside matrix
-// products (float32 here) and the exponential in softmax differ.
+// On the float32 path, arithmetic follows the TF.js CPU kernels closely
+// enough to match them to within 1e-6 per output component
+// (testdata/golden.json): values are float32, the pooled mean and the
+// portable layer norm accumulate in float64 as JavaScript numbers do; the
+// order of the additions inside matrix products, the AVX-512 layer norm's
+// float32 sums and the exponential in softmax differ. The int8 path
+// (quant.go) differs only in its dense layers.
 
 // buffers is the scratch memory of one forward pass, reused across calls.
 type buffers struct {
