@@ -43,6 +43,9 @@ func packAll(layers []*linear, quantize map[*linear]bool) error {
 		if l.out%panelCols != 0 || l.in == 0 {
 			return fmt.Errorf("uselite: dense layer %d -> %d: width not a multiple of %d", l.in, l.out, panelCols)
 		}
+		if quantize[l] && l.in > maxQuantIn {
+			return fmt.Errorf("uselite: dense layer %d -> %d: more than %d inputs for the int8 kernel's int32 sums", l.in, l.out, maxQuantIn)
+		}
 	}
 	var wg sync.WaitGroup
 	for _, l := range layers {

@@ -23,6 +23,11 @@ import (
 
 const quadK = 4 // VPDPBUSD sums 4 adjacent products into each int32 lane
 
+// maxQuantIn bounds a quantized layer's inputs so that its int32 sums stay
+// exact: 65,536 products of at most 255·127 in magnitude sum to less than
+// 2³¹ (the zero point's term may wrap, but int32 arithmetic wraps it back).
+const maxQuantIn = 1 << 16
+
 // qweights is a dense layer's kernel quantized to int8 and packed for
 // qgemm: panels of 16 output features, each [k4/4][16][4] bytes, so that one
 // 64-byte vector holds 4 consecutive inputs of each of the 16 features.
@@ -193,6 +198,8 @@ func qgemm(y []float32, ldc int, qx *qinput, rows int, w *qweights, bias []float
 }
 
 // qkernel runs the 6-row kernel on n (1 or 2) panels starting at panel p.
+// The VNNI kernel takes panels in pairs; a lone last panel (no layer of
+// this model has one) runs on the portable kernel.
 func qkernel(n, k4 int, a []uint8, rs []float32, rz []int32, w *qweights, p int, bias []float32, c []float32, ldc int) {
 	b := w.w[p*k4*panelCols : (p+n)*k4*panelCols]
 	j := p * panelCols
