@@ -141,18 +141,7 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32
 		return
 	}
 	if rows < blockRows {
-		// Too few rows for the kernel: compute on a zero-padded copy.
-		var cp [blockRows * panelCols]float32
-		ap := make([]float32, blockRows*k)
-		for r := 0; r < rows; r++ {
-			copy(ap[r*k:(r+1)*k], a[r*lda:r*lda+k])
-		}
-		for p := p0; p < p1; p++ {
-			kernel6x16(k, ap, k, panels[p*k*panelCols:(p+1)*k*panelCols], cp[:], panelCols)
-			for r := 0; r < rows; r++ {
-				copy(c[r*ldc+p*panelCols:r*ldc+(p+1)*panelCols], cp[r*panelCols:(r+1)*panelCols])
-			}
-		}
+		gemmFewRows(c, ldc, a, lda, rows, panels, k, p0, p1)
 		return
 	}
 	for p := p0; p < p1; {
@@ -171,6 +160,38 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32
 			} else {
 				kernel6x16(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
 			}
+		}
+		p += n
+	}
+}
+
+// gemmFewRows is gemm for rows < 6, too few for the kernel: it runs the
+// kernel on a zero-padded copy of the rows, or for one row (the final dense
+// layer's pooled vector) on that row six times over (lda 0), and copies out
+// the rows asked for. Each output is the same sum as in the kernel.
+func gemmFewRows(c []float32, ldc int, a []float32, lda int, rows int, panels []float32, k int, p0, p1 int) {
+	ap, apStride := a, 0
+	if rows > 1 {
+		ap, apStride = make([]float32, blockRows*k), k
+		for r := 0; r < rows; r++ {
+			copy(ap[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		}
+	}
+	const ldp = 2 * panelCols
+	var cp [blockRows * ldp]float32
+	for p := p0; p < p1; {
+		n := 1
+		if haveAVX512 && p+1 < p1 {
+			n = 2
+		}
+		panel := panels[p*k*panelCols : (p+n)*k*panelCols]
+		if n == 2 {
+			kernel6x32(k, ap, apStride, panel, cp[:], ldp)
+		} else {
+			kernel6x16(k, ap, apStride, panel, cp[:], ldp)
+		}
+		for r := 0; r < rows; r++ {
+			copy(c[r*ldc+p*panelCols:r*ldc+(p+n)*panelCols], cp[r*ldp:r*ldp+n*panelCols])
 		}
 		p += n
 	}
