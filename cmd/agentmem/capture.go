@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -33,6 +34,22 @@ type cursor struct {
 	Offset  int64     `json:"offset"`
 	Lines   int       `json:"lines"`
 	Started time.Time `json:"started"` // the session's first turn: its date
+	// CWD is the session's project: the cwd of its first capture (later
+	// hooks may run in a subdirectory the model went to), which names the
+	// namespace with --per-project.
+	CWD string `json:"cwd,omitempty"`
+}
+
+// sessionCWD is the project directory of the session's namespace: the
+// one its cursor holds, else cwd.
+func sessionCWD(e *env, session, cwd string) string {
+	var c cursor
+	if dir, err := e.cfg.Dir(); err == nil && sessionName.MatchString(session) {
+		if b, err := os.ReadFile(cursorFile(dir, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
+			return c.CWD
+		}
+	}
+	return cwd
 }
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
@@ -96,7 +113,8 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 		if cur.Started.IsZero() {
 			cur.Started = firstTime(e, res.Turns)
 		}
-		if err := c.store(ctx, e, c.namespace(e, in.CWD), in.SessionID, cur.Started, res.Turns); err != nil {
+		cur.CWD = cmp.Or(cur.CWD, in.CWD)
+		if err := c.store(ctx, e, c.namespace(e, cur.CWD), in.SessionID, cur.Started, res.Turns); err != nil {
 			return err
 		}
 	}

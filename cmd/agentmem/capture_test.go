@@ -678,3 +678,24 @@ func BenchmarkStopIncremental(b *testing.B) {
 		b.Errorf("%d memories, want %d", got, len(x.want))
 	}
 }
+
+// With --per-project, a session whose later hooks run in a subdirectory
+// (the model went there) stays in its project's namespace, for capture
+// and for recall.
+func TestCapturePerProjectSubdirectory(t *testing.T) {
+	e := hookEnv(t)
+	opts := func(c *claudeHookCmd) { c.PerProject, c.AutoRecall = true, true }
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("The tomatoes are in bed three near Carcavelos.", "Noted.", "Yes.", "r"))
+	x.stop(t, e, opts)
+	x.cwd = "/home/sam/src/garden/beds"
+	x.write(t, x.exchange("Move the basil to bed four.", "Done.", "Ok.", "r"))
+	x.stop(t, e, opts)
+	checkStored(t, stored(t, e, projectNamespace("/home/sam/src/garden"), sess1), x.want, x.want[0].at)
+	prompt := x.event("UserPromptSubmit")
+	prompt["prompt"] = "Where are the tomatoes near Carcavelos?"
+	out, errs := hookJSON(t, e, prompt, opts)
+	if errs != "" || out == "" || !strings.Contains(additionalContext(t, out, "UserPromptSubmit"), "bed three") {
+		t.Errorf("recall from the subdirectory: %q (stderr %q)", out, errs)
+	}
+}

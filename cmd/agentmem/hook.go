@@ -132,7 +132,7 @@ func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) e
 	text := memory.TodayAt(now().In(loc)).Text() + "."
 	if c.StartTokens > 0 && in.CWD != "" {
 		if mem, err := c.recallFor(ctx, e, in, projectName(in.CWD), c.StartTokens); err != nil {
-			fmt.Fprintf(c.errs, "agentmem hook claude-code: SessionStart recall: %v\n", err)
+			fmt.Fprintf(cmp.Or[io.Writer](c.errs, os.Stderr), "agentmem hook claude-code: SessionStart recall: %v\n", err)
 		} else if mem != "" {
 			text += "\n\nMemories of earlier sessions of this project (agentmem):\n" + mem
 		}
@@ -177,7 +177,7 @@ func (c claudeHookCmd) recallFor(ctx context.Context, e *env, in hookInput, quer
 		return "", err
 	}
 	defer done()
-	res, text, err := cl.Recall(ctx, spec.RecallArgs{Query: query, Namespace: c.namespace(e, in.CWD), MaxTokens: tokens})
+	res, text, err := cl.Recall(ctx, spec.RecallArgs{Query: query, Namespace: c.namespace(e, sessionCWD(e, in.SessionID, in.CWD)), MaxTokens: tokens})
 	if err != nil || len(res.Memories) == 0 {
 		return "", err
 	}

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"agentmem/memory/history/codex"
 )
@@ -129,5 +132,127 @@ func TestCodexHookSessionStart(t *testing.T) {
 	}
 	if out, _ := runCodexHook(t, e, `{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"hi"}`, hookOptions{}); out != "" {
 		t.Errorf("UserPromptSubmit without --auto-recall printed %q", out)
+	}
+}
+
+// codexRolloutWriter writes rollout lines in Codex 0.171.0's shape: per
+// exchange the model-side items, a command run by the model and its
+// output, and the user's and assistant's display items.
+type codexRolloutWriter struct {
+	t       testing.TB
+	path    string
+	session string
+	n       int
+	want    []string // "role: text" of every turn written
+}
+
+func newCodexRollout(t testing.TB, session string) *codexRolloutWriter {
+	w := &codexRolloutWriter{t: t, path: filepath.Join(t.TempDir(), "rollout-"+session+".jsonl"), session: session}
+	meta := map[string]any{"timestamp": "2026-12-01T09:00:00.000Z", "type": "session_meta", "payload": map[string]any{"id": session, "cwd": "/home/user/project"}}
+	b, _ := json.Marshal(meta)
+	w.write(append(b, '\n'))
+	return w
+}
+
+func (w *codexRolloutWriter) exchange(prompt, reply, output string) []byte {
+	w.n++
+	turn := fmt.Sprintf("%s-turn-%d", w.session, w.n)
+	ts := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(w.n) * time.Second).Format(time.RFC3339Nano)
+	var buf bytes.Buffer
+	line := func(typ string, payload map[string]any) {
+		b, _ := json.Marshal(map[string]any{"timestamp": ts, "type": typ, "payload": payload})
+		buf.Write(append(b, '\n'))
+	}
+	item := func(it map[string]any) {
+		line("event_msg", map[string]any{"type": "item_completed", "thread_id": w.session, "turn_id": turn, "item": it})
+	}
+	line("event_msg", map[string]any{"type": "task_started", "turn_id": turn})
+	line("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}})
+	item(map[string]any{"type": "UserMessage", "id": turn + "-user", "content": []any{map[string]any{"type": "text", "text": prompt}}})
+	line("response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": `{"cmd":"cat notes"}`, "call_id": turn + "-call"})
+	item(map[string]any{"type": "CommandExecution", "id": turn + "-call", "aggregated_output": output})
+	line("response_item", map[string]any{"type": "function_call_output", "call_id": turn + "-call", "output": output})
+	item(map[string]any{"type": "AgentMessage", "id": "msg_1", "content": []any{map[string]any{"type": "Text", "text": reply}}})
+	line("response_item", map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{map[string]any{"type": "output_text", "text": reply}}})
+	line("event_msg", map[string]any{"type": "task_complete", "turn_id": turn})
+	w.want = append(w.want, "user: "+prompt, "assistant: "+reply)
+	return buf.Bytes()
+}
+
+func (w *codexRolloutWriter) write(data []byte) {
+	f, err := os.OpenFile(w.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *codexRolloutWriter) stop(e *env) error {
+	in := codexEvent("Stop", w.path)
+	in = strings.Replace(in, codexSession, w.session, 1)
+	return codexHookCmd{hookOptions: hookOptions{Timeout: 30 * time.Second}, in: strings.NewReader(in), out: io.Discard}.run(e.ctx, e)
+}
+
+func (w *codexRolloutWriter) check(t testing.TB, e *env) {
+	t.Helper()
+	var got []string
+	for _, m := range stored(t, e, "default", w.session) {
+		got = append(got, m.Role+": "+m.Text)
+	}
+	if strings.Join(got, "\n") != strings.Join(w.want, "\n") {
+		t.Errorf("session %s holds:\n%s\nwant:\n%s", w.session, strings.Join(got, "\n"), strings.Join(w.want, "\n"))
+	}
+}
+
+// Two sessions' hooks at once, each twice: every turn stored once, each
+// reply with its own id though the model gave every reply "msg_1".
+func TestCodexHookConcurrent(t *testing.T) {
+	e := hookEnv(t)
+	a, b := newCodexRollout(t, "01a23500-aaaa-7000-8000-000000000001"), newCodexRollout(t, "01a23500-bbbb-7000-8000-000000000002")
+	for round := range 3 {
+		a.write(a.exchange(fmt.Sprintf("Garden question %d?", round), "Garden answer.", "notes"))
+		b.write(b.exchange(fmt.Sprintf("Kitchen question %d?", round), "Kitchen answer.", "notes"))
+		var wg sync.WaitGroup
+		for _, w := range []*codexRolloutWriter{a, b, a, b} {
+			wg.Go(func() {
+				if err := w.stop(e); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	a.check(t, e)
+	b.check(t, e)
+}
+
+// Stop on a 50 MB rollout with one new exchange: only the new bytes are
+// read.
+func BenchmarkCodexStopIncremental(b *testing.B) {
+	e := hookEnv(b)
+	w := newCodexRollout(b, "01a23500-cccc-7000-8000-000000000003")
+	output := strings.Repeat("a line of a file the model read\n", 3200) // ~100 KB
+	var old bytes.Buffer
+	for i := 0; old.Len() < 50<<20; i++ {
+		old.Write(w.exchange(fmt.Sprintf("Question %d about the garden?", i), "Here is what I found.", output))
+	}
+	w.write(old.Bytes())
+	if err := w.stop(e); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		w.write(w.exchange(fmt.Sprintf("New question %d?", i), "Found it.", "short"))
+		b.StartTimer()
+		if err := w.stop(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if got := len(stored(b, e, "default", w.session)); got != len(w.want) {
+		b.Errorf("%d memories, want %d", got, len(w.want))
 	}
 }

@@ -86,11 +86,12 @@ func (c setupClaudeCmd) Run(e *env) error {
 	global := carried(e.cfg)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hook := shellJoin(append(append([]string{exe}, global...), c.hookArgs()...))
-	changes := []fileChange{
-		{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }},
-		{file: files.hooks, edit: func(doc map[string]any) { setHooks(doc, hook, c.events(), c.Uninstall) }},
+	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
+	if !c.Uninstall {
+		mcp.check = ourServer(files.mcp, files.mcpPath)
 	}
-	if err := applyAll(changes, c.DryRun); err != nil {
+	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) { setHooks(doc, hook, c.events(), c.Uninstall) }}
+	if err := applyAll([]fileChange{mcp, hooks}, c.DryRun); err != nil {
 		return err
 	}
 	if !c.DryRun && !c.Uninstall {
@@ -263,36 +264,63 @@ func withoutOurHooks(v any) []any {
 }
 
 // setServer sets (or, uninstalling, removes) mcpServers.agentmem at path
-// in doc; a server of that name that is not agentmem is left alone.
+// in doc; a server of that name that is not agentmem is left alone
+// (ourServer refuses to install over it).
 func setServer(doc map[string]any, path []string, server map[string]any, uninstall bool) {
+	if uninstall {
+		removeServer(doc, path)
+		return
+	}
 	parent := doc
-	for _, k := range path {
+	for _, k := range append(slices.Clone(path), "mcpServers") {
 		next, _ := parent[k].(map[string]any)
 		if next == nil {
-			if uninstall {
-				return
-			}
 			next = map[string]any{}
 			parent[k] = next
 		}
 		parent = next
 	}
-	servers, _ := parent["mcpServers"].(map[string]any)
-	if servers == nil {
-		servers = map[string]any{}
+	if old, ok := parent["agentmem"].(map[string]any); !ok || isAgentmem(old) {
+		parent["agentmem"] = server
 	}
-	if uninstall {
-		if s, ok := servers["agentmem"].(map[string]any); ok && isAgentmem(s) {
-			delete(servers, "agentmem")
-		}
-		if len(servers) == 0 {
-			delete(parent, "mcpServers")
-			return
-		}
-	} else {
-		servers["agentmem"] = server
+}
+
+// removeServer removes agentmem's server at path in m, and the objects
+// that held nothing else once it is gone (projects[DIR] of the local
+// scope); it reports whether it removed it.
+func removeServer(m map[string]any, path []string) bool {
+	key := "mcpServers"
+	if len(path) > 0 {
+		key = path[0]
 	}
-	parent["mcpServers"] = servers
+	next, _ := m[key].(map[string]any)
+	removed := false
+	if len(path) > 0 {
+		removed = next != nil && removeServer(next, path[1:])
+	} else if s, ok := next["agentmem"].(map[string]any); ok && isAgentmem(s) {
+		delete(next, "agentmem")
+		removed = true
+	}
+	if removed && len(next) == 0 {
+		delete(m, key)
+	}
+	return removed
+}
+
+// ourServer refuses to replace an MCP server named agentmem at path that
+// runs another program (a wrapper, a container): the user's, not setup's.
+func ourServer(file string, path []string) func(map[string]any) error {
+	return func(doc map[string]any) error {
+		var v any = doc
+		for _, k := range append(slices.Clone(path), "mcpServers", "agentmem") {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		if s, ok := v.(map[string]any); v != nil && (!ok || !isAgentmem(s)) {
+			return fmt.Errorf("%s already has an MCP server named agentmem that runs %v, not agentmem: rename or remove it, then run setup again", file, s["command"])
+		}
+		return nil
+	}
 }
 
 func isAgentmem(server map[string]any) bool {
@@ -300,10 +328,12 @@ func isAgentmem(server map[string]any) bool {
 	return strings.HasPrefix(filepath.Base(cmd), "agentmem")
 }
 
-// fileChange is one settings file edited.
+// fileChange is one settings file edited, after check, if any, found
+// nothing against it.
 type fileChange struct {
-	file string
-	edit func(map[string]any)
+	file  string
+	check func(map[string]any) error
+	edit  func(map[string]any)
 }
 
 // applyAll reads and edits every file before it writes any: a file that
@@ -345,6 +375,11 @@ func (ch fileChange) plan() (old, neu []byte, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run setup again", ch.file, err)
 	}
+	if ch.check != nil {
+		if err := ch.check(doc); err != nil {
+			return nil, nil, err
+		}
+	}
 	ch.edit(doc)
 	return old, encodeDoc(doc), nil
 }
@@ -370,15 +405,32 @@ func (ch fileChange) write(old, neu []byte, dry bool) error {
 	if err := os.MkdirAll(filepath.Dir(ch.file), 0o755); err != nil {
 		return err
 	}
-	tmp := ch.file + ".agentmem-tmp"
-	if err := os.WriteFile(tmp, neu, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, ch.file); err != nil {
+	if err := replaceFile(ch.file, neu); err != nil {
 		return err
 	}
 	fmt.Printf("%s: updated\n", ch.file)
 	return nil
+}
+
+// replaceFile writes data over file at once (a new file renamed over it),
+// with its mode, and through a symbolic link (settings kept in a dotfiles
+// repository stay there) rather than over it.
+func replaceFile(file string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(file); err == nil {
+		file = target
+	}
+	mode := os.FileMode(0o600)
+	if st, err := os.Stat(file); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp := file + ".agentmem-tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil { // not narrowed by the umask
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // decodeDoc reads a settings document ({} when empty). Numbers stay as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -97,7 +98,8 @@ func (c setupCodexCmd) Run(e *env) error {
 		if c.Uninstall {
 			fmt.Printf("%s: would lose mcp_servers.agentmem and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"))
 		} else {
-			fmt.Printf("%s: would hold mcp_servers.agentmem = %v, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), server)
+			b, _ := json.Marshal(server)
+			fmt.Printf("%s: would hold mcp_servers.agentmem = %s, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), b)
 		}
 		return nil
 	}
@@ -228,16 +230,8 @@ func countOurs(hooks []codexHook, cmd string) int {
 
 // isOurCodexHook says whether a hook command runs agentmem's Codex hook.
 func isOurCodexHook(cmd string) bool {
-	prog, rest := cmd, ""
-	if strings.HasPrefix(cmd, "'") { // shellJoin quoted a path with spaces
-		if end := strings.Index(cmd[1:], "'"); end >= 0 {
-			prog, rest = cmd[1:end+1], cmd[end+2:]
-		}
-	} else if i := strings.IndexByte(cmd, ' '); i >= 0 {
-		prog, rest = cmd[:i], cmd[i:]
-	}
-	f := append([]string{prog}, strings.Fields(rest)...)
-	if len(f) < 3 || !strings.HasPrefix(filepath.Base(prog), "agentmem") {
+	f := shellSplit(cmd) // shellJoin may have quoted the binary's path
+	if len(f) < 3 || !strings.HasPrefix(filepath.Base(f[0]), "agentmem") {
 		return false
 	}
 	for i := 1; i+1 < len(f); i++ {

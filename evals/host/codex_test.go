@@ -138,6 +138,13 @@ func TestCodexRealHost(t *testing.T) {
 	reqs := model.Requests()[before:]
 	checkRecallShown(t, reqs, r1.SessionID)
 
+	// set up again with --auto-recall (every hook's command changes, so
+	// does its trust): a prompt gets the memories bearing on it
+	e.agentmem("", "setup", "codex", "--auto-recall", "--codex", bin)
+	before = len(model.Requests())
+	e.prompt(ctx, "Which city did Ana move to?")
+	checkAutoRecall(t, model.Requests()[before:], r1.SessionID)
+
 	// uninstall gives the user's config back
 	e.agentmem("", "setup", "codex", "--uninstall", "--codex", bin)
 	if got, _ := os.ReadFile(config); string(got) != users {
@@ -203,4 +210,24 @@ func findRollout(t *testing.T, home, session string) string {
 		t.Fatalf("rollouts of session %s: %v", session, files)
 	}
 	return files[0]
+}
+
+// checkAutoRecall asserts that the prompt's first request carries the
+// UserPromptSubmit hook's memories: session's dated passage.
+func checkAutoRecall(t *testing.T, reqs []CodexRequest, session string) {
+	t.Helper()
+	if len(reqs) == 0 {
+		t.Fatal("the auto-recall session made no request")
+	}
+	for _, it := range reqs[0].Input {
+		for _, p := range it.Content {
+			if strings.HasPrefix(p.Text, "Memories that may bear on this prompt") {
+				if !strings.Contains(p.Text, "· session "+session+"]") || !strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March") {
+					t.Errorf("the prompt's memories:\n%s\nwant session %s's passage", p.Text, session)
+				}
+				return
+			}
+		}
+	}
+	t.Errorf("no input of the prompt's request carries the UserPromptSubmit hook's memories")
 }
