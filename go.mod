@@ -10,6 +10,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/couchbase/gocb/v2 v2.11.1
 	github.com/couchbase/gocbcore/v10 v10.8.1
+	github.com/couchbase/gocbcore/v9 v9.0.6
 	github.com/couchbaselabs/gocbconnstr/v2 v2.0.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.2
@@ -28,13 +29,18 @@ require (
 )
 
 require (
+	github.com/dop251/goja v0.0.0-20210427212725-462d53687b0d // indirect
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+)
+
+require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect
 	github.com/blevesearch/geo v0.2.8 // indirect
 	github.com/blevesearch/go-faiss v1.1.5 // indirect
 	github.com/blevesearch/gtreap v0.1.1 // indirect
 	github.com/blevesearch/mmap-go v1.2.0 // indirect
-	github.com/blevesearch/scorch_segment_api/v2 v2.4.11 // indirect
+	github.com/blevesearch/scorch_segment_api/v2 v2.4.11
 	github.com/blevesearch/segment v0.9.1 // indirect
 	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/blevesearch/upsidedown_store_api v1.0.2 // indirect
@@ -49,6 +55,8 @@ require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/couchbase/gocbcoreps v0.1.4 // indirect
 	github.com/couchbase/goprotostellar v1.0.2 // indirect
+	github.com/couchbaselabs/gocaves v0.0.1-75
+	github.com/couchbaselabs/gocaves/mock/data v0.0.0 // indirect
 	github.com/dlclark/regexp2 v1.11.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
@@ -78,3 +86,5 @@ require (
 	google.golang.org/grpc v1.74.2 // indirect
 	google.golang.org/protobuf v1.36.7 // indirect
 )
+
+replace github.com/couchbaselabs/gocaves/mock/data => ./memory/store/couchbase/testdata/gocavesdata

@@ -12,6 +12,7 @@ import (
 // namespace per granularity and the maps of stored ids back to turns.
 type asked struct {
 	unit  string
+	now   time.Time // the unit's date: the server's clock
 	conn  *client.Client
 	q     Question
 	today string // the today tool's sentence

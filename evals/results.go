@@ -48,6 +48,9 @@ type Result struct {
 	FailureKind string `json:"failure_kind,omitempty"`
 	Failure     string `json:"failure,omitempty"`
 	Restarted   bool   `json:"restarted,omitempty"`
+	// HostSame says, for an agent behind a host, whether the host showed
+	// its model exactly the text the in-process recall returned.
+	HostSame *bool `json:"host_same,omitempty"`
 	// Fingerprint identifies everything the result depends on; a cached
 	// result is reused only when it matches.
 	Fingerprint string `json:"fingerprint"`

@@ -31,11 +31,16 @@ type Options struct {
 	// MaxToolCalls bounds the LLM agent's tool calls per question.
 	MaxToolCalls int
 	Dialer       Dialer
-	Workers      int
-	Tokenizer    *Tokenizer
-	Chat         *Chat  // nil: retrieval only
-	Judge        *Judge // nil: no verdicts
-	Results      *Results
+	// Host, when set, also asks questions through an agent host
+	// (hostagent.go), under the first configuration: those HostQuestions
+	// names (by question id), or every one when it is nil.
+	Host          Host
+	HostQuestions map[string]bool
+	Workers       int
+	Tokenizer     *Tokenizer
+	Chat          *Chat  // nil: retrieval only
+	Judge         *Judge // nil: no verdicts
+	Results       *Results
 	// Keep leaves each unit's namespaces in the store after its questions;
 	// by default they are forgotten, which keeps the store small.
 	Keep     bool
@@ -192,6 +197,12 @@ func (r *runner) plan(u Unit) []task {
 				}
 			}
 		}
+		if h := r.o.Host; h != nil && len(r.o.Configs) > 0 && (r.o.HostQuestions == nil || r.o.HostQuestions[q.ID]) {
+			c := r.o.Configs[0]
+			if _, ok := r.o.Results.Cached(h.Name(), c.Name, q.ID, r.fingerprint(h.Name(), c)); !ok {
+				ts = append(ts, task{q: q, agent: h.Name(), cfg: c})
+			}
+		}
 		if r.o.LLMAgent {
 			if _, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); !ok {
 				ts = append(ts, task{q: q, agent: "llm", cfg: LLMConfig})
@@ -214,7 +225,7 @@ func granularities(ts []task) []Granularity {
 // ingest connects to a server whose clock is u's, and stores u once per
 // granularity its tasks need.
 func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (asked, error) {
-	a := asked{unit: u.ID, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
+	a := asked{unit: u.ID, now: u.Now, ns: map[Granularity]string{}, ids: map[Granularity]IDMap{}}
 	conn, err := r.o.Dialer.Dial(ctx, u.Now, worker)
 	if err != nil {
 		return a, fmt.Errorf("%s: %w", u.ID, err)
@@ -274,9 +285,12 @@ func (r *runner) question(ctx context.Context, a asked, ts []task) error {
 	a.q, a.today = ts[0].q, today
 	for _, t := range ts {
 		var res Result
-		if t.agent == "llm" {
+		switch {
+		case t.agent == "llm":
 			res, err = r.llmAgent(ctx, a)
-		} else {
+		case r.o.Host != nil && t.agent == r.o.Host.Name():
+			res, err = r.hostAgent(ctx, a, t.cfg)
+		default:
 			res, err = r.scripted(ctx, a, t.cfg)
 		}
 		if err != nil {
@@ -340,6 +354,12 @@ func (r *runner) outcome() Outcome {
 			}
 			if r.o.LLMAgent {
 				if res, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); ok {
+					out.Results = append(out.Results, res)
+				}
+			}
+			if h := r.o.Host; h != nil && len(r.o.Configs) > 0 {
+				c := r.o.Configs[0]
+				if res, ok := r.o.Results.Cached(h.Name(), c.Name, q.ID, r.fingerprint(h.Name(), c)); ok {
 					out.Results = append(out.Results, res)
 				}
 			}

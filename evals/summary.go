@@ -1,6 +1,9 @@
 package evals
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Summary is summary.json. Its top-level figures are those of the first
 // configuration (the baseline); Configs holds every configuration.
@@ -126,6 +129,13 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 	for _, c := range configs {
 		if rs := by["scripted/"+c.Name]; len(rs) > 0 {
 			s.Configs = append(s.Configs, summarizeConfig(d.Name, s.Level, c, "scripted", rs, s.Ingest))
+		}
+	}
+	for _, c := range configs {
+		for key, rs := range by {
+			if agent, name, _ := strings.Cut(key, "/"); name == c.Name && agent != "scripted" && agent != "llm" {
+				s.Configs = append(s.Configs, summarizeConfig(d.Name, s.Level, c, agent, rs, s.Ingest))
+			}
 		}
 	}
 	if rs := by["llm/"+LLMConfig.Name]; len(rs) > 0 {

@@ -38,6 +38,9 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithLogging(),
 		mcpserver.WithResourceRecovery(),
+		// a structured result that breaks its tool's output schema is never
+		// sent: the client gets a tool error instead
+		mcpserver.WithOutputSchemaValidation(),
 		mcpserver.WithInstructions(tools.Instructions),
 		mcpserver.WithToolHandlerMiddleware(tools.Middleware(log)),
 	}, tools.ServerOptions(svc, log)...)...)

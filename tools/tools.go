@@ -7,7 +7,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,10 +30,10 @@ const Instructions = `agentmem is your long-term memory of past conversations wi
 // Register adds every agentmem tool to s.
 func Register(s *server.MCPServer, svc *memory.Service) {
 	h := handlers{svc: svc}
-	add(s, rememberTool(), h.remember)
-	addText(s, recallTool(), h.recall, recallStructured)
-	add(s, todayTool(), h.today)
-	add(s, forgetTool(), h.forget)
+	add(s, rememberTool(), h.remember, nil)
+	add(s, recallTool(), h.recall, recallStructured)
+	add(s, todayTool(), h.today, nil)
+	add(s, forgetTool(), h.forget, nil)
 }
 
 type handlers struct {
@@ -45,15 +44,20 @@ type handlers struct {
 // structured result and the text a model reads out.
 type handler[In, Out any] func(ctx context.Context, in In) (Out, string, error)
 
-// add registers t with the schemas of In and Out and a handler that
-// validates the call's arguments against In's schema, decodes them, and
-// turns h's result or error into a tool result.
-func add[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out]) {
+// add registers t with the input schema of In and a handler that
+// validates the call's arguments against it, decodes them, and turns h's
+// result or error into a tool result. With structured nil the result is
+// always structured, and Out's schema is t's output schema; otherwise t has
+// none, its result is the text for a model, with the structured result as
+// well only when structured says the call asked for it.
+func add[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out], structured func(In) bool) {
 	t.InputSchema = mcp.ToolInputSchema{}
 	t.RawInputSchema = spec.SchemaJSON[In]()
-	t.RawOutputSchema = spec.SchemaJSON[Out]()
+	if structured == nil {
+		t.RawOutputSchema = spec.SchemaJSON[Out]()
+	}
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := spec.Decode[In](jsonValue(req.Params.Arguments))
+		in, err := spec.Decode[In](req.GetRawArguments())
 		if err != nil {
 			return failure(ctx, t.Name, err), nil
 		}
@@ -61,71 +65,11 @@ func add[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out]) {
 		if err != nil {
 			return failure(ctx, t.Name, err), nil
 		}
-		return mcp.NewToolResultStructured(out, text), nil
-	})
-}
-
-// addText registers t as add does, but with no output schema: its result
-// is the text for a model, with the structured result as well only when
-// structured says the call asked for it.
-func addText[In, Out any](s *server.MCPServer, t mcp.Tool, h handler[In, Out], structured func(In) bool) {
-	t.InputSchema = mcp.ToolInputSchema{}
-	t.RawInputSchema = spec.SchemaJSON[In]()
-	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := spec.Decode[In](jsonValue(req.Params.Arguments))
-		if err != nil {
-			return failure(ctx, t.Name, err), nil
-		}
-		out, text, err := h(ctx, in)
-		if err != nil {
-			return failure(ctx, t.Name, err), nil
-		}
-		if structured(in) {
+		if structured == nil || structured(in) {
 			return mcp.NewToolResultStructured(out, text), nil
 		}
 		return mcp.NewToolResultText(text), nil
 	})
-}
-
-// jsonValue returns args as encoding/json decodes JSON (maps, []any,
-// float64...). Arguments that came over a transport already are; an
-// in-process client may hand Go values ([]string, int), which take one
-// round trip.
-func jsonValue(args any) any {
-	if isJSONValue(args) {
-		return args
-	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return args // Decode reports the type
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return args
-	}
-	return v
-}
-
-func isJSONValue(v any) bool {
-	switch x := v.(type) {
-	case nil, string, bool, float64:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if !isJSONValue(e) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range x {
-			if !isJSONValue(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // annotate sets all four hints explicitly: mcp-go defaults destructiveHint

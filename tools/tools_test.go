@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -110,19 +108,7 @@ func TestToolSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "tools.json")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantJSON, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tools -update)", err)
-	}
-	if strings.TrimSpace(string(wantJSON)) != strings.TrimSpace(string(got)) {
-		t.Errorf("tool schemas changed (the public contract); if intended, run go test ./tools -update and review the diff")
-	}
+	golden(t, "tools.json", got)
 }
 
 // testToday is the first line of every recall's text at the tests' clock.

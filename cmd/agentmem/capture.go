@@ -94,7 +94,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	if in.TranscriptPath == "" {
 		return errors.New("the hook's JSON has no transcript_path")
 	}
-	dir, err := e.cfg.prepare()
+	dir, err := e.cfg.Prepare()
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func firstTime(e *env, turns []claudecode.Turn) time.Time {
 			return t.Time
 		}
 	}
-	if _, now, err := e.cfg.clock(); err == nil {
+	if _, now, err := e.cfg.Clock(); err == nil {
 		return now()
 	}
 	return time.Now()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
 	"agentmem/memory/history/claudecode"
 	"agentmem/tools/spec"
@@ -131,7 +132,7 @@ func (x *transcript) write(t testing.TB, data []byte) {
 }
 
 func hookEnv(t testing.TB) *env {
-	cfg := Config{
+	cfg := backend.Config{
 		DataDir: filepath.Join(t.TempDir(), "data"), Namespace: "default", Timezone: "UTC",
 		Now: "2026-12-01T10:00:00Z", Embedder: "none", Store: "embedded", Fusion: "rrf",
 	}
@@ -176,7 +177,7 @@ func (x *transcript) stop(t testing.TB, e *env, opts ...hookOpt) {
 // stored is what the memory holds of a session (nil: nothing).
 func stored(t testing.TB, e *env, ns, session string) []memory.Memory {
 	t.Helper()
-	b, err := openBackend(context.Background(), e.cfg, nil)
+	b, err := backend.Open(context.Background(), e.cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestCaptureBadInput(t *testing.T) {
 
 func namespaces(t testing.TB, e *env) []memory.NamespaceInfo {
 	t.Helper()
-	b, err := openBackend(context.Background(), e.cfg, nil)
+	b, err := backend.Open(context.Background(), e.cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +557,7 @@ func TestCaptureGivesUp(t *testing.T) {
 	e := hookEnv(t)
 	x := newTranscript(t, sess1, "/home/sam/src/garden")
 	x.write(t, x.exchange("Will this be stored?", "Later.", "Yes.", "r"))
-	held, err := openBackend(context.Background(), e.cfg, nil)
+	held, err := backend.Open(context.Background(), e.cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -623,7 +624,7 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	x.stop(t, e)
 
 	out, errs := hookJSON(t, e, x.event("SessionStart"))
-	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC." || errs != "" {
+	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+capturedNote || errs != "" {
 		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
 	}
 	prompt := x.event("UserPromptSubmit")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/memory/store/couchbase"
 )
 
@@ -14,11 +15,11 @@ type couchbaseCmd struct {
 type couchbaseSetupCmd struct{}
 
 func (couchbaseSetupCmd) Run(e *env) error {
-	dims, err := embedderDims(e.ctx, e.cfg)
+	dims, err := backend.EmbedderDims(e.ctx, e.cfg)
 	if err != nil {
 		return err
 	}
-	cfg := e.cfg.Couchbase.config()
+	cfg := e.cfg.Couchbase.Config()
 	cfg.Logger = e.log.With("component", "gocb")
 	if err := couchbase.Setup(e.ctx, cfg, dims, os.Stdout); err != nil {
 		return err

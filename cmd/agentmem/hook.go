@@ -122,14 +122,20 @@ func (o hookOptions) namespace(e *env, cwd string) string {
 	return projectNamespace(cwd)
 }
 
+// capturedNote tells the model that its conversation reaches the memory
+// without it: the server's instructions ask a model to call remember at
+// the end of each exchange, which here would store every turn twice (once
+// more under a session of the model's own, in its own words).
+const capturedNote = "agentmem's hooks store this conversation verbatim as it goes: do not call agentmem's remember tool for it. Call recall before answering anything that may depend on earlier sessions."
+
 // sessionStart gives the model the date and, with --start-tokens, the
 // project's most relevant memories.
 func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) error {
-	loc, now, err := e.cfg.clock()
+	loc, now, err := e.cfg.Clock()
 	if err != nil {
 		return err
 	}
-	text := memory.TodayAt(now().In(loc)).Text() + "."
+	text := memory.TodayAt(now().In(loc)).Text() + ".\n\n" + capturedNote
 	if c.StartTokens > 0 && in.CWD != "" {
 		if mem, err := c.recallFor(ctx, e, in, projectName(in.CWD), c.StartTokens); err != nil {
 			fmt.Fprintf(cmp.Or[io.Writer](c.errs, os.Stderr), "agentmem hook claude-code: SessionStart recall: %v\n", err)

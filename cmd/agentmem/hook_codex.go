@@ -110,7 +110,7 @@ func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	if in.TranscriptPath == "" {
 		return errors.New("the hook's JSON has no transcript_path (Codex runs without a rollout with --ephemeral: nothing to capture)")
 	}
-	dir, err := e.cfg.prepare()
+	dir, err := e.cfg.Prepare()
 	if err != nil {
 		return err
 	}

@@ -10,24 +10,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
-	"github.com/alecthomas/kong"
-	"github.com/lmittmann/tint"
-	"golang.org/x/term"
+	"agentmem/cmd/internal/backend"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// cli is the command line. kong (over the standard flag package) because it
-// reads every flag from an AGENTMEM_* variable too, with help, enums and
-// defaults declared once on the struct.
+// cli is the command line: the global flags and the commands.
 type cli struct {
-	Config
-	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr."`
+	backend.Globals
 
 	Serve    serveCmd    `cmd:"" help:"Run the MCP server (stdio by default)."`
 	Remember rememberCmd `cmd:"" help:"Store conversation turns, as the remember tool does."`
@@ -46,41 +38,20 @@ type cli struct {
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Setup     setupCmd     `cmd:"" help:"Add agentmem to an agent host: its MCP server and its hooks (claude-code)."`
 	Hook      hookCmd      `cmd:"" help:"Run as an agent host's hook (agentmem setup registers it)."`
-	Eval      evalCmd      `cmd:"" help:"Measure the memory on LoCoMo or LongMemEval through the MCP tools."`
-	Bench     benchCmd     `cmd:"" help:"Measure the embedded store at scale: ingest, recall latency per fusion mode against a plain vector scan, vector recall@10, RSS, open time."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`
 }
 
 // env is what every command gets.
 type env struct {
 	ctx context.Context
-	cfg Config
+	cfg backend.Config
 	log *slog.Logger
 }
 
 func main() {
-	var c cli
-	k := kong.Parse(&c,
-		kong.Name("agentmem"),
-		kong.Description("Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search."),
-		kong.ShortUsageOnError(),
-		flagVars(),
-	)
-	log := newLogger(c.LogLevel)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := k.Run(&env{ctx: ctx, cfg: c.Config, log: log}); err != nil {
-		fmt.Fprintln(os.Stderr, "agentmem:", err)
-		os.Exit(1)
-	}
-}
-
-// newLogger logs to stderr only: in stdio mode stdout belongs to the
-// protocol. Colour only on a terminal, and never with NO_COLOR.
-func newLogger(level slog.Level) *slog.Logger {
-	_, noColor := os.LookupEnv("NO_COLOR")
-	noColor = noColor || !term.IsTerminal(int(os.Stderr.Fd()))
-	return slog.New(tint.NewHandler(os.Stderr, &tint.Options{Level: level, NoColor: noColor, TimeFormat: "15:04:05.000"}))
+	backend.Main("agentmem", "Long-term memory for LLM agents, over MCP: raw conversation turns with their session dates, recalled by hybrid search.", &cli{}, func(ctx context.Context, cfg backend.Config, log *slog.Logger) *env {
+		return &env{ctx: ctx, cfg: cfg, log: log}
+	})
 }
 
 type versionCmd struct{}

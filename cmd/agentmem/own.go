@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
 )
 
@@ -219,8 +220,8 @@ func (c importCmd) Run(e *env) error {
 
 // openOwned opens the memory for a command that streams the whole store:
 // it cannot go through another process's socket.
-func openOwned(e *env) (*backend, error) {
-	b, err := openBackend(e.ctx, e.cfg, e.log)
+func openOwned(e *env) (*backend.Backend, error) {
+	b, err := backend.Open(e.ctx, e.cfg, e.log)
 	if errors.Is(err, memory.ErrInUse) {
 		return nil, fmt.Errorf("%w: export and import need the store to themselves; stop the running agentmem serve first", err)
 	}

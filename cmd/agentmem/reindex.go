@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-
-	"agentmem/memory"
-	"agentmem/server"
 	"errors"
 	"fmt"
 	"os"
+
+	"agentmem/cmd/internal/backend"
+	"agentmem/memory"
+	"agentmem/server"
 )
 
 type reindexCmd struct {
@@ -47,7 +48,7 @@ func (c reindexCmd) Run(e *env) error {
 		}
 		defer lock.Unlock()
 	}
-	st, emb, closeAll, err := openForReindex(e.ctx, e.cfg, e.log)
+	st, emb, closeAll, err := backend.OpenForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
 	"agentmem/server"
 )
@@ -88,7 +89,7 @@ func tokenOnCommandLine() bool {
 // open engine, and (for a server) the socket where the other local
 // processes reach it.
 type holder struct {
-	eng        *backend
+	eng        *backend.Backend
 	lock       *server.Lock
 	stopSocket context.CancelFunc
 	socketDone chan struct{}
@@ -116,7 +117,7 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 		if err != nil {
 			return nil, err
 		}
-		eng, err := openBackend(ctx, e.cfg, e.log)
+		eng, err := backend.Open(ctx, e.cfg, e.log)
 		if err != nil {
 			lock.Unlock()
 			if errors.Is(err, memory.ErrInUse) {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"agentmem/cmd/internal/backend"
 )
 
 // agentmem setup claude-code registers the MCP server and the hooks in
@@ -81,7 +83,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return err
 	}
-	global := e.cfg.carried()
+	global := carried(e.cfg)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hook := shellJoin(append(append([]string{exe}, global...), c.hookArgs()...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
@@ -119,7 +121,7 @@ func (c setupClaudeCmd) events() []string {
 // carried are the global flags the server and the hooks are registered
 // with: those of this command line that differ from their defaults
 // (secrets, such as API keys, stay in the environment).
-func (cfg Config) carried() []string {
+func carried(cfg backend.Config) []string {
 	var out []string
 	add := func(flag, v, def string) {
 		if v != def {

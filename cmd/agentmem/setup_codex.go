@@ -76,7 +76,7 @@ func (c setupCodexCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("finding the agentmem binary: %w", err)
 	}
-	global := e.cfg.carried()
+	global := carried(e.cfg)
 	server := map[string]any{"command": exe, "args": append(slices.Clone(global), "serve")}
 	if !c.Optional {
 		server["required"] = true

@@ -171,7 +171,7 @@ type todayCmd struct{ output }
 // Run prints the date from the configured clock, as the today tool does,
 // without opening the store.
 func (c todayCmd) Run(e *env) error {
-	loc, now, err := e.cfg.clock()
+	loc, now, err := e.cfg.Clock()
 	if err != nil {
 		return err
 	}

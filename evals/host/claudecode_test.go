@@ -97,24 +97,6 @@ func script(r Request) Reply {
 	return Reply{Text: "Noted: " + p}
 }
 
-// prompt is the user's prompt in a request: the last user text that is
-// not a system reminder or a hook's context.
-func prompt(r Request) string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		m := r.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		for j := len(m.Content) - 1; j >= 0; j-- {
-			b := m.Content[j]
-			if b.Type == "text" && !strings.HasPrefix(b.Text, "<") && !strings.Contains(b.Text, "hook") {
-				return strings.TrimSpace(b.Text)
-			}
-		}
-	}
-	return ""
-}
-
 type env struct {
 	t         *testing.T
 	am, data  string

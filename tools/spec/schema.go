@@ -41,17 +41,19 @@ func Schema[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err)) // a programming error, caught by the tests
 	}
-	if err := applyTags(t, s); err != nil {
+	if err := applyTags(t, s, true); err != nil {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
 	}
 	cache.m[t] = s
+	cache.defaults[t] = defaultsOf(s)
 	return s
 }
 
 var cache = struct {
 	sync.Mutex
-	m map[reflect.Type]*jsonschema.Schema
-}{m: map[reflect.Type]*jsonschema.Schema{}}
+	m        map[reflect.Type]*jsonschema.Schema
+	defaults map[reflect.Type]json.RawMessage
+}{m: map[reflect.Type]*jsonschema.Schema{}, defaults: map[reflect.Type]json.RawMessage{}}
 
 // SchemaJSON is Schema[T] as JSON.
 func SchemaJSON[T any]() json.RawMessage {
@@ -62,7 +64,7 @@ func SchemaJSON[T any]() json.RawMessage {
 	return raw
 }
 
-func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+func applyTags(t reflect.Type, s *jsonschema.Schema, top bool) error {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 		if s.Items != nil {
@@ -100,12 +102,15 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 					}
 					target, key = prop.Items, k
 				}
+				if key == "default" && (!top || target != prop) {
+					return fmt.Errorf("field %s: a default below the top level (Decode applies top-level ones only)", f.Name)
+				}
 				if err := setKeyword(target, key, val); err != nil {
 					return fmt.Errorf("field %s: %w", f.Name, err)
 				}
 			}
 		}
-		if err := applyTags(f.Type, prop); err != nil {
+		if err := applyTags(f.Type, prop, false); err != nil {
 			return err
 		}
 	}
@@ -138,6 +143,9 @@ func setKeyword(s *jsonschema.Schema, key, val string) error {
 	case "maxItems":
 		s.MaxItems, err = integer()
 	case "default":
+		if !json.Valid([]byte(val)) {
+			return fmt.Errorf("default %q is not JSON", val)
+		}
 		s.Default = json.RawMessage(val)
 	case "enum":
 		for v := range strings.SplitSeq(val, "|") {
@@ -352,53 +360,60 @@ func regexpFor(p string) *regexp.Regexp {
 }
 
 // Decode validates args against T's schema and decodes them into a T, with
-// the schema's defaults for what args leave out.
+// the schema's defaults for what args leave out. args is the JSON of the
+// arguments (json.RawMessage: mcp-go keeps a call's as it came, in
+// CallToolRequest.RawArguments), or a Go value, which is encoded once (an
+// in-process client's arguments).
 func Decode[T any](args any) (T, error) {
 	var out T
-	if err := Validate[T](args); err != nil {
-		return out, err
-	}
-	// defaults go into a copy: the caller's arguments stay as they were
-	top := map[string]any{}
-	if m, ok := args.(map[string]any); ok {
-		for k, v := range m {
-			top[k] = v
+	raw, ok := args.(json.RawMessage)
+	if !ok && args != nil {
+		var err error
+		if raw, err = json.Marshal(args); err != nil {
+			return out, &FieldError{Field: "arguments", Msg: err.Error()}
 		}
 	}
-	args = top
-	if err := applyDefaults(Schema[T](), args); err != nil {
+	var v any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return out, &FieldError{Field: "arguments", Msg: err.Error()}
+		}
+	}
+	if err := Validate[T](v); err != nil {
 		return out, err
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return out, &FieldError{Field: "arguments", Msg: err.Error()}
+	// the defaults first: what the arguments hold decodes over them
+	if err := json.Unmarshal(defaults[T](), &out); err != nil {
+		return out, err
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return out, &FieldError{Field: "arguments", Msg: err.Error()}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return out, &FieldError{Field: "arguments", Msg: err.Error()}
+		}
 	}
 	return out, nil
 }
 
-func applyDefaults(s *jsonschema.Schema, args any) error {
-	m, ok := args.(map[string]any)
-	if !ok {
-		return nil
-	}
+// defaults is the JSON object of the defaults of T's schema. They are top
+// level only (applyTags refuses a nested one), so decoding the arguments
+// over them leaves a default exactly where the arguments have no value.
+func defaults[T any]() json.RawMessage {
+	Schema[T]()
+	cache.Lock()
+	defer cache.Unlock()
+	return cache.defaults[reflect.TypeFor[T]()]
+}
+
+func defaultsOf(s *jsonschema.Schema) json.RawMessage {
+	d := map[string]json.RawMessage{}
 	for name, prop := range s.Properties {
-		v, present := m[name]
-		if !present && prop.Default != nil {
-			var d any
-			if err := json.Unmarshal(prop.Default, &d); err != nil {
-				return err
-			}
-			m[name] = d
-			continue
-		}
-		if present && prop.Type == "object" {
-			if err := applyDefaults(prop, v); err != nil {
-				return err
-			}
+		if prop.Default != nil {
+			d[name] = prop.Default
 		}
 	}
-	return nil
+	raw, err := json.Marshal(d)
+	if err != nil {
+		panic(err) // setKeyword checked that each is JSON
+	}
+	return raw
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -99,4 +100,39 @@ func TestSchemaShape(t *testing.T) {
 	if strings.Contains(raw, `"null"`) {
 		t.Errorf("recall schema has a null type:\n%s", raw)
 	}
+}
+
+// Arguments as the JSON a call carried decode over the defaults: a value
+// given (even 0) is kept, a default fills only what is absent.
+func TestDecodeRawOverDefaults(t *testing.T) {
+	got, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","excerpt":0,"weights":{"time":0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.K != 10 || got.Excerpt == nil || *got.Excerpt != 0 || got.Weights.Time == nil || *got.Weights.Time != 0 {
+		t.Errorf("decoded %+v (weights %+v)", got, got.Weights)
+	}
+	if _, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","k":0}`)); err == nil || err.Error() != "k: must be at least 1 and at most 100, got 0" {
+		t.Errorf("k=0: %v", err)
+	}
+	if got, err := Decode[TodayArgs](json.RawMessage(`null`)); err != nil || got != (TodayArgs{}) {
+		t.Errorf("null arguments: %+v, %v", got, err)
+	}
+}
+
+// A default below the top level is refused when the schema is made:
+// Decode could not apply it.
+func TestNestedDefaultRefused(t *testing.T) {
+	type inner struct {
+		N int `json:"n,omitempty" schema:"default=1"`
+	}
+	type outer struct {
+		In *inner `json:"in,omitempty"`
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "below the top level") {
+			t.Errorf("panic %v, want one about a nested default", p)
+		}
+	}()
+	Schema[outer]()
 }

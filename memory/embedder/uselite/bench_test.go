@@ -92,7 +92,7 @@ func BenchmarkEmbedDocuments(b *testing.B) {
 // transposing the weights.
 func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
-		if _, err := load(embeddedModel()); err != nil {
+		if _, err := load(embeddedModel(), haveVNNI); err != nil {
 			b.Fatal(err)
 		}
 	}

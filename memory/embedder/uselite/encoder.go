@@ -2,6 +2,7 @@ package uselite
 
 import (
 	"fmt"
+	"math"
 )
 
 // The encoder is Universal Sentence Encoder Lite's "KonaTransformer" as the
@@ -60,6 +61,7 @@ type encoder struct {
 	vocabRows, embDim int
 	embeddings        []float32 // [vocabRows][embDim]
 	invTimescales     []float32 // [embDim/2]
+	timing            []float32 // [maxTokens][embDim]: sin, cos of position·invTimescales
 	maxTokens         int       // the graph drops tokens at positions >= maxTokens
 	eps               float32   // LayerNorm epsilon
 	layers            []*transformerLayer
@@ -68,7 +70,9 @@ type encoder struct {
 	dims              int
 }
 
-func loadEncoder(w weights) (*encoder, error) {
+// loadEncoder assembles the network from the weights; with int8 the dense
+// layers of the transformer layers also get int8 weights (quant.go).
+func loadEncoder(w weights, int8 bool) (*encoder, error) {
 	r := &weightReader{w: w}
 	e := &encoder{}
 	emb, ok := w["module/Embeddings_en"]
@@ -138,17 +142,39 @@ func loadEncoder(w weights) (*encoder, error) {
 		return nil, r.err
 	}
 	all := []*linear{e.hidden}
+	quantize := map[*linear]bool{}
 	for _, l := range e.layers {
-		all = append(all, l.qkv, l.attnOut, l.ffnIn, l.ffnOut)
+		ls := []*linear{l.qkv, l.attnOut, l.ffnIn, l.ffnOut}
 		if l.residual != nil {
-			all = append(all, l.residual)
+			ls = append(ls, l.residual)
+		}
+		all = append(all, ls...)
+		for _, d := range ls {
+			quantize[d] = int8
 		}
 	}
-	if err := packAll(all); err != nil {
+	if err := packAll(all, quantize); err != nil {
 		return nil, err
 	}
-	if e.maxTokens <= 0 || e.embDim%2 != 0 {
+	if e.maxTokens <= 0 || e.maxTokens > 1<<12 || e.embDim%2 != 0 {
 		return nil, fmt.Errorf("uselite: bad model constants (max tokens %d, embedding width %d)", e.maxTokens, e.embDim)
 	}
+	e.timing = timingSignal(e.maxTokens, e.invTimescales)
 	return e, nil
+}
+
+// timingSignal tabulates the timing signal of positions t < T: row t is
+// sin(t·inv[j]) for j < len(inv), then cos(t·inv[j]).
+func timingSignal(T int, inv []float32) []float32 {
+	half := len(inv)
+	ts := make([]float32, T*2*half)
+	for t := 0; t < T; t++ {
+		row := ts[t*2*half : (t+1)*2*half]
+		for j, v := range inv {
+			angle := float64(float32(t) * v)
+			row[j] = float32(math.Sin(angle))
+			row[half+j] = float32(math.Cos(angle))
+		}
+	}
+	return ts
 }

@@ -5,17 +5,20 @@ import (
 	"sync"
 )
 
-// Arithmetic follows the TF.js CPU kernels closely enough to match them to
-// within 1e-6 per output component (testdata/golden.json): values are
-// float32, and means and sums are accumulated in float64 and rounded once,
-// as JavaScript numbers are; only the order of the additions inside matrix
-// products (float32 here) and the exponential in softmax differ.
+// On the float32 path, arithmetic follows the TF.js CPU kernels closely
+// enough to match them to within 1e-6 per output component
+// (testdata/golden.json): values are float32, the pooled mean and the
+// portable layer norm accumulate in float64 as JavaScript numbers do; the
+// order of the additions inside matrix products, the AVX-512 layer norm's
+// float32 sums and the exponential in softmax differ. The int8 path
+// (quant.go) differs only in its dense layers.
 
 // buffers is the scratch memory of one forward pass, reused across calls.
 type buffers struct {
 	x0, x, res, a, qkv, ctx, tmp, hid []float32
 	attn                              []attnBuffers // one per head
 	pooled, v                         []float32
+	qx                                qinput // a dense layer's input in int8
 }
 
 // attnBuffers is the scratch memory of one attention head.
@@ -48,6 +51,7 @@ func (e *encoder) newBuffers() *buffers {
 	b.qkv = make([]float32, T*maxQKV)
 	b.ctx = make([]float32, T*maxA)
 	b.hid = make([]float32, T*maxH)
+	b.qx = newQinput(T, max(maxW, maxA, maxH))
 	b.attn = make([]attnBuffers, maxHeads)
 	for h := range b.attn {
 		Tp := roundUp(T, panelCols)
@@ -101,19 +105,19 @@ func (e *encoder) embed(ids []int, b *buffers, par int, out []float32) {
 
 // inputs writes the first layer's input for ids into x0 and returns it:
 // embedding + (embedding + timing signal), where the timing signal of
-// position t is sin(t·inv_timescale) followed by cos(t·inv_timescale).
+// position t is sin(t·inv_timescale) followed by cos(t·inv_timescale)
+// (tabulated in e.timing).
 func (e *encoder) inputs(ids []int, x0 []float32) []float32 {
-	d, half := e.embDim, e.embDim/2
+	d := e.embDim
 	for t, id := range ids {
 		if id < 0 || id >= e.vocabRows {
 			id = unknownID
 		}
 		emb := e.embeddings[id*d : (id+1)*d]
+		ts := e.timing[t*d : (t+1)*d]
 		row := x0[t*d : (t+1)*d]
-		for j := 0; j < half; j++ {
-			angle := float64(float32(t) * e.invTimescales[j])
-			row[j] = emb[j] + (emb[j] + float32(math.Sin(angle)))
-			row[half+j] = emb[half+j] + (emb[half+j] + float32(math.Cos(angle)))
+		for j, v := range emb {
+			row[j] = v + (v + ts[j])
 		}
 	}
 	return x0[:len(ids)*d]
@@ -123,22 +127,27 @@ func (e *encoder) inputs(ids []int, x0 []float32) []float32 {
 func (n layerNorm) normalize(y, x []float32, T int, eps float32) {
 	w := len(n.scale)
 	for t := 0; t < T; t++ {
-		xr, yr := x[t*w:(t+1)*w], y[t*w:(t+1)*w]
-		var s float64
-		for _, v := range xr {
-			s += float64(v)
-		}
-		mean := float32(s / float64(w))
-		var ss float64
-		for _, v := range xr {
-			c := v - mean
-			ss += float64(c * c)
-		}
-		variance := float32(ss / float64(w))
-		rs := float32(1 / math.Sqrt(float64(variance+eps)))
-		for j, v := range xr {
-			yr[j] = n.scale[j]*rs*(v-mean) + n.bias[j]
-		}
+		n.normalizeRow(y[t*w:(t+1)*w], x[t*w:(t+1)*w], eps)
+	}
+}
+
+// normalizeRowGo is the portable normalizeRow, with the sums in float64.
+func (n layerNorm) normalizeRowGo(yr, xr []float32, eps float32) {
+	w := len(n.scale)
+	var s float64
+	for _, v := range xr {
+		s += float64(v)
+	}
+	mean := float32(s / float64(w))
+	var ss float64
+	for _, v := range xr {
+		c := v - mean
+		ss += float64(c * c)
+	}
+	variance := float32(ss / float64(w))
+	rs := float32(1 / math.Sqrt(float64(variance+eps)))
+	for j, v := range xr {
+		yr[j] = n.scale[j]*rs*(v-mean) + n.bias[j]
 	}
 }
 
@@ -151,14 +160,14 @@ func (l *transformerLayer) forward(x []float32, T int, b *buffers, eps float32, 
 	residual := x
 	if l.residual != nil {
 		residual = b.res[:T*l.width]
-		l.residual.forward(residual, x, T, par)
+		l.residual.dense(residual, x, T, par, &b.qx, false)
 	}
 	qkv := b.qkv[:T*3*l.attnWidth]
-	l.qkv.forward(qkv, a, T, par)
+	l.qkv.dense(qkv, a, T, par, &b.qx, false)
 	ctx := b.ctx[:T*l.attnWidth]
 	l.attention(ctx, qkv, T, b.attn, par)
 	attn := b.tmp[:T*l.width]
-	l.attnOut.forward(attn, ctx, T, par)
+	l.attnOut.dense(attn, ctx, T, par, &b.qx, false)
 	y := b.x[:T*l.width]
 	for i := range y {
 		y[i] = attn[i] + residual[i]
@@ -168,12 +177,9 @@ func (l *transformerLayer) forward(x []float32, T int, b *buffers, eps float32, 
 	a = b.a[:T*l.width]
 	l.ffnNorm.normalize(a, y, T, eps)
 	hid := b.hid[:T*l.ffnHidden]
-	l.ffnIn.forward(hid, a, T, par)
-	for i, v := range hid {
-		hid[i] = max(v, 0) // ReLU
-	}
+	l.ffnIn.dense(hid, a, T, par, &b.qx, false)
 	ffn := b.tmp[:T*l.width]
-	l.ffnOut.forward(ffn, hid, T, par)
+	l.ffnOut.dense(ffn, hid, T, par, &b.qx, true) // ReLU(hid)
 	for i := range y {
 		y[i] = ffn[i] + y[i]
 	}
@@ -242,7 +248,7 @@ func (l *transformerLayer) head(h int, ctx, qkv []float32, T int, buf attnBuffer
 	scores := buf.scores[:T*Tp]
 	gemm(scores, Tp, qkv[q0:], stride, T, keys, dh, 0, Tp/panelCols)
 	for t := 0; t < T; t++ {
-		softmax(scores[t*Tp : t*Tp+T])
+		softmaxPadded(scores[t*Tp:(t+1)*Tp], T)
 	}
 	gemm(ctx[q0:], A, scores, Tp, T, values, T, 0, dh/panelCols)
 }

@@ -23,6 +23,7 @@ type linear struct {
 	in, out int
 	panels  []float32 // [out/16][in][16]: W packed by 16 output features
 	b       []float32 // [out]
+	q       *qweights // W in int8 for the VNNI kernel (quant.go), or nil
 }
 
 // newLinear builds a layer from a TF.js kernel laid out [in][out] (row
@@ -36,11 +37,14 @@ func newLinear(kernel []float32, in, out int, bias []float32) *linear {
 }
 
 // packAll packs the [in][out] kernels of layers into panels, in place and
-// in parallel.
-func packAll(layers []*linear) error {
+// in parallel, except that those in quantize get int8 weights instead.
+func packAll(layers []*linear, quantize map[*linear]bool) error {
 	for _, l := range layers {
 		if l.out%panelCols != 0 || l.in == 0 {
 			return fmt.Errorf("uselite: dense layer %d -> %d: width not a multiple of %d", l.in, l.out, panelCols)
+		}
+		if quantize[l] && l.in > maxQuantIn {
+			return fmt.Errorf("uselite: dense layer %d -> %d: more than %d inputs for the int8 kernel's int32 sums", l.in, l.out, maxQuantIn)
 		}
 	}
 	var wg sync.WaitGroup
@@ -48,6 +52,11 @@ func packAll(layers []*linear) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if quantize[l] {
+				// The int8 weights replace the float32 ones.
+				l.q, l.panels = quantizeWeights(l.panels, l.in, l.out), nil
+				return
+			}
 			pack(l.panels, l.in, l.out)
 		}()
 	}
@@ -92,6 +101,23 @@ func (l *linear) forward(y, x []float32, rows, par int) {
 	wg.Wait()
 }
 
+// dense computes y = x·W + b for the rows of x, on the int8 kernel if l has
+// int8 weights (quantizing x into qx first), else on the float32 one. With
+// relu the layer reads ReLU(x) (the float32 path applies it to x in place).
+func (l *linear) dense(y, x []float32, rows, par int, qx *qinput, relu bool) {
+	if l.q != nil {
+		quantizeRows(qx, x, rows, l.in, l.q.k4, relu)
+		l.forwardQ(y, qx, rows, par)
+		return
+	}
+	if relu {
+		for i, v := range x[:rows*l.in] {
+			x[i] = max(v, 0)
+		}
+	}
+	l.forward(y, x, rows, par)
+}
+
 // panelRange computes the output features of panels [p0, p1).
 func (l *linear) panelRange(y, x []float32, rows, p0, p1 int) {
 	gemm(y, l.out, x, l.in, rows, l.panels, l.in, p0, p1)
@@ -115,18 +141,7 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32
 		return
 	}
 	if rows < blockRows {
-		// Too few rows for the kernel: compute on a zero-padded copy.
-		var cp [blockRows * panelCols]float32
-		ap := make([]float32, blockRows*k)
-		for r := 0; r < rows; r++ {
-			copy(ap[r*k:(r+1)*k], a[r*lda:r*lda+k])
-		}
-		for p := p0; p < p1; p++ {
-			kernel6x16(k, ap, k, panels[p*k*panelCols:(p+1)*k*panelCols], cp[:], panelCols)
-			for r := 0; r < rows; r++ {
-				copy(c[r*ldc+p*panelCols:r*ldc+(p+1)*panelCols], cp[r*panelCols:(r+1)*panelCols])
-			}
-		}
+		gemmFewRows(c, ldc, a, lda, rows, panels, k, p0, p1)
 		return
 	}
 	for p := p0; p < p1; {
@@ -145,6 +160,38 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, panels []float32
 			} else {
 				kernel6x16(k, a[r0*lda:], lda, panel, c[r0*ldc+p*panelCols:], ldc)
 			}
+		}
+		p += n
+	}
+}
+
+// gemmFewRows is gemm for rows < 6, too few for the kernel: it runs the
+// kernel on a zero-padded copy of the rows, or for one row (the final dense
+// layer's pooled vector) on that row six times over (lda 0), and copies out
+// the rows asked for. Each output is the same sum as in the kernel.
+func gemmFewRows(c []float32, ldc int, a []float32, lda int, rows int, panels []float32, k int, p0, p1 int) {
+	ap, apStride := a, 0
+	if rows > 1 {
+		ap, apStride = make([]float32, blockRows*k), k
+		for r := 0; r < rows; r++ {
+			copy(ap[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		}
+	}
+	const ldp = 2 * panelCols
+	var cp [blockRows * ldp]float32
+	for p := p0; p < p1; {
+		n := 1
+		if haveAVX512 && p+1 < p1 {
+			n = 2
+		}
+		panel := panels[p*k*panelCols : (p+n)*k*panelCols]
+		if n == 2 {
+			kernel6x32(k, ap, apStride, panel, cp[:], ldp)
+		} else {
+			kernel6x16(k, ap, apStride, panel, cp[:], ldp)
+		}
+		for r := 0; r < rows; r++ {
+			copy(c[r*ldc+p*panelCols:r*ldc+(p+n)*panelCols], cp[r*ldp:r*ldp+n*panelCols])
 		}
 		p += n
 	}

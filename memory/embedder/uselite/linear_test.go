@@ -22,7 +22,7 @@ func TestLinear(t *testing.T) {
 			b[i] = rng.Float32() - 0.5
 		}
 		l := newLinear(slices.Clone(w), in, out, b) // packed in place
-		if err := packAll([]*linear{l}); err != nil {
+		if err := packAll([]*linear{l}, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, rows := range []int{1, 5, 6, 7, 12, 13, 128} {
@@ -92,7 +92,7 @@ func TestKernels(t *testing.T) {
 func BenchmarkLinear(b *testing.B) {
 	const rows, in, out = 128, 512, 1536
 	l := newLinear(make([]float32, in*out), in, out, make([]float32, out))
-	if err := packAll([]*linear{l}); err != nil {
+	if err := packAll([]*linear{l}, nil); err != nil {
 		b.Fatal(err)
 	}
 	x, y := make([]float32, rows*in), make([]float32, rows*out)
@@ -124,4 +124,28 @@ func TestExpNonPositive(t *testing.T) {
 		}
 	}
 	t.Logf("worst relative error %.3g", worst)
+}
+
+// BenchmarkLinearInt8 is BenchmarkLinear on the int8 path (quantizing the
+// input rows included), where the CPU has AVX-512 VNNI.
+func BenchmarkLinearInt8(b *testing.B) {
+	if !haveVNNI {
+		b.Skip("the CPU has no AVX-512 VNNI: the int8 path would run its portable test kernel")
+	}
+	const rows, in, out = 128, 512, 1536
+	l := newLinear(make([]float32, in*out), in, out, make([]float32, out))
+	if err := packAll([]*linear{l}, map[*linear]bool{l: true}); err != nil {
+		b.Fatal(err)
+	}
+	x, y := make([]float32, rows*in), make([]float32, rows*out)
+	qx := newQinput(rows, in)
+	cpu0 := cpuTime()
+	for b.Loop() {
+		l.dense(y, x, rows, 1, &qx, false)
+	}
+	ops := 2 * float64(rows*in*out) * float64(b.N)
+	b.ReportMetric(ops/b.Elapsed().Seconds()/1e9, "GOPS")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(ops/cpu.Seconds()/1e9, "GOPS/cpu-s")
+	}
 }

@@ -272,7 +272,7 @@ func copyModel(t *testing.T) fstest.MapFS {
 // TestLoadChecksWeights checks that damaged or missing model files are an
 // error from load, not a panic or a wrong model.
 func TestLoadChecksWeights(t *testing.T) {
-	if _, err := load(copyModel(t)); err != nil {
+	if _, err := load(copyModel(t), haveVNNI); err != nil {
 		t.Fatalf("intact copy: %v", err)
 	}
 	for name, damage := range map[string]func(fstest.MapFS){
@@ -283,7 +283,7 @@ func TestLoadChecksWeights(t *testing.T) {
 	} {
 		f := copyModel(t)
 		damage(f)
-		if _, err := load(f); err == nil {
+		if _, err := load(f, haveVNNI); err == nil {
 			t.Errorf("%s: load succeeded", name)
 		} else {
 			t.Logf("%s: %v", name, err)

@@ -186,8 +186,7 @@ func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map
 	if len(sd.IDs) == 0 {
 		return tc.Remove(res)
 	}
-	_, err = tc.Replace(res, sd)
-	return err
+	return txReplace(tc, res, sd)
 }
 
 // deleteNamespace removes every memory, manifest and page whose key has the

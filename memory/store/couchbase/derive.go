@@ -198,8 +198,7 @@ func (s *Store) apply(tc *gocb.TransactionAttemptContext, d derivation) error {
 	slices.Sort(keys)
 	return parallelKeys(keys, func(k string) error {
 		if n, ok := d.neighbours[k]; ok {
-			_, err := tc.Replace(n.res, n.doc)
-			return err
+			return txReplace(tc, n.res, n.doc)
 		}
 		old, err := tc.Get(s.coll, k)
 		notFound := errors.Is(err, gocb.ErrDocumentNotFound)
@@ -208,11 +207,9 @@ func (s *Store) apply(tc *gocb.TransactionAttemptContext, d derivation) error {
 		}
 		if p, ok := d.pages[k]; ok {
 			if notFound {
-				_, err = tc.Insert(s.coll, k, p)
-			} else {
-				_, err = tc.Replace(old, p)
+				return s.txInsert(tc, k, p)
 			}
-			return err
+			return txReplace(tc, old, p)
 		}
 		if notFound {
 			return nil

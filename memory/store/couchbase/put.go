@@ -2,9 +2,12 @@ package couchbase
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,9 +123,14 @@ func (s *Store) checkPut(ms []memory.Memory) error {
 		if m.Embedder != s.embedder {
 			return fmt.Errorf("%w: memory %s was embedded by %s, the store holds vectors of %s", memory.ErrEmbedderMismatch, m.ID, describe(m.Embedder, len(m.Vectors[0])), describe(s.embedder, s.dims))
 		}
-		for _, v := range m.Vectors {
+		for w, v := range m.Vectors {
 			if len(v) != s.dims {
 				return fmt.Errorf("memory %s has a vector of %d dimensions; the store holds %d", m.ID, len(v), s.dims)
+			}
+			for c, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return fmt.Errorf("memory %s: component %d of the vector of window %d is %v; vectors must be finite", m.ID, c, w, x)
+				}
 			}
 		}
 	}
@@ -135,19 +143,52 @@ func (s *Store) txUpsert(tc *gocb.TransactionAttemptContext, key string, doc mem
 	old, err := tc.Get(s.coll, key)
 	switch {
 	case errors.Is(err, gocb.ErrDocumentNotFound):
-		_, err = tc.Insert(s.coll, key, doc)
+		err = s.txInsert(tc, key, doc)
 	case err == nil:
-		_, err = tc.Replace(old, doc)
+		err = txReplace(tc, old, doc)
 	}
 	return err
+}
+
+// txInsert and txReplace encode v before they hand it to the transaction:
+// gocb v2.11 turns its transcoder's failure into an operation error that
+// the transaction commits past (what the attempt staged before it is
+// committed), where any other error the attempt returns rolls it back.
+// Found on gocaves (TestCavesTransactionFails).
+func (s *Store) txInsert(tc *gocb.TransactionAttemptContext, key string, v any) error {
+	raw, err := encode(key, v)
+	if err != nil {
+		return err
+	}
+	_, err = tc.Insert(s.coll, key, raw)
+	return err
+}
+
+func txReplace(tc *gocb.TransactionAttemptContext, old *gocb.TransactionGetResult, v any) error {
+	raw, err := encode("", v)
+	if err != nil {
+		return err
+	}
+	_, err = tc.Replace(old, raw)
+	return err
+}
+
+func encode(key string, v any) (json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		if key == "" {
+			return nil, fmt.Errorf("encoding a document: %w", err)
+		}
+		return nil, fmt.Errorf("encoding document %s: %w", key, err)
+	}
+	return raw, nil
 }
 
 // txManifest adds the ids of add to the session manifest at key.
 func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add sessionDoc) error {
 	old, err := tc.Get(s.coll, key)
 	if errors.Is(err, gocb.ErrDocumentNotFound) {
-		_, err = tc.Insert(s.coll, key, add)
-		return err
+		return s.txInsert(tc, key, add)
 	}
 	if err != nil {
 		return err
@@ -156,8 +197,7 @@ func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add s
 	if err := old.Content(&cur); err != nil {
 		return fmt.Errorf("decoding session manifest %s: %w", key, err)
 	}
-	_, err = tc.Replace(old, cur.with(add.IDs...))
-	return err
+	return txReplace(tc, old, cur.with(add.IDs...))
 }
 
 // touch makes a mutation token for each committed document. Transactions
@@ -239,7 +279,7 @@ func parallel(ctx context.Context, keys []string, f func(string) error) error {
 				}
 				if err != nil {
 					mu.Lock()
-					if first == nil {
+					if first == nil || consequence(first) && !consequence(err) {
 						first = err
 					}
 					mu.Unlock()
@@ -252,6 +292,12 @@ func parallel(ctx context.Context, keys []string, f func(string) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// consequence reports whether err is a transaction's refusal of an
+// operation because an earlier one failed: the earlier one says why.
+func consequence(err error) bool {
+	return strings.Contains(err.Error(), gocb.ErrPreviousOperationFailed.Error())
 }
 
 // namespacesOf is the namespaces of ms, each once.

@@ -3,6 +3,8 @@ package couchbase
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -181,6 +183,10 @@ func (s *Store) send(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
 		res.Close()
 		return nil, wrap(err, s.cfg, "reading the hits of index %s", s.cfg.Index)
 	}
+	if err := s.partial(res); err != nil {
+		res.Close()
+		return nil, err
+	}
 	if err := res.Close(); err != nil {
 		return nil, wrap(err, s.cfg, "reading the hits of index %s", s.cfg.Index)
 	}
@@ -233,5 +239,28 @@ func (s *Store) sendPages(ctx context.Context, r *request) ([]hybrid.Ranked, err
 	if err := res.Err(); err != nil {
 		return nil, wrap(err, s.cfg, "reading the session pages of index %s", s.cfg.Index)
 	}
+	if err := s.partial(res); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// partial fails a search that some of the index's partitions did not
+// answer: the service returns what the others found with HTTP 200, and a
+// recall from part of the memories would look like a complete one.
+func (s *Store) partial(res *gocb.SearchResult) error {
+	md, err := res.MetaData()
+	if err != nil || md.Metrics.ErrorPartitionCount == 0 {
+		return nil
+	}
+	var why []string
+	for p, e := range md.Errors {
+		why = append(why, p+": "+e)
+	}
+	slices.Sort(why)
+	return &Error{
+		Op:   fmt.Sprintf("searching index %s", s.cfg.Index),
+		Err:  fmt.Errorf("%d of %d partitions failed (%s)", md.Metrics.ErrorPartitionCount, md.Metrics.TotalPartitionCount, strings.Join(why, "; ")),
+		Hint: fmt.Sprintf("a partition that timed out needs a longer couchbase-search-timeout (now %s); one that is not ready shows on the Search page of the Couchbase UI", s.cfg.SearchTimeout),
+	}
 }

@@ -113,6 +113,9 @@ func (s *Store) fetchSpeakers(ctx context.Context, ns string) ([]string, error) 
 	if err := res.Err(); err != nil {
 		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
 	}
+	if err := s.partial(res); err != nil {
+		return nil, err
+	}
 	facets, err := res.Facets()
 	if err != nil {
 		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)

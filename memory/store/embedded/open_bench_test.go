@@ -62,11 +62,11 @@ func openFiles() int {
 }
 
 // BenchmarkOpenStore measures opening (and closing) the store
-// AGENTMEM_BENCH_STORE (a store directory made by `agentmem bench --keep`).
+// AGENTMEM_BENCH_STORE (a store directory made by `agentmem-eval bench --keep`).
 func BenchmarkOpenStore(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
 	if dir == "" {
-		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
 	}
 	for b.Loop() {
 		st, err := embedded.Open(ctx, dir, embedded.Options{NoSync: true, SkipEmbedderCheck: true})
@@ -85,7 +85,7 @@ func BenchmarkOpenStore(b *testing.B) {
 func BenchmarkSearchTextStore(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
 	if dir == "" {
-		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000")
 	}
 	st, err := embedded.Open(ctx, dir, embedded.Options{NoSync: true, SkipEmbedderCheck: true})
 	if err != nil {

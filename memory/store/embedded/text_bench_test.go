@@ -24,7 +24,7 @@ import (
 )
 
 // BenchmarkTextSide takes the text side of a recall apart on a large store
-// (AGENTMEM_BENCH_STORE: a store directory made by `agentmem bench --keep
+// (AGENTMEM_BENCH_STORE: a store directory made by `agentmem-eval bench --keep
 // --work DIR`, e.g. DIR/100000, namespace "bench"): the query tree as
 // shared with Couchbase (the filter a boost-0 conjunct), the same with the
 // filter as bleve's non-scoring filter clause, the match alone (no filter:
@@ -38,9 +38,9 @@ import (
 func BenchmarkTextSide(b *testing.B) {
 	dir := os.Getenv("AGENTMEM_BENCH_STORE")
 	if dir == "" {
-		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
 	}
-	// the store as agentmem bench made it: a lean index unless
+	// the store as agentmem-eval bench made it: a lean index unless
 	// AGENTMEM_BENCH_CONTEXT says it was made with --index-context (opening
 	// it otherwise would rebuild its text index first)
 	withContext := os.Getenv("AGENTMEM_BENCH_CONTEXT") != ""

@@ -2,6 +2,7 @@
 // of testing/fstest: one suite that every store implementation runs, so the
 // embedded store and the Couchbase store are held to the same contract by
 // the same tests. The embedded store runs it always; the Couchbase store
+// runs its key-value cases (RunKeyValue) on gocaves always, and all of it
 // when a cluster is configured (AGENTMEM_TEST_COUCHBASE).
 package storetest
 
@@ -39,8 +40,26 @@ func RunWithoutContext(t *testing.T, newStorage func(t *testing.T) Open) {
 	run(t, newStorage, false)
 }
 
-func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
-	s := &suite{open: newStorage(t), context: withContext}
+// RunKeyValue runs the cases that need no search, on a store whose search
+// service cannot run (the Couchbase store on gocaves, a mock cluster whose
+// Search service answers only a ping): remembering, resending and
+// appending, all-or-nothing writes, sessions in order, listing, export,
+// the embedder's check and reindex. Where such a case checks with a recall
+// that nothing was stored, it reads by key instead.
+func RunKeyValue(t *testing.T, newStorage func(t *testing.T) Open) {
+	s := &suite{open: newStorage(t), keyValue: true}
+	s.start(t)
+	t.Run("IdempotentAndAppend", s.idempotentAndAppend)
+	t.Run("RepeatedTurns", s.repeatedTurns)
+	t.Run("AllOrNothing", s.allOrNothing)
+	t.Run("PutAllOrNothing", s.putAllOrNothing)
+	t.Run("SessionInOrder", s.sessionInOrder)
+	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), true) })
+	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
+}
+
+// start opens the suite's store and service.
+func (s *suite) start(t *testing.T) {
 	emb := &fake.Embedder{Name: "storetest", Synonyms: map[string]string{"instrument": "violin", "kid": "daughter", "studying": "learning"}}
 	st, err := s.open(emb.ID(), emb.Dims(), false)
 	if err != nil {
@@ -49,6 +68,11 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 	s.emb, s.st = emb, st
 	s.svc = s.service(t, st, emb)
 	t.Cleanup(func() { s.st.Close() })
+}
+
+func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
+	s := &suite{open: newStorage(t), context: withContext}
+	s.start(t)
 
 	t.Run("RecallLexical", s.recallLexical)
 	t.Run("IdempotentAndAppend", s.idempotentAndAppend)
@@ -71,16 +95,17 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 	}
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
-	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t)) })
+	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
 
 type suite struct {
-	open    Open
-	context bool // the store indexes neighbours' context and session pages
-	emb     *fake.Embedder
-	st      memory.Store
-	svc     *memory.Service
+	open     Open
+	context  bool // the store indexes neighbours' context and session pages
+	keyValue bool // no search: RunKeyValue
+	emb      *fake.Embedder
+	st       memory.Store
+	svc      *memory.Service
 }
 
 var ctx = context.Background()
@@ -279,6 +304,12 @@ func (s *suite) allOrNothing(t *testing.T) {
 			t.Errorf("%+v: err = %v, want field %s", c.req, err, c.field)
 		}
 	}
+	if s.keyValue {
+		if nss, err := s.st.Namespaces(ctx); err != nil || slices.ContainsFunc(nss, func(n memory.NamespaceInfo) bool { return n.Name == ns }) {
+			t.Fatalf("a rejected call stored something: namespaces %v, %v", nss, err)
+		}
+		return
+	}
 	if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "fine"}); len(got) != 0 {
 		t.Fatalf("a rejected call stored %v", got)
 	}
@@ -302,6 +333,9 @@ func (s *suite) putAllOrNothing(t *testing.T) {
 	got, err := s.st.Session(ctx, ns, "s-new")
 	if err != nil || len(got) != 0 {
 		t.Errorf("a failed Put left %d memories (%v)", len(got), err)
+	}
+	if s.keyValue {
+		return
 	}
 	if hits := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "good memory", Fusion: memory.TextOnly}); len(hits) != 0 {
 		t.Errorf("a failed Put is searchable: %v", hits)
@@ -756,7 +790,7 @@ func (s *suite) restartAndForget(t *testing.T) {
 	}
 }
 
-func embedderMismatchAndReindex(t *testing.T, open Open) {
+func embedderMismatchAndReindex(t *testing.T, open Open, keyValue bool) {
 	old := &fake.Embedder{Name: "old", N: 32}
 	st, err := open(old.ID(), old.Dims(), false)
 	if err != nil {
@@ -798,6 +832,17 @@ func embedderMismatchAndReindex(t *testing.T, open Open) {
 	defer st.Close()
 	if id, dims := st.Embedder(); id != next.ID() || dims != next.Dims() {
 		t.Fatalf("embedder after reindex = %s/%d", id, dims)
+	}
+	if keyValue {
+		// the memory's vectors are the new embedder's
+		var got []memory.Memory
+		if err := st.Export(ctx, "", true, func(m memory.Memory) error { got = append(got, m); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Embedder != next.ID() || len(got[0].Vectors) == 0 || len(got[0].Vectors[0]) != next.Dims() {
+			t.Fatalf("after reindex the store exports %+v, want the memory with the new embedder's vector", got)
+		}
+		return
 	}
 	svc = s.service(t, st, next)
 	if got := recallIDs(t, svc, memory.RecallRequest{Query: "where is the lake house", Fusion: memory.VectorOnly}); len(got) != 1 {

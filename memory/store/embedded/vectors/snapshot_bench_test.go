@@ -12,8 +12,8 @@ import (
 
 // BenchmarkSnapshotSearch times searches of a store's own vector snapshot
 // (AGENTMEM_BENCH_SNAPSHOT: a .snap file under a data dir's store/vectors,
-// as agentmem bench --keep leaves it) with one question a line
-// (AGENTMEM_BENCH_QUERIES) embedded as agentmem bench does (fake:bench,
+// as agentmem-eval bench --keep leaves it) with one question a line
+// (AGENTMEM_BENCH_QUERIES) embedded as agentmem-eval bench does (fake:bench,
 // the snapshot's dimensions), k=30 (a recall's pool for k=10). The
 // questions are asked once (which tunes the probe count), then checked
 // against the exact scan (recall@10 is reported), then timed.

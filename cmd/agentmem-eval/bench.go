@@ -98,20 +98,20 @@ func (c benchCmd) Run(e *env) error {
 var benchModes = []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory.VectorOnly, memory.Rerank}
 
 // benchEmbedder is the configured embedder behind the embedding cache of
-// the data dir, contextual as the server's (backend.go).
+// the data dir, contextual as the server's (package backend).
 func benchEmbedder(e *env) (memory.Embedder, func() error, error) {
-	dir, err := e.cfg.prepare()
+	dir, err := e.cfg.Prepare()
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := e.cfg.embedder(e.ctx, dir)
+	m, err := e.cfg.NewEmbedder(e.ctx, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	if m == nil {
 		return nil, nil, errors.New("--real needs an embedder: --embedder none has none")
 	}
-	// unlike the server's (backend.cached), no cache is an error: the
+	// unlike the server's (backend.Backend.cached), no cache is an error: the
 	// model would embed a million turns itself
 	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), m)
 	if err != nil {

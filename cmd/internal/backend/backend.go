@@ -1,10 +1,9 @@
-package main
-
-// The composition root: configuration -> store + embedder + clock ->
-// memory.Service. Every command that needs the memory (serve, the shell
-// commands, reindex, eval's in-process server) opens it here, so all of
-// them run exactly what a user runs. Backends are chosen here and nowhere
-// else.
+// Package backend is the composition root of the commands: configuration
+// -> store + embedder + clock -> memory.Service. Every command that needs
+// the memory (agentmem serve, its shell commands, reindex, and the
+// in-process server of agentmem-eval) opens it here, so all of them run
+// exactly what a user runs. Backends are chosen here and nowhere else.
+package backend
 
 import (
 	"context"
@@ -27,9 +26,9 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// backend is the memory a command works with: the service over its store
+// Backend is the memory a command works with: the service over its store
 // and embedder, and what must be closed when the command ends.
-type backend struct {
+type Backend struct {
 	Service  *memory.Service
 	Store    memory.Store
 	Embedder memory.Embedder // nil for none
@@ -37,7 +36,7 @@ type backend struct {
 }
 
 // Close releases the store and the embedding cache.
-func (e *backend) Close() error {
+func (e *Backend) Close() error {
 	var errs []error
 	for i := len(e.closers) - 1; i >= 0; i-- {
 		errs = append(errs, e.closers[i]())
@@ -45,25 +44,25 @@ func (e *backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// openBackend assembles the memory that cfg describes.
-func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, error) {
+// Open assembles the memory that cfg describes; a nil log logs nothing.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	loc, now, err := cfg.clock()
+	loc, now, err := cfg.Clock()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := cfg.prepare()
+	dir, err := cfg.Prepare()
 	if err != nil {
 		return nil, err
 	}
-	e := &backend{}
-	fail := func(err error) (*backend, error) {
+	e := &Backend{}
+	fail := func(err error) (*Backend, error) {
 		e.Close()
 		return nil, err
 	}
-	emb, err := cfg.embedder(ctx, dir)
+	emb, err := cfg.NewEmbedder(ctx, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -98,7 +97,7 @@ func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, e
 // cached wraps emb in the embedding cache of dir. The cache only saves
 // time: when it cannot be opened (another process on this data dir holds
 // it, as with two servers on one Couchbase store), the memory runs without.
-func (e *backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memory.Embedder {
+func (e *Backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memory.Embedder {
 	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
 	if err != nil {
 		log.Warn("running without the embedding cache", "err", err)
@@ -108,10 +107,10 @@ func (e *backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memo
 	return c
 }
 
-// serverAt returns a factory of MCP servers over b's store and embedder
+// ServerAt returns a factory of MCP servers over b's store and embedder
 // whose clock reads a given time: the eval harness gives each benchmark
 // unit its own "today".
-func (b *backend) serverAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer, error) {
+func (b *Backend) ServerAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer, error) {
 	return func(now time.Time) (*mcpserver.MCPServer, error) {
 		svc, err := memory.New(memory.Options{
 			Store: b.Store, Embedder: b.Embedder, Location: b.Service.Location(),
@@ -125,29 +124,29 @@ func (b *backend) serverAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer
 	}
 }
 
-// describe names b for reports.
-func (b *backend) describe(cfg Config) string {
+// Describe names b for reports.
+func (b *Backend) Describe(cfg Config) string {
 	return fmt.Sprintf("in-process agentmem (store %s, embedder %s, default fusion %s)", cfg.Store, describe(b.Embedder), cfg.Fusion)
 }
 
-// reindexable is a store that can re-embed what it holds.
-type reindexable interface {
+// Reindexable is a store that can re-embed what it holds.
+type Reindexable interface {
 	memory.Store
 	memory.Reindexer
 }
 
-// openForReindex opens the store whatever embedder built it, with the
+// OpenForReindex opens the store whatever embedder built it, with the
 // configured embedder to re-embed it.
-func openForReindex(ctx context.Context, cfg Config, log *slog.Logger) (reindexable, memory.Embedder, func() error, error) {
+func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexable, memory.Embedder, func() error, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dir, err := cfg.prepare()
+	dir, err := cfg.Prepare()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	e := &backend{}
-	emb, err := cfg.embedder(ctx, dir)
+	e := &Backend{}
+	emb, err := cfg.NewEmbedder(ctx, dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -165,14 +164,14 @@ func openForReindex(ctx context.Context, cfg Config, log *slog.Logger) (reindexa
 
 // openStore opens the configured store for an embedder (id, dims);
 // anyEmbedder skips the check that the store was built with it.
-func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (reindexable, error) {
+func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (Reindexable, error) {
 	switch cfg.Store {
 	case "", "embedded":
 		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
 			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Context: cfg.IndexContext, Logger: log,
 		})
 	case "couchbase":
-		cb := cfg.Couchbase.config()
+		cb := cfg.Couchbase.Config()
 		cb.Logger = log.With("component", "gocb")
 		if anyEmbedder {
 			return couchbase.OpenForReindex(ctx, cb)
@@ -182,14 +181,14 @@ func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEm
 	return nil, fmt.Errorf("store: unknown %q (use embedded or couchbase)", cfg.Store)
 }
 
-// embedderDims opens the configured embedder and reports its dimensions (0
+// EmbedderDims opens the configured embedder and reports its dimensions (0
 // for none), for setting up a store's vector index.
-func embedderDims(ctx context.Context, cfg Config) (int, error) {
+func EmbedderDims(ctx context.Context, cfg Config) (int, error) {
 	dir, err := cfg.dataDir()
 	if err != nil {
 		return 0, err
 	}
-	e, err := cfg.embedder(ctx, dir)
+	e, err := cfg.NewEmbedder(ctx, dir)
 	if err != nil || e == nil {
 		return 0, err
 	}
@@ -203,7 +202,9 @@ func describe(e memory.Embedder) string {
 	return fmt.Sprintf("%s, %d dimensions", e.ID(), e.Dims())
 }
 
-func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, error) {
+// NewEmbedder opens the configured embedder (nil for none); dir is the data
+// dir, for embedders that keep files.
+func (cfg Config) NewEmbedder(ctx context.Context, dir string) (memory.Embedder, error) {
 	switch cfg.Embedder {
 	case "none":
 		return nil, nil
@@ -227,7 +228,8 @@ func (cfg Config) embedder(ctx context.Context, dir string) (memory.Embedder, er
 	return nil, fmt.Errorf("embedder: unknown %q (use builtin, openai or none)", cfg.Embedder)
 }
 
-func (cfg Config) clock() (*time.Location, func() time.Time, error) {
+// Clock is the configured time zone and clock.
+func (cfg Config) Clock() (*time.Location, func() time.Time, error) {
 	loc := time.Local
 	if cfg.Timezone != "" && cfg.Timezone != "Local" {
 		l, err := time.LoadLocation(cfg.Timezone)
@@ -249,8 +251,8 @@ func (cfg Config) clock() (*time.Location, func() time.Time, error) {
 // Dir is the data directory cfg selects.
 func (cfg Config) Dir() (string, error) { return cfg.dataDir() }
 
-// prepare creates the data dir (private to the user) and returns it.
-func (cfg Config) prepare() (string, error) {
+// Prepare creates the data dir (private to the user) and returns it.
+func (cfg Config) Prepare() (string, error) {
 	dir, err := cfg.dataDir()
 	if err != nil {
 		return "", err

@@ -16,17 +16,14 @@ import (
 
 	"golang.org/x/term"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/evals"
 	"agentmem/evals/peers"
 	"agentmem/memory"
 )
 
-// evalCmd runs the benchmarks through the MCP tools; the harness itself is
-// package evals.
-type evalCmd struct {
-	Locomo      evalLoCoMo      `cmd:"" name:"locomo" help:"LoCoMo (locomo10.json format)."`
-	Longmemeval evalLongMemEval `cmd:"" name:"longmemeval" help:"LongMemEval (longmemeval_s_cleaned.json or longmemeval_oracle.json format, plain or gzipped)."`
-}
+// The benchmark commands run the benchmarks through the MCP tools; the
+// harness itself is package evals.
 
 type evalLoCoMo struct {
 	evalFlags
@@ -73,8 +70,14 @@ type evalFlags struct {
 	PeerCache   string        `name:"peer-cache" placeholder:"DIR" help:"Where the peers are installed (default: <user cache dir>/agentmem-eval/peers)."`
 	Node        string        `name:"node" placeholder:"PATH" help:"The node binary that runs the peers (default: node from PATH); npm installs with the npm from PATH."`
 	PeerTimeout time.Duration `name:"peer-timeout" default:"60s" help:"Longest a peer may take to start, to store one session or to answer one search; a peer that takes longer is counted as a timeout and restarted."`
+
+	hostFlags
 }
 
+// run is one eval command: the benchmark through agentmem's tools, then
+// the peers (--peers) on the same questions. Each step is a method below,
+// so that another way to reach the memory or to answer is one more case in
+// dialer or options.
 func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	d, digest, err := load(bench, c.File)
 	if err != nil {
@@ -84,55 +87,108 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	dataID := fmt.Sprintf("%s %s", filepath.Base(c.File), digest[:16])
-	if mproxy > 0 {
-		if err := evals.MProxy(d, mproxy, seed); err != nil {
-			return err
-		}
-		dataID += fmt.Sprintf(" M-proxy +%d sessions seed %d", mproxy, seed)
-	}
-	if c.Limit > 0 && c.Limit < len(d.Units) {
-		d.Units = spread(d.Units, c.Limit)
-		dataID += fmt.Sprintf(" %d units spread evenly", c.Limit)
+	dataID, dataMeta, err := c.sample(d, digest, mproxy, seed)
+	if err != nil {
+		return err
 	}
 	stop, err := startCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
 	defer stop()
-
-	var dialer evals.Dialer
-	if c.ServerCmd != "" {
-		dialer = evals.Stdio{Command: c.ServerCmd}
-	} else {
-		cfg := e.cfg
-		cfg.NoSync = true // eval ingest is bulk; a lost write only costs a rerun
-		if cfg.DataDir == "" {
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				return fmt.Errorf("no cache directory (%w); set --data-dir", err)
-			}
-			cfg.DataDir = filepath.Join(cache, "agentmem-eval")
-		}
-		b, err := openBackend(e.ctx, cfg, e.log)
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		dialer = evals.InProcess{NewServer: b.serverAt(cfg), Description: b.describe(cfg)}
-	}
-	hasVectors := c.ServerCmd != "" || e.cfg.Embedder != "none"
-	configs, skipped, err := c.configs(hasVectors, e.cfg.Fusion)
+	dialer, hasVectors, h, closeDialer, err := c.dialer(e)
 	if err != nil {
 		return err
 	}
+	defer closeDialer()
+	o, meta, err := c.options(e, d, dataID, dialer, hasVectors)
+	if err != nil {
+		return err
+	}
+	o.Host = h
+	if h != nil {
+		o.HostQuestions = hostQuestions(d, c.HostN)
+	}
+	meta.Data = dataMeta
+	s, err := c.runAgentmem(e, bench, o, meta)
+	if err != nil || len(installed) == 0 {
+		return err
+	}
+	return c.comparePeers(e, o, s, installed)
+}
+
+// sample applies --mproxy and --limit to d, and names the data that results
+// were cached for (dataID) and that the report describes (dataMeta).
+func (c evalFlags) sample(d *evals.Dataset, digest string, mproxy int, seed uint64) (dataID, dataMeta string, err error) {
+	dataID = fmt.Sprintf("%s %s", filepath.Base(c.File), digest[:16])
+	dataMeta = fmt.Sprintf("%s (sha256 %s)", filepath.Base(c.File), digest)
+	if mproxy > 0 {
+		if err := evals.MProxy(d, mproxy, seed); err != nil {
+			return "", "", err
+		}
+		dataID += fmt.Sprintf(" M-proxy +%d sessions seed %d", mproxy, seed)
+		dataMeta += fmt.Sprintf(", M-proxy +%d sessions per question, seed %d", mproxy, seed)
+	}
+	if c.Limit > 0 && c.Limit < len(d.Units) {
+		d.Units = spread(d.Units, c.Limit)
+		dataID += fmt.Sprintf(" %d units spread evenly", c.Limit)
+	}
+	if c.Limit > 0 {
+		dataMeta += fmt.Sprintf(", %d units spread evenly over the file", len(d.Units))
+	}
+	return dataID, dataMeta, nil
+}
+
+// dialer is how the harness reaches the memory: a stdio server spawned per
+// unit (--server-cmd), or agentmem in this process, opened as agentmem
+// serve opens it. hasVectors says whether the configurations that need
+// vectors can run; closeDialer releases what dialer opened.
+func (c evalFlags) dialer(e *env) (d evals.Dialer, hasVectors bool, h evals.Host, closeDialer func(), err error) {
+	if c.ServerCmd != "" {
+		if c.Host != "" {
+			return nil, false, nil, nil, errors.New("--host runs with the in-process server, not --server-cmd")
+		}
+		return evals.Stdio{Command: c.ServerCmd}, true, nil, func() {}, nil
+	}
+	cfg := e.cfg
+	cfg.NoSync = true // eval ingest is bulk; a lost write only costs a rerun
+	if cfg.DataDir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, false, nil, nil, fmt.Errorf("no cache directory (%w); set --data-dir", err)
+		}
+		cfg.DataDir = filepath.Join(cache, "agentmem-eval")
+	}
+	b, err := backend.Open(e.ctx, cfg, e.log)
+	if err != nil {
+		return nil, false, nil, nil, err
+	}
+	d = evals.InProcess{NewServer: b.ServerAt(cfg), Description: b.Describe(cfg)}
+	closeDialer = func() { b.Close() }
+	if c.Host != "" {
+		var stop func()
+		if h, stop, err = c.startHost(e, b, cfg); err != nil {
+			b.Close()
+			return nil, false, nil, nil, err
+		}
+		closeDialer = func() { stop(); b.Close() }
+	}
+	return d, e.cfg.Embedder != "none", h, closeDialer, nil
+}
+
+// options are the harness's options for the flags: the configurations, the
+// agents, and the chat models that answer and judge (--llm-model).
+func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals.Dialer, hasVectors bool) (evals.Options, evals.Meta, error) {
+	configs, skipped, err := c.configs(hasVectors, e.cfg.Fusion)
+	if err != nil {
+		return evals.Options{}, evals.Meta{}, err
+	}
 	if len(configs) == 0 {
-		return fmt.Errorf("no configuration to run (--configs %v)", c.Only)
+		return evals.Options{}, evals.Meta{}, fmt.Errorf("no configuration to run (--configs %v)", c.Only)
 	}
 	for _, s := range skipped {
 		e.log.Warn("skipping a configuration that needs vectors (--embedder none)", "config", s)
 	}
-
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
@@ -142,15 +198,9 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		o.Workers = runtime.NumCPU()
 	}
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
-		return err
+		return evals.Options{}, evals.Meta{}, err
 	}
-	meta := evals.Meta{Data: fmt.Sprintf("%s (sha256 %s)", filepath.Base(c.File), digest), Server: dialer.Describe(), Version: o.Version}
-	if mproxy > 0 {
-		meta.Data += fmt.Sprintf(", M-proxy +%d sessions per question, seed %d", mproxy, seed)
-	}
-	if c.Limit > 0 {
-		meta.Data += fmt.Sprintf(", %d units spread evenly over the file", len(d.Units))
-	}
+	meta := evals.Meta{Server: dialer.Describe(), Version: o.Version}
 	if c.LLMModel != "" {
 		key := os.Getenv("OPENAI_API_KEY")
 		o.Chat = evals.NewChat(c.LLMBaseURL, key, c.LLMModel)
@@ -161,59 +211,54 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 		o.Judge = &evals.Judge{Chat: evals.NewChat(c.LLMBaseURL, key, judge)}
 		meta.AnswerModel, meta.JudgeModel = c.LLMModel, judge
 	} else if o.LLMAgent {
-		return errors.New("--agent llm needs --llm-model")
+		return evals.Options{}, evals.Meta{}, errors.New("--agent llm needs --llm-model")
 	}
+	return o, meta, nil
+}
+
+// runAgentmem runs the benchmark through agentmem, writes its outputs into
+// --out and prints the headline.
+func (c evalFlags) runAgentmem(e *env, bench string, o evals.Options, meta evals.Meta) (evals.Summary, error) {
+	var err error
 	if o.Results, err = evals.OpenResults(c.Out); err != nil {
-		return err
+		return evals.Summary{}, err
 	}
 	if !c.Quiet {
 		o.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	}
+	d := o.Data
 	e.log.Info("eval", "benchmark", bench, "units", len(d.Units), "questions", d.Questions(), "turns", d.Turns(),
-		"configs", len(configs), "server", dialer.Describe(), "out", c.Out)
+		"configs", len(o.Configs), "server", o.Dialer.Describe(), "out", c.Out)
 	start := time.Now()
 	out, runErr := evals.Run(e.ctx, o)
 	if runErr != nil {
 		o.Results.Close(nil)
-		return runErr
+		return evals.Summary{}, runErr
 	}
 	if err := o.Results.Close(out.Results); err != nil {
-		return err
+		return evals.Summary{}, err
 	}
-	s := evals.Summarize(d, configs, out, meta)
-	if err := evals.WriteOutputs(c.Out, s, configs); err != nil {
-		return err
+	s := evals.Summarize(d, o.Configs, out, meta)
+	if err := evals.WriteOutputs(c.Out, s, o.Configs); err != nil {
+		return evals.Summary{}, err
 	}
 	e.log.Info("done", "took", time.Since(start).Round(time.Second), "report", filepath.Join(c.Out, "report.md"))
 	printHeadline(os.Stdout, s)
-	if len(installed) == 0 {
-		return nil
+	if o.Host != nil {
+		printHostTable(os.Stdout, d, o.Configs, out, meta, o.Host.Name())
 	}
+	return s, nil
+}
+
+// comparePeers runs each installed peer on agentmem's questions with its k,
+// and writes and prints the comparison.
+func (c evalFlags) comparePeers(e *env, o evals.Options, s evals.Summary, installed []peers.Installation) error {
 	systems := []evals.System{evals.AgentmemSystem(s)}
 	for i, name := range c.Peers {
-		po := evals.PeerOptions{
-			Data: d, DataID: dataID, Version: o.Version, Name: name, Installation: installed[i],
-			K: s.K, Workers: o.Workers, Timeout: c.PeerTimeout, Tokenizer: o.Tokenizer,
-		}
-		dir := filepath.Join(c.Out, "peers", name)
-		if po.Results, err = evals.OpenResults(dir); err != nil {
-			return err
-		}
-		if !c.Quiet {
-			po.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
-		}
-		e.log.Info("peer", "name", name, "server", po.Describe(), "out", dir)
-		start := time.Now()
-		out, err := evals.RunPeer(e.ctx, po)
+		sys, err := c.runPeer(e, o, s.K, name, installed[i])
 		if err != nil {
-			po.Results.Close(nil)
-			return fmt.Errorf("peer %s: %w", name, err)
-		}
-		if err := po.Results.Close(out.Results); err != nil {
 			return err
 		}
-		sys := evals.SummarizePeer(d, po, out)
-		e.log.Info("peer done", "name", name, "took", time.Since(start).Round(time.Second), "failed", sys.Errors, "restarts", sys.Restarts)
 		systems = append(systems, sys)
 	}
 	cmp := evals.Compare(s, systems)
@@ -223,6 +268,35 @@ func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
 	printComparison(os.Stdout, cmp)
 	e.log.Info("comparison", "report", filepath.Join(c.Out, "compare.md"))
 	return nil
+}
+
+// runPeer runs one peer, its results in --out/peers/NAME.
+func (c evalFlags) runPeer(e *env, o evals.Options, k int, name string, inst peers.Installation) (evals.System, error) {
+	po := evals.PeerOptions{
+		Data: o.Data, DataID: o.DataID, Version: o.Version, Name: name, Installation: inst,
+		K: k, Workers: o.Workers, Timeout: c.PeerTimeout, Tokenizer: o.Tokenizer,
+	}
+	dir := filepath.Join(c.Out, "peers", name)
+	var err error
+	if po.Results, err = evals.OpenResults(dir); err != nil {
+		return evals.System{}, err
+	}
+	if !c.Quiet {
+		po.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
+	}
+	e.log.Info("peer", "name", name, "server", po.Describe(), "out", dir)
+	start := time.Now()
+	out, err := evals.RunPeer(e.ctx, po)
+	if err != nil {
+		po.Results.Close(nil)
+		return evals.System{}, fmt.Errorf("peer %s: %w", name, err)
+	}
+	if err := po.Results.Close(out.Results); err != nil {
+		return evals.System{}, err
+	}
+	sys := evals.SummarizePeer(o.Data, po, out)
+	e.log.Info("peer done", "name", name, "took", time.Since(start).Round(time.Second), "failed", sys.Errors, "restarts", sys.Restarts)
+	return sys, nil
 }
 
 // installPeers checks the flags a comparison needs and installs the peers

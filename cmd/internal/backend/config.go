@@ -1,4 +1,4 @@
-package main
+package backend
 
 import (
 	"strconv"
@@ -26,7 +26,7 @@ type Config struct {
 	IndexContext bool `name:"index-context" env:"AGENTMEM_INDEX_CONTEXT" help:"Embedded store: also index each memory's neighbouring turns and each session's pages, which recall's weights.neighbours and weights.session need (both off by default). Ingest takes about twice as long; changing it rebuilds the text indexes at their first use."`
 
 	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
-	Couchbase couchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`
+	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`
 }
 
 // OpenAIConfig selects an OpenAI-compatible embeddings endpoint.
@@ -37,10 +37,10 @@ type OpenAIConfig struct {
 	Dims    int    `name:"dims" env:"DIMS" help:"Requested vector length (models that support it)."`
 }
 
-// couchbaseFlags are couchbase.Config as flags. Their defaults are
-// couchbase.Defaults, interpolated by kong (see flagVars), so they are
+// CouchbaseFlags are couchbase.Config as flags. Their defaults are
+// couchbase.Defaults, interpolated by kong (see Vars), so they are
 // declared once, in the couchbase package.
-type couchbaseFlags struct {
+type CouchbaseFlags struct {
 	URL        string `name:"url" env:"URL" default:"${cb_url}" help:"Connection string: couchbase://host[,host] for a self-managed cluster, couchbases://host for TLS (Capella)."`
 	CACert     string `name:"ca-cert" env:"CA_CERT" type:"path" help:"PEM file of the CA that signed the cluster's certificate, for couchbases:// to a self-managed cluster (Capella's CA is built in)."`
 	Username   string `name:"username" env:"USERNAME" help:"Database user (on Capella: a database access credential)."`
@@ -61,7 +61,8 @@ type couchbaseFlags struct {
 	IndexReplicas   int `name:"index-replicas" env:"INDEX_REPLICAS" default:"0" help:"Search index replicas (setup): 1 or more for failover; needs that many more Search nodes."`
 }
 
-func (f couchbaseFlags) config() couchbase.Config {
+// Config is the couchbase package.s configuration the flags set.
+func (f CouchbaseFlags) Config() couchbase.Config {
 	return couchbase.Config{
 		URL: f.URL, CACert: f.CACert, Username: f.Username, Password: f.Password,
 		Bucket: f.Bucket, Scope: f.Scope, Collection: f.Collection, Index: f.Index,
@@ -71,8 +72,8 @@ func (f couchbaseFlags) config() couchbase.Config {
 	}
 }
 
-// flagVars are the values kong interpolates into flag defaults.
-func flagVars() kong.Vars {
+// Vars are the values kong interpolates into the flag defaults of Config.
+func Vars() kong.Vars {
 	d := couchbase.Defaults
 	return kong.Vars{
 		"cb_url": d.URL, "cb_bucket": d.Bucket, "cb_scope": d.Scope, "cb_collection": d.Collection,

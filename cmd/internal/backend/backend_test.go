@@ -1,4 +1,4 @@
-package main
+package backend
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 func TestOpenNoneAndClock(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{DataDir: dir, Namespace: "me", Now: "2023-05-07 14:00", Timezone: "Europe/Paris", Embedder: "none", Fusion: "rrf"}
-	e, err := openBackend(context.Background(), cfg, nil)
+	e, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{DataDir: dir, Embedder: "magic"}, "unknown"},
 		{Config{DataDir: dir, Namespace: "no spaces"}, "namespace"},
 	} {
-		if _, err := openBackend(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Open(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one about %s", c.cfg, err, c.want)
 		}
 	}
@@ -75,7 +75,7 @@ func TestOpenAIEmbedderThroughCache(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := Config{DataDir: t.TempDir(), Embedder: "openai", OpenAI: OpenAIConfig{BaseURL: srv.URL, Model: "m"}}
-	e, err := openBackend(context.Background(), cfg, nil)
+	e, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestIndexContextFlag(t *testing.T) {
 	ctx := context.Background()
 	for i, withContext := range []bool{false, true} {
 		cfg := Config{DataDir: dir, Namespace: "me", Timezone: "UTC", Embedder: "none", Fusion: "rrf", NoSync: true, IndexContext: withContext}
-		e, err := openBackend(ctx, cfg, nil)
+		e, err := Open(ctx, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

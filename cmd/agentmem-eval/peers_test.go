@@ -62,8 +62,8 @@ func TestEvalWithPeers(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cache := filepath.Join(dir, "cache")
 	eval := func(path string, args ...string) (string, string, error) {
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", filepath.Join(dir, "data"), "--timezone", "UTC", "--log-level", "warn",
-			"eval", "locomo", filepath.Join("..", "..", "evals", "testdata", "locomo_mini.json"), "--quiet", "--workers", "2",
+		cmd := exec.Command(binary(t, "agentmem-eval"), append([]string{"--data-dir", filepath.Join(dir, "data"), "--timezone", "UTC", "--log-level", "warn",
+			"locomo", filepath.Join("..", "..", "evals", "testdata", "locomo_mini.json"), "--quiet", "--workers", "2",
 			"--peer-cache", cache, "--out", out}, args...)...)
 		// Only the fake node and npm are on PATH: a real Node.js is never used.
 		cmd.Env = append(os.Environ(), "NO_COLOR=1", "PATH="+path)

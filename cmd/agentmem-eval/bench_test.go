@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// agentmem bench on generated text (no data dir): a kept store is measured
+// agentmem-eval bench on generated text (no data dir): a kept store is measured
 // again with --reuse without its ingest; --real embeds through the data
 // dir's cache with the configured model (the built-in one here) and says
 // so; the flags that cannot work together are refused, naming them.
@@ -14,25 +14,25 @@ func TestBenchCommand(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	noData := filepath.Join(dir, "no-data")
-	out := run(t, filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--work", work)
+	out := run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--work", work)
 	for _, want := range []string{"generated text", "## 300 memories", "- ingest: ", "zero-cost embedder (fake:bench)", "| rrf |", "vector recall@10 against the exact float32 scan: 1.0000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)
 		}
 	}
-	out = run(t, filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
+	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
 	if !strings.Contains(out, "- ingest: not measured (the store of an earlier run, --reuse)") || !strings.Contains(out, "| rrf |") {
 		t.Errorf("--reuse output:\n%s", out)
 	}
 	// the kept run is a data dir: check reads it
-	if out := run(t, filepath.Join(work, "300"), "check"); !strings.Contains(out, "300 memories") || !strings.Contains(out, "OK") {
+	if out := run(t, "agentmem", filepath.Join(work, "300"), "check"); !strings.Contains(out, "300 memories") || !strings.Contains(out, "OK") {
 		t.Errorf("check of the kept data dir:\n%s", out)
 	}
-	out = run(t, filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
+	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
 	if !strings.Contains(out, "--reuse: no store kept in") || !strings.Contains(out, "- ingest: ") {
 		t.Errorf("--reuse of a size never kept:\n%s", out)
 	}
-	out = run(t, filepath.Join(dir, "real"), "bench", "--real", "--sizes", "40", "--queries", "3", "--data", noData)
+	out = run(t, "agentmem-eval", filepath.Join(dir, "real"), "bench", "--real", "--sizes", "40", "--queries", "3", "--data", noData)
 	if !strings.Contains(out, "embedder through the cache (builtin:use-lite-en@1+prev10)") || !strings.Contains(out, "the cached embedder's share: not measured") {
 		t.Errorf("--real output:\n%s", out)
 	}
@@ -44,9 +44,9 @@ func TestBenchCommand(t *testing.T) {
 		{[]string{"bench", "--keep", "--sizes", "10", "--data", noData}, "--keep needs --work"},
 		{[]string{"--embedder", "none", "bench", "--real", "--sizes", "10", "--data", noData}, "--real needs an embedder"},
 	} {
-		_, errOut, err := try(t, filepath.Join(dir, "e"), c.args...)
+		_, errOut, err := try(t, "agentmem-eval", filepath.Join(dir, "e"), c.args...)
 		if err == nil || !strings.Contains(errOut, c.want) {
-			t.Errorf("agentmem %s: err %v, stderr %q; want an error saying %q", strings.Join(c.args, " "), err, errOut, c.want)
+			t.Errorf("agentmem-eval %s: err %v, stderr %q; want an error saying %q", strings.Join(c.args, " "), err, errOut, c.want)
 		}
 	}
 }

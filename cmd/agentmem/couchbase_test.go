@@ -1,0 +1,56 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agentmem/memory/store/couchbase/cavestest"
+)
+
+// agentmem couchbase setup and the shell's tools with --store couchbase,
+// against gocaves (cavestest): setup creates the scope and the collection
+// and refuses the Search index cleanly, as the mock has no Search; then
+// remember, sessions, show, export and forget run on the mock, and a
+// missing bucket is an error that names it.
+func TestCouchbaseCommands(t *testing.T) {
+	c := cavestest.Start(t)
+	dir := t.TempDir()
+	cb := func(args ...string) []string {
+		return append([]string{"--store", "couchbase", "--embedder", "none", "--couchbase-url", c.URL,
+			"--couchbase-username", cavestest.Admin, "--couchbase-password", cavestest.Password,
+			"--couchbase-durability", "none", "--couchbase-connect-timeout", "2s"}, args...)
+	}
+	out, errOut, err := try(t, dir, cb("couchbase", "setup")...)
+	if err == nil || !strings.Contains(out, "scope agentmem.agentmem: created") || !strings.Contains(out, "collection agentmem.agentmem.memories: created") {
+		t.Fatalf("setup on a cluster without Search: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, "Search index agentmem") || !strings.Contains(errOut, "Couchbase Server 7.6 or later") || strings.Contains(errOut, "panic") {
+		t.Errorf("setup's refusal of the index:\n%s", errOut)
+	}
+
+	run(t, dir, cb("remember", "--ns", "alice", "--session-id", "s-may", "--session-date", "2023-05-08", "I adopted a dog named Biscuit.", "He chews shoes.")...)
+	run(t, dir, cb("remember", "--ns", "alice", "--session-id", "s-june", "--session-date", "2023-06-02", "My sister visits Lisbon.")...)
+	if out := run(t, dir, cb("sessions", "--ns", "alice")...); !strings.Contains(out, "s-june") || strings.Index(out, "s-june") > strings.Index(out, "s-may") {
+		t.Errorf("sessions, newest first:\n%s", out)
+	}
+	if out := run(t, dir, cb("--namespace", "alice", "show", "s-may")...); !strings.Contains(out, "He chews shoes.") {
+		t.Errorf("show:\n%s", out)
+	}
+	file := filepath.Join(dir, "export.jsonl")
+	run(t, dir, cb("export", "-o", file)...)
+	raw, err := os.ReadFile(file)
+	if err != nil || strings.Count(string(raw), "\n") != 4 || !strings.Contains(string(raw), "Lisbon") {
+		t.Errorf("export (%v):\n%s", err, raw)
+	}
+	run(t, dir, cb("forget", "--ns", "alice", "--session-id", "s-may")...)
+	if out := run(t, dir, cb("sessions", "--ns", "alice")...); strings.Contains(out, "s-may") {
+		t.Errorf("sessions after forgetting s-may:\n%s", out)
+	}
+
+	_, errOut, err = try(t, dir, cb("--couchbase-bucket", "nope", "sessions", "--ns", "alice")...)
+	if err == nil || !strings.Contains(errOut, "bucket nope") {
+		t.Errorf("a missing bucket: %v\n%s", err, errOut)
+	}
+}

@@ -1,0 +1,264 @@
+package couchbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/couchbase/gocbcore/v9/memd"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/storetest"
+)
+
+// What `agentmem couchbase setup` does on a cluster without Search: the
+// scope and the collection, then a clear refusal at the index; again, and
+// nothing is created twice.
+func TestCavesSetup(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	out := cv.setup(t, cv.cfg, 4)
+	for _, want := range []string{"scope agentmem.agentmem: created", "collection agentmem.agentmem.memories: created"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("setup said %q, want %q", out, want)
+		}
+	}
+	err := Setup(context.Background(), cv.cfg, 4, io.Discard)
+	if !strings.Contains(err.Error(), "Couchbase Server 7.6 or later") {
+		t.Errorf("setup's refusal %q does not say what the index needs", err)
+	}
+	again := cv.setup(t, cv.cfg, 4)
+	if strings.Contains(again, "created") || !strings.Contains(again, "collection agentmem.agentmem.memories: exists") {
+		t.Errorf("setup again said %q, want everything to exist", again)
+	}
+	if _, _, err := cv.Mock.GetBucket(cavesBucket).CollectionManifest().GetByName("agentmem", "memories"); err != nil {
+		t.Error("the mock holds no collection agentmem.memories after setup")
+	}
+}
+
+// cavesService is the memory service on the store on the mock, with a
+// fake embedder.
+func cavesService(t *testing.T, cv *caves, cfg Config) (*memory.Service, *Store) {
+	t.Helper()
+	emb := &fake.Embedder{Name: "caves", N: 8}
+	st := cv.open(t, cfg, emb.ID(), emb.Dims())
+	svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Now: func() time.Time { return cavesNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
+}
+
+var cavesNow = time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func cavesRemember(t *testing.T, svc *memory.Service, ns, sess, date string, texts ...string) memory.RememberResult {
+	t.Helper()
+	var msgs []memory.Message
+	for i, text := range texts {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, memory.Message{Role: role, Content: text})
+	}
+	res, err := svc.Remember(context.Background(), memory.RememberRequest{Namespace: ns, SessionID: sess, SessionDate: date, Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func texts(ms []memory.Memory) string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Text)
+	}
+	return strings.Join(out, " | ")
+}
+
+// Every tool but recall, through the memory service, on the mock: remember
+// (one transaction per call), show, sessions, namespaces, export, import,
+// forget by ids, by session and for all.
+func TestCavesTools(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cv := newCaves(t)
+	svc, _ := cavesService(t, cv, cv.cfg)
+
+	first := cavesRemember(t, svc, "alice", "s-may", "2024-05-03", "I adopted a dog named Biscuit.", "Congratulations!", "He chews shoes.")
+	if first.Stored != 3 || !slices.Equal(first.IDs, []string{"s-may:0", "s-may:1", "s-may:2"}) {
+		t.Fatalf("remember = %+v", first)
+	}
+	if again := cavesRemember(t, svc, "alice", "s-may", "2024-05-03", "I adopted a dog named Biscuit.", "Congratulations!", "He chews shoes."); again.Stored != 0 || again.Skipped != 3 {
+		t.Errorf("the same session again = %+v, want all skipped", again)
+	}
+	if more := cavesRemember(t, svc, "alice", "s-may", "", "I adopted a dog named Biscuit.", "Congratulations!", "He chews shoes.", "Get him a toy."); more.Stored != 1 || more.IDs[3] != "s-may:3" {
+		t.Errorf("one more turn = %+v", more)
+	}
+	cavesRemember(t, svc, "alice", "s-june", "2024-06-20", "My sister Carol visits Lisbon.", "Lovely.")
+	cavesRemember(t, svc, "bob", "s-x", "2024-05-04", "Our dog won the agility contest.")
+
+	show, err := svc.Session(ctx, "alice", "s-may")
+	if err != nil || texts(show) != "I adopted a dog named Biscuit. | Congratulations! | He chews shoes. | Get him a toy." {
+		t.Fatalf("show = %q, %v", texts(show), err)
+	}
+	if show[3].SessionDate.Format(time.DateOnly) != "2024-05-03" {
+		t.Errorf("an appended turn is dated %v, want its session's date", show[3].SessionDate)
+	}
+	page, err := svc.Sessions(ctx, memory.SessionsRequest{Namespace: "alice"})
+	if err != nil || len(page.Sessions) != 2 || page.Sessions[0].ID != "s-june" || page.Sessions[1].Turns != 4 {
+		t.Fatalf("sessions = %+v, %v; want s-june then s-may of 4 turns", page, err)
+	}
+	nss, err := svc.Namespaces(ctx)
+	if err != nil || len(nss) != 2 || nss[0].Name != "alice" || nss[0].Memories != 6 || nss[1].Sessions != 1 {
+		t.Fatalf("namespaces = %+v, %v", nss, err)
+	}
+
+	var exported bytes.Buffer
+	res, err := svc.Export(ctx, &exported, memory.ExportOptions{Vectors: true})
+	if err != nil || res.Memories != 7 || res.Namespaces != 2 {
+		t.Fatalf("export = %+v, %v", res, err)
+	}
+	t.Run("import", func(t *testing.T) { cavesImport(t, cv, exported.Bytes()) })
+
+	forget := func(req memory.ForgetRequest) int {
+		t.Helper()
+		res, err := svc.Forget(ctx, req)
+		if err != nil {
+			t.Fatalf("forget %+v: %v", req, err)
+		}
+		return res.Deleted
+	}
+	if n := forget(memory.ForgetRequest{Namespace: "alice", IDs: []string{"s-may:1", "s-may:1", "nope:0"}}); n != 1 {
+		t.Errorf("forget ids deleted %d, want 1", n)
+	}
+	if show, _ := svc.Session(ctx, "alice", "s-may"); texts(show) != "I adopted a dog named Biscuit. | He chews shoes. | Get him a toy." {
+		t.Errorf("after forgetting a turn, show = %q", texts(show))
+	}
+	if n := forget(memory.ForgetRequest{Namespace: "alice", SessionID: "s-june"}); n != 2 {
+		t.Errorf("forget session deleted %d, want 2", n)
+	}
+	if n := forget(memory.ForgetRequest{Namespace: "alice", All: true, Confirm: true}); n != 3 {
+		t.Errorf("forget all deleted %d, want 3", n)
+	}
+	var nf *memory.NotFoundError
+	if _, err := svc.Sessions(ctx, memory.SessionsRequest{Namespace: "alice"}); !errors.As(err, &nf) {
+		t.Errorf("sessions of a forgotten namespace: %v, want not found", err)
+	}
+	if show, err := svc.Session(ctx, "bob", "s-x"); err != nil || len(show) != 1 {
+		t.Errorf("forgetting alice touched bob: %v, %v", show, err)
+	}
+	if n := cv.docs(t, "alice"); n != 0 {
+		t.Errorf("%d documents of alice are left after forget all", n)
+	}
+}
+
+// cavesImport imports an export into another collection: the same
+// memories, the same export, and the same file again stores nothing.
+func cavesImport(t *testing.T, cv *caves, file []byte) {
+	ctx := context.Background()
+	cfg := cv.cfg
+	cfg.Collection = "imported"
+	svc, _ := cavesService(t, cv, cfg)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
+	res, err := svc.Import(ctx, open, memory.ImportOptions{})
+	if err != nil || res.Imported != 7 || res.Sessions != 3 || res.Reembedded != 0 {
+		t.Fatalf("import = %+v, %v", res, err)
+	}
+	var again bytes.Buffer
+	if _, err := svc.Export(ctx, &again, memory.ExportOptions{Vectors: true}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := body(file), body(again.Bytes()); a != b {
+		t.Errorf("the import exports otherwise:\n%s\nwant\n%s", b, a)
+	}
+	if res, err := svc.Import(ctx, open, memory.ImportOptions{}); err != nil || res.Imported != 0 || res.Skipped != 7 {
+		t.Errorf("the same import again = %+v, %v; want all skipped", res, err)
+	}
+}
+
+// body is an export without its header line (which says when it was made).
+func body(file []byte) string {
+	_, rest, _ := bytes.Cut(file, []byte("\n"))
+	return string(rest)
+}
+
+// Every write drops the speakers it may change, whether it succeeded or
+// not: a remember, a failed remember, a forget.
+func TestCavesSpeakerDrops(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cv := newCaves(t)
+	s := cv.open(t, cv.cfg, fakeEmbedder, 4)
+	cached := func() bool {
+		_, _, ok := s.spk.get("alice", time.Now())
+		return ok
+	}
+	fill := func() {
+		_, gen, _ := s.spk.get("alice", time.Now())
+		s.spk.put("alice", []string{"Alice", "Carol"}, gen, time.Now())
+	}
+	ms := fixture()
+	fill()
+	if err := s.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if cached() {
+		t.Error("a remember kept the speakers it may have changed")
+	}
+	fill()
+	cv.SetFault(refuseWrites(kindMemory+sep, memd.StatusAccessError))
+	err := s.Put(ctx, batch(2))
+	cv.SetFault(nil)
+	if err == nil {
+		t.Fatal("Put succeeded with its writes refused")
+	}
+	if cached() {
+		t.Error("a failed remember kept the speakers")
+	}
+	fill()
+	if _, err := s.Delete(ctx, memory.Selector{Namespace: "alice", IDs: []string{"s-may:0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if cached() {
+		t.Error("a forget kept the speakers")
+	}
+	fill()
+	if _, err := s.Delete(ctx, memory.Selector{Namespace: "bob", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !cached() {
+		t.Error("a forget of bob dropped alice's speakers")
+	}
+}
+
+// The store conformance suite's cases that need no search, on the mock:
+// each case a fresh collection.
+func TestCavesConformance(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	n := 0
+	storetest.RunKeyValue(t, func(t *testing.T) storetest.Open {
+		cfg := cv.cfg
+		n++
+		cfg.Collection = fmt.Sprintf("conformance%d", n)
+		setup := false
+		return func(id string, dims int, any bool) (memory.Store, error) {
+			if !setup {
+				cv.setup(t, cfg, dims)
+				setup = true
+			}
+			if any {
+				return OpenForReindex(context.Background(), cfg)
+			}
+			return Open(context.Background(), cfg, id, dims)
+		}
+	})
+}

@@ -1,0 +1,3 @@
+module github.com/couchbaselabs/gocaves/mock/data
+
+go 1.26
