@@ -251,9 +251,12 @@ func setCodexHooks(doc map[string]any, cmd string, events []string, uninstall bo
 		hooks = map[string]any{}
 	}
 	for event, v := range hooks {
-		if groups := withoutCodexHooks(v); len(groups) > 0 {
+		groups, removed := withoutCodexHooks(v)
+		switch {
+		case !removed: // left exactly as it is
+		case len(groups) > 0:
 			hooks[event] = groups
-		} else {
+		default:
 			delete(hooks, event)
 		}
 	}
@@ -275,9 +278,12 @@ func setCodexHooks(doc map[string]any, cmd string, events []string, uninstall bo
 	doc["hooks"] = hooks
 }
 
-func withoutCodexHooks(v any) []any {
+// withoutCodexHooks is an event's groups without agentmem's hooks, and
+// whether there were any.
+func withoutCodexHooks(v any) ([]any, bool) {
 	groups, _ := v.([]any)
 	var out []any
+	removed := false
 	for _, g := range groups {
 		gm, ok := g.(map[string]any)
 		if !ok {
@@ -294,13 +300,17 @@ func withoutCodexHooks(v any) []any {
 			}
 			kept = append(kept, h)
 		}
-		if len(kept) == 0 && len(hs) > 0 {
-			continue
+		removed = removed || len(kept) < len(hs)
+		switch {
+		case len(kept) == len(hs): // none of ours: the group as it was
+		case len(kept) == 0:
+			continue // it held only ours
+		default:
+			gm["hooks"] = kept
 		}
-		gm["hooks"] = kept
 		out = append(out, gm)
 	}
-	return out
+	return out, removed
 }
 
 var errNoCodex = errors.New("agentmem setup codex needs the codex binary (it writes config.toml and computes the hooks' trust): put codex on PATH or pass --codex PATH")

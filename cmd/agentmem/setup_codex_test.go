@@ -20,7 +20,9 @@ const userHooks = `{
       {"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]},
       {"matcher": "", "hooks": [{"type": "command", "command": "/usr/bin/agentmem-old hook claude-code"}]}
     ],
-    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}],
+    "PostToolUse": [],
+    "SubagentStop": [{"hooks": []}]
   },
   "other": {"kept": true}
 }`
