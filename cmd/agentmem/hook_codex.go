@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,7 +56,11 @@ func (c codexHookCmd) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	shared := claudeHookCmd{hookOptions: c.hookOptions, in: c.in, out: c.out}
+	// the session's project is the cwd of its first capture (the model
+	// may have gone to a subdirectory since): its namespace with
+	// --per-project
+	in.CWD = codexSessionCWD(e, in.SessionID, in.CWD)
+	shared := claudeHookCmd{hookOptions: c.hookOptions, in: c.in, out: c.out, errs: os.Stderr}
 	switch in.Event {
 	case "SessionStart":
 		return shared.sessionStart(ctx, e, in)
@@ -70,6 +75,18 @@ func (c codexHookCmd) run(ctx context.Context, e *env) error {
 		return errors.New("the hook's JSON has no hook_event_name")
 	}
 	return nil // an event this hook does not use
+}
+
+// codexSessionCWD is the project directory of the session's namespace:
+// the one its cursor holds, else cwd.
+func codexSessionCWD(e *env, session, cwd string) string {
+	var cur cursor
+	if dir, err := e.cfg.Dir(); err == nil && sessionName.MatchString(session) {
+		if b, err := os.ReadFile(codexCursorFile(dir, session)); err == nil && json.Unmarshal(b, &cur) == nil && cur.CWD != "" {
+			return cur.CWD
+		}
+	}
+	return cwd
 }
 
 func codexCursorFile(dir, session string) string {
@@ -126,19 +143,20 @@ func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	res := codex.Parse(data, false)
 	reportBadRollout(in.TranscriptPath, cur.Lines, res)
 	if len(res.Turns) > 0 {
-		if cur.Started.IsZero() {
-			cur.Started = res.Turns[0].Time
-		}
 		turns := make([]claudecode.Turn, len(res.Turns))
 		for i, t := range res.Turns {
 			turns[i] = claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time}
 		}
+		if cur.Started.IsZero() {
+			cur.Started = firstTime(e, turns)
+		}
+		cur.CWD = cmp.Or(cur.CWD, in.CWD)
 		cl, done, err := connect(e)
 		if err != nil {
 			return err
 		}
 		defer done()
-		if err := rememberTurns(ctx, cl, c.namespace(e, in.CWD), in.SessionID, cur.Started, turns); err != nil {
+		if err := rememberTurns(ctx, cl, c.namespace(e, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
 			return err
 		}
 	}

@@ -256,3 +256,28 @@ func BenchmarkCodexStopIncremental(b *testing.B) {
 		b.Errorf("%d memories, want %d", got, len(w.want))
 	}
 }
+
+// With --per-project a session keeps its project's namespace when its
+// later hooks run in a subdirectory the model went to.
+func TestCodexHookPerProjectSubdirectory(t *testing.T) {
+	e := hookEnv(t)
+	w := newCodexRollout(t, "01a23500-dddd-7000-8000-000000000004")
+	opts := hookOptions{PerProject: true, Timeout: 30 * time.Second}
+	run := func(cwd string) {
+		in, _ := json.Marshal(map[string]any{"session_id": w.session, "transcript_path": w.path, "cwd": cwd, "hook_event_name": "Stop"})
+		if err := (codexHookCmd{hookOptions: opts, in: bytes.NewReader(in), out: io.Discard}).run(e.ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.write(w.exchange("Where is the garden plan?", "In plans/.", "x"))
+	run("/home/user/garden")
+	w.write(w.exchange("And the seeds list?", "In plans/seeds.md.", "y"))
+	run("/home/user/garden/plans")
+	ns := projectNamespace("/home/user/garden")
+	if got := stored(t, e, ns, w.session); len(got) != 4 {
+		t.Errorf("namespace %s holds %d turns of the session, want all 4", ns, len(got))
+	}
+	if got := stored(t, e, projectNamespace("/home/user/garden/plans"), w.session); len(got) != 0 {
+		t.Errorf("the subdirectory got a namespace of its own with %d turns", len(got))
+	}
+}
