@@ -167,10 +167,17 @@ func (c exportCmd) Run(e *env) error {
 
 type importCmd struct {
 	output
-	File string `arg:"" help:"An export file (agentmem export), or - for stdin."`
+	historyOptions
+	File string `arg:"" optional:"" help:"An export file (agentmem export), or - for stdin; with --from, the other program's history."`
 }
 
 func (c importCmd) Run(e *env) error {
+	if c.From != "" {
+		return c.history(e, os.Stdout)
+	}
+	if c.File == "" {
+		return errors.New("give the export file to import (agentmem export writes one), or --from claude-code|chatgpt|claude-ai")
+	}
 	path := c.File
 	if path == "-" {
 		// read twice (check, then store): stdin is spooled to a file first

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"agentmem/memory/dates"
+	"agentmem/memory/history/claudecode"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
+)
+
+// agentmem import --from claude-code|chatgpt|claude-ai: a history kept
+// elsewhere stored as raw turns through the remember tool, as the hooks
+// store a live session. Every source is read twice: once whole, to check
+// it (a file cut short or of another format stores nothing) and count it
+// (what --dry-run prints, the progress bar's total), then to store it,
+// session by session. Every turn carries its source's id (a transcript
+// uuid, a ChatGPT node id, a Claude.ai message uuid), so the same history
+// imported twice, or imported after the hooks captured it, stores nothing
+// twice, and an import cut short is completed by running it again.
+
+// historyOptions are import's flags for another program's history.
+type historyOptions struct {
+	From       string `name:"from" enum:",claude-code,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), chatgpt or claude-ai (FILE is the export's zip or its conversations.json)."`
+	DryRun     bool   `name:"dry-run" help:"With --from: print the sessions, turns, date range and what would be left out, and store nothing."`
+	PerProject bool   `name:"per-project" help:"With --from claude-code: one namespace per project (the session's cwd), as the hooks' --per-project."`
+}
+
+// histSession is one session of a history, as the readers give it.
+type histSession struct {
+	ID, Title string
+	// Where names it in messages: a file, or a file's conversation.
+	Where string
+	CWD   string    // the project of a Claude Code session
+	Date  time.Time // the session's date when no turn has a time
+	Turns []claudecode.Turn
+	// Skipped counts what its reader left out, by reason.
+	Skipped claudecode.Skipped
+}
+
+// histSource reads a history, calling yield with each session in order.
+type histSource func(yield func(histSession) error) error
+
+// historyReport is what an import read and stored.
+type historyReport struct {
+	Source   string             `json:"source"`
+	DryRun   bool               `json:"dry_run,omitempty"`
+	Sessions int                `json:"sessions"`
+	Turns    int                `json:"turns"`
+	First    string             `json:"first,omitempty"`
+	Last     string             `json:"last,omitempty"`
+	Skipped  claudecode.Skipped `json:"skipped"`
+	Stored   int                `json:"stored"`
+	Held     int                `json:"already_stored"`
+	List     []sessionLine      `json:"session_list,omitempty"`
+	messages int
+	first    time.Time
+	last     time.Time
+}
+
+type sessionLine struct {
+	ID    string `json:"id"`
+	Date  string `json:"date,omitempty"`
+	Turns int    `json:"turns"`
+	Title string `json:"title,omitempty"`
+}
+
+// history runs an import --from.
+func (c importCmd) history(e *env, out io.Writer) error {
+	if c.PerProject && c.From != "claude-code" {
+		return fmt.Errorf("--per-project is for --from claude-code (its sessions have a project); %s's go to --namespace", c.From)
+	}
+	src, label, err := c.source()
+	if err != nil {
+		return err
+	}
+	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}}
+	if err := src(func(s histSession) error { rep.count(keepInRange(s)); return nil }); err != nil {
+		return fmt.Errorf("%w; nothing stored", err)
+	}
+	if !c.DryRun && rep.Turns > 0 {
+		if err := c.storeAll(e, src, rep); err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		return c.print(rep, "")
+	}
+	rep.write(out)
+	return nil
+}
+
+// source picks the reader of --from and its input.
+func (c importCmd) source() (histSource, string, error) {
+	switch c.From {
+	case "claude-code":
+		return claudeCodeSource(c.File)
+	case "chatgpt":
+		return exportSource(c.File, "ChatGPT", readChatGPT)
+	default:
+		return exportSource(c.File, "Claude.ai", readClaudeAI)
+	}
+}
+
+// keepInRange leaves out the turns no memory can hold the time of.
+func keepInRange(s histSession) histSession {
+	kept := s.Turns[:0:0]
+	for _, t := range s.Turns {
+		if !t.Time.IsZero() && (t.Time.Year() < dates.MinYear || t.Time.Year() > dates.MaxYear) {
+			s.Skipped["date out of range"]++
+			continue
+		}
+		kept = append(kept, t)
+	}
+	s.Turns = kept
+	return s
+}
+
+// date is the session's date, as the hook gives it: its first turn's
+// time, else the date its source gives it; zero: remember's (now).
+func (s histSession) date() time.Time {
+	for _, t := range s.Turns {
+		if !t.Time.IsZero() {
+			return t.Time
+		}
+	}
+	return s.Date
+}
+
+func (r *historyReport) count(s histSession) {
+	r.Skipped.Add(s.Skipped)
+	if len(s.Turns) == 0 {
+		if s.ID != "" {
+			r.Skipped["session without a turn to store"]++
+		}
+		return
+	}
+	r.Sessions++
+	r.Turns += len(s.Turns)
+	r.messages += len(messages(s.Turns))
+	for _, t := range s.Turns {
+		if t.Time.IsZero() {
+			continue
+		}
+		if r.first.IsZero() || t.Time.Before(r.first) {
+			r.first = t.Time
+		}
+		if t.Time.After(r.last) {
+			r.last = t.Time
+		}
+	}
+	if !r.first.IsZero() {
+		r.First, r.Last = r.first.UTC().Format(time.RFC3339), r.last.UTC().Format(time.RFC3339)
+	}
+	if r.DryRun {
+		d := ""
+		if t := s.date(); !t.IsZero() {
+			d = t.UTC().Format("2006-01-02")
+		}
+		r.List = append(r.List, sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title})
+	}
+}
+
+func (r *historyReport) write(w io.Writer) {
+	if r.DryRun {
+		for _, s := range r.List {
+			fmt.Fprintf(w, "%-10s  %s  %d turns  %s\n", s.Date, s.ID, s.Turns, preview(s.Title))
+		}
+	}
+	span := ""
+	if !r.first.IsZero() {
+		span = fmt.Sprintf(", %s to %s", r.first.UTC().Format("2006-01-02"), r.last.UTC().Format("2006-01-02"))
+	}
+	verb := "Imported"
+	if r.DryRun {
+		verb = "Would import"
+	}
+	fmt.Fprintf(w, "%s %d sessions, %d turns%s, from %s.\n", verb, r.Sessions, r.Turns, span, r.Source)
+	if !r.DryRun {
+		fmt.Fprintf(w, "Stored %d memories; %d were already stored (nothing is stored twice).\n", r.Stored, r.Held)
+	}
+	if len(r.Skipped) > 0 {
+		verb = "Left out"
+		if r.DryRun {
+			verb = "Would leave out"
+		}
+		fmt.Fprintf(w, "%s:\n", verb)
+		for _, k := range slices.Sorted(maps.Keys(r.Skipped)) {
+			fmt.Fprintf(w, "  %6d  %s\n", r.Skipped[k], k)
+		}
+	}
+	if r.DryRun {
+		fmt.Fprintln(w, "Nothing stored (--dry-run).")
+	}
+}
+
+func preview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}
+
+// storeAll stores every session, each in as few remember calls as its
+// limits allow, with a progress bar on a terminal.
+func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	bar := newBar(rep.messages)
+	defer bar.finish()
+	opts := hookOptions{PerProject: c.PerProject}
+	return src(func(s histSession) error {
+		s = keepInRange(s)
+		if len(s.Turns) == 0 {
+			return nil
+		}
+		stored, held, err := storeSession(e, cl, opts.namespace(e, s.CWD), s, bar.add)
+		rep.Stored += stored
+		rep.Held += held
+		if err != nil {
+			return fmt.Errorf("%s: %w\nThe sessions before it are stored, and so are its turns stored so far (a long session takes several remember calls). Run the same import again to complete it: every turn carries its id, so nothing is stored twice", s.Where, err)
+		}
+		return nil
+	})
+}
+
+// storeSession remembers a session's turns with the ids and the session
+// date the hook capture gives them (messages, batches: see capture.go).
+func storeSession(e *env, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
+	date := s.date()
+	for _, batch := range batches(messages(s.Turns)) {
+		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns}
+		if !date.IsZero() {
+			args.SessionDate = date.Format(time.RFC3339Nano)
+		}
+		res, _, err := cl.Remember(e.ctx, args)
+		if err != nil {
+			return stored, held, fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		stored, held = stored+res.Stored, held+res.Skipped
+		progress(len(batch))
+	}
+	return stored, held, nil
+}
+
+// bar is a progress bar on stderr when it is a terminal, else nothing.
+type bar struct{ b *progressbar.ProgressBar }
+
+func newBar(total int) bar {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return bar{}
+	}
+	return bar{progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("importing"),
+		progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }))}
+}
+
+func (b bar) add(n int) {
+	if b.b != nil {
+		b.b.Add(n)
+	}
+}
+
+func (b bar) finish() {
+	if b.b != nil {
+		b.b.Finish()
+	}
+}

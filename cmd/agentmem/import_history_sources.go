@@ -1,0 +1,241 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"agentmem/memory/history/chatgpt"
+	"agentmem/memory/history/claudeai"
+	"agentmem/memory/history/claudecode"
+)
+
+// claudeCodeSource reads a Claude Code transcript, or every transcript
+// under a directory (default ~/.claude/projects): one session per file,
+// named by the file as the hooks name it (Claude Code's session id), read
+// by the hooks' parser. Subagents' transcripts are left out, as their
+// sidechain lines are.
+func claudeCodeSource(path string) (histSource, string, error) {
+	if path == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, "", fmt.Errorf("no FILE given and no home directory for ~/.claude/projects: %w", err)
+		}
+		path = filepath.Join(home, ".claude", "projects")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	files := []string{path}
+	if st.IsDir() {
+		if files, err = transcripts(path); err != nil {
+			return nil, "", err
+		}
+	}
+	src := func(yield func(histSession) error) error {
+		for _, f := range files {
+			s, err := readTranscript(f, !st.IsDir())
+			if err != nil {
+				return err
+			}
+			if err := yield(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return src, fmt.Sprintf("%s (%d Claude Code transcripts)", path, len(files)), nil
+}
+
+// transcripts lists the session files under dir, in order, leaving out
+// subagents' (…/subagents/agent-*.jsonl, and agent-*.jsonl of older
+// versions).
+func transcripts(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == "subagents":
+			return filepath.SkipDir
+		case d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), "agent-"):
+			files = append(files, p)
+		}
+		return nil
+	})
+	slices.Sort(files)
+	return files, err
+}
+
+// readTranscript reads one transcript as a session. A file none of whose
+// lines is a transcript's is an error when it was named (explicit), and a
+// counted skip in a directory.
+func readTranscript(path string, explicit bool) (histSession, error) {
+	s := histSession{Where: path, Skipped: claudecode.Skipped{}}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	res := claudecode.Parse(data, true)
+	if res.Lines > 0 && len(res.Bad)+res.Skipped[claudecode.Untyped] == res.Lines {
+		if explicit {
+			return s, fmt.Errorf("%s is not a Claude Code transcript (none of its %d lines is a transcript's)", path, res.Lines)
+		}
+		s.Skipped["file that is not a Claude Code transcript"]++
+		return s, nil
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if !sessionName.MatchString(id) {
+		s.Skipped["file not named as a session id"]++
+		return s, nil
+	}
+	s.ID, s.Skipped, s.Turns = id, res.Skipped, res.Turns
+	if len(res.Turns) > 0 {
+		s.CWD = res.Turns[0].CWD
+	}
+	return s, nil
+}
+
+// exportSource reads an export's conversations.json, or the zip holding
+// it, with read: checked whole on the first pass, streamed on both.
+func exportSource(path, app string, read func(io.Reader, string, func(histSession) error) error) (histSource, string, error) {
+	if path == "" {
+		return nil, "", fmt.Errorf("give the %s export: its zip or its conversations.json", app)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if n == 0 {
+		return nil, "", fmt.Errorf("%s is empty: want the %s export's zip or its conversations.json", path, app)
+	}
+	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
+		src := func(yield func(histSession) error) error {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return read(f, path, yield)
+		}
+		return src, path, nil
+	}
+	entry, err := conversationsEntry(path, app)
+	if err != nil {
+		return nil, "", err
+	}
+	where := path + ":" + entry
+	src := func(yield func(histSession) error) error {
+		z, err := zip.OpenReader(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer z.Close()
+		r, err := z.Open(entry)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		defer r.Close()
+		return read(r, where, yield)
+	}
+	return src, where, nil
+}
+
+// conversationsEntry finds conversations.json in the zip (at its top, or
+// the least deep).
+func conversationsEntry(path, app string) (string, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return "", fmt.Errorf("%s starts as a zip but is not one that can be read (%v): cut short?", path, err)
+	}
+	defer z.Close()
+	best := ""
+	for _, f := range z.File {
+		if filepath.Base(f.Name) == "conversations.json" && (best == "" || strings.Count(f.Name, "/") < strings.Count(best, "/")) {
+			best = f.Name
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%s is a zip but not a %s export: it holds no conversations.json (%d files)", path, app, len(z.File))
+	}
+	return best, nil
+}
+
+func readChatGPT(r io.Reader, where string, yield func(histSession) error) error {
+	err := chatgpt.Read(r, func(c chatgpt.Conversation) error {
+		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
+			Where: fmt.Sprintf("%s: conversation %d (id %s, at byte %d)", where, c.Index, c.ID, c.Offset)}
+		for _, t := range c.Turns {
+			s.Turns = append(s.Turns, claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time, Session: c.ID})
+		}
+		return validSession(s, yield)
+	})
+	return exportError(err, where, "ChatGPT")
+}
+
+func readClaudeAI(r io.Reader, where string, yield func(histSession) error) error {
+	err := claudeai.Read(r, func(c claudeai.Conversation) error {
+		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
+			Where: fmt.Sprintf("%s: conversation %d (uuid %s, at byte %d)", where, c.Index, c.ID, c.Offset)}
+		for _, t := range c.Turns {
+			s.Turns = append(s.Turns, claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time, Session: c.ID})
+		}
+		return validSession(s, yield)
+	})
+	return exportError(err, where, "Claude.ai")
+}
+
+// errStop marks an error of the import's own (a remember call), which the
+// reader returns as it is.
+type errStop struct{ error }
+
+func (e errStop) Unwrap() error { return e.error }
+
+// validSession checks what remember would refuse of the whole session
+// before anything is stored: its id, and turns without ids or with one id
+// twice.
+func validSession(s histSession, yield func(histSession) error) error {
+	if !sessionName.MatchString(s.ID) {
+		return fmt.Errorf("%s: the id %q is not a session id (1 to 200 letters, digits, '.', '_' or '-')", s.Where, s.ID)
+	}
+	seen := map[string]bool{}
+	kept := s.Turns[:0]
+	for _, t := range s.Turns {
+		switch {
+		case t.ID == "":
+			s.Skipped["message without an id"]++
+		case seen[t.ID]:
+			s.Skipped["message id repeated"]++
+		default:
+			seen[t.ID] = true
+			kept = append(kept, t)
+		}
+	}
+	s.Turns = kept
+	if err := yield(s); err != nil {
+		return errStop{err}
+	}
+	return nil
+}
+
+func exportError(err error, where, app string) error {
+	var stop errStop
+	if err == nil || errors.As(err, &stop) {
+		if stop.error != nil {
+			return stop.error
+		}
+		return err
+	}
+	return fmt.Errorf("%s: not a %s export that can be read: %w", where, app, err)
+}

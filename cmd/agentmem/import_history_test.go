@@ -1,0 +1,320 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentmem/memory/history/claudecode"
+)
+
+// The import of other programs' histories driven through the command, on
+// a data dir of its own, without an embedding model.
+
+func importHistory(t testing.TB, e *env, c importCmd) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := c.history(e, &out)
+	return out.String(), err
+}
+
+func mustImport(t testing.TB, e *env, c importCmd) string {
+	t.Helper()
+	out, err := importHistory(t, e, c)
+	if err != nil {
+		t.Fatalf("import --from %s %s: %v", c.From, c.File, err)
+	}
+	return out
+}
+
+func fromCmd(from, file string) importCmd {
+	return importCmd{historyOptions: historyOptions{From: from}, File: file}
+}
+
+// The hooks, then the import of the same projects directory; then the
+// import first and the hooks after, and the import twice: every turn once,
+// with the hook's ids, times and session date.
+func TestImportClaudeCodeAndHooks(t *testing.T) {
+	for _, order := range []string{"hooks first", "import first"} {
+		t.Run(order, func(t *testing.T) {
+			e := hookEnv(t)
+			x := newTranscript(t, sess1, "/home/sam/src/garden")
+			x.write(t, x.exchange("I adopted a golden retriever named Biscuit last week.", "Congratulations!", "Goldens love water.", "notes"))
+			x.write(t, x.exchange("Mi hermana Ana se mudó a Lisboa 🇵🇹", "¡Qué bien! 🌊", "素晴らしい。", "ok"))
+			projects := filepath.Dir(filepath.Dir(x.path))
+			// a subagent's transcript, left out like its sidechain lines
+			sub := filepath.Join(filepath.Dir(x.path), sess1, "subagents", "agent-a1b2.jsonl")
+			if err := os.MkdirAll(filepath.Dir(sub), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			y := newTranscript(t, "agent-a1b2", "/home/sam/src/garden")
+			if err := os.WriteFile(sub, y.exchange("a subagent's prompt", "its reply", "more", "r"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if order == "hooks first" {
+				x.stop(t, e)
+				out := mustImport(t, e, fromCmd("claude-code", projects))
+				if !strings.Contains(out, "Stored 0 memories; 6 were already stored") {
+					t.Errorf("import after the hooks:\n%s", out)
+				}
+			} else {
+				out := mustImport(t, e, fromCmd("claude-code", projects))
+				if !strings.Contains(out, "Imported 1 sessions, 6 turns") || !strings.Contains(out, "Stored 6 memories; 0 were already") {
+					t.Errorf("import:\n%s", out)
+				}
+				x.stop(t, e)
+				mustImport(t, e, fromCmd("claude-code", x.path))
+			}
+			checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+			if got := stored(t, e, "default", "agent-a1b2"); got != nil {
+				t.Errorf("a subagent's transcript was imported: %d memories", len(got))
+			}
+			// the hooks capture what the session said after the import
+			x.write(t, x.exchange("Biscuit loves the beach.", "Noted.", "Which beach?", "r"))
+			x.stop(t, e)
+			mustImport(t, e, fromCmd("claude-code", projects))
+			checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+		})
+	}
+}
+
+// --per-project puts a session where the hooks' --per-project put it.
+func TestImportClaudeCodePerProject(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/Mes Projets/jardín ☀")
+	x.write(t, x.exchange("Which project?", "This one.", "Sure.", "r"))
+	x.stop(t, e, func(c *claudeHookCmd) { c.PerProject = true })
+	c := fromCmd("claude-code", filepath.Dir(x.path))
+	c.PerProject = true
+	if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories; 3 were already stored") {
+		t.Errorf("import --per-project after the hooks:\n%s", out)
+	}
+	checkStored(t, stored(t, e, projectNamespace(x.cwd), sess1), x.want, x.want[0].at)
+	if got := stored(t, e, "default", sess1); got != nil {
+		t.Errorf("--per-project stored %d memories in the default namespace", len(got))
+	}
+	if _, err := importHistory(t, e, importCmd{historyOptions: historyOptions{From: "chatgpt", PerProject: true}, File: x.path}); err == nil || !strings.Contains(err.Error(), "--per-project is for --from claude-code") {
+		t.Errorf("--per-project with chatgpt: %v", err)
+	}
+}
+
+const chatgptFixture = "../../memory/history/chatgpt/testdata/conversations.json"
+const claudeAIFixture = "../../memory/history/claudeai/testdata/conversations.json"
+
+// The ChatGPT and Claude.ai fixtures, from the file and from a zip of the
+// export, twice: stored once, on the branch the user ended on, each turn
+// with its id and time; --dry-run stores nothing.
+func TestImportExports(t *testing.T) {
+	for _, tc := range []struct {
+		from, file, session string
+		turns               int
+		texts               []string
+	}{
+		{"chatgpt", chatgptFixture, "6760a1b2-0c3d-8004-9e5f-1a2b3c4d5e6f", 9, []string{
+			"I adopted a golden retriever named Biscuit last week.", "Congratulations on Biscuit! 🎉", "Where should I walk him in Lisbon?",
+			"Try Parque Eduardo VII — 公園は広いです。", "What breed is this? Ésta es mi foto.", "Looks like a golden retriever.\n\n- ears\n- coat", "No time on this one."}},
+		{"claude-ai", claudeAIFixture, "c0ffee00-1111-4222-8333-444455557777", 8, []string{"Name a pasta shape.", "Farfalle 🦋", "Why bow ties?"}},
+	} {
+		t.Run(tc.from, func(t *testing.T) {
+			e := hookEnv(t)
+			c := fromCmd(tc.from, tc.file)
+			c.DryRun = true
+			out := mustImport(t, e, c)
+			if !strings.Contains(out, fmt.Sprintf("Would import 2 sessions, %d turns", tc.turns)) || !strings.Contains(out, "Nothing stored (--dry-run)") || !strings.Contains(out, "other branch (edited or regenerated)") {
+				t.Errorf("--dry-run:\n%s", out)
+			}
+			if ns := namespaces(t, e); len(ns) != 0 {
+				t.Errorf("--dry-run stored %v", ns)
+			}
+			zipped := zipExport(t, tc.file)
+			for i, file := range []string{tc.file, zipped, tc.file} {
+				out := mustImport(t, e, fromCmd(tc.from, file))
+				want := fmt.Sprintf("Stored %d memories; 0 were already stored", tc.turns)
+				if i > 0 {
+					want = fmt.Sprintf("Stored 0 memories; %d were already stored", tc.turns)
+				}
+				if !strings.Contains(out, want) {
+					t.Errorf("import %d of %s: want %q in\n%s", i+1, file, want, out)
+				}
+			}
+			ms := stored(t, e, "default", tc.session)
+			if len(ms) != len(tc.texts) {
+				t.Fatalf("session %s holds %d turns, want %d", tc.session, len(ms), len(tc.texts))
+			}
+			for i, m := range ms {
+				if m.Text != tc.texts[i] || m.Key == "" {
+					t.Errorf("turn %d = %s %q, want %q with its id", i, m.Key, m.Text, tc.texts[i])
+				}
+			}
+		})
+	}
+}
+
+// zipExport writes file as an export's zip: conversations.json among the
+// export's other files.
+func zipExport(t testing.TB, file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.zip")
+	writeZip(t, path, map[string]string{"chat.html": "<html></html>", "user.json": "{}", "conversations.json": string(data)})
+	return path
+}
+
+func writeZip(t testing.TB, path string, files map[string]string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := zip.NewWriter(f)
+	for name, content := range files {
+		w, err := z.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(content))
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// Bad input: a clear error naming the file (and the conversation and the
+// field), and nothing stored.
+func TestImportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notExport := filepath.Join(dir, "photos.zip")
+	writeZip(t, notExport, map[string]string{"IMG_0001.jpg": "jpeg"})
+	for _, tc := range []struct{ name, from, file, want string }{
+		{"zip not an export", "chatgpt", notExport, "photos.zip is a zip but not a ChatGPT export: it holds no conversations.json"},
+		{"zip cut short", "chatgpt", write("cut.zip", "PK\x03\x04garbage"), "cut.zip starts as a zip but is not one that can be read"},
+		{"Claude.ai given as ChatGPT", "chatgpt", claudeAIFixture, "conversation 1: mapping is missing and it has chat_messages: this is a Claude.ai export (use --from claude-ai)"},
+		{"ChatGPT given as Claude.ai", "claude-ai", chatgptFixture, "conversation 1: chat_messages is missing and it has a mapping: this is a ChatGPT export"},
+		{"another JSON", "chatgpt", write("other.json", `{"messages": []}`), "other.json: not a ChatGPT export that can be read: the top level is an object: want a JSON array of conversations"},
+		{"an agentmem export", "claude-ai", write("mem.jsonl", `{"type":"header"}`+"\n"), "the top level is an object"},
+		{"truncated", "chatgpt", write("truncated.json", string(good[:len(good)*2/3])), "truncated: the file ends inside element"},
+		{"empty", "chatgpt", write("empty.json", ""), "empty.json is empty"},
+		{"wrong type", "chatgpt", write("type.json", `[{"id":"c1","mapping":{"n1":{"id":"n1","message":{"id":"n1","author":{"role":7}}}}}]`), "conversation 1 (id c1): mapping.message.author.role has the wrong type"},
+		{"bad session id", "claude-ai", write("id.json", `[{"uuid":"a b","chat_messages":[{"uuid":"m1","sender":"human","text":"hi"}]}]`), `conversation 1 (uuid a b, at byte 1): the id "a b" is not a session id`},
+		{"not a transcript", "claude-code", write("notes.jsonl", `{"a":1}`+"\n"+`plain text`+"\n"), "notes.jsonl is not a Claude Code transcript (none of its 2 lines is a transcript's)"},
+		{"no file", "chatgpt", filepath.Join(dir, "missing.json"), "missing.json: no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := hookEnv(t)
+			_, err := importHistory(t, e, fromCmd(tc.from, tc.file))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("import --from %s %s: %v, want an error with %q", tc.from, tc.file, err, tc.want)
+			}
+			if ns := namespaces(t, e); len(ns) != 0 {
+				t.Errorf("stored %v", ns)
+			}
+		})
+	}
+}
+
+// A truncated export stores nothing, even of its complete conversations:
+// it is read whole before anything is stored.
+func TestImportTruncatedStoresNothing(t *testing.T) {
+	e := hookEnv(t)
+	var convs []string
+	for i := range 50 {
+		convs = append(convs, fmt.Sprintf(`{"uuid":"conv-%d","name":"n","created_at":"2024-01-01T00:00:00Z","chat_messages":[{"uuid":"m%d","sender":"human","text":"hello %d","created_at":"2024-01-01T00:00:00Z"}]}`, i, i, i))
+	}
+	data := "[" + strings.Join(convs, ",") + "]"
+	p := filepath.Join(t.TempDir(), "conversations.json")
+	os.WriteFile(p, []byte(data[:len(data)-40]), 0o600)
+	if _, err := importHistory(t, e, fromCmd("claude-ai", p)); err == nil || !strings.Contains(err.Error(), "ends inside element 50") || !strings.Contains(err.Error(), "nothing stored") {
+		t.Errorf("truncated: %v", err)
+	}
+	if ns := namespaces(t, e); len(ns) != 0 {
+		t.Errorf("stored %v", ns)
+	}
+}
+
+// A conversation of 10,000 messages (100,000 take 50 s here) goes in remember calls within its
+// limits; an import cut short after its first call is completed by the
+// next run, every turn once.
+func TestImportLongConversationResumes(t *testing.T) {
+	e := hookEnv(t)
+	const n = 10_000
+	var b strings.Builder
+	b.WriteString(`[{"uuid":"long-1","name":"long","created_at":"2024-01-01T00:00:00Z","chat_messages":[`)
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		sender := []string{"human", "assistant"}[i%2]
+		fmt.Fprintf(&b, `{"uuid":"m-%d","sender":%q,"created_at":%q,"content":[{"type":"text","text":"turn %d ü"}]}`, i, sender, start.Add(time.Duration(i)*time.Second).Format(time.RFC3339), i)
+	}
+	b.WriteString(`]}]`)
+	p := filepath.Join(t.TempDir(), "conversations.json")
+	os.WriteFile(p, []byte(b.String()), 0o600)
+
+	// the first call of the session, as a run killed after it left it
+	var first []histSession
+	readClaudeAI(strings.NewReader(b.String()), p, func(s histSession) error { first = append(first, s); return nil })
+	cl, done, err := connect(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := first[0]
+	s.Turns = s.Turns[:2500]
+	if _, _, err := storeSession(e, cl, "default", s, func(int) {}); err != nil {
+		t.Fatal(err)
+	}
+	done()
+
+	out := mustImport(t, e, fromCmd("claude-ai", p))
+	if want := fmt.Sprintf("Stored %d memories; 2500 were already stored", n-2500); !strings.Contains(out, want) {
+		t.Errorf("want %q in\n%s", want, out)
+	}
+	ms := stored(t, e, "default", "long-1")
+	if len(ms) != n {
+		t.Fatalf("%d turns stored, want %d", len(ms), n)
+	}
+	for i, m := range ms {
+		if m.Text != fmt.Sprintf("turn %d ü", i) || m.Key != fmt.Sprintf("m-%d", i) || !m.Timestamp.Equal(start.Add(time.Duration(i)*time.Second)) {
+			t.Fatalf("turn %d = %s %q %v", i, m.Key, m.Text, m.Timestamp)
+		}
+	}
+}
+
+// --json prints the report; a date out of range is a counted skip.
+func TestImportJSONReport(t *testing.T) {
+	c := fromCmd("chatgpt", chatgptFixture)
+	c.JSON = true
+	var rep historyReport
+	// print writes to stdout: read the report from history's counting
+	src, _, err := c.source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Skipped = claudecode.Skipped{}
+	if err := src(func(s histSession) error { rep.count(keepInRange(s)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 2 || rep.Turns != 9 || rep.Skipped["date out of range"] != 1 || rep.First != "2023-11-14T22:13:21Z" {
+		b, _ := json.Marshal(rep)
+		t.Errorf("report %s", b)
+	}
+}

@@ -1,0 +1,315 @@
+// Package chatgpt reads ChatGPT's data export (conversations.json, in the
+// zip ChatGPT mails, or taken out of it) as conversation: each
+// conversation one session, the branch the user ended on (current_node up
+// through parent; the branches left by an edit or a regeneration are left
+// out), the user's and the assistant's text verbatim, each turn with its
+// own create_time and its node id as its id. System, tool and hidden
+// messages, tool calls, code, browsing and reasoning parts, images and
+// attachments are left out and counted by reason.
+//
+// Read streams the file's top-level array one conversation at a time, so
+// an export of hundreds of MB is never held whole.
+package chatgpt
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"agentmem/memory/history/internal/jsonarray"
+)
+
+// Turn is one conversation turn.
+type Turn struct {
+	ID   string // the node id
+	Role string // "user" or "assistant"
+	Text string
+	Time time.Time // zero when the message has no create_time
+}
+
+// Conversation is one conversation of the export.
+type Conversation struct {
+	// Index is its 1-based place in the file, and Offset the byte it
+	// starts at: where an error points.
+	Index  int
+	Offset int64
+	ID     string
+	Title  string
+	Create time.Time // the conversation's create_time
+	Turns  []Turn
+	// Skipped counts the messages and parts left out, by reason.
+	Skipped map[string]int
+}
+
+// Error is a conversation the export cannot be read past: it names the
+// conversation and the field.
+type Error struct {
+	Index  int
+	ID     string
+	Field  string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	id := ""
+	if e.ID != "" {
+		id = " (id " + e.ID + ")"
+	}
+	return fmt.Sprintf("conversation %d%s: %s %s", e.Index, id, e.Field, e.Reason)
+}
+
+// DateOutOfRange is the reason of a time no memory can hold (dates from
+// 1678 to 2261): the turn is left out.
+const DateOutOfRange = "date out of range"
+
+type conversation struct {
+	ID             string          `json:"id"`
+	ConversationID string          `json:"conversation_id"`
+	Title          *string         `json:"title"`
+	CreateTime     *float64        `json:"create_time"`
+	CurrentNode    *string         `json:"current_node"`
+	Mapping        map[string]node `json:"mapping"`
+	// ChatMessages is the field of a Claude.ai export, to say so.
+	ChatMessages json.RawMessage `json:"chat_messages"`
+}
+
+type node struct {
+	ID       string   `json:"id"`
+	Message  *message `json:"message"`
+	Parent   *string  `json:"parent"`
+	Children []string `json:"children"`
+}
+
+type message struct {
+	ID     string `json:"id"`
+	Author struct {
+		Role string `json:"role"`
+	} `json:"author"`
+	CreateTime *float64 `json:"create_time"`
+	Content    struct {
+		ContentType string            `json:"content_type"`
+		Parts       []json.RawMessage `json:"parts"`
+		Text        string            `json:"text"`
+	} `json:"content"`
+	Recipient string `json:"recipient"`
+	Metadata  struct {
+		Hidden      bool              `json:"is_visually_hidden_from_conversation"`
+		Attachments []json.RawMessage `json:"attachments"`
+	} `json:"metadata"`
+}
+
+// Read calls fn with each conversation of the export r holds, in order.
+// A file that is not a ChatGPT export (another JSON, a Claude.ai export),
+// cut short, or with a conversation whose fields have the wrong types is
+// an error naming the conversation and the field; an error of fn ends the
+// reading and is returned as it is.
+func Read(r io.Reader, fn func(Conversation) error) error {
+	return jsonarray.Each(r, func(i int, at int64, raw json.RawMessage) error {
+		c, err := parse(i+1, raw)
+		if err != nil {
+			return err
+		}
+		c.Offset = at
+		return fn(c)
+	})
+}
+
+func parse(index int, raw json.RawMessage) (Conversation, error) {
+	var v conversation
+	if len(raw) == 0 || raw[0] != '{' {
+		return Conversation{}, &Error{Index: index, Field: "the element", Reason: "is not a JSON object: this is not a ChatGPT export"}
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Conversation{}, &Error{Index: index, ID: v.ID, Field: fieldOf(err), Reason: "has the wrong type (" + err.Error() + ")"}
+	}
+	id := v.ID
+	if id == "" {
+		id = v.ConversationID
+	}
+	if v.Mapping == nil {
+		reason := "is missing: this is not a ChatGPT export"
+		if v.ChatMessages != nil {
+			reason = "is missing and it has chat_messages: this is a Claude.ai export (use --from claude-ai)"
+		}
+		return Conversation{}, &Error{Index: index, ID: id, Field: "mapping", Reason: reason}
+	}
+	if id == "" {
+		return Conversation{}, &Error{Index: index, Field: "id", Reason: "is missing (and conversation_id too)"}
+	}
+	c := Conversation{Index: index, ID: id, Skipped: map[string]int{}}
+	if v.Title != nil {
+		c.Title = *v.Title
+	}
+	c.Create, _ = epoch(v.CreateTime)
+	for _, nodeID := range branch(v, c.Skipped) {
+		c.turn(nodeID, v.Mapping[nodeID])
+	}
+	return c, nil
+}
+
+func fieldOf(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return te.Field
+	}
+	return "the conversation"
+}
+
+// branch returns the node ids of the branch the user ended on, root
+// first: current_node up through parent. Without a current_node (an old
+// export), the latest leaf. The nodes of the other branches are counted.
+func branch(v conversation, skipped map[string]int) []string {
+	leaf := ""
+	if v.CurrentNode != nil {
+		leaf = *v.CurrentNode
+	}
+	if _, ok := v.Mapping[leaf]; !ok {
+		if leaf != "" {
+			skipped["current_node not in mapping (latest leaf taken)"]++
+		}
+		leaf = latestLeaf(v.Mapping)
+	}
+	var path []string
+	seen := map[string]bool{}
+	for id := leaf; id != ""; {
+		n, ok := v.Mapping[id]
+		if !ok {
+			skipped["parent not in mapping"]++
+			break
+		}
+		if seen[id] {
+			skipped["parent cycle"]++
+			break
+		}
+		seen[id] = true
+		path = append(path, id)
+		if n.Parent == nil {
+			break
+		}
+		id = *n.Parent
+	}
+	slices.Reverse(path)
+	for id, n := range v.Mapping {
+		if !seen[id] && n.Message != nil {
+			skipped["other branch (edited or regenerated)"]++
+		}
+	}
+	return path
+}
+
+// latestLeaf is the node without children whose message is the latest.
+func latestLeaf(m map[string]node) string {
+	best, bestT := "", math.Inf(-1)
+	for id, n := range m {
+		if len(n.Children) > 0 {
+			continue
+		}
+		t := math.Inf(-1) + 1
+		if n.Message != nil && n.Message.CreateTime != nil {
+			t = *n.Message.CreateTime
+		}
+		if best == "" || t > bestT || (t == bestT && id > best) {
+			best, bestT = id, t
+		}
+	}
+	return best
+}
+
+func (c *Conversation) turn(nodeID string, n node) {
+	m := n.Message
+	if m == nil {
+		return // the tree's root
+	}
+	if reason := leftOut(m); reason != "" {
+		c.Skipped[reason]++
+		return
+	}
+	text := c.text(m)
+	if strings.TrimSpace(text) == "" {
+		c.Skipped["empty message"]++
+		return
+	}
+	if k := len(m.Metadata.Attachments); k > 0 {
+		c.Skipped["attachment (the file is not in conversations.json)"] += k
+	}
+	t, ok := epoch(m.CreateTime)
+	if !ok {
+		c.Skipped[DateOutOfRange]++
+		return
+	}
+	id := n.ID
+	if id == "" {
+		id = nodeID
+	}
+	c.Turns = append(c.Turns, Turn{ID: id, Role: m.Author.Role, Text: text, Time: t})
+}
+
+// leftOut says why a message is not conversation, or "".
+func leftOut(m *message) string {
+	role := m.Author.Role
+	switch {
+	case role == "system":
+		return "system message"
+	case role == "tool":
+		return "tool message"
+	case role != "user" && role != "assistant":
+		return fmt.Sprintf("message of role %q", role)
+	case m.Metadata.Hidden:
+		return "hidden message"
+	case role == "assistant" && m.Recipient != "" && m.Recipient != "all":
+		return "tool call"
+	case m.Content.ContentType != "text" && m.Content.ContentType != "multimodal_text":
+		return fmt.Sprintf("%s content", m.Content.ContentType)
+	}
+	return ""
+}
+
+// text joins the message's string parts; the other parts (images, files,
+// audio) are counted by their content_type.
+func (c *Conversation) text(m *message) string {
+	var texts []string
+	for _, p := range m.Content.Parts {
+		var s string
+		if json.Unmarshal(p, &s) == nil {
+			if s != "" {
+				texts = append(texts, s)
+			}
+			continue
+		}
+		var o struct {
+			ContentType string `json:"content_type"`
+		}
+		if json.Unmarshal(p, &o) == nil && o.ContentType != "" {
+			c.Skipped[o.ContentType+" part"]++
+		} else {
+			c.Skipped["unreadable part"]++
+		}
+	}
+	if len(texts) == 0 && m.Content.Text != "" {
+		texts = append(texts, m.Content.Text)
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// minTime and maxTime bound the times a memory holds (years 1678-2261).
+var (
+	minTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// epoch reads a create_time (epoch seconds, with a fraction): the zero
+// time for none, and false for one out of range.
+func epoch(f *float64) (time.Time, bool) {
+	if f == nil {
+		return time.Time{}, true
+	}
+	if math.IsNaN(*f) || *f < float64(minTime.Unix()) || *f >= float64(maxTime.Unix()) {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(*f)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC()
+	return t, true
+}
