@@ -142,7 +142,36 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	return h, nil
 }
 
-func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP refuses a request that came in on a loopback address under a
+// name that is not a loopback one (a DNS rebinding: a page of evil.example,
+// rebound to 127.0.0.1, is same-origin with this server and sends no
+// Origin on a GET), on every path: /mcp, the browser's page and its API.
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rebound(r) {
+		h.opts.Logger.Warn("refused a request to a loopback address under another name (DNS rebinding?)", "host", r.Host, "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not this server's name: a server on a loopback address answers only to localhost and loopback addresses", r.Host))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// rebound: the connection's local address is a loopback one, and the Host
+// header names something else.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(local.String())
+	if err != nil || !ap.Addr().IsLoopback() {
+		return false
+	}
+	host := r.Host
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	return !isLoopback(strings.Trim(host, "[]"))
+}
 
 // Sessions is the number of sessions alive.
 func (h *HTTP) Sessions() int { return h.sessions.len() }
