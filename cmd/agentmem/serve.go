@@ -59,8 +59,7 @@ func (c serveCmd) Run(e *env) error {
 	}
 	hd := h.(*holder)
 	defer hd.Close()
-	opts := server.Options{Version: version, Logger: e.log}
-	s := server.New(hd.eng.Service, opts)
+	s := hd.mcp
 	if c.HTTP != "" {
 		hh, err := server.NewHTTP(s, server.HTTPOptions{Token: c.HTTPToken, AllowOrigins: c.HTTPAllowOrigin, Logger: e.log})
 		if err != nil {
@@ -90,6 +89,7 @@ func tokenOnCommandLine() bool {
 // processes reach it.
 type holder struct {
 	eng        *backend.Backend
+	mcp        *mcpserver.MCPServer // served on the socket and to this process's own client
 	lock       *server.Lock
 	stopSocket context.CancelFunc
 	socketDone chan struct{}
@@ -126,7 +126,7 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 			}
 			return nil, err
 		}
-		h := &holder{eng: eng, lock: lock}
+		h := &holder{eng: eng, lock: lock, mcp: server.New(eng.Service, server.Options{Version: version, Logger: e.log})}
 		if !serve {
 			return h, nil
 		}
@@ -137,11 +137,9 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 		}
 		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		h.stopSocket, h.socketDone = stop, make(chan struct{})
-		opts := server.Options{Version: version, Logger: e.log}
 		go func() {
 			defer close(h.socketDone)
-			newServer := func() *mcpserver.MCPServer { return server.New(eng.Service, opts) }
-			if err := server.ServeSocket(sctx, ln, newServer, e.log); err != nil {
+			if err := server.ServeSocket(sctx, ln, h.mcp, e.log); err != nil {
 				e.log.Warn("serving other local agentmem processes stopped", "socket", sock, "err", err)
 			}
 		}()
