@@ -68,16 +68,19 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 		mcp.WithTemplateDescription("The sessions of a namespace, newest first, with their date, number of turns and first words; after and before bound the session date, limit (1-1000, default 50) and cursor page."),
 		mcp.WithTemplateMIMEType(spec.MIMEJSON),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		a := req.Params.Arguments
+		a, err := sessionsArgs(req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
 		limit := 0
-		if l := arg(a, "limit"); l != "" {
+		if l := a["limit"]; l != "" {
 			n, err := strconv.Atoi(l)
 			if err != nil {
 				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
 			}
 			limit = n
 		}
-		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: arg(a, "namespace"), After: arg(a, "after"), Before: arg(a, "before"), Limit: limit, Cursor: arg(a, "cursor")})
+		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: a["namespace"], After: a["after"], Before: a["before"], Limit: limit, Cursor: a["cursor"]})
 		if err != nil {
 			return nil, err
 		}
@@ -87,8 +90,11 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date."),
 		mcp.WithTemplateMIMEType(spec.MIMETranscript),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		a := req.Params.Arguments
-		tr, err := Transcript(ctx, svc, arg(a, "namespace"), arg(a, "session_id"))
+		a, err := sessionArgs(req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := Transcript(ctx, svc, a["namespace"], a["session_id"])
 		if err != nil {
 			return nil, err
 		}
@@ -114,19 +120,6 @@ func changed(tool string, res *mcp.CallToolResult) bool {
 		return tool == "forget" && r.Deleted > 0
 	}
 	return false
-}
-
-// arg reads a template argument: a string, or the first of a list.
-func arg(a map[string]any, name string) string {
-	switch v := a[name].(type) {
-	case string:
-		return v
-	case []string:
-		if len(v) > 0 {
-			return v[0]
-		}
-	}
-	return ""
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
