@@ -61,7 +61,7 @@ type RememberResult struct {
 // with any invalid message stores nothing. How a resend is told from new
 // turns is newTurns'.
 func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
-	ns, err := s.ns(req.Namespace)
+	ns, err := s.ns(ctx, req.Namespace, true)
 	if err != nil {
 		return RememberResult{}, err
 	}

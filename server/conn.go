@@ -89,6 +89,8 @@ func serveConn(ctx context.Context, s *mcpserver.MCPServer, in io.Reader, out io
 		return fmt.Errorf("register session: %w", err)
 	}
 	defer s.UnregisterSession(ctx, cs.id)
+	registerSession(cs.id, nil) // a local process: it may do everything
+	defer unregisterSession(cs.id)
 	ctx = s.WithContext(ctx, cs)
 	var wmu sync.Mutex
 	write := func(v any) {

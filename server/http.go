@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,9 +49,19 @@ const (
 
 // HTTPOptions configure NewHTTP; zero values take the defaults above.
 type HTTPOptions struct {
-	// Token, if set, is required of every request to Path as
-	// "Authorization: Bearer <token>" (the scheme in any case).
+	// Token, if set, is required of every request to Path and /api/ as
+	// "Authorization: Bearer <token>" (the scheme in any case), and opens
+	// every namespace.
 	Token string
+	// Users, if set (instead of Token), authenticates each request and
+	// says what it may do (a token file, an OAuth issuer); each session
+	// belongs to the user who opened it.
+	Users Users
+	// ResourceMetadata, if set, is served at its RFC 9728 well-known path,
+	// and a 401 points to it (OAuth resource-server mode).
+	ResourceMetadata *mcpserver.ProtectedResourceMetadataConfig
+	// ResourceMetadataURL is where that document is, as clients reach it.
+	ResourceMetadataURL string
 	// AllowOrigins are the browser origins (scheme://host[:port], or "*")
 	// allowed besides pages served from localhost; requests without an
 	// Origin header (every non-browser client) are not concerned.
@@ -82,6 +91,7 @@ type HTTPOptions struct {
 type HTTP struct {
 	mcp      *mcpserver.StreamableHTTPServer
 	sessions *sessions
+	users    Users
 	mux      *http.ServeMux
 	opts     HTTPOptions
 	origins  map[string]bool
@@ -103,7 +113,11 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
-	h := &HTTP{opts: opts, origins: map[string]bool{}}
+	h := &HTTP{opts: opts, origins: map[string]bool{}, users: opts.Users}
+	if h.users == nil && opts.Token != "" {
+		t := oneToken(sha256.Sum256([]byte(opts.Token)))
+		h.users = &t
+	}
 	var cors []string
 	for _, o := range opts.AllowOrigins {
 		o = strings.TrimSpace(o)
@@ -134,7 +148,10 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	}
 	h.mcp = mcpserver.NewStreamableHTTPServer(s, mopts...)
 	h.mux = http.NewServeMux()
-	h.mux.Handle(Path, h.checkOrigin(bearer(opts.Token, h.checkSession(h.mcp))))
+	h.mux.Handle(Path, h.checkOrigin(h.authenticate(h.checkSession(h.mcp))))
+	if m := opts.ResourceMetadata; m != nil {
+		h.mux.Handle(mcpserver.ProtectedResourceMetadataPath(m.Resource), mcpserver.NewProtectedResourceMetadataHandler(*m))
+	}
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("ok\n"))
@@ -238,27 +255,6 @@ func (h *HTTP) checkOrigin(next http.Handler) http.Handler {
 	})
 }
 
-func bearer(token string, next http.Handler) http.Handler {
-	if token == "" {
-		return next
-	}
-	want := sha256.Sum256([]byte(token))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			next.ServeHTTP(w, r) // a CORS preflight carries no credentials
-			return
-		}
-		scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentmem"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // checkSession reads a POST's body within the limit, and applies the
 // session rules mcp-go leaves open.
 func (h *HTTP) checkSession(next http.Handler) http.Handler {
@@ -272,7 +268,7 @@ func (h *HTTP) checkSession(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if modern || startsSession(body) {
-				next.ServeHTTP(w, r)
+				next.ServeHTTP(h.binding(w, r), r)
 				return
 			}
 		case http.MethodGet, http.MethodDelete:
@@ -289,7 +285,7 @@ func (h *HTTP) checkSession(next http.Handler) http.Handler {
 			writeError(w, http.StatusBadRequest, "missing Mcp-Session-Id header: send initialize first, then the session id it returns with every request")
 			return
 		}
-		if !h.sessions.known(id) {
+		if !h.sessions.known(id, memory.AccessFrom(r.Context())) {
 			writeError(w, http.StatusNotFound, "unknown or ended session (sessions end after "+h.opts.SessionIdle.String()+" unused): initialize a new one")
 			return
 		}

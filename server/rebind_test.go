@@ -14,7 +14,7 @@ import (
 func TestDNSRebindingRefusedEverywhere(t *testing.T) {
 	svc := testService(t)
 	h, ts := newHTTP(t, server.New(svc, server.Options{}), server.HTTPOptions{})
-	server.MountBrowser(h, svc, "", nil)
+	server.MountBrowser(h, svc, nil)
 	for _, path := range []string{"/", "/assets/app.js", "/api/namespaces", "/api/sessions?namespace=victim", "/api/session?namespace=victim&id=s1", server.Path, "/healthz"} {
 		for host, want := range map[string]int{"evil.example:18732": 403, "evil.example": 403, "localhost:1": 0, "127.0.0.1:1": 0, "[::1]:1": 0} {
 			req, _ := http.NewRequest("GET", ts.URL+path, nil)

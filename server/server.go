@@ -46,6 +46,6 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 	}, tools.ServerOptions(svc, log)...)...)
 	bind(s)
 	tools.Register(s, svc)
-	tools.RegisterResources(s, svc)
+	tools.RegisterResources(s, svc, notifier(s))
 	return s
 }

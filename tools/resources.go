@@ -50,10 +50,19 @@ func ServerOptions(svc *memory.Service, log *slog.Logger) []server.ServerOption 
 	}
 }
 
+// Notifier tells the clients that may read namespace ns that the list of
+// resources changed.
+type Notifier func(ctx context.Context, ns string)
+
 // RegisterResources adds the resources and their templates to s, and has
-// s tell clients that the list changed whenever remember or forget changes
+// notify (nil: every client of s) told whenever remember or forget changes
 // the memory.
-func RegisterResources(s *server.MCPServer, svc *memory.Service) {
+func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier) {
+	if notify == nil {
+		notify = func(context.Context, string) {
+			s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+		}
+	}
 	s.AddResource(mcp.NewResource(spec.NamespacesURI, "namespaces",
 		mcp.WithResourceDescription("Every namespace that holds memories, with its number of memories and sessions and its first and last session date."),
 		mcp.WithMIMEType(spec.MIMEJSON),
@@ -103,23 +112,27 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, req)
-			if err == nil && res != nil && !res.IsError && changed(req.Params.Name, res) {
-				s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+			if ns, ok := changed(req.Params.Name, res, err); ok {
+				notify(ctx, ns)
 			}
 			return res, err
 		}
 	})
 }
 
-// changed says whether a tool call's result changed what resources/list shows.
-func changed(tool string, res *mcp.CallToolResult) bool {
+// changed says whether a tool call's result changed what resources/list
+// shows, and in which namespace.
+func changed(tool string, res *mcp.CallToolResult, err error) (string, bool) {
+	if err != nil || res == nil || res.IsError {
+		return "", false
+	}
 	switch r := res.StructuredContent.(type) {
 	case spec.RememberResult:
-		return tool == "remember" && r.Stored > 0
+		return r.Namespace, tool == "remember" && r.Stored > 0
 	case spec.ForgetResult:
-		return tool == "forget" && r.Deleted > 0
+		return r.Namespace, tool == "forget" && r.Deleted > 0
 	}
-	return false
+	return "", false
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
@@ -166,7 +179,7 @@ func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsReque
 // Transcript reads a session in turn order.
 func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID string) (spec.Transcript, error) {
 	if namespace == "" {
-		namespace = svc.DefaultNamespace()
+		namespace = svc.DefaultNamespaceOf(ctx)
 	}
 	ms, err := svc.Session(ctx, namespace, sessionID)
 	if err != nil {

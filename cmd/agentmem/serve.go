@@ -65,7 +65,7 @@ func (c serveCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		server.MountBrowser(hh, hd.eng.Service, c.HTTPToken, e.log)
+		server.MountBrowser(hh, hd.eng.Service, e.log)
 		return server.ServeHTTP(e.ctx, c.HTTP, hh, e.log, nil)
 	}
 	e.log.Info("serving MCP over stdio")
