@@ -76,7 +76,9 @@ func TestGuardFaultOutsideBolt(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = st.view(func(tx *bolt.Tx) error {
-		key := unsafe.Slice((*byte)(unsafe.Pointer(st.db.Info().Data+uintptr(len(raw)-page))), page)
+		data := st.db.Info().Data // the mapping's start, as bbolt reports it
+		base := *(*unsafe.Pointer)(unsafe.Pointer(&data))
+		key := unsafe.Slice((*byte)(unsafe.Add(base, len(raw)-page)), page)
 		_ = bytes.IndexByte(key, 0x1f)
 		return nil
 	})
