@@ -379,7 +379,7 @@ func serveHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, r
 		ready(ln.Addr())
 	}
 	host := ln.Addr().String()
-	if h.opts.Token == "" {
+	if h.users == nil {
 		if ap, err := netip.ParseAddrPort(host); err == nil && !ap.Addr().IsLoopback() {
 			logger.Warn("listening beyond this machine without a token: set AGENTMEM_HTTP_TOKEN, or bind to 127.0.0.1", "addr", host)
 		}
