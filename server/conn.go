@@ -99,6 +99,7 @@ func serveConn(ctx context.Context, s *mcpserver.MCPServer, in io.Reader, out io
 			logger.Error("encoding a message to a socket client", "err", err)
 			return
 		}
+		raw = fixCode(raw)
 		wmu.Lock()
 		defer wmu.Unlock()
 		out.Write(append(raw, '\n'))

@@ -257,8 +257,9 @@ func (h *HTTP) checkOrigin(next http.Handler) http.Handler {
 
 // checkSession reads a POST's body within the limit, and applies the
 // session rules mcp-go leaves open.
-func (h *HTTP) checkSession(next http.Handler) http.Handler {
+func (h *HTTP) checkSession(mcpHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next := mcpHandler
 		modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 		switch r.Method {
 		case http.MethodPost:
@@ -267,6 +268,9 @@ func (h *HTTP) checkSession(next http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			if peek(body).method == string(mcp.MethodResourcesRead) {
+				next = fixResourceReads(next)
+			}
 			if modern || startsSession(body) {
 				next.ServeHTTP(h.binding(w, r), r)
 				return

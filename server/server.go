@@ -41,6 +41,7 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 		// a structured result that breaks its tool's output schema is never
 		// sent: the client gets a tool error instead
 		mcpserver.WithOutputSchemaValidation(),
+		resourceErrors(),
 		mcpserver.WithInstructions(tools.Instructions),
 		mcpserver.WithToolHandlerMiddleware(tools.Middleware(log)),
 	}, tools.ServerOptions(svc, log)...)...)

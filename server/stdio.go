@@ -16,7 +16,7 @@ func ServeStdio(ctx context.Context, s *mcpserver.MCPServer, in io.Reader, out i
 	registerSession("stdio", nil) // mcp-go's one stdio session: this process's own client
 	defer unregisterSession("stdio")
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	err := stdio.Listen(ctx, in, out)
+	err := stdio.Listen(ctx, in, &fixingWriter{w: out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
