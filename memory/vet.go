@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode"
 )
@@ -71,4 +72,16 @@ func vetVectors(text string, vs [][]float32) (field, msg string) {
 		}
 	}
 	return "", ""
+}
+
+// OneLine is s with every character plainField refuses as a space: how a
+// renderer prints a name stored before remember and import refused them,
+// so that it stays within its line.
+func OneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) || bidiControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

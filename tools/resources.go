@@ -208,7 +208,7 @@ func RenderTranscript(tr spec.Transcript) string {
 	for _, t := range tr.Turns {
 		who := t.Role
 		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {
-			who = t.Speaker + " (" + t.Role + ")"
+			who = memory.OneLine(t.Speaker) + " (" + t.Role + ")"
 		}
 		when := ""
 		if t.Timestamp != "" {
