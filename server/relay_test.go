@@ -177,7 +177,7 @@ func (hs *holders) start(grace time.Duration) (*testHolder, error) {
 	h.stop = stop
 	go func() {
 		defer close(h.done)
-		server.ServeSocketGrace(ctx, h.ln, h.newServer(), nil, grace)
+		server.ServeSocketGrace(ctx, h.ln, h.newServer, nil, grace)
 	}()
 	return h, nil
 }

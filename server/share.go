@@ -222,10 +222,17 @@ func ListenSocket(path string) (net.Listener, error) {
 // returns when every session has ended; ln is closed (and the socket file
 // removed) by then.
 func ServeSocket(ctx context.Context, ln net.Listener, s *mcpserver.MCPServer, logger *slog.Logger) error {
-	return serveSocket(ctx, ln, s, logger, ShutdownGrace)
+	return serveSocket(ctx, ln, func() *mcpserver.MCPServer { return s }, logger, ShutdownGrace)
 }
 
-func serveSocket(ctx context.Context, ln net.Listener, s *mcpserver.MCPServer, logger *slog.Logger, grace time.Duration) error {
+// ServeSocketEach is ServeSocket with a server of its own from newServer
+// for each connection (the eval harness sets each one's clock); each
+// connection is still a session of its own.
+func ServeSocketEach(ctx context.Context, ln net.Listener, newServer func() *mcpserver.MCPServer, logger *slog.Logger) error {
+	return serveSocket(ctx, ln, newServer, logger, ShutdownGrace)
+}
+
+func serveSocket(ctx context.Context, ln net.Listener, newServer func() *mcpserver.MCPServer, logger *slog.Logger, grace time.Duration) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -267,7 +274,7 @@ func serveSocket(ctx context.Context, ln net.Listener, s *mcpserver.MCPServer, l
 			defer wg.Done()
 			defer func() { mu.Lock(); delete(live, ss); mu.Unlock() }()
 			logger.Debug("relayed MCP session opened")
-			if err := ss.serve(ctx, conn, s, logger, grace); err != nil {
+			if err := ss.serve(ctx, conn, newServer(), logger, grace); err != nil {
 				logger.Warn("relayed MCP session ended", "err", err)
 			}
 		}()
