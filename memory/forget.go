@@ -24,7 +24,7 @@ type ForgetResult struct {
 // Forget deletes what req selects. Exactly one of IDs, SessionID and All
 // must be given.
 func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
-	ns, err := s.ns(req.Namespace)
+	ns, err := s.ns(ctx, req.Namespace, true)
 	if err != nil {
 		return ForgetResult{}, err
 	}

@@ -157,16 +157,20 @@ func (e *NotFoundError) Error() string {
 // Is makes errors.Is(err, ErrNotFound) true.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
-// Namespaces lists every namespace that holds a memory.
+// Namespaces lists every namespace that holds a memory and that the
+// caller may read.
 func (s *Service) Namespaces(ctx context.Context) ([]NamespaceInfo, error) {
 	ns, err := s.store.Namespaces(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing namespaces: %w", err)
 	}
-	if ns == nil {
-		ns = []NamespaceInfo{}
+	out := []NamespaceInfo{}
+	for _, n := range ns {
+		if AccessFrom(ctx).CanRead(n.Name) {
+			out = append(out, n)
+		}
 	}
-	return ns, nil
+	return out, nil
 }
 
 // SessionsRequest asks for one page of a namespace's sessions.
@@ -180,7 +184,7 @@ type SessionsRequest struct {
 // Sessions lists the sessions of a namespace, newest first. A namespace
 // that holds nothing is a *NotFoundError.
 func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPage, error) {
-	ns, err := s.ns(req.Namespace)
+	ns, err := s.ns(ctx, req.Namespace, false)
 	if err != nil {
 		return SessionPage{}, err
 	}
@@ -214,7 +218,7 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 // Session returns one session's memories in turn order. A session that
 // holds nothing is a *NotFoundError.
 func (s *Service) Session(ctx context.Context, namespace, sessionID string) ([]Memory, error) {
-	ns, err := s.ns(namespace)
+	ns, err := s.ns(ctx, namespace, false)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (m Memory) Header() string {
 // who names the speaker: "Caroline (user)", or the role alone.
 func (m Memory) who() string {
 	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
-		return m.Speaker + " (" + m.Role + ")"
+		return OneLine(m.Speaker) + " (" + m.Role + ")"
 	}
 	return m.Role
 }

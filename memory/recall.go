@@ -77,7 +77,7 @@ func (r RecallResult) Text() string { return Text(r.Passages) }
 // Recall runs one hybrid search: BM25 over the text, a match on the
 // query's entities and, with an embedder, vector similarity, fused.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
-	q, order, err := s.query(req)
+	q, order, err := s.query(ctx, req)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	return res, nil
 }
 
-func (s *Service) query(req RecallRequest) (Query, Order, error) {
+func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, error) {
 	text := strings.TrimSpace(req.Query)
 	if text == "" {
 		return Query{}, "", &FieldError{"query", "must not be empty"}
@@ -172,7 +172,7 @@ func (s *Service) query(req RecallRequest) (Query, Order, error) {
 	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
 		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
 	}
-	ns, err := s.ns(req.Namespace)
+	ns, err := s.ns(ctx, req.Namespace, false)
 	if err != nil {
 		return Query{}, "", err
 	}

@@ -61,7 +61,7 @@ type RememberResult struct {
 // with any invalid message stores nothing. How a resend is told from new
 // turns is newTurns'.
 func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
-	ns, err := s.ns(req.Namespace)
+	ns, err := s.ns(ctx, req.Namespace, true)
 	if err != nil {
 		return RememberResult{}, err
 	}
@@ -144,6 +144,9 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	if len(ms) == 0 {
 		return res, nil
+	}
+	if last := ms[len(ms)-1].Turn; last > MaxTurn {
+		return RememberResult{}, &FieldError{"messages", fmt.Sprintf("session %s is full: its turns would reach %d; the limit is %d (start a new session_id)", sessionID, last, MaxTurn)}
 	}
 	if err := s.put(ctx, ms, existing); err != nil {
 		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
@@ -322,6 +325,12 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 		speaker := strings.TrimSpace(m.Speaker)
 		if n := utf8.RuneCountInString(speaker); n > maxSpeaker {
 			return nil, &FieldError{field + ".speaker", fmt.Sprintf("is %d characters; the limit is %d", n, maxSpeaker)}
+		}
+		if err := plainField(field+".speaker", speaker); err != nil {
+			return nil, err
+		}
+		if err := plainField(field+".id", m.Key); err != nil {
+			return nil, err
 		}
 		if n := utf8.RuneCountInString(m.Key); n > maxKey {
 			return nil, &FieldError{field + ".id", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey)}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -112,11 +113,16 @@ func (s *Service) sessionLock(ns, session string) *sync.Mutex {
 	return &s.sessions[h.Sum32()%uint32(len(s.sessions))]
 }
 
-func (s *Service) ns(requested string) (string, error) {
-	if requested == "" {
-		return s.namespace, nil
+// ns resolves a call's namespace ("" is the caller's default) and checks
+// that the caller may read it, or write it.
+func (s *Service) ns(ctx context.Context, requested string, write bool) (string, error) {
+	ns := requested
+	if ns == "" {
+		ns = s.DefaultNamespaceOf(ctx)
+	} else if err := validName("namespace", ns, maxNamespace); err != nil {
+		return "", err
 	}
-	return requested, validName("namespace", requested, maxNamespace)
+	return ns, AccessFrom(ctx).check(ns, write)
 }
 
 // parseDate reads a date argument, in the service's time zone.

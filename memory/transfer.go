@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -324,6 +323,7 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 	var sess []lined
 	done := map[string]int{} // namespace 0x1f session -> its first line
 	ids := map[string]int{}  // ids of the current session -> line
+	keys := map[string]int{} // message keys of the current session -> line
 	no := 0
 	for {
 		raw, err := readLine(r)
@@ -334,7 +334,11 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 		if err != nil {
 			return &LineError{Line: no, Msg: err.Error()}
 		}
+		if !utf8.Valid(raw) {
+			return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text; nothing was imported)"}
+		}
 		if no == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\uFEFF")) // a byte-order mark some editors add
 			if head, err = readHeader(raw); err != nil {
 				return err
 			}
@@ -354,6 +358,7 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 			}
 			sess = sess[:0]
 			clear(ids)
+			clear(keys)
 		}
 		if len(sess) == 0 {
 			if at, seen := done[k]; seen {
@@ -365,6 +370,10 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 			return &LineError{no, "id", fmt.Sprintf("%s is also the id at line %d", m.ID, at)}
 		}
 		ids[m.ID] = no
+		if at, dup := keys[m.Key]; dup && m.Key != "" {
+			return &LineError{no, "key", fmt.Sprintf("%q is also the key of the memory at line %d; a message id is unique in its session", m.Key, at)}
+		}
+		keys[m.Key] = no
 		sess = append(sess, lined{no, m})
 	}
 	if no == 0 {
@@ -503,8 +512,8 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 	if l.Turn == nil {
 		return bad("turn", "is missing")
 	}
-	if *l.Turn < 0 || *l.Turn > math.MaxInt32 {
-		return bad("turn", fmt.Sprintf("must be between 0 and %d, got %d", math.MaxInt32, *l.Turn))
+	if *l.Turn < 0 || *l.Turn > MaxTurn {
+		return bad("turn", fmt.Sprintf("must be between 0 and %d, got %d", MaxTurn, *l.Turn))
 	}
 	if want := MemoryID(l.SessionID, *l.Turn); l.ID != want {
 		return bad("id", fmt.Sprintf("must be session_id:turn (%q), got %q", want, l.ID))
@@ -527,20 +536,11 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 	if n := utf8.RuneCountInString(l.Key); n > maxKey {
 		return bad("key", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey))
 	}
-	if len(l.Vectors) > 0 {
-		if !head.Vectors {
-			return bad("vectors", "are present, but the header says the file has none")
-		}
-		for i, v := range l.Vectors {
-			if len(v) != head.Dims {
-				return bad(fmt.Sprintf("vectors[%d]", i), fmt.Sprintf("has %d dimensions; the header says %d", len(v), head.Dims))
-			}
-			for _, x := range v {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return bad(fmt.Sprintf("vectors[%d]", i), "has a component that is not a finite number")
-				}
-			}
-		}
+	if len(l.Vectors) > 0 && !head.Vectors {
+		return bad("vectors", "are present, but the header says the file has none")
+	}
+	if field, msg := vetLine(l, head); field != "" {
+		return bad(field, msg)
 	}
 	return Memory{
 		ID: l.ID, Namespace: l.Namespace, SessionID: l.SessionID, SessionDate: date, Turn: *l.Turn,
@@ -548,6 +548,22 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 		Hash: turnHash(l.Role, l.Speaker, l.Text, ts), Vectors: l.Vectors, Embedder: head.Embedder,
 		Created: created,
 	}, nil
+}
+
+// vetLine checks what readMemoryLine leaves to it: the printed fields and
+// the vectors.
+func vetLine(l ExportLine, head ExportHeader) (field, msg string) {
+	for _, f := range []struct{ name, v string }{{"speaker", l.Speaker}, {"key", l.Key}} {
+		if err := plainField(f.name, f.v); err != nil {
+			return f.name, err.(*FieldError).Msg
+		}
+	}
+	for i, v := range l.Vectors {
+		if len(v) != head.Dims {
+			return fmt.Sprintf("vectors[%d]", i), fmt.Sprintf("has %d dimensions; the header says %d", len(v), head.Dims)
+		}
+	}
+	return vetVectors(l.Text, l.Vectors)
 }
 
 // Dates in an export are RFC 3339 with the zone they were stored in.
@@ -558,5 +574,5 @@ func readStamp(v string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("must be an RFC 3339 date-time (2023-05-08T13:56:00Z), got %q", v)
 	}
-	return t, nil
+	return t, dateInRange(t)
 }

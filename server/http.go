@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,9 +49,19 @@ const (
 
 // HTTPOptions configure NewHTTP; zero values take the defaults above.
 type HTTPOptions struct {
-	// Token, if set, is required of every request to Path as
-	// "Authorization: Bearer <token>" (the scheme in any case).
+	// Token, if set, is required of every request to Path and /api/ as
+	// "Authorization: Bearer <token>" (the scheme in any case), and opens
+	// every namespace.
 	Token string
+	// Users, if set (instead of Token), authenticates each request and
+	// says what it may do (a token file, an OAuth issuer); each session
+	// belongs to the user who opened it.
+	Users Users
+	// ResourceMetadata, if set, is served at its RFC 9728 well-known path,
+	// and a 401 points to it (OAuth resource-server mode).
+	ResourceMetadata *mcpserver.ProtectedResourceMetadataConfig
+	// ResourceMetadataURL is where that document is, as clients reach it.
+	ResourceMetadataURL string
 	// AllowOrigins are the browser origins (scheme://host[:port], or "*")
 	// allowed besides pages served from localhost; requests without an
 	// Origin header (every non-browser client) are not concerned.
@@ -82,6 +91,7 @@ type HTTPOptions struct {
 type HTTP struct {
 	mcp      *mcpserver.StreamableHTTPServer
 	sessions *sessions
+	users    Users
 	mux      *http.ServeMux
 	opts     HTTPOptions
 	origins  map[string]bool
@@ -103,7 +113,11 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
-	h := &HTTP{opts: opts, origins: map[string]bool{}}
+	h := &HTTP{opts: opts, origins: map[string]bool{}, users: opts.Users}
+	if h.users == nil && opts.Token != "" {
+		t := oneToken(sha256.Sum256([]byte(opts.Token)))
+		h.users = &t
+	}
 	var cors []string
 	for _, o := range opts.AllowOrigins {
 		o = strings.TrimSpace(o)
@@ -134,7 +148,10 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	}
 	h.mcp = mcpserver.NewStreamableHTTPServer(s, mopts...)
 	h.mux = http.NewServeMux()
-	h.mux.Handle(Path, h.checkOrigin(bearer(opts.Token, h.checkSession(h.mcp))))
+	h.mux.Handle(Path, h.checkOrigin(h.authenticate(h.checkSession(h.mcp))))
+	if m := opts.ResourceMetadata; m != nil {
+		h.mux.Handle(mcpserver.ProtectedResourceMetadataPath(m.Resource), mcpserver.NewProtectedResourceMetadataHandler(*m))
+	}
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("ok\n"))
@@ -142,7 +159,36 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	return h, nil
 }
 
-func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP refuses a request that came in on a loopback address under a
+// name that is not a loopback one (a DNS rebinding: a page of evil.example,
+// rebound to 127.0.0.1, is same-origin with this server and sends no
+// Origin on a GET), on every path: /mcp, the browser's page and its API.
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rebound(r) {
+		h.opts.Logger.Warn("refused a request to a loopback address under another name (DNS rebinding?)", "host", r.Host, "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not this server's name: a server on a loopback address answers only to localhost and loopback addresses", r.Host))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// rebound: the connection's local address is a loopback one, and the Host
+// header names something else.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(local.String())
+	if err != nil || !ap.Addr().IsLoopback() {
+		return false
+	}
+	host := r.Host
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	return !isLoopback(strings.Trim(host, "[]"))
+}
 
 // Sessions is the number of sessions alive.
 func (h *HTTP) Sessions() int { return h.sessions.len() }
@@ -209,31 +255,11 @@ func (h *HTTP) checkOrigin(next http.Handler) http.Handler {
 	})
 }
 
-func bearer(token string, next http.Handler) http.Handler {
-	if token == "" {
-		return next
-	}
-	want := sha256.Sum256([]byte(token))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			next.ServeHTTP(w, r) // a CORS preflight carries no credentials
-			return
-		}
-		scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentmem"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // checkSession reads a POST's body within the limit, and applies the
 // session rules mcp-go leaves open.
-func (h *HTTP) checkSession(next http.Handler) http.Handler {
+func (h *HTTP) checkSession(mcpHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next := mcpHandler
 		modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 		switch r.Method {
 		case http.MethodPost:
@@ -242,8 +268,11 @@ func (h *HTTP) checkSession(next http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			if peek(body).method == string(mcp.MethodResourcesRead) {
+				next = fixResourceReads(next)
+			}
 			if modern || startsSession(body) {
-				next.ServeHTTP(w, r)
+				next.ServeHTTP(h.binding(w, r), r)
 				return
 			}
 		case http.MethodGet, http.MethodDelete:
@@ -260,7 +289,7 @@ func (h *HTTP) checkSession(next http.Handler) http.Handler {
 			writeError(w, http.StatusBadRequest, "missing Mcp-Session-Id header: send initialize first, then the session id it returns with every request")
 			return
 		}
-		if !h.sessions.known(id) {
+		if !h.sessions.known(id, memory.AccessFrom(r.Context())) {
 			writeError(w, http.StatusNotFound, "unknown or ended session (sessions end after "+h.opts.SessionIdle.String()+" unused): initialize a new one")
 			return
 		}
@@ -354,7 +383,7 @@ func serveHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, r
 		ready(ln.Addr())
 	}
 	host := ln.Addr().String()
-	if h.opts.Token == "" {
+	if h.users == nil {
 		if ap, err := netip.ParseAddrPort(host); err == nil && !ap.Addr().IsLoopback() {
 			logger.Warn("listening beyond this machine without a token: set AGENTMEM_HTTP_TOKEN, or bind to 127.0.0.1", "addr", host)
 		}

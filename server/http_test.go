@@ -20,6 +20,20 @@ import (
 
 func httpServer(t *testing.T, token string) *httptest.Server {
 	t.Helper()
+	h, err := server.NewHTTP(server.New(testService(t), server.Options{}), server.HTTPOptions{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// testService is a memory service on an embedded store in a temporary
+// directory, with the fake embedder and a fixed clock.
+func testService(t *testing.T) *memory.Service {
+	t.Helper()
 	ctx := context.Background()
 	e := &fake.Embedder{Name: "t"}
 	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true, EmbedderID: e.ID(), Dims: e.Dims()})
@@ -31,14 +45,8 @@ func httpServer(t *testing.T, token string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := server.NewHTTP(server.New(svc, server.Options{}), server.HTTPOptions{Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return ts
+	t.Cleanup(func() { svc.Close() })
+	return svc
 }
 
 func dial(t *testing.T, url string, headers map[string]string) (*client.Client, error) {

@@ -447,7 +447,7 @@ func BenchmarkAttachToHolder(b *testing.B) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		server.ServeSocket(ctx, ln, func() *mcpserver.MCPServer { return bare(nil) }, nil)
+		server.ServeSocket(ctx, ln, bare(nil), nil)
 	}()
 	defer func() { stop(); <-done }()
 	take := func(context.Context) (io.Closer, error) { return nil, errors.New("the holder should answer") }

@@ -41,11 +41,12 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 		// a structured result that breaks its tool's output schema is never
 		// sent: the client gets a tool error instead
 		mcpserver.WithOutputSchemaValidation(),
+		resourceErrors(),
 		mcpserver.WithInstructions(tools.Instructions),
 		mcpserver.WithToolHandlerMiddleware(tools.Middleware(log)),
 	}, tools.ServerOptions(svc, log)...)...)
 	bind(s)
 	tools.Register(s, svc)
-	tools.RegisterResources(s, svc)
+	tools.RegisterResources(s, svc, notifier(s))
 	return s
 }

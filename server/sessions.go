@@ -1,6 +1,7 @@
 package server
 
 import (
+	"agentmem/memory"
 	"container/list"
 	"crypto/rand"
 	"fmt"
@@ -14,11 +15,12 @@ import (
 // max sessions live at once; issuing one more ends the one used least
 // recently (end frees what mcp-go keeps for it).
 type sessions struct {
-	mu   sync.Mutex
-	live map[string]*list.Element
-	lru  *list.List // front: most recently used
-	max  int
-	end  func(id string)
+	mu     sync.Mutex
+	live   map[string]*list.Element
+	owners map[string]string // session id -> owner(access) of who opened it
+	lru    *list.List        // front: most recently used
+	max    int
+	end    func(id string)
 }
 
 var _ interface {
@@ -28,7 +30,7 @@ var _ interface {
 } = (*sessions)(nil)
 
 func newSessions(max int, end func(string)) *sessions {
-	return &sessions{live: map[string]*list.Element{}, lru: list.New(), max: max, end: end}
+	return &sessions{live: map[string]*list.Element{}, owners: map[string]string{}, lru: list.New(), max: max, end: end}
 }
 
 const sessionPrefix = "mcp-session-"
@@ -43,7 +45,7 @@ func (s *sessions) Generate() string {
 		e := s.lru.Back()
 		old := e.Value.(string)
 		s.lru.Remove(e)
-		delete(s.live, old)
+		s.forget(old)
 		evicted = append(evicted, old)
 	}
 	s.mu.Unlock()
@@ -56,7 +58,10 @@ func (s *sessions) Generate() string {
 // Validate is mcp-go's check of a POST's session; the HTTP layer has
 // already answered unknown ids with 404, but an id may end in between.
 func (s *sessions) Validate(id string) (isTerminated bool, err error) {
-	if !s.known(id) {
+	s.mu.Lock()
+	_, ok := s.live[id]
+	s.mu.Unlock()
+	if !ok {
 		return false, fmt.Errorf("unknown session %q", id)
 	}
 	return false, nil
@@ -68,16 +73,35 @@ func (s *sessions) Terminate(id string) (isNotAllowed bool, err error) {
 	defer s.mu.Unlock()
 	if e, ok := s.live[id]; ok {
 		s.lru.Remove(e)
-		delete(s.live, id)
+		s.forget(id)
 	}
 	return false, nil
 }
 
-// known reports whether id is a live session, and marks it used.
-func (s *sessions) known(id string) bool {
+// forget drops id from the table; s.mu is held.
+func (s *sessions) forget(id string) {
+	delete(s.live, id)
+	delete(s.owners, id)
+	unregisterSession(id)
+}
+
+// bind makes id the session of a, who opened it.
+func (s *sessions) bind(id string, a *memory.Access) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.live[id]; ok {
+		s.owners[id] = owner(a)
+		registerSession(id, a)
+	}
+}
+
+// known reports whether id is a live session of a's, and marks it used;
+// another user's session is not known to a.
+func (s *sessions) known(id string, a *memory.Access) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.live[id]
+	ok = ok && s.owners[id] == owner(a)
 	if ok {
 		s.lru.MoveToFront(e)
 	}

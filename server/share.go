@@ -213,15 +213,22 @@ func ListenSocket(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// ServeSocket serves one stdio-style MCP session per connection on ln
-// until ctx ends, each on a server of its own from newServer (an mcp-go
-// stdio session is one per server). When ctx ends it stops accepting and
+// ServeSocket serves one MCP session per connection on ln, all on s (so
+// that a change one client makes is told to all, each with its own log
+// level and its own notifications: conn.go), until ctx ends. When ctx ends it stops accepting and
 // hands over: each session finishes the calls it has started (for up to
 // ShutdownGrace), answers the requests that arrive meanwhile with an error
 // that tells a relay to send them to the next holder, then closes. It
 // returns when every session has ended; ln is closed (and the socket file
 // removed) by then.
-func ServeSocket(ctx context.Context, ln net.Listener, newServer func() *mcpserver.MCPServer, logger *slog.Logger) error {
+func ServeSocket(ctx context.Context, ln net.Listener, s *mcpserver.MCPServer, logger *slog.Logger) error {
+	return serveSocket(ctx, ln, func() *mcpserver.MCPServer { return s }, logger, ShutdownGrace)
+}
+
+// ServeSocketEach is ServeSocket with a server of its own from newServer
+// for each connection (the eval harness sets each one's clock); each
+// connection is still a session of its own.
+func ServeSocketEach(ctx context.Context, ln net.Listener, newServer func() *mcpserver.MCPServer, logger *slog.Logger) error {
 	return serveSocket(ctx, ln, newServer, logger, ShutdownGrace)
 }
 
@@ -306,7 +313,7 @@ func (ss *sockSession) serve(ctx context.Context, conn net.Conn, s *mcpserver.MC
 	served := make(chan error, 1)
 	go func() {
 		// not ctx: the server must finish the calls in flight when ctx ends
-		served <- ServeStdio(context.WithoutCancel(ctx), s, pr, out, logger)
+		served <- serveConn(context.WithoutCancel(ctx), s, pr, out, logger)
 	}()
 	go func() {
 		r := bufio.NewReader(conn)

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	mcpserver "github.com/mark3labs/mcp-go/server"
-
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
 	"agentmem/memory/store/embedded"
@@ -60,7 +58,7 @@ func TestSocketClientClosesQuietly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go server.ServeSocket(ctx, ln, func() *mcpserver.MCPServer { return server.New(svc, server.Options{}) }, slog.New(slog.DiscardHandler))
+	go server.ServeSocket(ctx, ln, server.New(svc, server.Options{}), slog.New(slog.DiscardHandler))
 
 	var logs syncBuffer
 	old := slog.Default()

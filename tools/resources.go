@@ -50,10 +50,19 @@ func ServerOptions(svc *memory.Service, log *slog.Logger) []server.ServerOption 
 	}
 }
 
+// Notifier tells the clients that may read namespace ns that the list of
+// resources changed.
+type Notifier func(ctx context.Context, ns string)
+
 // RegisterResources adds the resources and their templates to s, and has
-// s tell clients that the list changed whenever remember or forget changes
+// notify (nil: every client of s) told whenever remember or forget changes
 // the memory.
-func RegisterResources(s *server.MCPServer, svc *memory.Service) {
+func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier) {
+	if notify == nil {
+		notify = func(context.Context, string) {
+			s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+		}
+	}
 	s.AddResource(mcp.NewResource(spec.NamespacesURI, "namespaces",
 		mcp.WithResourceDescription("Every namespace that holds memories, with its number of memories and sessions and its first and last session date."),
 		mcp.WithMIMEType(spec.MIMEJSON),
@@ -68,16 +77,19 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 		mcp.WithTemplateDescription("The sessions of a namespace, newest first, with their date, number of turns and first words; after and before bound the session date, limit (1-1000, default 50) and cursor page."),
 		mcp.WithTemplateMIMEType(spec.MIMEJSON),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		a := req.Params.Arguments
+		a, err := sessionsArgs(req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
 		limit := 0
-		if l := arg(a, "limit"); l != "" {
+		if l := a["limit"]; l != "" {
 			n, err := strconv.Atoi(l)
 			if err != nil {
 				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
 			}
 			limit = n
 		}
-		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: arg(a, "namespace"), After: arg(a, "after"), Before: arg(a, "before"), Limit: limit, Cursor: arg(a, "cursor")})
+		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: a["namespace"], After: a["after"], Before: a["before"], Limit: limit, Cursor: a["cursor"]})
 		if err != nil {
 			return nil, err
 		}
@@ -87,8 +99,11 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date."),
 		mcp.WithTemplateMIMEType(spec.MIMETranscript),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		a := req.Params.Arguments
-		tr, err := Transcript(ctx, svc, arg(a, "namespace"), arg(a, "session_id"))
+		a, err := sessionArgs(req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := Transcript(ctx, svc, a["namespace"], a["session_id"])
 		if err != nil {
 			return nil, err
 		}
@@ -97,36 +112,27 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service) {
 	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, req)
-			if err == nil && res != nil && !res.IsError && changed(req.Params.Name, res) {
-				s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+			if ns, ok := changed(req.Params.Name, res, err); ok {
+				notify(ctx, ns)
 			}
 			return res, err
 		}
 	})
 }
 
-// changed says whether a tool call's result changed what resources/list shows.
-func changed(tool string, res *mcp.CallToolResult) bool {
+// changed says whether a tool call's result changed what resources/list
+// shows, and in which namespace.
+func changed(tool string, res *mcp.CallToolResult, err error) (string, bool) {
+	if err != nil || res == nil || res.IsError {
+		return "", false
+	}
 	switch r := res.StructuredContent.(type) {
 	case spec.RememberResult:
-		return tool == "remember" && r.Stored > 0
+		return r.Namespace, tool == "remember" && r.Stored > 0
 	case spec.ForgetResult:
-		return tool == "forget" && r.Deleted > 0
+		return r.Namespace, tool == "forget" && r.Deleted > 0
 	}
-	return false
-}
-
-// arg reads a template argument: a string, or the first of a list.
-func arg(a map[string]any, name string) string {
-	switch v := a[name].(type) {
-	case string:
-		return v
-	case []string:
-		if len(v) > 0 {
-			return v[0]
-		}
-	}
-	return ""
+	return "", false
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
@@ -173,7 +179,7 @@ func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsReque
 // Transcript reads a session in turn order.
 func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID string) (spec.Transcript, error) {
 	if namespace == "" {
-		namespace = svc.DefaultNamespace()
+		namespace = svc.DefaultNamespaceOf(ctx)
 	}
 	ms, err := svc.Session(ctx, namespace, sessionID)
 	if err != nil {
@@ -202,7 +208,7 @@ func RenderTranscript(tr spec.Transcript) string {
 	for _, t := range tr.Turns {
 		who := t.Role
 		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {
-			who = t.Speaker + " (" + t.Role + ")"
+			who = memory.OneLine(t.Speaker) + " (" + t.Role + ")"
 		}
 		when := ""
 		if t.Timestamp != "" {

@@ -122,6 +122,8 @@ func failure(ctx context.Context, tool string, err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError("invalid argument " + fe.Error())
 	case errors.As(err, &se):
 		return mcp.NewToolResultError("invalid argument " + se.Error())
+	case errors.Is(err, memory.ErrForbidden):
+		return mcp.NewToolResultError(tool + " refused: " + err.Error())
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return mcp.NewToolResultError(tool + " was cancelled or timed out: " + err.Error())
 	}

@@ -94,7 +94,7 @@ func (c evalFlags) startHost(e *env, b *backend.Backend, cfg backend.Config) (ev
 		return nil, nil, fmt.Errorf("--host: serving the data dir's socket: %w", err)
 	}
 	ctx, stop := context.WithCancel(e.ctx)
-	go server.ServeSocket(ctx, ln, newServer, e.log)
+	go server.ServeSocketEach(ctx, ln, newServer, e.log)
 	work, err := os.MkdirTemp("", "agentmem-eval-host")
 	if err != nil {
 		stop()

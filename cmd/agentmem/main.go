@@ -38,6 +38,7 @@ type cli struct {
 	Couchbase couchbaseCmd `cmd:"" help:"Couchbase backend administration."`
 	Setup     setupCmd     `cmd:"" help:"Add agentmem to an agent host: its MCP server and its hooks (claude-code)."`
 	Hook      hookCmd      `cmd:"" help:"Run as an agent host's hook (agentmem setup registers it)."`
+	Token     tokenCmd     `cmd:"" help:"Manage the per-user tokens of a shared HTTP server (serve --http-tokens FILE)."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -137,32 +138,75 @@ func (c exportCmd) Run(e *env) error {
 		return err
 	}
 	defer b.Close()
-	var w io.Writer = os.Stdout
-	var f *os.File
-	if c.Out != "" && c.Out != "-" {
-		// written beside the target and renamed: a failed export never
-		// leaves a partial file under the name asked for
-		if f, err = os.CreateTemp(filepath.Dir(c.Out), ".agentmem-export-*"); err != nil {
-			return err
+	export := func(w io.Writer) error {
+		res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version})
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "exported %d memories of %d namespaces\n", res.Memories, res.Namespaces)
 		}
-		defer os.Remove(f.Name())
-		defer f.Close()
-		w = f
+		return err
 	}
-	res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version})
+	if c.Out == "" || c.Out == "-" {
+		return export(os.Stdout)
+	}
+	return writeFile(c.Out, export)
+}
+
+// writeFile writes path whole or not at all: beside it, synced, then
+// renamed over it (and the directory synced), so that a failed export
+// never leaves a partial file under its name, nor a crash an empty one. It
+// replaces a regular file only: a symlink, a FIFO, a device or a directory
+// stays what it is.
+func writeFile(path string, write func(io.Writer) error) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("-o %s: it is a %s, not a regular file; export replaces regular files only (write to it with > %s instead)", path, fileKind(fi.Mode()), path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".agentmem-export-*")
 	if err != nil {
 		return err
 	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if err := os.Rename(f.Name(), c.Out); err != nil {
-			return err
-		}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := write(f); err != nil {
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "exported %d memories of %d namespaces\n", res.Memories, res.Namespaces)
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
 	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }
 
 type importCmd struct {

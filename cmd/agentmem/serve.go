@@ -18,9 +18,11 @@ import (
 )
 
 type serveCmd struct {
-	HTTP            string   `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio, and the memory browser at /."`
-	HTTPToken       string   `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" placeholder:"TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests. Set it in the environment variable: a command-line flag is visible to every user of the machine."`
-	HTTPAllowOrigin []string `name:"http-allow-origin" env:"AGENTMEM_HTTP_ALLOW_ORIGIN" sep:"," placeholder:"ORIGIN" help:"Browser origins (scheme://host[:port], comma-separated, or *) allowed to call the HTTP server besides pages on localhost."`
+	HTTP            string     `name:"http" env:"AGENTMEM_HTTP" placeholder:"ADDR" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) at /mcp instead of stdio, and the memory browser at /."`
+	HTTPToken       string     `name:"http-token" env:"AGENTMEM_HTTP_TOKEN" placeholder:"TOKEN" help:"Require 'Authorization: Bearer TOKEN' on HTTP requests. Set it in the environment variable: a command-line flag is visible to every user of the machine."`
+	HTTPTokens      string     `name:"http-tokens" env:"AGENTMEM_HTTP_TOKENS" placeholder:"FILE" help:"Per-user tokens (agentmem token add): each opens only its namespaces. Read again when it changes."`
+	OAuth           oauthFlags `embed:"" prefix:"oauth-"`
+	HTTPAllowOrigin []string   `name:"http-allow-origin" env:"AGENTMEM_HTTP_ALLOW_ORIGIN" sep:"," placeholder:"ORIGIN" help:"Browser origins (scheme://host[:port], comma-separated, or *) allowed to call the HTTP server besides pages on localhost."`
 }
 
 func (c serveCmd) Run(e *env) error {
@@ -59,14 +61,17 @@ func (c serveCmd) Run(e *env) error {
 	}
 	hd := h.(*holder)
 	defer hd.Close()
-	opts := server.Options{Version: version, Logger: e.log}
-	s := server.New(hd.eng.Service, opts)
+	s := hd.mcp
 	if c.HTTP != "" {
-		hh, err := server.NewHTTP(s, server.HTTPOptions{Token: c.HTTPToken, AllowOrigins: c.HTTPAllowOrigin, Logger: e.log})
+		hopts, err := c.httpOptions(e)
 		if err != nil {
 			return err
 		}
-		server.MountBrowser(hh, hd.eng.Service, c.HTTPToken, e.log)
+		hh, err := server.NewHTTP(s, hopts)
+		if err != nil {
+			return err
+		}
+		server.MountBrowser(hh, hd.eng.Service, e.log)
 		return server.ServeHTTP(e.ctx, c.HTTP, hh, e.log, nil)
 	}
 	e.log.Info("serving MCP over stdio")
@@ -90,6 +95,7 @@ func tokenOnCommandLine() bool {
 // processes reach it.
 type holder struct {
 	eng        *backend.Backend
+	mcp        *mcpserver.MCPServer // served on the socket and to this process's own client
 	lock       *server.Lock
 	stopSocket context.CancelFunc
 	socketDone chan struct{}
@@ -126,7 +132,7 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 			}
 			return nil, err
 		}
-		h := &holder{eng: eng, lock: lock}
+		h := &holder{eng: eng, lock: lock, mcp: server.New(eng.Service, server.Options{Version: version, Logger: e.log})}
 		if !serve {
 			return h, nil
 		}
@@ -137,14 +143,50 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 		}
 		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		h.stopSocket, h.socketDone = stop, make(chan struct{})
-		opts := server.Options{Version: version, Logger: e.log}
 		go func() {
 			defer close(h.socketDone)
-			newServer := func() *mcpserver.MCPServer { return server.New(eng.Service, opts) }
-			if err := server.ServeSocket(sctx, ln, newServer, e.log); err != nil {
+			if err := server.ServeSocket(sctx, ln, h.mcp, e.log); err != nil {
 				e.log.Warn("serving other local agentmem processes stopped", "socket", sock, "err", err)
 			}
 		}()
 		return h, nil
 	}
+}
+
+// oauthFlags turn on OAuth 2.1 resource-server mode.
+type oauthFlags struct {
+	Issuer   string `name:"issuer" env:"AGENTMEM_OAUTH_ISSUER" placeholder:"URL" help:"OAuth mode: accept JWT access tokens of this authorization server (checked against its JWKS: issuer, audience, expiry)."`
+	Resource string `name:"resource" env:"AGENTMEM_OAUTH_RESOURCE" placeholder:"URL" help:"OAuth mode: this server's URL as clients reach it (e.g. https://mem.example.com/mcp): the audience, and the RFC 9728 metadata's resource."`
+	Audience string `name:"audience" env:"AGENTMEM_OAUTH_AUDIENCE" placeholder:"AUD" help:"OAuth mode: the tokens' audience, if not --oauth-resource."`
+	JWKSURL  string `name:"jwks-url" env:"AGENTMEM_OAUTH_JWKS_URL" placeholder:"URL" help:"OAuth mode: the issuer's JWKS, if not found in its metadata."`
+	Claim    string `name:"namespaces-claim" env:"AGENTMEM_OAUTH_NAMESPACES_CLAIM" default:"agentmem_namespaces" help:"OAuth mode: the claim listing a token's namespaces (name, name:read, or prefix*; the first is its default)."`
+}
+
+// httpOptions: one of a token for all, a token file, or OAuth.
+func (c serveCmd) httpOptions(e *env) (server.HTTPOptions, error) {
+	o := server.HTTPOptions{Token: c.HTTPToken, AllowOrigins: c.HTTPAllowOrigin, Logger: e.log}
+	modes := 0
+	for _, on := range []bool{c.HTTPToken != "", c.HTTPTokens != "", c.OAuth.Issuer != ""} {
+		if on {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return o, errors.New("give one of --http-token, --http-tokens and --oauth-issuer")
+	}
+	switch {
+	case c.HTTPTokens != "":
+		t, err := server.OpenTokens(c.HTTPTokens, e.log)
+		if err != nil {
+			return o, err
+		}
+		o.Users = t
+	case c.OAuth.Issuer != "":
+		a, err := server.NewOAuth(e.ctx, server.OAuthOptions{Issuer: c.OAuth.Issuer, Resource: c.OAuth.Resource, Audience: c.OAuth.Audience, JWKSURL: c.OAuth.JWKSURL, Claim: c.OAuth.Claim})
+		if err != nil {
+			return o, err
+		}
+		o.Users, o.ResourceMetadata, o.ResourceMetadataURL = a, a.Metadata(), a.MetadataURL()
+	}
+	return o, nil
 }

@@ -74,7 +74,7 @@ func memoryServer(t *testing.T) (*httptest.Server, memory.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server.MountBrowser(h, svc, token, nil)
+	server.MountBrowser(h, svc, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts, st

@@ -4,14 +4,14 @@
 // the same code as the MCP surface: the resources' listings (tools.
 // Namespaces, Sessions, Transcript) and the recall and forget tools'
 // handlers, with the same checks, limits and errors. It asks for the same
-// bearer token as /mcp: the page keeps it in the tab's sessionStorage and
+// bearer token as /mcp (checked by the server in front, per user with a
+// token file or OAuth): the page keeps it in the tab's sessionStorage and
 // sends it in the Authorization header, so no cookie exists that another
 // site could ride on.
 package web
 
 import (
 	"context"
-	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -38,9 +38,11 @@ var assets embed.FS
 const maxBody = 1 << 20
 
 // Handler serves the page at / and /assets/, and the API at /api/, over
-// svc; with a token, every /api/ request must carry "Authorization: Bearer
-// <token>" (the page itself is public: it holds no data).
-func Handler(svc *memory.Service, token string, log *slog.Logger) http.Handler {
+// svc. It checks no token: the server in front of it authenticates each
+// /api/ request (the page itself is public: it holds no data) and puts the
+// caller's memory.Access in the request's context, which every call
+// below honours.
+func Handler(svc *memory.Service, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -50,12 +52,12 @@ func Handler(svc *memory.Service, token string, log *slog.Logger) http.Handler {
 	files := http.FileServerFS(static)
 	mux.Handle("GET /{$}", noStore(files))
 	mux.Handle("GET /assets/", noStore(http.StripPrefix("/assets/", files)))
-	mux.Handle("GET /api/namespaces", a.auth(token, a.namespaces))
-	mux.Handle("GET /api/sessions", a.auth(token, a.sessions))
-	mux.Handle("GET /api/session", a.auth(token, a.session))
-	mux.Handle("POST /api/recall", a.auth(token, a.recall))
-	mux.Handle("POST /api/forget", a.auth(token, a.forget))
-	mux.Handle("/api/", a.auth(token, func(r *http.Request) (any, error) {
+	mux.Handle("GET /api/namespaces", a.serve(a.namespaces))
+	mux.Handle("GET /api/sessions", a.serve(a.sessions))
+	mux.Handle("GET /api/session", a.serve(a.session))
+	mux.Handle("POST /api/recall", a.serve(a.recall))
+	mux.Handle("POST /api/forget", a.serve(a.forget))
+	mux.Handle("/api/", a.serve(func(r *http.Request) (any, error) {
 		return nil, &httpError{http.StatusNotFound, fmt.Sprintf("no API %s %s", r.Method, r.URL.Path)}
 	}))
 	return mux
@@ -84,17 +86,11 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.msg }
 
-// auth checks the token and turns an endpoint's result or error into JSON.
-func (a api) auth(token string, fn func(r *http.Request) (any, error)) http.Handler {
-	want := []byte("Bearer " + token)
+// serve turns an endpoint's result or error into JSON.
+func (a api) serve(fn func(r *http.Request) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentmem"`)
-			reply(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong bearer token"})
-			return
-		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		out, err := fn(r)
 		if err != nil {
@@ -120,6 +116,8 @@ func (a api) status(ctx context.Context, err error) (int, string) {
 		return http.StatusBadRequest, "invalid argument " + fe.Error()
 	case errors.As(err, &se):
 		return http.StatusBadRequest, "invalid argument " + se.Error()
+	case errors.Is(err, memory.ErrForbidden):
+		return http.StatusForbidden, err.Error()
 	case errors.Is(err, memory.ErrNotFound):
 		return http.StatusNotFound, err.Error()
 	}
@@ -196,7 +194,7 @@ func (a api) recall(r *http.Request) (any, error) {
 	}
 	ns := in.Namespace
 	if ns == "" {
-		ns = a.svc.DefaultNamespace()
+		ns = a.svc.DefaultNamespaceOf(r.Context())
 	}
 	asked := entities.Extract(in.Query)
 	out := make([]Match, len(res.Memories))

@@ -155,7 +155,7 @@ func (s *Store) guard(fn func() error) (err error) {
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if p := recover(); p != nil {
-			if !fromRecords() {
+			if !fromRecords() && !s.inMapping(p) {
 				panic(p) // a bug of ours, not damage: the tools' recovery reports it
 			}
 			err = damagedFile(filepath.Join(s.dir, recordFile), p)
@@ -200,6 +200,24 @@ func fromRecords() bool {
 			return false
 		}
 	}
+}
+
+// reach is how far past its mapping a damaged page can point a read: an
+// element's offset and length are 32-bit, counted from its page.
+const reach = 1 << 33
+
+// inMapping reports whether p is a memory fault at an address within reach
+// of the record file's mapping: a read of the file, by bbolt or by our code
+// over the keys and values it hands out (bytes.IndexByte over a key whose
+// damaged length runs past the file's end), not a bug of ours (a nil
+// dereference faults near address 0).
+func (s *Store) inMapping(p any) bool {
+	fault, ok := p.(interface{ Addr() uintptr })
+	if !ok {
+		return false
+	}
+	start := s.db.Info().Data
+	return start != 0 && fault.Addr() >= start && fault.Addr()-start < reach
 }
 
 // view and update are bbolt's View and Update under guard.
