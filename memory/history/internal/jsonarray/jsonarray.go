@@ -31,11 +31,11 @@ func Each(r io.Reader, fn func(i int, offset int64, raw json.RawMessage) error) 
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return fmt.Errorf("truncated: the file ends inside element %d (which starts at byte %d)", i+1, at)
+				return fmt.Errorf("truncated: the file ends inside element %d (which starts after byte %d)", i+1, at)
 			}
-			return fmt.Errorf("element %d (at byte %d) is not valid JSON: %v", i+1, at, err)
+			return fmt.Errorf("element %d (after byte %d) is not valid JSON: %v", i+1, at, err)
 		}
-		if err := fn(i, at, raw); err != nil {
+		if err := fn(i, dec.InputOffset()-int64(len(raw)), raw); err != nil {
 			return err
 		}
 	}

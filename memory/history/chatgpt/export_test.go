@@ -1,0 +1,123 @@
+package chatgpt
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testdata/conversations.json is an export of our own in the shape
+// ChatGPT writes: a hidden system message and custom instructions, a
+// regenerated answer and an edited question (branches), a browsing tool
+// call and its result, an image with an attachment, an empty answer,
+// reasoning, a message without create_time and one with a clock gone
+// wrong, Russian, Japanese, Spanish and emoji; an old conversation without
+// current_node; one of a system message only.
+
+func readAll(t *testing.T, path string) []Conversation {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Conversation
+	if err := Read(f, func(c Conversation) error { out = append(out, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func nodeID(k int) string { return fmt.Sprintf("a1b2c3d4-0000-4000-8000-%012d", k) }
+
+func TestReadFixture(t *testing.T) {
+	cs := readAll(t, "testdata/conversations.json")
+	if len(cs) != 3 {
+		t.Fatalf("%d conversations, want 3", len(cs))
+	}
+	at := func(s float64) time.Time { return time.Unix(1700000000, 0).Add(time.Duration(s * float64(time.Second))).UTC() }
+	want := []Turn{
+		{nodeID(3), "user", "I adopted a golden retriever named Biscuit last week.", at(1.123456)},
+		{nodeID(5), "assistant", "Congratulations on Biscuit! 🎉", at(9.5)},
+		{nodeID(8), "user", "Where should I walk him in Lisbon?", at(70)},
+		{nodeID(11), "assistant", "Try Parque Eduardo VII — 公園は広いです。", at(75)},
+		{nodeID(12), "user", "What breed is this? Ésta es mi foto.", at(120)},
+		{nodeID(15), "assistant", "Looks like a golden retriever.\n\n- ears\n- coat", at(125)},
+		{nodeID(16), "user", "No time on this one.", time.Time{}},
+	}
+	c := cs[0]
+	if c.ID != "6760a1b2-0c3d-8004-9e5f-1a2b3c4d5e6f" || c.Title != "Biscuit 🐶" || !c.Create.Equal(at(0)) || c.Index != 1 {
+		t.Errorf("conversation %+v", c)
+	}
+	for i := range max(len(want), len(c.Turns)) {
+		if i >= len(c.Turns) || i >= len(want) || c.Turns[i].ID != want[i].ID || c.Turns[i].Role != want[i].Role || c.Turns[i].Text != want[i].Text || !c.Turns[i].Time.Equal(want[i].Time) {
+			t.Errorf("turn %d: got %v, want %v", i, get(c.Turns, i), get(want, i))
+		}
+	}
+	wantSkipped := map[string]int{
+		"system message": 1, "hidden message": 1, "other branch (edited or regenerated)": 3, "tool call": 1, "tool message": 1,
+		"image_asset_pointer part": 1, "attachment (the file is not in conversations.json)": 1, "empty message": 1,
+		"thoughts content": 1, DateOutOfRange: 1,
+	}
+	if !maps.Equal(c.Skipped, wantSkipped) {
+		t.Errorf("skipped %v, want %v", c.Skipped, wantSkipped)
+	}
+	// no current_node: the latest leaf
+	if got := cs[1].Turns; len(got) != 2 || got[0].Text != "Какая погода в Москве? 天気はどう？" || got[1].Text != "Холодно ❄️, −5 °C." {
+		t.Errorf("conversation without current_node: %v", got)
+	}
+	if len(cs[2].Turns) != 0 || cs[2].Skipped["system message"] != 1 {
+		t.Errorf("system-only conversation: %+v", cs[2])
+	}
+}
+
+func get(ts []Turn, i int) any {
+	if i < len(ts) {
+		return ts[i]
+	}
+	return "nothing"
+}
+
+func TestReadBadInput(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{``, "the file is empty"},
+		{`{"conversations": []}`, "the top level is an object"},
+		{`"x"`, "the top level is a string"},
+		{`[{"id":"c1","mapping":{}}, {"id":"c2","mapp`, "truncated: the file ends inside element 2 (which starts after byte 25)"},
+		{`[{"id":"c1","mapping":{}},`, "truncated"},
+		{`[{"id":"c1","mapping":{}}] x`, "more after the array's end"},
+		{`[7]`, "conversation 1: the element is not a JSON object: this is not a ChatGPT export"},
+		{`[{"id":"c1"}]`, "conversation 1 (id c1): mapping is missing: this is not a ChatGPT export"},
+		{`[{"uuid":"c1","chat_messages":[]}]`, "this is a Claude.ai export (use --from claude-ai)"},
+		{`[{"mapping":{}}]`, "conversation 1: id is missing"},
+		{`[{"id":"c1","mapping":{"n":{"message":{"create_time":"yesterday"}}}}]`, "conversation 1 (id c1): mapping.message.create_time has the wrong type"},
+	} {
+		err := Read(strings.NewReader(tc.in), func(Conversation) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.40q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// A parent cycle, a parent missing from the mapping and a current_node
+// not in it end the branch with a count, never a hang.
+func TestReadBrokenTree(t *testing.T) {
+	in := `[{"id":"c1","current_node":"b","mapping":{
+	"a":{"id":"a","parent":"b","message":{"author":{"role":"user"},"content":{"content_type":"text","parts":["A"]}}},
+	"b":{"id":"b","parent":"a","message":{"author":{"role":"assistant"},"content":{"content_type":"text","parts":["B"]}}}}},
+	{"id":"c2","current_node":"zz","mapping":{
+	"x":{"id":"x","parent":"gone","children":[],"message":{"author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["X"]}}}}}]`
+	var cs []Conversation
+	if err := Read(strings.NewReader(in), func(c Conversation) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs[0].Turns) != 2 || cs[0].Turns[0].Text != "A" || cs[0].Skipped["parent cycle"] != 1 {
+		t.Errorf("cycle: %+v", cs[0])
+	}
+	if len(cs[1].Turns) != 1 || cs[1].Skipped["parent not in mapping"] != 1 || cs[1].Skipped["current_node not in mapping (latest leaf taken)"] != 1 {
+		t.Errorf("missing nodes: %+v", cs[1])
+	}
+}

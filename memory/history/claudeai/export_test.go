@@ -1,0 +1,82 @@
+package claudeai
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testdata/conversations.json is an export of our own in the shape
+// Claude.ai writes: text blocks around thinking, tool_use and tool_result
+// blocks, an attachment and a file, an old-style message with text and no
+// blocks, an empty answer, a date out of range and one unreadable,
+// Spanish, Japanese and emoji; a conversation with a regenerated answer
+// (parent_message_uuid branches); an empty one.
+
+func msg(k int) string { return fmt.Sprintf("b2c3d4e5-0000-4000-8000-%012d", k) }
+
+func TestReadFixture(t *testing.T) {
+	f, err := os.Open("testdata/conversations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cs []Conversation
+	if err := Read(f, func(c Conversation) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 3 {
+		t.Fatalf("%d conversations", len(cs))
+	}
+	d := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
+	want := []Turn{
+		{msg(1), "user", "Mi hermana Ana se mudó a Lisboa en marzo. 日本語も少し話します。", d("2024-03-01T10:00:00Z")},
+		{msg(2), "assistant", "¡Qué bien! Lisboa es preciosa 🌊\n\n素晴らしい。", d("2024-03-01T10:00:05.5Z")},
+		{msg(3), "user", "An old-style message: text, no content blocks.", d("2024-03-01T10:01:00Z")},
+		{msg(6), "user", "A date nobody can read.", time.Time{}},
+		{msg(7), "assistant", "Noted 👍", d("2024-03-01T10:02:00Z")},
+	}
+	c := cs[0]
+	if c.ID != "c0ffee00-1111-4222-8333-444455556666" || c.Title != "Lisboa 🇵🇹" || !c.Create.Equal(d("2024-03-01T10:00:00Z")) {
+		t.Errorf("conversation %+v", c)
+	}
+	if fmt.Sprint(c.Turns) != fmt.Sprint(want) {
+		t.Errorf("turns\n%v\nwant\n%v", c.Turns, want)
+	}
+	wantSkipped := map[string]int{
+		"attachment or file (its content is not imported)": 2, "thinking block": 1, "tool_use block": 1, "tool_result block": 1,
+		"empty message": 1, DateOutOfRange: 1, "created_at unreadable (the turn is kept without its time)": 1,
+	}
+	if !maps.Equal(c.Skipped, wantSkipped) {
+		t.Errorf("skipped %v, want %v", c.Skipped, wantSkipped)
+	}
+	var texts []string
+	for _, t := range cs[1].Turns {
+		texts = append(texts, t.Text)
+	}
+	if strings.Join(texts, "|") != "Name a pasta shape.|Farfalle 🦋|Why bow ties?" || cs[1].Skipped["other branch (edited or regenerated)"] != 1 {
+		t.Errorf("branches: %q %v", texts, cs[1].Skipped)
+	}
+	if len(cs[2].Turns) != 0 {
+		t.Errorf("empty conversation: %+v", cs[2])
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`[{"uuid":"c1"}]`, "conversation 1 (uuid c1): chat_messages is missing: this is not a Claude.ai export"},
+		{`[{"id":"c1","mapping":{}}]`, "this is a ChatGPT export (use --from chatgpt)"},
+		{`[{"chat_messages":[]}]`, "conversation 1: uuid is missing"},
+		{`[{"uuid":"c1","chat_messages":[{"sender":["human"]}]}]`, "conversation 1 (uuid c1): chat_messages.sender has the wrong type"},
+		{`[{"uuid":"c1","chat_messages":[]},{"uuid":"c2","chat_m`, "truncated: the file ends inside element 2"},
+		{`{"account":{},"conversations":[]}`, "the top level is an object"},
+	} {
+		err := Read(strings.NewReader(tc.in), func(Conversation) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.40q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
