@@ -38,7 +38,9 @@ func TestReadFixture(t *testing.T) {
 	if len(cs) != 3 {
 		t.Fatalf("%d conversations, want 3", len(cs))
 	}
-	at := func(s float64) time.Time { return time.Unix(1700000000, 0).Add(time.Duration(s * float64(time.Second))).UTC() }
+	at := func(s float64) time.Time {
+		return time.Unix(1700000000, 0).Add(time.Duration(s * float64(time.Second))).UTC()
+	}
 	want := []Turn{
 		{nodeID(3), "user", "I adopted a golden retriever named Biscuit last week.", at(1.123456)},
 		{nodeID(5), "assistant", "Congratulations on Biscuit! 🎉", at(9.5)},
