@@ -166,14 +166,37 @@ func hookContext(w io.Writer, event, text string) error {
 	return json.NewEncoder(w).Encode(out)
 }
 
-// recallFloor is the least fused score the best memory must have, and
-// it must be a match of the text side (a word or name of the query), for
-// a hook to give the model anything: below, the memory adds tokens to
-// every prompt without bearing on it.
-const recallFloor = 0.3
+// The relevance floor every memory a hook gives the model must clear: a
+// match of the text side among its 10 best (a word or name of the query,
+// stop words aside), and at least half the best memory's fused score.
+// Below, a memory adds tokens to every prompt without bearing on it (one
+// shared word brought whole unrelated sessions). The floor is relative
+// because fused scores have no fixed scale across fusion modes (reciprocal
+// ranks by default, BM25 alone without vectors).
+const floorTextRank = 10
+
+// relevant counts the memories found (not context) that clear the floor;
+// they are the best ranked, since recall ranks by score.
+func relevant(ms []spec.Recalled) int {
+	best := 0.0
+	for _, m := range ms {
+		if m.Hit {
+			best = max(best, m.Score)
+		}
+	}
+	n := 0
+	for _, m := range ms {
+		if m.Hit && m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= best/2 {
+			n++
+		}
+	}
+	return n
+}
 
 // recallFor recalls query in the hook's namespace within tokens, and
-// returns the text for the model, or "" when nothing clears the floor.
+// returns the text for the model, or "" when nothing clears the floor:
+// a first recall ranks, a second returns the memories that clear it,
+// whole, and no others.
 func (c claudeHookCmd) recallFor(ctx context.Context, e *env, in hookInput, query string, tokens int) (string, error) {
 	if r := []rune(query); len(r) > memory.MaxQueryChars {
 		query = string(r[:memory.MaxQueryChars])
@@ -183,12 +206,16 @@ func (c claudeHookCmd) recallFor(ctx context.Context, e *env, in hookInput, quer
 		return "", err
 	}
 	defer done()
-	res, text, err := cl.Recall(ctx, spec.RecallArgs{Query: query, Namespace: c.namespace(e, sessionCWD(e, in.SessionID, in.CWD)), MaxTokens: tokens})
+	args := spec.RecallArgs{Query: query, Namespace: c.namespace(e, sessionCWD(e, in.SessionID, in.CWD)), MaxTokens: tokens}
+	res, _, err := cl.Recall(ctx, args)
 	if err != nil || len(res.Memories) == 0 {
 		return "", err
 	}
-	if best := res.Memories[0]; best.TextRank == 0 || best.Score < recallFloor {
+	n := relevant(res.Memories)
+	if n == 0 {
 		return "", nil
 	}
-	return text, nil
+	whole := 0
+	args.K, args.Excerpt = n, &whole
+	return cl.RecallText(ctx, args)
 }

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"testing"
+
+	"agentmem/tools/spec"
+)
+
+// The auto-recall floor keeps the memories the text side matched that
+// score at least half the best, and no context turn.
+func TestRelevanceFloor(t *testing.T) {
+	ms := []spec.Recalled{
+		{ID: "a", Hit: true, TextRank: 2, Score: 0.6},
+		{ID: "ctx", Hit: false, Score: 0.6},
+		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
+		{ID: "vector-only", Hit: true, Score: 0.9},
+		{ID: "weak", Hit: true, TextRank: 3, Score: 0.4},
+		{ID: "deep", Hit: true, TextRank: 11, Score: 0.7},
+	}
+	if n := relevant(ms); n != 2 {
+		t.Errorf("relevant = %d, want 2 (a and b)", n)
+	}
+	if n := relevant([]spec.Recalled{{Hit: true, Score: 1}}); n != 0 {
+		t.Errorf("a memory with no text match cleared the floor")
+	}
+}
