@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
 	"agentmem/memory/dates"
@@ -211,8 +214,14 @@ func preview(s string) string {
 	return s
 }
 
+// importWorkers is how many sessions are stored at once: remember calls
+// of different sessions overlap (one waits on the disk while another is
+// indexed).
+const importWorkers = 4
+
 // storeAll stores every session, each in as few remember calls as its
-// limits allow, with a progress bar on a terminal.
+// limits allow, several sessions at once, with a progress bar on a
+// terminal.
 func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	cl, done, err := connect(e)
 	if err != nil {
@@ -222,31 +231,51 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	bar := newBar(rep.messages)
 	defer bar.finish()
 	opts := hookOptions{PerProject: c.PerProject}
-	return src(func(s histSession) error {
-		s = keepInRange(s)
-		if len(s.Turns) == 0 {
+	g, ctx := errgroup.WithContext(e.ctx)
+	sessions := make(chan histSession)
+	var mu sync.Mutex
+	for range importWorkers {
+		g.Go(func() error {
+			for s := range sessions {
+				stored, held, err := storeSession(ctx, cl, opts.namespace(e, s.CWD), s, bar.add)
+				mu.Lock()
+				rep.Stored += stored
+				rep.Held += held
+				mu.Unlock()
+				if err != nil {
+					return fmt.Errorf("%s: %w\nThe other sessions stored so far are stored whole, and so are this one's turns stored so far (a long session takes several remember calls). Run the same import again to complete it: every turn carries its id, so nothing is stored twice", s.Where, err)
+				}
+			}
 			return nil
-		}
-		stored, held, err := storeSession(e, cl, opts.namespace(e, s.CWD), s, bar.add)
-		rep.Stored += stored
-		rep.Held += held
-		if err != nil {
-			return fmt.Errorf("%s: %w\nThe sessions before it are stored, and so are its turns stored so far (a long session takes several remember calls). Run the same import again to complete it: every turn carries its id, so nothing is stored twice", s.Where, err)
-		}
-		return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(sessions)
+		return src(func(s histSession) error {
+			if s = keepInRange(s); len(s.Turns) == 0 {
+				return nil
+			}
+			select {
+			case sessions <- s:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
 	})
+	return g.Wait()
 }
 
 // storeSession remembers a session's turns with the ids and the session
 // date the hook capture gives them (messages, batches: see capture.go).
-func storeSession(e *env, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
+func storeSession(ctx context.Context, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
 	date := s.date()
 	for _, batch := range batches(messages(s.Turns)) {
 		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns}
 		if !date.IsZero() {
 			args.SessionDate = date.Format(time.RFC3339Nano)
 		}
-		res, _, err := cl.Remember(e.ctx, args)
+		res, _, err := cl.Remember(ctx, args)
 		if err != nil {
 			return stored, held, fmt.Errorf("session %s: %w", s.ID, err)
 		}

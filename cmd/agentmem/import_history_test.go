@@ -279,7 +279,7 @@ func TestImportLongConversationResumes(t *testing.T) {
 	}
 	s := first[0]
 	s.Turns = s.Turns[:2500]
-	if _, _, err := storeSession(e, cl, "default", s, func(int) {}); err != nil {
+	if _, _, err := storeSession(e.ctx, cl, "default", s, func(int) {}); err != nil {
 		t.Fatal(err)
 	}
 	done()
