@@ -24,7 +24,7 @@ import (
 const Instructions = `agentmem is your long-term memory of past conversations with this user.
 - Call "recall" before answering anything that may depend on earlier conversations: the user's facts, preferences, plans, what either of you said before, or "when did…" questions. Query with the question in the user's own words; names and exact phrases help.
 - Call "today" when an answer depends on the current date ("how long ago", "last week", "how many days until"). Memories carry the date of their session: resolve "yesterday" or "last week" inside a memory against that session date, never against today.
-- Call "remember" at the end of each exchange (or session) with the raw turns, verbatim, and the session's date. Do not summarise: exact wording is what later questions need. Re-sending turns already stored is harmless.
+- Call "remember" at the end of each exchange (or session) with the raw turns, verbatim, and the session's date, unless your host stores the conversation for you (agentmem's hooks say so at the start of the session; then never call it for this conversation). Do not summarise: exact wording is what later questions need. Re-sending turns already stored is harmless.
 - Call "forget" only when the user asks you to delete something.`
 
 // Register adds every agentmem tool to s.

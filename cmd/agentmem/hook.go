@@ -136,6 +136,10 @@ func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) e
 		return err
 	}
 	text := memory.TodayAt(now().In(loc)).Text() + ".\n\n" + capturedNote
+	if c.PerProject && in.CWD != "" {
+		ns := c.namespace(e, sessionCWD(e, in.SessionID, in.CWD))
+		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
+	}
 	if c.StartTokens > 0 && in.CWD != "" {
 		if mem, err := c.recallFor(ctx, e, in, projectName(in.CWD), c.StartTokens); err != nil {
 			fmt.Fprintf(cmp.Or[io.Writer](c.errs, os.Stderr), "agentmem hook claude-code: SessionStart recall: %v\n", err)

@@ -83,6 +83,9 @@ func (c setupClaudeCmd) Run(e *env) error {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return err
 	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") && !strings.HasSuffix(exe, ".test") && !c.Uninstall {
+		return fmt.Errorf("this agentmem runs from go run's temporary build (%s), which is deleted when it exits: install it first (go install ./cmd/agentmem), then run agentmem setup claude-code", exe)
+	}
 	global := carried(e.cfg)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hook := shellJoin(append(append([]string{exe}, global...), c.hookArgs()...))
@@ -90,7 +93,10 @@ func (c setupClaudeCmd) Run(e *env) error {
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
 	}
-	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) { setHooks(doc, hook, c.events(), c.Uninstall) }}
+	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) {
+		setHooks(doc, hook, c.events(), c.Uninstall)
+		setAllowed(doc, c.Uninstall)
+	}}
 	if err := applyAll([]fileChange{mcp, hooks}, c.DryRun); err != nil {
 		return err
 	}
@@ -98,6 +104,45 @@ func (c setupClaudeCmd) Run(e *env) error {
 		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s).\n", exe, strings.Join(c.events(), ", "))
 	}
 	return nil
+}
+
+// allowedTools are the read-only tools setup lets the model call without
+// asking (permissions.allow): without them Claude Code asks the user at
+// every recall, and refuses it in claude -p.
+var allowedTools = []string{"mcp__agentmem__recall", "mcp__agentmem__today"}
+
+// setAllowed adds allowedTools to doc's permissions.allow, or removes
+// them, leaving the user's own rules as they are.
+func setAllowed(doc map[string]any, uninstall bool) {
+	perms, _ := doc["permissions"].(map[string]any)
+	if perms == nil {
+		if uninstall {
+			return
+		}
+		perms = map[string]any{}
+	}
+	allow, _ := perms["allow"].([]any)
+	var kept []any
+	for _, a := range allow {
+		if s, ok := a.(string); !ok || !slices.Contains(allowedTools, s) {
+			kept = append(kept, a)
+		}
+	}
+	if !uninstall {
+		for _, t := range allowedTools {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		delete(perms, "allow")
+	} else {
+		perms["allow"] = kept
+	}
+	if len(perms) == 0 {
+		delete(doc, "permissions")
+		return
+	}
+	doc["permissions"] = perms
 }
 
 func (c setupClaudeCmd) hookArgs() []string {
