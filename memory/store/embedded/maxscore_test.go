@@ -23,11 +23,10 @@ import (
 // namespaces whose words follow a Zipf law (a few words in most
 // documents, as "like" or "time" in conversations), over several segments
 // with deleted documents, for questions of common and rare words, entity
-// phrases, more than ten words, neighbours' context, and session and date
-// filters; and it does skip documents (else it would test nothing of the
+// phrases, more than ten words, and session and date filters; and it does skip documents (else it would test nothing of the
 // pruning).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
-	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true, Context: true})
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +96,6 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 			q.SessionID = fmt.Sprint("s", 2*r.IntN(150))
 		case 2:
 			q.After, q.Before = day.AddDate(0, 0, 30), day.AddDate(0, 0, 200)
-		case 3:
-			q.Weights.Neighbours = 0.5
 		case 4:
 			q.Namespace = "b"
 			q.K = 3
@@ -127,7 +124,7 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 		}
 		if bits {
 			exact++
-		} else if words <= 10 && q.Weights.Neighbours <= 0 {
+		} else if words <= 10 {
 			t.Errorf("%+v: the scores differ from bleve's in the last bits:\nMaxScore %v\nbleve    %v", q, got, want)
 		}
 	}

@@ -40,11 +40,7 @@ func BenchmarkTextSide(b *testing.B) {
 	if dir == "" {
 		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
 	}
-	// the store as agentmem-eval bench made it: a lean index unless
-	// AGENTMEM_BENCH_CONTEXT says it was made with --index-context (opening
-	// it otherwise would rebuild its text index first)
-	withContext := os.Getenv("AGENTMEM_BENCH_CONTEXT") != ""
-	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true, Context: withContext})
+	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -193,12 +189,6 @@ func BenchmarkTextSide(b *testing.B) {
 	}))
 	b.Run("maxscore-no-filter", runTop(hybrid.TextMatch))
 	b.Run("maxscore-filter-clause", runTop(filtered))
-	if withContext {
-		b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
-			q.Weights.Session = 1
-			return hybrid.PageRequest(q, sessionPages)
-		}))
-	}
 	// the store's own call (textIndex.search: BM25 statistics, and equal
 	// scores at the cut decided by id) against the bare search of the
 	// same request with the same statistics
