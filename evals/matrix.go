@@ -29,12 +29,8 @@ type Config struct {
 	// "[date · session · speaker]" header. The stored text is raw either
 	// way, so this changes answers and tokens, never retrieval.
 	NoPrefix bool `json:"no_prefix,omitempty"`
-	// Neighbours and Session are the recall's weights.neighbours and
-	// weights.session (nil: the server's default; 0: off).
-	Neighbours *float64 `json:"neighbours,omitempty"`
-	Session    *float64 `json:"session,omitempty"`
-	Time       *float64 `json:"time,omitempty"`
-	Diversity  *float64 `json:"diversity,omitempty"`
+	// Time is weights.time (nil: the server's default; 0: off).
+	Time *float64 `json:"time,omitempty"`
 	// Adjacent is weights.adjacent (nil: the server's default; 0: off).
 	Adjacent *float64 `json:"adjacent,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
@@ -109,8 +105,8 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Neighbours != nil || c.Session != nil || c.Time != nil || c.Diversity != nil || c.Adjacent != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
-		args.Weights = &spec.Weights{Neighbours: c.Neighbours, Session: c.Session, Time: c.Time, Diversity: c.Diversity, Adjacent: c.Adjacent,
+	if c.Time != nil || c.Adjacent != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
+		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
 	args.Context, args.MaxTokens, args.Excerpt = c.Context, c.MaxTokens, c.Excerpt
@@ -131,9 +127,9 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 }
 
 // ParseConfig reads a configuration named by its differences from the
-// baseline, joined by "+": "k=20", "neighbours=0.5+session=0.3",
+// baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// neighbours, session, time, diversity, adjacent,
+// time, adjacent,
 // w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.
@@ -187,18 +183,11 @@ func ParseConfig(name string) (Config, error) {
 					c.RankConstant = int(f)
 				}
 			}
-		case "neighbours", "session", "time", "diversity", "adjacent":
+		case "time", "adjacent":
 			if f, err = num(); err == nil {
-				switch k {
-				case "adjacent":
+				if k == "adjacent" {
 					c.Adjacent = &f
-				case "diversity":
-					c.Diversity = &f
-				case "neighbours":
-					c.Neighbours = &f
-				case "session":
-					c.Session = &f
-				default:
+				} else {
 					c.Time = &f
 				}
 			}

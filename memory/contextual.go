@@ -12,8 +12,7 @@ import (
 // when a contextual embedder (see Contextual) makes its vector: "How did it
 // go?" / "Amazing, the kids loved it!" is found by what the first turn
 // asked. Chosen by measurement on LoCoMo and LongMemEval (EVALS.md,
-// "Recall defaults"); the text index is unaffected (its context is
-// weights.neighbours).
+// "Recall defaults"); the text index is unaffected.
 const PrevWords = 10
 
 // Contextual returns e as the server embeds memories: each turn led by the

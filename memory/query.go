@@ -85,33 +85,26 @@ type Period struct {
 func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Before(p.To) }
 
 // Weights tune fusion. Text and Vector weight the two rankings; Entity
-// boosts the entity clause inside the text ranking; Neighbours boosts
-// the match on a memory's neighbouring turns; Session weighs the relevance of
-// a memory's session; RankConstant is RRF's k. Zero means the default; a
-// negative Neighbours, Session, Time or Adjacent turns that factor off.
+// boosts the entity clause inside the text ranking; Time boosts a memory
+// dated in a period the query names; RankConstant is RRF's k. Zero means
+// the default; a negative Time or Adjacent turns that factor off.
 type Weights struct {
-	Text       float64
-	Vector     float64
-	Entity     float64
-	Neighbours float64
-	Session    float64
-	Time       float64
+	Text   float64
+	Vector float64
+	Entity float64
+	Time   float64
 	// Adjacent raises a candidate's score to at least this fraction of
 	// the score of a neighbouring turn (just before or after it in its
 	// session) that is one of the few best candidates, so an answer ranks
-	// with the question it answers; found without indexing the
-	// neighbours' text (see hybrid.Rank). On by default (0.5).
-	Adjacent float64
-	// Diversity discounts a candidate by this fraction for each memory of
-	// its session already chosen, so the k memories spread over sessions
-	// when their scores are close.
-	Diversity    float64
+	// with the question it answers; read from the candidates' scores
+	// alone (see hybrid.Rank). On by default (0.5).
+	Adjacent     float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Neighbours: -1, Session: -1, Time: 0.5, Adjacent: 0.5, Diversity: -1, RankConstant: DefaultRankConstant}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Time: 0.5, Adjacent: 0.5, RankConstant: DefaultRankConstant}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -127,20 +120,11 @@ func (w Weights) OrDefault() Weights {
 	if w.Entity <= 0 {
 		w.Entity = d.Entity
 	}
-	if w.Neighbours == 0 {
-		w.Neighbours = d.Neighbours
-	}
-	if w.Session == 0 {
-		w.Session = d.Session
-	}
 	if w.Time == 0 {
 		w.Time = d.Time
 	}
 	if w.Adjacent == 0 {
 		w.Adjacent = d.Adjacent
-	}
-	if w.Diversity == 0 {
-		w.Diversity = d.Diversity
 	}
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant

@@ -285,16 +285,13 @@ func validWeights(w Weights) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.neighbours", w.Neighbours}, {"weights.session", w.Session}, {"weights.time", w.Time}} {
-		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.neighbours" && f.name != "weights.session" && f.name != "weights.time" {
+	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.time", w.Time}} {
+		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.time" {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}
 	if math.IsNaN(w.Adjacent) || w.Adjacent > 1 {
 		return &FieldError{"weights.adjacent", fmt.Sprintf("must be between 0 and 1, got %v", w.Adjacent)}
-	}
-	if math.IsNaN(w.Diversity) || w.Diversity >= 1 {
-		return &FieldError{"weights.diversity", fmt.Sprintf("must be between 0 and 1 (excluded), got %v", w.Diversity)}
 	}
 	if w.RankConstant < 0 || w.RankConstant > MaxRankConstant {
 		return &FieldError{"weights.rank_constant", fmt.Sprintf("must be between 1 and %d, got %d", MaxRankConstant, w.RankConstant)}

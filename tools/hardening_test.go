@@ -89,7 +89,7 @@ func TestDatesOutOfRange(t *testing.T) {
 // them) every result is finite and encodes as JSON (issue 10: weights.text
 // 1e308 gave NaN scores, a result no client ever received).
 func TestExtremeWeightsEncode(t *testing.T) {
-	c := connectWith(t, embedded.Options{NoSync: true, Context: true}) // weights.neighbours and session need it
+	c := connectWith(t, embedded.Options{NoSync: true})
 	ctx := context.Background()
 	for i, text := range []string{"Caroline ran the Boston marathon in May 2023.", "Melanie painted a lake last week.", "yes", "Boston, Boston, Boston marathon"} {
 		if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s" + string(rune('a'+i)), SessionDate: "2023-05-0" + string(rune('1'+i)),
@@ -98,7 +98,7 @@ func TestExtremeWeightsEncode(t *testing.T) {
 		}
 	}
 	// beyond the bounds: refused, naming the field
-	for _, w := range []map[string]any{{"text": 1e308}, {"vector": math.MaxFloat64}, {"entity": 101}, {"text": -1}, {"diversity": 0.95}, {"session": 1e300}, {"time": 1e308}, {"neighbours": -1e-300}, {"adjacent": 1.5}, {"adjacent": -0.5}} {
+	for _, w := range []map[string]any{{"text": 1e308}, {"vector": math.MaxFloat64}, {"entity": 101}, {"text": -1}, {"time": 1e308}, {"time": -1e-300}, {"adjacent": 1.5}, {"adjacent": -0.5}} {
 		text, _, isErr := call(t, c, "recall", map[string]any{"query": "Boston marathon", "weights": w})
 		if !isErr || !strings.Contains(text, "invalid argument weights.") {
 			t.Errorf("weights %v: error=%v %q, want an error naming the weight", w, isErr, text)
@@ -107,10 +107,10 @@ func TestExtremeWeightsEncode(t *testing.T) {
 	tiny := math.SmallestNonzeroFloat64
 	one := func(v float64) *float64 { return &v }
 	weights := []spec.Weights{
-		{Text: 100, Vector: 100, Entity: 100, Neighbours: one(100), Session: one(100), Diversity: one(0.9), Time: one(100), Adjacent: one(1), RankConstant: 1},
-		{Text: tiny, Vector: tiny, Entity: tiny, Neighbours: one(tiny), Session: one(tiny), Diversity: one(tiny), Time: one(tiny), Adjacent: one(tiny), RankConstant: 1000},
-		{Text: 100, Entity: tiny, Session: one(100), Time: one(100), RankConstant: 1},
-		{Text: tiny, Entity: 100, Neighbours: one(0), Session: one(0), Time: one(0)},
+		{Text: 100, Vector: 100, Entity: 100, Time: one(100), Adjacent: one(1), RankConstant: 1},
+		{Text: tiny, Vector: tiny, Entity: tiny, Time: one(tiny), Adjacent: one(tiny), RankConstant: 1000},
+		{Text: 100, Entity: tiny, Time: one(100), RankConstant: 1},
+		{Text: tiny, Entity: 100, Time: one(0)},
 	}
 	excerpt := 1
 	for _, w := range weights {
@@ -142,34 +142,15 @@ func TestExtremeWeightsEncode(t *testing.T) {
 	}
 }
 
-// weights.neighbours and weights.session search what only a store with
-// context indexes (embedded.Options.Context, --index-context): without it
-// a recall asking for either fails naming the weight and the option, never
-// a silent no-op; with it, it succeeds.
-func TestContextWeightsNeedIndexContext(t *testing.T) {
-	ctx := context.Background()
-	one := func(v float64) *float64 { return &v }
-	for _, withContext := range []bool{false, true} {
-		c := connectWith(t, embedded.Options{NoSync: true, Context: withContext})
-		if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s", SessionDate: "2023-05-01",
-			Messages: []spec.Message{{Role: "user", Content: "We adopted a greyhound."}, {Role: "assistant", Content: "What is her name?"}}}); err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range []struct {
-			field string
-			w     spec.Weights
-		}{{"weights.neighbours", spec.Weights{Neighbours: one(0.5)}}, {"weights.session", spec.Weights{Session: one(0.3)}}} {
-			text, _, isErr := call(t, c, "recall", spec.RecallArgs{Query: "greyhound", Weights: &w.w})
-			switch {
-			case withContext && isErr:
-				t.Errorf("with context, %s: %q", w.field, text)
-			case !withContext && (!isErr || !strings.Contains(text, "invalid argument "+w.field) || !strings.Contains(text, "--index-context")):
-				t.Errorf("without context, %s: error=%v %q, want an invalid argument naming it and --index-context", w.field, isErr, text)
-			}
-		}
-		// the defaults (both off) work either way
-		if _, _, isErr := call(t, c, "recall", spec.RecallArgs{Query: "greyhound"}); isErr {
-			t.Errorf("context %v: recall at the defaults failed", withContext)
+// The weights that measurement rejected and that were removed
+// (neighbours, session, diversity: EVALS.md, "Recall defaults") are refused
+// by name, never ignored: a client that still sends one learns it is gone.
+func TestRemovedWeightsRefused(t *testing.T) {
+	c := connectWith(t, embedded.Options{NoSync: true})
+	for _, name := range []string{"neighbours", "session", "diversity"} {
+		text, _, isErr := call(t, c, "recall", map[string]any{"query": "greyhound", "weights": map[string]any{name: 0.5}})
+		if !isErr || !strings.Contains(text, "invalid argument weights."+name+": is not an argument") {
+			t.Errorf("weights.%s: error=%v %q, want an error naming it", name, isErr, text)
 		}
 	}
 }

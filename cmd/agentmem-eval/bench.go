@@ -85,8 +85,8 @@ func (c benchCmd) Run(e *env) error {
 		defer closeCache()
 		what = "embedder through the cache"
 	}
-	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; %d-d %s (%s); index context %v (--index-context); GOMAXPROCS %d; %s\n\n",
-		source, len(queries), emb.Dims(), what, emb.ID(), e.cfg.IndexContext, runtime.GOMAXPROCS(0), loadAvg())
+	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; %d-d %s (%s); GOMAXPROCS %d; %s\n\n",
+		source, len(queries), emb.Dims(), what, emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
 		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.Reuse, c.PerCall); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
@@ -127,7 +127,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 	open := func() (*embedded.Store, *memory.Service, time.Duration, error) {
 		start := time.Now()
-		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Context: e.cfg.IndexContext, Logger: e.log})
+		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Logger: e.log})
 		if err != nil {
 			return nil, nil, 0, err
 		}

@@ -51,7 +51,7 @@ type evalFlags struct {
 	Before      bool     `name:"before" help:"Hard-filter memories dated after the question (its exact time)."`
 	NoPrefix    bool     `name:"no-prefix" help:"Show the answer model the memories without their [date · session · speaker] header."`
 	Matrix      bool     `name:"matrix" help:"Run the interaction matrix (k, prefix, fusion, rerank pool, before, order, granularity) instead of one configuration."`
-	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"Run these configurations: names of the matrix (as in the report, e.g. base,k=20,granularity=round) or differences from the baseline joined by + (e.g. neighbours=0.5+session=0.3)."`
+	Only        []string `name:"configs" sep:"," placeholder:"NAME,..." help:"Run these configurations: names of the matrix (as in the report, e.g. base,k=20,granularity=round) or differences from the baseline joined by + (e.g. time=0+adjacent=0)."`
 
 	Agent        string `name:"agent" enum:"scripted,llm,both" default:"scripted" help:"scripted: the harness recalls once per question; llm: the chat model calls recall/today itself (needs --llm-model); both."`
 	MaxToolCalls int    `name:"max-tool-calls" default:"4" help:"Tool calls the LLM agent may make per question."`

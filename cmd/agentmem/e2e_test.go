@@ -230,7 +230,7 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 	if err == nil || !strings.Contains(out, "agentmem reindex") {
 		t.Fatalf("recall with another embedder: %v\n%s", err, out)
 	}
-	if out, err := run("reindex"); err != nil || !strings.Contains(out, "Reindexed with builtin:use-lite-en") || !strings.Contains(out, "rebuilt the text index: documents 1/1") { // one memory, no page without --index-context
+	if out, err := run("reindex"); err != nil || !strings.Contains(out, "Reindexed with builtin:use-lite-en") || !strings.Contains(out, "rebuilt the text index: documents 1/1") { // one memory, one document
 		t.Fatalf("reindex (vectors and text): %v\n%s", err, out)
 	}
 	if out, err := run("reindex", "--text"); err != nil || !strings.Contains(out, "Rebuilt the text index") || strings.Contains(out, "Reindexed with") {

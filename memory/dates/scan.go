@@ -239,7 +239,20 @@ func keyword(w string) (kw, int32) {
 		}
 		b[i] = c | 0x20
 	}
-	switch string(b[:len(w)]) {
+	s := string(b[:len(w)])
+	if k, v := calendarWord(s); k != kwNone {
+		return k, v
+	}
+	if k, v := timeWord(s); k != kwNone {
+		return k, v
+	}
+	return otherWord(s)
+}
+
+// calendarWord classifies the names of months and weekdays, full and
+// abbreviated (keyword).
+func calendarWord(s string) (kw, int32) {
+	switch s {
 	case "january":
 		return kwJan, 0
 	case "february":
@@ -314,6 +327,14 @@ func keyword(w string) (kw, int32) {
 		return kwSunAbbr + 5, 0
 	case "sat":
 		return kwSatAbbr, 0
+	}
+	return kwNone, 0
+}
+
+// timeWord classifies the words of relative dates and times of day
+// (keyword).
+func timeWord(s string) (kw, int32) {
+	switch s {
 	case "today":
 		return kwToday, 0
 	case "tonight":
@@ -370,6 +391,14 @@ func keyword(w string) (kw, int32) {
 		return kwOver, 0
 	case "every":
 		return kwEvery, 0
+	}
+	return kwNone, 0
+}
+
+// otherWord classifies number words and the grammatical words around a
+// date (keyword).
+func otherWord(s string) (kw, int32) {
+	switch s {
 	case "one":
 		return kwNumber, 1
 	case "two":

@@ -27,35 +27,14 @@ const (
 	FieldText        = "text"
 	FieldEntities    = "entities"
 	FieldVector      = "vector"
-	// FieldContext and FieldContextEntities hold the text and the entities
-	// of a memory's neighbouring turns in its session (see Doc).
-	FieldContext         = "context"
-	FieldContextEntities = "context_entities"
-	// FieldPageText and FieldPageEntities are a session page's text and
-	// entities (see PageDoc); their names differ from a memory's, so the
-	// memories' query never matches a page.
-	FieldPageText     = "page_text"
-	FieldPageEntities = "page_entities"
-	// FieldType names a document's type: memory documents leave it empty
-	// (the default mapping), pages set TypePage.
+	// FieldType names a document's type: the embedded store's documents
+	// leave it empty (the default mapping); Couchbase's memory documents
+	// set it, and its index maps them by it.
 	FieldType = "type"
-	TypePage  = "page"
 )
 
-// ContextWords is how many words of each neighbouring turn a memory is
-// indexed with: the end of the turn before it and the start of the turn
-// after it, the words nearest to it. A long neighbour would otherwise
-// lend every one of its words to a short turn.
-const ContextWords = 40
-
-// PageTurns is how many turns of a session one page holds: turns
-// [p*PageTurns, (p+1)*PageTurns) are page p. A session's relevance is its
-// best page's, so appending to a long session re-indexes one page, not the
-// whole session.
-const PageTurns = 32
-
 // DocVersion counts the changes to how a memory's documents are derived
-// (Doc, Page and the entities in them) that IndexMapping does not show: a
+// (Doc and the entities in it) that IndexMapping does not show: a
 // store finding an index built with another version rebuilds it from the
 // records. 2: neighbours' context and session pages; 3: the entities take
 // their dates from package dates (lower-case months, "mid-August 2023",
@@ -74,183 +53,42 @@ type IndexDoc struct {
 	Speaker     string    `json:"speaker"`
 	Text        string    `json:"text"`
 	Entities    []string  `json:"entities"`
-	// Context is the neighbouring turns' text nearest to this one, and
-	// ContextEntities their entities (see ContextWords).
-	Context         string   `json:"context,omitempty"`
-	ContextEntities []string `json:"context_entities,omitempty"`
 }
 
-// Neighbours are the turns just before and after a memory in its session;
-// nil at the session's ends.
-type Neighbours struct {
-	Prev, Next *memory.Memory
-}
-
-// Doc returns the searchable projection of m, with its neighbours' text as
-// context. Its entities are those of the text plus the speaker's name, so
-// "What did Caroline say…" matches every turn of Caroline's.
-func Doc(m memory.Memory, n Neighbours) IndexDoc {
-	return (*Deriver)(nil).Doc(m, n)
-}
-
-// A Deriver derives the documents of many turns at once (a batch, a
-// replay, a rebuild), extracting each turn's entities once: a turn's
-// entities go into its own document, its neighbours' context and its page,
-// so without it they are extracted three or four times. Its documents are
-// those of Doc and Page. The zero value is ready to use; a nil Deriver
-// caches nothing.
-type Deriver struct {
-	ents map[turnText][]string
-}
-
-// turnText is what a turn's entities are made of.
-type turnText struct{ text, speaker string }
-
-// Doc is Doc(m, n).
-func (dv *Deriver) Doc(m memory.Memory, n Neighbours) IndexDoc {
-	d := IndexDoc{
+// Doc returns the searchable projection of m. Its entities are those of
+// the text plus the speaker's name, so "What did Caroline say…" matches
+// every turn of Caroline's.
+func Doc(m memory.Memory) IndexDoc {
+	ents := entities.Extract(m.Text)
+	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" && !slices.Contains(ents, sp) {
+		ents = append(ents, sp)
+	}
+	return IndexDoc{
 		Namespace:   m.Namespace,
 		SessionID:   m.SessionID,
 		SessionDate: m.SessionDate,
 		Role:        m.Role,
 		Speaker:     m.Speaker,
 		Text:        m.Text,
-		Entities:    dv.entities(m),
+		Entities:    ents,
 	}
-	// Every turn gets its neighbours' nearest words, whatever its length:
-	// measured on LongMemEval (BM25, weights.neighbours 0.5), leaving turns
-	// of over 60 words without context cost 2.1 points of session recall
-	// and 2.9 of turn recall, and 2.2 on LoCoMo (EVALS.md, "Recall defaults").
-	var ctx []string
-	if n.Prev != nil {
-		ctx = append(ctx, lastWords(n.Prev.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Prev)...)
-	}
-	if n.Next != nil {
-		ctx = append(ctx, firstWords(n.Next.Text, ContextWords))
-		d.ContextEntities = appendNew(d.ContextEntities, dv.entities(*n.Next)...)
-	}
-	d.Context = strings.Join(ctx, "\n")
-	return d
 }
 
-// entities is turnEntities(m), extracted once per text and speaker. The
-// slice is shared: it is capped so that appending to it copies.
-func (dv *Deriver) entities(m memory.Memory) []string {
-	if dv == nil {
-		return turnEntities(m)
-	}
-	k := turnText{m.Text, m.Speaker}
-	if e, ok := dv.ents[k]; ok {
-		return e
-	}
-	if dv.ents == nil {
-		dv.ents = map[turnText][]string{}
-	}
-	e := slices.Clip(turnEntities(m))
-	dv.ents[k] = e
-	return e
-}
-
-func turnEntities(m memory.Memory) []string {
-	ents := entities.Extract(m.Text)
-	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" && !slices.Contains(ents, sp) {
-		ents = append(ents, sp)
-	}
-	return ents
-}
-
-func appendNew(to []string, xs ...string) []string {
-	for _, x := range xs {
-		if !slices.Contains(to, x) {
-			to = append(to, x)
-		}
-	}
-	return to
-}
-
-// firstWords is the first n words of s, lastWords the last n.
-func firstWords(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return s
-	}
-	return strings.Join(f[:n], " ")
-}
-
-func lastWords(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return s
-	}
-	return strings.Join(f[len(f)-n:], " ")
-}
-
-// PageDoc is one page of a session as indexed: the text and entities of
-// its turns, for the session's relevance to a query (see PageRequest).
-type PageDoc struct {
-	Type        string    `json:"type"`
-	Namespace   string    `json:"namespace"`
-	SessionID   string    `json:"session_id"`
-	SessionDate time.Time `json:"session_date"`
-	Text        string    `json:"page_text"`
-	Entities    []string  `json:"page_entities"`
-}
-
-// BleveType tells bleve which mapping indexes a page (bleve reads a
-// struct's type field by its Go name, not its JSON name).
-func (d PageDoc) BleveType() string { return TypePage }
-
-// PageOf is the page that holds turn n of a session.
-func PageOf(turn int) int { return turn / PageTurns }
-
-// Page is the page document of ms, the turns of one page of a session in
-// turn order.
-func Page(ms []memory.Memory) PageDoc {
-	return (*Deriver)(nil).Page(ms)
-}
-
-// Page is Page(ms).
-func (dv *Deriver) Page(ms []memory.Memory) PageDoc {
-	d := PageDoc{Type: TypePage}
-	texts := make([]string, len(ms))
-	for i, m := range ms {
-		if i == 0 {
-			d.Namespace, d.SessionID, d.SessionDate = m.Namespace, m.SessionID, m.SessionDate
-		}
-		texts[i] = m.Text
-		d.Entities = appendNew(d.Entities, dv.entities(m)...)
-	}
-	d.Text = strings.Join(texts, "\n")
-	return d
-}
-
-// IndexMapping is the bleve mapping of IndexDoc (the default mapping) and
-// of PageDoc (type TypePage): English analysis (stemming, stop words) for
-// texts, a plain tokenising analyzer for entities so that a phrase of a
-// query entity matches inside a longer stored one, keywords for the
+// IndexMapping is the bleve mapping of IndexDoc (the default mapping):
+// English analysis (stemming, stop words) for texts, a plain tokenising
+// analyzer for entities so that a phrase of a query entity matches inside
+// a longer stored one, keywords for the
 // filters, and BM25 scoring. Stores that keep vectors add FieldVector to
 // the memories' mapping.
 func IndexMapping() *mapping.IndexMappingImpl {
 	doc := bleve.NewDocumentStaticMapping()
 	textField(doc, FieldText, en.AnalyzerName)
 	textField(doc, FieldEntities, standard.Name)
-	textField(doc, FieldContext, en.AnalyzerName)
-	textField(doc, FieldContextEntities, standard.Name)
 	filterFields(doc, FieldRole, FieldSpeaker)
-
-	page := bleve.NewDocumentStaticMapping()
-	textField(page, FieldPageText, en.AnalyzerName)
-	textField(page, FieldPageEntities, standard.Name)
-	filterFields(page)
-	// a page hit names its session (Couchbase returns stored fields, not
-	// the key a store could parse)
-	page.Properties[FieldSessionID].Fields[0].Store = true
 
 	m := bleve.NewIndexMapping()
 	m.TypeField = FieldType
 	m.DefaultMapping = doc
-	m.AddDocumentMapping(TypePage, page)
 	m.DefaultAnalyzer = en.AnalyzerName
 	m.StoreDynamic = false
 	m.IndexDynamic = false

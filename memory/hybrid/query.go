@@ -48,9 +48,8 @@ func Filter(q memory.Query) query.Query {
 // TextQuery is the lexical side of q: its filter, and a disjunction of a
 // BM25 match on the text with a phrase match per query entity, so a turn
 // that names what the question names scores above one that only shares
-// common words with it; with a Neighbours weight, the same two matches on
-// the memory's neighbouring turns, weighted by it. It returns nil when q has
-// nothing lexical to match.
+// common words with it. It returns nil when q has nothing lexical to
+// match.
 func TextQuery(q memory.Query) query.Query {
 	m := TextMatch(q)
 	if m == nil {
@@ -66,9 +65,6 @@ func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	text, ents := lexical(q)
 	should := matches(text, ents, FieldText, FieldEntities, w.Text, w.Entity)
-	if w.Neighbours > 0 {
-		should = append(should, matches(text, ents, FieldContext, FieldContextEntities, w.Text*w.Neighbours, w.Entity*w.Neighbours)...)
-	}
 	if len(should) == 0 {
 		return nil
 	}
@@ -218,34 +214,6 @@ func matches(text string, ents []string, field, entField string, boost, entBoost
 		out = append(out, pq)
 	}
 	return out
-}
-
-// PageQuery is the session side of q: the pages of q's sessions that match
-// its text and entities, under q's filter, for the relevance of each
-// session (see Rank). It returns nil when q does not weigh sessions or has
-// nothing lexical to match.
-func PageQuery(q memory.Query) query.Query {
-	w := q.Weights.OrDefault()
-	if w.Session <= 0 {
-		return nil
-	}
-	text, ents := lexical(q)
-	should := matches(text, ents, FieldPageText, FieldPageEntities, 1, w.Entity)
-	if len(should) == 0 {
-		return nil
-	}
-	return bleve.NewConjunctionQuery(Filter(q), bleve.NewDisjunctionQuery(should...))
-}
-
-// PageRequest is PageQuery as a search request for the best n pages.
-func PageRequest(q memory.Query, n int) *bleve.SearchRequest {
-	pq := PageQuery(q)
-	if pq == nil {
-		return nil
-	}
-	r := bleve.NewSearchRequestOptions(pq, n, 0, false)
-	r.Score = ""
-	return r
 }
 
 // SearchRequest is the text side of q as a bleve search request for the

@@ -2,7 +2,6 @@ package hybrid
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"agentmem/memory"
@@ -35,35 +34,16 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 
 // Rank turns the fused candidates of q into its hits: each candidate with
 // its memory (ms[id]; a candidate without one, deleted since it was
-// indexed, is dropped), its fused score raised by the relevance of its
-// session, best first, cut to q.K.
+// indexed, is dropped), best first, cut to q.K.
 //
-// A session's relevance is its best page's score (sessions: PageQuery's
-// hits, keyed by session id), divided by the best session's: 1 for the
-// session that matches the query best. It adds Weights.Session times that
-// to a candidate's score, in units of the best fused score, so the same
-// weight means the same on any fusion's scale: a session prior nudges the
-// order of the candidates, it never brings in one that neither side found.
 // A candidate dated in a period the query names, or mentioning a date in
-// one, gains Weights.Time in the same units: a boost, never a filter.
+// one, gains Weights.Time in units of the best fused score, so the same
+// weight means the same on any fusion's scale: a boost, never a filter.
 // Then each candidate scores at least Weights.Adjacent times its
 // neighbouring turn's score when that turn is one of the best few
 // candidates (see adjacent).
-func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions []Ranked) []memory.Hit {
+func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.Hit {
 	w := q.Weights.OrDefault()
-	prior := map[string]float64{}
-	if w.Session > 0 && len(sessions) > 0 && len(fused) > 0 {
-		best := 0.0
-		for _, s := range sessions {
-			if s.Score > prior[s.ID] {
-				prior[s.ID] = s.Score
-			}
-			best = max(best, s.Score)
-		}
-		for id, sc := range prior {
-			prior[id] = sc / best
-		}
-	}
 	unit := 0.0
 	if len(fused) > 0 {
 		unit = fused[0].Score
@@ -75,9 +55,6 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions [
 			continue
 		}
 		score := f.Score
-		if p := prior[m.SessionID]; p > 0 {
-			score += w.Session * p * unit
-		}
 		if w.Time > 0 && inPeriods(m, q.Periods) {
 			score += w.Time * unit
 		}
@@ -94,43 +71,10 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory, sessions [
 		}
 		return 0
 	})
-	if w.Diversity > 0 {
-		return diverse(hits, q.K, w.Diversity)
-	}
 	if len(hits) > q.K {
 		hits = hits[:q.K]
 	}
 	return hits
-}
-
-// diverse picks k of hits (best first) greedily, each candidate's score
-// discounted by the fraction d for every memory of its session already
-// picked. The scores returned are the discounted ones.
-func diverse(hits []memory.Hit, k int, d float64) []memory.Hit {
-	picked := map[string]int{}
-	out := make([]memory.Hit, 0, min(k, len(hits)))
-	used := make([]bool, len(hits))
-	for len(out) < k {
-		best, bestScore := -1, 0.0
-		for i, h := range hits {
-			if used[i] {
-				continue
-			}
-			sc := h.Score * math.Pow(1-d, float64(picked[h.Memory.SessionID]))
-			if best < 0 || sc > bestScore {
-				best, bestScore = i, sc
-			}
-		}
-		if best < 0 {
-			break
-		}
-		used[best] = true
-		h := hits[best]
-		h.Score = bestScore
-		picked[h.Memory.SessionID]++
-		out = append(out, h)
-	}
-	return out
 }
 
 // turnKey is a turn of a session.

@@ -53,7 +53,7 @@ func TestRankAdjacent(t *testing.T) {
 	}
 	for _, c := range cases {
 		q := memory.Query{K: 10, Weights: memory.Weights{Adjacent: c.adjacent, Time: -1}}
-		hits := Rank(q, fused, ms, nil)
+		hits := Rank(q, fused, ms)
 		if got := hitIDs(hits); got != c.want {
 			t.Errorf("adjacent %v: %s, want %s", c.adjacent, got, c.want)
 		}

@@ -20,12 +20,8 @@ import (
 // for entity fields, rounded up to 1), so that ranking stays what it was
 // measured to be while depending only on what is stored.
 var averageLength = map[string]float64{
-	FieldText:            2,
-	FieldContext:         2,
-	FieldPageText:        2,
-	FieldEntities:        1,
-	FieldContextEntities: 1,
-	FieldPageEntities:    1,
+	FieldText:     2,
+	FieldEntities: 1,
 }
 
 // averageLengthOther covers keyword, date and type fields: one term each.
@@ -47,14 +43,13 @@ func BM25Context(ctx context.Context, docs uint64) context.Context {
 	return context.WithValue(ctx, search.BM25StatsKey, &search.BM25Stats{DocCount: n, FieldCardinality: card})
 }
 
-// allFields is every field of either document type, and the names bleve
+// allFields is every field of a document, and the names bleve
 // gives fields of its own searchers ("*" for an optimised disjunction of
 // filter terms, "_id", "_all"): bleve refuses a search that touches a
 // field its statistics do not list.
 var allFields = []string{
 	FieldNamespace, FieldSessionID, FieldSessionDate, FieldRole, FieldSpeaker,
-	FieldText, FieldEntities, FieldVector, FieldContext, FieldContextEntities,
-	FieldPageText, FieldPageEntities, FieldType,
+	FieldText, FieldEntities, FieldVector, FieldType,
 	"*", "_id", "_all",
 }
 

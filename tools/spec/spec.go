@@ -69,10 +69,7 @@ type Weights struct {
 	Text         float64  `json:"text,omitempty" jsonschema:"Weight of the text ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
 	Vector       float64  `json:"vector,omitempty" jsonschema:"Weight of the vector ranking (default 1)." schema:"exclusiveMinimum=0,maximum=100"`
 	Entity       float64  `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
-	Neighbours   *float64 `json:"neighbours,omitempty" jsonschema:"Weight of a match on a memory's neighbouring turns, relative to a match on its own text; 0 turns it off." schema:"minimum=0,maximum=100"`
-	Session      *float64 `json:"session,omitempty" jsonschema:"Weight of the relevance of a memory's session, in units of the best candidate's score; 0 turns it off." schema:"minimum=0,maximum=100"`
 	Adjacent     *float64 `json:"adjacent,omitempty" jsonschema:"A memory scores at least this fraction of the score of its neighbouring turn (just before or after it in its session) when that turn is one of the 5 best candidates, so an answer ranks with the question it answers (default 0.5); 0 turns it off." schema:"minimum=0,maximum=1"`
-	Diversity    *float64 `json:"diversity,omitempty" jsonschema:"Discount of a memory for each memory of its session already chosen (0 to 0.9), so the memories spread over sessions; 0 turns it off." schema:"minimum=0,maximum=0.9"`
 	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score (default 0.5); 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 1: each side's best few decide)." schema:"minimum=1,maximum=1000"`
 }

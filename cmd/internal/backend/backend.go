@@ -168,7 +168,7 @@ func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEm
 	switch cfg.Store {
 	case "", "embedded":
 		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
-			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Context: cfg.IndexContext, Logger: log,
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Logger: log,
 		})
 	case "couchbase":
 		cb := cfg.Couchbase.Config()

@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -97,36 +96,5 @@ func TestOpenAIEmbedderThroughCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "embeddings.db")); err != nil {
 		t.Errorf("no embedding cache in the data dir: %v", err)
-	}
-}
-
-// --index-context reaches the embedded store: without it a recall asking
-// for weights.neighbours is refused, with it (the same data dir, its index
-// rebuilt at the first use) it is served.
-func TestIndexContextFlag(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	for i, withContext := range []bool{false, true} {
-		cfg := Config{DataDir: dir, Namespace: "me", Timezone: "UTC", Embedder: "none", Fusion: "rrf", NoSync: true, IndexContext: withContext}
-		e, err := Open(ctx, cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			if _, err := e.Service.Remember(ctx, memory.RememberRequest{SessionID: "s", Messages: []memory.Message{{Role: "user", Content: "we adopted a greyhound"}, {Role: "user", Content: "her name is Luna"}}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_, err = e.Service.Recall(ctx, memory.RecallRequest{Query: "greyhound", K: 10, Weights: &memory.Weights{Neighbours: 0.5}})
-		var fe *memory.FieldError
-		switch {
-		case withContext && err != nil:
-			t.Errorf("--index-context: %v", err)
-		case !withContext && (!errors.As(err, &fe) || fe.Field != "weights.neighbours"):
-			t.Errorf("without --index-context: %v, want a FieldError on weights.neighbours", err)
-		}
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -22,8 +22,6 @@ type Config struct {
 	Store     string `name:"store" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
 	Fusion    string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
 	NoSync    bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
-	// IndexContext is embedded.Options.Context.
-	IndexContext bool `name:"index-context" env:"AGENTMEM_INDEX_CONTEXT" help:"Embedded store: also index each memory's neighbouring turns and each session's pages, which recall's weights.neighbours and weights.session need (both off by default). Ingest takes about twice as long; changing it rebuilds the text indexes at their first use."`
 
 	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
 	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`

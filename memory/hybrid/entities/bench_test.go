@@ -16,8 +16,8 @@ const benchTurn = "Caroline: Hey Mel! Last Saturday I went to the LGBTQ support 
 	"It was 5 km from home and cost $20, and on 8 May, 2023 I start counseling classes at " +
 	"Stanford. Email me at caroline@example.com!"
 
-// BenchmarkExtract measures Extract beside the reference it replaced
-// (oracle_test.go) on a question, a turn, a long document and, when the
+// BenchmarkExtract measures Extract on a question, a turn, a long
+// document and, when the
 // development data is present, every LoCoMo turn (MB/s over their text).
 func BenchmarkExtract(b *testing.B) {
 	cases := []struct{ name, text string }{
@@ -28,7 +28,7 @@ func BenchmarkExtract(b *testing.B) {
 	impls := []struct {
 		name string
 		fn   func(string) []string
-	}{{"new", entities.Extract}, {"reference", referenceExtract}}
+	}{{"new", entities.Extract}}
 	for _, c := range cases {
 		for _, im := range impls {
 			b.Run(c.name+"/"+im.name, func(b *testing.B) {

@@ -11,7 +11,6 @@ import (
 	"github.com/couchbase/gocb/v2"
 
 	"agentmem/memory"
-	"agentmem/memory/hybrid"
 )
 
 // Delete removes what sel selects and reports how many memories it removed.
@@ -48,7 +47,6 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 		var mu sync.Mutex
 		n = 0
 		gone := map[string]map[string]bool{} // session -> removed ids
-		goneTurns := map[string][]int{}      // session -> removed turns
 		err := parallel(ctx, keys, func(k string) error {
 			d, ok, err := s.txRemove(tc, ns, k)
 			if err != nil || !ok {
@@ -61,7 +59,6 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 				gone[d.SessionID] = map[string]bool{}
 			}
 			gone[d.SessionID][d.ID] = true
-			goneTurns[d.SessionID] = append(goneTurns[d.SessionID], d.Turn)
 			return nil
 		})
 		if err != nil {
@@ -71,27 +68,9 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 		for sess := range gone {
 			sessions = append(sessions, sess)
 		}
-		if err := parallel(ctx, sessions, func(sess string) error {
+		return parallel(ctx, sessions, func(sess string) error {
 			return s.txShrink(tc, sessionKey(ns, sess), gone[sess])
-		}); err != nil {
-			return err
-		}
-		// the surviving neighbours get their new context, the pages their
-		// new text
-		for _, sess := range sessions {
-			skip := map[int]bool{}
-			for _, t := range goneTurns[sess] {
-				skip[t] = true
-			}
-			w, err := s.readWindow(tc, ns, sess, goneTurns[sess], skip)
-			if err != nil {
-				return err
-			}
-			if err := s.apply(tc, derive(w, nil, goneTurns[sess])); err != nil {
-				return err
-			}
-		}
-		return nil
+		})
 	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
 	if err != nil {
 		return 0, wrap(err, s.cfg, "deleting %d memories from namespace %s", len(keys), ns)
@@ -120,25 +99,16 @@ func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error)
 			keys[i] = memoryKey(ns, id)
 		}
 		var mu sync.Mutex
-		pages := map[int]bool{}
 		err = parallel(ctx, keys, func(k string) error {
-			d, ok, err := s.txRemove(tc, ns, k)
+			_, ok, err := s.txRemove(tc, ns, k)
 			if ok {
 				mu.Lock()
 				n++
-				pages[hybrid.PageOf(d.Turn)] = true
 				mu.Unlock()
 			}
 			return err
 		})
 		if err != nil {
-			return err
-		}
-		var emptied derivation
-		for p := range pages {
-			emptied.emptied = append(emptied.emptied, pageKey(ns, sess, p))
-		}
-		if err := s.apply(tc, emptied); err != nil {
 			return err
 		}
 		return tc.Remove(man)
@@ -189,8 +159,9 @@ func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map
 	return txReplace(tc, res, sd)
 }
 
-// deleteNamespace removes every memory, manifest and page whose key has the
-// namespace's prefix. The scan is consistent with this Store's own writes.
+// deleteNamespace removes every memory and manifest whose key has the
+// namespace's prefix, and the session pages an older agentmem wrote. The
+// scan is consistent with this Store's own writes.
 func (s *Store) deleteNamespace(ctx context.Context, ns string) (int, error) {
 	n := 0
 	for _, kind := range []string{kindMemory, kindSess, kindPage} {

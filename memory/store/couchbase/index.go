@@ -66,10 +66,9 @@ func searchIndex(cfg Config, dims int, bm25 bool) (gocb.SearchIndex, error) {
 }
 
 // indexMapping is hybrid.IndexMapping() with its document mappings moved to
-// the types "scope.collection.memory" (the memory documents of the
-// collection) and "scope.collection.page" (session pages; session
-// manifests and the meta document are not indexed) and,
-// when dims > 0, the vector field: dot product, which is cosine similarity
+// the type "scope.collection.memory" (the memory documents of the
+// collection; session manifests and the meta document are not indexed)
+// and, when dims > 0, the vector field: dot product, which is cosine similarity
 // on the normalised vectors every memory.Embedder returns.
 func indexMapping(cfg Config, dims int) *mapping.IndexMappingImpl {
 	m := hybrid.IndexMapping()
@@ -84,10 +83,7 @@ func indexMapping(cfg Config, dims int) *mapping.IndexMappingImpl {
 			Index:                   true,
 		})
 	}
-	m.TypeMapping = map[string]*mapping.DocumentMapping{
-		mappingType(cfg): doc,
-		cfg.Scope + "." + cfg.Collection + "." + typePage: m.TypeMapping[hybrid.TypePage],
-	}
+	m.TypeMapping = map[string]*mapping.DocumentMapping{mappingType(cfg): doc}
 	m.DefaultMapping = mapping.NewDocumentDisabledMapping()
 	return m
 }

@@ -14,7 +14,9 @@ import (
 //
 //	m|<namespace>|<memory id>     a memory
 //	s|<namespace>|<session id>    a session's manifest
-//	p|<namespace>|<session id>#<n> page n of a session (hybrid.Page)
+//	p|<namespace>|<session id>#<n> page n of a session, written by agentmem
+//	                              before session pages were removed; only
+//	                              forgetting the namespace still removes them
 //	agentmem|meta                 the embedder the vectors were made with
 const (
 	maxKey     = 250 // bytes in a Couchbase document key

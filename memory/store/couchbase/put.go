@@ -37,78 +37,37 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	// a write may add a speaker: the next recall that names someone reads
 	// the speakers again, whether the write succeeded or not
 	defer s.spk.drop(namespacesOf(ms)...)
-	type group struct {
-		ns, session string
-		ms          []memory.Memory
-	}
-	groups := map[string]*group{}    // by session manifest key
+	docs := make(map[string]memoryDoc, len(ms))
 	added := map[string]sessionDoc{} // session key -> the ids this Put adds
 	for _, m := range ms {
+		docs[memoryKey(m.Namespace, m.ID)] = newMemoryDoc(m)
 		sk := sessionKey(m.Namespace, m.SessionID)
-		g := groups[sk]
-		if g == nil {
-			g = &group{ns: m.Namespace, session: m.SessionID}
-			groups[sk] = g
-		}
-		g.ms = append(g.ms, m)
 		sd, ok := added[sk]
 		if !ok {
 			sd = sessionDoc{Type: typeSession, NS: m.Namespace, Session: m.SessionID}
 		}
 		added[sk] = sd.with(m.ID)
 	}
-	var written []string
+	keys := make([]string, 0, len(docs)+len(added))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	for k := range added {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	res, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
-		// the turns around the ones written, for their context and pages
-		docs := map[string]memoryDoc{}
-		var derived []derivation
-		for _, g := range groups {
-			turns := make([]int, len(g.ms))
-			skip := map[int]bool{}
-			for i, m := range g.ms {
-				turns[i] = m.Turn
-				skip[m.Turn] = true
-			}
-			w, err := s.readWindow(tc, g.ns, g.session, turns, skip)
-			if err != nil {
-				return err
-			}
-			d := derive(w, g.ms, nil)
-			for k, doc := range d.mems {
-				docs[k] = doc
-			}
-			derived = append(derived, d)
-		}
-		keys := make([]string, 0, len(docs)+len(added))
-		for k := range docs {
-			keys = append(keys, k)
-		}
-		for k := range added {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		err := parallel(ctx, keys, func(k string) error {
+		return parallel(ctx, keys, func(k string) error {
 			if d, ok := docs[k]; ok {
 				return s.txUpsert(tc, k, d)
 			}
 			return s.txManifest(tc, k, added[k])
 		})
-		if err != nil {
-			return err
-		}
-		written = keys
-		for _, d := range derived {
-			if err := s.apply(tc, d); err != nil {
-				return err
-			}
-			written = append(written, d.written()...)
-		}
-		return nil
 	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
 	if err != nil {
 		return wrap(err, s.cfg, "storing %d memories in %s", len(ms), s.cfg.keyspace())
 	}
-	s.touch(ctx, res, written)
+	s.touch(ctx, res, keys)
 	return nil
 }
 

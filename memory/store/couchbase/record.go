@@ -13,7 +13,6 @@ const (
 	typeMemory  = "memory"
 	typeSession = "session"
 	typeMeta    = "meta"
-	typePage    = hybrid.TypePage
 )
 
 // memoryDoc is a memory as stored. Its searchable fields are the search
@@ -37,7 +36,7 @@ func newMemoryDoc(m memory.Memory) memoryDoc {
 	return memoryDoc{
 		Type:      typeMemory,
 		ID:        m.ID,
-		IndexDoc:  hybrid.Doc(m, hybrid.Neighbours{}),
+		IndexDoc:  hybrid.Doc(m),
 		Turn:      m.Turn,
 		Timestamp: m.Timestamp,
 		Hash:      m.Hash,

@@ -22,7 +22,7 @@ func TestMemoryDocFields(t *testing.T) {
 	var doc map[string]any
 	json.Unmarshal(raw, &doc)
 	var idx map[string]any
-	ri, _ := json.Marshal(hybrid.Doc(m, hybrid.Neighbours{}))
+	ri, _ := json.Marshal(hybrid.Doc(m))
 	json.Unmarshal(ri, &idx)
 	for f, v := range idx {
 		if !reflect.DeepEqual(doc[f], v) {

@@ -171,21 +171,6 @@ func rerankRequest(q memory.Query, keys []string) (*request, error) {
 	return &request{Query: raw, Size: len(keys), side: sideText}, nil
 }
 
-// pageRequest is the session side of q: hybrid.PageQuery over the pages,
-// for the best n, with each page's session id. It returns nil when q does
-// not weigh sessions.
-func pageRequest(q memory.Query, n int) (*request, error) {
-	pq := hybrid.PageQuery(q)
-	if pq == nil {
-		return nil, nil
-	}
-	raw, err := marshalQuery(pq)
-	if err != nil {
-		return nil, err
-	}
-	return &request{Query: raw, Size: n, Fields: []string{hybrid.FieldSessionID}, side: sideText}, nil
-}
-
 // vectorBoost weights the kNN side. With server fusion the top-level query
 // boost and each kNN boost are the fusion weights; as only their ratio
 // matters, the text tree keeps its boost of 1 (it stays exactly

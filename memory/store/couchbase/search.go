@@ -63,29 +63,14 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	return s.rank(ctx, q, fused)
 }
 
-// sessionPages is how many of the best-matching session pages weigh the
-// sessions of a recall's candidates, as in the embedded store.
-const sessionPages = 50
-
-// rank reads the candidates' memories and the sessions' relevance (a
-// second request, to the pages, when q weighs sessions) and ranks them as
-// the embedded store does (hybrid.Rank).
+// rank reads the candidates' memories and ranks them as the embedded
+// store does (hybrid.Rank).
 func (s *Store) rank(ctx context.Context, q memory.Query, fused []hybrid.Fused) ([]memory.Hit, error) {
 	ms, err := s.load(ctx, q.Namespace, fused)
 	if err != nil {
 		return nil, err
 	}
-	var sessions []hybrid.Ranked
-	pr, err := pageRequest(q, sessionPages)
-	if err != nil {
-		return nil, err
-	}
-	if pr != nil {
-		if sessions, err = s.sendPages(ctx, pr); err != nil {
-			return nil, err
-		}
-	}
-	return hybrid.Rank(q, fused, ms, sessions), nil
+	return hybrid.Rank(q, fused, ms), nil
 }
 
 // sides says whether q is run as two requests, one per side, fused here:
@@ -214,33 +199,6 @@ func (s *Store) load(ctx context.Context, ns string, fused []hybrid.Fused) (map[
 			continue
 		}
 		out[k] = d.memory()
-	}
-	return out, nil
-}
-
-// sendPages runs a page request and returns each page's session and score.
-func (s *Store) sendPages(ctx context.Context, r *request) ([]hybrid.Ranked, error) {
-	res, err := s.search(ctx, r)
-	if err != nil {
-		return nil, wrap(err, s.cfg, "searching the session pages of index %s", s.cfg.Index)
-	}
-	defer res.Close()
-	var out []hybrid.Ranked
-	for res.Next() {
-		row := res.Row()
-		var f struct {
-			SessionID string `json:"session_id"`
-		}
-		if err := row.Fields(&f); err != nil || f.SessionID == "" {
-			continue
-		}
-		out = append(out, hybrid.Ranked{ID: f.SessionID, Score: row.Score})
-	}
-	if err := res.Err(); err != nil {
-		return nil, wrap(err, s.cfg, "reading the session pages of index %s", s.cfg.Index)
-	}
-	if err := s.partial(res); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +17,6 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"agentmem/memory"
-	"agentmem/memory/hybrid"
 )
 
 // Report is what Check found in a store's directory.
@@ -68,8 +66,7 @@ func (r *Report) index(format string, args ...any) {
 // key is its namespace and id, its session entry and vectors agree with
 // it), and each namespace's text index (it opens, it is this store's and
 // this namespace's and up to date, and it holds exactly one document per
-// memory of the namespace, and per session page when it was built with
-// context (Options.Context); no other index is left). It
+// memory of the namespace; no other index is left). It
 // returns an error only when it cannot check at all (the store is in use).
 func Check(ctx context.Context, dir string) (*Report, error) {
 	r := &Report{}
@@ -200,7 +197,6 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 			return nil
 		}
 		expect[string(k)] = true
-		expect[pageKey(m.Namespace, m.SessionID, hybrid.PageOf(m.Turn))] = true
 		if id := sess.Get(sessionKey(m.Namespace, m.SessionID, m.Turn)); string(id) != m.ID {
 			r.record("memory %q of namespace %q: its session entry (session %q, turn %d) names %q", m.ID, m.Namespace, m.SessionID, m.Turn, id)
 		}
@@ -326,7 +322,7 @@ func checkIndex(ctx context.Context, path, ns string, expect map[string]bool, rs
 }
 
 func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, expect map[string]bool, rs recordState, r *Report) {
-	why, done, err := textProblem(idx, ns, rs, true, false)
+	why, done, err := textProblem(idx, ns, rs)
 	switch {
 	case err != nil:
 		r.index("namespace %q: the text index %s: %v", ns, path, err)
@@ -339,16 +335,6 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, e
 		// the documents may differ until then
 		r.Lagging++
 		return
-	}
-	// an index built without context holds no pages (Options.Context)
-	if built, err := idx.GetInternal(keyMapping); err == nil && bytes.Equal(built, mappingDigest(false)) {
-		memories := make(map[string]bool, len(expect))
-		for k := range expect {
-			if _, _, _, page := parsePageKey(k); !page {
-				memories[k] = true
-			}
-		}
-		expect = memories
 	}
 	ai, err := idx.Advanced()
 	if err != nil {

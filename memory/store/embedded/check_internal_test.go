@@ -19,9 +19,9 @@ import (
 func TestCheckFindsInconsistencies(t *testing.T) {
 	ctx := context.Background()
 	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
-	buildWith := func(t *testing.T, withContext bool) (string, *Store) {
+	build := func(t *testing.T) (string, *Store) {
 		dir := t.TempDir()
-		st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4, Context: withContext})
+		st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,6 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		}
 		return dir, st
 	}
-	build := func(t *testing.T) (string, *Store) { return buildWith(t, true) }
 	check := func(t *testing.T, dir string) *Report {
 		t.Helper()
 		r, err := Check(ctx, dir)
@@ -49,21 +48,8 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 	dir, st := build(t)
 	st.Close()
 	r := check(t, dir)
-	if !r.OK() || r.Memories != 40 || r.Sessions != 1 || r.Vectors != 40 || r.IndexDocuments != 42 {
+	if !r.OK() || r.Memories != 40 || r.Sessions != 1 || r.Vectors != 40 || r.IndexDocuments != 40 {
 		t.Fatalf("healthy store: %+v", r)
-	}
-	// without context: no pages
-	dir, st = buildWith(t, false)
-	st.Close()
-	r = check(t, dir)
-	if !r.OK() || r.Memories != 40 || r.IndexDocuments != 40 {
-		t.Fatalf("healthy store without context: %+v", r)
-	}
-	dir, st = buildWith(t, false)
-	st.indexOf(t, "default").Delete(key("default", memory.MemoryID("s", 3)))
-	st.Close()
-	if r = check(t, dir); !strings.Contains(strings.Join(r.Index, "\n"), "lacks 1 of the 40 documents") {
-		t.Fatalf("a lost document without context: %+v", r)
 	}
 
 	cases := []struct {
@@ -71,7 +57,7 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		index      bool
 		hurt       func(t *testing.T, st *Store)
 	}{
-		{"index lost a document", "lacks 1 of the 42 documents", true, func(t *testing.T, st *Store) {
+		{"index lost a document", "lacks 1 of the 40 documents", true, func(t *testing.T, st *Store) {
 			st.indexOf(t, "default").Delete(key("default", "s:3"))
 		}},
 		{"index holds a stray document", `holds a document "default\x1fghost"`, true, func(t *testing.T, st *Store) {

@@ -75,8 +75,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		if deleted == 0 {
 			return nil
 		}
-		// before deleting: see affected
-		keys = affected(tx, victims, s.context)
+		keys = keysOf(victims)
 		for _, m := range victims {
 			k := []byte(key(m.Namespace, m.ID))
 			ids[m.ID] = true

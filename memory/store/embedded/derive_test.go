@@ -16,17 +16,9 @@ import (
 // per flush however many writes touched them. Whatever the writes' grouping
 // (whole sessions in one call, or turn by turn with searches, and so
 // flushes, in between, and turns rewritten), the index ends up holding the
-// same documents: every search ranks the same memories and session pages
-// with the same scores, and check finds the index exactly what the records
-// make. So with context (Options.Context), where a write changes its
-// neighbours' documents and its page, and without.
+// same documents: every search ranks the same memories with the same
+// scores, and check finds the index exactly what the records make.
 func TestDocumentsIndependentOfWriteGrouping(t *testing.T) {
-	for _, withContext := range []bool{true, false} {
-		t.Run(fmt.Sprintf("context=%v", withContext), func(t *testing.T) { documentsIndependentOfWriteGrouping(t, withContext) })
-	}
-}
-
-func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 	ctx := context.Background()
 	words := strings.Fields("Caroline Melanie adopted greyhound park morning pottery bowls market dollars camping storm dragons castles Paris Hamlet 3 May 2023 forty painting sister")
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -40,7 +32,7 @@ func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 	var sessions [][]memory.Memory
 	for s := range 8 {
 		var ms []memory.Memory
-		for n := range 5 + rng.IntN(70) { // up to three pages
+		for n := range 5 + rng.IntN(70) {
 			id := fmt.Sprintf("s%d", s)
 			ms = append(ms, memory.Memory{ID: memory.MemoryID(id, n), Namespace: "default", SessionID: id, SessionDate: day0.AddDate(0, 0, s),
 				Turn: n, Role: []string{"user", "assistant"}[n%2], Speaker: []string{"Caroline", "Melanie"}[n%2], Text: text(), Hash: fmt.Sprint(s, n), Created: day0})
@@ -50,9 +42,6 @@ func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 	queries := make([]memory.Query, 20)
 	for i := range queries {
 		queries[i] = memory.Query{Namespace: "default", Text: text(), K: 1000, Pool: 1000, Fusion: memory.TextOnly}
-		if withContext {
-			queries[i].Weights = memory.Weights{Neighbours: 0.5, Session: 1}
-		}
 	}
 	search := func(st *embedded.Store) []string {
 		var out []string
@@ -72,7 +61,7 @@ func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 
 	// whole sessions
 	wholeDir := t.TempDir()
-	whole := openContext(t, wholeDir, nil, withContext)
+	whole := openStore(t, wholeDir, nil)
 	for _, ms := range sessions {
 		if err := whole.Put(ctx, ms); err != nil {
 			t.Fatal(err)
@@ -81,7 +70,7 @@ func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 	// turn by turn, sessions interleaved, each turn first written with
 	// another text and then rewritten, searches in between
 	byTurnDir := t.TempDir()
-	byTurn := openContext(t, byTurnDir, nil, withContext)
+	byTurn := openStore(t, byTurnDir, nil)
 	for n := 0; ; n++ {
 		wrote := false
 		for s, ms := range sessions {
@@ -125,8 +114,8 @@ func documentsIndependentOfWriteGrouping(t *testing.T, withContext bool) {
 		if err != nil || !r.OK() {
 			t.Fatalf("check: %v %+v", err, r)
 		}
-		if withContext && r.IndexDocuments <= r.Memories || !withContext && r.IndexDocuments != r.Memories {
-			t.Errorf("check: %d documents for %d memories (context %v: pages only with it)", r.IndexDocuments, r.Memories, withContext)
+		if r.IndexDocuments != r.Memories {
+			t.Errorf("check: %d documents for %d memories", r.IndexDocuments, r.Memories)
 		}
 	}
 }

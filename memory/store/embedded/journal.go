@@ -118,7 +118,7 @@ func byNamespace(keys []string) map[string][]string {
 
 // applyTo adds to b the documents of keys as the records in tx make them.
 func (s *Store) applyTo(tx *bolt.Tx, b *bleve.Batch, keys []string) error {
-	docs, dels, err := derive(tx, keys, s.context)
+	docs, dels, err := derive(tx, keys)
 	if err != nil {
 		return err
 	}

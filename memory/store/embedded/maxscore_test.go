@@ -1,18 +1,15 @@
 package embedded
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"agentmem/memory"
@@ -23,11 +20,10 @@ import (
 // namespaces whose words follow a Zipf law (a few words in most
 // documents, as "like" or "time" in conversations), over several segments
 // with deleted documents, for questions of common and rare words, entity
-// phrases, more than ten words, neighbours' context, and session and date
-// filters; and it does skip documents (else it would test nothing of the
+// phrases, more than ten words, and session and date filters; and it does skip documents (else it would test nothing of the
 // pruning).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
-	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true, Context: true})
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +93,6 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 			q.SessionID = fmt.Sprint("s", 2*r.IntN(150))
 		case 2:
 			q.After, q.Before = day.AddDate(0, 0, 30), day.AddDate(0, 0, 200)
-		case 3:
-			q.Weights.Neighbours = 0.5
 		case 4:
 			q.Namespace = "b"
 			q.K = 3
@@ -127,7 +121,7 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 		}
 		if bits {
 			exact++
-		} else if words <= 10 && q.Weights.Neighbours <= 0 {
+		} else if words <= 10 {
 			t.Errorf("%+v: the scores differ from bleve's in the last bits:\nMaxScore %v\nbleve    %v", q, got, want)
 		}
 	}
@@ -172,36 +166,6 @@ func sameRanking(got, want []hybrid.Ranked) bool {
 	return true
 }
 
-// termBound is the greatest middle factor of bleve's BM25 term score over
-// every length and frequency (a frequency at most the length), and a
-// one-word field reaches it when the average length is at most 3.
-func TestMaxScoreBound(t *testing.T) {
-	k1, b := search.BM25_k1, search.BM25_b
-	for _, avg := range []float64{1, 2, 3, 5, 12, 40} {
-		bound := termBound(avg)
-		best := 0.0
-		for L := 1; L <= 2000; L++ {
-			// bleve's field length comes back from a float32 norm
-			norm := float64(float32(1 / math.Sqrt(float64(L))))
-			fieldLength := 1 / (norm * norm)
-			for freq := 1; freq <= L; freq++ {
-				tf := math.Sqrt(float64(freq))
-				f := (tf * k1) / (tf + k1*(1-b+(b*fieldLength/avg)))
-				if f > bound*(1+1e-9) {
-					t.Fatalf("avg %v: length %d, frequency %d: %v above the bound %v", avg, L, freq, f, bound)
-				}
-				best = max(best, f)
-			}
-		}
-		if avg <= 3 && best != bound {
-			t.Errorf("avg %v: the best is %v, the bound %v", avg, best, bound)
-		}
-		if best < bound*0.99 {
-			t.Errorf("avg %v: the bound %v is loose: the best is %v", avg, bound, best)
-		}
-	}
-}
-
 // A query of another shape than hybrid.TextMatch's runs in bleve, with
 // the same result.
 func TestMaxScoreOtherShapes(t *testing.T) {
@@ -244,39 +208,6 @@ func TestMaxScoreOtherShapes(t *testing.T) {
 		}
 		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%T: got %v, want %v", tq, got, want)
-		}
-	}
-}
-
-// TestMaxScorePoolKeepsTies offers random scores with many repeats and
-// checks the pool against a sort: its n best, and every other document
-// that scores as the n-th, so the cut among them can be made by id.
-func TestMaxScorePoolKeepsTies(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	for trial := range 500 {
-		n := 1 + r.IntN(12)
-		var all []msItem
-		h := &msHeap{}
-		for id := range uint64(r.IntN(80)) {
-			it := msItem{score: float64(r.IntN(6)), id: id}
-			all = append(all, it)
-			if h.takes(it.score, n) {
-				h.offer(it.score, it.id, n)
-			}
-		}
-		slices.SortStableFunc(all, func(a, b msItem) int { return cmp.Compare(b.score, a.score) })
-		var want []msItem
-		for _, it := range all {
-			if len(want) < n || it.score == want[n-1].score {
-				want = append(want, it)
-			}
-		}
-		got := h.all()
-		byID := func(a, b msItem) int { return cmp.Compare(a.id, b.id) }
-		slices.SortFunc(got, byID)
-		slices.SortFunc(want, byID)
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d, n=%d: pool %v, want %v", trial, n, got, want)
 		}
 	}
 }

@@ -120,11 +120,7 @@ func makeLegacy(t *testing.T, dir string) {
 	b := idx.NewBatch()
 	err = st.update(func(tx *bolt.Tx) error {
 		for _, ns := range namespacesOf(tx) {
-			keys, err := namespaceKeys(tx, ns, st.context)
-			if err != nil {
-				return err
-			}
-			if err := st.applyTo(tx, b, keys); err != nil {
+			if err := st.applyTo(tx, b, namespaceKeys(tx, ns)); err != nil {
 				return err
 			}
 		}
@@ -133,7 +129,7 @@ func makeLegacy(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.SetInternal(keyMapping, mappingDigest(st.context))
+	b.SetInternal(keyMapping, mappingDigest())
 	b.SetInternal(keyIndexStoreID, st.storeID)
 	b.SetInternal(keySeq, seqKey(st.seq))
 	if err := idx.Batch(b); err != nil {
@@ -377,5 +373,39 @@ func TestTextIndexesOpenedLazily(t *testing.T) {
 	hits, err := st.Search(ctx, memory.Query{Namespace: "n3", Text: "okapi", K: 10, Fusion: memory.TextOnly})
 	if err != nil || len(hits) != 3 {
 		t.Errorf("n3: %d hits (%v), want 3", len(hits), err)
+	}
+}
+
+// An index built with another mapping (an older agentmem's: until the
+// session pages and the neighbours' context were removed, every index
+// recorded one of two digests) is rebuilt from the records at its first
+// use, and not again.
+func TestOtherMappingRebuilds(t *testing.T) {
+	dir := t.TempDir()
+	st := openLogged(t, dir, nil)
+	day0 := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	var ms []memory.Memory
+	for n, text := range []string{"we adopted a greyhound", "her name is Luna", "the weather was cold"} {
+		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day0,
+			Turn: n, Role: "user", Text: text, Hash: fmt.Sprint(n), Created: day0})
+	}
+	if err := st.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.indexOf(t, "default").SetInternal(keyMapping, []byte("0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for round, want := range []bool{true, false} {
+		var logs bytes.Buffer
+		st = openLogged(t, dir, &logs)
+		hits, err := st.Search(context.Background(), memory.Query{Namespace: "default", Text: "greyhound", K: 10, Fusion: memory.TextOnly})
+		st.Close()
+		if err != nil || len(hits) != 1 || hits[0].Memory.ID != "s:0" {
+			t.Fatalf("round %d: %v %v, want s:0", round, hits, err)
+		}
+		if got := strings.Contains(logs.String(), "built by another version"); got != want {
+			t.Errorf("round %d: rebuilt %v, want %v:\n%s", round, got, want, logs.String())
+		}
 	}
 }

@@ -26,6 +26,11 @@ func sessionPrefix(ns, session string) []byte {
 	return k[:len(k)-4]
 }
 
+// turnOf is the turn of a sessionKey.
+func turnOf(sessionKey []byte) int {
+	return int(binary.BigEndian.Uint32(sessionKey[len(sessionKey)-4:]))
+}
+
 // Put stores ms in one fsync'd transaction: all or none. Their namespaces'
 // indexes learn of them in the next batch (at most flushAt documents later,
 // or before the next search), and the journal covers a crash in between.
@@ -82,10 +87,9 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 				return err
 			}
 		}
-		// the memories, the neighbours whose context they change, and
-		// their pages: journalled here, derived for the index at the
-		// flush (flushIndex)
-		keys = affected(tx, ms, s.context)
+		// the memories' documents: journalled here, derived for the
+		// index at the flush (flushIndex)
+		keys = keysOf(ms)
 		var err error
 		seq, err = s.journal(tx, keys, true)
 		return err

@@ -37,10 +37,10 @@ import (
 //     trimmed is older than the records (restored from a backup), one that
 //     applied an entry never written is newer (the records were restored);
 //   - count: after the journal's replay, the index holds at least one
-//     document per memory of its namespace (memories plus session pages).
+//     document per memory of its namespace.
 //
 // A missing index, an empty one, one bleve cannot open, one whose rebuild
-// was interrupted, and one built by another version of the mapping (or choice of context) are
+// was interrupted, and one built by another version of the mapping are
 // rebuilt too, each from its namespace's records only. Every rebuild logs
 // why and its progress. A store whose records are empty or missing beside
 // an index that holds documents is an error, never an empty store.
@@ -56,10 +56,9 @@ var (
 	keyIndexStoreID = []byte("store-id")
 )
 
-// mappingDigest names the search kit's current mapping, with context or
-// without (Options.Context): an index built with another one (an older
-// agentmem, or the other choice) is rebuilt from the records.
-func mappingDigest(withContext bool) []byte {
+// mappingDigest names the search kit's current mapping: an index built
+// with another one (an older agentmem) is rebuilt from the records.
+func mappingDigest() []byte {
 	raw, err := json.Marshal(hybrid.LeanMapping())
 	if err != nil {
 		panic(err)
@@ -67,9 +66,6 @@ func mappingDigest(withContext bool) []byte {
 	// hybrid.DocVersion counts what the JSON does not show: how documents
 	// are derived from memories
 	raw = append(raw, "v"+strconv.Itoa(hybrid.DocVersion)...)
-	if !withContext {
-		raw = append(raw, " without context"...)
-	}
 	sum := sha256.Sum256(raw)
 	return []byte(hex.EncodeToString(sum[:8]))
 }
@@ -286,7 +282,7 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 	case err != nil:
 		return 0, fmt.Sprintf("the text index cannot be opened (%v)", err), nil
 	}
-	why, q, err := textProblem(idx, t.ns, rs, s.context)
+	why, q, err := textProblem(idx, t.ns, rs)
 	if err != nil || why != "" {
 		idx.Close()
 		if err != nil {
@@ -300,9 +296,8 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 
 // textProblem says why idx cannot serve as ns's index in the store rs
 // describes, even after the journal's replay ("" when it can), and returns
-// the last journal entry it applied. Open and Check share it: Open accepts
-// the mapping of its own choice of context only, Check either (modes).
-func textProblem(idx bleve.Index, ns string, rs recordState, modes ...bool) (string, uint64, error) {
+// the last journal entry it applied. Open and Check share it.
+func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, error) {
 	var vals [4][]byte
 	for i, k := range [][]byte{keyMapping, keyIndexStoreID, keyNamespace, keySeq} {
 		v, err := idx.GetInternal(k)
@@ -315,8 +310,8 @@ func textProblem(idx bleve.Index, ns string, rs recordState, modes ...bool) (str
 	switch {
 	case len(built) == 0:
 		return "the text index is incomplete (its rebuild was interrupted)", q, nil
-	case !slices.ContainsFunc(modes, func(c bool) bool { return bytes.Equal(built, mappingDigest(c)) }):
-		return "the text index was built by another version or with the other choice of context (Options.Context)", q, nil
+	case !bytes.Equal(built, mappingDigest()):
+		return "the text index was built by another version", q, nil
 	case !bytes.Equal(id, rs.id):
 		return "the text index belongs to another data directory", q, nil
 	case holds != ns:
@@ -506,31 +501,15 @@ func namespacesOf(tx *bolt.Tx) []string {
 	return out
 }
 
-// namespaceKeys lists the index keys the records of ns make: its memories
-// and, with context, its sessions' pages.
-func namespaceKeys(tx *bolt.Tx, ns string, withContext bool) ([]string, error) {
+// namespaceKeys lists the index keys the records of ns make: its memories'.
+func namespaceKeys(tx *bolt.Tx, ns string) []string {
 	prefix := []byte(ns + "\x1f")
 	var keys []string
 	c := tx.Bucket(bucketMem).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		keys = append(keys, string(k))
 	}
-	if !withContext {
-		return keys, nil
-	}
-	pages := map[string]bool{}
-	c = tx.Bucket(bucketSession).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		kns, session, ok := splitSessionKey(k)
-		if !ok || kns != ns {
-			return nil, fmt.Errorf("malformed session key %q", k)
-		}
-		if pk := pageKey(ns, session, hybrid.PageOf(turnOf(k))); !pages[pk] {
-			pages[pk] = true
-			keys = append(keys, pk)
-		}
-	}
-	return keys, nil
+	return keys
 }
 
 // rebuild replaces the indexes of names with ones derived from the
@@ -541,10 +520,7 @@ func (s *Store) rebuild(ctx context.Context, names []string, progress func(done,
 	total := 0
 	if err := s.view(func(tx *bolt.Tx) error {
 		for i, ns := range names {
-			var err error
-			if keys[i], err = namespaceKeys(tx, ns, s.context); err != nil {
-				return err
-			}
+			keys[i] = namespaceKeys(tx, ns)
 			total += len(keys[i])
 		}
 		return nil
@@ -614,7 +590,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	}
 	b := idx.NewBatch()
 	b.SetInternal(keySeq, seqKey(s.seq))
-	b.SetInternal(keyMapping, mappingDigest(s.context))
+	b.SetInternal(keyMapping, mappingDigest())
 	if err := idx.Batch(b); err != nil {
 		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}

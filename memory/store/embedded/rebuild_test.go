@@ -3,7 +3,6 @@ package embedded_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -52,14 +51,7 @@ func mem(s, n int) memory.Memory {
 
 func openStore(t *testing.T, dir string, log *slog.Logger) *embedded.Store {
 	t.Helper()
-	return openContext(t, dir, log, false)
-}
-
-// openContext opens the store in dir with or without context
-// (Options.Context).
-func openContext(t *testing.T, dir string, log *slog.Logger, withContext bool) *embedded.Store {
-	t.Helper()
-	st, err := embedded.Open(context.Background(), dir, embedded.Options{NoSync: true, Logger: log, Context: withContext})
+	st, err := embedded.Open(context.Background(), dir, embedded.Options{NoSync: true, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,96 +151,5 @@ func TestIndexLossRebuilt(t *testing.T) {
 				t.Errorf("after reopening, BM25 finds %d of %d memories", n, sessions*turns)
 			}
 		})
-	}
-}
-
-// Options.Context is part of the index's mapping: a store opened with the
-// other choice rebuilds the namespace's index at its first use, and its
-// documents are then what that choice makes: a memory found through its
-// neighbour's words, and session pages, only with context. A store without
-// context refuses the weights that would search them.
-func TestContextToggleRebuilds(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	var ms []memory.Memory
-	for n, text := range []string{"we adopted a greyhound", "her name is Luna", "the weather was cold"} {
-		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day0,
-			Turn: n, Role: "user", Text: text, Hash: fmt.Sprint(n), Created: day0})
-	}
-	neighbours := memory.Query{Namespace: "default", Text: "greyhound", K: 10, Fusion: memory.TextOnly, Weights: memory.Weights{Neighbours: 1}}
-	ids := func(t *testing.T, st *embedded.Store, q memory.Query) string {
-		t.Helper()
-		hits, err := st.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, h := range hits {
-			out = append(out, h.Memory.ID)
-		}
-		return strings.Join(out, " ")
-	}
-	documents := func(t *testing.T) int {
-		t.Helper()
-		r, err := embedded.Check(ctx, dir)
-		if err != nil || !r.OK() {
-			t.Fatalf("check: %v %+v", err, r)
-		}
-		return r.IndexDocuments
-	}
-
-	st := openContext(t, dir, nil, true)
-	if err := st.Put(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	if got := ids(t, st, neighbours); got != "s:0 s:1" {
-		t.Errorf("with context, weights.neighbours finds %q, want s:0 s:1 (s:1 through its neighbour)", got)
-	}
-	if got := ids(t, st, memory.Query{Namespace: "default", Text: "greyhound", K: 10, Fusion: memory.TextOnly, Weights: memory.Weights{Session: 1}}); got != "s:0" {
-		t.Errorf("with context, weights.session finds %q, want s:0", got)
-	}
-	st.Close()
-	if n := documents(t); n != 4 {
-		t.Errorf("with context: %d documents, want 3 memories and 1 page", n)
-	}
-
-	for _, withContext := range []bool{false, true} {
-		var logs bytes.Buffer
-		st = openContext(t, dir, slog.New(slog.NewTextHandler(&logs, nil)), withContext)
-		plain := ids(t, st, memory.Query{Namespace: "default", Text: "greyhound", K: 10, Fusion: memory.TextOnly})
-		if plain != "s:0" {
-			t.Errorf("context %v: %q, want s:0", withContext, plain)
-		}
-		if !strings.Contains(logs.String(), "the other choice of context") {
-			t.Errorf("context %v: the index was not rebuilt at its first use:\n%s", withContext, logs.String())
-		}
-		for _, w := range []struct {
-			field string
-			w     memory.Weights
-		}{{"weights.neighbours", memory.Weights{Neighbours: 0.5}}, {"weights.session", memory.Weights{Session: 1}}} {
-			q := neighbours
-			q.Weights = w.w
-			_, err := st.Search(ctx, q)
-			var fe *memory.FieldError
-			switch {
-			case withContext && err != nil:
-				t.Errorf("context: %s: %v", w.field, err)
-			case !withContext && (!errors.As(err, &fe) || fe.Field != w.field || !strings.Contains(fe.Msg, "--index-context")):
-				t.Errorf("without context, %s: %v, want a FieldError naming it and --index-context", w.field, err)
-			}
-		}
-		st.Close()
-		want := map[bool]int{false: 3, true: 4}[withContext]
-		if n := documents(t); n != want {
-			t.Errorf("context %v: %d documents, want %d", withContext, n, want)
-		}
-		// the next open with the same choice does not rebuild
-		logs.Reset()
-		st = openContext(t, dir, slog.New(slog.NewTextHandler(&logs, nil)), withContext)
-		ids(t, st, memory.Query{Namespace: "default", Text: "greyhound", K: 10, Fusion: memory.TextOnly})
-		st.Close()
-		if strings.Contains(logs.String(), "rebuild") {
-			t.Errorf("context %v: rebuilt again:\n%s", withContext, logs.String())
-		}
 	}
 }

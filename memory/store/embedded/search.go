@@ -20,9 +20,6 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
-	if err := s.contextWeights(q.Weights); err != nil {
-		return nil, err
-	}
 	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
 	if err != nil {
 		return nil, err
@@ -76,62 +73,18 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	if verr != nil {
 		return nil, verr
 	}
-	var sessions []hybrid.Ranked
-	if r := hybrid.PageRequest(q, sessionPages); r != nil && t != nil {
-		if sessions, err = t.pages(ctx, r); err != nil {
-			return nil, err
-		}
-	}
 	fused := hybrid.Fuse(q, text, vec)
 	ms, err := s.load(q.Namespace, fused)
 	if err != nil {
 		return nil, err
 	}
-	return hybrid.Rank(q, fused, ms, sessions), nil
-}
-
-// contextWeights refuses the weights that search what a store without
-// context (Options.Context) does not index: never a silent no-op.
-func (s *Store) contextWeights(w memory.Weights) error {
-	if s.context {
-		return nil
-	}
-	w = w.OrDefault()
-	for _, f := range []struct {
-		name, what string
-		v          float64
-	}{{"weights.neighbours", "neighbouring turns' context", w.Neighbours}, {"weights.session", "session pages", w.Session}} {
-		if f.v > 0 {
-			return &memory.FieldError{Field: f.name, Msg: fmt.Sprintf("is %v, but this store does not index %s: leave it 0, or start agentmem with --index-context (AGENTMEM_INDEX_CONTEXT=true; embedded.Options.Context), which rebuilds the text indexes with them and costs about twice the ingest time", f.v, f.what)}
-		}
-	}
-	return nil
+	return hybrid.Rank(q, fused, ms), nil
 }
 
 // sequential makes Search run the text and vector sides one after the
 // other, as it did before they ran at the same time: for tests and
 // benchmarks that compare the two.
 var sequential = false
-
-// sessionPages is how many of the best-matching session pages weigh the
-// sessions of a recall's candidates.
-const sessionPages = 50
-
-// pages runs a page search and returns each page's session and score.
-func (t *textIndex) pages(ctx context.Context, r *bleve.SearchRequest) ([]hybrid.Ranked, error) {
-	res, err := t.search(ctx, r)
-	if err != nil {
-		return nil, fmt.Errorf("session search: %w", err)
-	}
-	out := make([]hybrid.Ranked, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		if _, session, _, ok := parsePageKey(h.ID); ok {
-			out = append(out, hybrid.Ranked{ID: session, Score: h.Score})
-		}
-	}
-	hybrid.SortRanked(out)
-	return out, nil
-}
 
 // speakers returns the speakers of t's namespace named by one of names
 // (hybrid.QueryNames, hybrid.SpeakerNamed) that a stored memory still has:

@@ -233,7 +233,7 @@ func (s *Store) catchUp(cur uint64) error {
 			}
 			for _, key := range e.Keys {
 				ns, _ := splitKey(key)
-				if st, ok := s.vec.through[ns]; ok && n > st && isMemoryKey(key) {
+				if st, ok := s.vec.through[ns]; ok && n > st {
 					todo[key] = true
 				}
 			}

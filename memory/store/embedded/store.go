@@ -64,14 +64,7 @@ type Options struct {
 	// NoSync skips fsync on each write: much faster bulk ingest, at the risk
 	// of losing the last writes in a power cut (not in a process crash).
 	NoSync bool
-	// Context indexes, for every memory, its neighbouring turns' words and
-	// entities, and a document per page of each session: what
-	// weights.neighbours and weights.session search (both off by default).
-	// It costs about twice the ingest time (EVALS.md, "Ingest"). Without it a
-	// recall asking for either weight fails with a memory.FieldError.
-	// Changing it rebuilds each namespace's text index at its first use.
-	Context bool
-	Logger  *slog.Logger
+	Logger *slog.Logger
 }
 
 // Store is the embedded memory.Store.
@@ -92,7 +85,6 @@ type Store struct {
 
 	embedderID string
 	dims       int
-	context    bool // Options.Context
 
 	damage atomic.Pointer[error] // set once a use of the record file panicked (damage.go)
 	closed bool
@@ -112,7 +104,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, log: opts.Logger, context: opts.Context}
+	s := &Store{dir: dir, db: db, log: opts.Logger}
 	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
 		s.closeText()

@@ -14,16 +14,6 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Open {
 		dir := t.TempDir()
 		return func(id string, dims int, any bool) (memory.Store, error) {
-			return embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: id, Dims: dims, SkipEmbedderCheck: any, NoSync: true, Context: true})
-		}
-	})
-}
-
-// The default: no neighbours' context, no session pages.
-func TestConformanceWithoutContext(t *testing.T) {
-	storetest.RunWithoutContext(t, func(t *testing.T) storetest.Open {
-		dir := t.TempDir()
-		return func(id string, dims int, any bool) (memory.Store, error) {
 			return embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: id, Dims: dims, SkipEmbedderCheck: any, NoSync: true})
 		}
 	})

@@ -98,7 +98,7 @@ func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.In
 	b.SetInternal(keyIndexStoreID, s.storeID)
 	b.SetInternal(keyNamespace, []byte(ns))
 	if complete {
-		b.SetInternal(keyMapping, mappingDigest(s.context))
+		b.SetInternal(keyMapping, mappingDigest())
 		b.SetInternal(keySeq, seqKey(seq))
 	}
 	if err := idx.Batch(b); err != nil {

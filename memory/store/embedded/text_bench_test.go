@@ -36,77 +36,10 @@ import (
 // questions). AGENTMEM_BENCH_FORCEMERGE=1 merges the
 // index into one segment first (in place), to see what segments cost.
 func BenchmarkTextSide(b *testing.B) {
-	dir := os.Getenv("AGENTMEM_BENCH_STORE")
-	if dir == "" {
-		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
-	}
-	// the store as agentmem-eval bench made it: a lean index unless
-	// AGENTMEM_BENCH_CONTEXT says it was made with --index-context (opening
-	// it otherwise would rebuild its text index first)
-	withContext := os.Getenv("AGENTMEM_BENCH_CONTEXT") != ""
-	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true, Context: withContext})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, texts := openBenchStore(b)
 	defer s.Close()
-	const ns = "bench"
-	var texts []string
-	s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMem).ForEach(func(k, v []byte) error {
-			if m, err := decode(v); err == nil && m.Namespace == ns {
-				texts = append(texts, m.Text)
-			}
-			return nil
-		})
-	})
-	if len(texts) == 0 {
-		b.Fatalf("no memories in namespace %s of %s", ns, dir)
-	}
-	r := rand.New(rand.NewPCG(1, 1))
-	var qs []memory.Query
-	if path := os.Getenv("AGENTMEM_BENCH_QUERIES"); path != "" {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, line := range strings.Split(string(raw), "\n") {
-			if strings.TrimSpace(line) != "" {
-				qs = append(qs, memory.Query{Namespace: ns, Text: line, K: 10})
-			}
-		}
-	}
-	for len(qs) == 0 {
-		for range 200 {
-			w := strings.Fields(texts[r.IntN(len(texts))])
-			qs = append(qs, memory.Query{Namespace: ns, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
-		}
-	}
-	s.indexOf(b, ns)
-	ti := s.texts[ns]
-	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
-		// what the segment count costs: merge into one first (this
-		// rewrites the index in place)
-		adv, err := ti.idx.Advanced()
-		if err != nil {
-			b.Fatal(err)
-		}
-		sc, ok := adv.(*scorch.Scorch)
-		if !ok {
-			b.Fatalf("the index is %T, not scorch", adv)
-		}
-		if err := sc.ForceMerge(context.Background(), &mergeplan.SingleSegmentMergePlanOptions); err != nil {
-			b.Fatal(err)
-		}
-	}
-	stats := ti.idx.StatsMap()
-	var keys []string
-	for k, v := range flatten("", stats) {
-		if strings.Contains(strings.ToLower(k), "segment") || strings.Contains(k, "doc") {
-			keys = append(keys, fmt.Sprintf("%s=%v", k, v))
-		}
-	}
-	sort.Strings(keys)
-	b.Logf("%d memories; index stats: %s", len(texts), strings.Join(keys, " "))
+	qs := benchQueries(b, texts)
+	ti := benchIndex(b, s, len(texts))
 
 	run := func(mk func(q memory.Query) *bleve.SearchRequest) func(b *testing.B) {
 		return func(b *testing.B) {
@@ -193,12 +126,6 @@ func BenchmarkTextSide(b *testing.B) {
 	}))
 	b.Run("maxscore-no-filter", runTop(hybrid.TextMatch))
 	b.Run("maxscore-filter-clause", runTop(filtered))
-	if withContext {
-		b.Run("pages", run(func(q memory.Query) *bleve.SearchRequest {
-			q.Weights.Session = 1
-			return hybrid.PageRequest(q, sessionPages)
-		}))
-	}
 	// the store's own call (textIndex.search: BM25 statistics, and equal
 	// scores at the cut decided by id) against the bare search of the
 	// same request with the same statistics
@@ -245,6 +172,92 @@ func BenchmarkTextSide(b *testing.B) {
 	}
 	b.Run("store-bare", store(false))
 	b.Run("store-tie-cut", store(true))
+}
+
+// benchNS is the namespace agentmem bench stores its memories in.
+const benchNS = "bench"
+
+// openBenchStore opens the store AGENTMEM_BENCH_STORE names (the
+// benchmark is skipped without it) and reads its memories' texts.
+func openBenchStore(b *testing.B) (*Store, []string) {
+	dir := os.Getenv("AGENTMEM_BENCH_STORE")
+	if dir == "" {
+		b.Skip("AGENTMEM_BENCH_STORE is not set: make a store with `agentmem-eval bench --sizes 100000 --keep --work DIR` and point it at DIR/100000/store")
+	}
+	s, err := Open(context.Background(), dir, Options{SkipEmbedderCheck: true, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMem).ForEach(func(k, v []byte) error {
+			if m, err := decode(v); err == nil && m.Namespace == benchNS {
+				texts = append(texts, m.Text)
+			}
+			return nil
+		})
+	})
+	if len(texts) == 0 {
+		b.Fatalf("no memories in namespace %s of %s", benchNS, dir)
+	}
+	return s, texts
+}
+
+// benchQueries are the lines of AGENTMEM_BENCH_QUERIES, or else the first
+// words of 200 random texts.
+func benchQueries(b *testing.B, texts []string) []memory.Query {
+	r := rand.New(rand.NewPCG(1, 1))
+	var qs []memory.Query
+	if path := os.Getenv("AGENTMEM_BENCH_QUERIES"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.TrimSpace(line) != "" {
+				qs = append(qs, memory.Query{Namespace: benchNS, Text: line, K: 10})
+			}
+		}
+	}
+	for len(qs) == 0 {
+		for range 200 {
+			w := strings.Fields(texts[r.IntN(len(texts))])
+			qs = append(qs, memory.Query{Namespace: benchNS, Text: strings.Join(w[:min(len(w), 10)], " "), K: 10})
+		}
+	}
+	return qs
+}
+
+// benchIndex is the bench namespace's text index, merged into one segment
+// first with AGENTMEM_BENCH_FORCEMERGE, its statistics logged.
+func benchIndex(b *testing.B, s *Store, memories int) *textIndex {
+	s.indexOf(b, benchNS)
+	ti := s.texts[benchNS]
+	if os.Getenv("AGENTMEM_BENCH_FORCEMERGE") != "" {
+		// what the segment count costs: merge into one first (this
+		// rewrites the index in place)
+		adv, err := ti.idx.Advanced()
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc, ok := adv.(*scorch.Scorch)
+		if !ok {
+			b.Fatalf("the index is %T, not scorch", adv)
+		}
+		if err := sc.ForceMerge(context.Background(), &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stats := ti.idx.StatsMap()
+	var keys []string
+	for k, v := range flatten("", stats) {
+		if strings.Contains(strings.ToLower(k), "segment") || strings.Contains(k, "doc") {
+			keys = append(keys, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	sort.Strings(keys)
+	b.Logf("%d memories; index stats: %s", memories, strings.Join(keys, " "))
+	return ti
 }
 
 // cpuTime is the process's CPU time (user + system).

@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -196,12 +195,6 @@ func (s *Store) readVectors(tx *bolt.Tx, k []byte) (m memory.Memory, ok bool, er
 	}
 	m.Vectors, err = decodeVectors(v, s.dims)
 	return m, err == nil, err
-}
-
-// isMemoryKey tells a memory's key from a page's.
-func isMemoryKey(k string) bool {
-	_, rest, ok := strings.Cut(k, "\x1f")
-	return ok && !strings.HasPrefix(rest, pageMark)
 }
 
 // NearestVectors returns the ids of the k memories of ns whose best window

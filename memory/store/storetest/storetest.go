@@ -29,15 +29,7 @@ type Open func(embedderID string, dims int, anyEmbedder bool) (memory.Store, err
 // Run runs the suite. newStorage returns an Open over fresh, empty storage
 // (a temporary directory, a new collection), which it cleans up with t.
 func Run(t *testing.T, newStorage func(t *testing.T) Open) {
-	run(t, newStorage, true)
-}
-
-// RunWithoutContext runs the suite on a store that indexes neither its
-// memories' neighbouring turns nor session pages (the embedded store
-// without Options.Context): the recalls ask for neither weight, and
-// ContextFollowsWrites, which is about them, is left out.
-func RunWithoutContext(t *testing.T, newStorage func(t *testing.T) Open) {
-	run(t, newStorage, false)
+	run(t, newStorage)
 }
 
 // RunKeyValue runs the cases that need no search, on a store whose search
@@ -70,8 +62,8 @@ func (s *suite) start(t *testing.T) {
 	t.Cleanup(func() { s.st.Close() })
 }
 
-func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
-	s := &suite{open: newStorage(t), context: withContext}
+func run(t *testing.T, newStorage func(t *testing.T) Open) {
+	s := &suite{open: newStorage(t)}
 	s.start(t)
 
 	t.Run("RecallLexical", s.recallLexical)
@@ -90,9 +82,6 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)
 	t.Run("NamesMatchAsEntities", s.namesMatchAsEntities)
-	if withContext {
-		t.Run("ContextFollowsWrites", s.contextFollowsWrites)
-	}
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
@@ -101,7 +90,6 @@ func run(t *testing.T, newStorage func(t *testing.T) Open, withContext bool) {
 
 type suite struct {
 	open     Open
-	context  bool // the store indexes neighbours' context and session pages
 	keyValue bool // no search: RunKeyValue
 	emb      *fake.Embedder
 	st       memory.Store
@@ -683,34 +671,6 @@ func (s *suite) namesMatchAsEntities(t *testing.T) {
 	}
 }
 
-// A memory is found through its neighbours' words, and that context follows
-// the session: the turn that was last gains the turn appended after it, and
-// a deleted turn no longer lends its words.
-func (s *suite) contextFollowsWrites(t *testing.T) {
-	ns := "context"
-	remember(t, s.svc, ns, "s", "2023-05-07", "we adopted a greyhound", "what is her name", "Pixel")
-	find := func(query string) []string {
-		t.Helper()
-		return recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: query, Fusion: memory.TextOnly,
-			Weights: &memory.Weights{Neighbours: 1, Session: -1}})
-	}
-	if got := find("greyhound"); !slices.Contains(got, "s:1") || slices.Contains(got, "s:2") {
-		t.Errorf("greyhound: %v, want s:1 through its neighbour s:0, not s:2", got)
-	}
-	// appended: s:2 was last and gains s:3 as its neighbour
-	remember(t, s.svc, ns, "s", "", "she loves the beach")
-	if got := find("beach"); !slices.Contains(got, "s:2") {
-		t.Errorf("beach: %v, want s:2 through its new neighbour s:3", got)
-	}
-	// deleted: s:0's words leave s:1's context
-	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, IDs: []string{"s:0"}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := find("greyhound"); len(got) != 0 {
-		t.Errorf("greyhound after its turn was forgotten: %v", got)
-	}
-}
-
 // Forgetting a namespace of many sessions empties the store's indexes of
 // it (in the embedded store this once looped forever in bbolt).
 func (s *suite) forgetManySessions(t *testing.T) {
@@ -726,14 +686,8 @@ func (s *suite) forgetManySessions(t *testing.T) {
 	if err != nil || res.Deleted != 660 {
 		t.Fatalf("forget: %+v %v, want 660 deleted", res, err)
 	}
-	weights := []*memory.Weights{nil}
-	if s.context {
-		weights = append(weights, &memory.Weights{Neighbours: 1, Session: 1})
-	}
-	for _, w := range weights {
-		if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "otters", Weights: w}); len(got) != 0 {
-			t.Errorf("recall after forgetting the namespace: %v", got)
-		}
+	if got := recallIDs(t, s.svc, memory.RecallRequest{Namespace: ns, Query: "otters"}); len(got) != 0 {
+		t.Errorf("recall after forgetting the namespace: %v", got)
 	}
 }
 

@@ -1,0 +1,59 @@
+// Package maxscore is the embedded store's text side with MaxScore: bleve's BM25 ranking of the shared query
+// tree (hybrid.TextMatch), the same pool with the same scores, without
+// scoring every document that holds a common word of the question.
+//
+// bleve evaluates a disjunction document at a time over the union of its
+// words' postings, each posting scored and pushed through its searchers'
+// heaps and the collector (about 100 ns a posting): a question's common
+// words ("like", "time", "week") cost postings of tens of thousands of
+// documents at 100k memories, though none of those documents can reach the
+// pool on common words alone. This evaluation walks the index's segments
+// itself (scorch's segment API, not a fork of bleve):
+//
+//   - MaxScore (Turtle and Flood 1995; Lucene's): each word has an upper
+//     bound of what it can add to a score. Once the pool is full, the
+//     words whose bounds together (with bleve's coordination factors)
+//     cannot lift a document above the pool's lowest score are no longer
+//     walked, only advanced to the documents that the other words, or an
+//     entity phrase, bring up; a document whose walked words, with the
+//     bounds of the others, cannot reach the pool is passed over, and the
+//     others are advanced to it greatest bound first, the bound tightened
+//     after each one that misses it.
+//   - Every document that can enter the pool is scored in full, with
+//     bleve's BM25 formula and its statistics (idf, query norm, average
+//     lengths from hybrid.BM25Context), summed in bleve's order (its
+//     disjunctions sort their searchers by postings count), so the scores
+//     are bleve's, bit for bit up to ten words; with more, bleve sums in
+//     the order of its heap and the last bits may differ
+//     (TestMaxScoreRanksAsBleve; BenchmarkTextSide checks a 100k store).
+//     Segments are walked in order and documents in number order within
+//     each, as bleve's collector sees them, so equal scores keep bleve's
+//     order.
+//   - An entity phrase of one word is its term (bleve scores such a
+//     phrase as the term); longer phrases and any other disjunct are run
+//     by bleve's own searchers beforehand (with the query norm of the
+//     whole tree) and are always walked.
+//   - The filter (namespace, session, dates) is asked only about the
+//     documents that would enter the pool.
+//
+// A word's bound: bleve's BM25 term score is
+//
+//	idf * tf*k1 / (tf + k1*(1-b+b*len/avg)) * boost*idf*queryNorm
+//
+// with tf the square root of the word's frequency in the field and len
+// the field's length in tokens. A frequency is at most the length, so tf <=
+// sqrt(len) = s and the middle factor is at most k1 / (1 + k1*(1-b)/s +
+// k1*b*s/avg), largest at s = max(1, sqrt((1-b)*avg/b)) (TestMaxScoreBound).
+//
+// Only the shape hybrid.TextMatch builds is taken apart: a disjunction of
+// match queries (an OR of the analysed words, no fuzziness) and other
+// queries. Anything else is left to bleve (Search's ok is false), as is an
+// index that is not scorch's.
+//
+// Search plans the evaluation (an evaluator: each disjunct's leaves, the
+// query norm, each word's bound), then walks the segments (walkSegment),
+// deciding per document whether it can still reach the pool (canReach),
+// scoring it as bleve does (score) and offering it to the pool (admit),
+// and demotes the words that can no longer lift a document into the pool
+// as its lowest score rises (demote).
+package maxscore

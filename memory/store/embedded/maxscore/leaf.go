@@ -1,0 +1,163 @@
+package maxscore
+
+import (
+	"math"
+
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/scorer"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// leaf is one word of a match query, or one other disjunct (found by
+// bleve beforehand: ids and scores).
+type leaf struct {
+	child int
+	term  bool
+	// a word: its postings list in each segment, its iterator and
+	// posting in the current one; idf, query weight and average length
+	// as bleve's TermQueryScorer has them
+	pls          []segment.PostingsList
+	it           segment.PostingsIterator
+	p            segment.Posting
+	idf, qw, avg float64
+	// another disjunct: its documents (global numbers) and their scores
+	ids    []uint64
+	scores []float64
+	pos    int
+	off    uint64 // the current segment's first global number
+
+	id        uint64  // the current document's number in the segment; done when MaxUint64
+	sc        float64 // its score, when scored at id
+	scored    bool
+	ub        float64
+	essential bool
+	count     uint64
+	weight    float64
+	walked    int
+}
+
+// done is a leaf's document number once it has no more.
+const done = math.MaxUint64
+
+// score is the leaf's score of its current document, computed as
+// scorer.TermQueryScorer.Score computes it.
+func (l *leaf) score() float64 {
+	if l.scored {
+		return l.sc
+	}
+	l.sc, l.scored = l.compute(), true
+	return l.sc
+}
+
+func (l *leaf) compute() float64 {
+	if !l.term {
+		return l.scores[l.pos]
+	}
+	freq := l.p.Frequency()
+	var tf float64
+	if freq < scorer.MaxSqrtCache {
+		tf = scorer.SqrtCache[int(freq)]
+	} else {
+		tf = math.Sqrt(float64(freq))
+	}
+	norm := l.p.Norm()
+	fieldLength := 1 / (norm * norm)
+	score := l.idf * (tf * search.BM25_k1) /
+		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/l.avg)))
+	if l.qw != 1.0 {
+		score = score * l.qw
+	}
+	return score
+}
+
+func (l *leaf) setPosting(p segment.Posting, err error) error {
+	if err != nil {
+		return err
+	}
+	l.p, l.id, l.scored = p, done, false
+	if p != nil {
+		l.id = p.Number()
+	}
+	return nil
+}
+
+func (l *leaf) setPos(end uint64) {
+	l.id, l.scored = done, false
+	if l.pos < len(l.ids) && l.ids[l.pos] < end {
+		l.id = l.ids[l.pos] - l.off
+	}
+}
+
+// start moves the leaf to segment i (global numbers [off, end)).
+func (l *leaf) start(i int, off, end uint64) error {
+	if !l.term {
+		l.off = off
+		for l.pos < len(l.ids) && l.ids[l.pos] < off {
+			l.pos++
+		}
+		l.setPos(end)
+		return nil
+	}
+	l.id = done
+	if l.pls[i] == nil {
+		return nil
+	}
+	l.it = l.pls[i].Iterator(true, true, false, l.it)
+	return l.setPosting(l.it.Next())
+}
+
+// next moves the leaf past its current document.
+func (l *leaf) next(end uint64) error {
+	l.walked++
+	if !l.term {
+		l.pos++
+		l.setPos(end)
+		return nil
+	}
+	return l.setPosting(l.it.Next())
+}
+
+// advance moves the leaf to its first document at or after local.
+func (l *leaf) advance(local, end uint64) error {
+	if !l.term {
+		for l.pos < len(l.ids) && l.ids[l.pos]-l.off < local {
+			l.pos++
+		}
+		l.setPos(end)
+		return nil
+	}
+	return l.setPosting(l.it.Advance(local))
+}
+
+// child is one disjunct of the top disjunction: a match query's words
+// (total of them) or one other query.
+type child struct {
+	leaves []*leaf // in the order bleve sums them
+	match  bool
+	total  int
+	count  uint64
+	weight float64
+}
+
+// byCount and leavesByCount order searchers as bleve's disjunctions do
+// (searcher.OrderedSearcherList: sort.Sort by postings count): sort.Sort
+// on the same counts in the same order makes the same permutation.
+type byCount []*child
+
+func (c byCount) Len() int           { return len(c) }
+func (c byCount) Less(i, j int) bool { return c[i].count < c[j].count }
+func (c byCount) Swap(i, j int)      { c[i], c[j] = c[j], c[i] }
+
+type leavesByCount []*leaf
+
+func (c leavesByCount) Len() int           { return len(c) }
+func (c leavesByCount) Less(i, j int) bool { return c[i].count < c[j].count }
+func (c leavesByCount) Swap(i, j int)      { c[i], c[j] = c[j], c[i] }
+
+// termBound is the most the middle factor of bleve's BM25 term score can
+// be in a field of average length avg (see the comment at the top).
+func termBound(avg float64) float64 {
+	k1, b := search.BM25_k1, search.BM25_b
+	s := max(1, math.Sqrt((1-b)*avg/b))
+	return k1 / (1 + k1*(1-b)/s + k1*b*s/avg)
+}

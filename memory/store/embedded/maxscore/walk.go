@@ -1,0 +1,234 @@
+package maxscore
+
+import (
+	"encoding/binary"
+)
+
+// walkSegment walks segment si: document by document in number order, as
+// bleve's collector sees them, the next one an essential leaf brings up.
+func (e *evaluator) walkSegment(si int) error {
+	off, end := e.offsets[si], e.offsets[si+1]
+	for _, l := range e.leaves {
+		if err := l.start(si, off, end); err != nil {
+			return err
+		}
+	}
+	for {
+		id := uint64(done)
+		for _, l := range e.walked {
+			id = min(id, l.id)
+		}
+		if id == done {
+			return nil
+		}
+		reach, err := e.canReach(id, end)
+		if err != nil {
+			return err
+		}
+		if !reach {
+			if err := e.pass(e.walked, id, end); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := e.admit(e.score(id), off+id); err != nil {
+			return err
+		}
+		if err := e.pass(e.leaves, id, end); err != nil {
+			return err
+		}
+		e.demote()
+	}
+}
+
+// pass moves the leaves at document id past it.
+func (e *evaluator) pass(leaves []*leaf, id, end uint64) error {
+	for _, l := range leaves {
+		if l.id == id {
+			if err := l.next(end); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// canReach advances the leaves not walked to document id and tells
+// whether it can still enter a full pool: what the essential leaves
+// found, with the bounds of the others; then the others, the greatest
+// bound first, each found or not, until it cannot or all are known.
+func (e *evaluator) canReach(id, end uint64) (bool, error) {
+	if len(e.pool.items) < e.n || len(e.notWalk) == 0 {
+		for _, l := range e.notWalk {
+			if l.id < id {
+				if err := l.advance(id, end); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	theta := e.pool.items[0].score
+	copy(e.sums, e.neSums)
+	copy(e.counts, e.neCounts)
+	for _, l := range e.walked {
+		if l.id == id {
+			e.sums[l.child] += l.score()
+			e.counts[l.child]++
+		}
+	}
+	if e.bound()*(1+1e-9) < theta {
+		return false, nil
+	}
+	for j := len(e.notWalk) - 1; j >= 0; j-- {
+		l := e.notWalk[j]
+		if l.id < id {
+			if err := l.advance(id, end); err != nil {
+				return false, err
+			}
+		}
+		if l.id != id {
+			e.sums[l.child] -= l.ub
+			e.counts[l.child]--
+			if e.bound()*(1+1e-9) < theta {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// bound is the most a document can score that matches at most the words
+// (their bounds or scores) and disjuncts in sums and counts.
+func (e *evaluator) bound() float64 {
+	total, matched := 0.0, 0
+	for i, c := range e.children {
+		if e.counts[i] > 0 {
+			if c.match {
+				total += e.sums[i] * float64(min(e.counts[i], c.total)) / float64(c.total)
+			} else {
+				total += e.sums[i]
+			}
+			matched++
+		}
+	}
+	return total * float64(matched) / e.t
+}
+
+// score is document id's score as bleve's disjunctions compute it
+// (scorer.DisjunctionQueryScorer: the sum in their order, times
+// matched/total).
+func (e *evaluator) score(id uint64) float64 {
+	sum, matched := 0.0, 0
+	for _, c := range e.children {
+		cs, m := 0.0, 0
+		for _, l := range c.leaves {
+			if l.id == id {
+				cs += l.score()
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		if c.match {
+			coord := float64(m) / float64(c.total)
+			cs = cs * coord
+		}
+		sum += cs
+		matched++
+	}
+	coord := float64(matched) / e.t
+	return sum * coord
+}
+
+// admit offers the document of global number global to the pool, when
+// its score takes it there and the filter passes it.
+func (e *evaluator) admit(score float64, global uint64) error {
+	if !e.pool.takes(score, e.n) {
+		return nil
+	}
+	if e.filter != nil {
+		binary.BigEndian.PutUint64(e.doc, global)
+		if e.ref != nil && e.ref.IndexInternalID.Compare(e.doc) < 0 {
+			e.sctx.DocumentMatchPool.Put(e.ref)
+			var err error
+			if e.ref, err = e.filter.Advance(e.sctx, e.doc); err != nil {
+				return err
+			}
+		}
+		if e.ref == nil || !e.ref.IndexInternalID.Equals(e.doc) {
+			return nil
+		}
+	}
+	e.pool.offer(score, global, e.n)
+	return nil
+}
+
+// demote stops walking the words that, with those already not walked,
+// cannot lift a document above the lowest score of a full pool.
+func (e *evaluator) demote() {
+	if len(e.pool.items) < e.n || e.nonEssential == len(e.bounded) || !(e.pool.items[0].score > e.lastTheta) {
+		return
+	}
+	theta, moved := e.pool.items[0].score, false
+	e.lastTheta = theta
+	for e.nonEssential < len(e.bounded) {
+		copy(e.sums, e.neSums)
+		copy(e.counts, e.neCounts)
+		l := e.bounded[e.nonEssential]
+		e.sums[l.child] += l.ub
+		e.counts[l.child]++
+		if e.bound() >= theta {
+			break
+		}
+		l.essential = false
+		e.nonEssential++
+		moved = true
+		e.neSums[l.child] += l.ub
+		e.neCounts[l.child]++
+	}
+	if moved {
+		e.splitEssential()
+	}
+}
+
+// splitEssential lists the leaves walked and those not (the least bound
+// first), and the bounds of the latter per child.
+func (e *evaluator) splitEssential() {
+	e.walked = e.walked[:0]
+	for _, l := range e.leaves {
+		if l.essential {
+			e.walked = append(e.walked, l)
+		}
+	}
+	e.notWalk = e.bounded[:e.nonEssential]
+	clear(e.neSums)
+	clear(e.neCounts)
+	for _, l := range e.notWalk {
+		e.neSums[l.child] += l.ub
+		e.neCounts[l.child]++
+	}
+}
+
+// result is the pool with each document's id, and the postings walked.
+func (e *evaluator) result() (Result, bool, error) {
+	var res Result
+	for _, l := range e.leaves {
+		if l.term {
+			res.Walked += l.walked
+			res.Postings += int(l.count)
+		}
+	}
+	kept := e.pool.all()
+	res.Hits = make([]Hit, 0, len(kept))
+	for _, it := range kept {
+		binary.BigEndian.PutUint64(e.doc, it.id)
+		ext, err := e.r.ExternalID(e.doc)
+		if err != nil {
+			return res, false, err
+		}
+		res.Hits = append(res.Hits, Hit{ID: ext, Score: it.score})
+	}
+	return res, true, nil
+}

@@ -1,0 +1,56 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"agentmem/memory/hybrid"
+	"agentmem/memory/store/embedded/maxscore"
+)
+
+// The text side takes the shape of the shared query tree apart and
+// evaluates it with MaxScore (package maxscore): bleve's ranking and
+// scores without scoring every posting of a question's common words.
+
+// maxScoreTrace, when set (tests), gets the postings each evaluation
+// walked (Next) and the postings of its words (what bleve walks).
+var maxScoreTrace func(walked, postings int)
+
+// textTop returns the best n documents of tq, the store's text query
+// (textQuery: hybrid.TextMatch, alone or under a non-scoring filter), as
+// search does: equal scores at the cut decided by id (MaxScore's pool
+// keeps every document that ties with its lowest score, so one walk
+// suffices where search asks bleve again for more).
+func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybrid.Ranked, error) {
+	match, filter := tq, query.Query(nil)
+	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil && bq.MustNot == nil {
+		match, filter = bq.Must, bq.Filter
+		if cq, ok := match.(*query.ConjunctionQuery); ok && len(cq.Conjuncts) == 1 {
+			match = cq.Conjuncts[0] // AddMust wraps its query in a conjunction
+		}
+	}
+	if top, ok := match.(*query.DisjunctionQuery); ok {
+		res, ok, err := maxscore.Search(ctx, t.idx, top, filter, n)
+		if err != nil {
+			return nil, fmt.Errorf("text search: %w", err)
+		}
+		if ok {
+			if maxScoreTrace != nil {
+				maxScoreTrace(res.Walked, res.Postings)
+			}
+			out := make([]hybrid.Ranked, len(res.Hits))
+			for i, h := range res.Hits {
+				_, id := splitKey(h.ID)
+				out[i] = hybrid.Ranked{ID: id, Score: h.Score}
+			}
+			// best first, equal scores by id; the pool holds every
+			// document that ties with its n-th
+			hybrid.SortRanked(out)
+			return out[:min(n, len(out))], nil
+		}
+	}
+	return t.text(ctx, bleve.NewSearchRequestOptions(tq, n, 0, false))
+}
