@@ -70,7 +70,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 // recallStructured says whether a recall returns its structured result
 // too: only when asked (format json). A host that has structured content
 // shows its model that JSON instead of the text (Claude Code does), so by
-// default a model reads the dated passages (README, "What the model reads").
+// default a model reads the dated passages (docs/claude-code.md, "What the model reads").
 func recallStructured(in spec.RecallArgs) bool { return in.Format == "json" }
 
 // offOrValue maps an optional weight whose 0 means "off" to the domain's

@@ -17,7 +17,7 @@ import (
 // The store runs, through gocb, against gocaves (see cavestest): what
 // does not search, here; what searches, on recorded responses of the
 // Search service (caves_search_test.go) and on a cluster
-// (integration_test.go). The README's Couchbase section says what runs
+// (integration_test.go). docs/couchbase.md says what runs
 // where.
 
 // caves is a mock cluster and the store's configuration for it.
