@@ -215,8 +215,11 @@ func preview(s string) string {
 }
 
 // importWorkers is how many sessions are stored at once: remember calls
-// of different sessions overlap (one waits on the disk while another is
-// indexed).
+// of different sessions overlap. Measured side by side on the loaded
+// 2-core machine (LongMemEval-S turns as a ChatGPT export): with the
+// built-in model, 3,000 turns in 18.8 s against 31.0 s one session at a
+// time; with --embedder none no gain (40,000 turns in 51-55 s against
+// 46-48 s).
 const importWorkers = 4
 
 // storeAll stores every session, each in as few remember calls as its
