@@ -113,7 +113,7 @@ func owner(a *memory.Access) string {
 var registry sync.Map // session id -> *memory.Access
 
 func registerSession(id string, a *memory.Access) { registry.Store(id, a) }
-func unregisterSession(id string)                  { registry.Delete(id) }
+func unregisterSession(id string)                 { registry.Delete(id) }
 
 // notifier tells s's sessions of a change in ns: all of them while no
 // session is restricted, else each session that may read ns.

@@ -46,7 +46,7 @@ var lastTurn = want{"01a234fa-1111-7000-8000-000000000005", "user", "The last pr
 var wantSkipped = Skipped{
 	"session_meta": 1, "turn_context": 3, "world_state": 2, "token_usage_record": 4, "compacted": 1,
 	"model-side log (response_item)": 19,
-	"event task_started": 4, "event task_complete": 4, "event thread_settings_applied": 3,
+	"event task_started":             4, "event task_complete": 4, "event thread_settings_applied": 3,
 	"event token_count": 5, "event agent_reasoning": 1,
 	"item McpToolCall": 1, "item CommandExecution": 1, "item Reasoning": 1, "item WebSearch": 1, "item FileChange": 1,
 	"user_message user_instructions": 1, "empty": 2, "not JSON": 2,

@@ -54,7 +54,7 @@ func hint(err error, cfg Config) string {
 	case errors.Is(err, gocb.ErrBucketNotFound) || has("BUCKET_NOT_FOUND"):
 		return fmt.Sprintf("bucket %s does not exist or user %s cannot access it: create it (Couchbase UI or Capella) or set couchbase-bucket", cfg.Bucket, cfg.Username)
 	case errors.Is(err, gocb.ErrScopeNotFound) || errors.Is(err, gocb.ErrCollectionNotFound) || has("KV_COLLECTION_OUTDATED") || strings.Contains(text, "kv_collection_outdated"):
-		return fmt.Sprintf("collection %s does not exist: run `agentmem couchbase setup`", cfg.keyspace())
+		return collectionGone(cfg)
 	case errors.Is(err, gocb.ErrIndexNotFound):
 		return fmt.Sprintf("Search index %s does not exist in %s.%s: run `agentmem couchbase setup`", cfg.Index, cfg.Bucket, cfg.Scope)
 	case notReady(err):
@@ -156,4 +156,9 @@ func brief(err error) string {
 		return msg
 	}
 	return err.Error()
+}
+
+// collectionGone is the hint for a scope or collection that is not there.
+func collectionGone(cfg Config) string {
+	return fmt.Sprintf("collection %s does not exist: run `agentmem couchbase setup`", cfg.keyspace())
 }

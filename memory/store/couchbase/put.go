@@ -65,10 +65,22 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		})
 	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
 	if err != nil {
-		return wrap(err, s.cfg, "storing %d memories in %s", len(ms), s.cfg.keyspace())
+		return s.whyFailed(ctx, err, keys[len(keys)-1], "storing %d memories in %s", len(ms), s.cfg.keyspace())
 	}
 	s.touch(ctx, res, keys)
 	return nil
+}
+
+// whyFailed wraps a failed transaction's error. A transaction whose
+// collection is gone only expires (its reads and writes retry an unknown
+// collection until its time is up), so a plain read of one of its keys
+// says whether that is why: then the error names the collection and
+// setup, not the timeout.
+func (s *Store) whyFailed(ctx context.Context, err error, key, op string, args ...any) error {
+	if _, probe := s.manifest(ctx, key); probe != nil && hint(probe, s.cfg) == collectionGone(s.cfg) {
+		return wrap(probe, s.cfg, op, args...)
+	}
+	return wrap(err, s.cfg, op, args...)
 }
 
 func (s *Store) checkPut(ms []memory.Memory) error {
