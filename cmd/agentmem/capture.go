@@ -42,10 +42,10 @@ type cursor struct {
 
 // sessionCWD is the project directory of the session's namespace: the
 // one its cursor holds, else cwd.
-func sessionCWD(e *env, session, cwd string) string {
+func sessionCWD(e *env, host, session, cwd string) string {
 	var c cursor
 	if dir, err := e.cfg.Dir(); err == nil && sessionName.MatchString(session) {
-		if b, err := os.ReadFile(cursorFile(dir, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
+		if b, err := os.ReadFile(cursorFile(dir, host, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
 			return c.CWD
 		}
 	}
@@ -54,14 +54,16 @@ func sessionCWD(e *env, session, cwd string) string {
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
 
-func cursorFile(dir, session string) string {
-	return filepath.Join(dir, "capture", "claude-code", session+".json")
+// cursorFile is where a host's session's cursor lives ("claude-code",
+// "codex").
+func cursorFile(dir, host, session string) string {
+	return filepath.Join(dir, "capture", host, session+".json")
 }
 
 // lockCursor takes the session's cursor lock (two hooks of one session run
 // one after the other; two sessions' hooks at once) and reads the cursor.
-func lockCursor(ctx context.Context, dir, session string) (cursor, func(), error) {
-	file := cursorFile(dir, session)
+func lockCursor(ctx context.Context, dir, host, session string) (cursor, func(), error) {
+	file := cursorFile(dir, host, session)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return cursor{}, nil, err
 	}
@@ -76,9 +78,9 @@ func lockCursor(ctx context.Context, dir, session string) (cursor, func(), error
 	return c, func() { lk.Unlock() }, nil
 }
 
-func saveCursor(dir, session string, c cursor) error {
+func saveCursor(dir, host, session string, c cursor) error {
 	b, _ := json.Marshal(c)
-	file := cursorFile(dir, session)
+	file := cursorFile(dir, host, session)
 	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
@@ -98,7 +100,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCursor(ctx, dir, in.SessionID)
+	cur, unlock, err := lockCursor(ctx, dir, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	}
 	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
 	cur.Offset += int64(res.Consumed)
-	return saveCursor(dir, in.SessionID, cur)
+	return saveCursor(dir, "claude-code", in.SessionID, cur)
 }
 
 // firstTime is the time of the first turn that has one (a line may have

@@ -216,7 +216,7 @@ func checkStored(t testing.TB, ms []memory.Memory, want []wantTurn, sessionDate 
 func readCursor(t testing.TB, e *env, session string) cursor {
 	t.Helper()
 	var c cursor
-	b, err := os.ReadFile(cursorFile(e.cfg.DataDir, session))
+	b, err := os.ReadFile(cursorFile(e.cfg.DataDir, "claude-code", session))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestCaptureRerunsAndResume(t *testing.T) {
 	if err := os.WriteFile(x.path, append(part1, part2...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Dir(cursorFile(e.cfg.DataDir, sess1))); err != nil {
+	if err := os.RemoveAll(filepath.Dir(cursorFile(e.cfg.DataDir, "claude-code", sess1))); err != nil {
 		t.Fatal(err)
 	}
 	x.stop(t, e)
@@ -569,7 +569,7 @@ func TestCaptureGivesUp(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the hook took %v with --timeout 1s", d)
 	}
-	if _, err := os.Stat(cursorFile(e.cfg.DataDir, sess1)); !os.IsNotExist(err) {
+	if _, err := os.Stat(cursorFile(e.cfg.DataDir, "claude-code", sess1)); !os.IsNotExist(err) {
 		t.Errorf("the cursor moved although nothing was stored (%v)", err)
 	}
 	held.Close()

@@ -137,7 +137,7 @@ func (c claudeHookCmd) sessionStart(ctx context.Context, e *env, in hookInput) e
 	}
 	text := memory.TodayAt(now().In(loc)).Text() + ".\n\n" + capturedNote
 	if c.PerProject && in.CWD != "" {
-		ns := c.namespace(e, sessionCWD(e, in.SessionID, in.CWD))
+		ns := c.namespace(e, sessionCWD(e, "claude-code", in.SessionID, in.CWD))
 		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
 	}
 	if c.StartTokens > 0 && in.CWD != "" {
@@ -210,7 +210,7 @@ func (c claudeHookCmd) recallFor(ctx context.Context, e *env, in hookInput, quer
 		return "", err
 	}
 	defer done()
-	args := spec.RecallArgs{Query: query, Namespace: c.namespace(e, sessionCWD(e, in.SessionID, in.CWD)), MaxTokens: tokens}
+	args := spec.RecallArgs{Query: query, Namespace: c.namespace(e, sessionCWD(e, "claude-code", in.SessionID, in.CWD)), MaxTokens: tokens}
 	res, _, err := cl.Recall(ctx, args)
 	if err != nil || len(res.Memories) == 0 {
 		return "", err

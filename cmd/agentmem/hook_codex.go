@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
-
-	"github.com/gofrs/flock"
 
 	"agentmem/memory/history/claudecode"
 	"agentmem/memory/history/codex"
@@ -59,7 +54,7 @@ func (c codexHookCmd) run(ctx context.Context, e *env) error {
 	// the session's project is the cwd of its first capture (the model
 	// may have gone to a subdirectory since): its namespace with
 	// --per-project
-	in.CWD = codexSessionCWD(e, in.SessionID, in.CWD)
+	in.CWD = sessionCWD(e, "codex", in.SessionID, in.CWD)
 	shared := claudeHookCmd{hookOptions: c.hookOptions, in: c.in, out: c.out, errs: os.Stderr}
 	switch in.Event {
 	case "SessionStart":
@@ -77,48 +72,6 @@ func (c codexHookCmd) run(ctx context.Context, e *env) error {
 	return nil // an event this hook does not use
 }
 
-// codexSessionCWD is the project directory of the session's namespace:
-// the one its cursor holds, else cwd.
-func codexSessionCWD(e *env, session, cwd string) string {
-	var cur cursor
-	if dir, err := e.cfg.Dir(); err == nil && sessionName.MatchString(session) {
-		if b, err := os.ReadFile(codexCursorFile(dir, session)); err == nil && json.Unmarshal(b, &cur) == nil && cur.CWD != "" {
-			return cur.CWD
-		}
-	}
-	return cwd
-}
-
-func codexCursorFile(dir, session string) string {
-	return filepath.Join(dir, "capture", "codex", session+".json")
-}
-
-// lockCodexCursor takes the session's cursor lock and reads the cursor.
-func lockCodexCursor(ctx context.Context, dir, session string) (cursor, func(), error) {
-	file := codexCursorFile(dir, session)
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return cursor{}, nil, err
-	}
-	lk := flock.New(file + ".lock")
-	if ok, err := lk.TryLockContext(ctx, 20*time.Millisecond); !ok {
-		return cursor{}, nil, fmt.Errorf("waiting for another hook of session %s: %w", session, errors.Join(err, ctx.Err()))
-	}
-	var cur cursor
-	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &cur) != nil {
-		cur = cursor{} // a damaged cursor: read the rollout again
-	}
-	return cur, func() { lk.Unlock() }, nil
-}
-
-func saveCodexCursor(dir, session string, cur cursor) error {
-	b, _ := json.Marshal(cur)
-	file := codexCursorFile(dir, session)
-	if err := os.WriteFile(file+".tmp", b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(file+".tmp", file)
-}
-
 // capture stores the rollout's turns not stored yet.
 func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	if !sessionName.MatchString(in.SessionID) {
@@ -131,7 +84,7 @@ func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCodexCursor(ctx, dir, in.SessionID)
+	cur, unlock, err := lockCursor(ctx, dir, "codex", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -162,7 +115,7 @@ func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	}
 	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
 	cur.Offset += int64(res.Consumed)
-	return saveCodexCursor(dir, in.SessionID, cur)
+	return saveCursor(dir, "codex", in.SessionID, cur)
 }
 
 // reportBadRollout says on stderr which lines were not JSON; a file in
