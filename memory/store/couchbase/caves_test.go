@@ -40,9 +40,11 @@ func newCaves(t *testing.T) *caves {
 		Username: cavesAdmin, Password: cavesPass,
 		Bucket:     cavesBucket,
 		Durability: "none", // the mock's bucket has no replicas
-		// short, so that the fault tests end soon; the mock answers in
-		// microseconds
-		ConnectTimeout:     3 * time.Second,
+		// short, so that the fault tests end soon (the mock answers in
+		// microseconds); connecting waits for the mock's bucket, which a
+		// loaded machine running many mocks at once (CI) has taken over
+		// 3 s to report ready
+		ConnectTimeout:     15 * time.Second,
 		KVTimeout:          time.Second,
 		TransactionTimeout: 5 * time.Second,
 	}.withDefaults()}
