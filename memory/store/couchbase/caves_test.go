@@ -40,11 +40,9 @@ func newCaves(t *testing.T) *caves {
 		Username: cavesAdmin, Password: cavesPass,
 		Bucket:     cavesBucket,
 		Durability: "none", // the mock's bucket has no replicas
-		// short, so that the fault tests end soon (the mock answers in
-		// microseconds); connecting waits for the mock's bucket, which a
-		// loaded machine running many mocks at once (CI) has taken over
-		// 3 s to report ready
-		ConnectTimeout:     15 * time.Second,
+		// short, so that the fault tests end soon; the mock answers in
+		// microseconds
+		ConnectTimeout:     3 * time.Second,
 		KVTimeout:          time.Second,
 		TransactionTimeout: 5 * time.Second,
 	}.withDefaults()}
@@ -54,6 +52,11 @@ func newCaves(t *testing.T) *caves {
 // stops at the Search index, which the mock cannot hold.
 func (cv *caves) setup(t *testing.T, cfg Config, dims int) string {
 	t.Helper()
+	// the first connection waits for the mock's bucket to be ready, which
+	// took over 3 s once on a loaded machine running every package's tests
+	// (a fresh-clone CI run); the store's own connections keep the tests'
+	// short timeouts
+	cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
 	var out strings.Builder
 	err := Setup(context.Background(), cfg, dims, &out)
 	if !errors.Is(err, gocb.ErrFeatureNotAvailable) || !strings.Contains(err.Error(), "Search index "+cfg.Index) {
