@@ -90,6 +90,18 @@ func saveCursor(dir, host, session string, c cursor) error {
 
 // capture stores the turns of the transcript not stored yet.
 func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
+	return captureNew(ctx, e, c.hookOptions, in, "claude-code", func(data []byte, before int) ([]claudecode.Turn, int) {
+		res := claudecode.Parse(data, false)
+		reportBad(c.errs, in.TranscriptPath, before, res)
+		return res.Turns, res.Consumed
+	})
+}
+
+// captureNew is what every host's capture does: check the hook's fields,
+// take the session's cursor, read the transcript's new bytes, have parse
+// (the host's reader; before is the lines already read) make turns of
+// them, store the turns, and move the cursor past what parse consumed.
+func captureNew(ctx context.Context, e *env, o hookOptions, in hookInput, host string, parse func(data []byte, before int) ([]claudecode.Turn, int)) error {
 	if !sessionName.MatchString(in.SessionID) {
 		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
 	}
@@ -100,7 +112,7 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCursor(ctx, dir, "claude-code", in.SessionID)
+	cur, unlock, err := lockCursor(ctx, dir, host, in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -109,20 +121,19 @@ func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error 
 	if err != nil || len(data) == 0 {
 		return err
 	}
-	res := claudecode.Parse(data, false)
-	reportBad(c.errs, in.TranscriptPath, cur.Lines, res)
-	if len(res.Turns) > 0 {
+	turns, consumed := parse(data, cur.Lines)
+	if len(turns) > 0 {
 		if cur.Started.IsZero() {
-			cur.Started = firstTime(e, res.Turns)
+			cur.Started = firstTime(e, turns)
 		}
 		cur.CWD = cmp.Or(cur.CWD, in.CWD)
-		if err := c.store(ctx, e, c.namespace(e, cur.CWD), in.SessionID, cur.Started, res.Turns); err != nil {
+		if err := store(ctx, e, o.namespace(e, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
 			return err
 		}
 	}
-	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
-	cur.Offset += int64(res.Consumed)
-	return saveCursor(dir, "claude-code", in.SessionID, cur)
+	cur.Lines += bytes.Count(data[:consumed], []byte{'\n'})
+	cur.Offset += int64(consumed)
+	return saveCursor(dir, host, in.SessionID, cur)
 }
 
 // firstTime is the time of the first turn that has one (a line may have
@@ -190,7 +201,7 @@ func reportBad(w io.Writer, path string, before int, res claudecode.Result) {
 // store remembers turns in as few remember calls as the limits allow,
 // each message with the turn's uuid as its id: a call sent again (a hook
 // run twice, an import after a capture) stores nothing twice.
-func (c claudeHookCmd) store(ctx context.Context, e *env, ns, session string, started time.Time, turns []claudecode.Turn) error {
+func store(ctx context.Context, e *env, ns, session string, started time.Time, turns []claudecode.Turn) error {
 	cl, done, err := connect(e)
 	if err != nil {
 		return err

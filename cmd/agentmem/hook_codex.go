@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,48 +72,18 @@ func (c codexHookCmd) run(ctx context.Context, e *env) error {
 
 // capture stores the rollout's turns not stored yet.
 func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
-	if !sessionName.MatchString(in.SessionID) {
-		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
-	}
 	if in.TranscriptPath == "" {
 		return errors.New("the hook's JSON has no transcript_path (Codex runs without a rollout with --ephemeral: nothing to capture)")
 	}
-	dir, err := e.cfg.Prepare()
-	if err != nil {
-		return err
-	}
-	cur, unlock, err := lockCursor(ctx, dir, "codex", in.SessionID)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	data, cur, err := readNew(in.TranscriptPath, cur)
-	if err != nil || len(data) == 0 {
-		return err
-	}
-	res := codex.Parse(data, false)
-	reportBadRollout(in.TranscriptPath, cur.Lines, res)
-	if len(res.Turns) > 0 {
+	return captureNew(ctx, e, c.hookOptions, in, "codex", func(data []byte, before int) ([]claudecode.Turn, int) {
+		res := codex.Parse(data, false)
+		reportBadRollout(in.TranscriptPath, before, res)
 		turns := make([]claudecode.Turn, len(res.Turns))
 		for i, t := range res.Turns {
 			turns[i] = claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time}
 		}
-		if cur.Started.IsZero() {
-			cur.Started = firstTime(e, turns)
-		}
-		cur.CWD = cmp.Or(cur.CWD, in.CWD)
-		cl, done, err := connect(e)
-		if err != nil {
-			return err
-		}
-		defer done()
-		if err := rememberTurns(ctx, cl, c.namespace(e, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
-			return err
-		}
-	}
-	cur.Lines += bytes.Count(data[:res.Consumed], []byte{'\n'})
-	cur.Offset += int64(res.Consumed)
-	return saveCursor(dir, "codex", in.SessionID, cur)
+		return turns, res.Consumed
+	})
 }
 
 // reportBadRollout says on stderr which lines were not JSON; a file in
