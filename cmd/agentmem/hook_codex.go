@@ -78,11 +78,7 @@ func (c codexHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
 	return captureNew(ctx, e, c.hookOptions, in, "codex", func(data []byte, before int) ([]claudecode.Turn, int) {
 		res := codex.Parse(data, false)
 		reportBadRollout(in.TranscriptPath, before, res)
-		turns := make([]claudecode.Turn, len(res.Turns))
-		for i, t := range res.Turns {
-			turns[i] = claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time}
-		}
-		return turns, res.Consumed
+		return res.Turns, res.Consumed
 	})
 }
 

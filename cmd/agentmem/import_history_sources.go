@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"agentmem/memory/history"
 	"agentmem/memory/history/chatgpt"
 	"agentmem/memory/history/claudeai"
 	"agentmem/memory/history/claudecode"
@@ -173,27 +174,25 @@ func conversationsEntry(path, app string) (string, error) {
 }
 
 func readChatGPT(r io.Reader, where string, yield func(histSession) error) error {
-	err := chatgpt.Read(r, func(c chatgpt.Conversation) error {
-		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
-			Where: fmt.Sprintf("%s: conversation %d (id %s, at byte %d)", where, c.Index, c.ID, c.Offset)}
-		for _, t := range c.Turns {
-			s.Turns = append(s.Turns, claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time, Session: c.ID})
-		}
-		return validSession(s, yield)
-	})
-	return exportError(err, where, "ChatGPT")
+	return exportError(chatgpt.Read(r, exportSession(where, "id", yield)), where, "ChatGPT")
 }
 
 func readClaudeAI(r io.Reader, where string, yield func(histSession) error) error {
-	err := claudeai.Read(r, func(c claudeai.Conversation) error {
+	return exportError(claudeai.Read(r, exportSession(where, "uuid", yield)), where, "Claude.ai")
+}
+
+// exportSession yields an export's conversation as a session, its turns
+// said in it.
+func exportSession(where, idName string, yield func(histSession) error) func(history.Conversation) error {
+	return func(c history.Conversation) error {
 		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
-			Where: fmt.Sprintf("%s: conversation %d (uuid %s, at byte %d)", where, c.Index, c.ID, c.Offset)}
+			Where: fmt.Sprintf("%s: conversation %d (%s %s, at byte %d)", where, c.Index, idName, c.ID, c.Offset)}
 		for _, t := range c.Turns {
-			s.Turns = append(s.Turns, claudecode.Turn{ID: t.ID, Role: t.Role, Text: t.Text, Time: t.Time, Session: c.ID})
+			t.Session = c.ID
+			s.Turns = append(s.Turns, t)
 		}
 		return validSession(s, yield)
-	})
-	return exportError(err, where, "Claude.ai")
+	}
 }
 
 // errStop marks an error of the import's own (a remember call), which the

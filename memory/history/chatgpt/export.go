@@ -20,51 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"agentmem/memory/history/internal/jsonarray"
+	"agentmem/memory/history"
 )
-
-// Turn is one conversation turn.
-type Turn struct {
-	ID   string // the node id
-	Role string // "user" or "assistant"
-	Text string
-	Time time.Time // zero when the message has no create_time
-}
-
-// Conversation is one conversation of the export.
-type Conversation struct {
-	// Index is its 1-based place in the file, and Offset the byte it
-	// starts at: where an error points.
-	Index  int
-	Offset int64
-	ID     string
-	Title  string
-	Create time.Time // the conversation's create_time
-	Turns  []Turn
-	// Skipped counts the messages and parts left out, by reason.
-	Skipped map[string]int
-}
-
-// Error is a conversation the export cannot be read past: it names the
-// conversation and the field.
-type Error struct {
-	Index  int
-	ID     string
-	Field  string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	id := ""
-	if e.ID != "" {
-		id = " (id " + e.ID + ")"
-	}
-	return fmt.Sprintf("conversation %d%s: %s %s", e.Index, id, e.Field, e.Reason)
-}
-
-// DateOutOfRange is the reason of a time no memory can hold (dates from
-// 1678 to 2261): the turn is left out.
-const DateOutOfRange = "date out of range"
 
 type conversation struct {
 	ID             string          `json:"id"`
@@ -107,24 +64,17 @@ type message struct {
 // cut short, or with a conversation whose fields have the wrong types is
 // an error naming the conversation and the field; an error of fn ends the
 // reading and is returned as it is.
-func Read(r io.Reader, fn func(Conversation) error) error {
-	return jsonarray.Each(r, func(i int, at int64, raw json.RawMessage) error {
-		c, err := parse(i+1, raw)
-		if err != nil {
-			return err
-		}
-		c.Offset = at
-		return fn(c)
-	})
+func Read(r io.Reader, fn func(history.Conversation) error) error {
+	return history.ReadExport(r, parse, fn)
 }
 
-func parse(index int, raw json.RawMessage) (Conversation, error) {
+func parse(index int, raw json.RawMessage) (history.Conversation, error) {
 	var v conversation
 	if len(raw) == 0 || raw[0] != '{' {
-		return Conversation{}, &Error{Index: index, Field: "the element", Reason: "is not a JSON object: this is not a ChatGPT export"}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "id", Field: "the element", Reason: "is not a JSON object: this is not a ChatGPT export"}
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return Conversation{}, &Error{Index: index, ID: v.ID, Field: fieldOf(err), Reason: "has the wrong type (" + err.Error() + ")"}
+		return history.Conversation{}, history.WrongType(index, "id", v.ID, err)
 	}
 	id := v.ID
 	if id == "" {
@@ -135,33 +85,26 @@ func parse(index int, raw json.RawMessage) (Conversation, error) {
 		if v.ChatMessages != nil {
 			reason = "is missing and it has chat_messages: this is a Claude.ai export (use --from claude-ai)"
 		}
-		return Conversation{}, &Error{Index: index, ID: id, Field: "mapping", Reason: reason}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "id", ID: id, Field: "mapping", Reason: reason}
 	}
 	if id == "" {
-		return Conversation{}, &Error{Index: index, Field: "id", Reason: "is missing (and conversation_id too)"}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "id", Field: "id", Reason: "is missing (and conversation_id too)"}
 	}
-	c := Conversation{Index: index, ID: id, Skipped: map[string]int{}}
+	c := history.Conversation{Index: index, ID: id, Skipped: history.Skipped{}}
 	if v.Title != nil {
 		c.Title = *v.Title
 	}
 	c.Create, _ = epoch(v.CreateTime)
 	for _, nodeID := range branch(v, c.Skipped) {
-		c.turn(nodeID, v.Mapping[nodeID])
+		turn(&c, nodeID, v.Mapping[nodeID])
 	}
 	return c, nil
-}
-
-func fieldOf(err error) string {
-	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
-		return te.Field
-	}
-	return "the conversation"
 }
 
 // branch returns the node ids of the branch the user ended on, root
 // first: current_node up through parent. Without a current_node (an old
 // export), the latest leaf. The nodes of the other branches are counted.
-func branch(v conversation, skipped map[string]int) []string {
+func branch(v conversation, skipped history.Skipped) []string {
 	leaf := ""
 	if v.CurrentNode != nil {
 		leaf = *v.CurrentNode
@@ -218,7 +161,7 @@ func latestLeaf(m map[string]node) string {
 	return best
 }
 
-func (c *Conversation) turn(nodeID string, n node) {
+func turn(c *history.Conversation, nodeID string, n node) {
 	m := n.Message
 	if m == nil {
 		return // the tree's root
@@ -227,7 +170,7 @@ func (c *Conversation) turn(nodeID string, n node) {
 		c.Skipped[reason]++
 		return
 	}
-	text := c.text(m)
+	text := messageText(c, m)
 	if strings.TrimSpace(text) == "" {
 		c.Skipped["empty message"]++
 		return
@@ -237,14 +180,14 @@ func (c *Conversation) turn(nodeID string, n node) {
 	}
 	t, ok := epoch(m.CreateTime)
 	if !ok {
-		c.Skipped[DateOutOfRange]++
+		c.Skipped[history.DateOutOfRange]++
 		return
 	}
 	id := n.ID
 	if id == "" {
 		id = nodeID
 	}
-	c.Turns = append(c.Turns, Turn{ID: id, Role: m.Author.Role, Text: text, Time: t})
+	c.Turns = append(c.Turns, history.Turn{ID: id, Role: m.Author.Role, Text: text, Time: t})
 }
 
 // leftOut says why a message is not conversation, or "".
@@ -267,9 +210,9 @@ func leftOut(m *message) string {
 	return ""
 }
 
-// text joins the message's string parts; the other parts (images, files,
+// messageText joins the message's string parts; the other parts (images, files,
 // audio) are counted by their content_type.
-func (c *Conversation) text(m *message) string {
+func messageText(c *history.Conversation, m *message) string {
 	var texts []string
 	for _, p := range m.Content.Parts {
 		var s string
@@ -294,19 +237,13 @@ func (c *Conversation) text(m *message) string {
 	return strings.Join(texts, "\n\n")
 }
 
-// minTime and maxTime bound the times a memory holds (years 1678-2261).
-var (
-	minTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 // epoch reads a create_time (epoch seconds, with a fraction): the zero
 // time for none, and false for one out of range.
 func epoch(f *float64) (time.Time, bool) {
 	if f == nil {
 		return time.Time{}, true
 	}
-	if math.IsNaN(*f) || *f < float64(minTime.Unix()) || *f >= float64(maxTime.Unix()) {
+	if math.IsNaN(*f) || *f < float64(history.MinTime.Unix()) || *f >= float64(history.MaxTime.Unix()) {
 		return time.Time{}, false
 	}
 	sec, frac := math.Modf(*f)

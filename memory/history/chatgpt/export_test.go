@@ -1,6 +1,7 @@
 package chatgpt
 
 import (
+	"agentmem/memory/history"
 	"fmt"
 	"maps"
 	"os"
@@ -17,15 +18,15 @@ import (
 // wrong, Russian, Japanese, Spanish and emoji; an old conversation without
 // current_node; one of a system message only.
 
-func readAll(t *testing.T, path string) []Conversation {
+func readAll(t *testing.T, path string) []history.Conversation {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []Conversation
-	if err := Read(f, func(c Conversation) error { out = append(out, c); return nil }); err != nil {
+	var out []history.Conversation
+	if err := Read(f, func(c history.Conversation) error { out = append(out, c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -41,14 +42,14 @@ func TestReadFixture(t *testing.T) {
 	at := func(s float64) time.Time {
 		return time.Unix(1700000000, 0).Add(time.Duration(s * float64(time.Second))).UTC()
 	}
-	want := []Turn{
-		{nodeID(3), "user", "I adopted a golden retriever named Biscuit last week.", at(1.123456)},
-		{nodeID(5), "assistant", "Congratulations on Biscuit! 🎉", at(9.5)},
-		{nodeID(8), "user", "Where should I walk him in Lisbon?", at(70)},
-		{nodeID(11), "assistant", "Try Parque Eduardo VII — 公園は広いです。", at(75)},
-		{nodeID(12), "user", "What breed is this? Ésta es mi foto.", at(120)},
-		{nodeID(15), "assistant", "Looks like a golden retriever.\n\n- ears\n- coat", at(125)},
-		{nodeID(16), "user", "No time on this one.", time.Time{}},
+	want := []history.Turn{
+		{ID: nodeID(3), Role: "user", Text: "I adopted a golden retriever named Biscuit last week.", Time: at(1.123456)},
+		{ID: nodeID(5), Role: "assistant", Text: "Congratulations on Biscuit! 🎉", Time: at(9.5)},
+		{ID: nodeID(8), Role: "user", Text: "Where should I walk him in Lisbon?", Time: at(70)},
+		{ID: nodeID(11), Role: "assistant", Text: "Try Parque Eduardo VII — 公園は広いです。", Time: at(75)},
+		{ID: nodeID(12), Role: "user", Text: "What breed is this? Ésta es mi foto.", Time: at(120)},
+		{ID: nodeID(15), Role: "assistant", Text: "Looks like a golden retriever.\n\n- ears\n- coat", Time: at(125)},
+		{ID: nodeID(16), Role: "user", Text: "No time on this one.", Time: time.Time{}},
 	}
 	c := cs[0]
 	if c.ID != "6760a1b2-0c3d-8004-9e5f-1a2b3c4d5e6f" || c.Title != "Biscuit 🐶" || !c.Create.Equal(at(0)) || c.Index != 1 {
@@ -62,7 +63,7 @@ func TestReadFixture(t *testing.T) {
 	wantSkipped := map[string]int{
 		"system message": 1, "hidden message": 1, "other branch (edited or regenerated)": 3, "tool call": 1, "tool message": 1,
 		"image_asset_pointer part": 1, "attachment (the file is not in conversations.json)": 1, "empty message": 1,
-		"thoughts content": 1, DateOutOfRange: 1,
+		"thoughts content": 1, history.DateOutOfRange: 1,
 	}
 	if !maps.Equal(c.Skipped, wantSkipped) {
 		t.Errorf("skipped %v, want %v", c.Skipped, wantSkipped)
@@ -76,7 +77,7 @@ func TestReadFixture(t *testing.T) {
 	}
 }
 
-func get(ts []Turn, i int) any {
+func get(ts []history.Turn, i int) any {
 	if i < len(ts) {
 		return ts[i]
 	}
@@ -97,7 +98,7 @@ func TestReadBadInput(t *testing.T) {
 		{`[{"mapping":{}}]`, "conversation 1: id is missing"},
 		{`[{"id":"c1","mapping":{"n":{"message":{"create_time":"yesterday"}}}}]`, "conversation 1 (id c1): mapping.message.create_time has the wrong type"},
 	} {
-		err := Read(strings.NewReader(tc.in), func(Conversation) error { return nil })
+		err := Read(strings.NewReader(tc.in), func(history.Conversation) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.40q: %v, want %q", tc.in, err, tc.want)
 		}
@@ -112,8 +113,8 @@ func TestReadBrokenTree(t *testing.T) {
 	"b":{"id":"b","parent":"a","message":{"author":{"role":"assistant"},"content":{"content_type":"text","parts":["B"]}}}}},
 	{"id":"c2","current_node":"zz","mapping":{
 	"x":{"id":"x","parent":"gone","children":[],"message":{"author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["X"]}}}}}]`
-	var cs []Conversation
-	if err := Read(strings.NewReader(in), func(c Conversation) error { cs = append(cs, c); return nil }); err != nil {
+	var cs []history.Conversation
+	if err := Read(strings.NewReader(in), func(c history.Conversation) error { cs = append(cs, c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(cs[0].Turns) != 2 || cs[0].Turns[0].Text != "A" || cs[0].Skipped["parent cycle"] != 1 {

@@ -19,49 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"agentmem/memory/history/internal/jsonarray"
+	"agentmem/memory/history"
 )
-
-// Turn is one conversation turn.
-type Turn struct {
-	ID   string // the message uuid
-	Role string // "user" or "assistant"
-	Text string
-	Time time.Time // zero when the message has no created_at
-}
-
-// Conversation is one conversation of the export.
-type Conversation struct {
-	Index  int   // 1-based place in the file
-	Offset int64 // the byte it starts at
-	ID     string
-	Title  string
-	Create time.Time // the conversation's created_at
-	Turns  []Turn
-	// Skipped counts the messages and blocks left out, by reason.
-	Skipped map[string]int
-}
-
-// Error is a conversation the export cannot be read past: it names the
-// conversation and the field.
-type Error struct {
-	Index  int
-	ID     string
-	Field  string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	id := ""
-	if e.ID != "" {
-		id = " (uuid " + e.ID + ")"
-	}
-	return fmt.Sprintf("conversation %d%s: %s %s", e.Index, id, e.Field, e.Reason)
-}
-
-// DateOutOfRange is the reason of a time no memory can hold (dates from
-// 1678 to 2261): the turn is left out.
-const DateOutOfRange = "date out of range"
 
 type conversation struct {
 	UUID         string     `json:"uuid"`
@@ -93,53 +52,42 @@ type block struct {
 // cut short, or with a conversation whose fields have the wrong types is
 // an error naming the conversation and the field; an error of fn ends the
 // reading and is returned as it is.
-func Read(r io.Reader, fn func(Conversation) error) error {
-	return jsonarray.Each(r, func(i int, at int64, raw json.RawMessage) error {
-		c, err := parse(i+1, raw)
-		if err != nil {
-			return err
-		}
-		c.Offset = at
-		return fn(c)
-	})
+func Read(r io.Reader, fn func(history.Conversation) error) error {
+	return history.ReadExport(r, parse, fn)
 }
 
-func parse(index int, raw json.RawMessage) (Conversation, error) {
+func parse(index int, raw json.RawMessage) (history.Conversation, error) {
 	var v conversation
 	if len(raw) == 0 || raw[0] != '{' {
-		return Conversation{}, &Error{Index: index, Field: "the element", Reason: "is not a JSON object: this is not a Claude.ai export"}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "uuid", Field: "the element", Reason: "is not a JSON object: this is not a Claude.ai export"}
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		field := "the conversation"
-		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
-			field = te.Field
-		}
-		return Conversation{}, &Error{Index: index, ID: v.UUID, Field: field, Reason: "has the wrong type (" + err.Error() + ")"}
+		return history.Conversation{}, history.WrongType(index, "uuid", v.UUID, err)
 	}
 	if v.ChatMessages == nil {
 		reason := "is missing: this is not a Claude.ai export"
 		if v.Mapping != nil {
 			reason = "is missing and it has a mapping: this is a ChatGPT export (use --from chatgpt)"
 		}
-		return Conversation{}, &Error{Index: index, ID: v.UUID, Field: "chat_messages", Reason: reason}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "uuid", ID: v.UUID, Field: "chat_messages", Reason: reason}
 	}
 	if v.UUID == "" {
-		return Conversation{}, &Error{Index: index, Field: "uuid", Reason: "is missing"}
+		return history.Conversation{}, &history.Error{Index: index, IDName: "uuid", Field: "uuid", Reason: "is missing"}
 	}
-	c := Conversation{Index: index, ID: v.UUID, Skipped: map[string]int{}}
+	c := history.Conversation{Index: index, ID: v.UUID, Skipped: history.Skipped{}}
 	if v.Name != nil {
 		c.Title = *v.Name
 	}
 	c.Create, _, _ = when(v.CreatedAt)
 	for _, m := range branch(*v.ChatMessages, c.Skipped) {
-		c.turn(m)
+		turn(&c, m)
 	}
 	return c, nil
 }
 
 // branch returns the messages of the conversation's last message's
 // branch, in order: all of them when none has a parent_message_uuid.
-func branch(ms []message, skipped map[string]int) []message {
+func branch(ms []message, skipped history.Skipped) []message {
 	byID := map[string]int{}
 	linked := false
 	for i, m := range ms {
@@ -176,7 +124,7 @@ func branch(ms []message, skipped map[string]int) []message {
 
 var roles = map[string]string{"human": "user", "user": "user", "assistant": "assistant"}
 
-func (c *Conversation) turn(m message) {
+func turn(c *history.Conversation, m message) {
 	role, ok := roles[m.Sender]
 	if !ok {
 		c.Skipped[fmt.Sprintf("message of sender %q", m.Sender)]++
@@ -185,7 +133,7 @@ func (c *Conversation) turn(m message) {
 	if k := len(m.Attachments) + len(m.Files); k > 0 {
 		c.Skipped["attachment or file (its content is not imported)"] += k
 	}
-	text := c.text(m)
+	text := messageText(c, m)
 	if strings.TrimSpace(text) == "" {
 		c.Skipped["empty message"]++
 		return
@@ -195,15 +143,15 @@ func (c *Conversation) turn(m message) {
 	case !readable:
 		c.Skipped["created_at unreadable (the turn is kept without its time)"]++
 	case !ok:
-		c.Skipped[DateOutOfRange]++
+		c.Skipped[history.DateOutOfRange]++
 		return
 	}
-	c.Turns = append(c.Turns, Turn{ID: m.UUID, Role: role, Text: text, Time: t})
+	c.Turns = append(c.Turns, history.Turn{ID: m.UUID, Role: role, Text: text, Time: t})
 }
 
-// text joins the message's text blocks, counting the others by type; a
+// messageText joins the message's text blocks, counting the others by type; a
 // message without blocks is its text.
-func (c *Conversation) text(m message) string {
+func messageText(c *history.Conversation, m message) string {
 	if len(m.Content) == 0 {
 		return m.Text
 	}
@@ -220,11 +168,6 @@ func (c *Conversation) text(m message) string {
 	return strings.Join(texts, "\n\n")
 }
 
-var (
-	minTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 // when reads a created_at: the zero time for none; ok false for a time
 // out of range, readable false for one that is not RFC 3339.
 func when(s string) (t time.Time, ok, readable bool) {
@@ -235,7 +178,7 @@ func when(s string) (t time.Time, ok, readable bool) {
 	if err != nil {
 		return time.Time{}, true, false
 	}
-	if t.Before(minTime) || !t.Before(maxTime) {
+	if t.Before(history.MinTime) || !t.Before(history.MaxTime) {
 		return time.Time{}, false, true
 	}
 	return t, true, true

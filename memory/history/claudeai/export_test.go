@@ -1,6 +1,7 @@
 package claudeai
 
 import (
+	"agentmem/memory/history"
 	"fmt"
 	"maps"
 	"os"
@@ -24,20 +25,20 @@ func TestReadFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cs []Conversation
-	if err := Read(f, func(c Conversation) error { cs = append(cs, c); return nil }); err != nil {
+	var cs []history.Conversation
+	if err := Read(f, func(c history.Conversation) error { cs = append(cs, c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(cs) != 3 {
 		t.Fatalf("%d conversations", len(cs))
 	}
 	d := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
-	want := []Turn{
-		{msg(1), "user", "Mi hermana Ana se mudó a Lisboa en marzo. 日本語も少し話します。", d("2024-03-01T10:00:00Z")},
-		{msg(2), "assistant", "¡Qué bien! Lisboa es preciosa 🌊\n\n素晴らしい。", d("2024-03-01T10:00:05.5Z")},
-		{msg(3), "user", "An old-style message: text, no content blocks.", d("2024-03-01T10:01:00Z")},
-		{msg(6), "user", "A date nobody can read.", time.Time{}},
-		{msg(7), "assistant", "Noted 👍", d("2024-03-01T10:02:00Z")},
+	want := []history.Turn{
+		{ID: msg(1), Role: "user", Text: "Mi hermana Ana se mudó a Lisboa en marzo. 日本語も少し話します。", Time: d("2024-03-01T10:00:00Z")},
+		{ID: msg(2), Role: "assistant", Text: "¡Qué bien! Lisboa es preciosa 🌊\n\n素晴らしい。", Time: d("2024-03-01T10:00:05.5Z")},
+		{ID: msg(3), Role: "user", Text: "An old-style message: text, no content blocks.", Time: d("2024-03-01T10:01:00Z")},
+		{ID: msg(6), Role: "user", Text: "A date nobody can read.", Time: time.Time{}},
+		{ID: msg(7), Role: "assistant", Text: "Noted 👍", Time: d("2024-03-01T10:02:00Z")},
 	}
 	c := cs[0]
 	if c.ID != "c0ffee00-1111-4222-8333-444455556666" || c.Title != "Lisboa 🇵🇹" || !c.Create.Equal(d("2024-03-01T10:00:00Z")) {
@@ -48,7 +49,7 @@ func TestReadFixture(t *testing.T) {
 	}
 	wantSkipped := map[string]int{
 		"attachment or file (its content is not imported)": 2, "thinking block": 1, "tool_use block": 1, "tool_result block": 1,
-		"empty message": 1, DateOutOfRange: 1, "created_at unreadable (the turn is kept without its time)": 1,
+		"empty message": 1, history.DateOutOfRange: 1, "created_at unreadable (the turn is kept without its time)": 1,
 	}
 	if !maps.Equal(c.Skipped, wantSkipped) {
 		t.Errorf("skipped %v, want %v", c.Skipped, wantSkipped)
@@ -74,7 +75,7 @@ func TestReadBadInput(t *testing.T) {
 		{`[{"uuid":"c1","chat_messages":[]},{"uuid":"c2","chat_m`, "truncated: the file ends inside element 2"},
 		{`{"account":{},"conversations":[]}`, "the top level is an object"},
 	} {
-		err := Read(strings.NewReader(tc.in), func(Conversation) error { return nil })
+		err := Read(strings.NewReader(tc.in), func(history.Conversation) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.40q: %v, want %q", tc.in, err, tc.want)
 		}

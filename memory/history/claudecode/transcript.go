@@ -22,28 +22,17 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"agentmem/memory/history"
 )
 
-// Turn is one conversation turn of a transcript.
-type Turn struct {
-	ID   string // the uuid of the transcript line (of a reply's first text line)
-	Role string // "user" or "assistant"
-	Text string
-	Time time.Time
-	// Session is Claude Code's session id, and CWD the project directory
-	// the turn was said in.
-	Session, CWD string
-}
+// Turn is one conversation turn of a transcript: its ID the uuid of the
+// transcript line (of a reply's first text line), Session Claude Code's
+// session id and CWD the project directory.
+type Turn = history.Turn
 
 // Skipped counts the lines and blocks left out, by reason.
-type Skipped map[string]int
-
-// Add adds o's counts to s.
-func (s Skipped) Add(o Skipped) {
-	for k, v := range o {
-		s[k] += v
-	}
-}
+type Skipped = history.Skipped
 
 // Result is what Parse read.
 type Result struct {
@@ -96,20 +85,7 @@ type block struct {
 func Parse(data []byte, final bool) Result {
 	res := Result{Skipped: Skipped{}}
 	p := parser{res: &res}
-	n := 0
-	for len(data) > res.Consumed {
-		rest := data[res.Consumed:]
-		end := bytes.IndexByte(rest, '\n')
-		if end < 0 && !final {
-			break
-		}
-		if end < 0 {
-			end = len(rest)
-		}
-		n++
-		p.line(rest[:end], n)
-		res.Consumed += min(end+1, len(rest))
-	}
+	res.Consumed = history.EachLine(data, final, p.line)
 	p.flush()
 	return res
 }

@@ -27,27 +27,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"agentmem/memory/history"
 )
-
-// Turn is one conversation turn of a rollout.
-type Turn struct {
-	ID   string
-	Role string // "user" or "assistant"
-	Text string
-	Time time.Time
-	// Session is Codex's session (thread) id and CWD the project
-	// directory, from the rollout's session_meta line (empty when the
-	// input starts after it).
-	Session, CWD string
-}
-
-// Skipped counts the lines and items left out, by reason.
-type Skipped map[string]int
 
 // Result is what Parse read.
 type Result struct {
-	Turns   []Turn
-	Skipped Skipped
+	Turns   []history.Turn
+	Skipped history.Skipped
 	// Consumed is how many bytes of the input were read: every complete
 	// line. A last line without its newline (a rollout being written) is
 	// left for the next read, unless final.
@@ -90,89 +77,83 @@ type sessionMeta struct {
 // after what an earlier Parse consumed). final reads a last line that has
 // no newline too (a whole file read for import, not one being written).
 func Parse(data []byte, final bool) Result {
-	res := Result{Skipped: Skipped{}}
+	res := Result{Skipped: history.Skipped{}}
 	var meta sessionMeta
-	for len(data) > res.Consumed {
-		rest := data[res.Consumed:]
-		end := bytes.IndexByte(rest, '\n')
-		if end < 0 && !final {
-			break
+	res.Consumed = history.EachLine(data, final, func(l []byte, n int) {
+		res.Lines = n
+		if len(bytes.TrimSpace(l)) == 0 {
+			return // a blank line: nothing
 		}
-		if end < 0 {
-			end = len(rest)
-		}
-		res.Lines++
-		if len(bytes.TrimSpace(rest[:end])) == 0 {
-			// a blank line: nothing
-		} else if t, reason := readLine(rest[:end], &meta); reason == "not JSON" {
-			res.Bad = append(res.Bad, res.Lines)
+		t, reason := readLine(l, &meta)
+		switch {
+		case reason == "not JSON":
+			res.Bad = append(res.Bad, n)
 			res.Skipped[reason]++
-		} else if reason != "" {
+		case reason != "":
 			res.Skipped[reason]++
-		} else {
+		default:
 			res.Turns = append(res.Turns, t)
 		}
-		res.Consumed += min(end+1, len(rest))
-	}
+	})
 	return res
 }
 
 // readLine returns the line's turn, or why it is not one.
-func readLine(raw []byte, meta *sessionMeta) (Turn, string) {
+func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
 	raw = bytes.TrimSpace(raw)
 	var l line
 	if raw[0] != '{' || json.Unmarshal(raw, &l) != nil {
-		return Turn{}, "not JSON"
+		return history.Turn{}, "not JSON"
 	}
 	switch l.Type {
 	case "event_msg":
 	case "session_meta":
 		json.Unmarshal(l.Payload, meta)
-		return Turn{}, l.Type
+		return history.Turn{}, l.Type
 	case "response_item":
-		return Turn{}, "model-side log (response_item)"
+		return history.Turn{}, "model-side log (response_item)"
 	case "":
-		return Turn{}, "line without a type"
+		return history.Turn{}, "line without a type"
 	default:
-		return Turn{}, l.Type
+		return history.Turn{}, l.Type
 	}
 	var ev event
 	if json.Unmarshal(l.Payload, &ev) != nil {
-		return Turn{}, "unreadable event"
+		return history.Turn{}, "unreadable event"
 	}
 	t, reason := turnOf(ev, l.Timestamp)
 	if reason != "" {
-		return Turn{}, reason
+		return history.Turn{}, reason
 	}
 	if strings.TrimSpace(t.Text) == "" {
-		return Turn{}, "empty"
+		return history.Turn{}, "empty"
 	}
 	t.Time, t.Session, t.CWD = l.Timestamp, meta.ID, meta.CWD
 	return t, ""
 }
 
 // turnOf is the turn an event_msg holds, or why it holds none.
-func turnOf(ev event, ts time.Time) (Turn, string) {
+func turnOf(ev event, ts time.Time) (history.Turn, string) {
 	switch ev.Type {
 	case "item_completed":
 		return itemTurn(ev)
 	case "user_message":
 		if ev.Kind != "" && ev.Kind != "plain" {
-			return Turn{}, "user_message " + ev.Kind
+			return history.Turn{}, "user_message " + ev.Kind
 		}
-		return Turn{ID: derivedID(ts, "user", ev.Message), Role: "user", Text: ev.Message}, ""
+		return history.Turn{ID: derivedID(ts, "user", ev.Message), Role: "user", Text: ev.Message}, ""
 	case "agent_message":
-		return Turn{ID: derivedID(ts, "assistant", ev.Message), Role: "assistant", Text: ev.Message}, ""
+		return history.Turn{ID: derivedID(ts, "assistant", ev.Message), Role: "assistant", Text: ev.Message}, ""
 	case "":
-		return Turn{}, "event without a type"
+		return history.Turn{}, "event without a type"
 	}
-	return Turn{}, "event " + ev.Type
+	return history.Turn{}, "event " + ev.Type
 }
 
-func itemTurn(ev event) (Turn, string) {
+func itemTurn(ev event) (history.Turn, string) {
 	it := ev.Item
 	if it == nil {
-		return Turn{}, "item_completed without an item"
+		return history.Turn{}, "item_completed without an item"
 	}
 	var role string
 	switch it.Type {
@@ -181,7 +162,7 @@ func itemTurn(ev event) (Turn, string) {
 	case "AgentMessage":
 		role = "assistant"
 	default:
-		return Turn{}, "item " + it.Type // tool calls, reasoning, file changes, ...
+		return history.Turn{}, "item " + it.Type // tool calls, reasoning, file changes, ...
 	}
 	var parts []string
 	for _, c := range it.Content {
@@ -193,7 +174,7 @@ func itemTurn(ev event) (Turn, string) {
 	if role == "user" {
 		sep = "\n\n" // a user message's text parts are separate inputs
 	}
-	t := Turn{Role: role, Text: strings.Join(parts, sep)}
+	t := history.Turn{Role: role, Text: strings.Join(parts, sep)}
 	switch {
 	case it.ID == "":
 		t.ID = derivedID(time.Time{}, role+ev.TurnID, t.Text)

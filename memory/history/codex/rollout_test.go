@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"agentmem/memory/history"
 	"bytes"
 	"fmt"
 	"maps"
@@ -43,7 +44,7 @@ var wantTurns = []want{
 
 var lastTurn = want{"01a234fa-1111-7000-8000-000000000005", "user", "The last prompt, written without its newline yet"}
 
-var wantSkipped = Skipped{
+var wantSkipped = history.Skipped{
 	"session_meta": 1, "turn_context": 3, "world_state": 2, "token_usage_record": 4, "compacted": 1,
 	"model-side log (response_item)": 19,
 	"event task_started":             4, "event task_complete": 4, "event thread_settings_applied": 3,
@@ -61,7 +62,7 @@ func readMessy(t testing.TB) []byte {
 	return data
 }
 
-func checkTurns(t *testing.T, got []Turn, want []want) {
+func checkTurns(t *testing.T, got []history.Turn, want []want) {
 	t.Helper()
 	for i := range max(len(got), len(want)) {
 		switch {
@@ -142,7 +143,7 @@ func TestParseCutAnywhere(t *testing.T) {
 	}
 }
 
-func ids(turns []Turn) string {
+func ids(turns []history.Turn) string {
 	var b strings.Builder
 	for _, t := range turns {
 		fmt.Fprintf(&b, "%s %s %q %s\n", t.ID, t.Role, t.Text, t.Time.Format(time.RFC3339Nano))

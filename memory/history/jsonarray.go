@@ -1,7 +1,4 @@
-// Package jsonarray streams the elements of a top-level JSON array (an
-// export's conversations.json, which may be hundreds of MB) one at a time,
-// so a reader never holds more than one element.
-package jsonarray
+package history
 
 import (
 	"bufio"
@@ -11,11 +8,14 @@ import (
 	"io"
 )
 
-// Each calls fn with each element of the array r holds (its 0-based index,
+// eachElement streams the elements of a top-level JSON array (an export's
+// conversations.json, which may be hundreds of MB) one at a time, so a
+// reader never holds more than one element: it calls fn with each element
+// of the array r holds (its 0-based index,
 // the byte offset it starts at, and its raw JSON), in order. An input that
 // is not one array, or is cut short, is an error that says where; an error
 // from fn ends the reading and is returned as it is.
-func Each(r io.Reader, fn func(i int, offset int64, raw json.RawMessage) error) error {
+func eachElement(r io.Reader, fn func(i int, offset int64, raw json.RawMessage) error) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	tok, err := dec.Token()
 	switch {
