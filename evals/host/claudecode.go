@@ -57,14 +57,8 @@ type Run struct {
 // arguments (e.g. --resume ID), and returns when the session has ended.
 func (c ClaudeCode) Prompt(ctx context.Context, dir, prompt string, extra ...string) (Run, error) {
 	args := append([]string{"-p", prompt, "--output-format", "json", "--allowedTools", "mcp__agentmem__recall,mcp__agentmem__today"}, c.Args...)
-	cmd := exec.CommandContext(ctx, c.Binary, append(args, extra...)...)
-	cmd.Dir = dir
-	cmd.Env = append(c.environ(), c.Env...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	cmd.Stdin = strings.NewReader("")
-	err := cmd.Run()
-	r := Run{Output: out.String(), Stderr: stderr.String()}
+	out, stderr, err := run(ctx, c.Binary, dir, append(args, extra...), append(c.environ(), c.Env...))
+	r := Run{Output: out.String(), Stderr: stderr}
 	if err != nil {
 		return r, fmt.Errorf("claude -p %.40q: %w\n%s", prompt, err, tail(r.Stderr+r.Output, 2000))
 	}
@@ -86,14 +80,7 @@ func (c ClaudeCode) Prompt(ctx context.Context, dir, prompt string, extra ...str
 // environ is what claude runs with: offline, against the scripted model,
 // in its own home, with MCP tools offered directly (not behind a search).
 func (c ClaudeCode) environ() []string {
-	keep := []string{"PATH", "TMPDIR", "LANG", "TZ"}
-	var env []string
-	for _, k := range keep {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return append(env,
+	return offline(
 		"HOME="+c.Home,
 		"ANTHROPIC_BASE_URL="+c.Model.URL,
 		"ANTHROPIC_API_KEY=scripted",
@@ -108,6 +95,30 @@ func (c ClaudeCode) environ() []string {
 func (c ClaudeCode) Transcript(dir, session string) string {
 	abs, _ := filepath.Abs(dir)
 	return filepath.Join(c.Home, ".claude", "projects", strings.NewReplacer("/", "-", ".", "-").Replace(abs), session+".jsonl")
+}
+
+// run runs binary in dir with args and env, and no input, and returns what
+// it printed.
+func run(ctx context.Context, binary, dir string, args, env []string) (stdout *bytes.Buffer, stderr string, err error) {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Stdin = strings.NewReader("")
+	err = cmd.Run()
+	return &out, errOut.String(), err
+}
+
+// offline is the environment of a host's run: the caller's PATH, TMPDIR,
+// LANG and TZ, then extra.
+func offline(extra ...string) []string {
+	var env []string
+	for _, k := range []string{"PATH", "TMPDIR", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return append(env, extra...)
 }
 
 func tail(s string, n int) string {

@@ -2,15 +2,12 @@ package host
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"agentmem/evals/peers"
 )
@@ -89,19 +86,13 @@ func (c Codex) Resume(ctx context.Context, dir, session, prompt string) (CodexRu
 
 func (c Codex) exec(ctx context.Context, dir, prompt string, sub ...string) (CodexRun, error) {
 	args := append([]string{"exec", "--skip-git-repo-check", "--json"}, sub...)
-	cmd := exec.CommandContext(ctx, c.Binary, append(args, "--", prompt)...)
-	cmd.Dir = dir
-	cmd.Env = append(c.Environ(), c.Env...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	cmd.Stdin = strings.NewReader("")
-	err := cmd.Run()
-	r := CodexRun{Output: out.String(), Stderr: stderr.String()}
+	out, stderr, err := run(ctx, c.Binary, dir, append(args, "--", prompt), append(c.Environ(), c.Env...))
+	r := CodexRun{Output: out.String(), Stderr: stderr}
 	if err != nil {
 		return r, fmt.Errorf("codex exec %.40q: %w\n%s", prompt, err, tail(r.Stderr+r.Output, 2000))
 	}
 	var failed string
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		var ev struct {
@@ -136,11 +127,5 @@ func (c Codex) exec(ctx context.Context, dir, prompt string, sub ...string) (Cod
 // Environ is what codex runs with: offline, against the scripted model, in
 // its own home.
 func (c Codex) Environ() []string {
-	var env []string
-	for _, k := range []string{"PATH", "TMPDIR", "LANG", "TZ"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return append(env, "HOME="+c.Home, "CODEX_HOME="+filepath.Join(c.Home, ".codex"), "AGENTMEM_SCRIPTED_KEY=scripted", "NO_COLOR=1")
+	return offline("HOME="+c.Home, "CODEX_HOME="+filepath.Join(c.Home, ".codex"), "AGENTMEM_SCRIPTED_KEY=scripted", "NO_COLOR=1")
 }

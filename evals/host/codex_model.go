@@ -3,11 +3,8 @@ package host
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // A scripted OpenAI Responses API server on loopback, for Codex CLI: POST
@@ -133,63 +130,36 @@ type CodexScript func(CodexRequest) Reply
 // CodexModel is a scripted Responses API server on 127.0.0.1.
 type CodexModel struct {
 	URL string // the base URL Codex is given (ends in /v1)
-
+	scripted[CodexRequest]
 	script CodexScript
-	srv    *http.Server
-
-	mu       sync.Mutex
-	requests []CodexRequest
 }
 
 // StartCodexModel serves script on a free loopback port.
 func StartCodexModel(script CodexScript) (*CodexModel, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	m := &CodexModel{script: script}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", m.responses)
+	url, err := m.start(mux, `{"error":{"type":"not_found","message":"scripted model: no such endpoint"}}`)
 	if err != nil {
 		return nil, err
 	}
-	m := &CodexModel{URL: "http://" + ln.Addr().String() + "/v1", script: script}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/responses", m.responses)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"error":{"type":"not_found","message":"scripted model: no such endpoint"}}`, http.StatusNotFound)
-	})
-	m.srv = &http.Server{Handler: mux}
-	go m.srv.Serve(ln)
+	m.URL = url + "/v1"
 	return m, nil
 }
 
-// Close stops the server.
-func (m *CodexModel) Close() error { return m.srv.Close() }
-
-// Requests returns a copy of every request received so far.
-func (m *CodexModel) Requests() []CodexRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]CodexRequest(nil), m.requests...)
-}
-
 func (m *CodexModel) responses(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
 		http.Error(w, `{"error":{"message":"scripted model: compressed requests are not supported"}}`, http.StatusUnsupportedMediaType)
 		return
 	}
 	var req CodexRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, fmt.Sprintf(`{"error":{"type":"invalid_request_error","message":%q}}`, "scripted model: "+err.Error()), http.StatusBadRequest)
+	n := m.record(w, r, &req, &req.Raw, func(msg string) string {
+		return fmt.Sprintf(`{"error":{"type":"invalid_request_error","message":%q}}`, msg)
+	})
+	if n == 0 {
 		return
 	}
-	req.Raw = body
-	m.mu.Lock()
-	m.requests = append(m.requests, req)
-	n := len(m.requests)
-	m.mu.Unlock()
-	reply := m.script(req)
-	codexStream(w, fmt.Sprintf("%d", n), reply, req)
+	codexStream(w, fmt.Sprintf("%d", n), m.script(req), req)
 }
 
 // codexItems are the reply's output items.

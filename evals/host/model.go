@@ -8,10 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"strconv"
 	"strings"
-	"sync"
 )
 
 // Request is one call the host made to the model, as sent.
@@ -102,42 +101,22 @@ type Script func(Request) Reply
 // Model is a scripted Anthropic Messages API server on 127.0.0.1.
 type Model struct {
 	URL string
-
+	scripted[Request]
 	script Script
-	srv    *http.Server
-	ln     net.Listener
-
-	mu       sync.Mutex
-	requests []Request
-	calls    int
 }
 
 // StartModel serves script on a free loopback port.
 func StartModel(script Script) (*Model, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	m := &Model{URL: "http://" + ln.Addr().String(), script: script, ln: ln}
+	m := &Model{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", m.messages)
 	mux.HandleFunc("POST /v1/messages/count_tokens", m.countTokens)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"scripted model: no such endpoint"}}`, http.StatusNotFound)
-	})
-	m.srv = &http.Server{Handler: mux}
-	go m.srv.Serve(ln)
+	var err error
+	m.URL, err = m.start(mux, `{"type":"error","error":{"type":"not_found_error","message":"scripted model: no such endpoint"}}`)
+	if err != nil {
+		return nil, err
+	}
 	return m, nil
-}
-
-// Close stops the server.
-func (m *Model) Close() error { return m.srv.Close() }
-
-// Requests returns a copy of every request received so far.
-func (m *Model) Requests() []Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]Request(nil), m.requests...)
 }
 
 func (m *Model) countTokens(w http.ResponseWriter, r *http.Request) {
@@ -147,22 +126,14 @@ func (m *Model) countTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Model) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	var req Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted model: `+err.Error()+`"}}`, http.StatusBadRequest)
+	n := m.record(w, r, &req, &req.Raw, func(msg string) string {
+		return `{"type":"error","error":{"type":"invalid_request_error","message":` + strconv.Quote(msg) + `}}`
+	})
+	if n == 0 {
 		return
 	}
-	req.Raw = body
-	m.mu.Lock()
-	m.requests = append(m.requests, req)
-	m.calls++
-	id := fmt.Sprintf("msg_scripted_%d", m.calls)
-	m.mu.Unlock()
+	id := fmt.Sprintf("msg_scripted_%d", n)
 	reply := m.script(req)
 	if req.Stream {
 		stream(w, id, req.Model, reply)
