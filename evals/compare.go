@@ -1,12 +1,8 @@
 package evals
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"agentmem/evals/peers"
@@ -50,12 +46,7 @@ func SummarizePeer(d *Dataset, o PeerOptions, out Outcome) System {
 	}
 	ingest := map[string]Ingest{}
 	if st := out.Ingest[ByTurn]; len(st) > 0 {
-		rate, wall := Rate(st)
-		n := 0
-		for _, x := range st {
-			n += x.Turns
-		}
-		ingest[string(ByTurn)] = Ingest{Units: len(st), Turns: n, Seconds: wall.Seconds(), TurnsPerS: rate}
+		ingest[string(ByTurn)] = ingestOf(st)
 	}
 	sys := System{Name: o.Name, Server: o.Describe(), Errors: map[string]int{}}
 	if len(out.Results) > 0 {
@@ -84,25 +75,10 @@ func Compare(s Summary, systems []System) Comparison {
 
 // WriteComparison writes compare.json, compare.md and compare.svg into dir.
 func WriteComparison(dir string, c Comparison) error {
-	raw, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "compare.json"), append(raw, '\n'), 0o644); err != nil {
-		return err
-	}
-	var chart bytes.Buffer
-	if err := WriteComparisonChart(&chart, c); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "compare.svg"), chart.Bytes(), 0o644); err != nil {
-		return err
-	}
-	var report bytes.Buffer
-	if err := WriteComparisonReport(&report, c, "compare.svg"); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "compare.md"), report.Bytes(), 0o644)
+	return writeFiles(dir,
+		output{"compare.json", indented(c)},
+		output{"compare.svg", func(w io.Writer) error { return WriteComparisonChart(w, c) }},
+		output{"compare.md", func(w io.Writer) error { return WriteComparisonReport(w, c, "compare.svg") }})
 }
 
 // WriteComparisonReport writes compare.md: what was run, then one row per

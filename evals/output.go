@@ -3,6 +3,7 @@ package evals
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -10,23 +11,41 @@ import (
 // WriteOutputs writes summary.json, report.md and chart.svg into dir
 // (results.jsonl is written as the run goes, by Results).
 func WriteOutputs(dir string, s Summary, configs []Config) error {
-	raw, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	return writeFiles(dir,
+		output{"summary.json", indented(s)},
+		output{"chart.svg", func(w io.Writer) error { return WriteChart(w, s, configs) }},
+		output{"report.md", func(w io.Writer) error { return WriteReport(w, s, "chart.svg") }})
+}
+
+// output is a file of a run's outputs and what writes it.
+type output struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeFiles writes each output into dir, in order, and stops at the first
+// error.
+func writeFiles(dir string, outs ...output) error {
+	for _, o := range outs {
+		var b bytes.Buffer
+		if err := o.write(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, o.name), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indented writes v as indented JSON and a newline.
+func indented(v any) func(io.Writer) error {
+	return func(w io.Writer) error {
+		raw, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(raw, '\n'))
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644); err != nil {
-		return err
-	}
-	var chart bytes.Buffer
-	if err := WriteChart(&chart, s, configs); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "chart.svg"), chart.Bytes(), 0o644); err != nil {
-		return err
-	}
-	var report bytes.Buffer
-	if err := WriteReport(&report, s, "chart.svg"); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.md"), report.Bytes(), 0o644)
 }

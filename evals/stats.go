@@ -35,18 +35,20 @@ func rank(s []float64, p float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
-// Rate is turns per second of wall time over the stats: the union of their
-// intervals, so that units stored in parallel are not counted twice.
-func Rate(stats []IngestStat) (turnsPerS float64, wall time.Duration) {
+// ingestOf is the ingest speed over the stats: turns per second of wall
+// time, the union of their intervals, so that units stored in parallel are
+// not counted twice.
+func ingestOf(stats []IngestStat) Ingest {
+	in := Ingest{Units: len(stats)}
 	if len(stats) == 0 {
-		return 0, 0
+		return in
 	}
 	s := slices.Clone(stats)
 	slices.SortFunc(s, func(a, b IngestStat) int { return a.Start.Compare(b.Start) })
-	turns := 0
+	var wall time.Duration
 	start, end := s[0].Start, s[0].End
 	for _, st := range s {
-		turns += st.Turns
+		in.Turns += st.Turns
 		if st.Start.After(end) {
 			wall += end.Sub(start)
 			start, end = st.Start, st.End
@@ -55,10 +57,10 @@ func Rate(stats []IngestStat) (turnsPerS float64, wall time.Duration) {
 		}
 	}
 	wall += end.Sub(start)
-	if wall <= 0 {
-		return 0, 0
+	if wall > 0 {
+		in.Seconds, in.TurnsPerS = wall.Seconds(), float64(in.Turns)/wall.Seconds()
 	}
-	return float64(turns) / wall.Seconds(), wall
+	return in
 }
 
 // frac is the share of true in bs, nil when bs is empty.

@@ -115,12 +115,7 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 		s.Level = "session"
 	}
 	for g, st := range out.Ingest {
-		rate, wall := Rate(st)
-		n := 0
-		for _, x := range st {
-			n += x.Turns
-		}
-		s.Ingest[string(g)] = Ingest{Units: len(st), Turns: n, Seconds: wall.Seconds(), TurnsPerS: rate}
+		s.Ingest[string(g)] = ingestOf(st)
 	}
 	by := map[string][]Result{}
 	for _, r := range out.Results {
