@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -34,9 +35,7 @@ func kSweep(s Summary, configs []Config) []ConfigSummary {
 		}
 		b := Baseline()
 		b.Name, b.K = c.Name, c.K
-		if c.Order == "" {
-			c.Order = byRelevance
-		}
+		c.Order = cmp.Or(c.Order, byRelevance)
 		if c == b {
 			out = append(out, cs)
 		}

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,9 +114,7 @@ func message(group []Turn) (spec.Message, []string) {
 			b.WriteString("\n")
 		}
 		who := t.Speaker
-		if who == "" {
-			who = t.Role
-		}
+		who = cmp.Or(who, t.Role)
 		b.WriteString(who + ": " + t.Text)
 	}
 	return spec.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs

@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -153,9 +154,7 @@ func (seen sessionIDs) add(raw string) string {
 		}
 		return '_'
 	}, raw)
-	if id == "" {
-		id = "session"
-	}
+	id = cmp.Or(id, "session")
 	base := id
 	for n := 2; seen[id]; n++ {
 		id = fmt.Sprintf("%s+%d", base, n)

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -240,9 +241,7 @@ func (c Config) Describe() string {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))
 	}
 	o := c.Order
-	if o == "" {
-		o = byRelevance
-	}
+	o = cmp.Or(o, byRelevance)
 	parts = append(parts, "order="+o)
 	if c.Before {
 		parts = append(parts, "before=question time")

@@ -76,9 +76,7 @@ func Preview(text string) string {
 // store pages alike.
 func PageSessions(all []SessionInfo, f SessionFilter) (SessionPage, error) {
 	limit := f.Limit
-	if limit == 0 {
-		limit = DefaultSessionPage
-	}
+	limit = cmp.Or(limit, DefaultSessionPage)
 	if limit < 0 || limit > MaxSessionPage {
 		return SessionPage{}, &FieldError{"limit", fmt.Sprintf("must be between 1 and %d, got %d", MaxSessionPage, f.Limit)}
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"time"
 )
 
@@ -120,12 +121,8 @@ func (w Weights) OrDefault() Weights {
 	if w.Entity <= 0 {
 		w.Entity = d.Entity
 	}
-	if w.Time == 0 {
-		w.Time = d.Time
-	}
-	if w.Adjacent == 0 {
-		w.Adjacent = d.Adjacent
-	}
+	w.Time = cmp.Or(w.Time, d.Time)
+	w.Adjacent = cmp.Or(w.Adjacent, d.Adjacent)
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,9 +69,7 @@ func New(opts Options) (*Service, error) {
 		embedWait: opts.EmbedWait,
 		log:       opts.Logger,
 	}
-	if s.embedWait == 0 {
-		s.embedWait = DefaultEmbedWait
-	}
+	s.embedWait = cmp.Or(s.embedWait, DefaultEmbedWait)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -80,15 +79,11 @@ func New(opts Options) (*Service, error) {
 	if s.loc == nil {
 		s.loc = time.UTC
 	}
-	if s.namespace == "" {
-		s.namespace = DefaultNamespace
-	}
+	s.namespace = cmp.Or(s.namespace, DefaultNamespace)
 	if err := validName("namespace", s.namespace, maxNamespace); err != nil {
 		return nil, err
 	}
-	if s.fusion == "" {
-		s.fusion = RRF
-	}
+	s.fusion = cmp.Or(s.fusion, RRF)
 	if err := validFusion(s.fusion); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,12 +52,8 @@ func NewOAuth(ctx context.Context, opts OAuthOptions) (*OAuth, error) {
 	if opts.Issuer == "" || opts.Resource == "" {
 		return nil, errors.New("oauth: both the issuer (--oauth-issuer) and this server's URL (--oauth-resource) are required")
 	}
-	if opts.Audience == "" {
-		opts.Audience = opts.Resource
-	}
-	if opts.Claim == "" {
-		opts.Claim = DefaultNamespacesClaim
-	}
+	opts.Audience = cmp.Or(opts.Audience, opts.Resource)
+	opts.Claim = cmp.Or(opts.Claim, DefaultNamespacesClaim)
 	if opts.JWKSURL == "" {
 		u, err := discoverJWKS(ctx, opts.Issuer)
 		if err != nil {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -178,9 +179,7 @@ func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsReque
 
 // Transcript reads a session in turn order.
 func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID string) (spec.Transcript, error) {
-	if namespace == "" {
-		namespace = svc.DefaultNamespaceOf(ctx)
-	}
+	namespace = cmp.Or(namespace, svc.DefaultNamespaceOf(ctx))
 	ms, err := svc.Session(ctx, namespace, sessionID)
 	if err != nil {
 		return spec.Transcript{}, err

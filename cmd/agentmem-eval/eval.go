@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -205,9 +206,7 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 		key := os.Getenv("OPENAI_API_KEY")
 		o.Chat = evals.NewChat(c.LLMBaseURL, key, c.LLMModel)
 		judge := c.JudgeModel
-		if judge == "" {
-			judge = c.LLMModel
-		}
+		judge = cmp.Or(judge, c.LLMModel)
 		o.Judge = &evals.Judge{Chat: evals.NewChat(c.LLMBaseURL, key, judge)}
 		meta.AnswerModel, meta.JudgeModel = c.LLMModel, judge
 	} else if o.LLMAgent {

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,9 +101,7 @@ func adkParts(t Turn) []string {
 		return []string{text}
 	}
 	who := t.Speaker
-	if who == "" {
-		who = t.Role
-	}
+	who = cmp.Or(who, t.Role)
 	// Parts of at most budget UTF-16 units of text, cut at a space when
 	// one is near, each with the turn's header.
 	const header = 80
@@ -157,9 +156,7 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 			continue
 		}
 		who := t.Speaker
-		if who == "" {
-			who = t.Role
-		}
+		who = cmp.Or(who, t.Role)
 		if r := []rune(who); len(r) > 40 {
 			who = string(r[:40])
 		}

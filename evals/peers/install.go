@@ -2,6 +2,7 @@ package peers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,9 +166,7 @@ func installed(inst Installation) bool {
 // node finds node and checks its version against p.
 func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
 	name := in.Node
-	if name == "" {
-		name = "node"
-	}
+	name = cmp.Or(name, "node")
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return "", 0, fmt.Errorf("peers: Node.js is needed to run the peer %s and was not found (%s: %w); install Node.js %d or later with npm", p.Name, name, err, max(p.MinNode, 18))
@@ -192,9 +191,7 @@ func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
 // npm finds npm and checks its version.
 func (in Installer) npm(ctx context.Context) (string, error) {
 	name := in.NPM
-	if name == "" {
-		name = "npm"
-	}
+	name = cmp.Or(name, "npm")
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("peers: npm is needed to install the peers and was not found (%s: %w); it comes with Node.js", name, err)

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -109,9 +110,7 @@ func Names() []string {
 // agentmem's recall prints in front of a memory.
 func Render(t Turn) string {
 	who := t.Speaker
-	if who == "" {
-		who = t.Role
-	}
+	who = cmp.Or(who, t.Role)
 	return fmt.Sprintf("[%s] %s: %s", t.Date.Format("2006-01-02 Mon"), who, t.Text)
 }
 

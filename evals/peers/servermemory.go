@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -71,9 +72,7 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 				continue // stored before: the server would skip it too
 			}
 			typ := t.Speaker
-			if typ == "" {
-				typ = t.Role
-			}
+			typ = cmp.Or(typ, t.Role)
 			ents = append(ents, smEntity{Name: code, EntityType: typ, Observations: []string{Render(t)}})
 		}
 		if len(ents) == 0 {

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,9 +34,7 @@ func (inst Installation) Command(p Peer, dataDir string) Command {
 	env := append(os.Environ(), "HOME="+dataDir, "USERPROFILE="+dataDir, "NO_COLOR=1")
 	env = append(env, s.Env...)
 	dir := s.Dir
-	if dir == "" {
-		dir = dataDir
-	}
+	dir = cmp.Or(dir, dataDir)
 	return Command{Path: inst.Node, Args: append([]string{inst.Entry}, s.Args...), Dir: dir, Env: env}
 }
 

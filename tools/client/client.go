@@ -7,6 +7,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -267,9 +268,7 @@ func (c *Client) Remember(ctx context.Context, args spec.RememberArgs) (spec.Rem
 // It asks for the structured result (format json) unless args name
 // another format; RecallText asks for the text alone, as a model does.
 func (c *Client) Recall(ctx context.Context, args spec.RecallArgs) (spec.RecallResult, string, error) {
-	if args.Format == "" {
-		args.Format = "json"
-	}
+	args.Format = cmp.Or(args.Format, "json")
 	return call[spec.RecallResult](ctx, c, "recall", args)
 }
 

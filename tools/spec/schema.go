@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -184,9 +185,7 @@ func Validate[T any](args any) error {
 
 func validate(s *jsonschema.Schema, v any, path string) error {
 	field := path
-	if field == "" {
-		field = "arguments"
-	}
+	field = cmp.Or(field, "arguments")
 	fail := func(format string, a ...any) error { return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)} }
 	switch s.Type {
 	case "object":

@@ -4,6 +4,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,27 +98,13 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 		cfg.Backoff < 0 || cfg.MaxBackoff < 0 {
 		return nil, errors.New("openai embedder: negative value in config")
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxAttempts == 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.Backoff == 0 {
-		cfg.Backoff = DefaultBackoff
-	}
-	if cfg.MaxBackoff == 0 {
-		cfg.MaxBackoff = DefaultMaxBackoff
-	}
-	if cfg.MaxBytes == 0 {
-		cfg.MaxBytes = DefaultMaxBytes
-	}
+	cfg.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultBatchSize)
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.Backoff = cmp.Or(cfg.Backoff, DefaultBackoff)
+	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
+	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}

@@ -12,6 +12,7 @@
 package chatgpt
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,9 +78,7 @@ func parse(index int, raw json.RawMessage) (history.Conversation, error) {
 		return history.Conversation{}, history.WrongType(index, "id", v.ID, err)
 	}
 	id := v.ID
-	if id == "" {
-		id = v.ConversationID
-	}
+	id = cmp.Or(id, v.ConversationID)
 	if v.Mapping == nil {
 		reason := "is missing: this is not a ChatGPT export"
 		if v.ChatMessages != nil {
@@ -184,9 +183,7 @@ func turn(c *history.Conversation, nodeID string, n node) {
 		return
 	}
 	id := n.ID
-	if id == "" {
-		id = nodeID
-	}
+	id = cmp.Or(id, nodeID)
 	c.Turns = append(c.Turns, history.Turn{ID: id, Role: m.Author.Role, Text: text, Time: t})
 }
 
