@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,19 +198,10 @@ func validate(s *jsonschema.Schema, v any, path string) error {
 				return &FieldError{Field: join(path, name), Msg: "is required"}
 			}
 		}
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			prop := s.Properties[name]
 			if prop == nil {
-				known := make([]string, 0, len(s.Properties))
-				for k := range s.Properties {
-					known = append(known, k)
-				}
-				sort.Strings(known)
+				known := slices.Sorted(maps.Keys(s.Properties))
 				takes := strings.Join(known, ", ")
 				if len(known) == 0 {
 					takes = "none"
