@@ -186,26 +186,38 @@ func byQuestion(ts []task) [][]task {
 	return out
 }
 
+// ways lists the tasks question q has in this run: the scripted agent
+// under each configuration, the host under the first (for the questions of
+// HostQuestions, or for every one with anyHost), and the LLM agent.
+func (r *runner) ways(q Question, anyHost bool) []task {
+	var ts []task
+	if r.o.Scripted {
+		for _, c := range r.o.Configs {
+			ts = append(ts, task{q: q, agent: "scripted", cfg: c})
+		}
+	}
+	if h := r.o.Host; h != nil && len(r.o.Configs) > 0 && (anyHost || r.o.HostQuestions == nil || r.o.HostQuestions[q.ID]) {
+		ts = append(ts, task{q: q, agent: h.Name(), cfg: r.o.Configs[0]})
+	}
+	if r.o.LLMAgent {
+		ts = append(ts, task{q: q, agent: "llm", cfg: LLMConfig})
+	}
+	return ts
+}
+
+// cached is t's result that the run's results hold, if they hold one made
+// by the same code, data and models.
+func (r *runner) cached(t task) (Result, bool) {
+	return r.o.Results.Cached(t.agent, t.cfg.Name, t.q.ID, r.fingerprint(t.agent, t.cfg))
+}
+
 // plan lists the tasks of u that have no cached result.
 func (r *runner) plan(u Unit) []task {
 	var ts []task
 	for _, q := range u.Questions {
-		if r.o.Scripted {
-			for _, c := range r.o.Configs {
-				if _, ok := r.o.Results.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); !ok {
-					ts = append(ts, task{q: q, agent: "scripted", cfg: c})
-				}
-			}
-		}
-		if h := r.o.Host; h != nil && len(r.o.Configs) > 0 && (r.o.HostQuestions == nil || r.o.HostQuestions[q.ID]) {
-			c := r.o.Configs[0]
-			if _, ok := r.o.Results.Cached(h.Name(), c.Name, q.ID, r.fingerprint(h.Name(), c)); !ok {
-				ts = append(ts, task{q: q, agent: h.Name(), cfg: c})
-			}
-		}
-		if r.o.LLMAgent {
-			if _, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); !ok {
-				ts = append(ts, task{q: q, agent: "llm", cfg: LLMConfig})
+		for _, t := range r.ways(q, false) {
+			if _, ok := r.cached(t); !ok {
+				ts = append(ts, t)
 			}
 		}
 	}
@@ -345,21 +357,8 @@ func (r *runner) outcome() Outcome {
 	out := Outcome{Ingest: map[Granularity][]IngestStat{}}
 	for _, u := range r.o.Data.Units {
 		for _, q := range u.Questions {
-			if r.o.Scripted {
-				for _, c := range r.o.Configs {
-					if res, ok := r.o.Results.Cached("scripted", c.Name, q.ID, r.fingerprint("scripted", c)); ok {
-						out.Results = append(out.Results, res)
-					}
-				}
-			}
-			if r.o.LLMAgent {
-				if res, ok := r.o.Results.Cached("llm", LLMConfig.Name, q.ID, r.fingerprint("llm", LLMConfig)); ok {
-					out.Results = append(out.Results, res)
-				}
-			}
-			if h := r.o.Host; h != nil && len(r.o.Configs) > 0 {
-				c := r.o.Configs[0]
-				if res, ok := r.o.Results.Cached(h.Name(), c.Name, q.ID, r.fingerprint(h.Name(), c)); ok {
+			for _, t := range r.ways(q, true) {
+				if res, ok := r.cached(t); ok {
 					out.Results = append(out.Results, res)
 				}
 			}
