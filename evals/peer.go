@@ -112,20 +112,16 @@ func RunPeer(ctx context.Context, o PeerOptions) (Outcome, error) {
 		var wg sync.WaitGroup
 		for i, t := range chunk {
 			runs[i] = &peerRun{o: o, fp: fp, base: base, u: t.u, turns: peerTurns(t.u)}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				runs[i].ingest(ctx)
-			}()
+			})
 		}
 		wg.Wait()
 		errs := make([]error, len(chunk))
 		for i, t := range chunk {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				errs[i] = runs[i].ask(ctx, t.qs)
-			}()
+			})
 		}
 		wg.Wait()
 		for _, r := range runs {

@@ -193,11 +193,9 @@ func (l *transformerLayer) attention(ctx, qkv []float32, T int, bufs []attnBuffe
 	if par > 1 && T*T*l.attnWidth >= 1<<16 {
 		var wg sync.WaitGroup
 		for h := 0; h < l.heads; h++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				l.head(h, ctx, qkv, T, bufs[h])
-			}()
+			})
 		}
 		wg.Wait()
 		return

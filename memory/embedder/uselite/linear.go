@@ -49,16 +49,14 @@ func packAll(layers []*linear, quantize map[*linear]bool) error {
 	}
 	var wg sync.WaitGroup
 	for _, l := range layers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if quantize[l] {
 				// The int8 weights replace the float32 ones.
 				l.q, l.panels = quantizeWeights(l.panels, l.in, l.out), nil
 				return
 			}
 			pack(l.panels, l.in, l.out)
-		}()
+		})
 	}
 	wg.Wait()
 	return nil
@@ -92,11 +90,9 @@ func (l *linear) forward(y, x []float32, rows, par int) {
 	var wg sync.WaitGroup
 	for p := 0; p < par; p++ {
 		p0, p1 := panels*p/par, panels*(p+1)/par
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			l.panelRange(y, x, rows, p0, p1)
-		}()
+		})
 	}
 	wg.Wait()
 }

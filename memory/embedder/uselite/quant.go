@@ -155,11 +155,9 @@ func (l *linear) forwardQ(y []float32, qx *qinput, rows, par int) {
 		if p == par-1 {
 			p1 = panels
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			qgemm(y, l.out, qx, rows, l.q, l.b, p0, p1)
-		}()
+		})
 	}
 	wg.Wait()
 }

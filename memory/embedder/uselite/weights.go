@@ -184,11 +184,9 @@ func readShards(fsys fs.FS, sums map[string]string, paths []string) ([]float32, 
 		}
 		dst := buf[off : off+int(fi.Size())]
 		off += len(dst)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			errs[i] = readShard(fsys, sums, p, dst)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
