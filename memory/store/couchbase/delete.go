@@ -82,17 +82,9 @@ func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error)
 	var n int
 	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
 		n = 0
-		sk := sessionKey(ns, sess)
-		man, err := tc.Get(s.coll, sk)
-		if errors.Is(err, gocb.ErrDocumentNotFound) {
-			return nil
-		}
-		if err != nil {
+		man, sd, err := s.txSession(tc, sessionKey(ns, sess))
+		if err != nil || man == nil {
 			return err
-		}
-		var sd sessionDoc
-		if err := man.Content(&sd); err != nil {
-			return fmt.Errorf("decoding session manifest %s: %w", sk, err)
 		}
 		keys := make([]string, len(sd.IDs))
 		for i, id := range sd.IDs {
@@ -141,16 +133,9 @@ func (s *Store) txRemove(tc *gocb.TransactionAttemptContext, ns, key string) (d 
 // txShrink removes ids from the session manifest at key, and the manifest
 // when nothing is left in it.
 func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map[string]bool) error {
-	res, err := tc.Get(s.coll, key)
-	if errors.Is(err, gocb.ErrDocumentNotFound) {
-		return nil
-	}
-	if err != nil {
+	res, sd, err := s.txSession(tc, key)
+	if err != nil || res == nil {
 		return err
-	}
-	var sd sessionDoc
-	if err := res.Content(&sd); err != nil {
-		return fmt.Errorf("decoding session manifest %s: %w", key, err)
 	}
 	sd = sd.without(ids)
 	if len(sd.IDs) == 0 {

@@ -157,18 +157,31 @@ func encode(key string, v any) (json.RawMessage, error) {
 
 // txManifest adds the ids of add to the session manifest at key.
 func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add sessionDoc) error {
-	old, err := tc.Get(s.coll, key)
-	if errors.Is(err, gocb.ErrDocumentNotFound) {
+	old, cur, err := s.txSession(tc, key)
+	switch {
+	case err != nil:
+		return err
+	case old == nil:
 		return s.txInsert(tc, key, add)
 	}
-	if err != nil {
-		return err
-	}
-	var cur sessionDoc
-	if err := old.Content(&cur); err != nil {
-		return fmt.Errorf("decoding session manifest %s: %w", key, err)
-	}
 	return txReplace(tc, old, cur.with(add.IDs...))
+}
+
+// txSession reads the session manifest at key inside a transaction; its
+// result is nil when there is none.
+func (s *Store) txSession(tc *gocb.TransactionAttemptContext, key string) (*gocb.TransactionGetResult, sessionDoc, error) {
+	var sd sessionDoc
+	res, err := tc.Get(s.coll, key)
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		return nil, sd, nil
+	}
+	if err != nil {
+		return nil, sd, err
+	}
+	if err := res.Content(&sd); err != nil {
+		return nil, sd, fmt.Errorf("decoding session manifest %s: %w", key, err)
+	}
+	return res, sd, nil
 }
 
 // touch makes a mutation token for each committed document. Transactions

@@ -23,18 +23,9 @@ func (s *Store) Session(ctx context.Context, namespace, sessionID string) ([]mem
 	for i, id := range man.IDs {
 		keys[i] = memoryKey(namespace, id)
 	}
-	docs, err := s.memories(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]memory.Memory, 0, len(docs))
-	for _, k := range keys {
-		if d, ok := docs[k]; ok && d.Namespace == namespace && d.SessionID == sessionID {
-			out = append(out, d.memory())
-		}
-	}
+	out, err := s.sessionMemories(ctx, namespace, sessionID, keys)
 	slices.SortStableFunc(out, func(a, b memory.Memory) int { return a.Turn - b.Turn })
-	return out, nil
+	return out, err
 }
 
 // Turns returns the memories of turns from..to of one session, in order:
@@ -56,6 +47,12 @@ func (s *Store) Turns(ctx context.Context, namespace, sessionID string, from, to
 	for t := from; t <= to; t++ {
 		keys = append(keys, memoryKey(namespace, memory.MemoryID(sessionID, t)))
 	}
+	return s.sessionMemories(ctx, namespace, sessionID, keys)
+}
+
+// sessionMemories reads the memories of keys, in their order, that are
+// there and belong to the session.
+func (s *Store) sessionMemories(ctx context.Context, namespace, sessionID string, keys []string) ([]memory.Memory, error) {
 	docs, err := s.memories(ctx, keys)
 	if err != nil {
 		return nil, err
