@@ -113,8 +113,7 @@ func message(group []Turn) (spec.Message, []string) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		who := t.Speaker
-		who = cmp.Or(who, t.Role)
+		who := cmp.Or(t.Speaker, t.Role)
 		b.WriteString(who + ": " + t.Text)
 	}
 	return spec.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs

@@ -240,8 +240,7 @@ func (c Config) Describe() string {
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))
 	}
-	o := c.Order
-	o = cmp.Or(o, byRelevance)
+	o := cmp.Or(c.Order, byRelevance)
 	parts = append(parts, "order="+o)
 	if c.Before {
 		parts = append(parts, "before=question time")

@@ -75,8 +75,7 @@ func Preview(text string) string {
 // over its memories' text) and leave the rest to this function, so every
 // store pages alike.
 func PageSessions(all []SessionInfo, f SessionFilter) (SessionPage, error) {
-	limit := f.Limit
-	limit = cmp.Or(limit, DefaultSessionPage)
+	limit := cmp.Or(f.Limit, DefaultSessionPage)
 	if limit < 0 || limit > MaxSessionPage {
 		return SessionPage{}, &FieldError{"limit", fmt.Sprintf("must be between 1 and %d, got %d", MaxSessionPage, f.Limit)}
 	}

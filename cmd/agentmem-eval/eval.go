@@ -205,8 +205,7 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 	if c.LLMModel != "" {
 		key := os.Getenv("OPENAI_API_KEY")
 		o.Chat = evals.NewChat(c.LLMBaseURL, key, c.LLMModel)
-		judge := c.JudgeModel
-		judge = cmp.Or(judge, c.LLMModel)
+		judge := cmp.Or(c.JudgeModel, c.LLMModel)
 		o.Judge = &evals.Judge{Chat: evals.NewChat(c.LLMBaseURL, key, judge)}
 		meta.AnswerModel, meta.JudgeModel = c.LLMModel, judge
 	} else if o.LLMAgent {

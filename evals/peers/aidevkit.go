@@ -100,8 +100,7 @@ func adkParts(t Turn) []string {
 		}
 		return []string{text}
 	}
-	who := t.Speaker
-	who = cmp.Or(who, t.Role)
+	who := cmp.Or(t.Speaker, t.Role)
 	// Parts of at most budget UTF-16 units of text, cut at a space when
 	// one is near, each with the turn's header.
 	const header = 80
@@ -155,8 +154,7 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 		if !fresh {
 			continue
 		}
-		who := t.Speaker
-		who = cmp.Or(who, t.Role)
+		who := cmp.Or(t.Speaker, t.Role)
 		if r := []rune(who); len(r) > 40 {
 			who = string(r[:40])
 		}

@@ -165,8 +165,7 @@ func installed(inst Installation) bool {
 
 // node finds node and checks its version against p.
 func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
-	name := in.Node
-	name = cmp.Or(name, "node")
+	name := cmp.Or(in.Node, "node")
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return "", 0, fmt.Errorf("peers: Node.js is needed to run the peer %s and was not found (%s: %w); install Node.js %d or later with npm", p.Name, name, err, max(p.MinNode, 18))
@@ -190,8 +189,7 @@ func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
 
 // npm finds npm and checks its version.
 func (in Installer) npm(ctx context.Context) (string, error) {
-	name := in.NPM
-	name = cmp.Or(name, "npm")
+	name := cmp.Or(in.NPM, "npm")
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("peers: npm is needed to install the peers and was not found (%s: %w); it comes with Node.js", name, err)

@@ -109,8 +109,7 @@ func Names() []string {
 // weekday, the speaker (or the role), and the text, the same information
 // agentmem's recall prints in front of a memory.
 func Render(t Turn) string {
-	who := t.Speaker
-	who = cmp.Or(who, t.Role)
+	who := cmp.Or(t.Speaker, t.Role)
 	return fmt.Sprintf("[%s] %s: %s", t.Date.Format("2006-01-02 Mon"), who, t.Text)
 }
 

@@ -71,8 +71,7 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 			if !fresh {
 				continue // stored before: the server would skip it too
 			}
-			typ := t.Speaker
-			typ = cmp.Or(typ, t.Role)
+			typ := cmp.Or(t.Speaker, t.Role)
 			ents = append(ents, smEntity{Name: code, EntityType: typ, Observations: []string{Render(t)}})
 		}
 		if len(ents) == 0 {

@@ -33,8 +33,7 @@ func (inst Installation) Command(p Peer, dataDir string) Command {
 	s := p.Spec(dataDir)
 	env := append(os.Environ(), "HOME="+dataDir, "USERPROFILE="+dataDir, "NO_COLOR=1")
 	env = append(env, s.Env...)
-	dir := s.Dir
-	dir = cmp.Or(dir, dataDir)
+	dir := cmp.Or(s.Dir, dataDir)
 	return Command{Path: inst.Node, Args: append([]string{inst.Entry}, s.Args...), Dir: dir, Env: env}
 }
 

@@ -648,12 +648,10 @@ func (f *finder) weekday(i int) (Mention, int) {
 	}
 	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
 	if f.ahead(i) {
-		fwd := (day - f.wd + 7) % 7
-		fwd = cmp.Or(fwd, 7)
+		fwd := cmp.Or((day-f.wd+7)%7, 7)
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(fwd, fwd+1))
 	}
-	back := (f.wd - day + 7) % 7
-	back = cmp.Or(back, 7)
+	back := cmp.Or((f.wd-day+7)%7, 7)
 	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
 }
 

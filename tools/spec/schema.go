@@ -184,8 +184,7 @@ func Validate[T any](args any) error {
 }
 
 func validate(s *jsonschema.Schema, v any, path string) error {
-	field := path
-	field = cmp.Or(field, "arguments")
+	field := cmp.Or(path, "arguments")
 	fail := func(format string, a ...any) error { return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)} }
 	switch s.Type {
 	case "object":

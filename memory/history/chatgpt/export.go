@@ -77,8 +77,7 @@ func parse(index int, raw json.RawMessage) (history.Conversation, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return history.Conversation{}, history.WrongType(index, "id", v.ID, err)
 	}
-	id := v.ID
-	id = cmp.Or(id, v.ConversationID)
+	id := cmp.Or(v.ID, v.ConversationID)
 	if v.Mapping == nil {
 		reason := "is missing: this is not a ChatGPT export"
 		if v.ChatMessages != nil {
@@ -182,8 +181,7 @@ func turn(c *history.Conversation, nodeID string, n node) {
 		c.Skipped[history.DateOutOfRange]++
 		return
 	}
-	id := n.ID
-	id = cmp.Or(id, nodeID)
+	id := cmp.Or(n.ID, nodeID)
 	c.Turns = append(c.Turns, history.Turn{ID: id, Role: m.Author.Role, Text: text, Time: t})
 }
 
