@@ -2,6 +2,7 @@ package dates
 
 import (
 	"cmp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ func (g Grain) String() string {
 	if int(g) < len(grainNames) {
 		return grainNames[g]
 	}
-	return "grain(" + itoa(int(g)) + ")"
+	return "grain(" + strconv.Itoa(int(g)) + ")"
 }
 
 // Mention is a time expression found in text.
@@ -947,28 +948,6 @@ func (f *finder) span(i, j int, u kw, a, b int) (Mention, int) {
 		return f.rel(i, j, Year, f.years(a, b+1))
 	}
 	return Mention{}, i
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 // season reads last/this/next <season> (the season word at j, k the word
