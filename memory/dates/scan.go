@@ -1,7 +1,6 @@
 package dates
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -240,67 +239,252 @@ func keyword(w string) (kw, int32) {
 		}
 		b[i] = c | 0x20
 	}
-	e := keywords[string(b[:len(w)])]
-	return e.kw, e.val
+	s := string(b[:len(w)])
+	if k, v := calendarWord(s); k != kwNone {
+		return k, v
+	}
+	if k, v := timeWord(s); k != kwNone {
+		return k, v
+	}
+	return otherWord(s)
 }
 
-// entry is a keyword and its value.
-type entry struct {
-	kw  kw
-	val int32
+// calendarWord classifies the names of months and weekdays, full and
+// abbreviated (keyword).
+func calendarWord(s string) (kw, int32) {
+	switch s {
+	case "january":
+		return kwJan, 0
+	case "february":
+		return kwFeb, 0
+	case "march":
+		return kwMar, 0
+	case "april":
+		return kwApr, 0
+	case "may":
+		return kwMay, 0
+	case "june":
+		return kwJun, 0
+	case "july":
+		return kwJul, 0
+	case "august":
+		return kwAug, 0
+	case "september":
+		return kwSep, 0
+	case "october":
+		return kwOct, 0
+	case "november":
+		return kwNov, 0
+	case "december":
+		return kwDec, 0
+	case "jan":
+		return kwJanAbbr, 0
+	case "feb":
+		return kwJanAbbr + 1, 0
+	case "mar":
+		return kwJanAbbr + 2, 0
+	case "apr":
+		return kwJanAbbr + 3, 0
+	case "jun":
+		return kwJanAbbr + 5, 0
+	case "jul":
+		return kwJanAbbr + 6, 0
+	case "aug":
+		return kwJanAbbr + 7, 0
+	case "sep", "sept":
+		return kwJanAbbr + 8, 0
+	case "oct":
+		return kwJanAbbr + 9, 0
+	case "nov":
+		return kwJanAbbr + 10, 0
+	case "dec":
+		return kwDecAbbr, 0
+	case "sunday":
+		return kwSun, 0
+	case "monday":
+		return kwSun + 1, 0
+	case "tuesday":
+		return kwSun + 2, 0
+	case "wednesday":
+		return kwSun + 3, 0
+	case "thursday":
+		return kwSun + 4, 0
+	case "friday":
+		return kwSun + 5, 0
+	case "saturday":
+		return kwSat, 0
+	case "sun":
+		return kwSunAbbr, 0
+	case "mon":
+		return kwSunAbbr + 1, 0
+	case "tue", "tues":
+		return kwSunAbbr + 2, 0
+	case "wed":
+		return kwSunAbbr + 3, 0
+	case "thu", "thur", "thurs":
+		return kwSunAbbr + 4, 0
+	case "fri":
+		return kwSunAbbr + 5, 0
+	case "sat":
+		return kwSatAbbr, 0
+	}
+	return kwNone, 0
 }
 
-// keywords are the words the grammar knows, lower-case, with their keyword
-// and value (a season's first month, a number word's number).
-var keywords = func() map[string]entry {
-	m := map[string]entry{}
-	add := func(k kw, v int32, words string) {
-		for _, w := range strings.Fields(words) {
-			if _, twice := m[w]; twice {
-				panic("dates: keyword " + w + " twice")
-			}
-			m[w] = entry{k, v}
-		}
+// timeWord classifies the words of relative dates and times of day
+// (keyword).
+func timeWord(s string) (kw, int32) {
+	switch s {
+	case "today":
+		return kwToday, 0
+	case "tonight":
+		return kwTonight, 0
+	case "tomorrow":
+		return kwTomorrow, 0
+	case "yesterday":
+		return kwYesterday, 0
+	case "now":
+		return kwNow, 0
+	case "day", "days":
+		return kwDay, 0
+	case "week", "weeks":
+		return kwWeek, 0
+	case "weekend":
+		return kwWeekend, 0
+	case "month", "months":
+		return kwMonth, 0
+	case "year", "years":
+		return kwYear, 0
+	case "spring":
+		return kwSeason, 3
+	case "summer":
+		return kwSeason, 6
+	case "autumn", "fall":
+		return kwSeason, 9
+	case "winter":
+		return kwSeason, 12
+	case "ago":
+		return kwAgo, 0
+	case "last":
+		return kwLast, 0
+	case "next":
+		return kwNext, 0
+	case "this":
+		return kwThis, 0
+	case "past":
+		return kwPast, 0
+	case "earlier":
+		return kwEarlier, 0
+	case "later":
+		return kwLater, 0
+	case "morning", "afternoon", "evening":
+		return kwMorning, 0
+	case "night":
+		return kwNight, 0
+	case "the":
+		return kwThe, 0
+	case "before":
+		return kwBefore, 0
+	case "after":
+		return kwAfter, 0
+	case "over":
+		return kwOver, 0
+	case "every":
+		return kwEvery, 0
 	}
-	// each of these lists is in order: the months from January, the
-	// weekdays from Sunday, the numbers from one
-	seq := func(first kw, words string) {
-		for i, w := range strings.Fields(words) {
-			if w != "-" {
-				add(first+kw(i), 0, w)
-			}
-		}
+	return kwNone, 0
+}
+
+// otherWord classifies number words and the grammatical words around a
+// date (keyword).
+func otherWord(s string) (kw, int32) {
+	switch s {
+	case "one":
+		return kwNumber, 1
+	case "two":
+		return kwNumber, 2
+	case "three":
+		return kwNumber, 3
+	case "four":
+		return kwNumber, 4
+	case "five":
+		return kwNumber, 5
+	case "six":
+		return kwNumber, 6
+	case "seven":
+		return kwNumber, 7
+	case "eight":
+		return kwNumber, 8
+	case "nine":
+		return kwNumber, 9
+	case "ten":
+		return kwNumber, 10
+	case "eleven":
+		return kwNumber, 11
+	case "twelve":
+		return kwNumber, 12
+	case "thirteen":
+		return kwNumber, 13
+	case "fourteen":
+		return kwNumber, 14
+	case "fifteen":
+		return kwNumber, 15
+	case "sixteen":
+		return kwNumber, 16
+	case "seventeen":
+		return kwNumber, 17
+	case "eighteen":
+		return kwNumber, 18
+	case "nineteen":
+		return kwNumber, 19
+	case "twenty":
+		return kwNumber, 20
+	case "thirty":
+		return kwNumber, 30
+	case "a", "an":
+		return kwA, 1
+	case "couple":
+		return kwCouple, 0
+	case "few":
+		return kwFew, 0
+	case "several":
+		return kwSeveral, 0
+	case "of":
+		return kwOf, 0
+	case "in":
+		return kwIn, 0
+	case "on":
+		return kwOn, 0
+	case "at":
+		return kwAt, 0
+	case "since", "during", "until", "till", "from", "through":
+		return kwCue, 0
+	case "by", "around":
+		return kwBy, 0
+	case "early", "mid", "late":
+		return kwPeriod, 0
+	case "am":
+		return kwAM, 0
+	case "pm":
+		return kwPM, 0
+	case "st", "nd", "rd", "th":
+		return kwOrd, 0
+	case "or":
+		return kwOr, 0
+	case "will", "shall", "gonna", "going", "plan", "plans", "planning", "ll":
+		return kwWill, 0
+	case "was", "were", "went", "did", "had":
+		return kwWas, 0
+	case "is", "are", "re":
+		return kwIs, 0
+	case "and", "but", "when", "while", "where", "as", "so", "then",
+		"i", "we", "you", "he", "she", "they", "it",
+		"for", "with", "has", "have", "would", "there":
+		return kwClause, 0
+	case "my", "our", "your", "his", "her", "their", "its", "that", "each", "any", "some":
+		return kwDet, 0
+	case "to":
+		return kwTo, 0
 	}
-	seq(kwJan, "january february march april may june july august september october november december")
-	seq(kwJanAbbr, "jan feb mar apr - jun jul aug sep oct nov dec")
-	seq(kwSun, "sunday monday tuesday wednesday thursday friday saturday")
-	seq(kwSunAbbr, "sun mon tue wed thu fri sat")
-	add(kwJanAbbr+8, 0, "sept")
-	add(kwSunAbbr+2, 0, "tues")
-	add(kwSunAbbr+4, 0, "thur thurs")
-	for i, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty") {
-		add(kwNumber, int32(i+1), w)
-	}
-	add(kwNumber, 30, "thirty")
-	for season, month := range map[string]int32{"spring": 3, "summer": 6, "autumn fall": 9, "winter": 12} {
-		add(kwSeason, month, season)
-	}
-	add(kwA, 1, "a an")
-	for k, words := range map[kw]string{
-		kwToday: "today", kwTonight: "tonight", kwTomorrow: "tomorrow", kwYesterday: "yesterday", kwNow: "now",
-		kwDay: "day days", kwWeek: "week weeks", kwWeekend: "weekend", kwMonth: "month months", kwYear: "year years",
-		kwAgo: "ago", kwLast: "last", kwNext: "next", kwThis: "this", kwPast: "past", kwEarlier: "earlier", kwLater: "later",
-		kwMorning: "morning afternoon evening", kwNight: "night", kwThe: "the", kwBefore: "before", kwAfter: "after",
-		kwOver: "over", kwEvery: "every", kwCouple: "couple", kwFew: "few", kwSeveral: "several",
-		kwOf: "of", kwIn: "in", kwOn: "on", kwAt: "at", kwCue: "since during until till from through", kwBy: "by around",
-		kwPeriod: "early mid late", kwAM: "am", kwPM: "pm", kwOrd: "st nd rd th", kwOr: "or", kwTo: "to",
-		kwWill:   "will shall gonna going plan plans planning ll",
-		kwWas:    "was were went did had",
-		kwIs:     "is are re",
-		kwClause: "and but when while where as so then i we you he she they it for with has have would there",
-		kwDet:    "my our your his her their its that each any some",
-	} {
-		add(k, 0, words)
-	}
-	return m
-}()
+	return kwNone, 0
+}
