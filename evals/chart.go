@@ -97,12 +97,11 @@ func WriteChart(w io.Writer, s Summary, configs []Config) error {
 // yMax 0 means fit the data.
 func panel(b *strings.Builder, x0, y0, w, h float64, title, xLabel, yLabel string, xs []float64, ss []series, yMax float64) {
 	if yMax == 0 {
+		var all [][]float64
 		for _, s := range ss {
-			for _, y := range s.ys {
-				yMax = max(yMax, y)
-			}
+			all = append(all, s.ys)
 		}
-		yMax = niceCeil(yMax)
+		yMax = fitMax(all)
 	}
 	xMin, xMax := 0.0, 1.0
 	if len(xs) > 0 {
@@ -112,20 +111,11 @@ func panel(b *strings.Builder, x0, y0, w, h float64, title, xLabel, yLabel strin
 		xMin, xMax = xMin-1, xMax+1
 	}
 	px := func(x float64) float64 { return x0 + (x-xMin)/(xMax-xMin)*w }
-	py := func(y float64) float64 { return y0 + h - y/yMax*h }
-	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" font-size="14" font-weight="bold">%s</text>`+"\n", x0, y0-16, esc(title))
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0+h, x0+w, y0+h)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0, x0, y0+h)
-	for i := 0; i <= 4; i++ {
-		y := yMax * float64(i) / 4
-		fmt.Fprintf(b, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%g</text>`+"\n",
-			x0, py(y), x0+w, py(y), x0-6, py(y)+4, y)
-	}
+	py := frame(b, x0, y0, w, h, title, yLabel, yMax)
 	for _, x := range xs {
 		fmt.Fprintf(b, `<text x="%.1f" y="%.0f" text-anchor="middle">%g</text>`+"\n", px(x), y0+h+16, x)
 	}
 	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>`+"\n", x0+w/2, y0+h+34, esc(xLabel))
-	fmt.Fprintf(b, `<text transform="translate(%.0f %.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", x0-42, y0+h/2, esc(yLabel))
 	for i, s := range ss {
 		col := palette[i%len(palette)]
 		dash := ""
@@ -142,6 +132,33 @@ func panel(b *strings.Builder, x0, y0, w, h float64, title, xLabel, yLabel strin
 		fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="2"%s/><text x="%.0f" y="%.0f">%s</text>`+"\n",
 			x0+w+12, ly-4, x0+w+32, ly-4, col, dash, x0+w+36, ly, esc(s.name))
 	}
+}
+
+// frame draws a panel's title, its horizontal grid (five lines, 0 to
+// yMax), its axes and its y label, and returns the panel's y scale.
+func frame(b *strings.Builder, x0, y0, w, h float64, title, yLabel string, yMax float64) (py func(float64) float64) {
+	py = func(y float64) float64 { return y0 + h - y/yMax*h }
+	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" font-size="14" font-weight="bold">%s</text>`+"\n", x0, y0-16, esc(title))
+	for i := 0; i <= 4; i++ {
+		y := yMax * float64(i) / 4
+		fmt.Fprintf(b, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%g</text>`+"\n",
+			x0, py(y), x0+w, py(y), x0-6, py(y)+4, y)
+	}
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0+h, x0+w, y0+h)
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0, x0, y0+h)
+	fmt.Fprintf(b, `<text transform="translate(%.0f %.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", x0-42, y0+h/2, esc(yLabel))
+	return py
+}
+
+// fitMax is the top of a y axis that fits every value.
+func fitMax(values [][]float64) float64 {
+	top := 0.0
+	for _, vs := range values {
+		for _, v := range vs {
+			top = max(top, v)
+		}
+	}
+	return niceCeil(top)
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten.

@@ -196,23 +196,9 @@ func WriteComparisonChart(w io.Writer, c Comparison) error {
 // none. yMax 0 fits the data.
 func bars(b *strings.Builder, x0, y0, w, h float64, title, yLabel string, groups []string, values [][]float64, yMax float64) {
 	if yMax == 0 {
-		for _, vs := range values {
-			for _, v := range vs {
-				yMax = max(yMax, v)
-			}
-		}
-		yMax = niceCeil(yMax)
+		yMax = fitMax(values)
 	}
-	py := func(y float64) float64 { return y0 + h - y/yMax*h }
-	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" font-size="14" font-weight="bold">%s</text>`+"\n", x0, y0-16, esc(title))
-	for i := 0; i <= 4; i++ {
-		y := yMax * float64(i) / 4
-		fmt.Fprintf(b, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%g</text>`+"\n",
-			x0, py(y), x0+w, py(y), x0-6, py(y)+4, y)
-	}
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0+h, x0+w, y0+h)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x0, y0, x0, y0+h)
-	fmt.Fprintf(b, `<text transform="translate(%.0f %.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", x0-42, y0+h/2, esc(yLabel))
+	py := frame(b, x0, y0, w, h, title, yLabel, yMax)
 	gw := w / float64(len(groups))
 	bw := gw * 0.8 / float64(max(1, len(values)))
 	for g, name := range groups {
