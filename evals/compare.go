@@ -131,16 +131,11 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 	table := func(title string, cell func(Category) string) {
 		categoryTable(p, title, "system", cats, names, by, cell)
 	}
+	var first map[string]Category
 	if len(c.Systems) > 0 {
-		p("\n## By category\n\nQuestions per category:")
-		for _, cat := range cats {
-			p(" %s %d;", cat, c.Systems[0].ByCategory[cat].Questions)
-		}
-		p("\n")
+		first = c.Systems[0].ByCategory
 	}
-	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
-	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
-	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	retrievalTables(p, table, "", cats, first, len(c.Systems) > 0)
 	if chart != "" {
 		p("\n![recall_all by category and context tokens, per server](%s)\n", chart)
 	}

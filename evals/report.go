@@ -67,14 +67,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	table := func(title string, cell func(Category) string) {
 		categoryTable(p, title, "config", cats, names, by, cell)
 	}
-	p("\n## By category\n\nQuestions per category (baseline):")
-	for _, cat := range cats {
-		p(" %s %d;", cat, s.ByCategory[cat].Questions)
-	}
-	p("\n")
-	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
-	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
-	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	retrievalTables(p, table, " (baseline)", cats, s.ByCategory, true)
 	if s.AnswerShown != nil {
 		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
 		for _, c := range s.Configs {
@@ -131,6 +124,22 @@ func num(f *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.3f", *f)
+}
+
+// retrievalTables writes the by-category section's retrieval tables
+// (recall_all, recall_any, context tokens), after the number of questions
+// per category of the first row when count says so.
+func retrievalTables(p func(string, ...any), table func(string, func(Category) string), which string, cats []string, first map[string]Category, count bool) {
+	if count {
+		p("\n## By category\n\nQuestions per category%s:", which)
+		for _, cat := range cats {
+			p(" %s %d;", cat, first[cat].Questions)
+		}
+		p("\n")
+	}
+	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
+	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
+	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
 }
 
 // categoryTable writes a markdown table of one row per name (a run's
