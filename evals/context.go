@@ -54,12 +54,7 @@ func firstMemories(text string, ms []spec.Recalled, k int) string {
 	var out []string
 	kept := 0
 	for n, b := range blocks {
-		var in []spec.Recalled
-		for _, m := range ms {
-			if m.Passage == n {
-				in = append(in, m)
-			}
-		}
+		in := where(ms, func(m spec.Recalled) bool { return m.Passage == n })
 		if kept+len(in) <= k {
 			out = append(out, b)
 			kept += len(in)

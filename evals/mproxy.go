@@ -41,12 +41,7 @@ func MProxy(d *Dataset, n int, seed uint64) error {
 		for _, s := range u.Sessions {
 			have[s.ID] = true
 		}
-		var candidates []Session
-		for _, s := range pool {
-			if !have[s.ID] {
-				candidates = append(candidates, s)
-			}
-		}
+		candidates := where(pool, func(s Session) bool { return !have[s.ID] })
 		if len(candidates) < n {
 			return fmt.Errorf("M-proxy: %s can borrow only %d sessions, %d asked", u.ID, len(candidates), n)
 		}

@@ -184,13 +184,7 @@ func appendJSON(f *os.File, v any) error {
 func (s *Results) Ingest(fingerprint string) []IngestStat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []IngestStat
-	for _, st := range s.ingest {
-		if st.Fingerprint == fingerprint {
-			out = append(out, st)
-		}
-	}
-	return out
+	return where(s.ingest, func(st IngestStat) bool { return st.Fingerprint == fingerprint })
 }
 
 // Close rewrites results.jsonl with keep's results only, in a stable

@@ -63,6 +63,18 @@ func ingestOf(stats []IngestStat) Ingest {
 	return in
 }
 
+// where is the elements of xs that keep says to keep, in order; nil when
+// none is.
+func where[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // frac is the share of true in bs, nil when bs is empty.
 func frac(bs []bool) *float64 {
 	if len(bs) == 0 {

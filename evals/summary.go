@@ -167,12 +167,7 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 	cs.AnswerShown = shown(overall)
 	cs.Failures = failures(rs)
 	for _, cat := range Categories(bench) {
-		var in []Result
-		for _, r := range rs {
-			if r.Category == cat {
-				in = append(in, r)
-			}
-		}
+		in := where(rs, func(r Result) bool { return r.Category == cat })
 		if len(in) == 0 {
 			continue
 		}
@@ -187,13 +182,7 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 		cs.ByCategory[catName(in)] = cat
 	}
 	if bench == "longmemeval" {
-		var abs []Result
-		for _, r := range rs {
-			if r.Abstain {
-				abs = append(abs, r)
-			}
-		}
-		if len(abs) > 0 {
+		if abs := where(rs, func(r Result) bool { return r.Abstain }); len(abs) > 0 {
 			a := &Abstention{Questions: len(abs)}
 			a.J, _ = verdicts(abs)
 			cs.Abstention = a
