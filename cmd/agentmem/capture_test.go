@@ -701,3 +701,27 @@ func TestCapturePerProjectSubdirectory(t *testing.T) {
 		t.Errorf("recall from the subdirectory: %q (stderr %q)", out, errs)
 	}
 }
+
+// A turn that remember refuses (here a uuid longer than a message id may
+// be) is left out, said on stderr with a count, and the cursor moves past
+// it: the turns around it are stored, the next exchange is captured, and
+// the refused turn is not sent again.
+func TestCaptureRefusedTurn(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Plant the tulips in October.", "Noted.", "October it is.", "r"))
+	bad := x.line(map[string]any{"type": "user", "uuid": strings.Repeat("u", 300), "timestamp": x.now, "message": map[string]any{"role": "user", "content": "A prompt under an id too long."}})
+	x.write(t, bad)
+	x.write(t, x.exchange("And the roses?", "In March.", "Pruned first.", "r"))
+	_, errs := hookJSON(t, e, x.event("Stop"))
+	if !strings.Contains(errs, "1 message(s) refused by remember and left out") || !strings.Contains(errs, strings.Repeat("u", 300)) {
+		t.Errorf("stderr %q: want the refused message named and counted", errs)
+	}
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+	if c := readCursor(t, e, sess1); c.Offset != fileSize(t, x.path) {
+		t.Errorf("cursor at %d of %d bytes: the refused turn holds the capture back", c.Offset, fileSize(t, x.path))
+	}
+	x.write(t, x.exchange("And the lilies?", "In spring.", "Deep.", "r"))
+	x.stop(t, e) // nothing on stderr: the refused turn is not read again
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}

@@ -43,7 +43,7 @@ type Cursor struct {
 // one its cursor holds, else cwd.
 func (h Hook) sessionCWD(session, cwd string) string {
 	var c Cursor
-	if dir, err := h.Config.Dir(); err == nil && SessionName.MatchString(session) {
+	if dir, err := h.Config.Dir(); err == nil && ValidSession(session) {
 		if b, err := os.ReadFile(CursorFile(dir, h.Host, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
 			return c.CWD
 		}
@@ -51,9 +51,21 @@ func (h Hook) sessionCWD(session, cwd string) string {
 	return cwd
 }
 
-// SessionName is what a session id must be for a hook: its cursor's file
-// name, and a remember session id.
-var SessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+// ValidSession says whether id may be a hook's session id (its cursor's
+// file name, and a remember session id): 1 to 200 letters, digits, '.',
+// '_' or '-'. (Not a regexp with {1,200}: compiled at start-up, its 200
+// repetitions cost every hook process a few thousand allocations.)
+func ValidSession(id string) bool {
+	if id == "" || len(id) > 200 {
+		return false
+	}
+	for _, r := range id {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CursorFile is where a host's session's cursor lives ("claude-code",
 // "codex").
@@ -94,7 +106,7 @@ func saveCursor(dir, host, session string, c Cursor) error {
 // host's reader make turns of them, store the turns, and move the cursor
 // past what the reader consumed.
 func (h Hook) capture(ctx context.Context, in Input) error {
-	if !SessionName.MatchString(in.SessionID) {
+	if !ValidSession(in.SessionID) {
 		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
 	}
 	if in.TranscriptPath == "" {
