@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/gofrs/flock"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"agentmem/server/socket"
 )
 
 // The embedded store is held by one process. So that several agents on one
@@ -40,11 +41,9 @@ import (
 var ErrHeld = errors.New("the data directory is held by another agentmem process")
 
 const (
-	socketName = "agentmem.sock"
-	lockName   = "agentmem.lock"
-	// a unix socket's path must fit in sun_path: 108 bytes on Linux and 104
-	// on macOS, with the terminating NUL
-	maxSocketPath = 100
+	lockName = "agentmem.lock"
+	// maxSocketPath bounds a socket's path (see socket.MaxPath)
+	maxSocketPath = socket.MaxPath
 
 	// AttachWait bounds how long Attach waits for a holder that has taken
 	// the lock but does not answer on the socket yet (it is loading the
@@ -53,32 +52,8 @@ const (
 )
 
 // SocketPath is where the holder of the memory in dataDir serves other
-// local processes: agentmem.sock in a directory private to the user, "run"
-// in the data directory, or, when that path would be too long for a unix
-// socket, "agentmem-UID-HASH" (HASH names the data directory) in
-// $XDG_RUNTIME_DIR or else the temporary directory.
-func SocketPath(dataDir string) string {
-	abs, err := filepath.Abs(dataDir)
-	if err != nil {
-		abs = dataDir
-	}
-	p := filepath.Join(abs, "run", socketName)
-	if len(p) <= maxSocketPath {
-		return p
-	}
-	sum := sha256.Sum256([]byte(abs))
-	name := fmt.Sprintf("agentmem-%d-%x", os.Getuid(), sum[:8])
-	for _, base := range []string{os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), "/tmp"} {
-		if base == "" {
-			continue
-		}
-		p = filepath.Join(base, name, socketName)
-		if len(p) <= maxSocketPath {
-			return p
-		}
-	}
-	return p // still too long: Listen says so
-}
+// local processes (see socket.Path).
+func SocketPath(dataDir string) string { return socket.Path(dataDir) }
 
 // privateDir makes sure dir exists, is a real directory (not a symlink)
 // owned by this user, and is accessible to this user only (0700), so that

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"agentmem/cmd/internal/backend"
+	"agentmem/cmd/internal/config"
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory"
 	"agentmem/memory/history/claudecode"
 	"agentmem/tools/spec"
@@ -133,8 +135,8 @@ func (x *transcript) write(t testing.TB, data []byte) {
 
 func hookEnv(t testing.TB) *env {
 	cfg := backend.Config{
-		DataDir: filepath.Join(t.TempDir(), "data"), Namespace: "default", Timezone: "UTC",
-		Now: "2026-12-01T10:00:00Z", Embedder: "none", Store: "embedded", Fusion: "rrf",
+		Base:     config.Base{DataDir: filepath.Join(t.TempDir(), "data"), Namespace: "default", Timezone: "UTC", Now: "2026-12-01T10:00:00Z"},
+		Embedder: "none", Store: "embedded", Fusion: "rrf",
 	}
 	return &env{ctx: context.Background(), cfg: cfg, log: slog.New(slog.DiscardHandler)}
 }
@@ -213,10 +215,10 @@ func checkStored(t testing.TB, ms []memory.Memory, want []wantTurn, sessionDate 
 	}
 }
 
-func readCursor(t testing.TB, e *env, session string) cursor {
+func readCursor(t testing.TB, e *env, session string) hook.Cursor {
 	t.Helper()
-	var c cursor
-	b, err := os.ReadFile(cursorFile(e.cfg.DataDir, "claude-code", session))
+	var c hook.Cursor
+	b, err := os.ReadFile(hook.CursorFile(e.cfg.DataDir, "claude-code", session))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +282,7 @@ func TestCaptureRerunsAndResume(t *testing.T) {
 	if err := os.WriteFile(x.path, append(part1, part2...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Dir(cursorFile(e.cfg.DataDir, "claude-code", sess1))); err != nil {
+	if err := os.RemoveAll(filepath.Dir(hook.CursorFile(e.cfg.DataDir, "claude-code", sess1))); err != nil {
 		t.Fatal(err)
 	}
 	x.stop(t, e)
@@ -484,9 +486,9 @@ func TestCaptureBatches(t *testing.T) {
 		turns = append(turns, claudecode.Turn{ID: fmt.Sprint("u", i), Role: "user", Text: text})
 	}
 	turns = append(turns, claudecode.Turn{ID: "u-long", Role: "assistant", Text: strings.Repeat("ß", 3*memory.MaxContentChars+5)})
-	ms := messages(turns)
+	ms := hook.Messages(turns)
 	var sent []spec.Message
-	bs := batches(ms)
+	bs := hook.Batches(ms)
 	if len(bs) < 2 {
 		t.Fatalf("%d calls for %d messages", len(bs), len(ms))
 	}
@@ -569,7 +571,7 @@ func TestCaptureGivesUp(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the hook took %v with --timeout 1s", d)
 	}
-	if _, err := os.Stat(cursorFile(e.cfg.DataDir, "claude-code", sess1)); !os.IsNotExist(err) {
+	if _, err := os.Stat(hook.CursorFile(e.cfg.DataDir, "claude-code", sess1)); !os.IsNotExist(err) {
 		t.Errorf("the cursor moved although nothing was stored (%v)", err)
 	}
 	held.Close()
@@ -591,7 +593,7 @@ func TestCapturePerProject(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, x := range xs {
-		ns := projectNamespace(x.cwd)
+		ns := hook.ProjectNamespace(x.cwd)
 		if seen[ns] || !strings.HasPrefix(ns, "project-") {
 			t.Errorf("cwd %s: namespace %s", x.cwd, ns)
 		}
@@ -624,7 +626,7 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	x.stop(t, e)
 
 	out, errs := hookJSON(t, e, x.event("SessionStart"))
-	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+capturedNote || errs != "" {
+	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+hook.CapturedNote || errs != "" {
 		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
 	}
 	prompt := x.event("UserPromptSubmit")
@@ -641,7 +643,7 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)
 	}
-	prompt["prompt"] = strings.Repeat("a", maxHookInput)
+	prompt["prompt"] = strings.Repeat("a", hook.MaxInput)
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || !strings.Contains(errs, "over 16 MiB") {
 		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)
 	}
@@ -691,11 +693,35 @@ func TestCapturePerProjectSubdirectory(t *testing.T) {
 	x.cwd = "/home/sam/src/garden/beds"
 	x.write(t, x.exchange("Move the basil to bed four.", "Done.", "Ok.", "r"))
 	x.stop(t, e, opts)
-	checkStored(t, stored(t, e, projectNamespace("/home/sam/src/garden"), sess1), x.want, x.want[0].at)
+	checkStored(t, stored(t, e, hook.ProjectNamespace("/home/sam/src/garden"), sess1), x.want, x.want[0].at)
 	prompt := x.event("UserPromptSubmit")
 	prompt["prompt"] = "Where are the tomatoes near Carcavelos?"
 	out, errs := hookJSON(t, e, prompt, opts)
 	if errs != "" || out == "" || !strings.Contains(additionalContext(t, out, "UserPromptSubmit"), "bed three") {
 		t.Errorf("recall from the subdirectory: %q (stderr %q)", out, errs)
 	}
+}
+
+// A turn that remember refuses (here a uuid longer than a message id may
+// be) is left out, said on stderr with a count, and the cursor moves past
+// it: the turns around it are stored, the next exchange is captured, and
+// the refused turn is not sent again.
+func TestCaptureRefusedTurn(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Plant the tulips in October.", "Noted.", "October it is.", "r"))
+	bad := x.line(map[string]any{"type": "user", "uuid": strings.Repeat("u", 300), "timestamp": x.now, "message": map[string]any{"role": "user", "content": "A prompt under an id too long."}})
+	x.write(t, bad)
+	x.write(t, x.exchange("And the roses?", "In March.", "Pruned first.", "r"))
+	_, errs := hookJSON(t, e, x.event("Stop"))
+	if !strings.Contains(errs, "1 message(s) refused by remember and left out") || !strings.Contains(errs, strings.Repeat("u", 300)) {
+		t.Errorf("stderr %q: want the refused message named and counted", errs)
+	}
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+	if c := readCursor(t, e, sess1); c.Offset != fileSize(t, x.path) {
+		t.Errorf("cursor at %d of %d bytes: the refused turn holds the capture back", c.Offset, fileSize(t, x.path))
+	}
+	x.write(t, x.exchange("And the lilies?", "In spring.", "Deep.", "r"))
+	x.stop(t, e) // nothing on stderr: the refused turn is not read again
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory/history/codex"
 )
 
@@ -273,11 +274,11 @@ func TestCodexHookPerProjectSubdirectory(t *testing.T) {
 	run("/home/user/garden")
 	w.write(w.exchange("And the seeds list?", "In plans/seeds.md.", "y"))
 	run("/home/user/garden/plans")
-	ns := projectNamespace("/home/user/garden")
+	ns := hook.ProjectNamespace("/home/user/garden")
 	if got := stored(t, e, ns, w.session); len(got) != 4 {
 		t.Errorf("namespace %s holds %d turns of the session, want all 4", ns, len(got))
 	}
-	if got := stored(t, e, projectNamespace("/home/user/garden/plans"), w.session); len(got) != 0 {
+	if got := stored(t, e, hook.ProjectNamespace("/home/user/garden/plans"), w.session); len(got) != 0 {
 		t.Errorf("the subdirectory got a namespace of its own with %d turns", len(got))
 	}
 }

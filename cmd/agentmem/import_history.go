@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory/dates"
 	"agentmem/memory/history/claudecode"
 	"agentmem/tools/client"
@@ -149,7 +150,7 @@ func (r *historyReport) count(s histSession) {
 	}
 	r.Sessions++
 	r.Turns += len(s.Turns)
-	r.messages += len(messages(s.Turns))
+	r.messages += len(hook.Messages(s.Turns))
 	for _, t := range s.Turns {
 		if t.Time.IsZero() {
 			continue
@@ -240,7 +241,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	for range importWorkers {
 		g.Go(func() error {
 			for s := range sessions {
-				stored, held, err := storeSession(ctx, cl, opts.namespace(e, s.CWD), s, bar.add)
+				stored, held, err := storeSession(ctx, cl, opts.Namespace(e.cfg.Namespace, s.CWD), s, bar.add)
 				mu.Lock()
 				rep.Stored += stored
 				rep.Held += held
@@ -273,7 +274,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 // date the hook capture gives them (messages, batches: see capture.go).
 func storeSession(ctx context.Context, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
 	date := s.date()
-	for _, batch := range batches(messages(s.Turns)) {
+	for _, batch := range hook.Batches(hook.Messages(s.Turns)) {
 		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns}
 		if !date.IsZero() {
 			args.SessionDate = date.Format(time.RFC3339Nano)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory/history"
 	"agentmem/memory/history/chatgpt"
 	"agentmem/memory/history/claudeai"
@@ -94,7 +95,7 @@ func readTranscript(path string, explicit bool) (histSession, error) {
 		return s, nil
 	}
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	if !sessionName.MatchString(id) {
+	if !hook.ValidSession(id) {
 		s.Skipped["file not named as a session id"]++
 		return s, nil
 	}
@@ -205,7 +206,7 @@ func (e errStop) Unwrap() error { return e.error }
 // before anything is stored: its id, and turns without ids or with one id
 // twice.
 func validSession(s histSession, yield func(histSession) error) error {
-	if !sessionName.MatchString(s.ID) {
+	if !hook.ValidSession(s.ID) {
 		return fmt.Errorf("%s: the id %q is not a session id (1 to 200 letters, digits, '.', '_' or '-')", s.Where, s.ID)
 	}
 	seen := map[string]bool{}

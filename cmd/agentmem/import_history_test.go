@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory/history/claudecode"
 )
 
@@ -95,7 +96,7 @@ func TestImportClaudeCodePerProject(t *testing.T) {
 	if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories; 3 were already stored") {
 		t.Errorf("import --per-project after the hooks:\n%s", out)
 	}
-	checkStored(t, stored(t, e, projectNamespace(x.cwd), sess1), x.want, x.want[0].at)
+	checkStored(t, stored(t, e, hook.ProjectNamespace(x.cwd), sess1), x.want, x.want[0].at)
 	if got := stored(t, e, "default", sess1); got != nil {
 		t.Errorf("--per-project stored %d memories in the default namespace", len(got))
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -88,7 +89,8 @@ func (c setupClaudeCmd) Run(e *env) error {
 	}
 	global := carried(e.cfg)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
-	hook := shellJoin(append(append([]string{exe}, global...), c.hookArgs()...))
+	hookExe, why := hookBinary(exe)
+	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs()...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
@@ -101,9 +103,28 @@ func (c setupClaudeCmd) Run(e *env) error {
 		return err
 	}
 	if !c.DryRun && !c.Uninstall {
-		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s).\n", exe, strings.Join(c.events(), ", "))
+		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	}
 	return nil
+}
+
+// hookName is the lean hooks binary (cmd/agentmem-hook).
+const hookName = "agentmem-hook"
+
+// hookBinary is the binary the hooks run: agentmem-hook when it sits
+// beside agentmem (exe), which starts in a fraction of agentmem's time
+// and runs agentmem itself only when no server is running; else agentmem,
+// with a line saying why (or "").
+func hookBinary(exe string) (string, string) {
+	name := hookName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	lean := filepath.Join(filepath.Dir(exe), name)
+	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0) {
+		return lean, ""
+	}
+	return exe, fmt.Sprintf("The hooks run agentmem itself: %s is not beside it (go install ./cmd/... installs both; with it, each hook starts several times faster). Run setup again once it is.\n", name)
 }
 
 // allowedTools are the read-only tools setup lets the model call without

@@ -88,7 +88,8 @@ func (c setupCodexCmd) Run(e *env) error {
 	if c.AutoRecall {
 		args = append(args, "--auto-recall")
 	}
-	hook := shellJoin(append(append([]string{exe}, global...), args...))
+	hookExe, why := hookBinary(exe)
+	hook := shellJoin(append(append([]string{hookExe}, global...), args...))
 	hooksFile := filepath.Join(dir, "hooks.json")
 	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
 	if c.DryRun {
@@ -117,7 +118,7 @@ func (c setupCodexCmd) Run(e *env) error {
 	if err := c.install(ctx, dir, server, hook); err != nil {
 		return err
 	}
-	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted.\n", exe, strings.Join(c.events(), ", "))
+	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	return nil
 }
 

@@ -480,3 +480,23 @@ func TestSetupLeavesOddHooksAlone(t *testing.T) {
 	// before setup cannot be told from none
 	sameJSON(t, settings, strings.Replace(odd, `"Stop": [], `, "", 1))
 }
+
+// setup registers the lean hooks binary when it sits beside agentmem, and
+// agentmem itself, saying why, when it does not.
+func TestHookBinary(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "agentmem")
+	if got, why := hookBinary(exe); got != exe || !strings.Contains(why, "agentmem-hook is not beside it") {
+		t.Errorf("without agentmem-hook: %q, %q", got, why)
+	}
+	lean := filepath.Join(dir, "agentmem-hook")
+	if err := os.WriteFile(lean, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, why := hookBinary(exe); got != lean || why != "" {
+		t.Errorf("with agentmem-hook beside agentmem: %q, %q", got, why)
+	}
+	if !isOurHook(shellJoin([]string{lean, "hook", "claude-code"})) || !isOurCodexHook(shellJoin([]string{lean, "hook", "codex"})) {
+		t.Error("agentmem-hook's command is not recognised as agentmem's hook (setup would add it twice, --uninstall would leave it)")
+	}
+}

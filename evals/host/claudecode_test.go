@@ -54,7 +54,9 @@ var (
 	buildErr  error
 )
 
-// agentmemBinary builds cmd/agentmem once per test binary.
+// agentmemBinary builds cmd/agentmem once per test binary, with the lean
+// hooks binary cmd/agentmem-hook beside it (as go install ./cmd/...
+// installs them), so that setup registers the lean one.
 func agentmemBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -64,7 +66,7 @@ func agentmemBinary(t *testing.T) string {
 			return
 		}
 		built = filepath.Join(dir, "agentmem")
-		out, err := exec.Command("go", "build", "-o", built, "agentmem/cmd/agentmem").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", dir, "agentmem/cmd/agentmem", "agentmem/cmd/agentmem-hook").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -172,6 +174,9 @@ func TestClaudeCodeRealHost(t *testing.T) {
 	out := e.agentmem("", "setup", "claude-code")
 	if !strings.Contains(out, "settings.json: updated") {
 		t.Fatalf("setup: %s", out)
+	}
+	if !strings.Contains(out, "run by "+filepath.Join(filepath.Dir(e.am), "agentmem-hook")) {
+		t.Errorf("setup did not register the lean hooks binary beside agentmem: %s", out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -156,6 +156,9 @@ func TestCodexRealHost(t *testing.T) {
 func checkSetup(t *testing.T, e codexEnv, bin string) {
 	t.Helper()
 	out := e.agentmem("", "setup", "codex", "--codex", bin)
+	if !strings.Contains(out, "run by "+filepath.Join(filepath.Dir(e.am), "agentmem-hook")) {
+		t.Errorf("setup did not register the lean hooks binary beside agentmem: %s", out)
+	}
 	if !strings.Contains(out, "hooks.json: updated") || !strings.Contains(out, "config.toml: updated") {
 		t.Fatalf("setup: %s", out)
 	}

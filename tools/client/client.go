@@ -214,6 +214,10 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return e.Tool + ": " + e.Text }
 
+// Refused says whether the tool refused bad input (which it acts on not
+// at all: sent again, it is refused again), rather than failed.
+func (e *ToolError) Refused() bool { return strings.HasPrefix(e.Text, "invalid argument ") }
+
 // Call calls a tool with args (any JSON-encodable value, typically a spec
 // struct or a map) and returns its text and its structured content. A tool
 // error is a *ToolError.

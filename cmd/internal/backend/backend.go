@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"agentmem/memory"
@@ -184,7 +183,7 @@ func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEm
 // EmbedderDims opens the configured embedder and reports its dimensions (0
 // for none), for setting up a store's vector index.
 func EmbedderDims(ctx context.Context, cfg Config) (int, error) {
-	dir, err := cfg.dataDir()
+	dir, err := cfg.Dir()
 	if err != nil {
 		return 0, err
 	}
@@ -226,64 +225,4 @@ func (cfg Config) NewEmbedder(ctx context.Context, dir string) (memory.Embedder,
 		return e, nil
 	}
 	return nil, fmt.Errorf("embedder: unknown %q (use builtin, openai or none)", cfg.Embedder)
-}
-
-// Clock is the configured time zone and clock.
-func (cfg Config) Clock() (*time.Location, func() time.Time, error) {
-	loc := time.Local
-	if cfg.Timezone != "" && cfg.Timezone != "Local" {
-		l, err := time.LoadLocation(cfg.Timezone)
-		if err != nil {
-			return nil, nil, fmt.Errorf("timezone: %w", err)
-		}
-		loc = l
-	}
-	if cfg.Now == "" {
-		return loc, time.Now, nil
-	}
-	t, _, err := memory.ParseDate(cfg.Now, loc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("now: %w", err)
-	}
-	return loc, func() time.Time { return t }, nil
-}
-
-// Dir is the data directory cfg selects.
-func (cfg Config) Dir() (string, error) { return cfg.dataDir() }
-
-// Prepare creates the data dir (private to the user) and returns it.
-func (cfg Config) Prepare() (string, error) {
-	dir, err := cfg.dataDir()
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("data-dir: %w", err)
-	}
-	return dir, nil
-}
-
-// dataDir is cfg.DataDir, or agentmem's folder in the user's data
-// directory: $XDG_DATA_HOME or ~/.local/share on Linux, Application Support
-// on macOS, %LocalAppData% on Windows.
-func (cfg Config) dataDir() (string, error) {
-	if cfg.DataDir != "" {
-		return cfg.DataDir, nil
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" && runtime.GOOS != "windows" {
-		return filepath.Join(x, "agentmem"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("data-dir: no home directory (%w); set --data-dir", err)
-	}
-	switch runtime.GOOS {
-	case "darwin":
-		return filepath.Join(home, "Library", "Application Support", "agentmem"), nil
-	case "windows":
-		if d := os.Getenv("LocalAppData"); d != "" {
-			return filepath.Join(d, "agentmem"), nil
-		}
-	}
-	return filepath.Join(home, ".local", "share", "agentmem"), nil
 }

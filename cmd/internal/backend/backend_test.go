@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"agentmem/cmd/internal/config"
 	"agentmem/memory"
 )
 
 func TestOpenNoneAndClock(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{DataDir: dir, Namespace: "me", Now: "2023-05-07 14:00", Timezone: "Europe/Paris", Embedder: "none", Fusion: "rrf"}
+	cfg := Config{Base: config.Base{DataDir: dir, Namespace: "me", Now: "2023-05-07 14:00", Timezone: "Europe/Paris"}, Embedder: "none", Fusion: "rrf"}
 	e, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -40,10 +41,10 @@ func TestConfigErrors(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{DataDir: dir, Timezone: "Mars/Olympus"}, "timezone"},
-		{Config{DataDir: dir, Now: "when pigs fly"}, "now"},
-		{Config{DataDir: dir, Embedder: "magic"}, "unknown"},
-		{Config{DataDir: dir, Namespace: "no spaces"}, "namespace"},
+		{Config{Base: config.Base{DataDir: dir, Timezone: "Mars/Olympus"}}, "timezone"},
+		{Config{Base: config.Base{DataDir: dir, Now: "when pigs fly"}}, "now"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "magic"}, "unknown"},
+		{Config{Base: config.Base{DataDir: dir, Namespace: "no spaces"}}, "namespace"},
 	} {
 		if _, err := Open(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one about %s", c.cfg, err, c.want)
@@ -73,7 +74,7 @@ func TestOpenAIEmbedderThroughCache(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
 	}))
 	defer srv.Close()
-	cfg := Config{DataDir: t.TempDir(), Embedder: "openai", OpenAI: OpenAIConfig{BaseURL: srv.URL, Model: "m"}}
+	cfg := Config{Base: config.Base{DataDir: t.TempDir()}, Embedder: "openai", OpenAI: OpenAIConfig{BaseURL: srv.URL, Model: "m"}}
 	e, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

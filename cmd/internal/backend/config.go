@@ -6,22 +6,22 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"agentmem/cmd/internal/config"
 	"agentmem/memory/store/couchbase"
 )
 
-// Config is everything a user can set. The tags are the command line's
-// flags; every flag also reads an AGENTMEM_* environment variable. The
+// Config is everything a user can set: the light part (config.Base: the
+// data dir, the namespace, the clock, the time zone), the store and the
+// embedder. The tags are the command line's flags; every flag also reads
+// an AGENTMEM_* environment variable. The
 // library packages take plain configuration types: only the command line
 // knows about flags.
 type Config struct {
-	DataDir   string `name:"data-dir" env:"AGENTMEM_DATA_DIR" help:"Where the embedded store and the embedding cache live (default: the user's data directory)." placeholder:"DIR"`
-	Namespace string `name:"namespace" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
-	Now       string `name:"now" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
-	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today and of dates sent without one (IANA name, e.g. Europe/Paris, or UTC)."`
-	Embedder  string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"builtin,openai,none" default:"builtin" help:"Embedding model: builtin (Universal Sentence Encoder Lite, offline), openai (any OpenAI-compatible endpoint) or none (lexical only)."`
-	Store     string `name:"store" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
-	Fusion    string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
-	NoSync    bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
+	config.Base
+	Embedder string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"builtin,openai,none" default:"builtin" help:"Embedding model: builtin (Universal Sentence Encoder Lite, offline), openai (any OpenAI-compatible endpoint) or none (lexical only)."`
+	Store    string `name:"store" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
+	Fusion   string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
+	NoSync   bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
 
 	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
 	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`

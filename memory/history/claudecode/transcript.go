@@ -15,6 +15,13 @@
 // Claude Code writes one line per content block of a model reply; the
 // blocks of one reply (one API message id) that follow each other make one
 // turn, identified by the uuid of its first text line.
+//
+// A prompt the user typed while the model was busy is written as an
+// attachment line of type queued_command (commandMode "prompt", not meta,
+// of human origin), the only record of that prompt in the stored
+// transcript: it is a user turn like any other (Claude Code's own readers
+// count it as the user's: it shows it to remote clients as a user
+// message, and its human-turn test accepts it).
 package claudecode
 
 import (
@@ -66,12 +73,36 @@ type line struct {
 	IsCompactSummary bool      `json:"isCompactSummary"`
 	TranscriptOnly   bool      `json:"isVisibleInTranscriptOnly"`
 	IsAPIError       bool      `json:"isApiErrorMessage"`
+	Attachment       *queued   `json:"attachment"`
 	Message          *struct {
 		ID      string          `json:"id"`
 		Role    string          `json:"role"`
 		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
+}
+
+// queued is the part of an attachment line Parse reads: a queued_command
+// is a prompt queued while the model was busy (commandMode "prompt"), a
+// shell command ("bash") or a task's notice; origin says who wrote it.
+type queued struct {
+	Type        string          `json:"type"`
+	Prompt      json.RawMessage `json:"prompt"`
+	CommandMode string          `json:"commandMode"`
+	IsMeta      bool            `json:"isMeta"`
+	Origin      *struct {
+		Kind string `json:"kind"`
+	} `json:"origin"`
+}
+
+// typedPrompt says whether an attachment line is a prompt the user typed
+// while the model was busy: a queued_command in prompt mode (the mode
+// absent: older versions), not meta, of no origin or a human one.
+func (l line) typedPrompt() bool {
+	a := l.Attachment
+	return l.Type == "attachment" && a != nil && a.Type == "queued_command" &&
+		(a.CommandMode == "prompt" || a.CommandMode == "") && !a.IsMeta &&
+		(a.Origin == nil || a.Origin.Kind == "human") && len(a.Prompt) > 0
 }
 
 type block struct {
@@ -123,6 +154,12 @@ func (p *parser) line(raw []byte, n int) {
 		p.skip("not a JSON object")
 		return
 	}
+	if l.typedPrompt() && !l.IsSidechain && l.UUID != "" {
+		p.flush()
+		texts, other := blocks(l.Attachment.Prompt)
+		p.said(l, texts, other)
+		return
+	}
 	if reason := leftOut(l); reason != "" {
 		if l.Type == "user" {
 			p.flush() // a tool result ends the reply before it
@@ -169,6 +206,12 @@ func (p *parser) user(l line) {
 		p.skip("tool result")
 		return
 	}
+	p.said(l, texts, other)
+}
+
+// said adds the user's turn of a line whose texts are the user's words,
+// but for wrappers and notices; other counts its other blocks.
+func (p *parser) said(l line, texts []string, other map[string]int) {
 	p.countOther(other)
 	text := strings.Join(texts, "\n\n")
 	if reason := notSaid(text); reason != "" {

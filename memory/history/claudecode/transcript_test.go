@@ -218,3 +218,29 @@ func TestParseEmpty(t *testing.T) {
 		}
 	}
 }
+
+// testdata/queued.jsonl is a session in which the user typed while the
+// model was running a tool: Claude Code (2.1.328) writes those prompts as
+// queued_command attachments (after a queue-operation line that also
+// holds the text, bookkeeping). A prompt typed in prompt mode is the
+// user's turn, its text blocks only; a shell command, a meta forwarded
+// prompt, a task's notice, an automatic continuation, a subagent's and a
+// slash command are not.
+func TestParseQueuedPrompts(t *testing.T) {
+	data, err := os.ReadFile("testdata/queued.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Parse(data, false)
+	checkTurns(t, res.Turns, []want{
+		{1, "user", "Check the garden notes, please."},
+		{2, "assistant", "Reading them."},
+		{5, "user", "Also, remind me to water the tomatoes 🍅 tonight."},
+		{6, "user", "And the basil, in this photo."},
+		{12, "assistant", "Noted: the tomatoes tonight, and the basil."},
+	})
+	wantSkipped := Skipped{"tool_use block": 1, "tool result": 1, "queue-operation": 2, "attachment": 6, "image block": 1, "command wrapper": 1}
+	if !maps.Equal(res.Skipped, wantSkipped) {
+		t.Errorf("skipped:\n got %v\nwant %v", res.Skipped, wantSkipped)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package hook
 
 import (
 	"bytes"
@@ -20,16 +20,15 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/history/claudecode"
-	"agentmem/tools/client"
 	"agentmem/tools/spec"
 )
 
-// cursor is how far the hook has captured one session's transcript: the
+// Cursor is how far the hook has captured one session's transcript: the
 // bytes and lines read and stored. It lives in the data dir, one file per
 // session, so a hook reads only the transcript's new bytes; losing it only
 // costs a re-read, since every turn carries its transcript uuid as its id
 // and a resend stores nothing.
-type cursor struct {
+type Cursor struct {
 	Path    string    `json:"path"`
 	Offset  int64     `json:"offset"`
 	Lines   int       `json:"lines"`
@@ -42,45 +41,59 @@ type cursor struct {
 
 // sessionCWD is the project directory of the session's namespace: the
 // one its cursor holds, else cwd.
-func sessionCWD(e *env, host, session, cwd string) string {
-	var c cursor
-	if dir, err := e.cfg.Dir(); err == nil && sessionName.MatchString(session) {
-		if b, err := os.ReadFile(cursorFile(dir, host, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
+func (h Hook) sessionCWD(session, cwd string) string {
+	var c Cursor
+	if dir, err := h.Config.Dir(); err == nil && ValidSession(session) {
+		if b, err := os.ReadFile(CursorFile(dir, h.Host, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
 			return c.CWD
 		}
 	}
 	return cwd
 }
 
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+// ValidSession says whether id may be a hook's session id (its cursor's
+// file name, and a remember session id): 1 to 200 letters, digits, '.',
+// '_' or '-'. (Not a regexp with {1,200}: compiled at start-up, its 200
+// repetitions cost every hook process a few thousand allocations.)
+func ValidSession(id string) bool {
+	if id == "" || len(id) > 200 {
+		return false
+	}
+	for _, r := range id {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
-// cursorFile is where a host's session's cursor lives ("claude-code",
+// CursorFile is where a host's session's cursor lives ("claude-code",
 // "codex").
-func cursorFile(dir, host, session string) string {
+func CursorFile(dir, host, session string) string {
 	return filepath.Join(dir, "capture", host, session+".json")
 }
 
 // lockCursor takes the session's cursor lock (two hooks of one session run
 // one after the other; two sessions' hooks at once) and reads the cursor.
-func lockCursor(ctx context.Context, dir, host, session string) (cursor, func(), error) {
-	file := cursorFile(dir, host, session)
+func lockCursor(ctx context.Context, dir, host, session string) (Cursor, func(), error) {
+	file := CursorFile(dir, host, session)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return cursor{}, nil, err
+		return Cursor{}, nil, err
 	}
 	lk := flock.New(file + ".lock")
 	if ok, err := lk.TryLockContext(ctx, 20*time.Millisecond); !ok {
-		return cursor{}, nil, fmt.Errorf("waiting for another hook of session %s: %w", session, errors.Join(err, ctx.Err()))
+		return Cursor{}, nil, fmt.Errorf("waiting for another hook of session %s: %w", session, errors.Join(err, ctx.Err()))
 	}
-	var c cursor
+	var c Cursor
 	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &c) != nil {
-		c = cursor{} // a damaged cursor: read the transcript again
+		c = Cursor{} // a damaged cursor: read the transcript again
 	}
 	return c, func() { lk.Unlock() }, nil
 }
 
-func saveCursor(dir, host, session string, c cursor) error {
+func saveCursor(dir, host, session string, c Cursor) error {
 	b, _ := json.Marshal(c)
-	file := cursorFile(dir, host, session)
+	file := CursorFile(dir, host, session)
 	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
@@ -88,31 +101,25 @@ func saveCursor(dir, host, session string, c cursor) error {
 	return os.Rename(tmp, file)
 }
 
-// capture stores the turns of the transcript not stored yet.
-func (c claudeHookCmd) capture(ctx context.Context, e *env, in hookInput) error {
-	return captureNew(ctx, e, c.hookOptions, in, "claude-code", func(data []byte, before int) ([]claudecode.Turn, int) {
-		res := claudecode.Parse(data, false)
-		reportBad(c.errs, in.TranscriptPath, before, res)
-		return res.Turns, res.Consumed
-	})
-}
-
-// captureNew is what every host's capture does: check the hook's fields,
-// take the session's cursor, read the transcript's new bytes, have parse
-// (the host's reader; before is the lines already read) make turns of
-// them, store the turns, and move the cursor past what parse consumed.
-func captureNew(ctx context.Context, e *env, o hookOptions, in hookInput, host string, parse func(data []byte, before int) ([]claudecode.Turn, int)) error {
-	if !sessionName.MatchString(in.SessionID) {
+// capture is what every host's capture does: check the hook's fields,
+// take the session's cursor, read the transcript's new bytes, have the
+// host's reader make turns of them, store the turns, and move the cursor
+// past what the reader consumed.
+func (h Hook) capture(ctx context.Context, in Input) error {
+	if !ValidSession(in.SessionID) {
 		return fmt.Errorf("session_id %q: want 1 to 200 letters, digits, '.', '_' or '-'", in.SessionID)
 	}
 	if in.TranscriptPath == "" {
+		if h.Host == "codex" {
+			return errors.New("the hook's JSON has no transcript_path (Codex runs without a rollout with --ephemeral: nothing to capture)")
+		}
 		return errors.New("the hook's JSON has no transcript_path")
 	}
-	dir, err := e.cfg.Prepare()
+	dir, err := h.Config.Prepare()
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCursor(ctx, dir, host, in.SessionID)
+	cur, unlock, err := lockCursor(ctx, dir, h.Host, in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -121,30 +128,30 @@ func captureNew(ctx context.Context, e *env, o hookOptions, in hookInput, host s
 	if err != nil || len(data) == 0 {
 		return err
 	}
-	turns, consumed := parse(data, cur.Lines)
+	turns, consumed := h.parse(in.TranscriptPath, data, cur.Lines)
 	if len(turns) > 0 {
 		if cur.Started.IsZero() {
-			cur.Started = firstTime(e, turns)
+			cur.Started = h.firstTime(turns)
 		}
 		cur.CWD = cmp.Or(cur.CWD, in.CWD)
-		if err := store(ctx, e, o.namespace(e, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
+		if err := h.store(ctx, h.Namespace(h.Config.Namespace, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
 			return err
 		}
 	}
 	cur.Lines += bytes.Count(data[:consumed], []byte{'\n'})
 	cur.Offset += int64(consumed)
-	return saveCursor(dir, host, in.SessionID, cur)
+	return saveCursor(dir, h.Host, in.SessionID, cur)
 }
 
 // firstTime is the time of the first turn that has one (a line may have
 // no timestamp), or now: the session's date.
-func firstTime(e *env, turns []claudecode.Turn) time.Time {
+func (h Hook) firstTime(turns []claudecode.Turn) time.Time {
 	for _, t := range turns {
 		if !t.Time.IsZero() {
 			return t.Time
 		}
 	}
-	if _, now, err := e.cfg.Clock(); err == nil {
+	if _, now, err := h.Config.Clock(); err == nil {
 		return now()
 	}
 	return time.Now()
@@ -153,7 +160,7 @@ func firstTime(e *env, turns []claudecode.Turn) time.Time {
 // readNew returns the bytes of the transcript after the cursor (all of it
 // when the cursor is of another file, or the file is shorter than the
 // cursor: rewritten).
-func readNew(path string, cur cursor) ([]byte, cursor, error) {
+func readNew(path string, cur Cursor) ([]byte, Cursor, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, cur, fmt.Errorf("transcript_path: %w", err)
@@ -167,7 +174,7 @@ func readNew(path string, cur cursor) ([]byte, cursor, error) {
 		return nil, cur, fmt.Errorf("transcript_path %s is not a regular file", path)
 	}
 	if cur.Path != path || st.Size() < cur.Offset {
-		cur = cursor{Path: path}
+		cur = Cursor{Path: path}
 	}
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return nil, cur, err
@@ -176,56 +183,73 @@ func readNew(path string, cur cursor) ([]byte, cursor, error) {
 	return data, cur, err
 }
 
-// reportBad says on stderr which lines were not JSON objects; a file of
-// which no line is a transcript's is not a transcript.
-func reportBad(w io.Writer, path string, before int, res claudecode.Result) {
-	if before == 0 && res.Lines > 0 && len(res.Bad)+res.Skipped[claudecode.Untyped] == res.Lines {
-		fmt.Fprintf(w, "agentmem hook claude-code: %s is not a Claude Code transcript (none of its %d lines is a transcript's); nothing stored\n", path, res.Lines)
-		return
-	}
-	n := len(res.Bad)
-	if n == 0 {
-		return
-	}
-	lines := make([]string, 0, min(n, 5))
-	for _, b := range res.Bad[:min(n, 5)] {
-		lines = append(lines, fmt.Sprint(before+b))
-	}
-	what := "line(s) " + strings.Join(lines, ", ")
-	if n > 5 {
-		what += fmt.Sprintf(" and %d more", n-5)
-	}
-	fmt.Fprintf(w, "agentmem hook claude-code: %s: %s not JSON objects, left out; the other turns are stored\n", path, what)
-}
-
 // store remembers turns in as few remember calls as the limits allow,
 // each message with the turn's uuid as its id: a call sent again (a hook
 // run twice, an import after a capture) stores nothing twice.
-func store(ctx context.Context, e *env, ns, session string, started time.Time, turns []claudecode.Turn) error {
-	cl, done, err := connect(e)
+func (h Hook) store(ctx context.Context, ns, session string, started time.Time, turns []claudecode.Turn) error {
+	cl, done, err := h.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	return rememberTurns(ctx, cl, ns, session, started, turns)
+	refused := 0
+	err = rememberTurns(ctx, cl, ns, session, started, turns, func(m spec.Message, err error) {
+		refused++
+		if refused <= 5 {
+			fmt.Fprintf(h.Errs, "agentmem hook %s: session %s: message %s (%s, %d characters) left out: %v\n", h.Host, session, m.ID, m.Role, utf8.RuneCountInString(m.Content), err)
+		}
+	})
+	if refused > 0 {
+		fmt.Fprintf(h.Errs, "agentmem hook %s: session %s: %d message(s) refused by remember and left out; the others are stored\n", h.Host, session, refused)
+	}
+	return err
 }
 
-func rememberTurns(ctx context.Context, cl *client.Client, ns, session string, started time.Time, turns []claudecode.Turn) error {
-	for _, batch := range batches(messages(turns)) {
-		args := spec.RememberArgs{Messages: batch, SessionID: session, Namespace: ns}
-		if !started.IsZero() { // else the session's date, or now
-			args.SessionDate = started.Format(time.RFC3339Nano)
+// rememberTurns stores turns in the batches the limits allow. A batch the
+// remember tool refuses (bad input: it stores nothing of it) is sent
+// again message by message, and a message refused alone is left out and
+// passed to refused: one bad turn must not stop a session's capture for
+// good, as it would if the cursor never moved past it.
+func rememberTurns(ctx context.Context, cl Memory, ns, session string, started time.Time, turns []claudecode.Turn, refused func(spec.Message, error)) error {
+	args := spec.RememberArgs{SessionID: session, Namespace: ns}
+	if !started.IsZero() { // else the session's date, or now
+		args.SessionDate = started.Format(time.RFC3339Nano)
+	}
+	send := func(ms []spec.Message) error {
+		args.Messages = ms
+		_, _, err := cl.Remember(ctx, args)
+		return err
+	}
+	for _, batch := range Batches(Messages(turns)) {
+		err := send(batch)
+		if err == nil {
+			continue
 		}
-		if _, _, err := cl.Remember(ctx, args); err != nil {
+		if !isRefusal(err) {
 			return fmt.Errorf("session %s: %w", session, err)
+		}
+		for _, m := range batch {
+			if err := send([]spec.Message{m}); err != nil {
+				if !isRefusal(err) {
+					return fmt.Errorf("session %s: %w", session, err)
+				}
+				refused(m, err)
+			}
 		}
 	}
 	return nil
 }
 
-// messages are the turns as remember messages; a turn longer than a
+// isRefusal says whether err is a tool's refusal of bad input (which
+// stores nothing and would be refused again), not a failure to retry.
+func isRefusal(err error) bool {
+	var r interface{ Refused() bool }
+	return errors.As(err, &r) && r.Refused()
+}
+
+// Messages are the turns as remember messages; a turn longer than a
 // message may be is split at line ends into parts (ids uuid, uuid#2, ...).
-func messages(turns []claudecode.Turn) []spec.Message {
+func Messages(turns []claudecode.Turn) []spec.Message {
 	var out []spec.Message
 	for _, t := range turns {
 		ts := ""
@@ -276,8 +300,8 @@ func byteOffset(s string, runes int) int {
 	return len(s)
 }
 
-// batches cut messages into remember calls within its limits.
-func batches(ms []spec.Message) [][]spec.Message {
+// Batches cut messages into remember calls within its limits.
+func Batches(ms []spec.Message) [][]spec.Message {
 	const maxBytes = memory.MaxCallBytes - 64<<10
 	var out [][]spec.Message
 	var cur []spec.Message
@@ -295,18 +319,18 @@ func batches(ms []spec.Message) [][]spec.Message {
 	return out
 }
 
-// projectNamespace is the namespace of a project directory: its name and
+// ProjectNamespace is the namespace of a project directory: its name and
 // a hash of its path ("project-agentmem-1a2b3c4d").
-func projectNamespace(cwd string) string {
+func ProjectNamespace(cwd string) string {
 	sum := sha256.Sum256([]byte(filepath.Clean(cwd)))
-	return fmt.Sprintf("project-%s-%x", projectName(cwd), sum[:4])
+	return fmt.Sprintf("project-%s-%x", ProjectName(cwd), sum[:4])
 }
 
 var notNameChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// projectName is the last element of a project directory, as a namespace
+// ProjectName is the last element of a project directory, as a namespace
 // may spell it.
-func projectName(cwd string) string {
+func ProjectName(cwd string) string {
 	name := notNameChar.ReplaceAllString(filepath.Base(filepath.Clean(cwd)), "-")
 	name = strings.Trim(name, "-.")
 	if len(name) > 60 {

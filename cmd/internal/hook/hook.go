@@ -1,0 +1,264 @@
+// Package hook is the hooks of agent hosts (Claude Code, Codex CLI): the
+// host runs one process per event, with the event's JSON on stdin.
+// SessionStart gives the model the date, UserPromptSubmit (opt-in) the
+// memories relevant to the prompt, and Stop, PreCompact and SessionEnd
+// store the transcript's turns not stored yet (capture.go).
+//
+// Both `agentmem hook` and the lean `agentmem-hook` binary run it. The
+// package depends on nothing heavy (no store, no model, no MCP library):
+// it reaches the memory through Hook.Connect, which agentmem backs with
+// its MCP client (a running server's socket, or a store it holds itself)
+// and agentmem-hook with DialSocket, a minimal client of a running
+// server's socket. A hook must never break its host: whatever fails, it
+// says why on stderr and exits 0.
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"agentmem/cmd/internal/config"
+	"agentmem/memory"
+	"agentmem/tools/spec"
+)
+
+// Options are the choices a hook is registered with.
+type Options struct {
+	PerProject   bool          `name:"per-project" help:"One namespace per project (Claude Code's cwd), instead of --namespace."`
+	AutoRecall   bool          `name:"auto-recall" help:"On UserPromptSubmit, recall with the prompt and give the model the memories above the relevance floor, within --recall-tokens."`
+	RecallTokens int           `name:"recall-tokens" default:"800" help:"Token budget of what --auto-recall adds to a prompt."`
+	StartTokens  int           `name:"start-tokens" default:"0" help:"On SessionStart, also give the model the project's most relevant memories within this many tokens (0: the date only)."`
+	Timeout      time.Duration `name:"timeout" default:"30s" help:"Give up (and say why on stderr) after this long."`
+}
+
+// Memory is what a hook asks of the memory: agentmem's tools, as the
+// typed MCP client (tools/client) has them.
+type Memory interface {
+	Remember(context.Context, spec.RememberArgs) (spec.RememberResult, string, error)
+	Recall(context.Context, spec.RecallArgs) (spec.RecallResult, string, error)
+	RecallText(context.Context, spec.RecallArgs) (string, error)
+}
+
+// Hook is one run of a host's hook.
+type Hook struct {
+	Host string // "claude-code" or "codex"
+	Options
+	Config config.Base
+	// Connect opens the memory; done releases it.
+	Connect func(ctx context.Context) (m Memory, done func(), err error)
+	In      io.Reader
+	Out     io.Writer
+	Errs    io.Writer
+}
+
+// Input is the JSON a host sends every hook on stdin.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	CWD            string `json:"cwd"`
+	Event          string `json:"hook_event_name"`
+	Prompt         string `json:"prompt"`
+	Source         string `json:"source"`
+}
+
+// MaxInput bounds the hook's stdin (a prompt is at most a few MB).
+const MaxInput = 16 << 20
+
+// Run runs the hook within --timeout and never fails: whatever goes
+// wrong, it says why on Errs.
+func (h Hook) Run(ctx context.Context) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(h.Errs, "agentmem hook %s: internal error (%v); the host goes on\n%s", h.Host, p, debug.Stack())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	if err := h.Handle(ctx); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("gave up after --timeout %s: %w", h.Timeout, err)
+		}
+		fmt.Fprintf(h.Errs, "agentmem hook %s: %v\n", h.Host, err)
+	}
+}
+
+// Handle reads the event on In and does what it asks.
+func (h Hook) Handle(ctx context.Context) error {
+	in, err := ReadInput(h.In)
+	if err != nil {
+		return err
+	}
+	// the session's project is the cwd of its first capture (the model
+	// may have gone to a subdirectory since): its namespace with
+	// --per-project
+	in.CWD = h.sessionCWD(in.SessionID, in.CWD)
+	switch in.Event {
+	case "SessionStart":
+		return h.sessionStart(ctx, in)
+	case "UserPromptSubmit":
+		if !h.AutoRecall {
+			return nil
+		}
+		return h.promptSubmit(ctx, in)
+	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":
+		if h.Host == "codex" && in.Event == "SubagentStop" {
+			return nil
+		}
+		return h.capture(ctx, in)
+	case "":
+		return errors.New("the hook's JSON has no hook_event_name")
+	}
+	return nil // an event this hook does not use
+}
+
+// NeedsMemory says whether the event in (raw, the hook's stdin) needs
+// the memory, or only the clock: agentmem-hook dials the server only
+// when it does. Input that cannot be read needs none (Handle says why).
+func (o Options) NeedsMemory(raw []byte) bool {
+	var in Input
+	if json.Unmarshal(raw, &in) != nil {
+		return false
+	}
+	switch in.Event {
+	case "SessionStart":
+		return o.StartTokens > 0 && in.CWD != ""
+	case "UserPromptSubmit":
+		return o.AutoRecall && strings.TrimSpace(in.Prompt) != ""
+	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":
+		return true
+	}
+	return false
+}
+
+// ReadInput reads the hook's JSON.
+func ReadInput(r io.Reader) (Input, error) {
+	var in Input
+	raw, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return in, fmt.Errorf("reading the hook's JSON on stdin: %w", err)
+	}
+	if len(raw) > MaxInput {
+		return in, fmt.Errorf("the hook's JSON on stdin is over %d MiB", MaxInput>>20)
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, fmt.Errorf("the hook's stdin is not JSON (%v): %.80q", err, raw)
+	}
+	return in, nil
+}
+
+// Namespace is where a hook stores and recalls: def (--namespace), or
+// with --per-project one namespace per project directory.
+func (o Options) Namespace(def, cwd string) string {
+	if !o.PerProject || cwd == "" {
+		return def
+	}
+	return ProjectNamespace(cwd)
+}
+
+// CapturedNote tells the model that its conversation reaches the memory
+// without it: the server's instructions ask a model to call remember at
+// the end of each exchange, which here would store every turn twice (once
+// more under a session of the model's own, in its own words).
+const CapturedNote = "agentmem's hooks store this conversation verbatim as it goes: do not call agentmem's remember tool for it. Call recall before answering anything that may depend on earlier sessions."
+
+// sessionStart gives the model the date and, with --start-tokens, the
+// project's most relevant memories.
+func (h Hook) sessionStart(ctx context.Context, in Input) error {
+	loc, now, err := h.Config.Clock()
+	if err != nil {
+		return err
+	}
+	text := memory.TodayAt(now().In(loc)).Text() + ".\n\n" + CapturedNote
+	if h.PerProject && in.CWD != "" {
+		ns := h.Namespace(h.Config.Namespace, in.CWD)
+		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
+	}
+	if h.StartTokens > 0 && in.CWD != "" {
+		if mem, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens); err != nil {
+			fmt.Fprintf(h.Errs, "agentmem hook %s: SessionStart recall: %v\n", h.Host, err)
+		} else if mem != "" {
+			text += "\n\nMemories of earlier sessions of this project (agentmem):\n" + mem
+		}
+	}
+	return hookContext(h.Out, in.Event, text)
+}
+
+// promptSubmit recalls with the prompt and gives the model what is
+// relevant, within the budget.
+func (h Hook) promptSubmit(ctx context.Context, in Input) error {
+	q := strings.TrimSpace(in.Prompt)
+	if q == "" {
+		return nil
+	}
+	mem, err := h.recallFor(ctx, in, q, h.RecallTokens)
+	if err != nil || mem == "" {
+		return err
+	}
+	return hookContext(h.Out, in.Event, "Memories that may bear on this prompt (agentmem recall; each session headed by its date):\n"+mem)
+}
+
+// hookContext writes text as the hook's additional context for the model.
+func hookContext(w io.Writer, event, text string) error {
+	out := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}
+	return json.NewEncoder(w).Encode(out)
+}
+
+// The relevance floor every memory a hook gives the model must clear: a
+// match of the text side among its 10 best (a word or name of the query,
+// stop words aside), and at least half the best memory's fused score.
+// Below, a memory adds tokens to every prompt without bearing on it (one
+// shared word brought whole unrelated sessions). The floor is relative
+// because fused scores have no fixed scale across fusion modes (reciprocal
+// ranks by default, BM25 alone without vectors).
+const floorTextRank = 10
+
+// relevant counts the memories found (not context) that clear the floor;
+// they are the best ranked, since recall ranks by score.
+func relevant(ms []spec.Recalled) int {
+	best := 0.0
+	for _, m := range ms {
+		if m.Hit {
+			best = max(best, m.Score)
+		}
+	}
+	n := 0
+	for _, m := range ms {
+		if m.Hit && m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= best/2 {
+			n++
+		}
+	}
+	return n
+}
+
+// recallFor recalls query in the hook's namespace within tokens, and
+// returns the text for the model, or "" when nothing clears the floor:
+// a first recall ranks, a second returns the memories that clear it,
+// whole, and no others.
+func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int) (string, error) {
+	if r := []rune(query); len(r) > memory.MaxQueryChars {
+		query = string(r[:memory.MaxQueryChars])
+	}
+	cl, done, err := h.Connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), MaxTokens: tokens}
+	res, _, err := cl.Recall(ctx, args)
+	if err != nil || len(res.Memories) == 0 {
+		return "", err
+	}
+	n := relevant(res.Memories)
+	if n == 0 {
+		return "", nil
+	}
+	whole := 0
+	args.K, args.Excerpt = n, &whole
+	return cl.RecallText(ctx, args)
+}
