@@ -196,6 +196,12 @@ func (r *historyReport) write(w io.Writer) {
 	fmt.Fprintf(w, "%s %d sessions, %d turns%s, from %s.\n", verb, r.Sessions, r.Turns, span, r.Source)
 	if !r.DryRun {
 		fmt.Fprintf(w, "Stored %d memories; %d were already stored (nothing is stored twice).\n", r.Stored, r.Held)
+		switch {
+		case r.Pending > 0:
+			fmt.Fprintf(w, "Searchable by their text after %.1f s; %d are waiting for their semantic vectors, made in the background (recall's pending and agentmem check count them).\n", r.Searchable, r.Pending)
+		case r.Vectors > 0:
+			fmt.Fprintf(w, "Searchable by their text after %.1f s, every vector made after %.1f s.\n", r.Searchable, r.Vectors)
+		}
 	}
 	if len(r.Skipped) > 0 {
 		verb = "Left out"
