@@ -3,8 +3,10 @@ package memory
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,12 +19,25 @@ import (
 const DefaultEmbedWait = 2 * time.Second
 
 // fillBatch is how many pending memories the background filler embeds and
-// stores at a time: each batch is durable on its own.
-const fillBatch = 16
+// stores at a time: each batch is durable on its own. Batches of 64 give
+// the embedder enough texts to keep every core busy to the end of a call
+// (texts of a call are embedded in parallel), and cost one write per 64
+// vectors.
+const fillBatch = 64
+
+// bulkQuiet and bulkDefer: while remember calls asking for their vectors
+// later keep arriving (a bulk import), the filler waits until none came for
+// bulkQuiet, so that the import's text is searchable first, but never more
+// than bulkDefer in a row.
+const (
+	bulkQuiet = 300 * time.Millisecond
+	bulkDefer = 30 * time.Second
+)
 
 // filler makes the vectors of a store's pending memories in the
-// background, one batch at a time, until none is left. There is one per
-// store, whatever the number of services over it.
+// background, one batch at a time, until none is left: it embeds a batch
+// while the one before it is written. There is one per store, whatever the
+// number of services over it.
 type filler struct {
 	store    PendingVectors
 	turns    Store // the same store: the turns before pending memories
@@ -36,6 +51,9 @@ type filler struct {
 	mu      sync.Mutex
 	running bool
 	again   bool // kicked while running: look again before stopping
+
+	lastBulk atomic.Int64 // unix nanoseconds of the last remember with vectors later
+	made     atomic.Int64 // vectors made since the filler was made
 }
 
 var (
@@ -73,21 +91,42 @@ func (f *filler) kick() {
 	go f.run()
 }
 
+// bulk notes a remember whose vectors were left to the filler.
+func (f *filler) bulk() {
+	f.lastBulk.Store(time.Now().UnixNano())
+	f.kick()
+}
+
+// yieldToBulk waits while bulk remembers keep arriving, at most bulkDefer.
+func (f *filler) yieldToBulk() {
+	deadline := time.Now().Add(bulkDefer)
+	for {
+		quiet := time.Since(time.Unix(0, f.lastBulk.Load()))
+		if quiet >= bulkQuiet || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-time.After(bulkQuiet - quiet):
+		}
+	}
+}
+
+// fillResult is an embedded batch on its way to the store.
+type fillResult struct {
+	ms  []Memory
+	err error
+}
+
 func (f *filler) run() {
 	defer f.wg.Done()
 	backoff := time.Second
 	done := 0
 	start := time.Now()
 	for {
-		ms, err := f.store.PendingVectors(f.ctx, fillBatch)
-		if err == nil && len(ms) > 0 {
-			var prev []*Memory
-			if prev, err = storedPrevious(f.ctx, f.turns, f.embedder, ms); err == nil {
-				if err = vectorize(f.ctx, f.embedder, ms, prev); err == nil {
-					err = f.store.SetVectors(f.ctx, ms)
-				}
-			}
-		}
+		n, err := f.pass()
+		done += n
 		if f.ctx.Err() != nil {
 			return
 		}
@@ -103,10 +142,6 @@ func (f *filler) run() {
 			continue
 		}
 		backoff = time.Second
-		done += len(ms)
-		if len(ms) > 0 {
-			continue
-		}
 		f.mu.Lock()
 		if !f.again {
 			f.running = false
@@ -119,6 +154,105 @@ func (f *filler) run() {
 		f.again = false
 		f.mu.Unlock()
 	}
+}
+
+// pass embeds and stores pending memories until none is left or a step
+// fails, embedding each batch while the one before it is written, and
+// returns how many it stored.
+func (f *filler) pass() (int, error) {
+	var (
+		mu       sync.Mutex
+		inflight = map[string]bool{} // embedded or being written
+	)
+	ready := make(chan fillResult, 1)
+	stop := make(chan struct{}) // closed when a write failed
+	go func() {
+		defer close(ready)
+		for {
+			f.yieldToBulk()
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			mu.Lock()
+			skip := maps.Clone(inflight)
+			mu.Unlock()
+			ms, err := f.next(skip)
+			if err == nil && len(ms) == 0 {
+				return
+			}
+			if err == nil {
+				mu.Lock()
+				for _, m := range ms {
+					inflight[m.Namespace+"\x1f"+m.ID] = true
+				}
+				mu.Unlock()
+				err = f.embed(ms)
+			}
+			select {
+			case ready <- fillResult{ms, err}:
+			case <-stop:
+				return
+			case <-f.ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	stored := 0
+	var failed error
+	for r := range ready {
+		if failed != nil {
+			continue // drain: the embedder stops at its next batch
+		}
+		err := r.err
+		if err == nil {
+			err = f.store.SetVectors(f.ctx, r.ms)
+		}
+		if err != nil {
+			failed = err
+			close(stop)
+			continue
+		}
+		stored += len(r.ms)
+		f.made.Add(int64(len(r.ms)))
+		mu.Lock()
+		for _, m := range r.ms {
+			delete(inflight, m.Namespace+"\x1f"+m.ID)
+		}
+		mu.Unlock()
+	}
+	if failed == nil {
+		failed = f.ctx.Err()
+	}
+	return stored, failed
+}
+
+// next reads up to fillBatch pending memories that are not in skip.
+func (f *filler) next(skip map[string]bool) ([]Memory, error) {
+	ms, err := f.store.PendingVectors(f.ctx, fillBatch+len(skip))
+	if err != nil {
+		return nil, err
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if !skip[m.Namespace+"\x1f"+m.ID] && len(out) < fillBatch {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// embed sets the vectors of ms.
+func (f *filler) embed(ms []Memory) error {
+	prev, err := storedPrevious(f.ctx, f.turns, f.embedder, ms)
+	if err != nil {
+		return err
+	}
+	return vectorize(f.ctx, f.embedder, ms, prev)
 }
 
 // stop ends the filler, waiting for its current batch to stop, and forgets
@@ -169,7 +303,19 @@ func (s *Service) Close() error {
 // the embedding may take up to the service's embed wait: past it, the
 // memories are stored without vectors (durable, and their text searchable
 // at once) and the filler makes their vectors in the background.
-func (s *Service) put(ctx context.Context, ms, existing []Memory) error {
+//
+// With later set (and such a store), the memories are stored without
+// vectors at once, and the filler makes them, in batches, as soon as no
+// other such call has come for a moment: the way to store a history in
+// bulk.
+func (s *Service) put(ctx context.Context, ms, existing []Memory, later bool) error {
+	if later && s.embedder != nil && s.filler != nil {
+		if err := s.store.Put(ctx, ms); err != nil {
+			return err
+		}
+		s.filler.bulk()
+		return nil
+	}
 	if s.embedder == nil || s.filler == nil || s.embedWait < 0 {
 		if err := s.embed(ctx, ms, existing); err != nil {
 			return err

@@ -38,6 +38,12 @@ type RememberRequest struct {
 	// holds are resends (their content must match), the rest are appended.
 	// Without it, newTurns tells resends from new turns.
 	Turn *int
+	// VectorsLater stores the turns without waiting for any of their
+	// vectors, which are made in the background, in batches (with a store
+	// that can hold memories before their vectors, else it is ignored):
+	// for a history stored in bulk, searchable by its text first.
+	// RecallResult.Pending counts the memories still waiting.
+	VectorsLater bool
 }
 
 // RememberResult says what a remember call stored.
@@ -148,7 +154,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if last := ms[len(ms)-1].Turn; last > MaxTurn {
 		return RememberResult{}, &FieldError{"messages", fmt.Sprintf("session %s is full: its turns would reach %d; the limit is %d (start a new session_id)", sessionID, last, MaxTurn)}
 	}
-	if err := s.put(ctx, ms, existing); err != nil {
+	if err := s.put(ctx, ms, existing, req.VectorsLater); err != nil {
 		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
 	}
 	res.Stored = len(ms)

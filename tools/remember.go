@@ -28,6 +28,7 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 	}
 	res, err := h.svc.Remember(ctx, memory.RememberRequest{
 		Messages: msgs, SessionID: in.SessionID, SessionDate: in.SessionDate, Namespace: in.Namespace, Turn: in.Turn,
+		VectorsLater: in.Vectors == "later",
 	})
 	if err != nil {
 		return spec.RememberResult{}, "", err

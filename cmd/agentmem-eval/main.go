@@ -33,6 +33,7 @@ type cli struct {
 	Locomo      evalLoCoMo      `cmd:"" name:"locomo" help:"Measure the memory on LoCoMo (locomo10.json format) through the MCP tools."`
 	Longmemeval evalLongMemEval `cmd:"" name:"longmemeval" help:"Measure the memory on LongMemEval (longmemeval_s_cleaned.json or longmemeval_oracle.json format, plain or gzipped) through the MCP tools."`
 	Bench       benchCmd        `cmd:"" help:"Measure the embedded store at scale: ingest, recall latency per fusion mode against a plain vector scan, vector recall@10, RSS, open time."`
+	Chatgpt     chatgptCmd      `cmd:"" name:"chatgpt-export" help:"Write a benchmark's sessions out as a ChatGPT data export (conversations.json), to measure import --from chatgpt on real text."`
 	Version     versionCmd      `cmd:"" help:"Print the version."`
 }
 

@@ -37,6 +37,7 @@ type historyOptions struct {
 	From       string `name:"from" enum:",claude-code,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), chatgpt or claude-ai (FILE is the export's zip or its conversations.json)."`
 	DryRun     bool   `name:"dry-run" help:"With --from: print the sessions, turns, date range and what would be left out, and store nothing."`
 	PerProject bool   `name:"per-project" help:"With --from claude-code: one namespace per project (the session's cwd), as the hooks' --per-project."`
+	NoWait     bool   `name:"no-wait" help:"With --from: return as soon as the text is stored (and searchable), without waiting for the semantic vectors: the server holding the memory makes them in the background, or, when this command held it, the next agentmem process to open it (recall's pending and agentmem check count the memories still waiting)."`
 }
 
 // histSession is one session of a history, as the readers give it.
@@ -65,10 +66,15 @@ type historyReport struct {
 	Skipped  claudecode.Skipped `json:"skipped"`
 	Stored   int                `json:"stored"`
 	Held     int                `json:"already_stored"`
-	List     []sessionLine      `json:"session_list,omitempty"`
-	messages int
-	first    time.Time
-	last     time.Time
+	// Pending counts the memories of the import's namespaces still waiting
+	// for their vectors when it returned (0 unless --no-wait).
+	Pending    int           `json:"vectors_pending"`
+	Searchable float64       `json:"searchable_seconds,omitempty"`
+	Vectors    float64       `json:"vectors_seconds,omitempty"`
+	List       []sessionLine `json:"session_list,omitempty"`
+	messages   int
+	first      time.Time
+	last       time.Time
 }
 
 type sessionLine struct {
@@ -191,6 +197,12 @@ func (r *historyReport) write(w io.Writer) {
 	fmt.Fprintf(w, "%s %d sessions, %d turns%s, from %s.\n", verb, r.Sessions, r.Turns, span, r.Source)
 	if !r.DryRun {
 		fmt.Fprintf(w, "Stored %d memories; %d were already stored (nothing is stored twice).\n", r.Stored, r.Held)
+		switch {
+		case r.Pending > 0:
+			fmt.Fprintf(w, "Searchable by their text after %.1f s; %d are waiting for their semantic vectors, made in the background (recall's pending and agentmem check count them).\n", r.Searchable, r.Pending)
+		case r.Vectors > 0:
+			fmt.Fprintf(w, "Searchable by their text after %.1f s, every vector made after %.1f s.\n", r.Searchable, r.Vectors)
+		}
 	}
 	if len(r.Skipped) > 0 {
 		verb = "Left out"
@@ -225,26 +237,32 @@ const importWorkers = 4
 
 // storeAll stores every session, each in as few remember calls as its
 // limits allow, several sessions at once, with a progress bar on a
-// terminal.
+// terminal. The calls leave the vectors for later: the text of the whole
+// history is stored (and searchable) first, and the server makes the
+// vectors in the background, in batches; then, unless --no-wait, it waits
+// for them, the bar counting them.
 func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	cl, done, err := connect(e)
 	if err != nil {
 		return err
 	}
 	defer done()
-	bar := newBar(rep.messages)
-	defer bar.finish()
+	start := time.Now()
+	bar := newBar(rep.messages, "importing")
 	opts := hookOptions{PerProject: c.PerProject}
 	g, ctx := errgroup.WithContext(e.ctx)
 	sessions := make(chan histSession)
 	var mu sync.Mutex
+	namespaces := map[string]bool{}
 	for range importWorkers {
 		g.Go(func() error {
 			for s := range sessions {
-				stored, held, err := storeSession(ctx, cl, opts.Namespace(e.cfg.Namespace, s.CWD), s, bar.add)
+				ns := opts.Namespace(e.cfg.Namespace, s.CWD)
+				stored, held, err := storeSession(ctx, cl, ns, s, bar.add)
 				mu.Lock()
 				rep.Stored += stored
 				rep.Held += held
+				namespaces[ns] = true
 				mu.Unlock()
 				if err != nil {
 					return fmt.Errorf("%s: %w\nThe other sessions stored so far are stored whole, and so are this one's turns stored so far (a long session takes several remember calls). Run the same import again to complete it: every turn carries its id, so nothing is stored twice", s.Where, err)
@@ -267,7 +285,64 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 			}
 		})
 	})
-	return g.Wait()
+	err = g.Wait()
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	rep.Searchable = time.Since(start).Seconds()
+	nss := slices.Sorted(maps.Keys(namespaces))
+	if c.NoWait {
+		rep.Pending, err = pendingIn(e.ctx, cl, nss)
+		return err
+	}
+	if err := waitVectors(e, cl, nss, rep.Stored); err != nil {
+		return fmt.Errorf("%w\nEvery turn is stored and searchable by its text; the vectors still missing are made in the background by the next agentmem process to open the memory", err)
+	}
+	rep.Vectors = time.Since(start).Seconds()
+	return nil
+}
+
+// pendingIn counts the memories of namespaces nss still waiting for their
+// vectors, as recall reports them.
+func pendingIn(ctx context.Context, cl *client.Client, nss []string) (int, error) {
+	zero := 0
+	n := 0
+	for _, ns := range nss {
+		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: &zero})
+		if err != nil {
+			return 0, fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
+		}
+		n += res.Pending
+	}
+	return n, nil
+}
+
+// waitVectors waits until no memory of nss waits for its vectors, a bar
+// counting them: of at least stored (the import's own memories).
+func waitVectors(e *env, cl *client.Client, nss []string, stored int) error {
+	ctx := e.ctx
+	left, err := pendingIn(ctx, cl, nss)
+	if err != nil || left == 0 {
+		return err
+	}
+	total := max(stored, left)
+	e.log.Info("stored and searchable by text; making the semantic vectors (--no-wait returns here)", "waiting", left)
+	bar := newBar(total, "vectors")
+	defer bar.finish()
+	bar.set(total - left)
+	for left > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if left, err = pendingIn(ctx, cl, nss); err != nil {
+			return err
+		}
+		bar.set(max(0, total-left))
+	}
+	return nil
 }
 
 // storeSession remembers a session's turns with the ids and the session
@@ -275,7 +350,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 func storeSession(ctx context.Context, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
 	date := s.date()
 	for _, batch := range hook.Batches(hook.Messages(s.Turns)) {
-		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns}
+		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns, Vectors: "later"}
 		if !date.IsZero() {
 			args.SessionDate = date.Format(time.RFC3339Nano)
 		}
@@ -292,11 +367,11 @@ func storeSession(ctx context.Context, cl *client.Client, ns string, s histSessi
 // bar is a progress bar on stderr when it is a terminal, else nothing.
 type bar struct{ b *progressbar.ProgressBar }
 
-func newBar(total int) bar {
+func newBar(total int, what string) bar {
 	if !term.IsTerminal(int(os.Stderr.Fd())) {
 		return bar{}
 	}
-	return bar{progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("importing"),
+	return bar{progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }))}
 }
@@ -304,6 +379,12 @@ func newBar(total int) bar {
 func (b bar) add(n int) {
 	if b.b != nil {
 		b.b.Add(n)
+	}
+}
+
+func (b bar) set(n int) {
+	if b.b != nil {
+		b.b.Set(n)
 	}
 }
 

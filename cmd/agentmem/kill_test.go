@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,4 +143,155 @@ func TestKillLoop(t *testing.T) {
 		}
 	}
 	t.Logf("lost %d, half-stored %d, stored unacknowledged (in flight at a kill) %d", lost, half, len(have)-len(acked))
+}
+
+// An import of a ChatGPT export with the built-in model, killed with -9
+// again and again, in the middle of storing the text and in the middle of
+// making the vectors in the background, then run to its end, and once
+// more: every turn is stored exactly once, every memory has its vectors
+// (none is left waiting: the next process made what a kill interrupted),
+// and the files are consistent. AGENTMEM_TEST_IMPORT_KILLS sets the kills
+// (default 3).
+func TestKillImport(t *testing.T) {
+	kills := 3
+	if v := os.Getenv("AGENTMEM_TEST_IMPORT_KILLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("AGENTMEM_TEST_IMPORT_KILLS=%q: want a positive number", v)
+		}
+		kills = n
+	}
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewSource(seed))
+	dir := t.TempDir()
+	bin := binary(t)
+	const convs, per = 40, 8
+	export := filepath.Join(dir, "conversations.json")
+	writeKillExport(t, export, convs, per)
+	importer := func() *exec.Cmd {
+		cmd := exec.Command(bin, "--data-dir", filepath.Join(dir, "data"), "--timezone", "UTC", "--log-level", "info", "import", "--from", "chatgpt", "--json", export)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		return cmd
+	}
+	t.Logf("seed %d, %d kills", seed, kills)
+	for k := range kills {
+		cmd := importer()
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// even kills land while the text is stored, odd ones while the
+		// vectors are made (after the import says the text is searchable)
+		phase := "text"
+		if k%2 == 1 {
+			phase = "vectors"
+			for end := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), "searchable by text"); {
+				if time.Now().After(end) {
+					t.Fatalf("the import never said its text was searchable:\n%s", stderr.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		time.Sleep(time.Duration(50+rng.Intn(700)) * time.Millisecond)
+		cmd.Process.Kill()
+		err := cmd.Wait()
+		t.Logf("kill %d (%s phase): %v", k+1, phase, err)
+		if strings.Contains(stderr.String(), "goroutine ") {
+			t.Fatalf("the import printed a stack trace:\n%s", stderr.String())
+		}
+	}
+	var reps []map[string]any
+	for range 2 { // to its end, then once more
+		out, err := importer().Output()
+		if err != nil {
+			t.Fatalf("import after the kills: %v\n%s", err, out)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("report %q: %v", out, err)
+		}
+		reps = append(reps, rep)
+	}
+	if rep := reps[1]; rep["stored"] != 0.0 || rep["already_stored"] != float64(convs*per) || rep["vectors_pending"] != 0.0 {
+		t.Errorf("the import run again stored %v, found %v already stored (want 0 and %d), %v pending", rep["stored"], rep["already_stored"], convs*per, rep["vectors_pending"])
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"--data-dir", filepath.Join(dir, "data")}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("agentmem %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	check := run("check")
+	want := fmt.Sprintf("%d memories, %d sessions, %d with vectors\n", convs*per, convs, convs*per)
+	if !strings.Contains(check, want) || !strings.Contains(check, "OK") {
+		t.Errorf("check after the kills and the completing import:\n%s\nwant %q, and OK", check, want)
+	}
+	seen := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(run("export")))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Text != "" {
+			seen[m.Text]++
+		}
+	}
+	lost, doubled := 0, 0
+	for c := range convs {
+		for i := range per {
+			switch n := seen[killTurn(c, i)]; {
+			case n == 0:
+				lost++
+			case n > 1:
+				doubled++
+			}
+		}
+	}
+	if lost > 0 || doubled > 0 {
+		t.Errorf("%d turns lost, %d stored more than once, of %d", lost, doubled, convs*per)
+	}
+}
+
+// killTurn is turn i of conversation c: long enough for a few windows.
+func killTurn(c, i int) string {
+	return fmt.Sprintf("Conversation %d, turn %d: ", c, i) + strings.Repeat(fmt.Sprintf("the ferry to island %d leaves at %d o'clock from pier %d, weather permitting. ", c, i, c*i), 12)
+}
+
+// writeKillExport writes a ChatGPT export of convs conversations of per
+// turns each, alternately the user's and the assistant's.
+func writeKillExport(t *testing.T, path string, convs, per int) {
+	t.Helper()
+	var all []map[string]any
+	for c := range convs {
+		mapping := map[string]any{"root": map[string]any{"id": "root", "children": []string{fmt.Sprintf("c%d-0", c)}}}
+		parent := "root"
+		for i := range per {
+			id := fmt.Sprintf("c%d-%d", c, i)
+			role := "user"
+			if i%2 == 1 {
+				role = "assistant"
+			}
+			node := map[string]any{"id": id, "parent": parent, "message": map[string]any{
+				"id": id, "author": map[string]any{"role": role}, "create_time": 1.7e9 + float64(c*3600+i*60),
+				"content": map[string]any{"content_type": "text", "parts": []string{killTurn(c, i)}},
+			}}
+			if i+1 < per {
+				node["children"] = []string{fmt.Sprintf("c%d-%d", c, i+1)}
+			}
+			mapping[id] = node
+			parent = id
+		}
+		all = append(all, map[string]any{"id": fmt.Sprintf("conv-%d", c), "title": fmt.Sprintf("conversation %d", c), "create_time": 1.7e9 + float64(c*3600), "current_node": parent, "mapping": mapping})
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -30,6 +30,7 @@ type RememberArgs struct {
 	SessionDate string    `json:"session_date,omitempty" jsonschema:"When the session took place: an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z), '1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023' or '2023/05/30 (Tue) 23:40'. Default: the session's existing date, else now." schema:"maxLength=64"`
 	Namespace   string    `json:"namespace,omitempty" jsonschema:"Memory space (one per user or agent). Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 	Turn        *int      `json:"turn,omitempty" jsonschema:"Position in the session of the first message (0 for the session's first turn; memory ids end with it). With it, a message at a position the session holds is a resend (it must be the same message) and the rest are appended, so a repeated turn is never mistaken for a resend. Without it (and without message ids), only the session's last turns can be taken for a resend." schema:"minimum=0,maximum=1073741824"`
+	Vectors     string    `json:"vectors,omitempty" jsonschema:"When the semantic vectors are made: wait (default: the call waits a few seconds for them, then leaves the rest to the background) or later (the call returns once the text is stored and searchable; the vectors are made in the background, in batches: for storing a history in bulk; recall's pending counts the memories still waiting)." schema:"enum=wait|later"`
 }
 
 // RememberResult says what a remember call stored.
