@@ -87,6 +87,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 		return fmt.Errorf("this agentmem runs from go run's temporary build (%s), which is deleted when it exits: install it first (go install ./cmd/agentmem), then run agentmem setup claude-code", exe)
 	}
 	global := carried(e.cfg)
+	exe = c.command(exe, global, os.Stderr)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hook := shellJoin(append(append([]string{exe}, global...), c.hookArgs()...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
