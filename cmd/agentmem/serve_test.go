@@ -3,6 +3,7 @@
 package main_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,3 +216,85 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 		panic("unreachable")
 	}
 }
+
+// BenchmarkServeStart spawns `agentmem serve` (the built-in model, a
+// fresh data dir each time) as a host does and times its initialize
+// response and its first tool call's answer (today, which waits for the
+// store and the model), beside `agentmem version` spawned in the same
+// iteration: the process floor. Medians over the iterations:
+//
+//	go test ./cmd/agentmem -run '^$' -bench ServeStart -benchtime 9x
+//
+// AGENTMEM_BENCH_REF=BINARY also times another agentmem (an older build)
+// in the same iterations, alternating with this one: ref-init-ms and
+// ref-first-call-ms.
+func BenchmarkServeStart(b *testing.B) {
+	bin := binary(b)
+	ref := os.Getenv("AGENTMEM_BENCH_REF")
+	var inits, calls, floors, refInits, refCalls []time.Duration
+	for b.Loop() {
+		if ref != "" {
+			init, call, err := timeServe(ref, b.TempDir())
+			if err != nil {
+				b.Fatalf("reference %s: %v", ref, err)
+			}
+			refInits, refCalls = append(refInits, init), append(refCalls, call)
+		}
+		start := time.Now()
+		if out, err := exec.Command(bin, "version").Output(); err != nil {
+			b.Fatalf("agentmem version: %v %s", err, out)
+		}
+		floors = append(floors, time.Since(start))
+		init, call, err := timeServe(bin, b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		inits, calls = append(inits, init), append(calls, call)
+	}
+	b.ReportMetric(ms(median(inits)), "init-ms")
+	b.ReportMetric(ms(median(calls)), "first-call-ms")
+	b.ReportMetric(ms(median(floors)), "version-ms")
+	if ref != "" {
+		b.ReportMetric(ms(median(refInits)), "ref-init-ms")
+		b.ReportMetric(ms(median(refCalls)), "ref-first-call-ms")
+	}
+}
+
+// timeServe starts `agentmem serve` on dir and returns the time to its
+// initialize response and to its first tool call's answer.
+func timeServe(bin, dir string) (init, call time.Duration, err error) {
+	cmd := exec.Command(bin, "serve", "--data-dir", dir, "--log-level", "warn")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	r := bufio.NewReader(out)
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`+"\n")
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		return 0, 0, fmt.Errorf("initialize: %q, %v", line, err)
+	}
+	init = time.Since(start)
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"today","arguments":{}}}`+"\n")
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, "Today is") {
+		return 0, 0, fmt.Errorf("today: %q, %v", line, err)
+	}
+	return init, time.Since(start), nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
