@@ -154,6 +154,11 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 		case <-ctx.Done():
 			return false, nil
 		case err := <-pumped:
+			var cw *clientWriteError
+			if errors.As(err, &cw) {
+				// the client is gone, not the holder
+				return false, r.clientGone(cw.err)
+			}
 			if err != nil && !errors.Is(err, io.EOF) {
 				r.log.Debug("holder connection ended", "err", err)
 			}
@@ -239,9 +244,26 @@ func (r *relay) pump(br *bufio.Reader) error {
 			r.mu.Unlock()
 		}
 		if err := r.write(line); err != nil {
-			return err
+			return &clientWriteError{err}
 		}
 	}
+}
+
+// clientWriteError is a failed write to the client: the relay's stdout.
+type clientWriteError struct{ err error }
+
+func (e *clientWriteError) Error() string { return "writing to the client: " + e.err.Error() }
+
+// clientGone ends the relay after a write to the client failed. A client
+// that closed its end (a host shutting down) is the normal end of a
+// session, logged at debug; any other write error is a fault.
+func (r *relay) clientGone(err error) error {
+	if ClientClosed(err) {
+		r.log.Debug("the client closed its end of the session", "err", err)
+		return nil
+	}
+	r.log.Error("relaying to the client failed", "err", err)
+	return fmt.Errorf("relaying to the client: %w", err)
 }
 
 // learnHints records which tools are safe to call again, from a

@@ -26,6 +26,15 @@ type Options struct {
 // receives the server's log records of its own requests. A panic in a tool
 // handler is recovered and reported to the client as an error.
 func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
+	return NewLoading(tools.Loaded(svc), opts)
+}
+
+// NewLoading is New over a memory that may still be loading: the server
+// answers initialize, ping and the lists of tools, resource templates and
+// prompts at once; tool calls, resource reads, resources/list and
+// completions wait for the memory (see tools.Loading), and get the error
+// that stopped it if loading failed.
+func NewLoading(mem *tools.Loading, opts Options) *mcpserver.MCPServer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -44,9 +53,9 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 		resourceErrors(),
 		mcpserver.WithInstructions(tools.Instructions),
 		mcpserver.WithToolHandlerMiddleware(tools.Middleware(log)),
-	}, tools.ServerOptions(svc, log)...)...)
+	}, tools.ServerOptions(mem, log)...)...)
 	bind(s)
-	tools.Register(s, svc)
-	tools.RegisterResources(s, svc, notifier(s))
+	tools.Register(s, mem)
+	tools.RegisterResources(s, mem, notifier(s))
 	return s
 }

@@ -35,18 +35,23 @@ func SessionURI(namespace, sessionID string) string {
 // ServerOptions are the options of an MCP server that serves the
 // resources: the resources capability (with list changes), completions,
 // and the listing of sessions in resources/list.
-func ServerOptions(svc *memory.Service, log *slog.Logger) []server.ServerOption {
+func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		svc, err := mem.Service(ctx)
+		if err != nil {
+			log.ErrorContext(ctx, "resources/list: the memory is not available", "err", err)
+			return
+		}
 		listSessions(ctx, svc, log, req, res)
 	})
 	return []server.ServerOption{
 		server.WithResourceCapabilities(false, true),
 		server.WithCompletions(),
-		server.WithResourceCompletionProvider(completer{svc}),
+		server.WithResourceCompletionProvider(completer{mem}),
 		server.WithHooks(hooks),
 	}
 }
@@ -58,7 +63,7 @@ type Notifier func(ctx context.Context, ns string)
 // RegisterResources adds the resources and their templates to s, and has
 // notify (nil: every client of s) told whenever remember or forget changes
 // the memory.
-func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier) {
+func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 	if notify == nil {
 		notify = func(context.Context, string) {
 			s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
@@ -68,6 +73,10 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier
 		mcp.WithResourceDescription("Every namespace that holds memories, with its number of memories and sessions and its first and last session date."),
 		mcp.WithMIMEType(spec.MIMEJSON),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		svc, err := mem.Service(ctx)
+		if err != nil {
+			return nil, err
+		}
 		ns, err := Namespaces(ctx, svc)
 		if err != nil {
 			return nil, err
@@ -90,6 +99,10 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier
 			}
 			limit = n
 		}
+		svc, err := mem.Service(ctx)
+		if err != nil {
+			return nil, err
+		}
 		page, err := Sessions(ctx, svc, memory.SessionsRequest{Namespace: a["namespace"], After: a["after"], Before: a["before"], Limit: limit, Cursor: a["cursor"]})
 		if err != nil {
 			return nil, err
@@ -101,6 +114,10 @@ func RegisterResources(s *server.MCPServer, svc *memory.Service, notify Notifier
 		mcp.WithTemplateMIMEType(spec.MIMETranscript),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		a, err := sessionArgs(req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		svc, err := mem.Service(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -298,17 +315,21 @@ func sessionResource(s memory.SessionInfo) mcp.Resource {
 }
 
 // completer offers namespaces and session ids for the templates' arguments.
-type completer struct{ svc *memory.Service }
+type completer struct{ mem *Loading }
 
 // maxCompletionScan bounds how many sessions a completion looks through
 // (the newest), so completing in a huge namespace stays quick.
 const maxCompletionScan = 1000
 
 func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	svc, err := c.mem.Service(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var all []string
 	switch a.Name {
 	case "namespace":
-		ns, err := c.svc.Namespaces(ctx)
+		ns, err := svc.Namespaces(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -317,7 +338,7 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a m
 		}
 	case "session_id":
 		ns := cc.Arguments["namespace"]
-		page, err := c.svc.Sessions(ctx, memory.SessionsRequest{Namespace: ns, Limit: maxCompletionScan})
+		page, err := svc.Sessions(ctx, memory.SessionsRequest{Namespace: ns, Limit: maxCompletionScan})
 		if err != nil {
 			return &mcp.Completion{Values: []string{}}, nil // an unknown namespace has no sessions to offer
 		}

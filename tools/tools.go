@@ -27,13 +27,13 @@ const Instructions = `agentmem is your long-term memory of past conversations wi
 - Call "remember" at the end of each exchange (or session) with the raw turns, verbatim, and the session's date, unless your host stores the conversation for you (agentmem's hooks say so at the start of the session; then never call it for this conversation). Do not summarise: exact wording is what later questions need. Re-sending turns already stored is harmless.
 - Call "forget" only when the user asks you to delete something.`
 
-// Register adds every agentmem tool to s.
-func Register(s *server.MCPServer, svc *memory.Service) {
-	h := handlers{svc: svc}
-	add(s, rememberTool(), h.remember, nil)
-	add(s, recallTool(), h.recall, recallStructured)
-	add(s, todayTool(), h.today, nil)
-	add(s, forgetTool(), h.forget, nil)
+// Register adds every agentmem tool to s, over mem: a call validates its
+// arguments at once, then waits for the memory if it is still loading.
+func Register(s *server.MCPServer, mem *Loading) {
+	add(s, rememberTool(), via(mem, handlers.remember), nil)
+	add(s, recallTool(), via(mem, handlers.recall), recallStructured)
+	add(s, todayTool(), via(mem, handlers.today), nil)
+	add(s, forgetTool(), via(mem, handlers.forget), nil)
 }
 
 type handlers struct {

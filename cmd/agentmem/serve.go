@@ -9,12 +9,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
 	"agentmem/server"
+	"agentmem/tools"
 )
 
 type serveCmd struct {
@@ -40,7 +42,7 @@ func (c serveCmd) Run(e *env) error {
 		return err
 	}
 	sock := server.SocketPath(dir)
-	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, true), server.AttachWait, e.log)
+	conn, h, err := server.Attach(e.ctx, sock, holdLoading(e, dir, sock), server.AttachWait, e.log)
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return nil
@@ -63,6 +65,10 @@ func (c serveCmd) Run(e *env) error {
 	defer hd.Close()
 	s := hd.mcp
 	if c.HTTP != "" {
+		// a daemon: it starts serving once the memory is open, or fails
+		if err := hd.wait(); err != nil {
+			return err
+		}
 		hopts, err := c.httpOptions(e)
 		if err != nil {
 			return err
@@ -91,66 +97,129 @@ func tokenOnCommandLine() bool {
 }
 
 // holder is this process holding the memory of a data dir: the lock, the
-// open engine, and (for a server) the socket where the other local
-// processes reach it.
+// memory (loading in the background, so that the server answers
+// initialize at once), its MCP server, and (for a server) the socket where
+// the other local processes reach it.
 type holder struct {
-	eng        *backend.Backend
+	mem        *tools.Loading
 	mcp        *mcpserver.MCPServer // served on the socket and to this process's own client
 	lock       *server.Lock
+	loaded     chan struct{} // closed once loading has ended; then eng, err and the socket are set
+	cancelLoad context.CancelFunc
+	eng        *backend.Backend // nil if loading failed
+	err        error            // why loading failed
 	stopSocket context.CancelFunc
 	socketDone chan struct{}
 }
 
-// Close stops serving the socket (letting the calls in flight there
-// finish), closes the store, and only then releases the lock, so that the
-// next holder never opens a store still in use.
+// wait waits for the memory and says why it could not be loaded.
+func (h *holder) wait() error {
+	<-h.loaded
+	return h.err
+}
+
+// Close stops loading, stops serving the socket (letting the calls in
+// flight there finish), closes the store, and only then releases the lock,
+// so that the next holder never opens a store still in use.
 func (h *holder) Close() error {
+	h.cancelLoad()
+	<-h.loaded
 	if h.stopSocket != nil {
 		h.stopSocket()
 		<-h.socketDone
 	}
-	err := h.eng.Close()
+	var err error
+	if h.eng != nil {
+		err = h.eng.Close()
+	}
 	h.lock.Unlock()
 	return err
 }
 
 // hold returns the takeover of the memory in dir: take the lock (ErrHeld
 // if another process has it), open the memory, and, for a server, serve it
-// on sock.
+// on sock. It returns once the memory is open.
 func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer, error) {
 	return func(ctx context.Context) (io.Closer, error) {
-		lock, err := server.TryLock(dir)
+		h, err := startHolding(ctx, e, dir, sock, serve)
 		if err != nil {
 			return nil, err
 		}
-		eng, err := backend.Open(ctx, e.cfg, e.log)
-		if err != nil {
-			lock.Unlock()
+		if err := h.wait(); err != nil {
+			h.Close()
 			if errors.Is(err, memory.ErrInUse) {
 				// a process that does not take the lock (an older agentmem)
 				return nil, fmt.Errorf("%w: %w", server.ErrHeld, err)
 			}
 			return nil, err
 		}
-		h := &holder{eng: eng, lock: lock, mcp: server.New(eng.Service, server.Options{Version: version, Logger: e.log})}
-		if !serve {
-			return h, nil
-		}
-		ln, err := server.ListenSocket(sock)
-		if err != nil {
-			e.log.Warn("not sharing this memory with other local agentmem processes", "socket", sock, "err", err)
-			return h, nil
-		}
-		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		h.stopSocket, h.socketDone = stop, make(chan struct{})
-		go func() {
-			defer close(h.socketDone)
-			if err := server.ServeSocket(sctx, ln, h.mcp, e.log); err != nil {
-				e.log.Warn("serving other local agentmem processes stopped", "socket", sock, "err", err)
-			}
-		}()
 		return h, nil
 	}
+}
+
+// holdLoading is hold returning as soon as the lock is taken, the memory
+// loading in the background: its server answers initialize at once, and
+// its calls wait for the memory. If loading fails, the lock is released
+// (another process may then try), and every call gets the error.
+func holdLoading(e *env, dir, sock string) func(context.Context) (io.Closer, error) {
+	return func(ctx context.Context) (io.Closer, error) {
+		return startHolding(ctx, e, dir, sock, true)
+	}
+}
+
+// startHolding takes the lock and starts loading the memory.
+func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*holder, error) {
+	lock, err := server.TryLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	what := "its memory (the store in " + dir
+	if e.cfg.Embedder != "none" {
+		what += " and the " + e.cfg.Embedder + " embedding model"
+	}
+	what += ")"
+	h := &holder{lock: lock, mem: tools.NewLoading(what, 0), loaded: make(chan struct{})}
+	h.mcp = server.NewLoading(h.mem, server.Options{Version: version, Logger: e.log})
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.cancelLoad = cancel
+	go func() {
+		defer close(h.loaded)
+		start := time.Now()
+		eng, err := backend.Open(lctx, e.cfg, e.log)
+		if err != nil {
+			h.err = fmt.Errorf("agentmem could not open its memory (data dir %s): %w", dir, err)
+			h.lock.Unlock()
+			h.mem.Done(nil, h.err)
+			if lctx.Err() == nil {
+				e.log.Error("loading the memory failed; every call will say why", "err", err)
+			}
+			return
+		}
+		h.eng = eng
+		h.mem.Done(eng.Service, nil)
+		e.log.Debug("memory loaded", "took", time.Since(start).Round(time.Millisecond))
+		if serve {
+			h.serveSocket(lctx, e, sock)
+		}
+	}()
+	return h, nil
+}
+
+// serveSocket serves the memory to the other local processes on sock.
+func (h *holder) serveSocket(ctx context.Context, e *env, sock string) {
+	ln, err := server.ListenSocket(sock)
+	if err != nil {
+		e.log.Warn("not sharing this memory with other local agentmem processes", "socket", sock, "err", err)
+		return
+	}
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stopSocket, h.socketDone = stop, make(chan struct{})
+	go func() {
+		defer close(h.socketDone)
+		if err := server.ServeSocket(sctx, ln, h.mcp, e.log); err != nil {
+			e.log.Warn("serving other local agentmem processes stopped", "socket", sock, "err", err)
+		}
+	}()
 }
 
 // oauthFlags turn on OAuth 2.1 resource-server mode.

@@ -88,6 +88,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 		return fmt.Errorf("this agentmem runs from go run's temporary build (%s), which is deleted when it exits: install it first (go install ./cmd/agentmem), then run agentmem setup claude-code", exe)
 	}
 	global := carried(e.cfg)
+	exe = c.command(exe, global, os.Stderr)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hookExe, why := hookBinary(exe)
 	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs()...))

@@ -35,11 +35,14 @@ func (o output) print(structured any, text string) error {
 	return nil
 }
 
+// cliName is how the shell commands (and the hooks) introduce themselves
+// to the server.
+var cliName = client.WithName("agentmem-cli")
+
 // connect connects to the server that holds the data dir (over its
 // socket), or, when none does, holds the memory in this process for the
 // command's duration.
 func connect(e *env) (*client.Client, func(), error) {
-	client.Name = "agentmem-cli"
 	dir, err := e.cfg.Dir()
 	if err != nil {
 		return nil, nil, err
@@ -50,14 +53,14 @@ func connect(e *env) (*client.Client, func(), error) {
 		return nil, nil, err
 	}
 	if conn != nil {
-		c, err := client.Conn(e.ctx, conn)
+		c, err := client.Conn(e.ctx, conn, cliName)
 		if err != nil {
 			return nil, nil, err
 		}
 		return c, func() { c.Close() }, nil
 	}
 	hd := h.(*holder)
-	c, err := client.InProcess(e.ctx, server.New(hd.eng.Service, server.Options{Version: version, Logger: e.log}))
+	c, err := client.InProcess(e.ctx, server.New(hd.eng.Service, server.Options{Version: version, Logger: e.log}), cliName)
 	if err != nil {
 		hd.Close()
 		return nil, nil, err

@@ -39,9 +39,10 @@ type Client struct {
 	closer func() error
 }
 
-// Name is how this client introduces itself in the handshake, unless an
-// Option says otherwise.
-var Name = "agentmem-client"
+// DefaultName is how a client introduces itself in the handshake unless
+// WithName says otherwise. It is a constant: each client's name is its own
+// option, so clients made at once in one process never race on it.
+const DefaultName = "agentmem-client"
 
 // Option changes how a client connects.
 type Option func(*options)
@@ -64,7 +65,7 @@ func WithHTTP(opts ...transport.StreamableHTTPCOption) Option {
 }
 
 func collect(opts []Option) options {
-	o := options{name: Name, protocol: mcp.LATEST_PROTOCOL_VERSION}
+	o := options{name: DefaultName, protocol: mcp.LATEST_PROTOCOL_VERSION}
 	for _, f := range opts {
 		f(&o)
 	}

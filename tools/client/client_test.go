@@ -1,0 +1,65 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"agentmem/tools/client"
+)
+
+// Clients made at once, each with its own name, introduce themselves by
+// that name (and one without a name by the default), with no shared state
+// between them: go test -race fails if they race.
+func TestNamesPerClient(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	hooks := &mcpserver.Hooks{}
+	hooks.AddBeforeInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest) {
+		mu.Lock()
+		seen[req.Params.ClientInfo.Name]++
+		mu.Unlock()
+	})
+	s := mcpserver.NewMCPServer("test", "1", mcpserver.WithHooks(hooks))
+	ctx := context.Background()
+	// a protocol version with initialize, where the name is sent
+	legacy := client.WithProtocol(mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n+1)
+	for i := range n {
+		wg.Go(func() {
+			c, err := client.InProcess(ctx, s, legacy, client.WithName(fmt.Sprintf("client-%d", i)))
+			if err == nil {
+				err = c.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Go(func() {
+		c, err := client.InProcess(ctx, s, legacy)
+		if err == nil {
+			err = c.Close()
+		}
+		errs <- err
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if name := fmt.Sprintf("client-%d", i); seen[name] != 1 {
+			t.Errorf("%s introduced itself %d times, want 1 (seen %v)", name, seen[name], seen)
+		}
+	}
+	if seen[client.DefaultName] != 1 {
+		t.Errorf("a client without WithName: %q seen %d times, want 1 (seen %v)", client.DefaultName, seen[client.DefaultName], seen)
+	}
+}
