@@ -14,6 +14,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid"
+	"agentmem/memory/store/embedded/maxscore"
 )
 
 // MaxScore returns bleve's pool with bleve's scores: on a store of two
@@ -23,6 +24,16 @@ import (
 // phrases, more than ten words, and session and date filters; and it does skip documents (else it would test nothing of the
 // pruning).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
+	for _, prime := range []bool{true, false} {
+		t.Run(fmt.Sprint("prime=", prime), func(t *testing.T) {
+			defer func(p bool) { maxscore.Prime = p }(maxscore.Prime)
+			maxscore.Prime = prime
+			testMaxScoreRanksAsBleve(t)
+		})
+	}
+}
+
+func testMaxScoreRanksAsBleve(t *testing.T) {
 	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,9 @@ type evaluator struct {
 	nonEssential     int     // bounded[:nonEssential] are not walked
 	walked, notWalk  []*leaf // the essential leaves, and bounded[:nonEssential]
 	lastTheta        float64 // the pool's lowest score at the last demote
+	// floor is at most the pool's final lowest score (prime); 0: unknown
+	floor  float64
+	primed int // the postings prime walked
 }
 
 // Search evaluates top (under filter, when not nil) on idx with MaxScore
@@ -98,6 +101,12 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 	if ok, err := e.plan(top, filter); !ok || err != nil {
 		return res, false, err
 	}
+	if Prime {
+		if err := e.prime(); err != nil {
+			return res, false, err
+		}
+		e.demote()
+	}
 	for si := range e.segs {
 		if err := e.walkSegment(si); err != nil {
 			return res, false, err
@@ -105,6 +114,10 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 	}
 	return e.result()
 }
+
+// Prime turns the priming walk (prime) on; tests and benchmarks turn it
+// off to compare.
+var Prime = true
 
 func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.IndexReader, snap *scorch.IndexSnapshot, docs uint64, n int) *evaluator {
 	// the context bleve's searchers get from Index.SearchInContext

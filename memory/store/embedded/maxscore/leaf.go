@@ -31,6 +31,7 @@ type leaf struct {
 	scored    bool
 	ub        float64
 	essential bool
+	priming   bool // walked by prime
 	count     uint64
 	weight    float64
 	walked    int

@@ -58,7 +58,8 @@ func (e *evaluator) pass(leaves []*leaf, id, end uint64) error {
 // found, with the bounds of the others; then the others, the greatest
 // bound first, each found or not, until it cannot or all are known.
 func (e *evaluator) canReach(id, end uint64) (bool, error) {
-	if len(e.pool.items) < e.n || len(e.notWalk) == 0 {
+	theta, known := e.theta()
+	if !known || len(e.notWalk) == 0 {
 		for _, l := range e.notWalk {
 			if l.id < id {
 				if err := l.advance(id, end); err != nil {
@@ -68,7 +69,6 @@ func (e *evaluator) canReach(id, end uint64) (bool, error) {
 		}
 		return true, nil
 	}
-	theta := e.pool.items[0].score
 	copy(e.sums, e.neSums)
 	copy(e.counts, e.neCounts)
 	for _, l := range e.walked {
@@ -96,6 +96,17 @@ func (e *evaluator) canReach(id, end uint64) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// theta is the least score a document needs to enter the pool once the
+// walk is over: the pool's lowest when it is full, or the floor (prime)
+// when higher; known is false while neither is.
+func (e *evaluator) theta() (theta float64, known bool) {
+	theta, known = e.floor, e.floor > 0
+	if len(e.pool.items) >= e.n {
+		theta, known = max(theta, e.pool.items[0].score), true
+	}
+	return theta, known
 }
 
 // bound is the most a document can score that matches at most the words
@@ -145,7 +156,7 @@ func (e *evaluator) score(id uint64) float64 {
 // admit offers the document of global number global to the pool, when
 // its score takes it there and the filter passes it.
 func (e *evaluator) admit(score float64, global uint64) error {
-	if !e.pool.takes(score, e.n) {
+	if score < e.floor || !e.pool.takes(score, e.n) {
 		return nil
 	}
 	if e.filter != nil {
@@ -168,10 +179,11 @@ func (e *evaluator) admit(score float64, global uint64) error {
 // demote stops walking the words that, with those already not walked,
 // cannot lift a document above the lowest score of a full pool.
 func (e *evaluator) demote() {
-	if len(e.pool.items) < e.n || e.nonEssential == len(e.bounded) || !(e.pool.items[0].score > e.lastTheta) {
+	theta, known := e.theta()
+	if !known || e.nonEssential == len(e.bounded) || !(theta > e.lastTheta) {
 		return
 	}
-	theta, moved := e.pool.items[0].score, false
+	moved := false
 	e.lastTheta = theta
 	for e.nonEssential < len(e.bounded) {
 		copy(e.sums, e.neSums)
@@ -213,7 +225,7 @@ func (e *evaluator) splitEssential() {
 
 // result is the pool with each document's id, and the postings walked.
 func (e *evaluator) result() (Result, bool, error) {
-	var res Result
+	res := Result{Walked: e.primed}
 	for _, l := range e.leaves {
 		if l.term {
 			res.Walked += l.walked

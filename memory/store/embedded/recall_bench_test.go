@@ -1,0 +1,137 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/hybrid"
+	"agentmem/memory/store/embedded/maxscore"
+)
+
+// BenchmarkRecallStore measures whole recalls (memory.Service.Recall, k=10,
+// as agentmem-eval bench runs them) on the store AGENTMEM_BENCH_STORE names
+// (made by `agentmem-eval bench --keep`, whose zero-cost embedder it uses),
+// per fusion mode, in CPU ms per recall; with -cpuprofile, a profile of
+// the recalls alone. Queries as BenchmarkTextSide's (AGENTMEM_BENCH_QUERIES:
+// one a line). It logs the slowest queries of each mode, with what the
+// text and vector sides cost them on their own.
+func BenchmarkRecallStore(b *testing.B) {
+	s, texts := openBenchStore(b)
+	defer s.Close()
+	e := &fake.Embedder{Name: "bench", N: 512}
+	svc, err := memory.New(memory.Options{Store: s, Embedder: e, Namespace: benchNS})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	qs := benchQueries(b, texts)
+	ctx := context.Background()
+	recall := func(q string, mode memory.Fusion) time.Duration {
+		start := time.Now()
+		if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: 10, Namespace: benchNS, Fusion: mode}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for _, q := range qs { // fault the pages in
+		recall(q.Text, memory.RRF)
+	}
+	modes := []memory.Fusion{memory.RRF, memory.TextOnly, memory.VectorOnly}
+	for _, prime := range []bool{false, true} {
+		maxscore.Prime = prime
+		logSlowest(b, qs, modes, recall, fmt.Sprint("prime=", prime))
+	}
+	maxscore.Prime = true
+	for _, prime := range []bool{true, false} {
+		for _, m := range modes {
+			b.Run(fmt.Sprintf("%s/prime=%v", m, prime), func(b *testing.B) {
+				defer func(p bool) { maxscore.Prime = p }(maxscore.Prime)
+				maxscore.Prime = prime
+				i := 0
+				cpu0 := cpuTime()
+				for b.Loop() {
+					recall(qs[i%len(qs)].Text, m)
+					i++
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(i), "cpu-ms/op")
+			})
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// logSlowest runs each query in each mode, one after the other, and logs
+// each mode's p50 and p95 and the slowest queries, with what each side
+// costs them alone.
+func logSlowest(b *testing.B, qs []memory.Query, modes []memory.Fusion, recall func(string, memory.Fusion) time.Duration, label string) {
+	wall := map[memory.Fusion][]time.Duration{}
+	for _, q := range qs {
+		for _, m := range modes {
+			wall[m] = append(wall[m], recall(q.Text, m))
+		}
+	}
+	for _, m := range modes {
+		d := slices.Clone(wall[m])
+		slices.Sort(d)
+		b.Logf("%s %s: p50 %.2f ms, p95 %.2f ms over %d queries", label, m, ms(d[len(d)/2]), ms(d[len(d)*95/100]), len(d))
+	}
+	order := make([]int, len(qs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(wall[modes[0]][b] - wall[modes[0]][a]) })
+	for _, i := range order[:min(8, len(order))] {
+		b.Logf("%s slow: %s %.1f ms, %s %.1f, %s %.1f: %q", label, modes[0], ms(wall[modes[0]][i]), modes[1], ms(wall[modes[1]][i]), modes[2], ms(wall[modes[2]][i]), qs[i].Text)
+	}
+}
+
+// BenchmarkTextPrime compares MaxScore with and without its priming walk
+// (maxscore.Prime) on the text side of AGENTMEM_BENCH_STORE, one query
+// after the other (robust to a changing load): the same pools, and the
+// CPU of each, with the slowest queries of each.
+func BenchmarkTextPrime(b *testing.B) {
+	s, texts := openBenchStore(b)
+	defer s.Close()
+	qs := benchQueries(b, texts)
+	ti := benchIndex(b, s, len(texts))
+	defer func(p bool) { maxscore.Prime = p }(maxscore.Prime)
+	var cpu [2][]time.Duration
+	for range b.N {
+		for _, q := range qs {
+			tq := textQuery(q)
+			if tq == nil {
+				continue
+			}
+			var got [2][]hybrid.Ranked
+			for i, prime := range []bool{false, true} {
+				maxscore.Prime = prime
+				c0 := cpuTime()
+				r, err := ti.textTop(context.Background(), tq, q.PoolSize())
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu[i] = append(cpu[i], cpuTime()-c0)
+				got[i] = r
+			}
+			if !reflect.DeepEqual(got[0], got[1]) {
+				b.Fatalf("%q: primed\n%v\nnot\n%v", q.Text, got[1], got[0])
+			}
+		}
+	}
+	for i, name := range []string{"without priming", "with priming"} {
+		d := slices.Clone(cpu[i])
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		slices.Sort(d)
+		b.Logf("%s: CPU per search mean %.2f ms, p50 %.2f, p95 %.2f, max %.2f", name, ms(sum)/float64(len(d)), ms(d[len(d)/2]), ms(d[len(d)*95/100]), ms(d[len(d)-1]))
+	}
+}
