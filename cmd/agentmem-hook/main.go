@@ -9,7 +9,7 @@
 // line and stdin, which holds the store for the call.
 //
 // agentmem setup claude-code|codex registers it when it sits next to
-// agentmem (go install ./cmd/... installs both).
+// agentmem (go install ./cmd/agentmem ./cmd/agentmem-hook installs both).
 package main
 
 import (

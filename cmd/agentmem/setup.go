@@ -125,7 +125,7 @@ func hookBinary(exe string) (string, string) {
 	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0) {
 		return lean, ""
 	}
-	return exe, fmt.Sprintf("The hooks run agentmem itself: %s is not beside it (go install ./cmd/... installs both; with it, each hook starts several times faster). Run setup again once it is.\n", name)
+	return exe, fmt.Sprintf("The hooks run agentmem itself: %s is not beside it (go install ./cmd/agentmem ./cmd/agentmem-hook installs both; with it, each hook starts several times faster). Run setup again once it is.\n", name)
 }
 
 // allowedTools are the read-only tools setup lets the model call without
