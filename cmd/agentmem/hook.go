@@ -54,12 +54,6 @@ func (c codexHookCmd) Run(e *env) error {
 	return nil // never fail the host
 }
 
-// run is Run without the timeout, the recovery and the message: the
-// hook's error.
-func (c codexHookCmd) run(ctx context.Context, e *env) error {
-	return newHook(e, "codex", c.hookOptions, c.in, c.out, nil).Handle(ctx)
-}
-
 // newHook is a host's hook over e's memory: the running server's, or the
 // store itself when none runs.
 func newHook(e *env, host string, o hookOptions, in io.Reader, out, errs io.Writer) hook.Hook {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -281,4 +282,10 @@ func TestCodexHookPerProjectSubdirectory(t *testing.T) {
 	if got := stored(t, e, hook.ProjectNamespace("/home/user/garden/plans"), w.session); len(got) != 0 {
 		t.Errorf("the subdirectory got a namespace of its own with %d turns", len(got))
 	}
+}
+
+// run is Run without the timeout, the recovery and the message: the
+// hook's error.
+func (c codexHookCmd) run(ctx context.Context, e *env) error {
+	return newHook(e, "codex", c.hookOptions, c.in, c.out, nil).Handle(ctx)
 }

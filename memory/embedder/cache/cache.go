@@ -293,8 +293,6 @@ func appendKey(b []byte, kind byte, text string) []byte {
 	return append(append(b, kind), sum[:]...)
 }
 
-func key(kind byte, text string) []byte { return appendKey(nil, kind, text) }
-
 // encode lays out windows as: uvarint window count, the vectors as
 // little-endian float32s, CRC-32C of all that. The checksum turns a torn
 // or bit-flipped value into a miss instead of a wrong vector.

@@ -398,3 +398,5 @@ func BenchmarkHit(b *testing.B) {
 		})
 	}
 }
+
+func key(kind byte, text string) []byte { return appendKey(nil, kind, text) }

@@ -312,22 +312,6 @@ func (x *Index) rowI8(r int32) []int8 {
 	return c.i8[off*x.stride : (off+1)*x.stride : (off+1)*x.stride]
 }
 
-// dots sets out[j] to the exact integer dot product of the query's codes
-// with row rows[j]'s, using ptrs (len(ptrs) >= len(rows)) as scratch.
-func (x *Index) dots(qq *quantQuery, rows []int32, ptrs []*int8, out []int32) {
-	ptrs = ptrs[:len(rows)]
-	for j, r := range rows {
-		ptrs[j] = &x.rowI8(r)[0]
-	}
-	k := i8Kernel
-	dotsI8(k, qq, x.stride, ptrs, out)
-	if k == kernelVNNI {
-		for j, r := range rows {
-			out[j] -= x.rows[r].sum << 7
-		}
-	}
-}
-
 func (t *sessTable) get(name string) int32 {
 	if o, ok := t.ord[name]; ok {
 		return o

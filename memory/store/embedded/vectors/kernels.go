@@ -65,10 +65,6 @@ const (
 	kernelVNNI               // AVX-512 VNNI (int8 only)
 )
 
-func (k kernel) String() string {
-	return [...]string{"go", "avx2", "avx512vnni"}[k]
-}
-
 // The kernels in use, chosen once from the CPU's features; tests switch
 // them to compare implementations.
 var f32Kernel, i8Kernel = bestKernels()
@@ -86,21 +82,9 @@ func bestKernels() (f32, i8 kernel) {
 	return f32, i8
 }
 
-// availableI8 lists the int8 kernels this CPU can run.
-func availableI8() []kernel {
-	ks := []kernel{kernelGo}
-	if haveI8AVX2 {
-		ks = append(ks, kernelAVX2)
-	}
-	if haveI8VNNI {
-		ks = append(ks, kernelVNNI)
-	}
-	return ks
-}
-
 // dotsI8 sets out[j] to the integer dot product of the query's codes with
 // the stride bytes at rows[j], for j < len(rows), without the VNNI kernel's
-// offset correction (see Index.dots). Every row pointer addresses stride
+// offset correction (rowInfo.sum, which the callers subtract). Every row pointer addresses stride
 // bytes of codes (the callers slice them from the chunks, so the bounds are
 // checked there); stride is a multiple of 64 and len(out) >= len(rows).
 func dotsI8(k kernel, q *quantQuery, stride int, rows []*int8, out []int32) {

@@ -145,3 +145,19 @@ func TestQuantBoundHolds(t *testing.T) {
 		}
 	}
 }
+
+func (k kernel) String() string {
+	return [...]string{"go", "avx2", "avx512vnni"}[k]
+}
+
+// availableI8 lists the int8 kernels this CPU can run.
+func availableI8() []kernel {
+	ks := []kernel{kernelGo}
+	if haveI8AVX2 {
+		ks = append(ks, kernelAVX2)
+	}
+	if haveI8VNNI {
+		ks = append(ks, kernelVNNI)
+	}
+	return ks
+}
