@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
 	}
 	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) {
-		setHooks(doc, hook, c.events(), c.Uninstall)
+		setHooks(doc, "claude-code", hook, c.events(), nil, c.Uninstall)
 		setAllowed(doc, c.Uninstall)
 	}}
 	if err := applyAll([]fileChange{mcp, hooks}, c.DryRun); err != nil {
@@ -258,24 +259,28 @@ func shellSplit(cmd string) []string {
 	return words
 }
 
-// isOurHook says whether a hook command runs agentmem's Claude Code hook.
-func isOurHook(cmd string) bool {
-	f := shellSplit(cmd)
+// isOurHook says whether a hook command runs agentmem's hook for host
+// (claude-code or codex).
+func isOurHook(cmd, host string) bool {
+	f := shellSplit(cmd) // shellJoin may have quoted the binary's path
 	if len(f) < 3 || !strings.HasPrefix(f[0][strings.LastIndexAny(f[0], `/\`)+1:], "agentmem") {
 		return false
 	}
 	for i := 1; i+1 < len(f); i++ {
-		if f[i] == "hook" && f[i+1] == "claude-code" {
+		if f[i] == "hook" && f[i+1] == host {
 			return true
 		}
 	}
 	return false
 }
 
-// setHooks removes agentmem's hooks from doc's "hooks" and, unless
-// uninstalling, adds cmd for each event. What holds none of agentmem's
-// hooks is left exactly as it is (an empty list, a group without hooks).
-func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
+// setHooks removes agentmem's hooks for host from doc's "hooks" and,
+// unless uninstalling, adds cmd for each event, with a timeout of 60 s
+// unless timeouts says otherwise (Claude Code's settings and Codex's
+// hooks.json share the layout: event → groups → handlers). What holds
+// none of agentmem's hooks is left exactly as it is (an empty list, a
+// group without hooks).
+func setHooks(doc map[string]any, host, cmd string, events []string, timeouts map[string]int, uninstall bool) {
 	hooks, _ := doc["hooks"].(map[string]any)
 	if hooks == nil {
 		hooks = map[string]any{}
@@ -283,7 +288,7 @@ func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
 	removed := false
 	for event, v := range hooks {
 		groups, ok := v.([]any)
-		kept, n := withoutOurHooks(groups)
+		kept, n := withoutOurHooks(groups, host)
 		if !ok || n == 0 {
 			continue
 		}
@@ -297,7 +302,7 @@ func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
 	if !uninstall {
 		for _, event := range events {
 			groups, _ := hooks[event].([]any)
-			entry := map[string]any{"type": "command", "command": cmd, "timeout": 60}
+			entry := map[string]any{"type": "command", "command": cmd, "timeout": cmp.Or(timeouts[event], 60)}
 			hooks[event] = append(groups, map[string]any{"hooks": []any{entry}})
 		}
 	}
@@ -309,17 +314,17 @@ func setHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
 	}
 }
 
-// withoutOurHooks is an event's hook groups without agentmem's commands,
-// and without the groups that held nothing else; n counts the commands
-// removed.
-func withoutOurHooks(groups []any) (out []any, n int) {
+// withoutOurHooks is an event's hook groups without agentmem's commands
+// for host, and without the groups that held nothing else; n counts the
+// commands removed.
+func withoutOurHooks(groups []any, host string) (out []any, n int) {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
 		var kept []any
 		for _, h := range hs {
 			if hm, ok := h.(map[string]any); ok {
-				if cmd, _ := hm["command"].(string); isOurHook(cmd) {
+				if cmd, _ := hm["command"].(string); isOurHook(cmd, host) {
 					continue
 				}
 			}

@@ -180,7 +180,7 @@ func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange)
 	var edits []configEdit
 	ours := 0
 	for _, h := range hooks {
-		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurCodexHook(h.Command) {
+		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurHook(h.Command, "codex") {
 			edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(h.Key), MergeStrategy: "replace"})
 			ours++
 		}
@@ -229,89 +229,14 @@ func countOurs(hooks []codexHook, cmd string) int {
 	return n
 }
 
-// isOurCodexHook says whether a hook command runs agentmem's Codex hook.
-func isOurCodexHook(cmd string) bool {
-	f := shellSplit(cmd) // shellJoin may have quoted the binary's path
-	if len(f) < 3 || !strings.HasPrefix(filepath.Base(f[0]), "agentmem") {
-		return false
-	}
-	for i := 1; i+1 < len(f); i++ {
-		if f[i] == "hook" && f[i+1] == "codex" {
-			return true
-		}
-	}
-	return false
-}
-
-// setCodexHooks removes agentmem's hooks from doc's "hooks" and, unless
-// uninstalling, adds cmd for each event (hooks.json has Claude Code's
-// layout: event → groups → handlers).
+// setCodexHooks is setHooks for Codex's hooks.json: SessionEnd's timeout
+// is Codex's limit for it, and a "hooks" left empty (or that was not an
+// object) goes.
 func setCodexHooks(doc map[string]any, cmd string, events []string, uninstall bool) {
-	hooks, _ := doc["hooks"].(map[string]any)
-	if hooks == nil {
-		hooks = map[string]any{}
-	}
-	for event, v := range hooks {
-		groups, removed := withoutCodexHooks(v)
-		switch {
-		case !removed: // left exactly as it is
-		case len(groups) > 0:
-			hooks[event] = groups
-		default:
-			delete(hooks, event)
-		}
-	}
-	if !uninstall {
-		for _, event := range events {
-			timeout := 60
-			if event == "SessionEnd" {
-				timeout = 3 // Codex's limit for SessionEnd
-			}
-			groups, _ := hooks[event].([]any)
-			entry := map[string]any{"type": "command", "command": cmd, "timeout": timeout}
-			hooks[event] = append(groups, map[string]any{"hooks": []any{entry}})
-		}
-	}
-	if len(hooks) == 0 {
+	setHooks(doc, "codex", cmd, events, map[string]int{"SessionEnd": 3}, uninstall)
+	if hooks, _ := doc["hooks"].(map[string]any); len(hooks) == 0 {
 		delete(doc, "hooks")
-		return
 	}
-	doc["hooks"] = hooks
-}
-
-// withoutCodexHooks is an event's groups without agentmem's hooks, and
-// whether there were any.
-func withoutCodexHooks(v any) ([]any, bool) {
-	groups, _ := v.([]any)
-	var out []any
-	removed := false
-	for _, g := range groups {
-		gm, ok := g.(map[string]any)
-		if !ok {
-			out = append(out, g)
-			continue
-		}
-		hs, _ := gm["hooks"].([]any)
-		var kept []any
-		for _, h := range hs {
-			if hm, ok := h.(map[string]any); ok {
-				if cmd, _ := hm["command"].(string); isOurCodexHook(cmd) {
-					continue
-				}
-			}
-			kept = append(kept, h)
-		}
-		removed = removed || len(kept) < len(hs)
-		switch {
-		case len(kept) == len(hs): // none of ours: the group as it was
-		case len(kept) == 0:
-			continue // it held only ours
-		default:
-			gm["hooks"] = kept
-		}
-		out = append(out, gm)
-	}
-	return out, removed
 }
 
 var errNoCodex = errors.New("agentmem setup codex needs the codex binary (it writes config.toml and computes the hooks' trust): put codex on PATH or pass --codex PATH")

@@ -71,8 +71,8 @@ func TestIsOurCodexHook(t *testing.T) {
 		"codex hook codex":                                     false,
 		"notify-send agentmem hook codex":                      false,
 	} {
-		if got := isOurCodexHook(cmd); got != want {
-			t.Errorf("isOurCodexHook(%q) = %v", cmd, got)
+		if got := isOurHook(cmd, "codex"); got != want {
+			t.Errorf("isOurHook(%q, codex) = %v", cmd, got)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func TestSetupProjectCommand(t *testing.T) {
 	settings := readJSON(t, filepath.Join(s.proj, ".claude", "settings.json"))
 	for _, ev := range hookEvents {
 		for _, cmd := range commands(settings, ev) {
-			if isOurHook(cmd) && !strings.HasPrefix(cmd, name+" ") {
+			if isOurHook(cmd, "claude-code") && !strings.HasPrefix(cmd, name+" ") {
 				t.Errorf("%s hook %q does not start with the bare name", ev, cmd)
 			}
 		}

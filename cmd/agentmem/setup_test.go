@@ -166,7 +166,7 @@ func commands(doc map[string]any, event string) []string {
 func ours(cmds []string) int {
 	n := 0
 	for _, c := range cmds {
-		if isOurHook(c) {
+		if isOurHook(c, "claude-code") {
 			n++
 		}
 	}
@@ -384,7 +384,7 @@ func TestIsOurHook(t *testing.T) {
 		{`C:\Program Files\agentmem\agentmem.exe`, "hook", "claude-code"},
 		{"/opt/it's/agentmem", "--namespace", "sam", "hook", "claude-code", "--auto-recall"},
 	} {
-		if cmd := shellJoin(args); !isOurHook(cmd) {
+		if cmd := shellJoin(args); !isOurHook(cmd, "claude-code") {
 			t.Errorf("setup's own command %s is not recognised", cmd)
 		}
 		if got := shellSplit(shellJoin(args)); !slices.Equal(got, args) {
@@ -397,7 +397,7 @@ func TestIsOurHook(t *testing.T) {
 		"/usr/bin/agentmem-notify hook codex",
 		"agentmem",
 	} {
-		if isOurHook(cmd) {
+		if isOurHook(cmd, "claude-code") {
 			t.Errorf("the user's command %q taken for agentmem's", cmd)
 		}
 	}
@@ -496,7 +496,7 @@ func TestHookBinary(t *testing.T) {
 	if got, why := hookBinary(exe); got != lean || why != "" {
 		t.Errorf("with agentmem-hook beside agentmem: %q, %q", got, why)
 	}
-	if !isOurHook(shellJoin([]string{lean, "hook", "claude-code"})) || !isOurCodexHook(shellJoin([]string{lean, "hook", "codex"})) {
+	if !isOurHook(shellJoin([]string{lean, "hook", "claude-code"}), "claude-code") || !isOurHook(shellJoin([]string{lean, "hook", "codex"}), "codex") {
 		t.Error("agentmem-hook's command is not recognised as agentmem's hook (setup would add it twice, --uninstall would leave it)")
 	}
 }
