@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -190,9 +191,7 @@ func WriteComparisonChart(w io.Writer, c Comparison) error {
 // bars draws grouped bars: values[series][group], a negative value for
 // none. yMax 0 fits the data.
 func bars(b *strings.Builder, x0, y0, w, h float64, title, yLabel string, groups []string, values [][]float64, yMax float64) {
-	if yMax == 0 {
-		yMax = fitMax(values)
-	}
+	yMax = cmp.Or(yMax, fitMax(values))
 	py := frame(b, x0, y0, w, h, title, yLabel, yMax)
 	gw := w / float64(len(groups))
 	bw := gw * 0.8 / float64(max(1, len(values)))

@@ -232,10 +232,7 @@ func (c Config) Validate() error {
 // Describe is a one-line description of how c differs from nothing.
 func (c Config) Describe() string {
 	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity)}
-	f := c.Fusion
-	if f == "" {
-		f = "server default (rrf)"
-	}
+	f := cmp.Or(c.Fusion, "server default (rrf)")
 	parts = append(parts, "fusion="+f)
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))

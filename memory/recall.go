@@ -2,6 +2,7 @@ package memory
 
 import (
 	"agentmem/memory/dates"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -181,17 +182,11 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 			return Query{}, "", err
 		}
 	}
-	order := req.Order
-	if order == "" {
-		order = ByRelevance
-	}
+	order := cmp.Or(req.Order, ByRelevance)
 	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {
 		return Query{}, "", &FieldError{"order", fmt.Sprintf("must be relevance, chronological or recency, got %q", order)}
 	}
-	fusion := req.Fusion
-	if fusion == "" {
-		fusion = s.fusion
-	}
+	fusion := cmp.Or(req.Fusion, s.fusion)
 	if err := validFusion(fusion); err != nil {
 		return Query{}, "", err
 	}

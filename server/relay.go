@@ -55,9 +55,7 @@ func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Wait == 0 {
-		opts.Wait = AttachWait
-	}
+	opts.Wait = cmp.Or(opts.Wait, AttachWait)
 	var tag [6]byte
 	rand.Read(tag[:])
 	r := &relay{

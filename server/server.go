@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"log/slog"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -38,9 +39,7 @@ func NewLoading(mem *tools.Loading, opts Options) *mcpserver.MCPServer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
+	opts.Version = cmp.Or(opts.Version, "dev")
 	logs, bind := newClientLog(opts.Logger.Handler())
 	log := slog.New(logs)
 	s := mcpserver.NewMCPServer(Name, opts.Version, append([]mcpserver.ServerOption{

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -148,9 +149,7 @@ func AddToken(path string, e TokenEntry) (string, error) {
 	token := "amt_" + rand.Text()
 	sum := sha256.Sum256([]byte(token))
 	e.SHA256 = hex.EncodeToString(sum[:])
-	if e.Created == "" {
-		e.Created = time.Now().UTC().Format(time.RFC3339)
-	}
+	e.Created = cmp.Or(e.Created, time.Now().UTC().Format(time.RFC3339))
 	if err := e.check(); err != nil {
 		return "", err
 	}

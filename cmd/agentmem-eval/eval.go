@@ -195,9 +195,7 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
 		Workers: c.Workers, Keep: c.Keep, Version: revision(),
 	}
-	if o.Workers == 0 {
-		o.Workers = runtime.NumCPU()
-	}
+	o.Workers = cmp.Or(o.Workers, runtime.NumCPU())
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
 		return evals.Options{}, evals.Meta{}, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -68,10 +69,7 @@ type sessionsCmd struct {
 }
 
 func (c sessionsCmd) Run(e *env) error {
-	ns := c.NS
-	if ns == "" {
-		ns = e.cfg.Namespace
-	}
+	ns := cmp.Or(c.NS, e.cfg.Namespace)
 	cl, done, err := connect(e)
 	if err != nil {
 		return err
@@ -109,10 +107,7 @@ type showCmd struct {
 // Run prints a session in turn order: the resource
 // agentmem://{namespace}/sessions/{session_id}.
 func (c showCmd) Run(e *env) error {
-	ns := c.NS
-	if ns == "" {
-		ns = e.cfg.Namespace
-	}
+	ns := cmp.Or(c.NS, e.cfg.Namespace)
 	cl, done, err := connect(e)
 	if err != nil {
 		return err

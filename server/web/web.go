@@ -11,6 +11,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -192,10 +193,7 @@ func (a api) recall(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := in.Namespace
-	if ns == "" {
-		ns = a.svc.DefaultNamespaceOf(r.Context())
-	}
+	ns := cmp.Or(in.Namespace, a.svc.DefaultNamespaceOf(r.Context()))
 	asked := entities.Extract(in.Query)
 	out := make([]Match, len(res.Memories))
 	for i, m := range res.Memories {

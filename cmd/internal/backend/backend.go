@@ -6,6 +6,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -214,10 +215,7 @@ func (cfg Config) NewEmbedder(ctx context.Context, dir string) (memory.Embedder,
 		}
 		return m, nil
 	case "openai":
-		key := cfg.OpenAI.APIKey
-		if key == "" {
-			key = os.Getenv("OPENAI_API_KEY")
-		}
+		key := cmp.Or(cfg.OpenAI.APIKey, os.Getenv("OPENAI_API_KEY"))
 		e, err := openai.New(ctx, openai.Config{BaseURL: cfg.OpenAI.BaseURL, Model: cfg.OpenAI.Model, APIKey: key, Dims: cfg.OpenAI.Dims})
 		if err != nil {
 			return nil, fmt.Errorf("embedder openai (%s, model %s): %w", cfg.OpenAI.BaseURL, cfg.OpenAI.Model, err)

@@ -336,8 +336,6 @@ func ProjectName(cwd string) string {
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	if name == "" {
-		name = "root"
-	}
+	name = cmp.Or(name, "root")
 	return name
 }

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,9 +188,7 @@ func (s *session) Remember(_ context.Context, args spec.RememberArgs) (spec.Reme
 }
 
 func (s *session) Recall(_ context.Context, args spec.RecallArgs) (spec.RecallResult, string, error) {
-	if args.Format == "" {
-		args.Format = "json"
-	}
+	args.Format = cmp.Or(args.Format, "json")
 	var out spec.RecallResult
 	text, err := s.call("recall", args, &out)
 	return out, text, err

@@ -7,6 +7,7 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -133,9 +134,7 @@ func remember(t *testing.T, svc *memory.Service, ns, session, date string, texts
 
 func recallIDs(t *testing.T, svc *memory.Service, req memory.RecallRequest) []string {
 	t.Helper()
-	if req.K == 0 {
-		req.K = memory.DefaultK
-	}
+	req.K = cmp.Or(req.K, memory.DefaultK)
 	res, err := svc.Recall(ctx, req)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@
 package vectors
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -58,13 +59,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.ApproxAt == 0 {
-		o.ApproxAt = DefaultApproxAt
-	}
+	o.ApproxAt = cmp.Or(o.ApproxAt, DefaultApproxAt)
 	o.NProbe = max(o.NProbe, 0)
-	if o.Seed == 0 {
-		o.Seed = 0x5eed
-	}
+	o.Seed = cmp.Or(o.Seed, 0x5eed)
 	return o
 }
 
