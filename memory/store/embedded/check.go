@@ -45,19 +45,14 @@ func (r *Report) OK() bool { return len(r.Records) == 0 && len(r.Index) == 0 }
 // otherwise give one line per record.
 const maxProblems = 50
 
-func (r *Report) record(format string, args ...any) {
-	if len(r.Records) < maxProblems {
-		r.Records = append(r.Records, fmt.Sprintf(format, args...))
-	} else if len(r.Records) == maxProblems {
-		r.Records = append(r.Records, "… (more problems not listed)")
-	}
-}
+func (r *Report) record(format string, args ...any) { addProblem(&r.Records, format, args) }
+func (r *Report) index(format string, args ...any)  { addProblem(&r.Index, format, args) }
 
-func (r *Report) index(format string, args ...any) {
-	if len(r.Index) < maxProblems {
-		r.Index = append(r.Index, fmt.Sprintf(format, args...))
-	} else if len(r.Index) == maxProblems {
-		r.Index = append(r.Index, "… (more problems not listed)")
+func addProblem(list *[]string, format string, args []any) {
+	if len(*list) < maxProblems {
+		*list = append(*list, fmt.Sprintf(format, args...))
+	} else if len(*list) == maxProblems {
+		*list = append(*list, "… (more problems not listed)")
 	}
 }
 
