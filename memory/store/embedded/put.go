@@ -61,20 +61,8 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
 		for _, m := range ms {
-			raw, err := encode(m)
-			if err != nil {
-				return err
-			}
 			k := []byte(key(m.Namespace, m.ID))
-			if err := mem.Put(k, raw); err != nil {
-				return err
-			}
-			if len(m.Vectors) > 0 {
-				err = vec.Put(k, encodeVectors(m.Vectors))
-			} else {
-				err = vec.Delete(k)
-			}
-			if err != nil {
+			if err := putRecord(mem, vec, k, m); err != nil {
 				return err
 			}
 			if err := sess.Put(sessionKey(m.Namespace, m.SessionID, m.Turn), []byte(m.ID)); err != nil {
@@ -109,6 +97,22 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		return s.flushLocked()
 	}
 	return nil
+}
+
+// putRecord writes m's record under k in mem, and its vectors in vec (or
+// deletes the vectors there when m has none).
+func putRecord(mem, vec *bolt.Bucket, k []byte, m memory.Memory) error {
+	raw, err := encode(m)
+	if err != nil {
+		return err
+	}
+	if err := mem.Put(k, raw); err != nil {
+		return err
+	}
+	if len(m.Vectors) > 0 {
+		return vec.Put(k, encodeVectors(m.Vectors))
+	}
+	return vec.Delete(k)
 }
 
 // getMemory reads the memory stored under k in mem, nil when there is none.

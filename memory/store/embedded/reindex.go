@@ -61,19 +61,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 						return fmt.Errorf("memory %s has a %d-dimensional vector during a reindex to %d dimensions", m.ID, len(v), dims)
 					}
 				}
-				raw, err := encode(m)
-				if err != nil {
-					return err
-				}
-				if err := mem.Put(k, raw); err != nil {
-					return err
-				}
-				if len(m.Vectors) > 0 {
-					err = vec.Put(k, encodeVectors(m.Vectors))
-				} else {
-					err = vec.Delete(k)
-				}
-				if err != nil {
+				if err := putRecord(mem, vec, k, m); err != nil {
 					return err
 				}
 				if err := unmarkPending(tx, k); err != nil {
