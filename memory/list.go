@@ -23,6 +23,25 @@ type NamespaceInfo struct {
 	Last  time.Time `json:"last"`
 }
 
+// AddSessionInfo counts session si into out, the summaries of the
+// namespaces so far, when the sessions come grouped by namespace: into its
+// last one when si is of that namespace, else into a new one.
+func AddSessionInfo(out []NamespaceInfo, si SessionInfo) []NamespaceInfo {
+	if n := len(out); n == 0 || out[n-1].Name != si.Namespace {
+		out = append(out, NamespaceInfo{Name: si.Namespace, First: si.Date, Last: si.Date})
+	}
+	ni := &out[len(out)-1]
+	ni.Sessions++
+	ni.Memories += si.Turns
+	if si.Date.Before(ni.First) {
+		ni.First = si.Date
+	}
+	if si.Date.After(ni.Last) {
+		ni.Last = si.Date
+	}
+	return out
+}
+
 // SessionInfo summarises one session: its date (that of its first turn),
 // how many turns it holds, and the first words of its first turn.
 type SessionInfo struct {

@@ -79,18 +79,7 @@ func (s *Store) Namespaces(ctx context.Context) ([]memory.NamespaceInfo, error) 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if n := len(out); n == 0 || out[n-1].Name != si.Namespace {
-				out = append(out, memory.NamespaceInfo{Name: si.Namespace, First: si.Date, Last: si.Date})
-			}
-			ni := &out[len(out)-1]
-			ni.Sessions++
-			ni.Memories += si.Turns
-			if si.Date.Before(ni.First) {
-				ni.First = si.Date
-			}
-			if si.Date.After(ni.Last) {
-				ni.Last = si.Date
-			}
+			out = memory.AddSessionInfo(out, si)
 			return nil
 		})
 	})
