@@ -83,10 +83,11 @@ func bestKernels() (f32, i8 kernel) {
 }
 
 // dotsI8 sets out[j] to the integer dot product of the query's codes with
-// the stride bytes at rows[j], for j < len(rows), without the VNNI kernel's
-// offset correction (rowInfo.sum, which the callers subtract). Every row pointer addresses stride
-// bytes of codes (the callers slice them from the chunks, so the bounds are
-// checked there); stride is a multiple of 64 and len(out) >= len(rows).
+// the stride bytes at rows[j], for j < len(rows), without the VNNI
+// kernel's offset correction (rowInfo.sum, which the callers subtract).
+// Every row pointer addresses stride bytes of codes (the callers slice them
+// from the chunks, so the bounds are checked there); stride is a multiple
+// of 64 and len(out) >= len(rows).
 func dotsI8(k kernel, q *quantQuery, stride int, rows []*int8, out []int32) {
 	n := len(rows)
 	if n == 0 {
