@@ -40,14 +40,12 @@ import (
 //     date and text) is refused by the server as a duplicate; the adapter
 //     then maps the turn to the earlier item, which is how the server keeps it.
 type AIDevkit struct {
-	l ledger
-
-	mu  sync.Mutex
-	ids map[string]map[string]string // namespace -> item id -> code
+	l   ledger
+	ids sync.Map // namespace + "\x00" + item id -> code
 }
 
 // NewAIDevkit returns the adapter.
-func NewAIDevkit() *AIDevkit { return &AIDevkit{ids: map[string]map[string]string{}} }
+func NewAIDevkit() *AIDevkit { return &AIDevkit{} }
 
 func (*AIDevkit) Name() string { return "ai-devkit-memory" }
 
@@ -61,8 +59,7 @@ func (*AIDevkit) Package() Package {
 // on) is dataDir too.
 func (*AIDevkit) Spec(dataDir string) Spec { return Spec{} }
 
-func (*AIDevkit) Namespaced() bool { return true }
-func (*AIDevkit) MaxK() int        { return 20 }
+func (*AIDevkit) MaxK() int { return 20 }
 
 const (
 	adkMinContent = 50
@@ -172,11 +169,11 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 			if errors.As(err, &te) {
 				var e adkError
 				if json.Unmarshal([]byte(te.Text), &e) == nil && e.Error == "DUPLICATE_ERROR" && e.Details.DuplicateType == "content" {
-					prev, ok := p.code(ns, e.Details.ExistingID)
+					prev, ok := p.ids.Load(ns + "\x00" + e.Details.ExistingID)
 					if !ok {
 						return malformed("turn %s: the server calls it a duplicate of item %s, which this adapter did not store", t.Ref, e.Details.ExistingID)
 					}
-					if err := p.l.merge(ns, prev, t.Ref); err != nil {
+					if err := p.l.merge(ns, prev.(string), t.Ref); err != nil {
 						return fmt.Errorf("turn %s: %w", t.Ref, err)
 					}
 					continue
@@ -188,22 +185,10 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 			if res.ID == "" {
 				return malformed("turn %s: memory_storeKnowledge returned no id", t.Ref)
 			}
-			p.mu.Lock()
-			if p.ids[ns] == nil {
-				p.ids[ns] = map[string]string{}
-			}
-			p.ids[ns][res.ID] = code
-			p.mu.Unlock()
+			p.ids.Store(ns+"\x00"+res.ID, code)
 		}
 	}
 	return nil
-}
-
-func (p *AIDevkit) code(ns, id string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c, ok := p.ids[ns][id]
-	return c, ok
 }
 
 // Search sends the question as the query.

@@ -173,13 +173,9 @@ func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
 	if path, err = filepath.Abs(path); err != nil {
 		return "", 0, err
 	}
-	v, err := version(ctx, path)
+	v, major, err := version(ctx, path)
 	if err != nil {
-		return "", 0, fmt.Errorf("peers: %s --version: %w", path, err)
-	}
-	major, err := majorOf(v)
-	if err != nil {
-		return "", 0, fmt.Errorf("peers: %s --version: %w", path, err)
+		return "", 0, err
 	}
 	if p.MinNode > 0 && major < p.MinNode {
 		return "", 0, fmt.Errorf("peers: %s@%s needs Node.js %d or later; %s is %s (give a newer node binary, e.g. the one of the npm package node@%d)", p.Name, p.Version, p.MinNode, path, v, p.MinNode)
@@ -194,13 +190,9 @@ func (in Installer) npm(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("peers: npm is needed to install the peers and was not found (%s: %w); it comes with Node.js", name, err)
 	}
-	v, err := version(ctx, path)
+	v, major, err := version(ctx, path)
 	if err != nil {
-		return "", fmt.Errorf("peers: %s --version: %w", path, err)
-	}
-	major, err := majorOf(v)
-	if err != nil {
-		return "", fmt.Errorf("peers: %s --version: %w", path, err)
+		return "", err
 	}
 	if major < MinNPM {
 		return "", fmt.Errorf("peers: npm %s at %s is too old; npm %d or later is needed", v, path, MinNPM)
@@ -208,21 +200,19 @@ func (in Installer) npm(ctx context.Context) (string, error) {
 	return path, nil
 }
 
-func version(ctx context.Context, prog string) (string, error) {
+// version is what prog --version prints, and its major version.
+func version(ctx context.Context, prog string) (string, int, error) {
 	out, err := exec.CommandContext(ctx, prog, "--version").Output()
 	if err != nil {
-		return "", err
+		return "", 0, fmt.Errorf("peers: %s --version: %w", prog, err)
 	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func majorOf(v string) (int, error) {
+	v := strings.TrimSpace(string(out))
 	s, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	n, err := strconv.Atoi(s)
+	major, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("unexpected version %q", v)
+		return "", 0, fmt.Errorf("peers: %s --version: unexpected version %q", prog, v)
 	}
-	return n, nil
+	return v, major, nil
 }
 
 // tail keeps the last n bytes of s.

@@ -52,8 +52,7 @@ func (*MemoryKeeper) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"DATA_DIR=" + dataDir}}
 }
 
-func (*MemoryKeeper) Namespaced() bool { return false }
-func (*MemoryKeeper) MaxK() int        { return 0 }
+func (*MemoryKeeper) MaxK() int { return 0 }
 
 const mkBatch = 100
 

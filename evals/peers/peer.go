@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,9 +74,6 @@ type Peer interface {
 	// Spec is how to start the server with all its state inside dataDir,
 	// an empty directory that belongs to this server process alone.
 	Spec(dataDir string) Spec
-	// Namespaced reports whether the server keeps namespaces apart; a peer
-	// that does not gets a fresh server process and data directory per unit.
-	Namespaced() bool
 	// MaxK is the largest number of results one search can return (0: no
 	// limit); Search returns at most that many.
 	MaxK() int
@@ -162,11 +158,8 @@ type ranked struct {
 }
 
 func sortRanked(rs []ranked) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].score != rs[j].score {
-			return rs[i].score > rs[j].score
-		}
-		return rs[i].first < rs[j].first
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.first, b.first))
 	})
 }
 

@@ -50,8 +50,7 @@ func (*ServerMemory) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"MEMORY_FILE_PATH=" + filepath.Join(dataDir, "memory.jsonl")}}
 }
 
-func (*ServerMemory) Namespaced() bool { return false }
-func (*ServerMemory) MaxK() int        { return 0 }
+func (*ServerMemory) MaxK() int { return 0 }
 
 type smEntity struct {
 	Name         string   `json:"name"`

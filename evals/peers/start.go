@@ -58,22 +58,20 @@ func Start(ctx context.Context, cmd Command) (*client.Client, error) {
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "agentmem-eval", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		msg := ""
-		if Kind(err) == Crash {
-			msg = stderrOf(c)
-		}
+		msg := stderrOf(c, err)
 		c.Close()
 		return nil, fmt.Errorf("peers: initialising %s: %w%s", strings.Join(cmd.Argv(), " "), err, msg)
 	}
 	return c, nil
 }
 
-// stderrOf returns the tail of the server's stderr, for error messages. It
-// reads until the stream ends, so it is called only once the server has
-// exited (a crash): on a live server it would block.
-func stderrOf(c *client.Client) string {
+// stderrOf returns the tail of the server's stderr when err is a crash, for
+// error messages, and "" otherwise. It reads until the stream ends, so it
+// reads only once the server has exited (a crash): on a live server it
+// would block.
+func stderrOf(c *client.Client, err error) string {
 	r, ok := client.GetStderr(c)
-	if !ok {
+	if !ok || Kind(err) != Crash {
 		return ""
 	}
 	b, _ := io.ReadAll(io.LimitReader(r, 1<<20))
@@ -92,11 +90,7 @@ func call(ctx context.Context, c *client.Client, tool string, args map[string]an
 	req.Params.Arguments = args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		msg := ""
-		if Kind(err) == Crash {
-			msg = stderrOf(c)
-		}
-		return "", fmt.Errorf("%s: %w%s", tool, err, msg)
+		return "", fmt.Errorf("%s: %w%s", tool, err, stderrOf(c, err))
 	}
 	var text strings.Builder
 	for _, ct := range res.Content {
