@@ -132,13 +132,7 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 	if len(u.Sessions) == 0 {
 		return u, 0, 0, fmt.Errorf("no sessions")
 	}
-	last := u.Sessions[len(u.Sessions)-1].Date
-	for _, s := range u.Sessions {
-		if s.Date.After(last) {
-			last = s.Date
-		}
-	}
-	y, m, day := last.Date()
+	y, m, day := slices.MaxFunc(u.Sessions, bySessionDate).Date.Date()
 	u.Now = time.Date(y, m, day+1, 12, 0, 0, 0, time.UTC)
 
 	dropped, empty := 0, 0

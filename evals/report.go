@@ -46,17 +46,17 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range s.Configs {
 		p("| %s | %s | %d | %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %s | %s |\n",
-			c.Config, c.Agent, c.Answered, pct(c.Retrieval.RecallAll), pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
+			c.Config, c.Agent, c.Answered, Pct(c.Retrieval.RecallAll), Pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
 			c.ContextTokens.Mean, c.ContextTokens.P50, c.ContextTokens.P95, c.RecallMS.P50, c.RecallMS.P95, c.RecallsPerQ,
-			pct(c.J), pct(c.Sufficiency))
+			Pct(c.J), Pct(c.Sufficiency))
 	}
 	if s.Benchmark == "longmemeval" {
 		p("\n## Session and turn level\n\n| config | session recall_all | session recall_any | session NDCG | turn recall_all | turn recall_any | turn NDCG | turn-scored questions |\n")
 		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			se, tu := c.Retrieval.Session, c.Retrieval.Turn
-			p("| %s | %s | %s | %s | %s | %s | %s | %d |\n", c.Config, pct(se.RecallAll), pct(se.RecallAny), num(se.NDCG),
-				pct(tu.RecallAll), pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
+			p("| %s | %s | %s | %s | %s | %s | %s | %d |\n", c.Config, Pct(se.RecallAll), Pct(se.RecallAny), num(se.NDCG),
+				Pct(tu.RecallAll), Pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
 		}
 	}
 	cats := Categories(s.Benchmark)
@@ -71,13 +71,13 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	if s.AnswerShown != nil {
 		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
 		for _, c := range s.Configs {
-			p("| %s | %s |\n", c.Config, pct(c.AnswerShown))
+			p("| %s | %s |\n", c.Config, Pct(c.AnswerShown))
 		}
-		table("Answer shown by category", func(v Category) string { return pct(v.AnswerShown) })
+		table("Answer shown by category", func(v Category) string { return Pct(v.AnswerShown) })
 	}
 	if s.JudgeModel != "" {
-		table("J by category", func(v Category) string { return pct(v.J) })
-		table("Context sufficiency by category", func(v Category) string { return pct(v.Sufficiency) })
+		table("J by category", func(v Category) string { return Pct(v.J) })
+		table("Context sufficiency by category", func(v Category) string { return Pct(v.Sufficiency) })
 		p("\n## Why answers were wrong\n\nA wrong answer whose context the sufficiency judge found insufficient is a retrieval failure; one whose context was sufficient is a reasoning failure.\n\n| config | wrong | retrieval failures | reasoning failures |\n| --- | ---: | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			if f := c.Failures; f != nil {
@@ -89,7 +89,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 		p("\n## Abstention questions (left out of retrieval metrics)\n\n| config | questions | J |\n| --- | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			if a := c.Abstention; a != nil {
-				p("| %s | %d | %s |\n", c.Config, a.Questions, pct(a.J))
+				p("| %s | %d | %s |\n", c.Config, a.Questions, Pct(a.J))
 			}
 		}
 	}
@@ -111,8 +111,8 @@ func unitName(bench string) string {
 	return "question"
 }
 
-// pct renders a share as a percentage, "–" when there is none.
-func pct(f *float64) string {
+// Pct renders a share as a percentage, "–" when there is none.
+func Pct(f *float64) string {
 	if f == nil {
 		return "–"
 	}
@@ -137,8 +137,8 @@ func retrievalTables(p func(string, ...any), table func(string, func(Category) s
 		}
 		p("\n")
 	}
-	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
-	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
+	table("recall_all by category", func(v Category) string { return Pct(v.RecallAll) })
+	table("recall_any by category", func(v Category) string { return Pct(v.RecallAny) })
 	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
 }
 

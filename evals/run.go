@@ -316,13 +316,10 @@ func (r *runner) question(ctx context.Context, a asked, ts []task) error {
 	return nil
 }
 
-// namespace is where unit u is stored at granularity g.
+// namespace is where unit u is stored at granularity g, the unit's id made
+// safe as sessionIDs makes session ids.
 func namespace(unit string, g Granularity) string {
-	return "eval-" + sanitize(unit) + "-" + string(g)
-}
-
-func sanitize(s string) string {
-	return sessionIDs{}.add(s)
+	return "eval-" + sessionIDs{}.add(unit) + "-" + string(g)
 }
 
 // fingerprint identifies what a result depends on: data, server, agent,

@@ -340,7 +340,7 @@ func printComparison(w io.Writer, c evals.Comparison) {
 			failed += n
 		}
 		fmt.Fprintf(w, "  %-18s all %6s any %6s  tokens %5.0f  ingest %6.0f turns/s  recall p50 %.1f ms p95 %.1f ms  failed %d\n", s.Name,
-			pctText(s.Retrieval.RecallAll), pctText(s.Retrieval.RecallAny), s.ContextTokens.Mean, s.IngestTurnsPerS, s.RecallMS.P50, s.RecallMS.P95, failed)
+			evals.Pct(s.Retrieval.RecallAll), evals.Pct(s.Retrieval.RecallAny), s.ContextTokens.Mean, s.IngestTurnsPerS, s.RecallMS.P50, s.RecallMS.P95, failed)
 	}
 }
 
@@ -453,22 +453,15 @@ func revision() string {
 func printHeadline(w io.Writer, s evals.Summary) {
 	fmt.Fprintf(w, "%s: %d questions; %s-level recall_all / recall_any over %d scored questions:\n", s.Benchmark, s.Questions, s.Level, s.Retrieval.Questions)
 	for _, c := range s.Configs {
-		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, pctText(c.Retrieval.RecallAll), pctText(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
+		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, evals.Pct(c.Retrieval.RecallAll), evals.Pct(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
 		if c.AnswerShown != nil {
-			line += "  answer shown " + pctText(c.AnswerShown)
+			line += "  answer shown " + evals.Pct(c.AnswerShown)
 		}
 		if c.J != nil {
-			line += "  J " + pctText(c.J)
+			line += "  J " + evals.Pct(c.J)
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-func pctText(f *float64) string {
-	if f == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100**f)
 }
 
 // startCPUProfile writes a CPU profile to path until stop is called; an
