@@ -206,21 +206,18 @@ func (c Config) Validate() error {
 
 // Describe is a one-line description of how c differs from nothing.
 func (c Config) Describe() string {
-	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity)}
-	f := cmp.Or(c.Fusion, "server default (rrf)")
-	parts = append(parts, "fusion="+f)
+	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity),
+		"fusion=" + cmp.Or(c.Fusion, "server default (rrf)")}
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))
 	}
-	o := cmp.Or(c.Order, byRelevance)
-	parts = append(parts, "order="+o)
+	parts = append(parts, "order="+cmp.Or(c.Order, byRelevance))
 	if c.Before {
 		parts = append(parts, "before=question time")
 	}
+	prefix := "on"
 	if c.NoPrefix {
-		parts = append(parts, "prefix=off")
-	} else {
-		parts = append(parts, "prefix=on")
+		prefix = "off"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(append(parts, "prefix="+prefix), ", ")
 }

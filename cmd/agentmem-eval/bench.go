@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -438,8 +437,7 @@ func benchCorpus(dir string) ([]benchSession, []string, string, error) {
 		return nil, nil, "", err
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	gz, err := gzip.NewReader(r)
+	gz, err := gzip.NewReader(bufio.NewReader(f))
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: %w", path, err)
 	}

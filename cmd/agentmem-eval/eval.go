@@ -384,8 +384,8 @@ func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, 
 }
 
 // spread picks n of us at even intervals, in order.
-func spread(us []evals.Unit, n int) []evals.Unit {
-	out := make([]evals.Unit, n)
+func spread[T any](us []T, n int) []T {
+	out := make([]T, n)
 	for i := range out {
 		out[i] = us[i*len(us)/n]
 	}

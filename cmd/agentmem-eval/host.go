@@ -38,8 +38,8 @@ func hostQuestions(d *evals.Dataset, n int) map[string]bool {
 		return nil
 	}
 	out := map[string]bool{}
-	for i := range n {
-		out[ids[i*len(ids)/n]] = true
+	for _, id := range spread(ids, n) {
+		out[id] = true
 	}
 	return out
 }

@@ -126,10 +126,10 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 		in.Log("peers: installing %s into %s (npm install; a native module may take minutes to build)", spec, dir)
 	}
 	if err := cmd.Run(); err != nil {
-		return Installation{}, fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, tail(out.String(), 4000))
+		return Installation{}, fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, Tail(out.String(), 4000))
 	}
 	if in.Log != nil && out.Len() > 0 {
-		in.Log("%s", tail(out.String(), 4000))
+		in.Log("%s", Tail(out.String(), 4000))
 	}
 	tmpInst := inst
 	tmpInst.Entry = filepath.Join(tmp, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry))
@@ -215,8 +215,8 @@ func version(ctx context.Context, prog string) (string, int, error) {
 	return v, major, nil
 }
 
-// tail keeps the last n bytes of s.
-func tail(s string, n int) string {
+// Tail keeps the last n bytes of s, for messages.
+func Tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

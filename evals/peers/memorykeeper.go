@@ -128,7 +128,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		return nil, nil
 	}
 	if !strings.HasPrefix(text, "Found ") {
-		return nil, malformed("context_semantic_search: unexpected result: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: unexpected result: %s", Tail(text, 300))
 	}
 	locs := mkResult.FindAllStringSubmatchIndex(text, -1)
 	var hits []Hit
@@ -154,7 +154,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		hits = append(hits, Hit{Refs: refs, Text: value})
 	}
 	if len(hits) == 0 {
-		return nil, malformed("context_semantic_search: no result could be read in: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: no result could be read in: %s", Tail(text, 300))
 	}
 	return hits[:min(k, len(hits))], nil
 }

@@ -79,7 +79,7 @@ func stderrOf(c *client.Client, err error) string {
 	if s == "" {
 		return ""
 	}
-	return "\nserver stderr:\n" + tail(s, 2000)
+	return "\nserver stderr:\n" + Tail(s, 2000)
 }
 
 // call calls a tool and returns its text content. A tool error is an
@@ -109,7 +109,7 @@ type ToolError struct {
 	Tool, Text string
 }
 
-func (e *ToolError) Error() string { return e.Tool + ": " + tail(e.Text, 2000) }
+func (e *ToolError) Error() string { return e.Tool + ": " + Tail(e.Text, 2000) }
 
 // callJSON calls a tool whose text content is JSON and decodes it into v.
 func callJSON(ctx context.Context, c *client.Client, tool string, args map[string]any, v any) error {
@@ -118,7 +118,7 @@ func callJSON(ctx context.Context, c *client.Client, tool string, args map[strin
 		return err
 	}
 	if err := json.Unmarshal([]byte(text), v); err != nil {
-		return malformed("%s: malformed result (%v): %s", tool, err, tail(text, 300))
+		return malformed("%s: malformed result (%v): %s", tool, err, Tail(text, 300))
 	}
 	return nil
 }
