@@ -82,9 +82,13 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	r := &runner{o: o}
 	plans := make([][]task, len(o.Data.Units))
 	turns, tasks := 0, 0
+	var todo []int
 	for i, u := range o.Data.Units {
 		plans[i] = r.plan(u)
 		tasks += len(plans[i])
+		if len(plans[i]) > 0 {
+			todo = append(todo, i)
+		}
 		for _, g := range granularities(plans[i]) {
 			turns += Turns(Calls(u, g))
 		}
@@ -92,12 +96,6 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	o.Progress.Start(turns, tasks)
 	defer o.Progress.Finish()
 
-	var todo []int
-	for i := range o.Data.Units {
-		if len(plans[i]) > 0 {
-			todo = append(todo, i)
-		}
-	}
 	for chunk := range slices.Chunk(todo, o.Workers) {
 		if err := r.chunk(ctx, chunk, plans); err != nil {
 			return Outcome{}, err

@@ -193,9 +193,8 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
-		Workers: c.Workers, Keep: c.Keep, Version: revision(),
+		Workers: cmp.Or(c.Workers, runtime.NumCPU()), Keep: c.Keep, Version: revision(),
 	}
-	o.Workers = cmp.Or(o.Workers, runtime.NumCPU())
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
 		return evals.Options{}, evals.Meta{}, err
 	}
@@ -438,16 +437,12 @@ func revision() string {
 	if err != nil {
 		return version
 	}
-	f, err := os.Open(exe)
+	b, err := os.ReadFile(exe)
 	if err != nil {
 		return version
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return version
-	}
-	return version + " (executable sha256 " + hex.EncodeToString(h.Sum(nil))[:12] + ")"
+	sum := sha256.Sum256(b)
+	return version + " (executable sha256 " + hex.EncodeToString(sum[:])[:12] + ")"
 }
 
 func printHeadline(w io.Writer, s evals.Summary) {

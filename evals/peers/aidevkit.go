@@ -35,7 +35,7 @@ import (
 //     them; they stay in the hit's text), content longer than 5000 is stored
 //     as numbered parts that map to the same turn, a query is cut to 500
 //     characters at a word boundary, and a search returns at most 20 items
-//     (MaxK).
+//     (adkMaxK).
 //   - a turn whose content is identical to an earlier one (same speaker,
 //     date and text) is refused by the server as a duplicate; the adapter
 //     then maps the turn to the earlier item, which is how the server keeps it.
@@ -59,12 +59,11 @@ func (*AIDevkit) Package() Package {
 // on) is dataDir too.
 func (*AIDevkit) Spec(dataDir string) Spec { return Spec{} }
 
-func (*AIDevkit) MaxK() int { return 20 }
-
 const (
 	adkMinContent = 50
 	adkMaxContent = 5000
 	adkMaxQuery   = 500
+	adkMaxK       = 20
 )
 
 // scope maps a namespace to a scope the server accepts
@@ -193,10 +192,10 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 
 // Search sends the question as the query.
 func (p *AIDevkit) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
+	k = min(k, adkMaxK)
 	q := strings.TrimSpace(question)
 	if r := []rune(q); len(r) > adkMaxQuery {
 		q = string(r[:adkMaxQuery])

@@ -52,8 +52,6 @@ func (*MemoryKeeper) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"DATA_DIR=" + dataDir}}
 }
 
-func (*MemoryKeeper) MaxK() int { return 0 }
-
 const mkBatch = 100
 
 // mkKeyEnd ends every key: the server refuses a key that ends in "--" (as
@@ -111,8 +109,7 @@ var mkMeta = regexp.MustCompile(`\n   (Category: [^\n]*)?(, Priority: [^\n]*)?\n
 
 // Search asks context_semantic_search.
 func (p *MemoryKeeper) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
 	text, err := call(ctx, c, "context_semantic_search", map[string]any{"query": question, "topK": k, "minSimilarity": 0})

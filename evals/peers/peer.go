@@ -74,9 +74,6 @@ type Peer interface {
 	// Spec is how to start the server with all its state inside dataDir,
 	// an empty directory that belongs to this server process alone.
 	Spec(dataDir string) Spec
-	// MaxK is the largest number of results one search can return (0: no
-	// limit); Search returns at most that many.
-	MaxK() int
 	// Store stores turns (of one or more sessions, in order) into ns.
 	Store(ctx context.Context, c *client.Client, ns string, turns []Turn) error
 	// Search asks ns about question and returns at most k hits, best first.
@@ -139,15 +136,12 @@ func validate(turns []Turn) error {
 	return nil
 }
 
-// clampK checks k and applies a peer's limit.
-func clampK(k, maxK int) (int, error) {
+// checkK checks the k a Search gets.
+func checkK(k int) error {
 	if k < 1 {
-		return 0, fmt.Errorf("k: %d, must be at least 1", k)
+		return fmt.Errorf("k: %d, must be at least 1", k)
 	}
-	if maxK > 0 && k > maxK {
-		return maxK, nil
-	}
-	return k, nil
+	return nil
 }
 
 // ranked is a candidate with a score, for adapters that rank themselves.

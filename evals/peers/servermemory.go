@@ -50,8 +50,6 @@ func (*ServerMemory) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"MEMORY_FILE_PATH=" + filepath.Join(dataDir, "memory.jsonl")}}
 }
 
-func (*ServerMemory) MaxK() int { return 0 }
-
 type smEntity struct {
 	Name         string   `json:"name"`
 	EntityType   string   `json:"entityType"`
@@ -89,8 +87,7 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 
 // Search runs one search_nodes per keyword and ranks the union.
 func (p *ServerMemory) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
 	n := float64(p.l.count(ns))
