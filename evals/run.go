@@ -68,9 +68,7 @@ type task struct {
 // what o.Results already holds. Units are worked on as many at once as
 // there are workers (see chunk).
 func Run(ctx context.Context, o Options) (Outcome, error) {
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
+	o.Workers = max(o.Workers, 1)
 	if o.LLMAgent && o.Chat == nil {
 		return Outcome{}, errors.New("the LLM agent needs a chat model")
 	}

@@ -444,7 +444,6 @@ func benchCorpus(dir string) ([]benchSession, []string, string, error) {
 	var items []struct {
 		Question string   `json:"question"`
 		Dates    []string `json:"haystack_dates"`
-		IDs      []string `json:"haystack_session_ids"`
 		Sessions [][]struct {
 			Role    string `json:"role"`
 			Content string `json:"content"`

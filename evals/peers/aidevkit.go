@@ -105,9 +105,8 @@ func adkParts(t Turn) []string {
 	rest := []rune(t.Text)
 	for len(rest) > 0 {
 		n, units := 0, 0
-		for n < len(rest) && units+len(utf16.Encode(rest[n:n+1])) <= budget {
-			units += len(utf16.Encode(rest[n : n+1]))
-			n++
+		for ; n < len(rest) && units+utf16.RuneLen(rest[n]) <= budget; n++ {
+			units += utf16.RuneLen(rest[n])
 		}
 		if n < len(rest) {
 			for i := n; i > n*3/4; i-- {

@@ -52,12 +52,10 @@ type Package struct {
 	AllowScripts []string
 }
 
-// Spec is how to start a peer's server: Node runs Entry with Args, in Dir,
-// with Env added to (and overriding) the harness's environment.
+// Spec is how to start a peer's server: Node runs Entry, in the data
+// directory, with Env added to (and overriding) the harness's environment.
 type Spec struct {
-	Args []string
-	Env  []string
-	Dir  string
+	Env []string
 }
 
 // Peer adapts one MCP memory server to the benchmark: how it stores a turn

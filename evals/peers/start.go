@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,8 +32,7 @@ func (inst Installation) Command(p Peer, dataDir string) Command {
 	s := p.Spec(dataDir)
 	env := append(os.Environ(), "HOME="+dataDir, "USERPROFILE="+dataDir, "NO_COLOR=1")
 	env = append(env, s.Env...)
-	dir := cmp.Or(s.Dir, dataDir)
-	return Command{Path: inst.Node, Args: append([]string{inst.Entry}, s.Args...), Dir: dir, Env: env}
+	return Command{Path: inst.Node, Args: []string{inst.Entry}, Dir: dataDir, Env: env}
 }
 
 // Argv is the command as one slice, for messages.
