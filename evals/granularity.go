@@ -83,11 +83,7 @@ func groups(turns []Turn, g Granularity) [][]Turn {
 		}
 		return out
 	}
-	out := make([][]Turn, len(turns))
-	for i := range turns {
-		out[i] = turns[i : i+1]
-	}
-	return out
+	return slices.Collect(slices.Chunk(turns, 1))
 }
 
 // message is one memory's message: a single turn verbatim, or several as

@@ -166,8 +166,8 @@ func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest m
 	cs.J, cs.Sufficiency = verdicts(rs)
 	cs.AnswerShown = shown(overall)
 	cs.Failures = failures(rs)
-	for _, cat := range Categories(bench) {
-		in := where(rs, func(r Result) bool { return r.Category == cat })
+	for _, name := range Categories(bench) {
+		in := where(rs, func(r Result) bool { return r.Category == name })
 		if len(in) == 0 {
 			continue
 		}
@@ -179,7 +179,7 @@ func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest m
 		cat.Tokens = NewDist(t).Mean
 		cat.J, cat.Sufficiency = verdicts(in)
 		cat.AnswerShown = shown(in)
-		cs.ByCategory[catName(in)] = cat
+		cs.ByCategory[name] = cat
 	}
 	if bench == "longmemeval" {
 		if abs := where(rs, func(r Result) bool { return r.Abstain }); len(abs) > 0 {
@@ -190,8 +190,6 @@ func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest m
 	}
 	return cs
 }
-
-func catName(rs []Result) string { return rs[0].Category }
 
 // levels aggregates retrieval over rs at the headline level (sessions for
 // LongMemEval, turns otherwise), and both levels for LongMemEval.

@@ -110,7 +110,9 @@ func (l *ledger) merge(ns, code, ref string) error {
 	if old, ok := t.byRef[ref]; ok && old != n {
 		t.refs[old] = nil
 	}
-	t.refs[n] = appendUnique(t.refs[n], ref)
+	if !slices.Contains(t.refs[n], ref) {
+		t.refs[n] = append(t.refs[n], ref)
+	}
 	t.byRef[ref] = n
 	return nil
 }

@@ -154,13 +154,3 @@ func sortRanked(rs []ranked) {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.first, b.first))
 	})
 }
-
-// appendUnique appends the refs of b not already in a.
-func appendUnique(a []string, b ...string) []string {
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			a = append(a, x)
-		}
-	}
-	return a
-}
