@@ -125,14 +125,7 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 	for i, s := range c.Systems {
 		names[i], by[i] = s.Name, s.ByCategory
 	}
-	table := func(title string, cell func(Category) string) {
-		categoryTable(p, title, "system", cats, names, by, cell)
-	}
-	var first map[string]Category
-	if len(c.Systems) > 0 {
-		first = c.Systems[0].ByCategory
-	}
-	retrievalTables(p, table, "", cats, first, len(c.Systems) > 0)
+	retrievalTables(p, "system", "", cats, names, by, len(c.Systems) > 0)
 	if chart != "" {
 		p("\n![recall_all by category and context tokens, per server](%s)\n", chart)
 	}

@@ -263,6 +263,8 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 		res := Result{
 			Agent: PeerAgent, Config: r.o.Name, Unit: r.u.ID, Question: q.ID, Category: q.Category,
 			Abstain: q.Abstain, Evidence: q.EvidenceTurns, Gold: q.Answer, Recalls: 1, Fingerprint: r.fp,
+			// until the search succeeds: a failed question is a miss, never left out
+			Retrieval: Score(q, nil, ids),
 		}
 		if r.broken != nil {
 			res.FailureKind, res.Failure = peers.Kind(r.broken), "the unit could not be stored: "+r.broken.Error()
@@ -308,10 +310,6 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 				res.Tokens = r.o.Tokenizer.Count(strings.Join(texts, "\n\n"))
 				res.AnswerShown = AnswerShown(res.Gold, strings.Join(texts, "\n\n"))
 			}
-		}
-		if res.FailureKind != "" {
-			// A failed question is a miss, never left out.
-			res.Retrieval = Score(q, nil, ids)
 		}
 		if err := r.o.Results.Add(res); err != nil {
 			return err

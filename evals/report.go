@@ -64,10 +64,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	for i, c := range s.Configs {
 		names[i], by[i] = c.Config, c.ByCategory
 	}
-	table := func(title string, cell func(Category) string) {
-		categoryTable(p, title, "config", cats, names, by, cell)
-	}
-	retrievalTables(p, table, " (baseline)", cats, s.ByCategory, true)
+	table := retrievalTables(p, "config", " (baseline)", cats, names, by, true)
 	if s.AnswerShown != nil {
 		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
 		for _, c := range s.Configs {
@@ -127,19 +124,27 @@ func num(f *float64) string {
 }
 
 // retrievalTables writes the by-category section's retrieval tables
-// (recall_all, recall_any, context tokens), after the number of questions
-// per category of the first row when count says so.
-func retrievalTables(p func(string, ...any), table func(string, func(Category) string), which string, cats []string, first map[string]Category, count bool) {
+// (recall_all, recall_any, context tokens) of the rows names and by (first
+// names their column), after the number of questions per category of the
+// first row when count says so, and returns what writes another table of
+// those rows.
+func retrievalTables(p func(string, ...any), first, which string, cats, names []string, by []map[string]Category, count bool) (table func(string, func(Category) string)) {
+	table = func(title string, cell func(Category) string) { categoryTable(p, title, first, cats, names, by, cell) }
 	if count {
+		var firstRow map[string]Category
+		if len(by) > 0 {
+			firstRow = by[0]
+		}
 		p("\n## By category\n\nQuestions per category%s:", which)
 		for _, cat := range cats {
-			p(" %s %d;", cat, first[cat].Questions)
+			p(" %s %d;", cat, firstRow[cat].Questions)
 		}
 		p("\n")
 	}
 	table("recall_all by category", func(v Category) string { return Pct(v.RecallAll) })
 	table("recall_any by category", func(v Category) string { return Pct(v.RecallAny) })
 	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	return table
 }
 
 // categoryTable writes a markdown table of one row per name (a run's

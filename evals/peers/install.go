@@ -85,10 +85,10 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 		}
 	}
 	dir := filepath.Join(cache, folderName(p))
-	inst := Installation{
-		Package: p, Dir: dir, Node: node, NodeMajor: major,
-		Entry: filepath.Join(dir, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry)),
+	entry := func(prefix string) string {
+		return filepath.Join(prefix, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry))
 	}
+	inst := Installation{Package: p, Dir: dir, Node: node, NodeMajor: major, Entry: entry(dir)}
 	if installed(inst) {
 		return inst, nil
 	}
@@ -131,9 +131,7 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 	if in.Log != nil && out.Len() > 0 {
 		in.Log("%s", Tail(out.String(), 4000))
 	}
-	tmpInst := inst
-	tmpInst.Entry = filepath.Join(tmp, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry))
-	if _, err := os.Stat(tmpInst.Entry); err != nil {
+	if _, err := os.Stat(entry(tmp)); err != nil {
 		return Installation{}, fmt.Errorf("peers: %s installed, but its entry %s is missing: %w", spec, p.Entry, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(spec+"\n"), 0o644); err != nil {
