@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -17,11 +18,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	if s.Version != "" {
 		p("- code: %s\n", s.Version)
 	}
-	if s.AnswerModel != "" {
-		p("- answer model: %s\n", s.AnswerModel)
-	} else {
-		p("- answer model: none: retrieval only, no answers, J not measured\n")
-	}
+	p("- answer model: %s\n", cmp.Or(s.AnswerModel, "none: retrieval only, no answers, J not measured"))
 	if s.JudgeModel != "" {
 		p("- judge model: %s (binary verdicts; the same judge for every configuration)\n", s.JudgeModel)
 	} else {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -140,17 +139,4 @@ func checkK(k int) error {
 		return fmt.Errorf("k: %d, must be at least 1", k)
 	}
 	return nil
-}
-
-// ranked is a candidate with a score, for adapters that rank themselves.
-type ranked struct {
-	code  string
-	score float64
-	first int // order of first appearance, to break ties stably
-}
-
-func sortRanked(rs []ranked) {
-	slices.SortStableFunc(rs, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.first, b.first))
-	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -91,9 +92,12 @@ func (p *ServerMemory) Search(ctx context.Context, c *client.Client, ns string, 
 		return nil, err
 	}
 	n := float64(p.l.count(ns))
-	byCode := map[string]*ranked{}
-	texts := map[string]string{}
-	var order []string
+	type ranked struct {
+		code, text string
+		score      float64
+	}
+	var rs []ranked        // in the order the server first returned them
+	at := map[string]int{} // code -> index in rs
 	for _, kw := range Keywords(question) {
 		var g struct {
 			Entities []smEntity `json:"entities"`
@@ -106,28 +110,24 @@ func (p *ServerMemory) Search(ctx context.Context, c *client.Client, ns string, 
 		}
 		w := math.Log(1 + n/float64(len(g.Entities)))
 		for _, e := range g.Entities {
-			r := byCode[e.Name]
-			if r == nil {
-				r = &ranked{code: e.Name, first: len(order)}
-				byCode[e.Name] = r
-				order = append(order, e.Name)
-				texts[e.Name] = strings.Join(e.Observations, "\n")
+			i, ok := at[e.Name]
+			if !ok {
+				i = len(rs)
+				at[e.Name] = i
+				rs = append(rs, ranked{code: e.Name, text: strings.Join(e.Observations, "\n")})
 			}
-			r.score += w
+			rs[i].score += w
 		}
 	}
-	rs := make([]ranked, 0, len(order))
-	for _, code := range order {
-		rs = append(rs, *byCode[code])
-	}
-	sortRanked(rs)
+	// best first; a stable sort leaves ties in the server's order
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
 	var hits []Hit
 	for _, r := range rs[:min(k, len(rs))] {
 		refs, err := p.l.refs(ns, r.code)
 		if err != nil {
 			return nil, fmt.Errorf("search_nodes: %w", err)
 		}
-		hits = append(hits, Hit{Refs: refs, Text: texts[r.code]})
+		hits = append(hits, Hit{Refs: refs, Text: r.text})
 	}
 	return hits, nil
 }
