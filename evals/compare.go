@@ -41,10 +41,6 @@ func AgentmemSystem(s Summary) System {
 
 // SummarizePeer aggregates a peer's results as the scripted agent's are.
 func SummarizePeer(d *Dataset, o PeerOptions, out Outcome) System {
-	level := "turn"
-	if d.Name == "longmemeval" {
-		level = "session"
-	}
 	ingest := map[string]Ingest{}
 	if st := out.Ingest[ByTurn]; len(st) > 0 {
 		ingest[string(ByTurn)] = ingestOf(st)
@@ -52,7 +48,7 @@ func SummarizePeer(d *Dataset, o PeerOptions, out Outcome) System {
 	sys := System{Name: o.Name, Server: o.Describe(), Errors: map[string]int{}}
 	if len(out.Results) > 0 {
 		cfg := Config{Name: o.Name, K: o.K, Granularity: ByTurn}
-		sys.ConfigSummary = summarizeConfig(d.Name, level, cfg, PeerAgent, out.Results, ingest)
+		sys.ConfigSummary = summarizeConfig(d.Name, cfg, PeerAgent, out.Results, ingest)
 		sys.Description = fmt.Sprintf("one search per question, k = %d, through the adapter of package peers", o.K)
 	}
 	for _, r := range out.Results {
@@ -107,7 +103,7 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 	}
 	p(" restarts |\n| --- |%s\n", strings.Repeat(" ---: |", 9+len(peers.Kinds())+1))
 	for _, s := range c.Systems {
-		p("| %s | %d | %s | %s | %s | %.0f | %.0f | %s | %.1f | %.1f |", s.Name, s.Answered, pct(s.Retrieval.RecallAll), pct(s.Retrieval.RecallAny),
+		p("| %s | %d | %s | %s | %s | %.0f | %.0f | %s | %.1f | %.1f |", s.Name, s.Answered, Pct(s.Retrieval.RecallAll), Pct(s.Retrieval.RecallAny),
 			num(s.Retrieval.NDCG), s.ContextTokens.Mean, s.ContextTokens.P95, rate(s.IngestTurnsPerS), s.RecallMS.P50, s.RecallMS.P95)
 		for _, k := range peers.Kinds() {
 			p(" %d |", s.Errors[k])
@@ -121,7 +117,7 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 			if se == nil || tu == nil {
 				continue
 			}
-			p("| %s | %s | %s | %s | %s | %d |\n", s.Name, pct(se.RecallAll), pct(se.RecallAny), pct(tu.RecallAll), pct(tu.RecallAny), tu.Questions)
+			p("| %s | %s | %s | %s | %s | %d |\n", s.Name, Pct(se.RecallAll), Pct(se.RecallAny), Pct(tu.RecallAll), Pct(tu.RecallAny), tu.Questions)
 		}
 	}
 	cats := Categories(c.Benchmark)
@@ -129,14 +125,7 @@ func WriteComparisonReport(w io.Writer, c Comparison, chart string) error {
 	for i, s := range c.Systems {
 		names[i], by[i] = s.Name, s.ByCategory
 	}
-	table := func(title string, cell func(Category) string) {
-		categoryTable(p, title, "system", cats, names, by, cell)
-	}
-	var first map[string]Category
-	if len(c.Systems) > 0 {
-		first = c.Systems[0].ByCategory
-	}
-	retrievalTables(p, table, "", cats, first, len(c.Systems) > 0)
+	retrievalTables(p, "system", "", cats, names, by, len(c.Systems) > 0)
 	if chart != "" {
 		p("\n![recall_all by category and context tokens, per server](%s)\n", chart)
 	}

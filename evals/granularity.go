@@ -83,11 +83,7 @@ func groups(turns []Turn, g Granularity) [][]Turn {
 		}
 		return out
 	}
-	out := make([][]Turn, len(turns))
-	for i := range turns {
-		out[i] = turns[i : i+1]
-	}
-	return out
+	return slices.Collect(slices.Chunk(turns, 1))
 }
 
 // message is one memory's message: a single turn verbatim, or several as
@@ -108,15 +104,11 @@ func message(group []Turn) (spec.Message, []string) {
 		t := nonEmpty[0]
 		return spec.Message{Role: t.Role, Speaker: t.Speaker, Content: t.Text}, refs
 	}
-	var b strings.Builder
+	lines := make([]string, len(nonEmpty))
 	for i, t := range nonEmpty {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		who := cmp.Or(t.Speaker, t.Role)
-		b.WriteString(who + ": " + t.Text)
+		lines[i] = cmp.Or(t.Speaker, t.Role) + ": " + t.Text
 	}
-	return spec.Message{Role: nonEmpty[0].Role, Content: b.String()}, refs
+	return spec.Message{Role: nonEmpty[0].Role, Content: strings.Join(lines, "\n")}, refs
 }
 
 // split cuts s into pieces of at most n bytes on rune boundaries,

@@ -39,7 +39,7 @@ func rule(q Question) string {
 // Correct says whether answer is a correct reply to q.
 func (j *Judge) Correct(ctx context.Context, q Question, answer string) (bool, error) {
 	user := fmt.Sprintf("Question: %s\n\nGrading rule: %s\n\nThe assistant's reply: %s\n\nIs the reply correct? Answer yes or no.", q.Text, rule(q), answer)
-	return j.verdict(ctx, user)
+	return j.verdict(ctx, judgeSystem, user)
 }
 
 const sufficiencySystem = `You check whether a set of remembered conversation turns is enough to answer a question. ` +
@@ -50,15 +50,12 @@ const sufficiencySystem = `You check whether a set of remembered conversation tu
 // that a wrong answer can be blamed on retrieval (no) or on reasoning (yes).
 func (j *Judge) Sufficient(ctx context.Context, q Question, today, context string) (bool, error) {
 	user := fmt.Sprintf("%s\n\nMemories:\n%s\n\nQuestion: %s\n\nDo the memories hold enough to answer the question? Answer yes or no.", today, context, q.Text)
-	reply, err := j.Chat.Complete(ctx, sufficiencySystem, user)
-	if err != nil {
-		return false, err
-	}
-	return parseVerdict(reply)
+	return j.verdict(ctx, sufficiencySystem, user)
 }
 
-func (j *Judge) verdict(ctx context.Context, user string) (bool, error) {
-	reply, err := j.Chat.Complete(ctx, judgeSystem, user)
+// verdict asks the judge model and reads its yes or no.
+func (j *Judge) verdict(ctx context.Context, system, user string) (bool, error) {
+	reply, err := j.Chat.Complete(ctx, system, user)
 	if err != nil {
 		return false, err
 	}

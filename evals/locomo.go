@@ -82,9 +82,7 @@ func LoadLoCoMo(r io.Reader) (*Dataset, error) {
 func locomoUnit(s locomoSample) (Unit, int, int, error) {
 	u := Unit{ID: s.SampleID}
 	var speakerA string
-	if raw, ok := s.Conversation["speaker_a"]; ok {
-		json.Unmarshal(raw, &speakerA)
-	}
+	json.Unmarshal(s.Conversation["speaker_a"], &speakerA)
 	var nums []int
 	for k := range s.Conversation {
 		if m := sessionKey.FindStringSubmatch(k); m != nil {
@@ -93,8 +91,7 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 		}
 	}
 	sort.Ints(nums)
-	refs := map[string]bool{}
-	sessionOf := map[string]string{}
+	sessionOf := map[string]string{} // every turn's ref -> its session
 	for _, n := range nums {
 		var turns []locomoTurn
 		if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &turns); err != nil {
@@ -123,7 +120,6 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 			if ref == "" {
 				ref = fmt.Sprintf("D%d:%d", n, i+1)
 			}
-			refs[ref] = true
 			sessionOf[ref] = sess.ID
 			sess.Turns = append(sess.Turns, Turn{Ref: ref, Role: role, Speaker: t.Speaker, Text: text})
 		}
@@ -132,13 +128,7 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 	if len(u.Sessions) == 0 {
 		return u, 0, 0, fmt.Errorf("no sessions")
 	}
-	last := u.Sessions[len(u.Sessions)-1].Date
-	for _, s := range u.Sessions {
-		if s.Date.After(last) {
-			last = s.Date
-		}
-	}
-	y, m, day := last.Date()
+	y, m, day := slices.MaxFunc(u.Sessions, bySessionDate).Date.Date()
 	u.Now = time.Date(y, m, day+1, 12, 0, 0, 0, time.UTC)
 
 	dropped, empty := 0, 0
@@ -162,14 +152,15 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 			q.Answer = strings.TrimSpace(q.Answer)
 		}
 		for _, ref := range parseEvidence(qa.Evidence) {
-			if !refs[ref] {
+			sid, ok := sessionOf[ref]
+			if !ok {
 				dropped++
 				continue
 			}
 			if !slices.Contains(q.EvidenceTurns, ref) {
 				q.EvidenceTurns = append(q.EvidenceTurns, ref)
 			}
-			if sid := sessionOf[ref]; !slices.Contains(q.EvidenceSessions, sid) {
+			if !slices.Contains(q.EvidenceSessions, sid) {
 				q.EvidenceSessions = append(q.EvidenceSessions, sid)
 			}
 		}

@@ -88,10 +88,7 @@ func lmeUnit(rec lmeRecord, codes sessionCodes) (Unit, error) {
 	if err != nil {
 		return Unit{}, fmt.Errorf("question_date: %w", err)
 	}
-	evidence := map[string]bool{}
-	for _, id := range rec.AnswerIDs {
-		evidence[id] = true
-	}
+	evidence := set(rec.AnswerIDs)
 	q := Question{
 		ID:       rec.QuestionID,
 		Category: cat,

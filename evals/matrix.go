@@ -127,6 +127,22 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	return args
 }
 
+// numericFactors are ParseConfig's factors that take a number, and where
+// each puts it.
+var numericFactors = map[string]func(c *Config, f float64){
+	"k":          func(c *Config, f float64) { c.K = int(f) },
+	"pool":       func(c *Config, f float64) { c.Pool = int(f) },
+	"context":    func(c *Config, f float64) { c.Context = int(f) },
+	"max_tokens": func(c *Config, f float64) { c.MaxTokens = int(f) },
+	"excerpt":    func(c *Config, f float64) { c.Excerpt = new(int(f)) },
+	"w.text":     func(c *Config, f float64) { c.TextWeight = f },
+	"w.vector":   func(c *Config, f float64) { c.VectorWeight = f },
+	"w.entity":   func(c *Config, f float64) { c.EntityWeight = f },
+	"w.rank":     func(c *Config, f float64) { c.RankConstant = int(f) },
+	"time":       func(c *Config, f float64) { c.Time = &f },
+	"adjacent":   func(c *Config, f float64) { c.Adjacent = &f },
+}
+
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
@@ -145,53 +161,15 @@ func ParseConfig(name string) (Config, error) {
 		if !ok {
 			return c, fmt.Errorf("config %q: %q is not factor=value", name, part)
 		}
-		num := func() (float64, error) {
+		if set, ok := numericFactors[k]; ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return 0, fmt.Errorf("config %q: %s=%q is not a number", name, k, v)
+				return c, fmt.Errorf("config %q: %s=%q is not a number", name, k, v)
 			}
-			return f, nil
+			set(&c, f)
+			continue
 		}
-		var err error
-		var f float64
 		switch k {
-		case "k", "pool", "context", "max_tokens", "excerpt":
-			if f, err = num(); err == nil {
-				switch k {
-				case "k":
-					c.K = int(f)
-				case "pool":
-					c.Pool = int(f)
-				case "context":
-					c.Context = int(f)
-				case "excerpt":
-					n := int(f)
-					c.Excerpt = &n
-				default:
-					c.MaxTokens = int(f)
-				}
-			}
-		case "w.text", "w.vector", "w.entity", "w.rank":
-			if f, err = num(); err == nil {
-				switch k {
-				case "w.text":
-					c.TextWeight = f
-				case "w.vector":
-					c.VectorWeight = f
-				case "w.entity":
-					c.EntityWeight = f
-				default:
-					c.RankConstant = int(f)
-				}
-			}
-		case "time", "adjacent":
-			if f, err = num(); err == nil {
-				if k == "adjacent" {
-					c.Adjacent = &f
-				} else {
-					c.Time = &f
-				}
-			}
 		case "fusion":
 			c.Fusion = v
 			c.NeedsVectors = v == "vector" || v == "rerank"
@@ -205,9 +183,6 @@ func ParseConfig(name string) (Config, error) {
 			c.Before = v == "question"
 		default:
 			return c, fmt.Errorf("config %q: unknown factor %q", name, k)
-		}
-		if err != nil {
-			return c, err
 		}
 	}
 	return c, c.Validate()
@@ -231,21 +206,18 @@ func (c Config) Validate() error {
 
 // Describe is a one-line description of how c differs from nothing.
 func (c Config) Describe() string {
-	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity)}
-	f := cmp.Or(c.Fusion, "server default (rrf)")
-	parts = append(parts, "fusion="+f)
+	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity),
+		"fusion=" + cmp.Or(c.Fusion, "server default (rrf)")}
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))
 	}
-	o := cmp.Or(c.Order, byRelevance)
-	parts = append(parts, "order="+o)
+	parts = append(parts, "order="+cmp.Or(c.Order, byRelevance))
 	if c.Before {
 		parts = append(parts, "before=question time")
 	}
+	prefix := "on"
 	if c.NoPrefix {
-		parts = append(parts, "prefix=off")
-	} else {
-		parts = append(parts, "prefix=on")
+		prefix = "off"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(append(parts, "prefix="+prefix), ", ")
 }

@@ -54,7 +54,7 @@ func MProxy(d *Dataset, n int, seed uint64) error {
 			s.Date = first.Add(time.Duration(rng.Int64N(int64(last.Sub(first)) + 1)))
 			u.Sessions = append(u.Sessions, s)
 		}
-		slices.SortStableFunc(u.Sessions, func(a, b Session) int { return a.Date.Compare(b.Date) })
+		slices.SortStableFunc(u.Sessions, bySessionDate)
 	}
 	d.Notes = append(d.Notes, fmt.Sprintf("M-proxy: %d filler sessions added per question from other questions' haystacks (never evidence sessions), dated within each haystack's span, seed %d. This is not LongMemEval M.", n, seed))
 	return nil
@@ -62,14 +62,8 @@ func MProxy(d *Dataset, n int, seed uint64) error {
 
 // span is the earliest and latest session date.
 func span(ss []Session) (time.Time, time.Time) {
-	first, last := ss[0].Date, ss[0].Date
-	for _, s := range ss {
-		if s.Date.Before(first) {
-			first = s.Date
-		}
-		if s.Date.After(last) {
-			last = s.Date
-		}
-	}
-	return first, last
+	return slices.MinFunc(ss, bySessionDate).Date, slices.MaxFunc(ss, bySessionDate).Date
 }
+
+// bySessionDate orders sessions by date.
+func bySessionDate(a, b Session) int { return a.Date.Compare(b.Date) }

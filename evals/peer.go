@@ -68,9 +68,7 @@ func RunPeer(ctx context.Context, o PeerOptions) (Outcome, error) {
 	if o.K < 1 {
 		return Outcome{}, fmt.Errorf("k: %d, must be at least 1", o.K)
 	}
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
+	o.Workers = max(o.Workers, 1)
 	if o.Timeout <= 0 {
 		o.Timeout = time.Minute
 	}
@@ -112,16 +110,12 @@ func RunPeer(ctx context.Context, o PeerOptions) (Outcome, error) {
 		var wg sync.WaitGroup
 		for i, t := range chunk {
 			runs[i] = &peerRun{o: o, fp: fp, base: base, u: t.u, turns: peerTurns(t.u)}
-			wg.Go(func() {
-				runs[i].ingest(ctx)
-			})
+			wg.Go(func() { runs[i].ingest(ctx) })
 		}
 		wg.Wait()
 		errs := make([]error, len(chunk))
 		for i, t := range chunk {
-			wg.Go(func() {
-				errs[i] = runs[i].ask(ctx, t.qs)
-			})
+			wg.Go(func() { errs[i] = runs[i].ask(ctx, t.qs) })
 		}
 		wg.Wait()
 		for _, r := range runs {
@@ -258,10 +252,9 @@ func (r *peerRun) close() {
 // ask asks qs in order. Only a cancelled run and a failure to record a
 // result are errors; a peer's failures are results.
 func (r *peerRun) ask(ctx context.Context, qs []Question) error {
-	ids, sessionOf := IDMap{}, map[string]string{}
+	ids := IDMap{}
 	for _, t := range r.turns {
 		ids[t.Ref] = Held{Session: t.SessionID, Refs: []string{t.Ref}}
-		sessionOf[t.Ref] = t.SessionID
 	}
 	for _, q := range qs {
 		if err := ctx.Err(); err != nil {
@@ -270,6 +263,8 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 		res := Result{
 			Agent: PeerAgent, Config: r.o.Name, Unit: r.u.ID, Question: q.ID, Category: q.Category,
 			Abstain: q.Abstain, Evidence: q.EvidenceTurns, Gold: q.Answer, Recalls: 1, Fingerprint: r.fp,
+			// until the search succeeds: a failed question is a miss, never left out
+			Retrieval: Score(q, nil, ids),
 		}
 		if r.broken != nil {
 			res.FailureKind, res.Failure = peers.Kind(r.broken), "the unit could not be stored: "+r.broken.Error()
@@ -306,7 +301,7 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 						if !cloned {
 							local, cloned = maps.Clone(ids), true
 						}
-						local[id] = Held{Session: sessionOf[h.Refs[0]], Refs: h.Refs}
+						local[id] = Held{Session: ids[h.Refs[0]].Session, Refs: h.Refs}
 					}
 					res.Recalled = append(res.Recalled, id)
 					texts = append(texts, h.Text)
@@ -315,10 +310,6 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 				res.Tokens = r.o.Tokenizer.Count(strings.Join(texts, "\n\n"))
 				res.AnswerShown = AnswerShown(res.Gold, strings.Join(texts, "\n\n"))
 			}
-		}
-		if res.FailureKind != "" {
-			// A failed question is a miss, never left out.
-			res.Retrieval = Score(q, nil, ids)
 		}
 		if err := r.o.Results.Add(res); err != nil {
 			return err

@@ -60,25 +60,20 @@ func (p *Progress) Start(turns, questions int) {
 }
 
 // Turns counts n more turns stored.
-func (p *Progress) Turns(n int) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.turns += n
-	p.update(n)
-}
+func (p *Progress) Turns(n int) { p.add(n, 0) }
 
 // Question counts one more question asked.
-func (p *Progress) Question() {
+func (p *Progress) Question() { p.add(0, 1) }
+
+func (p *Progress) add(turns, questions int) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.questions++
-	p.update(questionWeight)
+	p.turns += turns
+	p.questions += questions
+	p.update(turns + questionWeight*questions)
 }
 
 func (p *Progress) update(n int) {

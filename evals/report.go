@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -17,11 +18,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	if s.Version != "" {
 		p("- code: %s\n", s.Version)
 	}
-	if s.AnswerModel != "" {
-		p("- answer model: %s\n", s.AnswerModel)
-	} else {
-		p("- answer model: none: retrieval only, no answers, J not measured\n")
-	}
+	p("- answer model: %s\n", cmp.Or(s.AnswerModel, "none: retrieval only, no answers, J not measured"))
 	if s.JudgeModel != "" {
 		p("- judge model: %s (binary verdicts; the same judge for every configuration)\n", s.JudgeModel)
 	} else {
@@ -46,17 +43,17 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range s.Configs {
 		p("| %s | %s | %d | %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %s | %s |\n",
-			c.Config, c.Agent, c.Answered, pct(c.Retrieval.RecallAll), pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
+			c.Config, c.Agent, c.Answered, Pct(c.Retrieval.RecallAll), Pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
 			c.ContextTokens.Mean, c.ContextTokens.P50, c.ContextTokens.P95, c.RecallMS.P50, c.RecallMS.P95, c.RecallsPerQ,
-			pct(c.J), pct(c.Sufficiency))
+			Pct(c.J), Pct(c.Sufficiency))
 	}
 	if s.Benchmark == "longmemeval" {
 		p("\n## Session and turn level\n\n| config | session recall_all | session recall_any | session NDCG | turn recall_all | turn recall_any | turn NDCG | turn-scored questions |\n")
 		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			se, tu := c.Retrieval.Session, c.Retrieval.Turn
-			p("| %s | %s | %s | %s | %s | %s | %s | %d |\n", c.Config, pct(se.RecallAll), pct(se.RecallAny), num(se.NDCG),
-				pct(tu.RecallAll), pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
+			p("| %s | %s | %s | %s | %s | %s | %s | %d |\n", c.Config, Pct(se.RecallAll), Pct(se.RecallAny), num(se.NDCG),
+				Pct(tu.RecallAll), Pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
 		}
 	}
 	cats := Categories(s.Benchmark)
@@ -64,20 +61,17 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	for i, c := range s.Configs {
 		names[i], by[i] = c.Config, c.ByCategory
 	}
-	table := func(title string, cell func(Category) string) {
-		categoryTable(p, title, "config", cats, names, by, cell)
-	}
-	retrievalTables(p, table, " (baseline)", cats, s.ByCategory, true)
+	table := retrievalTables(p, "config", " (baseline)", cats, names, by, true)
 	if s.AnswerShown != nil {
 		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
 		for _, c := range s.Configs {
-			p("| %s | %s |\n", c.Config, pct(c.AnswerShown))
+			p("| %s | %s |\n", c.Config, Pct(c.AnswerShown))
 		}
-		table("Answer shown by category", func(v Category) string { return pct(v.AnswerShown) })
+		table("Answer shown by category", func(v Category) string { return Pct(v.AnswerShown) })
 	}
 	if s.JudgeModel != "" {
-		table("J by category", func(v Category) string { return pct(v.J) })
-		table("Context sufficiency by category", func(v Category) string { return pct(v.Sufficiency) })
+		table("J by category", func(v Category) string { return Pct(v.J) })
+		table("Context sufficiency by category", func(v Category) string { return Pct(v.Sufficiency) })
 		p("\n## Why answers were wrong\n\nA wrong answer whose context the sufficiency judge found insufficient is a retrieval failure; one whose context was sufficient is a reasoning failure.\n\n| config | wrong | retrieval failures | reasoning failures |\n| --- | ---: | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			if f := c.Failures; f != nil {
@@ -89,7 +83,7 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 		p("\n## Abstention questions (left out of retrieval metrics)\n\n| config | questions | J |\n| --- | ---: | ---: |\n")
 		for _, c := range s.Configs {
 			if a := c.Abstention; a != nil {
-				p("| %s | %d | %s |\n", c.Config, a.Questions, pct(a.J))
+				p("| %s | %d | %s |\n", c.Config, a.Questions, Pct(a.J))
 			}
 		}
 	}
@@ -111,8 +105,8 @@ func unitName(bench string) string {
 	return "question"
 }
 
-// pct renders a share as a percentage, "–" when there is none.
-func pct(f *float64) string {
+// Pct renders a share as a percentage, "–" when there is none.
+func Pct(f *float64) string {
 	if f == nil {
 		return "–"
 	}
@@ -127,19 +121,27 @@ func num(f *float64) string {
 }
 
 // retrievalTables writes the by-category section's retrieval tables
-// (recall_all, recall_any, context tokens), after the number of questions
-// per category of the first row when count says so.
-func retrievalTables(p func(string, ...any), table func(string, func(Category) string), which string, cats []string, first map[string]Category, count bool) {
+// (recall_all, recall_any, context tokens) of the rows names and by (first
+// names their column), after the number of questions per category of the
+// first row when count says so, and returns what writes another table of
+// those rows.
+func retrievalTables(p func(string, ...any), first, which string, cats, names []string, by []map[string]Category, count bool) (table func(string, func(Category) string)) {
+	table = func(title string, cell func(Category) string) { categoryTable(p, title, first, cats, names, by, cell) }
 	if count {
+		var firstRow map[string]Category
+		if len(by) > 0 {
+			firstRow = by[0]
+		}
 		p("\n## By category\n\nQuestions per category%s:", which)
 		for _, cat := range cats {
-			p(" %s %d;", cat, first[cat].Questions)
+			p(" %s %d;", cat, firstRow[cat].Questions)
 		}
 		p("\n")
 	}
-	table("recall_all by category", func(v Category) string { return pct(v.RecallAll) })
-	table("recall_any by category", func(v Category) string { return pct(v.RecallAny) })
+	table("recall_all by category", func(v Category) string { return Pct(v.RecallAll) })
+	table("recall_any by category", func(v Category) string { return Pct(v.RecallAny) })
 	table("Context tokens (mean) by category", func(v Category) string { return fmt.Sprintf("%.0f", v.Tokens) })
+	return table
 }
 
 // categoryTable writes a markdown table of one row per name (a run's

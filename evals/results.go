@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,20 +201,15 @@ func (s *Results) Close(keep []Result) error {
 	slices.SortStableFunc(sorted, func(a, b Result) int {
 		return strings.Compare(a.key(), b.key())
 	})
-	tmp := filepath.Join(s.dir, "results.jsonl.tmp")
-	f, ferr := os.Create(tmp)
-	if ferr != nil {
-		return errors.Join(err, ferr)
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	for _, r := range sorted {
 		if e := enc.Encode(r); e != nil {
-			f.Close()
 			return errors.Join(err, e)
 		}
 	}
-	if e := errors.Join(w.Flush(), f.Close()); e != nil {
+	tmp := filepath.Join(s.dir, "results.jsonl.tmp")
+	if e := os.WriteFile(tmp, b.Bytes(), 0o666); e != nil {
 		return errors.Join(err, e)
 	}
 	if e := os.Rename(tmp, filepath.Join(s.dir, "results.jsonl")); e != nil {

@@ -72,11 +72,8 @@ func Score(q Question, recalled []string, ids IDMap) Retrieval {
 func idealTurns(want map[string]bool, ids IDMap) int {
 	n := 0
 	for _, h := range ids {
-		for _, ref := range h.Refs {
-			if want[ref] {
-				n++
-				break
-			}
+		if slices.ContainsFunc(h.Refs, func(ref string) bool { return want[ref] }) {
+			n++
 		}
 	}
 	return n

@@ -68,9 +68,7 @@ type task struct {
 // what o.Results already holds. Units are worked on as many at once as
 // there are workers (see chunk).
 func Run(ctx context.Context, o Options) (Outcome, error) {
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
+	o.Workers = max(o.Workers, 1)
 	if o.LLMAgent && o.Chat == nil {
 		return Outcome{}, errors.New("the LLM agent needs a chat model")
 	}
@@ -82,9 +80,13 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	r := &runner{o: o}
 	plans := make([][]task, len(o.Data.Units))
 	turns, tasks := 0, 0
+	var todo []int
 	for i, u := range o.Data.Units {
 		plans[i] = r.plan(u)
 		tasks += len(plans[i])
+		if len(plans[i]) > 0 {
+			todo = append(todo, i)
+		}
 		for _, g := range granularities(plans[i]) {
 			turns += Turns(Calls(u, g))
 		}
@@ -92,12 +94,6 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	o.Progress.Start(turns, tasks)
 	defer o.Progress.Finish()
 
-	var todo []int
-	for i := range o.Data.Units {
-		if len(plans[i]) > 0 {
-			todo = append(todo, i)
-		}
-	}
 	for chunk := range slices.Chunk(todo, o.Workers) {
 		if err := r.chunk(ctx, chunk, plans); err != nil {
 			return Outcome{}, err
@@ -316,13 +312,10 @@ func (r *runner) question(ctx context.Context, a asked, ts []task) error {
 	return nil
 }
 
-// namespace is where unit u is stored at granularity g.
+// namespace is where unit u is stored at granularity g, the unit's id made
+// safe as sessionIDs makes session ids.
 func namespace(unit string, g Granularity) string {
-	return "eval-" + sanitize(unit) + "-" + string(g)
-}
-
-func sanitize(s string) string {
-	return sessionIDs{}.add(s)
+	return "eval-" + sessionIDs{}.add(unit) + "-" + string(g)
 }
 
 // fingerprint identifies what a result depends on: data, server, agent,

@@ -31,13 +31,7 @@ func AnswerShown(gold, context string) *bool {
 }
 
 // shownStop are the words AnswerShown leaves out of a gold answer.
-var shownStop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("a an the and or of to in on at for with from by as is was were be i my me he she it they their his her") {
-		shownStop[w] = true
-	}
-}
+var shownStop = set(strings.Fields("a an the and or of to in on at for with from by as is was were be i my me he she it they their his her"))
 
 func words(s string) []string {
 	var out []string

@@ -123,18 +123,18 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 	}
 	for _, c := range configs {
 		if rs := by["scripted/"+c.Name]; len(rs) > 0 {
-			s.Configs = append(s.Configs, summarizeConfig(d.Name, s.Level, c, "scripted", rs, s.Ingest))
+			s.Configs = append(s.Configs, summarizeConfig(d.Name, c, "scripted", rs, s.Ingest))
 		}
 	}
 	for _, c := range configs {
 		for key, rs := range by {
 			if agent, name, _ := strings.Cut(key, "/"); name == c.Name && agent != "scripted" && agent != "llm" {
-				s.Configs = append(s.Configs, summarizeConfig(d.Name, s.Level, c, agent, rs, s.Ingest))
+				s.Configs = append(s.Configs, summarizeConfig(d.Name, c, agent, rs, s.Ingest))
 			}
 		}
 	}
 	if rs := by["llm/"+LLMConfig.Name]; len(rs) > 0 {
-		s.Configs = append(s.Configs, summarizeConfig(d.Name, s.Level, LLMConfig, "llm", rs, s.Ingest))
+		s.Configs = append(s.Configs, summarizeConfig(d.Name, LLMConfig, "llm", rs, s.Ingest))
 	}
 	if len(s.Configs) > 0 {
 		s.ConfigSummary = s.Configs[0]
@@ -142,7 +142,7 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 	return s
 }
 
-func summarizeConfig(bench, level string, c Config, agent string, rs []Result, ingest map[string]Ingest) ConfigSummary {
+func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest map[string]Ingest) ConfigSummary {
 	cs := ConfigSummary{
 		Config: c.Name, Agent: agent, Description: c.Describe(), Answered: len(rs), K: c.K,
 		ByCategory:      map[string]Category{},
@@ -162,16 +162,16 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 	cs.RecallsPerQ = float64(recalls) / float64(len(rs))
 	// Overall retrieval leaves out LoCoMo's adversarial questions, as is usual.
 	overall := slices.DeleteFunc(slices.Clone(rs), func(r Result) bool { return r.Category == "adversarial" })
-	cs.Retrieval = levels(overall, level, bench)
+	cs.Retrieval = levels(overall, bench)
 	cs.J, cs.Sufficiency = verdicts(rs)
 	cs.AnswerShown = shown(overall)
 	cs.Failures = failures(rs)
-	for _, cat := range Categories(bench) {
-		in := where(rs, func(r Result) bool { return r.Category == cat })
+	for _, name := range Categories(bench) {
+		in := where(rs, func(r Result) bool { return r.Category == name })
 		if len(in) == 0 {
 			continue
 		}
-		cat := Category{Questions: len(in), Level: levels(in, level, bench)}
+		cat := Category{Questions: len(in), Level: levels(in, bench)}
 		var t []float64
 		for _, r := range in {
 			t = append(t, float64(r.Tokens))
@@ -179,7 +179,7 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 		cat.Tokens = NewDist(t).Mean
 		cat.J, cat.Sufficiency = verdicts(in)
 		cat.AnswerShown = shown(in)
-		cs.ByCategory[catName(in)] = cat
+		cs.ByCategory[name] = cat
 	}
 	if bench == "longmemeval" {
 		if abs := where(rs, func(r Result) bool { return r.Abstain }); len(abs) > 0 {
@@ -191,20 +191,16 @@ func summarizeConfig(bench, level string, c Config, agent string, rs []Result, i
 	return cs
 }
 
-func catName(rs []Result) string { return rs[0].Category }
-
-// levels aggregates retrieval over rs at the headline level, and both
-// levels for LongMemEval.
-func levels(rs []Result, level, bench string) Level {
+// levels aggregates retrieval over rs at the headline level (sessions for
+// LongMemEval, turns otherwise), and both levels for LongMemEval.
+func levels(rs []Result, bench string) Level {
 	turn := aggregate(rs, func(r Retrieval) *Hits { return r.Turn })
 	sess := aggregate(rs, func(r Retrieval) *Hits { return r.Session })
-	l := turn
-	if level == "session" {
-		l = sess
+	if bench != "longmemeval" {
+		return turn
 	}
-	if bench == "longmemeval" {
-		l.Session, l.Turn = &sess, &turn
-	}
+	l := sess
+	l.Session, l.Turn = &sess, &turn
 	return l
 }
 

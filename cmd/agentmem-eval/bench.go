@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -438,15 +437,13 @@ func benchCorpus(dir string) ([]benchSession, []string, string, error) {
 		return nil, nil, "", err
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	gz, err := gzip.NewReader(r)
+	gz, err := gzip.NewReader(bufio.NewReader(f))
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: %w", path, err)
 	}
 	var items []struct {
 		Question string   `json:"question"`
 		Dates    []string `json:"haystack_dates"`
-		IDs      []string `json:"haystack_session_ids"`
 		Sessions [][]struct {
 			Role    string `json:"role"`
 			Content string `json:"content"`

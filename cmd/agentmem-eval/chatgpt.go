@@ -89,11 +89,11 @@ type chatgptMessage struct {
 }
 
 type chatgptConversation struct {
-	ID          string                 `json:"id"`
-	Title       string                 `json:"title"`
-	CreateTime  float64                `json:"create_time"`
-	CurrentNode string                 `json:"current_node"`
-	Mapping     map[string]chatgptNode `json:"mapping"`
+	ID          string                  `json:"id"`
+	Title       string                  `json:"title"`
+	CreateTime  float64                 `json:"create_time"`
+	CurrentNode string                  `json:"current_node"`
+	Mapping     map[string]*chatgptNode `json:"mapping"`
 }
 
 // writeChatGPT writes d's distinct sessions (by id: LongMemEval haystacks
@@ -133,7 +133,7 @@ func writeChatGPT(w io.Writer, d *evals.Dataset, max int) (sessions, turns int, 
 func chatgptOf(s evals.Session, n int) chatgptConversation {
 	id := fmt.Sprintf("conv-%06d", n)
 	root := id + "-root"
-	c := chatgptConversation{ID: id, Title: "session " + s.ID, CreateTime: epoch(s.Date), Mapping: map[string]chatgptNode{
+	c := chatgptConversation{ID: id, Title: "session " + s.ID, CreateTime: epoch(s.Date), Mapping: map[string]*chatgptNode{
 		root: {ID: root},
 	}}
 	parent := root
@@ -144,10 +144,8 @@ func chatgptOf(s evals.Session, n int) chatgptConversation {
 		m.Content.ContentType = "text"
 		m.Content.Parts = []string{t.Text}
 		p := parent
-		c.Mapping[nid] = chatgptNode{ID: nid, Message: m, Parent: &p}
-		prev := c.Mapping[parent]
-		prev.Children = []string{nid}
-		c.Mapping[parent] = prev
+		c.Mapping[nid] = &chatgptNode{ID: nid, Message: m, Parent: &p}
+		c.Mapping[parent].Children = []string{nid}
 		parent = nid
 	}
 	c.CurrentNode = parent

@@ -193,9 +193,8 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
-		Workers: c.Workers, Keep: c.Keep, Version: revision(),
+		Workers: cmp.Or(c.Workers, runtime.NumCPU()), Keep: c.Keep, Version: revision(),
 	}
-	o.Workers = cmp.Or(o.Workers, runtime.NumCPU())
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
 		return evals.Options{}, evals.Meta{}, err
 	}
@@ -340,7 +339,7 @@ func printComparison(w io.Writer, c evals.Comparison) {
 			failed += n
 		}
 		fmt.Fprintf(w, "  %-18s all %6s any %6s  tokens %5.0f  ingest %6.0f turns/s  recall p50 %.1f ms p95 %.1f ms  failed %d\n", s.Name,
-			pctText(s.Retrieval.RecallAll), pctText(s.Retrieval.RecallAny), s.ContextTokens.Mean, s.IngestTurnsPerS, s.RecallMS.P50, s.RecallMS.P95, failed)
+			evals.Pct(s.Retrieval.RecallAll), evals.Pct(s.Retrieval.RecallAny), s.ContextTokens.Mean, s.IngestTurnsPerS, s.RecallMS.P50, s.RecallMS.P95, failed)
 	}
 }
 
@@ -384,8 +383,8 @@ func (c evalFlags) configs(hasVectors bool, fusion string) (run []evals.Config, 
 }
 
 // spread picks n of us at even intervals, in order.
-func spread(us []evals.Unit, n int) []evals.Unit {
-	out := make([]evals.Unit, n)
+func spread[T any](us []T, n int) []T {
+	out := make([]T, n)
 	for i := range out {
 		out[i] = us[i*len(us)/n]
 	}
@@ -438,37 +437,26 @@ func revision() string {
 	if err != nil {
 		return version
 	}
-	f, err := os.Open(exe)
+	b, err := os.ReadFile(exe)
 	if err != nil {
 		return version
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return version
-	}
-	return version + " (executable sha256 " + hex.EncodeToString(h.Sum(nil))[:12] + ")"
+	sum := sha256.Sum256(b)
+	return version + " (executable sha256 " + hex.EncodeToString(sum[:])[:12] + ")"
 }
 
 func printHeadline(w io.Writer, s evals.Summary) {
 	fmt.Fprintf(w, "%s: %d questions; %s-level recall_all / recall_any over %d scored questions:\n", s.Benchmark, s.Questions, s.Level, s.Retrieval.Questions)
 	for _, c := range s.Configs {
-		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, pctText(c.Retrieval.RecallAll), pctText(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
+		line := fmt.Sprintf("  %-22s %-8s all %6s any %6s  tokens %5.0f  recall p50 %.1f ms", c.Config, c.Agent, evals.Pct(c.Retrieval.RecallAll), evals.Pct(c.Retrieval.RecallAny), c.ContextTokens.Mean, c.RecallMS.P50)
 		if c.AnswerShown != nil {
-			line += "  answer shown " + pctText(c.AnswerShown)
+			line += "  answer shown " + evals.Pct(c.AnswerShown)
 		}
 		if c.J != nil {
-			line += "  J " + pctText(c.J)
+			line += "  J " + evals.Pct(c.J)
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-func pctText(f *float64) string {
-	if f == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100**f)
 }
 
 // startCPUProfile writes a CPU profile to path until stop is called; an

@@ -38,8 +38,8 @@ func hostQuestions(d *evals.Dataset, n int) map[string]bool {
 		return nil
 	}
 	out := map[string]bool{}
-	for i := range n {
-		out[ids[i*len(ids)/n]] = true
+	for _, id := range spread(ids, n) {
+		out[id] = true
 	}
 	return out
 }
@@ -114,7 +114,8 @@ func (c evalFlags) agentmemBinary() (string, error) {
 		return filepath.Abs(c.Agentmem)
 	}
 	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), "agentmem"); isFile(p) {
+		p := filepath.Join(filepath.Dir(self), "agentmem")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, nil
 		}
 	}
@@ -123,11 +124,6 @@ func (c evalFlags) agentmemBinary() (string, error) {
 		return "", fmt.Errorf("--host needs the agentmem binary (go install ./cmd/agentmem, or --agentmem PATH): %w", err)
 	}
 	return filepath.Abs(p)
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // printHostSame says how often the host showed its model exactly the text

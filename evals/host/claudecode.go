@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"agentmem/evals/peers"
@@ -60,7 +59,7 @@ func (c ClaudeCode) Prompt(ctx context.Context, dir, prompt string, extra ...str
 	out, stderr, err := run(ctx, c.Binary, dir, append(args, extra...), append(c.environ(), c.Env...))
 	r := Run{Output: out.String(), Stderr: stderr}
 	if err != nil {
-		return r, fmt.Errorf("claude -p %.40q: %w\n%s", prompt, err, tail(r.Stderr+r.Output, 2000))
+		return r, fmt.Errorf("claude -p %.40q: %w\n%s", prompt, err, peers.Tail(r.Stderr+r.Output, 2000))
 	}
 	var res struct {
 		SessionID string `json:"session_id"`
@@ -68,7 +67,7 @@ func (c ClaudeCode) Prompt(ctx context.Context, dir, prompt string, extra ...str
 		IsError   bool   `json:"is_error"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.SessionID == "" {
-		return r, fmt.Errorf("claude -p %.40q printed no JSON result with a session id: %v\n%s", prompt, err, tail(r.Output, 2000))
+		return r, fmt.Errorf("claude -p %.40q printed no JSON result with a session id: %v\n%s", prompt, err, peers.Tail(r.Output, 2000))
 	}
 	r.SessionID, r.Result = res.SessionID, res.Result
 	if res.IsError {
@@ -88,13 +87,6 @@ func (c ClaudeCode) environ() []string {
 		"DISABLE_AUTOUPDATER=1",
 		"ENABLE_TOOL_SEARCH=false",
 	)
-}
-
-// Transcript is the path of a session's transcript under Home, as Claude
-// Code names it (the project directory with every / as -).
-func (c ClaudeCode) Transcript(dir, session string) string {
-	abs, _ := filepath.Abs(dir)
-	return filepath.Join(c.Home, ".claude", "projects", strings.NewReplacer("/", "-", ".", "-").Replace(abs), session+".jsonl")
 }
 
 // run runs binary in dir with args and env, and no input, and returns what
@@ -119,11 +111,4 @@ func offline(extra ...string) []string {
 		}
 	}
 	return append(env, extra...)
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }

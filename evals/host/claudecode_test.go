@@ -255,3 +255,10 @@ func toolResult(t *testing.T, reqs []Request) string {
 func sessionStartShown(reqs []Request) bool {
 	return len(reqs) > 0 && bytes.Contains(reqs[0].Raw, []byte("Today is "))
 }
+
+// Transcript is the path of a session's transcript under Home, as Claude
+// Code names it (the project directory with every / as -).
+func (c ClaudeCode) Transcript(dir, session string) string {
+	abs, _ := filepath.Abs(dir)
+	return filepath.Join(c.Home, ".claude", "projects", strings.NewReplacer("/", "-", ".", "-").Replace(abs), session+".jsonl")
+}

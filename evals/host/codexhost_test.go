@@ -89,7 +89,7 @@ func (c Codex) exec(ctx context.Context, dir, prompt string, sub ...string) (Cod
 	out, stderr, err := run(ctx, c.Binary, dir, append(args, "--", prompt), append(c.Environ(), c.Env...))
 	r := CodexRun{Output: out.String(), Stderr: stderr}
 	if err != nil {
-		return r, fmt.Errorf("codex exec %.40q: %w\n%s", prompt, err, tail(r.Stderr+r.Output, 2000))
+		return r, fmt.Errorf("codex exec %.40q: %w\n%s", prompt, err, peers.Tail(r.Stderr+r.Output, 2000))
 	}
 	var failed string
 	sc := bufio.NewScanner(out)
@@ -119,7 +119,7 @@ func (c Codex) exec(ctx context.Context, dir, prompt string, sub ...string) (Cod
 		}
 	}
 	if r.SessionID == "" || failed != "" {
-		return r, fmt.Errorf("codex exec %.40q: no session, or the turn failed (%s)\n%s", prompt, failed, tail(r.Stderr+r.Output, 2000))
+		return r, fmt.Errorf("codex exec %.40q: no session, or the turn failed (%s)\n%s", prompt, failed, peers.Tail(r.Stderr+r.Output, 2000))
 	}
 	return r, nil
 }

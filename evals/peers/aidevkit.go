@@ -35,19 +35,17 @@ import (
 //     them; they stay in the hit's text), content longer than 5000 is stored
 //     as numbered parts that map to the same turn, a query is cut to 500
 //     characters at a word boundary, and a search returns at most 20 items
-//     (MaxK).
+//     (adkMaxK).
 //   - a turn whose content is identical to an earlier one (same speaker,
 //     date and text) is refused by the server as a duplicate; the adapter
 //     then maps the turn to the earlier item, which is how the server keeps it.
 type AIDevkit struct {
-	l ledger
-
-	mu  sync.Mutex
-	ids map[string]map[string]string // namespace -> item id -> code
+	l   ledger
+	ids sync.Map // namespace + "\x00" + item id -> code
 }
 
 // NewAIDevkit returns the adapter.
-func NewAIDevkit() *AIDevkit { return &AIDevkit{ids: map[string]map[string]string{}} }
+func NewAIDevkit() *AIDevkit { return &AIDevkit{} }
 
 func (*AIDevkit) Name() string { return "ai-devkit-memory" }
 
@@ -61,13 +59,11 @@ func (*AIDevkit) Package() Package {
 // on) is dataDir too.
 func (*AIDevkit) Spec(dataDir string) Spec { return Spec{} }
 
-func (*AIDevkit) Namespaced() bool { return true }
-func (*AIDevkit) MaxK() int        { return 20 }
-
 const (
 	adkMinContent = 50
 	adkMaxContent = 5000
 	adkMaxQuery   = 500
+	adkMaxK       = 20
 )
 
 // scope maps a namespace to a scope the server accepts
@@ -109,9 +105,8 @@ func adkParts(t Turn) []string {
 	rest := []rune(t.Text)
 	for len(rest) > 0 {
 		n, units := 0, 0
-		for n < len(rest) && units+len(utf16.Encode(rest[n:n+1])) <= budget {
-			units += len(utf16.Encode(rest[n : n+1]))
-			n++
+		for ; n < len(rest) && units+utf16.RuneLen(rest[n]) <= budget; n++ {
+			units += utf16.RuneLen(rest[n])
 		}
 		if n < len(rest) {
 			for i := n; i > n*3/4; i-- {
@@ -172,11 +167,11 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 			if errors.As(err, &te) {
 				var e adkError
 				if json.Unmarshal([]byte(te.Text), &e) == nil && e.Error == "DUPLICATE_ERROR" && e.Details.DuplicateType == "content" {
-					prev, ok := p.code(ns, e.Details.ExistingID)
+					prev, ok := p.ids.Load(ns + "\x00" + e.Details.ExistingID)
 					if !ok {
 						return malformed("turn %s: the server calls it a duplicate of item %s, which this adapter did not store", t.Ref, e.Details.ExistingID)
 					}
-					if err := p.l.merge(ns, prev, t.Ref); err != nil {
+					if err := p.l.merge(ns, prev.(string), t.Ref); err != nil {
 						return fmt.Errorf("turn %s: %w", t.Ref, err)
 					}
 					continue
@@ -188,30 +183,18 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 			if res.ID == "" {
 				return malformed("turn %s: memory_storeKnowledge returned no id", t.Ref)
 			}
-			p.mu.Lock()
-			if p.ids[ns] == nil {
-				p.ids[ns] = map[string]string{}
-			}
-			p.ids[ns][res.ID] = code
-			p.mu.Unlock()
+			p.ids.Store(ns+"\x00"+res.ID, code)
 		}
 	}
 	return nil
 }
 
-func (p *AIDevkit) code(ns, id string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c, ok := p.ids[ns][id]
-	return c, ok
-}
-
 // Search sends the question as the query.
 func (p *AIDevkit) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
+	k = min(k, adkMaxK)
 	q := strings.TrimSpace(question)
 	if r := []rune(q); len(r) > adkMaxQuery {
 		q = string(r[:adkMaxQuery])

@@ -14,8 +14,8 @@
 // (<user cache dir>/agentmem-eval/peers/<name>@<version>); Node.js and npm
 // are the only requirements. Installation.Command starts the server over
 // stdio with all its state (and HOME) in a data directory of its own, so
-// runs never share state; a peer without namespaces (Namespaced false)
-// gets a fresh process and directory per unit.
+// runs never share state; the harness gives every unit a fresh process and
+// directory, whether or not the peer keeps namespaces apart.
 //
 // Caveat: where a peer needs a name, key or title for each memory, the
 // adapter gives it an opaque code made of punctuation ("%*+"), kept in a

@@ -85,10 +85,10 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 		}
 	}
 	dir := filepath.Join(cache, folderName(p))
-	inst := Installation{
-		Package: p, Dir: dir, Node: node, NodeMajor: major,
-		Entry: filepath.Join(dir, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry)),
+	entry := func(prefix string) string {
+		return filepath.Join(prefix, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry))
 	}
+	inst := Installation{Package: p, Dir: dir, Node: node, NodeMajor: major, Entry: entry(dir)}
 	if installed(inst) {
 		return inst, nil
 	}
@@ -126,14 +126,12 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 		in.Log("peers: installing %s into %s (npm install; a native module may take minutes to build)", spec, dir)
 	}
 	if err := cmd.Run(); err != nil {
-		return Installation{}, fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, tail(out.String(), 4000))
+		return Installation{}, fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, Tail(out.String(), 4000))
 	}
 	if in.Log != nil && out.Len() > 0 {
-		in.Log("%s", tail(out.String(), 4000))
+		in.Log("%s", Tail(out.String(), 4000))
 	}
-	tmpInst := inst
-	tmpInst.Entry = filepath.Join(tmp, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Entry))
-	if _, err := os.Stat(tmpInst.Entry); err != nil {
+	if _, err := os.Stat(entry(tmp)); err != nil {
 		return Installation{}, fmt.Errorf("peers: %s installed, but its entry %s is missing: %w", spec, p.Entry, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(spec+"\n"), 0o644); err != nil {
@@ -173,13 +171,9 @@ func (in Installer) node(ctx context.Context, p Package) (string, int, error) {
 	if path, err = filepath.Abs(path); err != nil {
 		return "", 0, err
 	}
-	v, err := version(ctx, path)
+	v, major, err := version(ctx, path)
 	if err != nil {
-		return "", 0, fmt.Errorf("peers: %s --version: %w", path, err)
-	}
-	major, err := majorOf(v)
-	if err != nil {
-		return "", 0, fmt.Errorf("peers: %s --version: %w", path, err)
+		return "", 0, err
 	}
 	if p.MinNode > 0 && major < p.MinNode {
 		return "", 0, fmt.Errorf("peers: %s@%s needs Node.js %d or later; %s is %s (give a newer node binary, e.g. the one of the npm package node@%d)", p.Name, p.Version, p.MinNode, path, v, p.MinNode)
@@ -194,13 +188,9 @@ func (in Installer) npm(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("peers: npm is needed to install the peers and was not found (%s: %w); it comes with Node.js", name, err)
 	}
-	v, err := version(ctx, path)
+	v, major, err := version(ctx, path)
 	if err != nil {
-		return "", fmt.Errorf("peers: %s --version: %w", path, err)
-	}
-	major, err := majorOf(v)
-	if err != nil {
-		return "", fmt.Errorf("peers: %s --version: %w", path, err)
+		return "", err
 	}
 	if major < MinNPM {
 		return "", fmt.Errorf("peers: npm %s at %s is too old; npm %d or later is needed", v, path, MinNPM)
@@ -208,25 +198,23 @@ func (in Installer) npm(ctx context.Context) (string, error) {
 	return path, nil
 }
 
-func version(ctx context.Context, prog string) (string, error) {
+// version is what prog --version prints, and its major version.
+func version(ctx context.Context, prog string) (string, int, error) {
 	out, err := exec.CommandContext(ctx, prog, "--version").Output()
 	if err != nil {
-		return "", err
+		return "", 0, fmt.Errorf("peers: %s --version: %w", prog, err)
 	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func majorOf(v string) (int, error) {
+	v := strings.TrimSpace(string(out))
 	s, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	n, err := strconv.Atoi(s)
+	major, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("unexpected version %q", v)
+		return "", 0, fmt.Errorf("peers: %s --version: unexpected version %q", prog, v)
 	}
-	return n, nil
+	return v, major, nil
 }
 
-// tail keeps the last n bytes of s.
-func tail(s string, n int) string {
+// Tail keeps the last n bytes of s, for messages.
+func Tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -145,7 +145,7 @@ func npmReachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "npm", "ping").CombinedOutput(); err != nil {
-		t.Skipf("the npm registry is not reachable (npm ping: %v): %s", err, tail(string(out), 300))
+		t.Skipf("the npm registry is not reachable (npm ping: %v): %s", err, Tail(string(out), 300))
 	}
 }
 

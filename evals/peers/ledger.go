@@ -1,7 +1,9 @@
 package peers
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -18,12 +20,7 @@ const codeDigits = "%*+,-./=?@^_"
 // Without "/" no code can hold "../", which it refuses too.
 const keeperDigits = "_-."
 
-// encode writes n in base len(codeDigits).
-func encode(n int) string { return encodeIn(codeDigits, n) }
-
-// decode reads a code; ok is false when s is not one.
-func decode(s string) (int, bool) { return decodeIn(codeDigits, s) }
-
+// encodeIn writes n in base len(digits).
 func encodeIn(digits string, n int) string {
 	b := len(digits)
 	var out []byte
@@ -34,12 +31,11 @@ func encodeIn(digits string, n int) string {
 			break
 		}
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return string(out)
 }
 
+// decodeIn reads a code of digits; ok is false when s is not one.
 func decodeIn(digits, s string) (int, bool) {
 	if s == "" {
 		return 0, false
@@ -64,19 +60,9 @@ type ledger struct {
 	ns map[string]*table
 }
 
-func (l *ledger) encode(n int) string {
-	if l.digits == "" {
-		return encode(n)
-	}
-	return encodeIn(l.digits, n)
-}
+func (l *ledger) encode(n int) string { return encodeIn(cmp.Or(l.digits, codeDigits), n) }
 
-func (l *ledger) decode(s string) (int, bool) {
-	if l.digits == "" {
-		return decode(s)
-	}
-	return decodeIn(l.digits, s)
-}
+func (l *ledger) decode(s string) (int, bool) { return decodeIn(cmp.Or(l.digits, codeDigits), s) }
 
 type table struct {
 	refs  [][]string     // by ordinal
@@ -124,7 +110,9 @@ func (l *ledger) merge(ns, code, ref string) error {
 	if old, ok := t.byRef[ref]; ok && old != n {
 		t.refs[old] = nil
 	}
-	t.refs[n] = appendUnique(t.refs[n], ref)
+	if !slices.Contains(t.refs[n], ref) {
+		t.refs[n] = append(t.refs[n], ref)
+	}
 	t.byRef[ref] = n
 	return nil
 }

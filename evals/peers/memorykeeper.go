@@ -52,9 +52,6 @@ func (*MemoryKeeper) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"DATA_DIR=" + dataDir}}
 }
 
-func (*MemoryKeeper) Namespaced() bool { return false }
-func (*MemoryKeeper) MaxK() int        { return 0 }
-
 const mkBatch = 100
 
 // mkKeyEnd ends every key: the server refuses a key that ends in "--" (as
@@ -112,8 +109,7 @@ var mkMeta = regexp.MustCompile(`\n   (Category: [^\n]*)?(, Priority: [^\n]*)?\n
 
 // Search asks context_semantic_search.
 func (p *MemoryKeeper) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
 	text, err := call(ctx, c, "context_semantic_search", map[string]any{"query": question, "topK": k, "minSimilarity": 0})
@@ -129,7 +125,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		return nil, nil
 	}
 	if !strings.HasPrefix(text, "Found ") {
-		return nil, malformed("context_semantic_search: unexpected result: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: unexpected result: %s", Tail(text, 300))
 	}
 	locs := mkResult.FindAllStringSubmatchIndex(text, -1)
 	var hits []Hit
@@ -155,7 +151,7 @@ func (p *MemoryKeeper) parse(ns, text string, k int) ([]Hit, error) {
 		hits = append(hits, Hit{Refs: refs, Text: value})
 	}
 	if len(hits) == 0 {
-		return nil, malformed("context_semantic_search: no result could be read in: %s", tail(text, 300))
+		return nil, malformed("context_semantic_search: no result could be read in: %s", Tail(text, 300))
 	}
 	return hits[:min(k, len(hits))], nil
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -53,12 +51,10 @@ type Package struct {
 	AllowScripts []string
 }
 
-// Spec is how to start a peer's server: Node runs Entry with Args, in Dir,
-// with Env added to (and overriding) the harness's environment.
+// Spec is how to start a peer's server: Node runs Entry, in the data
+// directory, with Env added to (and overriding) the harness's environment.
 type Spec struct {
-	Args []string
-	Env  []string
-	Dir  string
+	Env []string
 }
 
 // Peer adapts one MCP memory server to the benchmark: how it stores a turn
@@ -75,12 +71,6 @@ type Peer interface {
 	// Spec is how to start the server with all its state inside dataDir,
 	// an empty directory that belongs to this server process alone.
 	Spec(dataDir string) Spec
-	// Namespaced reports whether the server keeps namespaces apart; a peer
-	// that does not gets a fresh server process and data directory per unit.
-	Namespaced() bool
-	// MaxK is the largest number of results one search can return (0: no
-	// limit); Search returns at most that many.
-	MaxK() int
 	// Store stores turns (of one or more sessions, in order) into ns.
 	Store(ctx context.Context, c *client.Client, ns string, turns []Turn) error
 	// Search asks ns about question and returns at most k hits, best first.
@@ -143,39 +133,10 @@ func validate(turns []Turn) error {
 	return nil
 }
 
-// clampK checks k and applies a peer's limit.
-func clampK(k, maxK int) (int, error) {
+// checkK checks the k a Search gets.
+func checkK(k int) error {
 	if k < 1 {
-		return 0, fmt.Errorf("k: %d, must be at least 1", k)
+		return fmt.Errorf("k: %d, must be at least 1", k)
 	}
-	if maxK > 0 && k > maxK {
-		return maxK, nil
-	}
-	return k, nil
-}
-
-// ranked is a candidate with a score, for adapters that rank themselves.
-type ranked struct {
-	code  string
-	score float64
-	first int // order of first appearance, to break ties stably
-}
-
-func sortRanked(rs []ranked) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].score != rs[j].score {
-			return rs[i].score > rs[j].score
-		}
-		return rs[i].first < rs[j].first
-	})
-}
-
-// appendUnique appends the refs of b not already in a.
-func appendUnique(a []string, b ...string) []string {
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			a = append(a, x)
-		}
-	}
-	return a
+	return nil
 }

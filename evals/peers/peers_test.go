@@ -137,7 +137,7 @@ func TestStartReportsAFailingServer(t *testing.T) {
 func TestCodes(t *testing.T) {
 	seen := map[string]bool{}
 	for n := 0; n < 5000; n++ {
-		c := encode(n)
+		c := encodeIn(codeDigits, n)
 		if seen[c] {
 			t.Fatalf("code %q repeats", c)
 		}
@@ -148,8 +148,8 @@ func TestCodes(t *testing.T) {
 		}) >= 0 {
 			t.Fatalf("code %q has a letter, digit, colon or space", c)
 		}
-		if m, ok := decode(c); !ok || m != n {
-			t.Fatalf("decode(encode(%d)) = %d, %v", n, m, ok)
+		if m, ok := decodeIn(codeDigits, c); !ok || m != n {
+			t.Fatalf("decodeIn(encodeIn(%d)) = %d, %v", n, m, ok)
 		}
 	}
 	keeperKey := regexp.MustCompile(`^[a-zA-Z0-9_\-./:]+$`) // mcp-memory-keeper's rule
@@ -162,7 +162,7 @@ func TestCodes(t *testing.T) {
 			t.Fatalf("memory-keeper code %q decodes to %d", c, m)
 		}
 	}
-	if _, ok := decode("D1:3"); ok {
+	if _, ok := decodeIn(codeDigits, "D1:3"); ok {
 		t.Error("decode accepted a benchmark id")
 	}
 	var l ledger

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -50,9 +51,6 @@ func (*ServerMemory) Spec(dataDir string) Spec {
 	return Spec{Env: []string{"MEMORY_FILE_PATH=" + filepath.Join(dataDir, "memory.jsonl")}}
 }
 
-func (*ServerMemory) Namespaced() bool { return false }
-func (*ServerMemory) MaxK() int        { return 0 }
-
 type smEntity struct {
 	Name         string   `json:"name"`
 	EntityType   string   `json:"entityType"`
@@ -90,14 +88,16 @@ func (p *ServerMemory) Store(ctx context.Context, c *client.Client, ns string, t
 
 // Search runs one search_nodes per keyword and ranks the union.
 func (p *ServerMemory) Search(ctx context.Context, c *client.Client, ns string, question string, k int) ([]Hit, error) {
-	k, err := clampK(k, p.MaxK())
-	if err != nil {
+	if err := checkK(k); err != nil {
 		return nil, err
 	}
 	n := float64(p.l.count(ns))
-	byCode := map[string]*ranked{}
-	texts := map[string]string{}
-	var order []string
+	type ranked struct {
+		code, text string
+		score      float64
+	}
+	var rs []ranked        // in the order the server first returned them
+	at := map[string]int{} // code -> index in rs
 	for _, kw := range Keywords(question) {
 		var g struct {
 			Entities []smEntity `json:"entities"`
@@ -110,28 +110,24 @@ func (p *ServerMemory) Search(ctx context.Context, c *client.Client, ns string, 
 		}
 		w := math.Log(1 + n/float64(len(g.Entities)))
 		for _, e := range g.Entities {
-			r := byCode[e.Name]
-			if r == nil {
-				r = &ranked{code: e.Name, first: len(order)}
-				byCode[e.Name] = r
-				order = append(order, e.Name)
-				texts[e.Name] = strings.Join(e.Observations, "\n")
+			i, ok := at[e.Name]
+			if !ok {
+				i = len(rs)
+				at[e.Name] = i
+				rs = append(rs, ranked{code: e.Name, text: strings.Join(e.Observations, "\n")})
 			}
-			r.score += w
+			rs[i].score += w
 		}
 	}
-	rs := make([]ranked, 0, len(order))
-	for _, code := range order {
-		rs = append(rs, *byCode[code])
-	}
-	sortRanked(rs)
+	// best first; a stable sort leaves ties in the server's order
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
 	var hits []Hit
 	for _, r := range rs[:min(k, len(rs))] {
 		refs, err := p.l.refs(ns, r.code)
 		if err != nil {
 			return nil, fmt.Errorf("search_nodes: %w", err)
 		}
-		hits = append(hits, Hit{Refs: refs, Text: texts[r.code]})
+		hits = append(hits, Hit{Refs: refs, Text: r.text})
 	}
 	return hits, nil
 }

@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,8 +32,7 @@ func (inst Installation) Command(p Peer, dataDir string) Command {
 	s := p.Spec(dataDir)
 	env := append(os.Environ(), "HOME="+dataDir, "USERPROFILE="+dataDir, "NO_COLOR=1")
 	env = append(env, s.Env...)
-	dir := cmp.Or(s.Dir, dataDir)
-	return Command{Path: inst.Node, Args: append([]string{inst.Entry}, s.Args...), Dir: dir, Env: env}
+	return Command{Path: inst.Node, Args: []string{inst.Entry}, Dir: dataDir, Env: env}
 }
 
 // Argv is the command as one slice, for messages.
@@ -58,22 +56,20 @@ func Start(ctx context.Context, cmd Command) (*client.Client, error) {
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "agentmem-eval", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		msg := ""
-		if Kind(err) == Crash {
-			msg = stderrOf(c)
-		}
+		msg := stderrOf(c, err)
 		c.Close()
 		return nil, fmt.Errorf("peers: initialising %s: %w%s", strings.Join(cmd.Argv(), " "), err, msg)
 	}
 	return c, nil
 }
 
-// stderrOf returns the tail of the server's stderr, for error messages. It
-// reads until the stream ends, so it is called only once the server has
-// exited (a crash): on a live server it would block.
-func stderrOf(c *client.Client) string {
+// stderrOf returns the tail of the server's stderr when err is a crash, for
+// error messages, and "" otherwise. It reads until the stream ends, so it
+// reads only once the server has exited (a crash): on a live server it
+// would block.
+func stderrOf(c *client.Client, err error) string {
 	r, ok := client.GetStderr(c)
-	if !ok {
+	if !ok || Kind(err) != Crash {
 		return ""
 	}
 	b, _ := io.ReadAll(io.LimitReader(r, 1<<20))
@@ -81,7 +77,7 @@ func stderrOf(c *client.Client) string {
 	if s == "" {
 		return ""
 	}
-	return "\nserver stderr:\n" + tail(s, 2000)
+	return "\nserver stderr:\n" + Tail(s, 2000)
 }
 
 // call calls a tool and returns its text content. A tool error is an
@@ -92,11 +88,7 @@ func call(ctx context.Context, c *client.Client, tool string, args map[string]an
 	req.Params.Arguments = args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		msg := ""
-		if Kind(err) == Crash {
-			msg = stderrOf(c)
-		}
-		return "", fmt.Errorf("%s: %w%s", tool, err, msg)
+		return "", fmt.Errorf("%s: %w%s", tool, err, stderrOf(c, err))
 	}
 	var text strings.Builder
 	for _, ct := range res.Content {
@@ -115,7 +107,7 @@ type ToolError struct {
 	Tool, Text string
 }
 
-func (e *ToolError) Error() string { return e.Tool + ": " + tail(e.Text, 2000) }
+func (e *ToolError) Error() string { return e.Tool + ": " + Tail(e.Text, 2000) }
 
 // callJSON calls a tool whose text content is JSON and decodes it into v.
 func callJSON(ctx context.Context, c *client.Client, tool string, args map[string]any, v any) error {
@@ -124,7 +116,7 @@ func callJSON(ctx context.Context, c *client.Client, tool string, args map[strin
 		return err
 	}
 	if err := json.Unmarshal([]byte(text), v); err != nil {
-		return malformed("%s: malformed result (%v): %s", tool, err, tail(text, 300))
+		return malformed("%s: malformed result (%v): %s", tool, err, Tail(text, 300))
 	}
 	return nil
 }

@@ -13,11 +13,12 @@
 package peertest
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -72,20 +73,12 @@ func Serve() error {
 	var mu sync.Mutex
 	var graph []entity
 	save := func() error {
-		f, err := os.Create(file)
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(f)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		for _, e := range graph {
-			b, _ := json.Marshal(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
-			w.Write(append(b, '\n'))
+			enc.Encode(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
 		}
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return os.WriteFile(file, b.Bytes(), 0o666)
 	}
 	s := server.NewMCPServer("fake-memory", "0.0.1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("create_entities",
@@ -102,11 +95,7 @@ func Serve() error {
 			defer mu.Unlock()
 			created := []entity{}
 			for _, e := range args.Entities {
-				dup := false
-				for _, g := range graph {
-					dup = dup || g.Name == e.Name
-				}
-				if !dup {
+				if !slices.ContainsFunc(graph, func(g entity) bool { return g.Name == e.Name }) {
 					graph = append(graph, e)
 					created = append(created, e)
 				}
@@ -140,11 +129,8 @@ func Serve() error {
 			defer mu.Unlock()
 			found := []entity{}
 			for _, e := range graph {
-				match := strings.Contains(strings.ToLower(e.Name), q) || strings.Contains(strings.ToLower(e.EntityType), q)
-				for _, o := range e.Observations {
-					match = match || strings.Contains(strings.ToLower(o), q)
-				}
-				if match {
+				has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
+				if has(e.Name) || has(e.EntityType) || slices.ContainsFunc(e.Observations, has) {
 					found = append(found, e)
 				}
 			}
