@@ -30,14 +30,19 @@ type setupCmd struct {
 }
 
 type setupClaudeCmd struct {
-	Scope      string `name:"scope" enum:"user,project,local" default:"user" help:"user: every project of this user (~/.claude.json, ~/.claude/settings.json); project: this project, shared with its repository (.mcp.json, .claude/settings.json); local: this project, for you only (~/.claude.json, .claude/settings.local.json)."`
-	AutoRecall bool   `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
-	PerProject bool   `name:"per-project" help:"One namespace per project directory instead of one for the user."`
-	DryRun     bool   `name:"dry-run" help:"Print what would change; change nothing."`
-	Uninstall  bool   `name:"uninstall" help:"Remove what setup added."`
-	Project    string `name:"project" placeholder:"DIR" help:"The project directory of --scope project or local (default: the current directory)."`
+	Scope string `name:"scope" enum:"user,project,local" default:"user" help:"user: every project of this user (~/.claude.json, ~/.claude/settings.json); project: this project, shared with its repository (.mcp.json, .claude/settings.json); local: this project, for you only (~/.claude.json, .claude/settings.local.json)."`
+	hookFlags
+	DryRun    bool   `name:"dry-run" help:"Print what would change; change nothing."`
+	Uninstall bool   `name:"uninstall" help:"Remove what setup added."`
+	Project   string `name:"project" placeholder:"DIR" help:"The project directory of --scope project or local (default: the current directory)."`
 
 	home string // tests set it; "" is the user's home
+}
+
+// hookFlags are the choices both hosts' hooks are registered with.
+type hookFlags struct {
+	AutoRecall bool `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
+	PerProject bool `name:"per-project" help:"One namespace per project directory instead of one for the user."`
 }
 
 // hookEvents are the events the hook is registered for.
@@ -92,7 +97,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 	exe = c.command(exe, global, os.Stderr)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hookExe, why := hookBinary(exe)
-	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs()...))
+	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("claude-code")...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
@@ -168,8 +173,9 @@ func setAllowed(doc map[string]any, uninstall bool) {
 	doc["permissions"] = perms
 }
 
-func (c setupClaudeCmd) hookArgs() []string {
-	args := []string{"hook", "claude-code"}
+// hookArgs are the arguments of host's hook command.
+func (c hookFlags) hookArgs(host string) []string {
+	args := []string{"hook", host}
 	if c.PerProject {
 		args = append(args, "--per-project")
 	}
@@ -179,7 +185,7 @@ func (c setupClaudeCmd) hookArgs() []string {
 	return args
 }
 
-func (c setupClaudeCmd) events() []string {
+func (c hookFlags) events() []string {
 	if c.AutoRecall {
 		return append(slices.Clone(hookEvents), "UserPromptSubmit")
 	}

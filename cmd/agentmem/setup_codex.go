@@ -27,25 +27,13 @@ import (
 // their trust entries.
 
 type setupCodexCmd struct {
-	AutoRecall bool   `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
-	PerProject bool   `name:"per-project" help:"One namespace per project directory instead of one for the user."`
-	Optional   bool   `name:"optional" help:"Register the MCP server as optional: Codex then starts without waiting for it (its first request may leave before agentmem's tools are listed)."`
-	DryRun     bool   `name:"dry-run" help:"Print what would change; change nothing."`
-	Uninstall  bool   `name:"uninstall" help:"Remove what setup added."`
-	Codex      string `name:"codex" placeholder:"PATH" default:"codex" help:"The codex binary, which writes config.toml and computes the hooks' trust."`
+	hookFlags
+	Optional  bool   `name:"optional" help:"Register the MCP server as optional: Codex then starts without waiting for it (its first request may leave before agentmem's tools are listed)."`
+	DryRun    bool   `name:"dry-run" help:"Print what would change; change nothing."`
+	Uninstall bool   `name:"uninstall" help:"Remove what setup added."`
+	Codex     string `name:"codex" placeholder:"PATH" default:"codex" help:"The codex binary, which writes config.toml and computes the hooks' trust."`
 
 	home string // tests set it; "" is the user's home
-}
-
-// codexHookEvents are the events the hook is registered for, and their
-// timeouts in seconds (Codex cuts SessionEnd hooks at 3 s).
-var codexHookEvents = []string{"SessionStart", "Stop", "PreCompact", "SessionEnd"}
-
-func (c setupCodexCmd) events() []string {
-	if c.AutoRecall {
-		return append(slices.Clone(codexHookEvents), "UserPromptSubmit")
-	}
-	return codexHookEvents
 }
 
 // codexHome is $CODEX_HOME, or ~/.codex.
@@ -81,15 +69,8 @@ func (c setupCodexCmd) Run(e *env) error {
 	if !c.Optional {
 		server["required"] = true
 	}
-	args := []string{"hook", "codex"}
-	if c.PerProject {
-		args = append(args, "--per-project")
-	}
-	if c.AutoRecall {
-		args = append(args, "--auto-recall")
-	}
 	hookExe, why := hookBinary(exe)
-	hook := shellJoin(append(append([]string{hookExe}, global...), args...))
+	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("codex")...))
 	hooksFile := filepath.Join(dir, "hooks.json")
 	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
 	if c.DryRun {
