@@ -140,27 +140,21 @@ func readConn(in io.Reader, fn func([]byte)) error {
 }
 
 // handle serves one message; a panic is an internal error of its request.
+// (write's json.Marshal compacts an errorLine, dropping its newline.)
 func handle(ctx context.Context, s *mcpserver.MCPServer, line []byte, write func(any)) {
 	m := peek(line)
 	defer func() {
 		if p := recover(); p != nil && m.kind == request {
-			write(json.RawMessage(trimNL(errorLine(m.rawID, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p), nil))))
+			write(json.RawMessage(errorLine(m.rawID, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p), nil)))
 		}
 	}()
 	if m.kind == opaque && !json.Valid(line) {
-		write(json.RawMessage(trimNL(errorLine(nil, mcp.PARSE_ERROR, "Parse error", nil))))
+		write(json.RawMessage(errorLine(nil, mcp.PARSE_ERROR, "Parse error", nil)))
 		return
 	}
 	if res := s.HandleMessage(ctx, json.RawMessage(line)); res != nil {
 		write(res)
 	}
-}
-
-func trimNL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		return b[:n-1]
-	}
-	return b
 }
 
 // pumpNotes writes cs's notifications until stop, then what is left.

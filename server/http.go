@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -101,9 +102,7 @@ type HTTP struct {
 // NewHTTP returns the HTTP transport of s. It fails on an allowed origin
 // that is not one.
 func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -364,9 +363,7 @@ func ServeHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, r
 }
 
 func serveHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, ready func(net.Addr), grace time.Duration) error {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = cmp.Or(logger, slog.New(slog.DiscardHandler))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -52,9 +52,7 @@ type RelayOptions struct {
 //
 // JSON-RPC batches (arrays) are passed on but not tracked.
 func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io.Writer, opts RelayOptions) error {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.Wait = cmp.Or(opts.Wait, AttachWait)
 	var tag [6]byte
 	rand.Read(tag[:])

@@ -36,9 +36,7 @@ func SessionURI(namespace, sessionID string) string {
 // resources: the resources capability (with list changes), completions,
 // and the listing of sessions in resources/list.
 func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		svc, err := mem.Service(ctx)
