@@ -119,18 +119,10 @@ type call struct {
 	notStarted bool // the holder said so (codeHandover)
 }
 
+// readLines sends each line of in, trimmed, until in ends.
 func readLines(in io.Reader, lines chan<- []byte) {
 	defer close(lines)
-	r := bufio.NewReader(in)
-	for {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			lines <- append(t, '\n')
-		}
-		if err != nil {
-			return
-		}
-	}
+	readConn(in, func(line []byte) { lines <- append(bytes.TrimSpace(line), '\n') })
 }
 
 func (r *relay) write(line []byte) error {
