@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"sync"
@@ -336,12 +337,8 @@ func (e *refusal) Error() string { return fmt.Sprintf("%s (code %d)", e.err.Mess
 func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	initPending := false
-	for _, c := range r.pending {
-		if c.m.method == "initialize" {
-			initPending = true
-		}
-	}
+	calls := slices.SortedFunc(maps.Values(r.pending), func(a, b *call) int { return cmp.Compare(a.seq, b.seq) })
+	initPending := slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "initialize" })
 	if r.initialize != nil && !initPending {
 		if _, err := r.ask(conn, br, r.initialize); err != nil {
 			return fmt.Errorf("replaying the session's initialize: %w", err)
@@ -352,20 +349,13 @@ func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 			}
 		}
 	}
-	calls := make([]*call, 0, len(r.pending))
-	needHints := false
-	for _, c := range r.pending {
-		calls = append(calls, c)
-		needHints = needHints || (c.m.method == "tools/call" && !c.notStarted && !r.hintsKnown)
-	}
-	if needHints {
+	if !r.hintsKnown && slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "tools/call" && !c.notStarted }) {
 		res, err := r.ask(conn, br, []byte(`{"jsonrpc":"2.0","id":0,"method":"tools/list"}`))
 		if err != nil {
 			return fmt.Errorf("listing the tools: %w", err)
 		}
 		r.learnHints(res)
 	}
-	slices.SortFunc(calls, func(a, b *call) int { return cmp.Compare(a.seq, b.seq) })
 	for _, c := range calls {
 		if !r.repeatable(c) {
 			delete(r.pending, c.m.id)
