@@ -128,12 +128,17 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 		return err
 	}
 	trust := map[string]any{}
+	n := 0 // agentmem's hooks that codex lists
 	for _, h := range hooks {
-		if h.Command == hook && h.TrustStatus != "trusted" {
+		if h.Command != hook {
+			continue
+		}
+		n++
+		if h.TrustStatus != "trusted" {
 			trust[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
 		}
 	}
-	if n := countOurs(hooks, hook); n != len(c.events()) {
+	if n != len(c.events()) {
 		return fmt.Errorf("codex lists %d of agentmem's %d hooks in %s; is %s the Codex that reads %s?", n, len(c.events()), filepath.Join(dir, "hooks.json"), c.Codex, dir)
 	}
 	if len(trust) > 0 {
@@ -198,16 +203,6 @@ func sameServer(cur, want map[string]any) bool {
 	}
 	req := func(m map[string]any) bool { b, _ := m["required"].(bool); return b }
 	return cur["command"] == want["command"] && reflect.DeepEqual(args(cur), args(want)) && req(cur) == req(want)
-}
-
-func countOurs(hooks []codexHook, cmd string) int {
-	n := 0
-	for _, h := range hooks {
-		if h.Command == cmd {
-			n++
-		}
-	}
-	return n
 }
 
 // setCodexHooks is setHooks for Codex's hooks.json: SessionEnd's timeout
