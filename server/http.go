@@ -95,8 +95,7 @@ type HTTP struct {
 	users    Users
 	mux      *http.ServeMux
 	opts     HTTPOptions
-	origins  map[string]bool
-	anyOrig  bool
+	origins  map[string]bool // the allowed, normalized, or "*"
 }
 
 // NewHTTP returns the HTTP transport of s. It fails on an allowed origin
@@ -123,17 +122,15 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 		if o == "" {
 			continue
 		}
-		if o == "*" {
-			h.anyOrig = true
-			cors = append(cors, o)
-			continue
+		if o != "*" { // "*" is any origin
+			norm, err := normalizeOrigin(o)
+			if err != nil {
+				return nil, err
+			}
+			o = norm
 		}
-		norm, err := normalizeOrigin(o)
-		if err != nil {
-			return nil, err
-		}
-		h.origins[norm] = true
-		cors = append(cors, norm)
+		h.origins[o] = true
+		cors = append(cors, o)
 	}
 	h.sessions = newSessions(opts.MaxSessions, h.endSession)
 	mopts := []mcpserver.StreamableHTTPOption{
@@ -221,7 +218,7 @@ func normalizeOrigin(o string) (string, error) {
 // originAllowed: no Origin (not a browser), an allowed one, or a page on
 // localhost.
 func (h *HTTP) originAllowed(origin string) bool {
-	if origin == "" || h.anyOrig {
+	if origin == "" || h.origins["*"] {
 		return true
 	}
 	norm, err := normalizeOrigin(origin)

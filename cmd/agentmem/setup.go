@@ -64,11 +64,7 @@ func (c setupClaudeCmd) files() (settingsFiles, error) {
 		}
 		home = h
 	}
-	proj := c.Project
-	if proj == "" {
-		proj, _ = os.Getwd()
-	}
-	proj, _ = filepath.Abs(proj)
+	proj, _ := filepath.Abs(c.Project) // "" is the current directory
 	switch c.Scope {
 	case "project":
 		return settingsFiles{mcp: filepath.Join(proj, ".mcp.json"), hooks: filepath.Join(proj, ".claude", "settings.json")}, nil
