@@ -186,9 +186,6 @@ func rebound(r *http.Request) bool {
 	return !isLoopback(strings.Trim(host, "[]"))
 }
 
-// Sessions is the number of sessions alive.
-func (h *HTTP) Sessions() int { return h.sessions.len() }
-
 // Close ends every session and stops the sweeper of idle ones.
 func (h *HTTP) Close() error { return h.mcp.Shutdown(context.Background()) }
 

@@ -64,7 +64,6 @@ type Input struct {
 	CWD            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 	Prompt         string `json:"prompt"`
-	Source         string `json:"source"`
 }
 
 // MaxInput bounds the hook's stdin (a prompt is at most a few MB).
