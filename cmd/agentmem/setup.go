@@ -146,12 +146,10 @@ func setAllowed(doc map[string]any, uninstall bool) {
 		perms = map[string]any{}
 	}
 	allow, _ := perms["allow"].([]any)
-	var kept []any
-	for _, a := range allow {
-		if s, ok := a.(string); !ok || !slices.Contains(allowedTools, s) {
-			kept = append(kept, a)
-		}
-	}
+	kept := slices.DeleteFunc(allow, func(a any) bool {
+		s, ok := a.(string)
+		return ok && slices.Contains(allowedTools, s)
+	})
 	if !uninstall {
 		for _, t := range allowedTools {
 			kept = append(kept, t)
@@ -323,15 +321,11 @@ func withoutOurHooks(groups []any, host string) (out []any, n int) {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
-		var kept []any
-		for _, h := range hs {
-			if hm, ok := h.(map[string]any); ok {
-				if cmd, _ := hm["command"].(string); isOurHook(cmd, host) {
-					continue
-				}
-			}
-			kept = append(kept, h)
-		}
+		kept := slices.DeleteFunc(hs, func(h any) bool {
+			hm, _ := h.(map[string]any)
+			cmd, _ := hm["command"].(string)
+			return isOurHook(cmd, host)
+		})
 		switch {
 		case len(kept) == len(hs):
 			out = append(out, g)
