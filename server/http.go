@@ -113,8 +113,7 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	}
 	h := &HTTP{opts: opts, origins: map[string]bool{}, users: opts.Users}
 	if h.users == nil && opts.Token != "" {
-		t := oneToken(sha256.Sum256([]byte(opts.Token)))
-		h.users = &t
+		h.users = new(oneToken(sha256.Sum256([]byte(opts.Token))))
 	}
 	var cors []string
 	for _, o := range opts.AllowOrigins {

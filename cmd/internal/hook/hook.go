@@ -257,7 +257,6 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	if n == 0 {
 		return "", nil
 	}
-	whole := 0
-	args.K, args.Excerpt = n, &whole
+	args.K, args.Excerpt = n, new(0) // excerpt 0: the memories whole
 	return cl.RecallText(ctx, args)
 }
