@@ -464,7 +464,7 @@ func (ch fileChange) plan() (old, neu []byte, err error) {
 // write writes neu over the file after a backup of old, unless they are
 // the same document or dry says only to print.
 func (ch fileChange) write(old, neu []byte, dry bool) error {
-	if before, _ := canonical(old); before != "" && before == mustCanonical(neu) {
+	if before := canonical(old); before != "" && before == canonical(neu) {
 		fmt.Printf("%s: unchanged\n", ch.file)
 		return nil
 	}
@@ -544,13 +544,11 @@ func encodeDoc(doc map[string]any) []byte {
 
 // canonical is a JSON document re-encoded with sorted keys, to compare
 // documents whatever their layout ("" for an empty or invalid one).
-func canonical(b []byte) (string, error) {
+func canonical(b []byte) string {
 	doc, err := decodeDoc(b)
 	if err != nil {
-		return "", err
+		return ""
 	}
-	out, err := json.Marshal(doc)
-	return string(out), err
+	out, _ := json.Marshal(doc) // "" on failure
+	return string(out)
 }
-
-func mustCanonical(b []byte) string { s, _ := canonical(b); return s }
