@@ -46,15 +46,13 @@ func Schema[T any]() *jsonschema.Schema {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
 	}
 	cache.m[t] = s
-	cache.defaults[t] = defaultsOf(s)
 	return s
 }
 
 var cache = struct {
 	sync.Mutex
-	m        map[reflect.Type]*jsonschema.Schema
-	defaults map[reflect.Type]json.RawMessage
-}{m: map[reflect.Type]*jsonschema.Schema{}, defaults: map[reflect.Type]json.RawMessage{}}
+	m map[reflect.Type]*jsonschema.Schema
+}{m: map[reflect.Type]*jsonschema.Schema{}}
 
 // SchemaJSON is Schema[T] as JSON.
 func SchemaJSON[T any]() json.RawMessage {
@@ -387,15 +385,8 @@ func Decode[T any](args any) (T, error) {
 // level only (applyTags refuses a nested one), so decoding the arguments
 // over them leaves a default exactly where the arguments have no value.
 func defaults[T any]() json.RawMessage {
-	Schema[T]()
-	cache.Lock()
-	defer cache.Unlock()
-	return cache.defaults[reflect.TypeFor[T]()]
-}
-
-func defaultsOf(s *jsonschema.Schema) json.RawMessage {
 	d := map[string]json.RawMessage{}
-	for name, prop := range s.Properties {
+	for name, prop := range Schema[T]().Properties {
 		if prop.Default != nil {
 			d[name] = prop.Default
 		}
