@@ -33,10 +33,8 @@ var patterns = map[string]string{
 // patterns), and items.KEYWORD for a slice's items.
 func Schema[T any]() *jsonschema.Schema {
 	t := reflect.TypeFor[T]()
-	cache.Lock()
-	defer cache.Unlock()
-	if s, ok := cache.m[t]; ok {
-		return s
+	if s, ok := schemas.Load(t); ok {
+		return s.(*jsonschema.Schema)
 	}
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -45,14 +43,11 @@ func Schema[T any]() *jsonschema.Schema {
 	if err := applyTags(t, s, true); err != nil {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
 	}
-	cache.m[t] = s
-	return s
+	cached, _ := schemas.LoadOrStore(t, s) // the first, if two made one at once
+	return cached.(*jsonschema.Schema)
 }
 
-var cache = struct {
-	sync.Mutex
-	m map[reflect.Type]*jsonschema.Schema
-}{m: map[reflect.Type]*jsonschema.Schema{}}
+var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 // SchemaJSON is Schema[T] as JSON.
 func SchemaJSON[T any]() json.RawMessage {
