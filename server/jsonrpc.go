@@ -105,11 +105,7 @@ func withID(line []byte, id string) ([]byte, error) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(id)
-	if err != nil {
-		return nil, err
-	}
-	m["id"] = raw
+	m["id"], _ = json.Marshal(id) // a string always encodes
 	return json.Marshal(m)
 }
 
