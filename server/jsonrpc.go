@@ -72,10 +72,7 @@ func idKey(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return string(raw)
-	}
+	b, _ := json.Marshal(v) // what json.Unmarshal made always encodes
 	return string(b)
 }
 
