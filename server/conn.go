@@ -26,9 +26,8 @@ type connSession struct {
 	notes       chan mcp.JSONRPCNotification
 	initialized atomic.Bool
 	level       atomic.Value // mcp.LoggingLevel
-	mu          sync.Mutex
-	info        mcp.Implementation
-	caps        mcp.ClientCapabilities
+	info        atomic.Pointer[mcp.Implementation]
+	caps        atomic.Pointer[mcp.ClientCapabilities]
 }
 
 var connSeq atomic.Int64
@@ -42,6 +41,10 @@ func (c *connSession) NotificationChannel() chan<- mcp.JSONRPCNotification { ret
 func (c *connSession) Initialized() bool                                   { return c.initialized.Load() }
 func (c *connSession) Initialize()                                         { c.initialized.Store(true) }
 func (c *connSession) SetLogLevel(l mcp.LoggingLevel)                      { c.level.Store(l) }
+func (c *connSession) SetClientInfo(i mcp.Implementation)                  { c.info.Store(&i) }
+func (c *connSession) SetClientCapabilities(caps mcp.ClientCapabilities)   { c.caps.Store(&caps) }
+func (c *connSession) GetClientInfo() mcp.Implementation                   { return deref(c.info.Load()) }
+func (c *connSession) GetClientCapabilities() mcp.ClientCapabilities       { return deref(c.caps.Load()) }
 
 func (c *connSession) GetLogLevel() mcp.LoggingLevel {
 	if l, ok := c.level.Load().(mcp.LoggingLevel); ok {
@@ -50,28 +53,13 @@ func (c *connSession) GetLogLevel() mcp.LoggingLevel {
 	return mcp.LoggingLevelError
 }
 
-func (c *connSession) GetClientInfo() mcp.Implementation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.info
-}
-
-func (c *connSession) SetClientInfo(i mcp.Implementation) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.info = i
-}
-
-func (c *connSession) GetClientCapabilities() mcp.ClientCapabilities {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.caps
-}
-
-func (c *connSession) SetClientCapabilities(caps mcp.ClientCapabilities) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.caps = caps
+// deref is *p, or the zero value for nil (nothing stored yet).
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
 }
 
 var (
@@ -140,27 +128,21 @@ func readConn(in io.Reader, fn func([]byte)) error {
 }
 
 // handle serves one message; a panic is an internal error of its request.
+// (write's json.Marshal compacts an errorLine, dropping its newline.)
 func handle(ctx context.Context, s *mcpserver.MCPServer, line []byte, write func(any)) {
 	m := peek(line)
 	defer func() {
 		if p := recover(); p != nil && m.kind == request {
-			write(json.RawMessage(trimNL(errorLine(m.rawID, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p), nil))))
+			write(json.RawMessage(errorLine(m.rawID, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p), nil)))
 		}
 	}()
 	if m.kind == opaque && !json.Valid(line) {
-		write(json.RawMessage(trimNL(errorLine(nil, mcp.PARSE_ERROR, "Parse error", nil))))
+		write(json.RawMessage(errorLine(nil, mcp.PARSE_ERROR, "Parse error", nil)))
 		return
 	}
 	if res := s.HandleMessage(ctx, json.RawMessage(line)); res != nil {
 		write(res)
 	}
-}
-
-func trimNL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		return b[:n-1]
-	}
-	return b
 }
 
 // pumpNotes writes cs's notifications until stop, then what is left.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -94,16 +95,13 @@ type HTTP struct {
 	users    Users
 	mux      *http.ServeMux
 	opts     HTTPOptions
-	origins  map[string]bool
-	anyOrig  bool
+	origins  map[string]bool // the allowed, normalized, or "*"
 }
 
 // NewHTTP returns the HTTP transport of s. It fails on an allowed origin
 // that is not one.
 func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -115,8 +113,7 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 	}
 	h := &HTTP{opts: opts, origins: map[string]bool{}, users: opts.Users}
 	if h.users == nil && opts.Token != "" {
-		t := oneToken(sha256.Sum256([]byte(opts.Token)))
-		h.users = &t
+		h.users = new(oneToken(sha256.Sum256([]byte(opts.Token))))
 	}
 	var cors []string
 	for _, o := range opts.AllowOrigins {
@@ -124,17 +121,15 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 		if o == "" {
 			continue
 		}
-		if o == "*" {
-			h.anyOrig = true
-			cors = append(cors, o)
-			continue
+		if o != "*" { // "*" is any origin
+			norm, err := normalizeOrigin(o)
+			if err != nil {
+				return nil, err
+			}
+			o = norm
 		}
-		norm, err := normalizeOrigin(o)
-		if err != nil {
-			return nil, err
-		}
-		h.origins[norm] = true
-		cors = append(cors, norm)
+		h.origins[o] = true
+		cors = append(cors, o)
 	}
 	h.sessions = newSessions(opts.MaxSessions, h.endSession)
 	mopts := []mcpserver.StreamableHTTPOption{
@@ -190,9 +185,6 @@ func rebound(r *http.Request) bool {
 	return !isLoopback(strings.Trim(host, "[]"))
 }
 
-// Sessions is the number of sessions alive.
-func (h *HTTP) Sessions() int { return h.sessions.len() }
-
 // Close ends every session and stops the sweeper of idle ones.
 func (h *HTTP) Close() error { return h.mcp.Shutdown(context.Background()) }
 
@@ -222,7 +214,7 @@ func normalizeOrigin(o string) (string, error) {
 // originAllowed: no Origin (not a browser), an allowed one, or a page on
 // localhost.
 func (h *HTTP) originAllowed(origin string) bool {
-	if origin == "" || h.anyOrig {
+	if origin == "" || h.origins["*"] {
 		return true
 	}
 	norm, err := normalizeOrigin(origin)
@@ -364,9 +356,7 @@ func ServeHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, r
 }
 
 func serveHTTP(ctx context.Context, addr string, h *HTTP, logger *slog.Logger, ready func(net.Addr), grace time.Duration) error {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = cmp.Or(logger, slog.New(slog.DiscardHandler))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -72,10 +72,7 @@ func idKey(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return string(raw)
-	}
+	b, _ := json.Marshal(v) // what json.Unmarshal made always encodes
 	return string(b)
 }
 
@@ -105,11 +102,7 @@ func withID(line []byte, id string) ([]byte, error) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(id)
-	if err != nil {
-		return nil, err
-	}
-	m["id"] = raw
+	m["id"], _ = json.Marshal(id) // a string always encodes
 	return json.Marshal(m)
 }
 

@@ -18,7 +18,6 @@ type clientLog struct {
 	next   slog.Handler
 	server *atomic.Pointer[mcpserver.MCPServer]
 	attrs  []slog.Attr
-	groups []string
 }
 
 func newClientLog(next slog.Handler) (*clientLog, func(*mcpserver.MCPServer)) {
@@ -69,7 +68,6 @@ func (h *clientLog) WithAttrs(as []slog.Attr) slog.Handler {
 func (h *clientLog) WithGroup(name string) slog.Handler {
 	c := *h
 	c.next = h.next.WithGroup(name)
-	c.groups = append(append([]string(nil), h.groups...), name)
 	return &c
 }
 

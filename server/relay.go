@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"sync"
@@ -52,9 +53,7 @@ type RelayOptions struct {
 //
 // JSON-RPC batches (arrays) are passed on but not tracked.
 func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io.Writer, opts RelayOptions) error {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.Wait = cmp.Or(opts.Wait, AttachWait)
 	var tag [6]byte
 	rand.Read(tag[:])
@@ -121,18 +120,10 @@ type call struct {
 	notStarted bool // the holder said so (codeHandover)
 }
 
+// readLines sends each line of in, trimmed, until in ends.
 func readLines(in io.Reader, lines chan<- []byte) {
 	defer close(lines)
-	r := bufio.NewReader(in)
-	for {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			lines <- append(t, '\n')
-		}
-		if err != nil {
-			return
-		}
-	}
+	readConn(in, func(line []byte) { lines <- append(bytes.TrimSpace(line), '\n') })
 }
 
 func (r *relay) write(line []byte) error {
@@ -346,12 +337,8 @@ func (e *refusal) Error() string { return fmt.Sprintf("%s (code %d)", e.err.Mess
 func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	initPending := false
-	for _, c := range r.pending {
-		if c.m.method == "initialize" {
-			initPending = true
-		}
-	}
+	calls := slices.SortedFunc(maps.Values(r.pending), func(a, b *call) int { return cmp.Compare(a.seq, b.seq) })
+	initPending := slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "initialize" })
 	if r.initialize != nil && !initPending {
 		if _, err := r.ask(conn, br, r.initialize); err != nil {
 			return fmt.Errorf("replaying the session's initialize: %w", err)
@@ -362,20 +349,13 @@ func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 			}
 		}
 	}
-	calls := make([]*call, 0, len(r.pending))
-	needHints := false
-	for _, c := range r.pending {
-		calls = append(calls, c)
-		needHints = needHints || (c.m.method == "tools/call" && !c.notStarted && !r.hintsKnown)
-	}
-	if needHints {
+	if !r.hintsKnown && slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "tools/call" && !c.notStarted }) {
 		res, err := r.ask(conn, br, []byte(`{"jsonrpc":"2.0","id":0,"method":"tools/list"}`))
 		if err != nil {
 			return fmt.Errorf("listing the tools: %w", err)
 		}
 		r.learnHints(res)
 	}
-	slices.SortFunc(calls, func(a, b *call) int { return cmp.Compare(a.seq, b.seq) })
 	for _, c := range calls {
 		if !r.repeatable(c) {
 			delete(r.pending, c.m.id)

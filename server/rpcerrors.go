@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,24 +80,17 @@ func fixCode(msg []byte) []byte {
 func fixLines(b []byte) []byte {
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	for i, l := range lines {
-		body, nl := bytes.CutSuffix(l, []byte("\n"))
+		body, _ := bytes.CutSuffix(l, []byte("\n"))
 		prefix := []byte{}
 		if rest, ok := bytes.CutPrefix(body, []byte("data: ")); ok {
 			prefix, body = []byte("data: "), rest
 		}
 		fixed := fixCode(body)
 		if !bytes.Equal(fixed, body) {
-			lines[i] = append(append(prefix, fixed...), "\n"[:boolInt(nl)]...)
+			lines[i] = slices.Concat(prefix, fixed, l[len(prefix)+len(body):]) // and the newline, if any
 		}
 	}
 	return bytes.Join(lines, nil)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // fixingWriter rewrites whole lines as they pass (stdio's responses).

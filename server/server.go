@@ -36,9 +36,7 @@ func New(svc *memory.Service, opts Options) *mcpserver.MCPServer {
 // completions wait for the memory (see tools.Loading), and get the error
 // that stopped it if loading failed.
 func NewLoading(mem *tools.Loading, opts Options) *mcpserver.MCPServer {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.Version = cmp.Or(opts.Version, "dev")
 	logs, bind := newClientLog(opts.Logger.Handler())
 	log := slog.New(logs)

@@ -107,9 +107,3 @@ func (s *sessions) known(id string, a *memory.Access) bool {
 	}
 	return ok
 }
-
-func (s *sessions) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.live)
-}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,8 +43,6 @@ var ErrHeld = errors.New("the data directory is held by another agentmem process
 
 const (
 	lockName = "agentmem.lock"
-	// maxSocketPath bounds a socket's path (see socket.MaxPath)
-	maxSocketPath = socket.MaxPath
 
 	// AttachWait bounds how long Attach waits for a holder that has taken
 	// the lock but does not answer on the socket yet (it is loading the
@@ -126,9 +125,7 @@ func (l *Lock) Unlock() error {
 // ErrHeld when another process holds the memory; Attach then tries the
 // socket again, for up to wait.
 func Attach(ctx context.Context, sock string, take func(context.Context) (io.Closer, error), wait time.Duration, logger *slog.Logger) (net.Conn, io.Closer, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = cmp.Or(logger, slog.New(slog.DiscardHandler))
 	start := time.Now()
 	logged := false
 	for {
@@ -168,8 +165,8 @@ func dial(ctx context.Context, sock string) (net.Conn, error) {
 // socket is never reachable by another user). Only the holder calls it: a
 // socket file left by a killed holder is replaced.
 func ListenSocket(path string) (net.Listener, error) {
-	if len(path) > maxSocketPath {
-		return nil, fmt.Errorf("socket path %s is %d bytes, more than a unix socket allows (%d)", path, len(path), maxSocketPath)
+	if len(path) > socket.MaxPath {
+		return nil, fmt.Errorf("socket path %s is %d bytes, more than a unix socket allows (%d)", path, len(path), socket.MaxPath)
 	}
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
@@ -208,9 +205,7 @@ func ServeSocketEach(ctx context.Context, ln net.Listener, newServer func() *mcp
 }
 
 func serveSocket(ctx context.Context, ln net.Listener, newServer func() *mcpserver.MCPServer, logger *slog.Logger, grace time.Duration) error {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = cmp.Or(logger, slog.New(slog.DiscardHandler))
 	var (
 		mu      sync.Mutex
 		closing bool
@@ -244,15 +239,13 @@ func serveSocket(ctx context.Context, ln net.Listener, newServer func() *mcpserv
 		ss.draining = closing
 		live[ss] = true
 		mu.Unlock()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { mu.Lock(); delete(live, ss); mu.Unlock() }()
 			logger.Debug("relayed MCP session opened")
 			if err := ss.serve(ctx, conn, newServer(), logger, grace); err != nil {
 				logger.Warn("relayed MCP session ended", "err", err)
 			}
-		}()
+		})
 	}
 }
 

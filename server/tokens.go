@@ -185,9 +185,7 @@ type Tokens struct {
 
 // OpenTokens reads the token file at path; an invalid file is an error.
 func OpenTokens(path string, log *slog.Logger) (*Tokens, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	t := &Tokens{path: path, log: log}
 	if err := t.reload(); err != nil {
 		return nil, err

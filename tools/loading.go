@@ -76,16 +76,6 @@ func (l *Loading) Service(ctx context.Context) (*memory.Service, error) {
 	}
 }
 
-// Ready says whether the loading has ended (well or not).
-func (l *Loading) Ready() bool {
-	select {
-	case <-l.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // via runs a tool's handler on the memory service once it is there.
 func via[In, Out any](mem *Loading, f func(handlers, context.Context, In) (Out, string, error)) handler[In, Out] {
 	return func(ctx context.Context, in In) (Out, string, error) {

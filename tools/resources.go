@@ -27,18 +27,11 @@ import (
 // namespace, a page at a time; completion/complete offers namespaces and
 // session ids for the templates' arguments.
 
-// SessionURI is the resource URI of a session.
-func SessionURI(namespace, sessionID string) string {
-	return spec.SessionResource(namespace, sessionID)
-}
-
 // ServerOptions are the options of an MCP server that serves the
 // resources: the resources capability (with list changes), completions,
 // and the listing of sessions in resources/list.
 func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		svc, err := mem.Service(ctx)
@@ -189,7 +182,7 @@ func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsReque
 	}
 	out := spec.SessionsPage{Sessions: make([]spec.Session, len(page.Sessions)), Next: page.Next, Total: page.Total}
 	for i, s := range page.Sessions {
-		out.Sessions[i] = spec.Session{Namespace: s.Namespace, ID: s.ID, Date: stamp(s.Date), Turns: s.Turns, Preview: s.Preview, URI: SessionURI(s.Namespace, s.ID)}
+		out.Sessions[i] = spec.Session{Namespace: s.Namespace, ID: s.ID, Date: stamp(s.Date), Turns: s.Turns, Preview: s.Preview, URI: spec.SessionResource(s.Namespace, s.ID)}
 	}
 	return out, nil
 }
@@ -306,7 +299,7 @@ func listSessions(ctx context.Context, svc *memory.Service, log *slog.Logger, re
 
 func sessionResource(s memory.SessionInfo) mcp.Resource {
 	return mcp.Resource{
-		URI:         SessionURI(s.Namespace, s.ID),
+		URI:         spec.SessionResource(s.Namespace, s.ID),
 		Name:        s.Namespace + "/" + s.ID,
 		Title:       fmt.Sprintf("%s · %s", s.Date.Format("2006-01-02"), s.Preview),
 		Description: fmt.Sprintf("Conversation session %s of namespace %s, %s, %s: %s", s.ID, s.Namespace, s.Date.Format("Mon 2 Jan 2006"), turns(s.Turns), s.Preview),
@@ -348,7 +341,7 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a m
 	default:
 		return &mcp.Completion{Values: []string{}}, nil
 	}
-	var match []string
+	match := []string{}
 	for _, v := range all {
 		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(a.Value)) {
 			match = append(match, v)
@@ -357,9 +350,6 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, a m
 	out := &mcp.Completion{Values: match, Total: len(match)}
 	if len(match) > 100 {
 		out.Values, out.HasMore = match[:100], true
-	}
-	if out.Values == nil {
-		out.Values = []string{}
 	}
 	return out, nil
 }

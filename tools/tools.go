@@ -6,6 +6,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,9 +92,7 @@ type logKey struct{}
 // panic into a tool error the model can read, logged with its stack, so
 // the server goes on serving.
 func Middleware(log *slog.Logger) server.ToolHandlerMiddleware {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			tool := req.Params.Name

@@ -57,10 +57,7 @@ func sessionArgs(uri string) (map[string]string, error) {
 // namespace is not empty.
 func pathArgs(uri, base string, t *uritemplate.Template) (map[string]string, error) {
 	vals := t.Match(base)
-	if vals == nil {
-		return nil, badURI(uri, "it does not have the form "+t.Raw())
-	}
-	if again, err := t.Expand(vals); err != nil || again != base {
+	if again, err := t.Expand(vals); vals == nil || err != nil || again != base {
 		return nil, badURI(uri, "it does not have the form "+t.Raw())
 	}
 	args := map[string]string{}

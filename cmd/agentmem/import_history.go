@@ -306,10 +306,9 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 // pendingIn counts the memories of namespaces nss still waiting for their
 // vectors, as recall reports them.
 func pendingIn(ctx context.Context, cl *client.Client, nss []string) (int, error) {
-	zero := 0
 	n := 0
 	for _, ns := range nss {
-		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: &zero})
+		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0)})
 		if err != nil {
 			return 0, fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
 		}

@@ -11,11 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
+	"agentmem/tools/client"
 )
 
 // See, move and own the memory. namespaces, sessions and show read the
@@ -27,28 +25,25 @@ import (
 type namespacesCmd struct{ output }
 
 func (c namespacesCmd) Run(e *env) error {
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	ns, err := cl.Namespaces(e.ctx)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return c.print(ns, "")
-	}
-	if len(ns) == 0 {
-		fmt.Println("No memories stored yet.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tMEMORIES\tSESSIONS\tFIRST\tLAST")
-	for _, n := range ns {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", n.Name, n.Memories, n.Sessions, day(n.First), day(n.Last))
-	}
-	return tw.Flush()
+	return withClient(e, func(cl *client.Client) error {
+		ns, err := cl.Namespaces(e.ctx)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return c.print(ns, "")
+		}
+		if len(ns) == 0 {
+			fmt.Println("No memories stored yet.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAMESPACE\tMEMORIES\tSESSIONS\tFIRST\tLAST")
+		for _, n := range ns {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", n.Name, n.Memories, n.Sessions, day(n.First), day(n.Last))
+		}
+		return tw.Flush()
+	})
 }
 
 func day(rfc3339 string) string {
@@ -70,33 +65,30 @@ type sessionsCmd struct {
 
 func (c sessionsCmd) Run(e *env) error {
 	ns := cmp.Or(c.NS, e.cfg.Namespace)
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	page, err := cl.Sessions(e.ctx, ns, c.After, c.Before, c.Limit, c.Cursor)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return c.print(page, "")
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DATE\tSESSION\tTURNS\tFIRST WORDS")
-	for _, s := range page.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", day(s.Date), s.ID, s.Turns, s.Preview)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(page.Sessions) == 0 {
-		fmt.Printf("No sessions in namespace %s between those dates (it holds %d).\n", ns, page.Total)
-	}
-	if page.Next != "" {
-		fmt.Printf("\nMore: agentmem sessions --ns %s --cursor %s\n", ns, page.Next)
-	}
-	return nil
+	return withClient(e, func(cl *client.Client) error {
+		page, err := cl.Sessions(e.ctx, ns, c.After, c.Before, c.Limit, c.Cursor)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return c.print(page, "")
+		}
+		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DATE\tSESSION\tTURNS\tFIRST WORDS")
+		for _, s := range page.Sessions {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", day(s.Date), s.ID, s.Turns, s.Preview)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if len(page.Sessions) == 0 {
+			fmt.Printf("No sessions in namespace %s between those dates (it holds %d).\n", ns, page.Total)
+		}
+		if page.Next != "" {
+			fmt.Printf("\nMore: agentmem sessions --ns %s --cursor %s\n", ns, page.Next)
+		}
+		return nil
+	})
 }
 
 type showCmd struct {
@@ -108,17 +100,14 @@ type showCmd struct {
 // agentmem://{namespace}/sessions/{session_id}.
 func (c showCmd) Run(e *env) error {
 	ns := cmp.Or(c.NS, e.cfg.Namespace)
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	text, err := cl.Transcript(e.ctx, ns, c.Session)
-	if err != nil {
-		return err
-	}
-	fmt.Print(text)
-	return nil
+	return withClient(e, func(cl *client.Client) error {
+		text, err := cl.Transcript(e.ctx, ns, c.Session)
+		if err != nil {
+			return err
+		}
+		fmt.Print(text)
+		return nil
+	})
 }
 
 type exportCmd struct {
@@ -242,22 +231,15 @@ func (c importCmd) Run(e *env) error {
 		return err
 	}
 	defer b.Close()
-	var bar *progressbar.ProgressBar
+	var pb bar // made at the first progress, which tells the total
 	progress := func(done, total int) {
-		if !term.IsTerminal(int(os.Stderr.Fd())) {
-			return
+		if pb.b == nil {
+			pb = newBar(total, "importing")
 		}
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription("importing"),
-				progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }))
-		}
-		bar.Set(done)
+		pb.set(done)
 	}
 	res, err := b.Service.Import(e.ctx, func() (io.ReadCloser, error) { return os.Open(path) }, memory.ImportOptions{Progress: progress})
-	if bar != nil {
-		bar.Finish()
-	}
+	pb.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}

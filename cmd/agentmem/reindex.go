@@ -54,37 +54,33 @@ func (c reindexCmd) Run(e *env) error {
 	}
 	defer closeAll()
 	tr, _ := st.(textRebuilder)
-	if c.Text {
-		if tr == nil {
-			return fmt.Errorf("the %s store keeps no text index of its own to rebuild", e.cfg.Store)
+	if c.Text && tr == nil {
+		return fmt.Errorf("the %s store keeps no text index of its own to rebuild", e.cfg.Store)
+	}
+	done := "Rebuilt the text index"
+	if !c.Text {
+		from, dims := st.Embedder()
+		to := "none"
+		if emb != nil {
+			to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
 		}
-		err := tr.RebuildText(e.ctx, progressLine("rebuilt the text index: documents"))
+		e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
+		err = memory.Reindex(e.ctx, st, emb, progressLine("reindexed: memories"))
 		fmt.Fprintln(os.Stderr)
 		if err != nil {
 			return err
 		}
-		fmt.Println("Rebuilt the text index")
-		return nil
-	}
-	from, dims := st.Embedder()
-	to := "none"
-	if emb != nil {
-		to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
-	}
-	e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
-	err = memory.Reindex(e.ctx, st, emb, progressLine("reindexed: memories"))
-	fmt.Fprintln(os.Stderr)
-	if err != nil {
-		return err
+		done = "Reindexed with " + to
 	}
 	if tr != nil {
-		// the text side too: a reindex leaves nothing derived unrebuilt
+		// --text, or the text side of a reindex, which leaves nothing
+		// derived unrebuilt
 		err := tr.RebuildText(e.ctx, progressLine("rebuilt the text index: documents"))
 		fmt.Fprintln(os.Stderr)
 		if err != nil {
 			return err
 		}
 	}
-	fmt.Println("Reindexed with", to)
+	fmt.Println(done)
 	return nil
 }

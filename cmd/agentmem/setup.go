@@ -30,14 +30,19 @@ type setupCmd struct {
 }
 
 type setupClaudeCmd struct {
-	Scope      string `name:"scope" enum:"user,project,local" default:"user" help:"user: every project of this user (~/.claude.json, ~/.claude/settings.json); project: this project, shared with its repository (.mcp.json, .claude/settings.json); local: this project, for you only (~/.claude.json, .claude/settings.local.json)."`
-	AutoRecall bool   `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
-	PerProject bool   `name:"per-project" help:"One namespace per project directory instead of one for the user."`
-	DryRun     bool   `name:"dry-run" help:"Print what would change; change nothing."`
-	Uninstall  bool   `name:"uninstall" help:"Remove what setup added."`
-	Project    string `name:"project" placeholder:"DIR" help:"The project directory of --scope project or local (default: the current directory)."`
+	Scope string `name:"scope" enum:"user,project,local" default:"user" help:"user: every project of this user (~/.claude.json, ~/.claude/settings.json); project: this project, shared with its repository (.mcp.json, .claude/settings.json); local: this project, for you only (~/.claude.json, .claude/settings.local.json)."`
+	hookFlags
+	DryRun    bool   `name:"dry-run" help:"Print what would change; change nothing."`
+	Uninstall bool   `name:"uninstall" help:"Remove what setup added."`
+	Project   string `name:"project" placeholder:"DIR" help:"The project directory of --scope project or local (default: the current directory)."`
 
 	home string // tests set it; "" is the user's home
+}
+
+// hookFlags are the choices both hosts' hooks are registered with.
+type hookFlags struct {
+	AutoRecall bool `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
+	PerProject bool `name:"per-project" help:"One namespace per project directory instead of one for the user."`
 }
 
 // hookEvents are the events the hook is registered for.
@@ -59,11 +64,7 @@ func (c setupClaudeCmd) files() (settingsFiles, error) {
 		}
 		home = h
 	}
-	proj := c.Project
-	if proj == "" {
-		proj, _ = os.Getwd()
-	}
-	proj, _ = filepath.Abs(proj)
+	proj, _ := filepath.Abs(c.Project) // "" is the current directory
 	switch c.Scope {
 	case "project":
 		return settingsFiles{mcp: filepath.Join(proj, ".mcp.json"), hooks: filepath.Join(proj, ".claude", "settings.json")}, nil
@@ -92,7 +93,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 	exe = c.command(exe, global, os.Stderr)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
 	hookExe, why := hookBinary(exe)
-	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs()...))
+	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("claude-code")...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
@@ -145,12 +146,10 @@ func setAllowed(doc map[string]any, uninstall bool) {
 		perms = map[string]any{}
 	}
 	allow, _ := perms["allow"].([]any)
-	var kept []any
-	for _, a := range allow {
-		if s, ok := a.(string); !ok || !slices.Contains(allowedTools, s) {
-			kept = append(kept, a)
-		}
-	}
+	kept := slices.DeleteFunc(allow, func(a any) bool {
+		s, ok := a.(string)
+		return ok && slices.Contains(allowedTools, s)
+	})
 	if !uninstall {
 		for _, t := range allowedTools {
 			kept = append(kept, t)
@@ -168,8 +167,9 @@ func setAllowed(doc map[string]any, uninstall bool) {
 	doc["permissions"] = perms
 }
 
-func (c setupClaudeCmd) hookArgs() []string {
-	args := []string{"hook", "claude-code"}
+// hookArgs are the arguments of host's hook command.
+func (c hookFlags) hookArgs(host string) []string {
+	args := []string{"hook", host}
 	if c.PerProject {
 		args = append(args, "--per-project")
 	}
@@ -179,7 +179,7 @@ func (c setupClaudeCmd) hookArgs() []string {
 	return args
 }
 
-func (c setupClaudeCmd) events() []string {
+func (c hookFlags) events() []string {
 	if c.AutoRecall {
 		return append(slices.Clone(hookEvents), "UserPromptSubmit")
 	}
@@ -321,15 +321,11 @@ func withoutOurHooks(groups []any, host string) (out []any, n int) {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
-		var kept []any
-		for _, h := range hs {
-			if hm, ok := h.(map[string]any); ok {
-				if cmd, _ := hm["command"].(string); isOurHook(cmd, host) {
-					continue
-				}
-			}
-			kept = append(kept, h)
-		}
+		kept := slices.DeleteFunc(hs, func(h any) bool {
+			hm, _ := h.(map[string]any)
+			cmd, _ := hm["command"].(string)
+			return isOurHook(cmd, host)
+		})
 		switch {
 		case len(kept) == len(hs):
 			out = append(out, g)
@@ -468,7 +464,7 @@ func (ch fileChange) plan() (old, neu []byte, err error) {
 // write writes neu over the file after a backup of old, unless they are
 // the same document or dry says only to print.
 func (ch fileChange) write(old, neu []byte, dry bool) error {
-	if before, _ := canonical(old); before != "" && before == mustCanonical(neu) {
+	if before := canonical(old); before != "" && before == canonical(neu) {
 		fmt.Printf("%s: unchanged\n", ch.file)
 		return nil
 	}
@@ -548,13 +544,11 @@ func encodeDoc(doc map[string]any) []byte {
 
 // canonical is a JSON document re-encoded with sorted keys, to compare
 // documents whatever their layout ("" for an empty or invalid one).
-func canonical(b []byte) (string, error) {
+func canonical(b []byte) string {
 	doc, err := decodeDoc(b)
 	if err != nil {
-		return "", err
+		return ""
 	}
-	out, err := json.Marshal(doc)
-	return string(out), err
+	out, _ := json.Marshal(doc) // "" on failure
+	return string(out)
 }
-
-func mustCanonical(b []byte) string { s, _ := canonical(b); return s }

@@ -27,25 +27,13 @@ import (
 // their trust entries.
 
 type setupCodexCmd struct {
-	AutoRecall bool   `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
-	PerProject bool   `name:"per-project" help:"One namespace per project directory instead of one for the user."`
-	Optional   bool   `name:"optional" help:"Register the MCP server as optional: Codex then starts without waiting for it (its first request may leave before agentmem's tools are listed)."`
-	DryRun     bool   `name:"dry-run" help:"Print what would change; change nothing."`
-	Uninstall  bool   `name:"uninstall" help:"Remove what setup added."`
-	Codex      string `name:"codex" placeholder:"PATH" default:"codex" help:"The codex binary, which writes config.toml and computes the hooks' trust."`
+	hookFlags
+	Optional  bool   `name:"optional" help:"Register the MCP server as optional: Codex then starts without waiting for it (its first request may leave before agentmem's tools are listed)."`
+	DryRun    bool   `name:"dry-run" help:"Print what would change; change nothing."`
+	Uninstall bool   `name:"uninstall" help:"Remove what setup added."`
+	Codex     string `name:"codex" placeholder:"PATH" default:"codex" help:"The codex binary, which writes config.toml and computes the hooks' trust."`
 
 	home string // tests set it; "" is the user's home
-}
-
-// codexHookEvents are the events the hook is registered for, and their
-// timeouts in seconds (Codex cuts SessionEnd hooks at 3 s).
-var codexHookEvents = []string{"SessionStart", "Stop", "PreCompact", "SessionEnd"}
-
-func (c setupCodexCmd) events() []string {
-	if c.AutoRecall {
-		return append(slices.Clone(codexHookEvents), "UserPromptSubmit")
-	}
-	return codexHookEvents
 }
 
 // codexHome is $CODEX_HOME, or ~/.codex.
@@ -81,15 +69,8 @@ func (c setupCodexCmd) Run(e *env) error {
 	if !c.Optional {
 		server["required"] = true
 	}
-	args := []string{"hook", "codex"}
-	if c.PerProject {
-		args = append(args, "--per-project")
-	}
-	if c.AutoRecall {
-		args = append(args, "--auto-recall")
-	}
 	hookExe, why := hookBinary(exe)
-	hook := shellJoin(append(append([]string{hookExe}, global...), args...))
+	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("codex")...))
 	hooksFile := filepath.Join(dir, "hooks.json")
 	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
 	if c.DryRun {
@@ -147,12 +128,17 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 		return err
 	}
 	trust := map[string]any{}
+	n := 0 // agentmem's hooks that codex lists
 	for _, h := range hooks {
-		if h.Command == hook && h.TrustStatus != "trusted" {
+		if h.Command != hook {
+			continue
+		}
+		n++
+		if h.TrustStatus != "trusted" {
 			trust[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
 		}
 	}
-	if n := countOurs(hooks, hook); n != len(c.events()) {
+	if n != len(c.events()) {
 		return fmt.Errorf("codex lists %d of agentmem's %d hooks in %s; is %s the Codex that reads %s?", n, len(c.events()), filepath.Join(dir, "hooks.json"), c.Codex, dir)
 	}
 	if len(trust) > 0 {
@@ -217,16 +203,6 @@ func sameServer(cur, want map[string]any) bool {
 	}
 	req := func(m map[string]any) bool { b, _ := m["required"].(bool); return b }
 	return cur["command"] == want["command"] && reflect.DeepEqual(args(cur), args(want)) && req(cur) == req(want)
-}
-
-func countOurs(hooks []codexHook, cmd string) int {
-	n := 0
-	for _, h := range hooks {
-		if h.Command == cmd {
-			n++
-		}
-	}
-	return n
 }
 
 // setCodexHooks is setHooks for Codex's hooks.json: SessionEnd's timeout

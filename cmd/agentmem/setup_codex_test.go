@@ -39,14 +39,14 @@ func decode(t *testing.T, s string) map[string]any {
 func TestSetCodexHooks(t *testing.T) {
 	const cmd = "/opt/bin/agentmem --data-dir /d hook codex"
 	doc := decode(t, userHooks)
-	setCodexHooks(doc, cmd, codexHookEvents, false)
+	setCodexHooks(doc, cmd, hookEvents, false)
 	once, _ := json.Marshal(doc)
-	setCodexHooks(doc, cmd, codexHookEvents, false)
+	setCodexHooks(doc, cmd, hookEvents, false)
 	if twice, _ := json.Marshal(doc); string(twice) != string(once) {
 		t.Errorf("a second setup changed hooks.json:\n%s\n%s", once, twice)
 	}
 	hooks := doc["hooks"].(map[string]any)
-	for _, ev := range codexHookEvents {
+	for _, ev := range hookEvents {
 		groups := hooks[ev].([]any)
 		last := groups[len(groups)-1].(map[string]any)["hooks"].([]any)[0].(map[string]any)
 		if last["command"] != cmd || (ev == "SessionEnd") != (last["timeout"] == 3) {
@@ -56,7 +56,7 @@ func TestSetCodexHooks(t *testing.T) {
 	if n := len(hooks["Stop"].([]any)); n != 3 {
 		t.Errorf("Stop has %d groups, want the user's two and agentmem's", n)
 	}
-	setCodexHooks(doc, cmd, codexHookEvents, true)
+	setCodexHooks(doc, cmd, hookEvents, true)
 	if want := decode(t, userHooks); !reflect.DeepEqual(doc, want) {
 		got, _ := json.MarshalIndent(doc, "", "  ")
 		t.Errorf("uninstall left:\n%s\nwant the user's file as it was", got)

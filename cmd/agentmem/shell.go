@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,12 +9,10 @@ import (
 	"os"
 	"strings"
 
-	"agentmem/tools/client"
-
 	"agentmem/memory"
-	"agentmem/tools/spec"
-
 	"agentmem/server"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
 )
 
 // The shell commands call the tools through the typed MCP client, in
@@ -66,6 +65,28 @@ func connect(e *env) (*client.Client, func(), error) {
 		return nil, nil, err
 	}
 	return c, func() { c.Close(); hd.Close() }, nil
+}
+
+// withClient runs fn with a client of e's memory (see connect).
+func withClient(e *env, fn func(*client.Client) error) error {
+	cl, done, err := connect(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return fn(cl)
+}
+
+// callTool calls a tool of e's memory (a method of client.Client) with
+// args, and prints its result.
+func callTool[A, R any](e *env, o output, tool func(*client.Client, context.Context, A) (R, string, error), args A) error {
+	return withClient(e, func(cl *client.Client) error {
+		res, text, err := tool(cl, e.ctx, args)
+		if err != nil {
+			return err
+		}
+		return o.print(res, text)
+	})
 }
 
 type rememberCmd struct {
@@ -122,16 +143,7 @@ func (c rememberCmd) Run(e *env) error {
 	if c.NS != "" {
 		args.Namespace = c.NS
 	}
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, text, err := cl.Remember(e.ctx, args)
-	if err != nil {
-		return err
-	}
-	return c.print(res, text)
+	return callTool(e, c.output, (*client.Client).Remember, args)
 }
 
 type recallCmd struct {
@@ -154,19 +166,10 @@ func (c recallCmd) Run(e *env) error {
 	if c.K < 1 {
 		return fmt.Errorf("invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
 	}
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, text, err := cl.Recall(e.ctx, spec.RecallArgs{
+	return callTool(e, c.output, (*client.Client).Recall, spec.RecallArgs{
 		Query: c.Query, K: c.K, Order: c.Order, Namespace: c.NS, SessionID: c.SessionID, After: c.After, Before: c.Before,
 		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens,
 	})
-	if err != nil {
-		return err
-	}
-	return c.print(res, text)
 }
 
 type todayCmd struct{ output }
@@ -192,14 +195,5 @@ type forgetCmd struct {
 }
 
 func (c forgetCmd) Run(e *env) error {
-	cl, done, err := connect(e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, text, err := cl.Forget(e.ctx, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: c.NS})
-	if err != nil {
-		return err
-	}
-	return c.print(res, text)
+	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: c.NS})
 }

@@ -44,9 +44,7 @@ const maxBody = 1 << 20
 // caller's memory.Access in the request's context, which every call
 // below honours.
 func Handler(svc *memory.Service, log *slog.Logger) http.Handler {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	static, _ := fs.Sub(assets, "assets")
 	a := api{svc: svc, log: log}
 	mux := http.NewServeMux()

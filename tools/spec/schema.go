@@ -33,10 +33,8 @@ var patterns = map[string]string{
 // patterns), and items.KEYWORD for a slice's items.
 func Schema[T any]() *jsonschema.Schema {
 	t := reflect.TypeFor[T]()
-	cache.Lock()
-	defer cache.Unlock()
-	if s, ok := cache.m[t]; ok {
-		return s
+	if s, ok := schemas.Load(t); ok {
+		return s.(*jsonschema.Schema)
 	}
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -45,16 +43,11 @@ func Schema[T any]() *jsonschema.Schema {
 	if err := applyTags(t, s, true); err != nil {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
 	}
-	cache.m[t] = s
-	cache.defaults[t] = defaultsOf(s)
-	return s
+	cached, _ := schemas.LoadOrStore(t, s) // the first, if two made one at once
+	return cached.(*jsonschema.Schema)
 }
 
-var cache = struct {
-	sync.Mutex
-	m        map[reflect.Type]*jsonschema.Schema
-	defaults map[reflect.Type]json.RawMessage
-}{m: map[reflect.Type]*jsonschema.Schema{}, defaults: map[reflect.Type]json.RawMessage{}}
+var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 // SchemaJSON is Schema[T] as JSON.
 func SchemaJSON[T any]() json.RawMessage {
@@ -387,15 +380,8 @@ func Decode[T any](args any) (T, error) {
 // level only (applyTags refuses a nested one), so decoding the arguments
 // over them leaves a default exactly where the arguments have no value.
 func defaults[T any]() json.RawMessage {
-	Schema[T]()
-	cache.Lock()
-	defer cache.Unlock()
-	return cache.defaults[reflect.TypeFor[T]()]
-}
-
-func defaultsOf(s *jsonschema.Schema) json.RawMessage {
 	d := map[string]json.RawMessage{}
-	for name, prop := range s.Properties {
+	for name, prop := range Schema[T]().Properties {
 		if prop.Default != nil {
 			d[name] = prop.Default
 		}

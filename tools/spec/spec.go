@@ -11,9 +11,6 @@
 // minLength and maxLength count them.
 package spec
 
-// Roles a message may have.
-var Roles = []string{"user", "assistant", "system", "tool"}
-
 // Message is one conversation turn as a client sends it.
 type Message struct {
 	Role      string `json:"role" jsonschema:"Who spoke: user, assistant, system or tool." schema:"enum=user|assistant|system|tool"`

@@ -46,9 +46,7 @@ func (e *Backend) Close() error {
 
 // Open assembles the memory that cfg describes; a nil log logs nothing.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	loc, now, err := cfg.Clock()
 	if err != nil {
 		return nil, err
@@ -138,9 +136,7 @@ type Reindexable interface {
 // OpenForReindex opens the store whatever embedder built it, with the
 // configured embedder to re-embed it.
 func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexable, memory.Embedder, func() error, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	dir, err := cfg.Prepare()
 	if err != nil {
 		return nil, nil, nil, err

@@ -336,6 +336,5 @@ func ProjectName(cwd string) string {
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	name = cmp.Or(name, "root")
-	return name
+	return cmp.Or(name, "root")
 }

@@ -64,7 +64,6 @@ type Input struct {
 	CWD            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 	Prompt         string `json:"prompt"`
-	Source         string `json:"source"`
 }
 
 // MaxInput bounds the hook's stdin (a prompt is at most a few MB).
@@ -258,7 +257,6 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	if n == 0 {
 		return "", nil
 	}
-	whole := 0
-	args.K, args.Excerpt = n, &whole
+	args.K, args.Excerpt = n, new(0) // excerpt 0: the memories whole
 	return cl.RecallText(ctx, args)
 }
