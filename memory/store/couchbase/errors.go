@@ -35,8 +35,7 @@ func wrap(err error, cfg Config, op string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	return &Error{Op: fmt.Sprintf(op, args...), Hint: hint(err, cfg), Err: err}
@@ -91,8 +90,8 @@ const ports = "ports 11210 and 8091-8096, or 11207 and 18091-18096 for couchbase
 // notReady recognises the Search service's answers for an index whose
 // partitions are not yet built or placed.
 func notReady(err error) bool {
-	var se *gocb.SearchError
-	if !errors.As(err, &se) {
+	se, ok := errors.AsType[*gocb.SearchError](err)
+	if !ok {
 		return false
 	}
 	t := strings.ToLower(se.ErrorText)
