@@ -273,7 +273,7 @@ func (s *Store) flushLocked() error {
 	if s.npend == 0 {
 		return nil
 	}
-	for _, ns := range s.textNames() {
+	for _, ns := range slices.Sorted(maps.Keys(s.texts)) {
 		if err := s.flushIndex(s.texts[ns]); err != nil {
 			return err
 		}
@@ -319,11 +319,6 @@ func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock f
 		}
 		ready = true
 	}
-}
-
-// textNames lists the namespaces with an index, sorted.
-func (s *Store) textNames() []string {
-	return slices.Sorted(maps.Keys(s.texts))
 }
 
 // dropText removes ns's index: its namespace holds no memory any more.
