@@ -101,15 +101,11 @@ func notReady(err error) bool {
 
 func retryReasons(err error) []string {
 	var rs []gocb.RetryReason
-	var te *gocb.TimeoutError
-	var kv *gocb.KeyValueError
-	var se *gocb.SearchError
-	switch {
-	case errors.As(err, &te):
+	if te, ok := errors.AsType[*gocb.TimeoutError](err); ok {
 		rs = te.RetryReasons
-	case errors.As(err, &kv):
+	} else if kv, ok := errors.AsType[*gocb.KeyValueError](err); ok {
 		rs = kv.RetryReasons
-	case errors.As(err, &se):
+	} else if se, ok := errors.AsType[*gocb.SearchError](err); ok {
 		rs = se.RetryReasons
 	}
 	out := make([]string, len(rs))
@@ -121,13 +117,7 @@ func retryReasons(err error) []string {
 
 // brief is gocb's error without the JSON it wraps around the cause.
 func brief(err error) string {
-	var (
-		te *gocb.TimeoutError
-		kv *gocb.KeyValueError
-		se *gocb.SearchError
-	)
-	switch {
-	case errors.As(err, &te):
+	if te, ok := errors.AsType[*gocb.TimeoutError](err); ok {
 		msg := "timed out"
 		if te.TimeObserved > 0 {
 			msg += " after " + te.TimeObserved.Round(1e6).String()
@@ -136,7 +126,8 @@ func brief(err error) string {
 			msg += " (retried for " + strings.Join(rs, ", ") + ")"
 		}
 		return msg
-	case errors.As(err, &se):
+	}
+	if se, ok := errors.AsType[*gocb.SearchError](err); ok {
 		msg := "search failed"
 		if se.HTTPStatusCode != 0 {
 			msg += fmt.Sprintf(" with HTTP %d", se.HTTPStatusCode)
@@ -147,7 +138,8 @@ func brief(err error) string {
 			msg += ": " + se.InnerError.Error()
 		}
 		return msg
-	case errors.As(err, &kv):
+	}
+	if kv, ok := errors.AsType[*gocb.KeyValueError](err); ok {
 		msg := kv.InnerError.Error()
 		if kv.DocumentID != "" {
 			msg += " (document " + kv.DocumentID + ")"
