@@ -219,8 +219,7 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 	}
 	page, err := s.store.Sessions(ctx, ns, f)
 	if err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
+		if _, ok := errors.AsType[*FieldError](err); ok {
 			return SessionPage{}, err
 		}
 		return SessionPage{}, fmt.Errorf("listing the sessions of namespace %s: %w", ns, err)

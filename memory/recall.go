@@ -129,7 +129,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	}
 	ps := group(hits, turns, budget, req.Excerpt, q.Text)
 	// chosen by relevance, then arranged as asked
-	arrangePassages(ps, order)
+	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned
 	kept := map[string]bool{}
 	for _, p := range ps {
@@ -140,7 +140,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
-	arrange(hits, order)
+	arrange(hits, order, func(h Hit) Memory { return h.Memory })
 	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
 	res.Pending = pending
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
@@ -246,32 +246,19 @@ func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
 	return t, nil
 }
 
-func arrange(hits []Hit, order Order) {
+// arrange orders hits or passages by the time of their memory (memOf) as
+// order asks; by relevance they stay as they are.
+func arrange[T any](xs []T, order Order, memOf func(T) Memory) {
 	switch order {
 	case Chronological:
-		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(a.Memory, b.Memory) })
+		slices.SortStableFunc(xs, func(a, b T) int { return compareTime(memOf(a), memOf(b)) })
 	case Recency:
-		slices.SortStableFunc(hits, func(a, b Hit) int { return compareTime(b.Memory, a.Memory) })
-	}
-}
-
-func arrangePassages(ps []Passage, order Order) {
-	switch order {
-	case Chronological:
-		slices.SortStableFunc(ps, func(a, b Passage) int { return compareTime(a.Memories[0], b.Memories[0]) })
-	case Recency:
-		slices.SortStableFunc(ps, func(a, b Passage) int { return compareTime(b.Memories[0], a.Memories[0]) })
+		slices.SortStableFunc(xs, func(a, b T) int { return compareTime(memOf(b), memOf(a)) })
 	}
 }
 
 func compareTime(a, b Memory) int {
-	if c := a.SessionDate.Compare(b.SessionDate); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
-		return c
-	}
-	return a.Turn - b.Turn
+	return cmp.Or(a.SessionDate.Compare(b.SessionDate), strings.Compare(a.SessionID, b.SessionID), a.Turn-b.Turn)
 }
 
 // validWeights bounds every weight, so that no score can overflow to

@@ -415,14 +415,7 @@ func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string 
 func byContent(have []Memory, incoming []turn, idx []int, held []string) {
 	for o := min(len(have), len(idx)); o > 0; o-- {
 		tail := have[len(have)-o:]
-		match := true
-		for j := range o {
-			if tail[j].Hash != incoming[idx[j]].Hash {
-				match = false
-				break
-			}
-		}
-		if match {
+		if slices.EqualFunc(tail, idx[:o], func(m Memory, i int) bool { return m.Hash == incoming[i].Hash }) {
 			for j := range o {
 				held[idx[j]] = tail[j].ID
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -130,10 +131,8 @@ func (s *Service) parseDate(field, v string) (t time.Time, dateOnly bool, err er
 }
 
 func validFusion(f Fusion) error {
-	for _, v := range Fusions {
-		if f == v {
-			return nil
-		}
+	if slices.Contains(Fusions, f) {
+		return nil
 	}
 	return &FieldError{Field: "fusion", Msg: fmt.Sprintf("must be one of %v, got %q", Fusions, f)}
 }

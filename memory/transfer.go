@@ -122,8 +122,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	}
 	for _, ns := range scopes {
 		err := s.store.Export(ctx, ns, head.Vectors, func(m Memory) error {
-			turn := m.Turn
-			line := ExportLine{Namespace: m.Namespace, SessionID: m.SessionID, SessionDate: stamp(m.SessionDate), Turn: &turn, ID: m.ID,
+			line := ExportLine{Namespace: m.Namespace, SessionID: m.SessionID, SessionDate: stamp(m.SessionDate), Turn: new(m.Turn), ID: m.ID,
 				Role: m.Role, Speaker: m.Speaker, Text: m.Text, Key: m.Key, Vectors: m.Vectors}
 			if m.Timestamp != nil {
 				line.Timestamp = stamp(*m.Timestamp)

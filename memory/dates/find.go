@@ -2,7 +2,6 @@ package dates
 
 import (
 	"cmp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,16 +21,6 @@ const (
 	Season                   // three months: spring from March, summer from June, autumn from September, winter from December
 	Year                     // a calendar year
 )
-
-var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year"}
-
-// String returns "day", "week", "weekend", "month", "season" or "year".
-func (g Grain) String() string {
-	if int(g) < len(grainNames) {
-		return grainNames[g]
-	}
-	return "grain(" + strconv.Itoa(int(g)) + ")"
-}
 
 // Mention is a time expression found in text.
 type Mention struct {

@@ -2,6 +2,7 @@ package dates
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -494,6 +495,17 @@ func TestLabel(t *testing.T) {
 			t.Errorf("Label(%v..%v) = %q, want %q", c.from, c.to, got, c.want)
 		}
 	}
+}
+
+var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year"}
+
+// String returns "day", "week", "weekend", "month", "season" or "year", for
+// the tests' messages.
+func (g Grain) String() string {
+	if int(g) < len(grainNames) {
+		return grainNames[g]
+	}
+	return "grain(" + strconv.Itoa(int(g)) + ")"
 }
 
 func TestGrainString(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -105,19 +104,3 @@ var (
 	MinTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
 	MaxTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
 )
-
-// ReadExport calls fn with each conversation of the export r holds (a
-// top-level JSON array), in order, as parse reads each element (given its
-// 1-based index). A file that is not an array or is cut short is an error
-// that says where; an error of parse or fn ends the reading and is
-// returned as it is.
-func ReadExport(r io.Reader, parse func(index int, raw json.RawMessage) (Conversation, error), fn func(Conversation) error) error {
-	return eachElement(r, func(i int, at int64, raw json.RawMessage) error {
-		c, err := parse(i+1, raw)
-		if err != nil {
-			return err
-		}
-		c.Offset = at
-		return fn(c)
-	})
-}

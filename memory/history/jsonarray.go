@@ -8,14 +8,14 @@ import (
 	"io"
 )
 
-// eachElement streams the elements of a top-level JSON array (an export's
-// conversations.json, which may be hundreds of MB) one at a time, so a
-// reader never holds more than one element: it calls fn with each element
-// of the array r holds (its 0-based index,
-// the byte offset it starts at, and its raw JSON), in order. An input that
-// is not one array, or is cut short, is an error that says where; an error
-// from fn ends the reading and is returned as it is.
-func eachElement(r io.Reader, fn func(i int, offset int64, raw json.RawMessage) error) error {
+// ReadExport calls fn with each conversation of the export r holds (a
+// top-level JSON array), in order, as parse reads each element (given its
+// 1-based index). It streams the elements one at a time (an export's
+// conversations.json may be hundreds of MB), so a reader never holds more
+// than one. A file that is not an array or is cut short is an error that
+// says where; an error of parse or fn ends the reading and is returned as
+// it is.
+func ReadExport(r io.Reader, parse func(index int, raw json.RawMessage) (Conversation, error), fn func(Conversation) error) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	tok, err := dec.Token()
 	switch {
@@ -35,7 +35,12 @@ func eachElement(r io.Reader, fn func(i int, offset int64, raw json.RawMessage) 
 			}
 			return fmt.Errorf("element %d (after byte %d) is not valid JSON: %v", i+1, at, err)
 		}
-		if err := fn(i, dec.InputOffset()-int64(len(raw)), raw); err != nil {
+		c, err := parse(i+1, raw)
+		if err != nil {
+			return err
+		}
+		c.Offset = dec.InputOffset() - int64(len(raw))
+		if err := fn(c); err != nil {
 			return err
 		}
 	}

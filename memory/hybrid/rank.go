@@ -62,15 +62,7 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 	}
 	adjacent(hits, w.Adjacent)
 	// stable: equal scores keep the fused order
-	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	if len(hits) > q.K {
 		hits = hits[:q.K]
 	}

@@ -1,6 +1,7 @@
 package hybrid
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -57,12 +58,6 @@ var allFields = []string{
 // ties do not follow the index's internal document numbers.
 func SortRanked(r []Ranked) {
 	slices.SortStableFunc(r, func(a, b Ranked) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
 	})
 }

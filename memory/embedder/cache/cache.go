@@ -116,13 +116,7 @@ func (c *Embedder) Stats() Stats {
 
 // Embed returns one vector per text, embedding only the texts not cached.
 func (c *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	ws, err := c.lookup(ctx, texts, kindVector, func(ctx context.Context, miss []string) ([][][]float32, error) {
-		vs, err := c.e.Embed(ctx, miss)
-		if err != nil {
-			return nil, err
-		}
-		return wrap(vs), nil
-	})
+	ws, err := c.lookup(ctx, texts, kindVector, c.embedOne)
 	if err != nil {
 		return nil, err
 	}
@@ -139,23 +133,23 @@ func (c *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 func (c *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
 	d, ok := c.e.(embedder.DocumentEmbedder)
 	if !ok {
-		return c.lookup(ctx, texts, kindVector, func(ctx context.Context, miss []string) ([][][]float32, error) {
-			vs, err := c.e.Embed(ctx, miss)
-			if err != nil {
-				return nil, err
-			}
-			return wrap(vs), nil
-		})
+		return c.lookup(ctx, texts, kindVector, c.embedOne)
 	}
 	return c.lookup(ctx, texts, kindWindows, d.EmbedDocuments)
 }
 
-func wrap(vs [][]float32) [][][]float32 {
+// embedOne embeds miss with the wrapped embedder's Embed, each vector as
+// the one window of its text.
+func (c *Embedder) embedOne(ctx context.Context, miss []string) ([][][]float32, error) {
+	vs, err := c.e.Embed(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][][]float32, len(vs))
 	for i, v := range vs {
 		out[i] = [][]float32{v}
 	}
-	return out
+	return out, nil
 }
 
 // lookup answers texts from the cache, calls embed once with the distinct

@@ -3,6 +3,7 @@
 package fake
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"math"
@@ -23,12 +24,7 @@ type Embedder struct {
 
 func (e *Embedder) ID() string { return "fake:" + e.Name }
 
-func (e *Embedder) Dims() int {
-	if e.N == 0 {
-		return 64
-	}
-	return e.N
-}
+func (e *Embedder) Dims() int { return cmp.Or(e.N, 64) }
 
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {

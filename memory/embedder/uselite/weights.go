@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -230,13 +231,8 @@ func (w weights) get(name string, float bool, shape ...int) (*tensor, error) {
 	if float && t.f32 == nil || !float && t.i32 == nil {
 		return nil, fmt.Errorf("uselite: weight %s has the wrong dtype", name)
 	}
-	if len(t.shape) != len(shape) {
+	if !slices.Equal(t.shape, shape) {
 		return nil, fmt.Errorf("uselite: weight %s has shape %v, want %v", name, t.shape, shape)
-	}
-	for i := range shape {
-		if t.shape[i] != shape[i] {
-			return nil, fmt.Errorf("uselite: weight %s has shape %v, want %v", name, t.shape, shape)
-		}
 	}
 	return t, nil
 }

@@ -2,6 +2,7 @@ package entities
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -214,10 +215,5 @@ func (ws words) has(w string) bool {
 		_, ok := ws.m[w]
 		return ok
 	}
-	for _, x := range ws.list {
-		if x == w {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(ws.list, w)
 }

@@ -3,7 +3,6 @@ package couchbase
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -82,7 +81,7 @@ func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error)
 	var n int
 	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
 		n = 0
-		man, sd, err := s.txSession(tc, sessionKey(ns, sess))
+		man, sd, err := txGet[sessionDoc](tc, s.coll, sessionKey(ns, sess), "session manifest")
 		if err != nil || man == nil {
 			return err
 		}
@@ -114,15 +113,9 @@ func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error)
 // txRemove removes the memory of ns at key inside a transaction and returns
 // what it held; ok is false when there was none.
 func (s *Store) txRemove(tc *gocb.TransactionAttemptContext, ns, key string) (d memoryDoc, ok bool, err error) {
-	res, err := tc.Get(s.coll, key)
-	if errors.Is(err, gocb.ErrDocumentNotFound) {
-		return d, false, nil
-	}
-	if err != nil {
+	res, d, err := txGet[memoryDoc](tc, s.coll, key, "memory")
+	if err != nil || res == nil {
 		return d, false, err
-	}
-	if err := res.Content(&d); err != nil {
-		return d, false, fmt.Errorf("decoding memory %s: %w", key, err)
 	}
 	if d.Namespace != ns {
 		return d, false, nil // keys embed the namespace; this cannot happen
@@ -133,7 +126,7 @@ func (s *Store) txRemove(tc *gocb.TransactionAttemptContext, ns, key string) (d 
 // txShrink removes ids from the session manifest at key, and the manifest
 // when nothing is left in it.
 func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map[string]bool) error {
-	res, sd, err := s.txSession(tc, key)
+	res, sd, err := txGet[sessionDoc](tc, s.coll, key, "session manifest")
 	if err != nil || res == nil {
 		return err
 	}

@@ -35,8 +35,7 @@ func wrap(err error, cfg Config, op string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	return &Error{Op: fmt.Sprintf(op, args...), Hint: hint(err, cfg), Err: err}
@@ -91,8 +90,8 @@ const ports = "ports 11210 and 8091-8096, or 11207 and 18091-18096 for couchbase
 // notReady recognises the Search service's answers for an index whose
 // partitions are not yet built or placed.
 func notReady(err error) bool {
-	var se *gocb.SearchError
-	if !errors.As(err, &se) {
+	se, ok := errors.AsType[*gocb.SearchError](err)
+	if !ok {
 		return false
 	}
 	t := strings.ToLower(se.ErrorText)
@@ -102,15 +101,11 @@ func notReady(err error) bool {
 
 func retryReasons(err error) []string {
 	var rs []gocb.RetryReason
-	var te *gocb.TimeoutError
-	var kv *gocb.KeyValueError
-	var se *gocb.SearchError
-	switch {
-	case errors.As(err, &te):
+	if te, ok := errors.AsType[*gocb.TimeoutError](err); ok {
 		rs = te.RetryReasons
-	case errors.As(err, &kv):
+	} else if kv, ok := errors.AsType[*gocb.KeyValueError](err); ok {
 		rs = kv.RetryReasons
-	case errors.As(err, &se):
+	} else if se, ok := errors.AsType[*gocb.SearchError](err); ok {
 		rs = se.RetryReasons
 	}
 	out := make([]string, len(rs))
@@ -122,13 +117,7 @@ func retryReasons(err error) []string {
 
 // brief is gocb's error without the JSON it wraps around the cause.
 func brief(err error) string {
-	var (
-		te *gocb.TimeoutError
-		kv *gocb.KeyValueError
-		se *gocb.SearchError
-	)
-	switch {
-	case errors.As(err, &te):
+	if te, ok := errors.AsType[*gocb.TimeoutError](err); ok {
 		msg := "timed out"
 		if te.TimeObserved > 0 {
 			msg += " after " + te.TimeObserved.Round(1e6).String()
@@ -137,7 +126,8 @@ func brief(err error) string {
 			msg += " (retried for " + strings.Join(rs, ", ") + ")"
 		}
 		return msg
-	case errors.As(err, &se):
+	}
+	if se, ok := errors.AsType[*gocb.SearchError](err); ok {
 		msg := "search failed"
 		if se.HTTPStatusCode != 0 {
 			msg += fmt.Sprintf(" with HTTP %d", se.HTTPStatusCode)
@@ -148,7 +138,8 @@ func brief(err error) string {
 			msg += ": " + se.InnerError.Error()
 		}
 		return msg
-	case errors.As(err, &kv):
+	}
+	if kv, ok := errors.AsType[*gocb.KeyValueError](err); ok {
 		msg := kv.InnerError.Error()
 		if kv.DocumentID != "" {
 			msg += " (document " + kv.DocumentID + ")"

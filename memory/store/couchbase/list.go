@@ -56,15 +56,12 @@ func (s *Store) manifests(ctx context.Context, ns string) ([]sessionDoc, error) 
 
 // turnOf reads the turn from a memory id (session:turn); -1 when it has none.
 func turnOf(id string) int {
-	i := strings.LastIndexByte(id, ':')
-	if i < 0 {
-		return -1
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		if n, err := strconv.Atoi(id[i+1:]); err == nil {
+			return n
+		}
 	}
-	n, err := strconv.Atoi(id[i+1:])
-	if err != nil {
-		return -1
-	}
-	return n
+	return -1
 }
 
 // firstID is the id of a manifest's first turn.

@@ -157,7 +157,7 @@ func encode(key string, v any) (json.RawMessage, error) {
 
 // txManifest adds the ids of add to the session manifest at key.
 func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add sessionDoc) error {
-	old, cur, err := s.txSession(tc, key)
+	old, cur, err := txGet[sessionDoc](tc, s.coll, key, "session manifest")
 	switch {
 	case err != nil:
 		return err
@@ -167,21 +167,21 @@ func (s *Store) txManifest(tc *gocb.TransactionAttemptContext, key string, add s
 	return txReplace(tc, old, cur.with(add.IDs...))
 }
 
-// txSession reads the session manifest at key inside a transaction; its
-// result is nil when there is none.
-func (s *Store) txSession(tc *gocb.TransactionAttemptContext, key string) (*gocb.TransactionGetResult, sessionDoc, error) {
-	var sd sessionDoc
-	res, err := tc.Get(s.coll, key)
+// txGet reads the document at key inside a transaction, decoded into a T
+// (what names it in an error); its result is nil when there is none.
+func txGet[T any](tc *gocb.TransactionAttemptContext, coll *gocb.Collection, key, what string) (*gocb.TransactionGetResult, T, error) {
+	var v T
+	res, err := tc.Get(coll, key)
 	if errors.Is(err, gocb.ErrDocumentNotFound) {
-		return nil, sd, nil
+		return nil, v, nil
 	}
 	if err != nil {
-		return nil, sd, err
+		return nil, v, err
 	}
-	if err := res.Content(&sd); err != nil {
-		return nil, sd, fmt.Errorf("decoding session manifest %s: %w", key, err)
+	if err := res.Content(&v); err != nil {
+		return nil, v, fmt.Errorf("decoding %s %s: %w", what, key, err)
 	}
-	return res, sd, nil
+	return res, v, nil
 }
 
 // touch makes a mutation token for each committed document. Transactions

@@ -156,9 +156,8 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 // empty reports whether the collection holds no memory, by a key range
 // scan that stops at the first memory key.
 func (s *Store) empty(ctx context.Context) (bool, error) {
-	one := uint32(1)
 	res, err := s.coll.Scan(gocb.NewRangeScanForPrefix(kindMemory+sep), &gocb.ScanOptions{
-		Context: ctx, IDsOnly: true, BatchItemLimit: &one,
+		Context: ctx, IDsOnly: true, BatchItemLimit: new(uint32(1)),
 	})
 	if err != nil {
 		return false, wrap(err, s.cfg, "checking whether %s holds memories", s.cfg.keyspace())

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -281,7 +283,7 @@ func checkIndexes(ctx context.Context, dir string, expect map[string]bool, rs re
 		byNS[ns][k] = true
 	}
 	known := map[string]bool{}
-	for _, ns := range sortedKeys(byNS) {
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		path := textPath(dir, ns)
 		known[filepath.Base(path)] = true
 		checkIndex(ctx, path, ns, byNS[ns], rs, r)

@@ -26,12 +26,11 @@ func parseSessionKey(k []byte) (ns, session string, ok bool) {
 	if len(k) < 6 || k[len(k)-5] != 0x1f {
 		return "", "", false
 	}
-	head := k[:len(k)-5]
-	i := bytes.IndexByte(head, 0x1f)
-	if i < 0 {
+	n, sess, ok := bytes.Cut(k[:len(k)-5], []byte{0x1f})
+	if !ok {
 		return "", "", false
 	}
-	return string(head[:i]), string(head[i+1:]), true
+	return string(n), string(sess), true
 }
 
 // sessionsOf walks the session keys that start with prefix (a namespace's,

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,7 +192,7 @@ func (s *Store) openText(ctx context.Context) error {
 	}
 	lagging := map[string]uint64{} // namespace: the entry its index applied
 	stale := map[string]string{}   // namespace: why it is rebuilt
-	for _, ns := range sortedKeys(rs.counts) {
+	for _, ns := range slices.Sorted(maps.Keys(rs.counts)) {
 		t := &textIndex{ns: ns, path: textPath(s.dir, ns)}
 		s.texts[ns] = t
 		switch {
@@ -479,13 +480,13 @@ func (s *Store) rebuildStale(ctx context.Context, stale map[string]string) error
 	for ns, why := range stale {
 		byWhy[why] = append(byWhy[why], ns)
 	}
-	for _, why := range sortedKeys(byWhy) {
+	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
 		names := byWhy[why]
 		slices.Sort(names)
 		shown := names[:min(len(names), 5)]
 		s.log.Warn(why+"; rebuilding it from the records", "namespaces", len(names), "first", shown)
 	}
-	return s.rebuild(ctx, sortedKeys(stale), nil)
+	return s.rebuild(ctx, slices.Sorted(maps.Keys(stale)), nil)
 }
 
 // namespacesOf lists the namespaces that hold memories, seeking from one
@@ -602,30 +603,17 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	return s.evict(t)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // splitSessionKey is the inverse of sessionKey's namespace and session.
 func splitSessionKey(k []byte) (ns, session string, ok bool) {
-	i := bytes.IndexByte(k, 0x1f)
-	if i < 0 {
+	n, rest, ok := bytes.Cut(k, []byte{0x1f})
+	if !ok {
 		return "", "", false
 	}
-	j := bytes.IndexByte(k[i+1:], 0x1f)
-	if j < 0 {
+	sess, turn, ok := bytes.Cut(rest, []byte{0x1f})
+	if !ok || len(turn) != 4 {
 		return "", "", false
 	}
-	j += i + 1
-	if len(k) != j+5 {
-		return "", "", false
-	}
-	return string(k[:i]), string(k[i+1 : j]), true
+	return string(n), string(sess), true
 }
 
 // trim drops the journal entries up to done, which the index has applied

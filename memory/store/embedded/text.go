@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,7 +203,7 @@ func (s *Store) evict(keep *textIndex) error {
 // Callers hold s.mu.
 func (s *Store) stage(ctx context.Context, seq uint64, keys []string, create bool) error {
 	byNS := byNamespace(keys)
-	for _, ns := range sortedKeys(byNS) {
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		t := s.texts[ns]
 		var err error
 		switch {
@@ -241,7 +242,7 @@ func (s *Store) flushIndex(t *textIndex) error {
 	if len(t.dirty) == 0 {
 		return nil
 	}
-	b, keys := t.idx.NewBatch(), sortedKeys(t.dirty)
+	b, keys := t.idx.NewBatch(), slices.Sorted(maps.Keys(t.dirty))
 	s.npend -= len(keys)
 	t.dirty = nil
 	// on an error the records and journal are durable; the next Open
@@ -272,7 +273,7 @@ func (s *Store) flushLocked() error {
 	if s.npend == 0 {
 		return nil
 	}
-	for _, ns := range s.textNames() {
+	for _, ns := range slices.Sorted(maps.Keys(s.texts)) {
 		if err := s.flushIndex(s.texts[ns]); err != nil {
 			return err
 		}
@@ -318,11 +319,6 @@ func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock f
 		}
 		ready = true
 	}
-}
-
-// textNames lists the namespaces with an index, sorted.
-func (s *Store) textNames() []string {
-	return sortedKeys(s.texts)
 }
 
 // dropText removes ns's index: its namespace holds no memory any more.

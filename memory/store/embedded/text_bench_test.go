@@ -3,10 +3,12 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -372,7 +374,7 @@ func TestTextIndexPerNamespace(t *testing.T) {
 	}
 	indexes := func(s *Store, want ...string) {
 		t.Helper()
-		if got := s.textNames(); !reflect.DeepEqual(got, want) {
+		if got := slices.Sorted(maps.Keys(s.texts)); !reflect.DeepEqual(got, want) {
 			t.Errorf("indexes of namespaces %q, want %q", got, want)
 		}
 		dirs, _ := os.ReadDir(filepath.Join(dir, textDir))

@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -142,11 +143,8 @@ func (c *Cluster) Live(t testing.TB, scope, collection string, prefixes ...strin
 			t.Fatal(err)
 		}
 		for _, d := range Latest(all) {
-			for _, p := range prefixes {
-				if strings.HasPrefix(string(d.Key), p) {
-					n++
-					break
-				}
+			if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(string(d.Key), p) }) {
+				n++
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package maxscore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
@@ -165,8 +167,12 @@ func (e *evaluator) plan(top *query.DisjunctionQuery, filter query.Query) (ok bo
 			j++
 		}
 	}
+	// searchers by postings count, as bleve's disjunctions order them
+	// (searcher.OrderedSearcherList, by sort.Sort): slices.SortFunc runs the
+	// same generated pdqsort, so the same counts in the same order make the
+	// same permutation
 	if len(e.children) <= searcher.DisjunctionHeapTakeover {
-		sort.Sort(byCount(e.children))
+		slices.SortFunc(e.children, func(a, b *child) int { return cmp.Compare(a.count, b.count) })
 	}
 	weight := 0.0
 	for _, c := range e.children {
@@ -256,7 +262,7 @@ func (e *evaluator) planMatch(d *query.MatchQuery) (ok bool, err error) {
 		c.leaves = append(c.leaves, l)
 	}
 	if len(c.leaves) <= searcher.DisjunctionHeapTakeover {
-		sort.Sort(leavesByCount(c.leaves))
+		slices.SortFunc(c.leaves, func(a, b *leaf) int { return cmp.Compare(a.count, b.count) }) // as the children above
 	} // a heap disjunction sums in its heap's order: equal to the last bits
 	for _, l := range c.leaves {
 		c.count += l.count

@@ -140,21 +140,6 @@ type child struct {
 	weight float64
 }
 
-// byCount and leavesByCount order searchers as bleve's disjunctions do
-// (searcher.OrderedSearcherList: sort.Sort by postings count): sort.Sort
-// on the same counts in the same order makes the same permutation.
-type byCount []*child
-
-func (c byCount) Len() int           { return len(c) }
-func (c byCount) Less(i, j int) bool { return c[i].count < c[j].count }
-func (c byCount) Swap(i, j int)      { c[i], c[j] = c[j], c[i] }
-
-type leavesByCount []*leaf
-
-func (c leavesByCount) Len() int           { return len(c) }
-func (c leavesByCount) Less(i, j int) bool { return c[i].count < c[j].count }
-func (c leavesByCount) Swap(i, j int)      { c[i], c[j] = c[j], c[i] }
-
 // termBound is the most the middle factor of bleve's BM25 term score can
 // be in a field of average length avg (see the comment at the top).
 func termBound(avg float64) float64 {

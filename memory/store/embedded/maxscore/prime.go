@@ -1,6 +1,7 @@
 package maxscore
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 )
@@ -36,15 +37,7 @@ func (e *evaluator) prime() error {
 		total += l.count
 	}
 	byCount := slices.Clone(e.leaves)
-	slices.SortStableFunc(byCount, func(a, b *leaf) int {
-		switch {
-		case a.count < b.count:
-			return -1
-		case a.count > b.count:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(byCount, func(a, b *leaf) int { return cmp.Compare(a.count, b.count) })
 	var rare []*leaf
 	var sum uint64
 	for _, l := range byCount {
