@@ -44,8 +44,7 @@ func (r *runner) hostAgent(ctx context.Context, a asked, cfg Config) (Result, er
 	res.Tokens = r.o.Tokenizer.Count(shown)
 	// the answer's words in the memories, not in the date line
 	res.AnswerShown = AnswerShown(res.Gold, WithoutToday(shown))
-	same := shown == text
-	res.HostSame = &same
+	res.HostSame = new(shown == text)
 	return res, nil
 }
 

@@ -57,12 +57,10 @@ func (c *Chat) Create(ctx context.Context, req openai.ChatCompletionRequest) (op
 }
 
 func retryable(err error) bool {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[*openai.APIError](err); ok {
 		return apiErr.HTTPStatusCode == http.StatusTooManyRequests || apiErr.HTTPStatusCode >= 500
 	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
+	if reqErr, ok := errors.AsType[*openai.RequestError](err); ok {
 		return reqErr.HTTPStatusCode == http.StatusTooManyRequests || reqErr.HTTPStatusCode >= 500
 	}
 	return false

@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +89,7 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 			nums = append(nums, n)
 		}
 	}
-	sort.Ints(nums)
+	slices.Sort(nums)
 	sessionOf := map[string]string{} // every turn's ref -> its session
 	for _, n := range nums {
 		var turns []locomoTurn

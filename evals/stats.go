@@ -86,6 +86,5 @@ func frac(bs []bool) *float64 {
 			n++
 		}
 	}
-	f := float64(n) / float64(len(bs))
-	return &f
+	return new(float64(n) / float64(len(bs)))
 }

@@ -216,8 +216,7 @@ func aggregate(rs []Result, pick func(Retrieval) *Hits) Level {
 	}
 	l := Level{Questions: len(all), RecallAll: frac(all), RecallAny: frac(any)}
 	if len(nd) > 0 {
-		m := NewDist(nd).Mean
-		l.NDCG = &m
+		l.NDCG = new(NewDist(nd).Mean)
 	}
 	return l
 }

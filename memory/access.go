@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -55,12 +56,9 @@ func (a *Access) allows(ns string, write bool) bool {
 	if a == nil {
 		return true
 	}
-	for _, r := range a.Rules {
-		if (!write || r.Write) && matches(r.Pattern, ns) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.Rules, func(r Rule) bool {
+		return (!write || r.Write) && matches(r.Pattern, ns)
+	})
 }
 
 func matches(pattern, ns string) bool {

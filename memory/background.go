@@ -53,7 +53,6 @@ type filler struct {
 	again   bool // kicked while running: look again before stopping
 
 	lastBulk atomic.Int64 // unix nanoseconds of the last remember with vectors later
-	made     atomic.Int64 // vectors made since the filler was made
 }
 
 var (
@@ -218,7 +217,6 @@ func (f *filler) pass() (int, error) {
 			continue
 		}
 		stored += len(r.ms)
-		f.made.Add(int64(len(r.ms)))
 		mu.Lock()
 		for _, m := range r.ms {
 			delete(inflight, m.Namespace+"\x1f"+m.ID)

@@ -95,8 +95,7 @@ func storedPrevious(ctx context.Context, st turnReader, e Embedder, ms []Memory)
 			return nil, err
 		}
 		if len(ts) > 0 {
-			p := ts[len(ts)-1]
-			out[i] = &p
+			out[i] = new(ts[len(ts)-1])
 		}
 	}
 	return out, nil

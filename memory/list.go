@@ -99,13 +99,9 @@ func PageSessions(all []SessionInfo, f SessionFilter) (SessionPage, error) {
 		return SessionPage{}, &FieldError{"limit", fmt.Sprintf("must be between 1 and %d, got %d", MaxSessionPage, f.Limit)}
 	}
 	page := SessionPage{Total: len(all), Sessions: []SessionInfo{}}
-	kept := make([]SessionInfo, 0, len(all))
-	for _, s := range all {
-		if !f.After.IsZero() && s.Date.Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before) {
-			continue
-		}
-		kept = append(kept, s)
-	}
+	kept := slices.DeleteFunc(slices.Clone(all), func(s SessionInfo) bool {
+		return !f.After.IsZero() && s.Date.Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before)
+	})
 	slices.SortFunc(kept, newestFirst)
 	start := 0
 	if f.Cursor != "" {

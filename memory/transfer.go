@@ -88,16 +88,12 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err != nil {
 		return ExportResult{}, err
 	}
-	names := make([]string, len(have))
-	for i, n := range have {
-		names[i] = n.Name
-	}
 	want := slices.Clone(opts.Namespaces)
 	for _, ns := range want {
 		if err := validName("namespace", ns, maxNamespace); err != nil {
 			return ExportResult{}, err
 		}
-		if !slices.Contains(names, ns) {
+		if !slices.ContainsFunc(have, func(n NamespaceInfo) bool { return n.Name == ns }) {
 			return ExportResult{}, &NotFoundError{What: "namespace", Name: ns}
 		}
 	}
@@ -116,7 +112,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	scopes := want
 	if len(scopes) == 0 {
 		scopes = []string{""}
-		res.Namespaces = len(names)
+		res.Namespaces = len(have)
 	} else {
 		res.Namespaces = len(want)
 	}
@@ -414,11 +410,10 @@ func decodeStrict(no int, raw []byte, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
 			return &LineError{no, te.Field, fmt.Sprintf("must be a JSON %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
-		case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		case errors.As(err, new(*json.SyntaxError)), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 			return &LineError{Line: no, Msg: "not a whole JSON object (truncated, or not JSON): " + err.Error()}
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)

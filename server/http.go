@@ -305,12 +305,11 @@ func (h *HTTP) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		buf.Grow(int(r.ContentLength))
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
 	var ne net.Error
 	switch {
 	case err == nil:
 		return buf.Bytes(), true
-	case errors.As(err, &mbe):
+	case errors.As(err, new(*http.MaxBytesError)):
 		return tooBig()
 	case errors.As(err, &ne) && ne.Timeout():
 		writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %s", ReadTimeout))

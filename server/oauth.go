@@ -120,10 +120,9 @@ func (o *OAuth) Metadata() *mcpserver.ProtectedResourceMetadataConfig {
 // MetadataURL is where clients find Metadata.
 func (o *OAuth) MetadataURL() string {
 	u := o.opts.Resource
-	if i := strings.Index(u, "://"); i >= 0 {
-		if j := strings.Index(u[i+3:], "/"); j >= 0 {
-			u = u[:i+3+j]
-		}
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		host, _, _ := strings.Cut(rest, "/")
+		u = scheme + "://" + host
 	}
 	return u + mcpserver.ProtectedResourceMetadataPath(o.opts.Resource)
 }

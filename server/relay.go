@@ -315,8 +315,7 @@ func (r *relay) reattach(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 			return conn, br, nil
 		}
 		conn.Close()
-		var refused *refusal
-		if errors.As(err, &refused) || time.Now().After(deadline) || ctx.Err() != nil {
+		if errors.As(err, new(*refusal)) || time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, nil, err
 		}
 		r.log.Debug("the new connection broke while replaying the session; trying again", "err", err)

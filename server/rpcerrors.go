@@ -34,11 +34,9 @@ func resourceErrors() mcpserver.ServerOption {
 	return mcpserver.WithResourceHandlerMiddleware(func(next mcpserver.ResourceHandlerFunc) mcpserver.ResourceHandlerFunc {
 		return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			res, err := next(ctx, req)
-			var fe *memory.FieldError
-			var se *spec.FieldError
 			switch {
 			case err == nil:
-			case errors.As(err, &fe), errors.As(err, &se), errors.Is(err, memory.ErrForbidden):
+			case errors.As(err, new(*memory.FieldError)), errors.As(err, new(*spec.FieldError)), errors.Is(err, memory.ErrForbidden):
 				err = fmt.Errorf("%s%w", invalidParams, err)
 			case errors.Is(err, memory.ErrNotFound):
 				err = fmt.Errorf("%s%w", resourceNotFound, err)

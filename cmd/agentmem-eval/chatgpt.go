@@ -143,8 +143,7 @@ func chatgptOf(s evals.Session, n int) chatgptConversation {
 		m.Author.Role = t.Role
 		m.Content.ContentType = "text"
 		m.Content.Parts = []string{t.Text}
-		p := parent
-		c.Mapping[nid] = &chatgptNode{ID: nid, Message: m, Parent: &p}
+		c.Mapping[nid] = &chatgptNode{ID: nid, Message: m, Parent: new(parent)}
 		c.Mapping[parent].Children = []string{nid}
 		parent = nid
 	}

@@ -163,8 +163,7 @@ func (p *AIDevkit) Store(ctx context.Context, c *client.Client, ns string, turns
 				ID string `json:"id"`
 			}
 			err := callJSON(ctx, c, "memory_storeKnowledge", map[string]any{"title": title, "content": content, "scope": scope}, &res)
-			var te *ToolError
-			if errors.As(err, &te) {
+			if te, ok := errors.AsType[*ToolError](err); ok {
 				var e adkError
 				if json.Unmarshal([]byte(te.Text), &e) == nil && e.Error == "DUPLICATE_ERROR" && e.Details.DuplicateType == "content" {
 					prev, ok := p.ids.Load(ns + "\x00" + e.Details.ExistingID)

@@ -42,16 +42,14 @@ func malformed(format string, args ...any) error {
 // the caller restarts it. A malformed answer or a failed call leaves it
 // running.
 func Kind(err error) string {
-	var me *MalformedError
-	var te *ToolError
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, context.DeadlineExceeded):
 		return Timeout
-	case errors.As(err, &me):
+	case errors.As(err, new(*MalformedError)):
 		return Malformed
-	case errors.As(err, &te):
+	case errors.As(err, new(*ToolError)):
 		return Failed
 	case errors.Is(err, transport.ErrTransportClosed), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe), errors.Is(err, os.ErrClosed):

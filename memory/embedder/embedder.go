@@ -38,6 +38,12 @@ func EmbedDocuments(ctx context.Context, e Embedder, texts []string) ([][][]floa
 	if d, ok := e.(DocumentEmbedder); ok {
 		return d.EmbedDocuments(ctx, texts)
 	}
+	return EmbedOne(ctx, e, texts)
+}
+
+// EmbedOne embeds texts with e's Embed, each vector as the one window of
+// its text.
+func EmbedOne(ctx context.Context, e Embedder, texts []string) ([][][]float32, error) {
 	vs, err := e.Embed(ctx, texts)
 	if err != nil {
 		return nil, err

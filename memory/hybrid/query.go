@@ -157,12 +157,9 @@ func QueryNames(text string) []string {
 // SpeakerNamed reports whether one of names (QueryNames) is a word of a
 // speaker's name: "alvarez" names "Dr. Alvarez".
 func SpeakerNamed(speaker string, names []string) bool {
-	for _, k := range nameKeys(speaker) {
-		if slices.Contains(names, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(nameKeys(speaker), func(k string) bool {
+		return slices.Contains(names, k)
+	})
 }
 
 // isName reports whether an entity is words of letters (each may end in

@@ -14,19 +14,13 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 	if len(ps) == 0 {
 		return false
 	}
-	for _, p := range ps {
-		if p.Contains(m.SessionDate) {
-			return true
-		}
+	if slices.ContainsFunc(ps, func(p memory.Period) bool { return p.Contains(m.SessionDate) }) {
+		return true
 	}
 	for _, d := range dates.Find(m.Text, m.SessionDate) {
-		if d.From.IsZero() {
-			continue
-		}
-		for _, p := range ps {
-			if d.From.Before(p.To) && p.From.Before(d.To) {
-				return true
-			}
+		overlaps := func(p memory.Period) bool { return d.From.Before(p.To) && p.From.Before(d.To) }
+		if !d.From.IsZero() && slices.ContainsFunc(ps, overlaps) {
+			return true
 		}
 	}
 	return false

@@ -206,18 +206,8 @@ func (c *Client) Close() error {
 	return c.c.Close()
 }
 
-// ToolError is a tool's own error result: the call reached the tool, which
-// refused it (bad arguments) or failed. Text is what the tool said.
-type ToolError struct {
-	Tool string
-	Text string
-}
-
-func (e *ToolError) Error() string { return e.Tool + ": " + e.Text }
-
-// Refused says whether the tool refused bad input (which it acts on not
-// at all: sent again, it is refused again), rather than failed.
-func (e *ToolError) Refused() bool { return strings.HasPrefix(e.Text, "invalid argument ") }
+// ToolError is a tool's own error result (see spec.ToolError).
+type ToolError = spec.ToolError
 
 // Call calls a tool with args (any JSON-encodable value, typically a spec
 // struct or a map) and returns its text and its structured content. A tool

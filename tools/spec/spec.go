@@ -11,6 +11,8 @@
 // minLength and maxLength count them.
 package spec
 
+import "strings"
+
 // Message is one conversation turn as a client sends it.
 type Message struct {
 	Role      string `json:"role" jsonschema:"Who spoke: user, assistant, system or tool." schema:"enum=user|assistant|system|tool"`
@@ -136,3 +138,16 @@ type ForgetResult struct {
 	Namespace string `json:"namespace"`
 	Deleted   int    `json:"deleted"`
 }
+
+// ToolError is a tool's own error result: the call reached the tool, which
+// refused it (bad arguments) or failed. Text is what the tool said.
+type ToolError struct {
+	Tool string
+	Text string
+}
+
+func (e *ToolError) Error() string { return e.Tool + ": " + e.Text }
+
+// Refused says whether the tool refused bad input (which it acts on not
+// at all: sent again, it is refused again), rather than failed.
+func (e *ToolError) Refused() bool { return strings.HasPrefix(e.Text, "invalid argument ") }

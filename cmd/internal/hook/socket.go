@@ -130,19 +130,6 @@ func (s *session) request(method string, params any) (json.RawMessage, error) {
 	}
 }
 
-// ToolError is a tool's own error result: the call reached the tool, which
-// refused it (bad arguments) or failed. Text is what the tool said.
-type ToolError struct {
-	Tool string
-	Text string
-}
-
-func (e *ToolError) Error() string { return e.Tool + ": " + e.Text }
-
-// Refused says whether the tool refused bad input (which it stores
-// nothing of), rather than failed.
-func (e *ToolError) Refused() bool { return strings.HasPrefix(e.Text, "invalid argument ") }
-
 // call calls a tool and returns its text and, when out is not nil, its
 // structured content decoded into out.
 func (s *session) call(tool string, args, out any) (string, error) {
@@ -168,7 +155,7 @@ func (s *session) call(tool string, args, out any) (string, error) {
 		}
 	}
 	if res.IsError {
-		return "", &ToolError{Tool: tool, Text: text.String()}
+		return "", &spec.ToolError{Tool: tool, Text: text.String()}
 	}
 	if out != nil {
 		if len(res.Structured) == 0 || string(res.Structured) == "null" {

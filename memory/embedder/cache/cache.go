@@ -141,15 +141,7 @@ func (c *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][][]fl
 // embedOne embeds miss with the wrapped embedder's Embed, each vector as
 // the one window of its text.
 func (c *Embedder) embedOne(ctx context.Context, miss []string) ([][][]float32, error) {
-	vs, err := c.e.Embed(ctx, miss)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][][]float32, len(vs))
-	for i, v := range vs {
-		out[i] = [][]float32{v}
-	}
-	return out, nil
+	return embedder.EmbedOne(ctx, c.e, miss)
 }
 
 // lookup answers texts from the cache, calls embed once with the distinct

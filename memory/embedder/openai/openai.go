@@ -312,8 +312,7 @@ func retryable(err error) bool {
 	// No status: the request never got an HTTP answer (http.Client errors
 	// are all *url.Error), timed out, or the body was cut short; all
 	// transient. A well-delivered body that is not valid JSON is not.
-	var ue *url.Error
-	return errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.As(err, new(*url.Error)) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // describe turns err into a message naming the model and, if the server

@@ -3,6 +3,7 @@ package couchbase
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -63,11 +64,7 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 		if err != nil {
 			return err
 		}
-		sessions := make([]string, 0, len(gone))
-		for sess := range gone {
-			sessions = append(sessions, sess)
-		}
-		return parallel(ctx, sessions, func(sess string) error {
+		return parallel(ctx, slices.Collect(maps.Keys(gone)), func(sess string) error {
 			return s.txShrink(tc, sessionKey(ns, sess), gone[sess])
 		})
 	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -48,13 +49,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 		}
 		added[sk] = sd.with(m.ID)
 	}
-	keys := make([]string, 0, len(docs)+len(added))
-	for k := range docs {
-		keys = append(keys, k)
-	}
-	for k := range added {
-		keys = append(keys, k)
-	}
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(docs)), maps.Keys(added))
 	slices.Sort(keys)
 	res, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
 		return parallel(ctx, keys, func(k string) error {

@@ -361,10 +361,7 @@ func (s *Store) writeManifest() error {
 	for ns, st := range s.vec.stamps {
 		mf.Namespaces[ns] = snapEntry{File: snapFile(ns), Stamp: st, Through: s.vec.through[ns]}
 	}
-	raw, err := json.Marshal(mf)
-	if err != nil {
-		return err
-	}
+	raw, _ := json.Marshal(mf) // strings and numbers always encode
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("writing the vector manifest: %w", err)
 	}
