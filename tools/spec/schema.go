@@ -31,10 +31,21 @@ var patterns = map[string]string{
 // pairs: minimum, maximum, exclusiveMinimum, default, minLength, maxLength,
 // minItems, maxItems, enum (values separated by |), pattern (a name from
 // patterns), and items.KEYWORD for a slice's items.
-func Schema[T any]() *jsonschema.Schema {
+func Schema[T any]() *jsonschema.Schema { return schemaOf[T]().schema }
+
+// compiled is a type's schema and the JSON object of its defaults, both
+// made once per type (Decode reads the defaults on every call).
+type compiled struct {
+	schema   *jsonschema.Schema
+	defaults json.RawMessage
+}
+
+var schemas sync.Map // reflect.Type -> *compiled
+
+func schemaOf[T any]() *compiled {
 	t := reflect.TypeFor[T]()
-	if s, ok := schemas.Load(t); ok {
-		return s.(*jsonschema.Schema)
+	if c, ok := schemas.Load(t); ok {
+		return c.(*compiled)
 	}
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -43,11 +54,9 @@ func Schema[T any]() *jsonschema.Schema {
 	if err := applyTags(t, s, true); err != nil {
 		panic(fmt.Sprintf("spec: schema of %s: %v", t, err))
 	}
-	cached, _ := schemas.LoadOrStore(t, s) // the first, if two made one at once
-	return cached.(*jsonschema.Schema)
+	c, _ := schemas.LoadOrStore(t, &compiled{schema: s, defaults: defaultsOf(s)}) // the first, if two made one at once
+	return c.(*compiled)
 }
-
-var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 // SchemaJSON is Schema[T] as JSON.
 func SchemaJSON[T any]() json.RawMessage {
@@ -365,7 +374,7 @@ func Decode[T any](args any) (T, error) {
 		return out, err
 	}
 	// the defaults first: what the arguments hold decodes over them
-	if err := json.Unmarshal(defaults[T](), &out); err != nil {
+	if err := json.Unmarshal(schemaOf[T]().defaults, &out); err != nil {
 		return out, err
 	}
 	if len(raw) > 0 {
@@ -376,12 +385,12 @@ func Decode[T any](args any) (T, error) {
 	return out, nil
 }
 
-// defaults is the JSON object of the defaults of T's schema. They are top
+// defaultsOf is the JSON object of the defaults of schema s. They are top
 // level only (applyTags refuses a nested one), so decoding the arguments
 // over them leaves a default exactly where the arguments have no value.
-func defaults[T any]() json.RawMessage {
+func defaultsOf(s *jsonschema.Schema) json.RawMessage {
 	d := map[string]json.RawMessage{}
-	for name, prop := range Schema[T]().Properties {
+	for name, prop := range s.Properties {
 		if prop.Default != nil {
 			d[name] = prop.Default
 		}
