@@ -215,7 +215,7 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 	}
 	page, err := s.store.Sessions(ctx, ns, f)
 	if err != nil {
-		if _, ok := errors.AsType[*FieldError](err); ok {
+		if errors.As(err, new(*FieldError)) {
 			return SessionPage{}, err
 		}
 		return SessionPage{}, fmt.Errorf("listing the sessions of namespace %s: %w", ns, err)

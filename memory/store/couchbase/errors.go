@@ -35,7 +35,7 @@ func wrap(err error, cfg Config, op string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*Error](err); ok {
+	if errors.As(err, new(*Error)) {
 		return err
 	}
 	return &Error{Op: fmt.Sprintf(op, args...), Hint: hint(err, cfg), Err: err}

@@ -84,7 +84,7 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 		// a system error (permissions, too many files) is not damage;
 		// bbolt's own complaints about the content are (invalid, checksum,
 		// version, "file size too small")
-		if _, ok := errors.AsType[*fs.PathError](err); ok {
+		if errors.As(err, new(*fs.PathError)) {
 			return nil, fmt.Errorf("opening %s: %w", path, err)
 		}
 		return nil, damagedFile(path, err)
