@@ -1,0 +1,125 @@
+package embedded
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+)
+
+func codecMemories() []memory.Memory {
+	ts := time.Date(2023, 5, 7, 23, 59, 1, 123456789, time.FixedZone("", -5*3600))
+	return []memory.Memory{
+		{},
+		{ID: "s1:0", Namespace: "default", SessionID: "s1", SessionDate: time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC),
+			Turn: 0, Role: "user", Text: "hello", Hash: "abc", Created: time.Now()},
+		{ID: "séance:41", Namespace: "ns/ü", SessionID: "séance", SessionDate: ts, Turn: 41, Role: "assistant",
+			Speaker: "Caroline", Text: strings.Repeat("I went to Oregon 🌲 ", 200), Timestamp: &ts, Key: "k-1",
+			Hash: "0123456789abcdef", Embedder: "use-lite-en", Created: time.Date(2026, 12, 2, 17, 0, 0, 1, time.Local),
+			Vectors: [][]float32{{1, 0}}},
+		{ID: "big", SessionID: "big", Turn: 1 << 40, Role: "user", Text: "\x00tab\tnewline\n", SessionDate: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)},
+	}
+}
+
+// A record reads back as the JSON records of earlier stores did: the same
+// memory, field for field, zones and nanoseconds included, vectors apart.
+func TestCodecReadsBackAsJSONDid(t *testing.T) {
+	for i, m := range codecMemories() {
+		raw, err := encode(m)
+		if err != nil {
+			t.Fatalf("memory %d: %v", i, err)
+		}
+		got, err := decode(raw)
+		if err != nil {
+			t.Fatalf("memory %d: %v", i, err)
+		}
+		m.Vectors = nil
+		js, _ := json.Marshal(m)
+		var want memory.Memory
+		if err := json.Unmarshal(js, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			got.Text, want.Text = got.Text[:min(len(got.Text), 40)], want.Text[:min(len(want.Text), 40)]
+			t.Errorf("memory %d read back as\n%#v\nwant (as JSON)\n%#v", i, got, want)
+		}
+		old, err := decode(js) // a record an earlier version wrote
+		if err != nil || !reflect.DeepEqual(old, want) {
+			t.Errorf("memory %d: the JSON record reads as %+v, %v", i, old, err)
+		}
+	}
+}
+
+// A record with any byte changed, or cut short anywhere, is an error
+// (errRecord), never a memory with a field missing, and never a panic.
+func TestCodecDetectsDamage(t *testing.T) {
+	raw, err := encode(codecMemories()[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, b []byte) {
+		t.Helper()
+		if m, err := decode(b); !errors.Is(err, errRecord) {
+			t.Fatalf("%s: decoded as %q, %v; want errRecord", what, m.ID, err)
+		}
+	}
+	for n := range len(raw) {
+		check("cut", raw[:n])
+	}
+	for i := range raw {
+		b := []byte(string(raw))
+		b[i] ^= 0x10
+		if b[0] == '{' {
+			continue // read as JSON: checked by encoding/json
+		}
+		check("flipped", b)
+	}
+}
+
+// Unknown fields (a later version's) are skipped.
+func TestCodecSkipsUnknownFields(t *testing.T) {
+	m := codecMemories()[1]
+	raw, _ := encode(m)
+	body := append([]byte{14<<3 | 0, 7}, raw[:len(raw)-5]...) // field 14, varint 7
+	got, err := decode(seal(body))
+	if err != nil || got.ID != m.ID || got.Text != m.Text || got.Turn != m.Turn {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, m := range codecMemories() {
+		raw, _ := encode(m)
+		f.Add(raw)
+		f.Add(raw[:len(raw)-5])
+	}
+	f.Add([]byte(`{"id":"x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		decode(b)
+		decode(seal(b)) // past the checksum: the fields' own parsing
+	})
+}
+
+func BenchmarkDecode(b *testing.B) {
+	m := codecMemories()[2]
+	m.Vectors = nil
+	js, _ := json.Marshal(m)
+	raw, _ := encode(m)
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{{"json", js}, {"protowire", raw}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			for b.Loop() {
+				if _, err := decode(c.raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
