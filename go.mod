@@ -88,7 +88,7 @@ require (
 	golang.org/x/tools v0.50.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20250811230008-5f3141c8851a // indirect
 	google.golang.org/grpc v1.74.2 // indirect
-	google.golang.org/protobuf v1.36.7 // indirect
+	google.golang.org/protobuf v1.36.7
 )
 
 replace github.com/couchbaselabs/gocaves/mock/data => ./memory/store/couchbase/testdata/gocavesdata
