@@ -229,8 +229,8 @@ func (c *Client) Call(ctx context.Context, tool string, args any) (string, json.
 	if res.IsError {
 		return "", nil, &ToolError{Tool: tool, Text: text.String()}
 	}
-	var structured json.RawMessage
-	if res.StructuredContent != nil {
+	structured := res.RawStructuredContent // as received: not marshalled again
+	if structured == nil && res.StructuredContent != nil {
 		if structured, err = json.Marshal(res.StructuredContent); err != nil {
 			return "", nil, fmt.Errorf("%s: structured content: %w", tool, err)
 		}
