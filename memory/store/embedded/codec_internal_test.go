@@ -1,12 +1,16 @@
 package embedded
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
 )
@@ -121,5 +125,62 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A store written before records were protobuf (every record JSON) opens,
+// passes Check, recalls and lists its memories, and takes new turns beside
+// the old ones.
+func TestStoreOfJSONRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := func(n int, text string) memory.Memory {
+		return memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day,
+			Turn: n, Role: "user", Text: text, Hash: fmt.Sprint(n), Created: day, Embedder: "test", Vectors: [][]float32{{1, 0, 0, 0}}}
+	}
+	var old []memory.Memory
+	for n := range 20 {
+		old = append(old, turn(n, fmt.Sprintf("old turn %d about the lake", n)))
+	}
+	if err := st.Put(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	err = st.update(func(tx *bolt.Tx) error { // as an earlier version wrote them
+		mem := tx.Bucket(bucketMem)
+		for _, m := range old {
+			m.Vectors = nil
+			js, _ := json.Marshal(m)
+			if err := mem.Put([]byte(key("default", m.ID)), js); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if r, err := Check(ctx, dir); err != nil || !r.OK() || r.Memories != 20 {
+		t.Fatalf("Check of the JSON store: %+v, %v", r, err)
+	}
+	if st, err = Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Put(ctx, []memory.Memory{turn(20, "a new turn about the lake")}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "lake", K: 30, Vector: []float32{1, 0, 0, 0}})
+	if err != nil || len(hits) != 21 {
+		t.Fatalf("search found %d of 21, %v", len(hits), err)
+	}
+	got, err := st.Session(ctx, "default", "s")
+	if err != nil || len(got) != 21 || got[3].Text != old[3].Text || !got[3].SessionDate.Equal(day) || got[20].Text != "a new turn about the lake" {
+		t.Fatalf("session read back as %d memories, %v", len(got), err)
 	}
 }
