@@ -180,13 +180,14 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 	// what is shown of each memory, made once: a session's passage is
 	// measured again each time a hit joins it
 	shown, excerpts := map[string]string{}, map[string]string{}
+	want := queryWords(query)
 	show := func(m Memory) {
 		if _, ok := shown[m.ID]; ok {
 			return
 		}
 		t := m.Text
 		if excerptTokens > 0 {
-			if e := excerpt(m.Text, query, excerptTokens); e != "" {
+			if e := excerpt(m.Text, want, excerptTokens); e != "" {
 				t, excerpts[m.ID] = e, e
 			}
 		}
@@ -281,7 +282,7 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 // characters a token) that holds the most of the query's words, cut at
 // word boundaries and marked with an ellipsis where it was cut; "" when
 // the text is short enough to show whole.
-func excerpt(text, query string, n int) string {
+func excerpt(text string, want stems, n int) string {
 	if utf8.RuneCountInString(text) <= 4*n {
 		return ""
 	}
@@ -290,19 +291,17 @@ func excerpt(text, query string, n int) string {
 	if len(words) <= span {
 		return ""
 	}
-	want := queryWords(query)
-	// each word's query word, once: the window passes every word twice
-	match := make([]string, len(words))
+	// each word's query word (its index + 1; 0: none), once: the window
+	// passes every word twice
+	match := make([]int32, len(words))
 	for i, w := range words {
-		if k := stem(w); want[k] {
-			match[i] = k
-		}
+		match[i] = want.of(w)
 	}
 	best, bestScore := 0, -1
 	score := 0
-	seen := map[string]int{}
-	add := func(k string, d int) {
-		if k == "" {
+	seen := make([]int, len(want.index)+1)
+	add := func(k int32, d int) {
+		if k == 0 {
 			return
 		}
 		if d > 0 && seen[k] == 0 {
@@ -329,7 +328,7 @@ func excerpt(text, query string, n int) string {
 		// Pixel"): centre the matches, with more room after them than
 		// before
 		first := best
-		for first < end && match[first] == "" {
+		for first < end && match[first] == 0 {
 			first++
 		}
 		slack := span - (end - first + 1)
@@ -345,15 +344,84 @@ func excerpt(text, query string, n int) string {
 	return out
 }
 
-// queryWords are the stems of a query's words, without common words.
-func queryWords(q string) map[string]bool {
-	out := map[string]bool{}
+// stems are the stems of a query's words, without common words, each with
+// its index + 1; first marks the bytes they start with.
+type stems struct {
+	index map[string]int32
+	first [256]bool
+}
+
+func queryWords(q string) stems {
+	out := stems{index: map[string]int32{}}
 	for _, w := range strings.Fields(q) {
-		if k := stem(w); k != "" && !stopWords[k] {
-			out[k] = true
+		if k := stem(w); k != "" && !stopWords[k] && out.index[k] == 0 {
+			out.index[k] = int32(len(out.index) + 1)
+			out.first[k[0]] = true
 		}
 	}
 	return out
+}
+
+// of is the index + 1 of stem(w) in want, 0 when want lacks it. An ASCII
+// word is stemmed in place: no string is made.
+func (want stems) of(w string) int32 {
+	var buf [5]byte
+	n := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= 0x80:
+			return want.index[stem(w)]
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		default:
+			if n == 0 {
+				continue // leading punctuation
+			}
+			// inner punctuation is kept (stem cuts the trimmed word),
+			// trailing punctuation is not
+			if !alnumTail(w[i:]) {
+				i = len(w)
+				continue
+			}
+		}
+		if n == 0 && !want.first[c] {
+			// no wanted stem starts so; a non-ASCII byte later falls back
+			if !hasHigh(w[i:]) {
+				return 0
+			}
+		}
+		if n < len(buf) {
+			buf[n] = c
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return want.index[string(buf[:n])]
+}
+
+// alnumTail tells whether a letter or digit (or any non-ASCII byte) follows
+// in s.
+func alnumTail(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasHigh tells whether s holds a non-ASCII byte.
+func hasHigh(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // stem is a word lower-cased, stripped of punctuation and cut to its first

@@ -25,7 +25,7 @@ func TestExcerptKeepsWhatFollowsTheMatch(t *testing.T) {
 		{"which shelter did the kitten come from", "Elm Street"},
 		{"what did I talk about with my sister", "new job"},
 	} {
-		got := excerpt(text, c.query, 40)
+		got := excerpt(text, queryWords(c.query), 40)
 		if got == "" {
 			t.Fatalf("%q: no excerpt of a %d-word text", c.query, len(strings.Fields(text)))
 		}
@@ -169,4 +169,33 @@ func oneEach(hits []Hit) [][]Memory {
 		panic(err)
 	}
 	return turns
+}
+
+// stems.of matches exactly the words whose stem the query holds.
+func TestStemsOfIsStem(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("aZk9'-.,!(é)Ü")
+	words := []string{"", "a", "Running!", "(Pixel),", "...", "ABCDEFG", "it's", "x-ray", "42nd", "--", "Hello.", "café", "Ünïcode's", "aB", "ab-", "a'b'c'd'e'f"}
+	for range 5000 {
+		r := make([]rune, rng.IntN(9))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		words = append(words, string(r))
+	}
+	for _, w := range words {
+		k := stem(w)
+		if k == "" || stopWords[k] {
+			if got := queryWords("lake " + w).of(w); got != 0 {
+				t.Fatalf("%q, which stems to %q, matched %d", w, k, got)
+			}
+			continue
+		}
+		if got := queryWords("lake " + w).of(w); got != 2 && !(k == "lake" && got == 1) {
+			t.Fatalf("%q: %d, want 2 (its stem %q)", w, got, k)
+		}
+		if got := queryWords("lake zzzzz").of(w); got != 0 && k != "lake" && k != "zzzzz" {
+			t.Fatalf("%q matched another word's stem: %d", w, got)
+		}
+	}
 }
