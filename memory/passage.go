@@ -134,12 +134,27 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 // a token, as common tokenizers count English.
 func tokens(runes int) int { return (runes + 3) / 4 }
 
-// size is the length in runes of p rendered with show(i) as what is shown
-// of Memories[i].
-func (p Passage) size(show func(i int) string) int {
-	var b strings.Builder
-	p.render(&b, show)
-	return utf8.RuneCountInString(b.String())
+// size is the length in runes of p as render writes it, with n(i) the
+// runes shown of Memories[i]: counted, not rendered, since a passage is
+// measured again each time a hit joins it (TestPassageSizeIsRendered holds it to
+// render).
+func (p Passage) size(n func(i int) int) int {
+	if len(p.Memories) == 1 {
+		return utf8.RuneCountInString(p.Memories[0].Header()) + 1 + n(0)
+	}
+	size := utf8.RuneCountInString(p.header())
+	for i, m := range p.Memories {
+		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
+			size += 1 + utf8.RuneCountInString(gap)
+		}
+		size += 1 + utf8.RuneCountInString(m.who()) + 2 + n(i)
+	}
+	return size
+}
+
+// runesOf counts the runes of what show(i) shows.
+func runesOf(show func(i int) string) func(i int) int {
+	return func(i int) int { return utf8.RuneCountInString(show(i)) }
 }
 
 // withContext is each hit's turns: the hit and, with context > 0, up to
@@ -179,7 +194,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 	var sizes []int
 	// what is shown of each memory, made once: a session's passage is
 	// measured again each time a hit joins it
-	shown, excerpts := map[string]string{}, map[string]string{}
+	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
 	want := queryWords(query)
 	show := func(m Memory) {
 		if _, ok := shown[m.ID]; ok {
@@ -192,6 +207,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 			}
 		}
 		shown[m.ID] = display(t, m.SessionDate)
+		shownRunes[m.ID] = utf8.RuneCountInString(shown[m.ID])
 	}
 	used := 0
 	for rank, h := range hits {
@@ -206,7 +222,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 		} else {
 			next = merge(Passage{Rank: rank}, turns[rank], h)
 		}
-		size := next.size(func(j int) string { return shown[next.Memories[j].ID] })
+		size := next.size(func(j int) int { return shownRunes[next.Memories[j].ID] })
 		cost := tokens(size)
 		if joins {
 			cost -= tokens(sizes[i])
@@ -241,7 +257,7 @@ func wholeTokens(hits []Hit, turns [][]Memory) int {
 	n := 0
 	for i, h := range hits {
 		p := merge(Passage{}, turns[i], h)
-		n += tokens(p.size(p.shown))
+		n += tokens(p.size(runesOf(p.shown)))
 	}
 	return n
 }

@@ -109,7 +109,7 @@ func TestPassageSizeIsRendered(t *testing.T) {
 		}
 		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, "lake café")
 		for _, p := range ps {
-			if got, want := p.size(p.shown), utf8.RuneCountInString(Text([]Passage{p})); got != want {
+			if got, want := p.size(runesOf(p.shown)), utf8.RuneCountInString(Text([]Passage{p})); got != want {
 				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
 			}
 		}
