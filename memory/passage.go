@@ -298,7 +298,7 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 // characters a token) that holds the most of the query's words, cut at
 // word boundaries and marked with an ellipsis where it was cut; "" when
 // the text is short enough to show whole.
-func excerpt(text string, want stems, n int) string {
+func excerpt(text string, want *stems, n int) string {
 	if utf8.RuneCountInString(text) <= 4*n {
 		return ""
 	}
@@ -367,8 +367,8 @@ type stems struct {
 	first [256]bool
 }
 
-func queryWords(q string) stems {
-	out := stems{index: map[string]int32{}}
+func queryWords(q string) *stems {
+	out := &stems{index: map[string]int32{}}
 	for _, w := range strings.Fields(q) {
 		if k := stem(w); k != "" && !stopWords[k] && out.index[k] == 0 {
 			out.index[k] = int32(len(out.index) + 1)
@@ -380,7 +380,7 @@ func queryWords(q string) stems {
 
 // of is the index + 1 of stem(w) in want, 0 when want lacks it. An ASCII
 // word is stemmed in place: no string is made.
-func (want stems) of(w string) int32 {
+func (want *stems) of(w string) int32 {
 	var buf [5]byte
 	n := 0
 	for i := 0; i < len(w); i++ {
