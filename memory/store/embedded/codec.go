@@ -52,6 +52,11 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// formatRecords is the records' format this version writes, recorded in
+// the record file (keyRecords): a later one is refused at Open
+// (ErrNewerFormat) rather than read as damage.
+const formatRecords = 2
+
 func encode(m memory.Memory) ([]byte, error) {
 	b := make([]byte, 0, len(m.Text)+len(m.ID)+len(m.SessionID)+128)
 	for _, f := range []struct {

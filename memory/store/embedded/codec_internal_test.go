@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -182,5 +183,68 @@ func TestStoreOfJSONRecords(t *testing.T) {
 	got, err := st.Session(ctx, "default", "s")
 	if err != nil || len(got) != 21 || got[3].Text != old[3].Text || !got[3].SessionDate.Equal(day) || got[20].Text != "a new turn about the lake" {
 		t.Fatalf("session read back as %d memories, %v", len(got), err)
+	}
+}
+
+// A record file of a later format is refused at Open with ErrNewerFormat,
+// saying what to do, and left as it is; one of JSON records (no format
+// recorded) is marked as holding this version's records.
+func TestRecordsFormat(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	format := func() string {
+		t.Helper()
+		db, err := bolt.Open(filepath.Join(dir, recordFile), 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var v string
+		db.View(func(tx *bolt.Tx) error { v = string(tx.Bucket(bucketMeta).Get(keyRecords)); return nil })
+		return v
+	}
+	set := func(v []byte) {
+		t.Helper()
+		db, err := bolt.Open(filepath.Join(dir, recordFile), 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		err = db.Update(func(tx *bolt.Tx) error {
+			if v == nil {
+				return tx.Bucket(bucketMeta).Delete(keyRecords)
+			}
+			return tx.Bucket(bucketMeta).Put(keyRecords, v)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Open(ctx, dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if got := format(); got != "2" {
+		t.Fatalf("a new store records format %q, want 2", got)
+	}
+	set(nil) // as a store of JSON records
+	if st, err = Open(ctx, dir, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if got := format(); got != "2" {
+		t.Fatalf("an older store records format %q after Open, want 2", got)
+	}
+	set([]byte("3"))
+	st, err = Open(ctx, dir, Options{NoSync: true})
+	if !errors.Is(err, ErrNewerFormat) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "format 3") || !strings.Contains(err.Error(), "agentmem export") {
+		if st != nil {
+			st.Close()
+		}
+		t.Fatalf("Open of a format 3 store: %v", err)
+	}
+	if got := format(); got != "3" {
+		t.Fatalf("the refused store's format became %q", got)
 	}
 }

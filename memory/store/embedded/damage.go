@@ -33,6 +33,10 @@ const recordFile = "memories.db"
 // is damaged in a way the store cannot repair itself.
 var ErrDamaged = errors.New("the store is damaged")
 
+// ErrNewerFormat is returned by Open when the record file was written by
+// a later agentmem, whose records this one may not read.
+var ErrNewerFormat = errors.New("the store was written by a newer agentmem")
+
 // ErrDiskFull is returned when the file system refuses to grow the record
 // file (no space left, a quota, a file size limit).
 var ErrDiskFull = errors.New("the disk is full")

@@ -43,7 +43,10 @@ var (
 
 	keyEmbedder = []byte("embedder")
 	keyDims     = []byte("dims")
-	keySeq      = []byte("seq") // bleve internal: last journal entry applied
+	// keyRecords holds the records' format (codec.go): absent in stores
+	// of JSON records (format 1), 2 since records are protobuf
+	keyRecords = []byte("records")
+	keySeq     = []byte("seq") // bleve internal: last journal entry applied
 )
 
 // flushAt is how many pending documents, over every namespace, trigger the
@@ -130,6 +133,9 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: it holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
 				memory.ErrEmbedderMismatch, describe(storedID, storedDims), describe(opts.EmbedderID, opts.Dims))
 		}
+		if err := recordsFormat(meta); err != nil {
+			return err
+		}
 		if k, _ := tx.Bucket(bucketJournal).Cursor().Last(); k != nil {
 			s.seq = binary.BigEndian.Uint64(k)
 		}
@@ -149,6 +155,24 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 	}
 	// opens the indexes, replays the journal, rebuilds the stale (rebuild.go)
 	return s.openText(ctx)
+}
+
+// recordsFormat refuses a record file of a later format than this
+// version writes, and marks an older one as holding this version's
+// records from now on (it reads both).
+func recordsFormat(meta *bolt.Bucket) error {
+	stored := 1
+	if v := meta.Get(keyRecords); v != nil {
+		stored, _ = strconv.Atoi(string(v))
+	}
+	switch {
+	case stored > formatRecords:
+		return fmt.Errorf("%w: its records are of format %d, and this agentmem reads formats 1 to %d; run a newer agentmem, or `agentmem export` with the newer one and `agentmem import` the file into an empty data directory with this one",
+			ErrNewerFormat, stored, formatRecords)
+	case stored < formatRecords:
+		return meta.Put(keyRecords, []byte(strconv.Itoa(formatRecords)))
+	}
+	return nil
 }
 
 func describe(id string, dims int) string {
