@@ -16,9 +16,10 @@ import (
 
 // A record is a protobuf message (protowire: already in the module graph
 // and linked through gocb, +22 KB of binary), decoded 9 times faster than
-// JSON (BenchmarkDecode: 2.9 against 26.2 us for a 4.7 KB record). The JSON records of earlier stores are still
-// read: one starts with '{', which no protobuf tag does (field 15 as a
-// group). The message, for `protoc --decode` or any protobuf reader:
+// JSON (BenchmarkDecode: 2.9 against 26.2 us for a 4.7 KB record). The
+// JSON records of earlier stores are still read: one starts with '{',
+// which no protobuf tag does (field 15 as a group). The message, for
+// `protoc --decode` or any protobuf reader:
 //
 //	message Memory {
 //	  string id = 1;  string namespace = 2;  string session_id = 3;
@@ -31,8 +32,8 @@ import (
 //	}
 //
 // Empty strings are left out. bbolt checksums nothing, so the CRC is what
-// tells a damaged record from one that merely lacks a field. Vectors are stored apart, little-endian
-// float32 windows back to back.
+// tells a damaged record from one that merely lacks a field. Vectors are
+// stored apart, little-endian float32 windows back to back.
 const (
 	fID protowire.Number = iota + 1
 	fNamespace
@@ -57,27 +58,40 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // (ErrNewerFormat) rather than read as damage.
 const formatRecords = 2
 
+// fields are where a record's string and time fields are in m, by field
+// number: the one list that encode and decode both follow. The timestamp
+// is apart, since m holds it by pointer.
+func fields(m *memory.Memory) (strs [fCRC]*string, times [fCRC]*time.Time) {
+	strs[fID], strs[fNamespace], strs[fSessionID], strs[fRole], strs[fSpeaker] = &m.ID, &m.Namespace, &m.SessionID, &m.Role, &m.Speaker
+	strs[fText], strs[fKey], strs[fHash], strs[fEmbedder] = &m.Text, &m.Key, &m.Hash, &m.Embedder
+	times[fSessionDate], times[fCreated] = &m.SessionDate, &m.Created
+	return strs, times
+}
+
 func encode(m memory.Memory) ([]byte, error) {
 	b := make([]byte, 0, len(m.Text)+len(m.ID)+len(m.SessionID)+128)
-	for _, f := range []struct {
-		n protowire.Number
-		s string
-	}{{fID, m.ID}, {fNamespace, m.Namespace}, {fSessionID, m.SessionID}, {fRole, m.Role},
-		{fSpeaker, m.Speaker}, {fText, m.Text}, {fKey, m.Key}, {fHash, m.Hash}, {fEmbedder, m.Embedder}} {
-		if f.s != "" {
-			b = protowire.AppendTag(b, f.n, protowire.BytesType)
-			b = protowire.AppendString(b, f.s)
+	strs, times := fields(&m)
+	times[fTimestamp] = m.Timestamp
+	for n, p := range strs {
+		if p != nil && *p != "" {
+			b = protowire.AppendTag(b, protowire.Number(n), protowire.BytesType)
+			b = protowire.AppendString(b, *p)
 		}
 	}
 	b = protowire.AppendTag(b, fTurn, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(m.Turn))
-	var err error
-	b, err = appendTime(b, fSessionDate, m.SessionDate, err)
-	b, err = appendTime(b, fCreated, m.Created, err)
-	if m.Timestamp != nil {
-		b, err = appendTime(b, fTimestamp, *m.Timestamp, err)
+	for n, t := range times {
+		if t == nil {
+			continue
+		}
+		raw, err := t.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("encoding a memory's time %v: %w", *t, err)
+		}
+		b = protowire.AppendTag(b, protowire.Number(n), protowire.BytesType)
+		b = protowire.AppendBytes(b, raw)
 	}
-	return seal(b), err
+	return seal(b), nil
 }
 
 // seal ends a record with the checksum of its fields.
@@ -85,18 +99,6 @@ func seal(b []byte) []byte {
 	sum := crc32.Checksum(b, castagnoli)
 	b = protowire.AppendTag(b, fCRC, protowire.Fixed32Type)
 	return protowire.AppendFixed32(b, sum)
-}
-
-func appendTime(b []byte, n protowire.Number, t time.Time, err error) ([]byte, error) {
-	if err != nil {
-		return b, err
-	}
-	raw, err := t.MarshalBinary()
-	if err != nil {
-		return b, fmt.Errorf("encoding a memory's time %v: %w", t, err)
-	}
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendBytes(b, raw), nil
 }
 
 // errRecord marks a stored record that cannot be read back: the record
@@ -124,24 +126,30 @@ func decode(raw []byte) (memory.Memory, error) {
 }
 
 func decodeFields(b []byte, m *memory.Memory) error {
+	strs, times := fields(m)
 	for len(b) > 0 {
 		n, typ, k := protowire.ConsumeTag(b)
 		if k < 0 {
 			return protowire.ParseError(k)
 		}
 		b = b[k:]
-		switch p := stringField(m, n); {
+		known := n < fCRC && (strs[n] != nil || times[n] != nil || n == fTimestamp)
+		switch {
 		case n == fTurn && typ == protowire.VarintType:
 			var v uint64
 			v, k = protowire.ConsumeVarint(b)
 			m.Turn = int(int64(v))
-		case typ == protowire.BytesType && (p != nil || n == fSessionDate || n == fCreated || n == fTimestamp):
+		case known && typ == protowire.BytesType:
 			var v []byte
-			if v, k = protowire.ConsumeBytes(b); k >= 0 && p != nil {
-				*p = string(v)
+			if v, k = protowire.ConsumeBytes(b); k >= 0 && strs[n] != nil {
+				*strs[n] = string(v)
 			} else if k >= 0 {
-				if err := decodeTime(n, v, m); err != nil {
-					return err
+				if n == fTimestamp {
+					m.Timestamp = new(time.Time)
+					times[n] = m.Timestamp
+				}
+				if err := decodeTime(v, times[n]); err != nil {
+					return fmt.Errorf("field %d: %w", n, err)
 				}
 			}
 		default: // a field of a later version
@@ -155,49 +163,16 @@ func decodeFields(b []byte, m *memory.Memory) error {
 	return nil
 }
 
-// stringField is where field n of a record goes when it is a string.
-func stringField(m *memory.Memory, n protowire.Number) *string {
-	switch n {
-	case fID:
-		return &m.ID
-	case fNamespace:
-		return &m.Namespace
-	case fSessionID:
-		return &m.SessionID
-	case fRole:
-		return &m.Role
-	case fSpeaker:
-		return &m.Speaker
-	case fText:
-		return &m.Text
-	case fKey:
-		return &m.Key
-	case fHash:
-		return &m.Hash
-	case fEmbedder:
-		return &m.Embedder
+func decodeTime(v []byte, t *time.Time) error {
+	if err := t.UnmarshalBinary(v); err != nil {
+		return err
+	}
+	if _, off := t.Zone(); off == 0 {
+		*t = t.UTC() // as encoding/json reads "Z"
 	}
 	return nil
 }
 
-func decodeTime(n protowire.Number, v []byte, m *memory.Memory) error {
-	var t time.Time
-	if err := t.UnmarshalBinary(v); err != nil {
-		return fmt.Errorf("field %d: %w", n, err)
-	}
-	if _, off := t.Zone(); off == 0 {
-		t = t.UTC() // as encoding/json reads "Z"
-	}
-	switch n {
-	case fSessionDate:
-		m.SessionDate = t
-	case fCreated:
-		m.Created = t
-	default:
-		m.Timestamp = &t
-	}
-	return nil
-}
 func encodeVectors(vs [][]float32) []byte {
 	n := 0
 	for _, v := range vs {
