@@ -379,79 +379,27 @@ func queryWords(q string) *stems {
 }
 
 // of is the index + 1 of stem(w) in want, 0 when want lacks it. An ASCII
-// word is stemmed in place: no string is made.
+// word is lower-cased into a buffer: no string is made.
 func (want *stems) of(w string) int32 {
-	var buf [5]byte
-	n := 0
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		switch {
-		case c >= 0x80:
-			return want.index[stem(w)]
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-		default:
-			if n == 0 {
-				continue // leading punctuation
-			}
-			// inner punctuation is kept (stem cuts the trimmed word),
-			// trailing punctuation is not
-			if !alnumTail(w[i:]) {
-				i = len(w)
-				continue
-			}
-		}
-		if n == 0 && !want.first[c] {
-			// no wanted stem starts so; a non-ASCII byte later falls back
-			if !hasHigh(w[i:]) {
-				return 0
-			}
-		}
-		if n < len(buf) {
-			buf[n] = c
-			n++
-		}
+	if !isASCII(w) {
+		return want.index[stem(w)]
 	}
-	if n == 0 {
+	w = asciiStem(w)
+	if w == "" || !want.first[lower(w[0])] {
 		return 0
 	}
-	return want.index[string(buf[:n])]
-}
-
-// alnumTail tells whether a letter or digit (or any non-ASCII byte) follows
-// in s.
-func alnumTail(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 {
-			return true
-		}
+	var buf [5]byte
+	for i := range len(w) {
+		buf[i] = lower(w[i])
 	}
-	return false
-}
-
-// hasHigh tells whether s holds a non-ASCII byte.
-func hasHigh(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return true
-		}
-	}
-	return false
+	return want.index[string(buf[:len(w)])]
 }
 
 // stem is a word lower-cased, stripped of punctuation and cut to its first
 // five letters: enough to match "running" with "run" for choosing an
 // excerpt.
 func stem(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if !ascii {
+	if !isASCII(w) {
 		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 		if r := []rune(w); len(r) > 5 {
 			w = string(r[:5])
@@ -459,6 +407,18 @@ func stem(w string) string {
 		return w
 	}
 	// the same for ASCII, without converting the word
+	w = asciiStem(w)
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(w)
+		}
+	}
+	return w
+}
+
+// asciiStem is an ASCII word without the punctuation around it, cut to
+// five letters, not yet lower-cased.
+func asciiStem(w string) string {
 	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
 	i, j := 0, len(w)
 	for i < j && !alnum(w[i]) {
@@ -467,16 +427,23 @@ func stem(w string) string {
 	for j > i && !alnum(w[j-1]) {
 		j--
 	}
-	w = w[i:j]
-	if len(w) > 5 {
-		w = w[:5]
-	}
+	return w[i:min(j, i+5)]
+}
+
+func isASCII(w string) bool {
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(w)
+		if w[i] >= 0x80 {
+			return false
 		}
 	}
-	return w
+	return true
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 var stopWords = func() map[string]bool {
