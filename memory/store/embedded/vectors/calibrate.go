@@ -22,8 +22,8 @@ import (
 // at most its exact score, so it is then surely in the approximate top ten:
 // the sample's recall@10 at that probe count is at least the target. When
 // that takes more than half the lists, the inverted file does not pay and
-// searches scan exactly (recall 1). The probe count is saved in snapshots,
-// so a load calibrates only a file that lacks it.
+// searches scan exactly (recall 1). The sample's probe count is saved in
+// snapshots, so a load calibrates only a file that lacks it.
 //
 // The queries are not rows of the index (a row finds itself in the first
 // list probed): each is a random row plus half of another, normalised,
@@ -36,7 +36,12 @@ import (
 // tuneEvery-th, also run the exact scan for their query and record the
 // ranks its true top ten needed; once tuneMin queries are recorded, the
 // probe count is the rank covering calibrationTarget of the last tuneKeep
-// of them (real queries only), never less than the sample's. That costs
+// of them (real queries only), never less than the sample's. A snapshot
+// keeps the count the checks had set, and a load starts from it, but as
+// where the searches begin, not as a floor: the first tuneMin checks after
+// the load set it again, lower too. (Saved as the floor, as it once was,
+// a few hard questions before one save would have raised the count for
+// good: past half the lists, to the exact scan forever.) That costs
 // tuneMin exact scans once and then one per tuneEvery searches (~3% of a
 // plain float32 scan per search), and follows the queries the index is
 // asked.
@@ -100,9 +105,13 @@ func (x *Index) calibrate() {
 // skipped ones), the rank (1 = most similar centroid) of the list holding
 // its best window: the probe count that would surely find it.
 func (x *Index) needs(qq *quantQuery, q []float32, out []int, skip ...int32) []int {
-	v := x.ivf
 	all, _ := x.compile(Filter{})
-	tk := x.scan(qq, q, min(calibrationK+len(skip), x.Len()), &all)
+	return x.needsOf(qq, q, x.scan(qq, q, min(calibrationK+len(skip), x.Len()), &all), out, skip...)
+}
+
+// needsOf is needs for tk, q's exact top memories, best first.
+func (x *Index) needsOf(qq *quantQuery, q []float32, tk *topK, out []int, skip ...int32) []int {
+	v := x.ivf
 	order := v.byNearness(x, qq)
 	rank := make([]int32, v.nlist)
 	for i, l := range order {
@@ -168,18 +177,28 @@ type tuner struct {
 }
 
 // observe counts an unfiltered approximate search of q and, every
-// tuneEvery-th, checks it (see above). Searches run concurrently.
-func (x *Index) observe(qq *quantQuery, q []float32) {
+// tuneEvery-th, checks it (see above). exact is q's exact top memories when
+// the search was the exact scan because the checks had sent it there: then
+// every search is a check, at almost no cost (the scan is done), so the
+// count comes back from the exact scan as soon as the last tuneKeep
+// queries say it may, rather than after tuneKeep·tuneEvery searches.
+// Searches run concurrently.
+func (x *Index) observe(qq *quantQuery, q []float32, exact *topK) {
 	v := x.ivf
 	if x.opts.NProbe > 0 {
 		return
 	}
-	// the first tuneMin searches are all checked, so the count follows
-	// real queries from the first few on; then one in tuneEvery
-	if n := v.tune.searches.Add(1); n > tuneMin && n%tuneEvery != 0 {
-		return
+	var needs []int
+	if exact != nil {
+		needs = x.needsOf(qq, q, exact, nil)
+	} else {
+		// the first tuneMin searches are all checked, so the count follows
+		// real queries from the first few on; then one in tuneEvery
+		if n := v.tune.searches.Add(1); n > tuneMin && n%tuneEvery != 0 {
+			return
+		}
+		needs = x.needs(qq, q, nil)
 	}
-	needs := x.needs(qq, q, nil)
 	v.tune.mu.Lock()
 	defer v.tune.mu.Unlock()
 	v.tune.needs = append(v.tune.needs, needs...)
@@ -195,6 +214,14 @@ func (x *Index) observe(qq *quantQuery, q []float32) {
 }
 
 func (v *ivf) getProbe() int { return int(v.probe.Load()) }
+
+// probes are the sample's probe count (the floor) and the one searches
+// use now, for a snapshot.
+func (v *ivf) probes() (floor, probe int) {
+	v.tune.mu.Lock()
+	defer v.tune.mu.Unlock()
+	return v.tune.floor, v.getProbe()
+}
 
 func (v *ivf) setProbe(p int) { v.probe.Store(int32(min(max(1, p), v.nlist))) }
 

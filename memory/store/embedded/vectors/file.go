@@ -78,7 +78,8 @@ const (
 	hApprox   = 52 // uint32: 1 when an inverted file follows
 	hNlist    = 56
 	hTrained  = 60
-	hProbe    = 64 // uint32: the calibrated probe count (0 in older files: calibrate)
+	hProbe    = 64 // uint32: the probe count calibrated on the rows' sample (0 in older files: calibrate)
+	hTuned    = 68 // uint32: the probe count the searches' checks had set, at least hProbe (0 in older files, whose hProbe is it)
 	hTagLen   = 72
 	hTag      = 76                       // maxTag bytes
 	hSections = hTag + maxTag            // nSections × 20 bytes
@@ -200,7 +201,9 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		le.PutUint32(h[hApprox:], 1)
 		le.PutUint32(h[hNlist:], uint32(v.nlist))
 		le.PutUint32(h[hTrained:], uint32(v.trained))
-		le.PutUint32(h[hProbe:], uint32(v.getProbe()))
+		floor, probe := v.probes()
+		le.PutUint32(h[hProbe:], uint32(floor))
+		le.PutUint32(h[hTuned:], uint32(probe))
 	}
 	le.PutUint32(h[hTagLen:], uint32(len(tag)))
 	copy(h[hTag:], tag)
@@ -450,7 +453,7 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo,
 	}
 
 	if le.Uint32(b[hApprox:]) == 1 {
-		if err := x.decodeIVF(secs[5], secs[6], secs[7], mp, int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:])), int(le.Uint32(b[hProbe:]))); err != nil {
+		if err := x.decodeIVF(secs[5], secs[6], secs[7], mp, int(le.Uint32(b[hNlist:])), int(le.Uint32(b[hTrained:])), int(le.Uint32(b[hProbe:])), int(le.Uint32(b[hTuned:]))); err != nil {
 			return nil, info, err
 		}
 	}
@@ -539,7 +542,7 @@ func (x *Index) rebuildBookkeeping() error {
 // decodeIVF rebuilds the inverted file from its centroids and each row's
 // list; the lists' codes are used in place from the mapping when the file
 // has them (section 7), else copied from the rows.
-func (x *Index) decodeIVF(cent, of, codes []byte, mp *mapping, nlist, trained, probe int) error {
+func (x *Index) decodeIVF(cent, of, codes []byte, mp *mapping, nlist, trained, probe, tuned int) error {
 	n := len(x.rows)
 	if nlist <= 0 || nlist > 1<<24 || len(cent) != nlist*x.dims*4 || len(of) != n*4 || (len(codes) != 0 && len(codes) != x.live*x.stride) {
 		return corrupt("inverted file sizes")
@@ -572,6 +575,12 @@ func (x *Index) decodeIVF(cent, of, codes []byte, mp *mapping, nlist, trained, p
 	x.ivf = v
 	if probe > 0 && probe <= nlist && x.opts.NProbe == 0 {
 		v.setFloor(probe) // calibrated on these rows when it was built
+		if tuned > probe && tuned <= nlist {
+			// where the checks of the searches before had set it: where
+			// the searches start, but not a floor, so the checks of the
+			// searches after this load may lower it again (see observe)
+			v.setProbe(tuned)
+		}
 	} else {
 		x.calibrate()
 	}

@@ -315,6 +315,52 @@ func TestApproxTunesToQueries(t *testing.T) {
 	}
 }
 
+// A snapshot keeps the probe count the searches' checks had set, and a
+// load starts from it; but the floor stays the sample's, so the checks of
+// the searches after the load may lower it again. (Saved as the floor, a
+// few hard questions before one save raised the count for good.)
+func TestSnapshotTunedProbeIsNoFloor(t *testing.T) {
+	const dims, n = 128, 16000
+	c := newBagCorpus(dims, 5)
+	x := mustNew(t, dims, Options{ApproxAt: 8000})
+	rows := make([][]float32, n)
+	for i := range n {
+		rows[i] = c.bag(25)
+		if err := x.Add(fmt.Sprint("m", i), "s", 0, [][]float32{rows[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sample := x.Stats().Probe
+	hard := make([][]float32, tuneMin)
+	for i := range hard {
+		hard[i] = c.bag(6) // sparse questions, whose neighbours scatter
+	}
+	recallVsExact(t, x, hard)
+	tuned := x.Stats().Probe
+	if tuned <= sample {
+		t.Fatalf("the checks of %d sparse questions left the probe count at the sample's %d", len(hard), sample)
+	}
+	path := filepath.Join(t.TempDir(), "vectors.snap")
+	if err := x.Save(path, 1, "t"); err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := Load(path, Options{ApproxAt: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := y.Stats().Probe; got != tuned {
+		t.Fatalf("loaded probe count %d, want the tuned %d it was saved with", got, tuned)
+	}
+	// questions that are rows: each one's neighbours are in its own list
+	easy := rows[:tuneMin]
+	recallVsExact(t, y, easy)
+	after := y.Stats().Probe
+	t.Logf("%d of %d lists: sample %d, tuned %d, after %d checked rows %d", after, y.Stats().Lists, sample, tuned, len(easy), after)
+	if after >= tuned || after < sample {
+		t.Errorf("after the load's checks: %d lists, want fewer than the saved %d and at least the sample's %d", after, tuned, sample)
+	}
+}
+
 // Within the lists it probes, the inverted file's answer is exact: for
 // every probe count, filter and k (one goroutine or several) it is the
 // brute-force answer over the probed lists' rows, a memory scoring as its

@@ -76,10 +76,18 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, err
 	if v := x.ivf; approx && v != nil && int(v.getProbe()) < v.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
 		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
 			if !cf.active {
-				x.observe(qq, q)
+				x.observe(qq, q, nil)
 			}
 			return x.results(tk), nil
 		}
+	}
+	if v := x.ivf; approx && v != nil && !cf.active && x.opts.NProbe == 0 {
+		// the checks sent the search to the exact scan: its answer checks
+		// the probe count (observe)
+		tk := x.scan(qq, q, max(k, min(calibrationK, x.Len())), &cf)
+		x.observe(qq, q, tk)
+		tk.slots, tk.score = tk.slots[:min(k, len(tk.slots))], tk.score[:min(k, len(tk.score))]
+		return x.results(tk), nil
 	}
 	return x.results(x.scan(qq, q, k, &cf)), nil
 }
