@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"context"
+	"slices"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,10 @@ import (
 // (AGENTMEM_BENCH_QUERIES) embedded as agentmem-eval bench does (fake:bench,
 // the snapshot's dimensions), k=30 (a recall's pool for k=10). The
 // questions are asked once (which tunes the probe count), then checked
-// against the exact scan (recall@10 is reported), then timed.
+// against the exact scan (recall@10 is reported), then timed. With an
+// inverted file, it logs what the questions need (needs: for each of a
+// question's exact top ten, the rank of its list), the quantiles the
+// searches' checks estimate the probe count from.
 func BenchmarkSnapshotSearch(b *testing.B) {
 	path, qpath := os.Getenv("AGENTMEM_BENCH_SNAPSHOT"), os.Getenv("AGENTMEM_BENCH_QUERIES")
 	if path == "" || qpath == "" {
@@ -65,6 +69,9 @@ func BenchmarkSnapshotSearch(b *testing.B) {
 			}
 		}
 	}
+	if x.ivf != nil {
+		logNeeds(b, x, qs)
+	}
 	b.ResetTimer()
 	t0 := cpuTime()
 	for i := range b.N {
@@ -77,5 +84,24 @@ func BenchmarkSnapshotSearch(b *testing.B) {
 	if x.ivf != nil {
 		b.ReportMetric(float64(x.ivf.getProbe()), "probes")
 		b.ReportMetric(float64(x.ivf.nlist), "lists")
+	}
+}
+
+// logNeeds logs the quantiles of the questions' needs, and of each
+// question's largest: the ten nearest of one question often share a list
+// (duplicated turns: the same vector), so a few questions decide a high
+// quantile.
+func logNeeds(b *testing.B, x *Index, qs [][]float32) {
+	var all, worst []int
+	for _, q := range qs {
+		n := x.needs(newQuantQuery(q, x.stride), q, nil)
+		all = append(all, n...)
+		worst = append(worst, slices.Max(n))
+	}
+	slices.Sort(all)
+	slices.Sort(worst)
+	at := func(s []int, p float64) int { return s[max(0, int(p*float64(len(s)))-1)] }
+	for _, p := range []float64{0.5, 0.9, 0.95, 0.98, 0.99, 0.995} {
+		b.Logf("needs' %.1f%% quantile: %d of %d lists (of each question's largest: %d)", p*100, at(all, p), x.ivf.nlist, at(worst, p))
 	}
 }
