@@ -239,14 +239,7 @@ func TestApproxRecallUnclustered(t *testing.T) {
 		t.Errorf("calibrated (%d of %d lists): recall@10 %.3f, want >= 0.98", st.Probe, st.Lists, r)
 	}
 
-	path := filepath.Join(t.TempDir(), "x.snap")
-	if err := x.Save(path, 1, "t"); err != nil {
-		t.Fatal(err)
-	}
-	y, _, err := Load(path, Options{ApproxAt: 5000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	y := reload(t, x, Options{ApproxAt: 5000})
 	if r := measure(y); r < 0.98 {
 		t.Errorf("loaded (%d lists probed): recall@10 %.3f, want >= 0.98", y.Stats().Probe, r)
 	}
@@ -340,14 +333,7 @@ func TestSnapshotTunedProbeIsNoFloor(t *testing.T) {
 	if tuned <= sample {
 		t.Fatalf("the checks of %d sparse questions left the probe count at the sample's %d", len(hard), sample)
 	}
-	path := filepath.Join(t.TempDir(), "vectors.snap")
-	if err := x.Save(path, 1, "t"); err != nil {
-		t.Fatal(err)
-	}
-	y, _, err := Load(path, Options{ApproxAt: 8000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	y := reload(t, x, Options{ApproxAt: 8000})
 	if got := y.Stats().Probe; got != tuned {
 		t.Fatalf("loaded probe count %d, want the tuned %d it was saved with", got, tuned)
 	}
@@ -447,4 +433,18 @@ func recallVsExact(t *testing.T, x *Index, qs [][]float32) float64 {
 		sum += recall(got, want)
 	}
 	return sum / float64(len(qs))
+}
+
+// reload saves x to a snapshot and loads it with opts.
+func reload(t *testing.T, x *Index, opts Options) *Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x.snap")
+	if err := x.Save(path, 1, "t"); err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := Load(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y
 }

@@ -2,8 +2,8 @@ package vectors
 
 import (
 	"context"
-	"slices"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
