@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -336,6 +337,17 @@ func TestSnapshotTunedProbeIsNoFloor(t *testing.T) {
 	y := reload(t, x, Options{ApproxAt: 8000})
 	if got := y.Stats().Probe; got != tuned {
 		t.Fatalf("loaded probe count %d, want the tuned %d it was saved with", got, tuned)
+	}
+	// at the exact scan, a search asks for at least the checks' ten and
+	// answers k (on another copy, whose check leaves y's count alone)
+	z := reload(t, x, Options{ApproxAt: 8000})
+	got, err := z.Search(hard[0], 3, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := z.SearchExact(hard[0], 3, Filter{})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("k=3 at the exact scan: %v, want %v", got, want)
 	}
 	// questions that are rows: each one's neighbours are in its own list
 	easy := rows[:tuneMin]

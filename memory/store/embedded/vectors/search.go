@@ -86,8 +86,8 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, err
 		// the probe count (observe)
 		tk := x.scan(qq, q, max(k, min(calibrationK, x.Len())), &cf)
 		x.observe(qq, q, tk)
-		tk.slots, tk.score = tk.slots[:min(k, len(tk.slots))], tk.score[:min(k, len(tk.score))]
-		return x.results(tk), nil
+		out := x.results(tk)
+		return out[:min(k, len(out))], nil
 	}
 	return x.results(x.scan(qq, q, k, &cf)), nil
 }
