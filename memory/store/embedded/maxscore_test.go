@@ -23,11 +23,17 @@ import (
 // with deleted documents, for questions of common and rare words, entity
 // phrases, more than ten words, and session and date filters; and it does skip documents (else it would test nothing of the
 // pruning).
+//
+// With and without the priming walk and the scores memo (every word's,
+// however few its postings).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
-	for _, prime := range []bool{true, false} {
-		t.Run(fmt.Sprint("prime=", prime), func(t *testing.T) {
-			defer func(p bool) { maxscore.Prime = p }(maxscore.Prime)
-			maxscore.Prime = prime
+	for _, c := range []struct {
+		prime bool
+		memo  uint64
+	}{{true, 0}, {false, 0}, {true, math.MaxUint64}, {false, math.MaxUint64}} {
+		t.Run(fmt.Sprintf("prime=%v,memo=%v", c.prime, c.memo == 0), func(t *testing.T) {
+			defer func(p bool, m uint64) { maxscore.Prime, maxscore.MemoPostings = p, m }(maxscore.Prime, maxscore.MemoPostings)
+			maxscore.Prime, maxscore.MemoPostings = c.prime, c.memo
 			testMaxScoreRanksAsBleve(t)
 		})
 	}

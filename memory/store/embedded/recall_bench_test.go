@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -92,46 +93,62 @@ func logSlowest(b *testing.B, qs []memory.Query, modes []memory.Fusion, recall f
 	}
 }
 
-// BenchmarkTextPrime compares MaxScore with and without its priming walk
-// (maxscore.Prime) on the text side of AGENTMEM_BENCH_STORE, one query
-// after the other (robust to a changing load): the same pools, and the
-// CPU of each, with the slowest queries of each.
-func BenchmarkTextPrime(b *testing.B) {
+// BenchmarkTextVariants compares the ways MaxScore can walk (package
+// maxscore's settings: the priming walk, the scores memo) on the text side of
+// AGENTMEM_BENCH_STORE, one query after the other in every variant (robust
+// to a changing load): the same pools, and the CPU and wall time of each.
+func BenchmarkTextVariants(b *testing.B) {
 	s, texts := openBenchStore(b)
 	defer s.Close()
 	qs := benchQueries(b, texts)
 	ti := benchIndex(b, s, len(texts))
-	defer func(p bool) { maxscore.Prime = p }(maxscore.Prime)
-	var cpu [2][]time.Duration
+	type variant struct {
+		name  string
+		prime bool
+		memo  uint64
+	}
+	vs := []variant{
+		{"no memo, no priming", false, math.MaxUint64},
+		{"no memo", true, math.MaxUint64},
+		{"the default", true, maxscore.MemoPostings},
+	}
+	defer func(p bool, m uint64) { maxscore.Prime, maxscore.MemoPostings = p, m }(maxscore.Prime, maxscore.MemoPostings)
+	cpu := make([][]time.Duration, len(vs))
+	wall := make([][]time.Duration, len(vs))
 	for range b.N {
 		for _, q := range qs {
 			tq := textQuery(q)
 			if tq == nil {
 				continue
 			}
-			var got [2][]hybrid.Ranked
-			for i, prime := range []bool{false, true} {
-				maxscore.Prime = prime
-				c0 := cpuTime()
+			var first []hybrid.Ranked
+			for i, v := range vs {
+				maxscore.Prime, maxscore.MemoPostings = v.prime, v.memo
+				c0, w0 := cpuTime(), time.Now()
 				r, err := ti.textTop(context.Background(), tq, q.PoolSize())
 				if err != nil {
 					b.Fatal(err)
 				}
+				wall[i] = append(wall[i], time.Since(w0))
 				cpu[i] = append(cpu[i], cpuTime()-c0)
-				got[i] = r
-			}
-			if !reflect.DeepEqual(got[0], got[1]) {
-				b.Fatalf("%q: primed\n%v\nnot\n%v", q.Text, got[1], got[0])
+				if i == 0 {
+					first = r
+				} else if !reflect.DeepEqual(r, first) {
+					b.Fatalf("%q: %s\n%v\n%s\n%v", q.Text, v.name, r, vs[0].name, first)
+				}
 			}
 		}
 	}
-	for i, name := range []string{"without priming", "with priming"} {
-		d := slices.Clone(cpu[i])
+	stats := func(d []time.Duration) string {
+		d = slices.Clone(d)
 		var sum time.Duration
 		for _, x := range d {
 			sum += x
 		}
 		slices.Sort(d)
-		b.Logf("%s: CPU per search mean %.2f ms, p50 %.2f, p95 %.2f, max %.2f", name, ms(sum)/float64(len(d)), ms(d[len(d)/2]), ms(d[len(d)*95/100]), ms(d[len(d)-1]))
+		return fmt.Sprintf("mean %.2f ms, p50 %.2f, p95 %.2f, max %.2f", ms(sum)/float64(len(d)), ms(d[len(d)/2]), ms(d[len(d)*95/100]), ms(d[len(d)-1]))
+	}
+	for i, v := range vs {
+		b.Logf("%s: CPU %s; wall %s", v.name, stats(cpu[i]), stats(wall[i]))
 	}
 }

@@ -117,9 +117,15 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 	return e.result()
 }
 
-// Prime turns the priming walk (prime) on; tests and benchmarks turn it
-// off to compare.
-var Prime = true
+// What tests and benchmarks turn to compare the evaluation's parts; each
+// setting gives the same pool with the same scores.
+var (
+	// Prime turns the priming walk (prime) on.
+	Prime = true
+	// MemoPostings is the fewest postings of a word for which it keeps
+	// the scores it computes (leaf.memo).
+	MemoPostings uint64 = 2048
+)
 
 func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.IndexReader, snap *scorch.IndexSnapshot, docs uint64, n int) *evaluator {
 	// the context bleve's searchers get from Index.SearchInContext
@@ -348,6 +354,7 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 		l.pls[i] = pl
 		l.count += pl.Count()
 	}
+	l.memoize = l.count >= MemoPostings
 	// scorer.TermQueryScorer's idf and Weight
 	l.idf = math.Log(1 + (float64(e.total)-float64(l.count)+0.5)/(float64(l.count)+0.5))
 	w := boost * l.idf

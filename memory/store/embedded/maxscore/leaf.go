@@ -35,7 +35,27 @@ type leaf struct {
 	count     uint64
 	weight    float64
 	walked    int
+	// memo holds the scores computed so far, by frequency and length
+	// (compute), 0 while not known; only for words with MemoPostings
+	// postings or more, allocated at the first score
+	memo    []float64
+	memoize bool
 }
+
+// A word's score in a document depends only on the word (idf, query
+// weight, average length) and on the posting's frequency and norm; the
+// common words of a question score the same few frequencies and lengths
+// over and over, so a word keeps the scores it computed (the same
+// computation, so the same bits). The norm's key is the posting's
+// NormUint64 (zap v15 and later: the field's length, of which Norm is a
+// function); segments without it are scored every time.
+const (
+	memoFreqs   = 2    // frequencies 1 and 2
+	memoLengths = 1024 // field lengths below this
+)
+
+// normBits is a posting that gives the bits its norm is computed from.
+type normBits interface{ NormUint64() uint64 }
 
 // done is a leaf's document number once it has no more.
 const done = math.MaxUint64
@@ -55,6 +75,31 @@ func (l *leaf) compute() float64 {
 		return l.scores[l.pos]
 	}
 	freq := l.p.Frequency()
+	if !l.memoize || freq == 0 || freq > memoFreqs {
+		return l.bm25(freq)
+	}
+	nb, ok := l.p.(normBits)
+	if !ok {
+		return l.bm25(freq)
+	}
+	bits := nb.NormUint64()
+	if bits >= memoLengths {
+		return l.bm25(freq)
+	}
+	if l.memo == nil {
+		l.memo = make([]float64, memoFreqs*memoLengths)
+	}
+	k := (freq-1)*memoLengths + bits
+	if s := l.memo[k]; s != 0 {
+		return s
+	}
+	s := l.bm25(freq)
+	l.memo[k] = s
+	return s
+}
+
+// bm25 is the score of the current posting, of frequency freq.
+func (l *leaf) bm25(freq uint64) float64 {
 	var tf float64
 	if freq < scorer.MaxSqrtCache {
 		tf = scorer.SqrtCache[int(freq)]
