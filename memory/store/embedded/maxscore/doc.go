@@ -29,6 +29,10 @@
 //     Segments are walked in order and documents in number order within
 //     each, as bleve's collector sees them, so equal scores keep bleve's
 //     order.
+//   - A common word (MemoPostings postings or more) keeps the scores it
+//     computed, by the posting's frequency and length (leaf.compute): the
+//     same computation, so the same bits, without the norm's square root
+//     and the division for each posting of the same pair.
 //   - An entity phrase of one word is its term (bleve scores such a
 //     phrase as the term); longer phrases and any other disjunct are run
 //     by bleve's own searchers beforehand (with the query norm of the
