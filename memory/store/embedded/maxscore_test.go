@@ -24,16 +24,27 @@ import (
 // phrases, more than ten words, and session and date filters; and it does skip documents (else it would test nothing of the
 // pruning).
 //
-// With and without the priming walk and the scores memo (every word's,
-// however few its postings).
+// With and without the priming walk, the scores memo (every word's,
+// however few its postings) and the probes of the words not walked.
 func TestMaxScoreRanksAsBleve(t *testing.T) {
-	for _, c := range []struct {
-		prime bool
-		memo  uint64
-	}{{true, 0}, {false, 0}, {true, math.MaxUint64}, {false, math.MaxUint64}} {
-		t.Run(fmt.Sprintf("prime=%v,memo=%v", c.prime, c.memo == 0), func(t *testing.T) {
-			defer func(p bool, m uint64) { maxscore.Prime, maxscore.MemoPostings = p, m }(maxscore.Prime, maxscore.MemoPostings)
-			maxscore.Prime, maxscore.MemoPostings = c.prime, c.memo
+	type setting struct {
+		prime, probe bool
+		memo         uint64
+	}
+	var cs []setting
+	for _, prime := range []bool{true, false} {
+		for _, memo := range []uint64{0, math.MaxUint64} {
+			for _, probe := range []bool{true, false} {
+				cs = append(cs, setting{prime, probe, memo})
+			}
+		}
+	}
+	for _, c := range cs {
+		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v", c.prime, c.memo == 0, c.probe), func(t *testing.T) {
+			defer func(p, pr bool, m uint64) {
+				maxscore.Prime, maxscore.Probe, maxscore.MemoPostings = p, pr, m
+			}(maxscore.Prime, maxscore.Probe, maxscore.MemoPostings)
+			maxscore.Prime, maxscore.Probe, maxscore.MemoPostings = c.prime, c.probe, c.memo
 			testMaxScoreRanksAsBleve(t)
 		})
 	}
@@ -118,19 +129,7 @@ func testMaxScoreRanksAsBleve(t *testing.T) {
 		if tq == nil {
 			continue
 		}
-		ti, unlock, err := s.readText(context.Background(), q.Namespace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ti.text(context.Background(), bleve.NewSearchRequestOptions(tq, q.PoolSize(), 0, false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ti.textTop(context.Background(), tq, q.PoolSize())
-		unlock()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := bothRankings(t, s, q.Namespace, tq, q.PoolSize())
 		queries++
 		bits := fmt.Sprint(got) == fmt.Sprint(want)
 		if !sameRanking(got, want) {
@@ -146,6 +145,25 @@ func testMaxScoreRanksAsBleve(t *testing.T) {
 	if walked == 0 || walked > postings*3/4 {
 		t.Errorf("MaxScore walked %d of %d postings", walked, postings)
 	}
+}
+
+// bothRankings is MaxScore's best n of tq in namespace ns, and bleve's.
+// The read lock is released however it ends (a failure or a panic would
+// otherwise hang the store's Close).
+func bothRankings(t *testing.T, s *Store, ns string, tq query.Query, n int) (got, want []hybrid.Ranked) {
+	t.Helper()
+	ti, unlock, err := s.readText(context.Background(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if want, err = ti.text(context.Background(), bleve.NewSearchRequestOptions(tq, n, 0, false)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ti.textTop(context.Background(), tq, n); err != nil {
+		t.Fatal(err)
+	}
+	return got, want
 }
 
 // flushAll makes every write searchable.
@@ -210,19 +228,7 @@ func TestMaxScoreOtherShapes(t *testing.T) {
 		bleve.NewDisjunctionQuery(fuzzy),
 		bleve.NewConjunctionQuery(hybrid.TextMatch(memory.Query{Namespace: "a", Text: "greyhound beach"})),
 	} {
-		ti, unlock, err := s.readText(context.Background(), "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ti.text(context.Background(), bleve.NewSearchRequestOptions(tq, 10, 0, false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ti.textTop(context.Background(), tq, 10)
-		unlock()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := bothRankings(t, s, "a", tq, 10)
 		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%T: got %v, want %v", tq, got, want)
 		}

@@ -106,13 +106,17 @@ func BenchmarkTextVariants(b *testing.B) {
 		name  string
 		prime bool
 		memo  uint64
+		probe bool
 	}
 	vs := []variant{
-		{"no memo, no priming", false, math.MaxUint64},
-		{"no memo", true, math.MaxUint64},
-		{"the default", true, maxscore.MemoPostings},
+		{"no memo, no priming, no probe", false, math.MaxUint64, false},
+		{"no memo, no probe", true, math.MaxUint64, false},
+		{"no probe", true, maxscore.MemoPostings, false},
+		{"the default", true, maxscore.MemoPostings, true},
 	}
-	defer func(p bool, m uint64) { maxscore.Prime, maxscore.MemoPostings = p, m }(maxscore.Prime, maxscore.MemoPostings)
+	defer func(p bool, m uint64, pr bool) {
+		maxscore.Prime, maxscore.MemoPostings, maxscore.Probe = p, m, pr
+	}(maxscore.Prime, maxscore.MemoPostings, maxscore.Probe)
 	cpu := make([][]time.Duration, len(vs))
 	wall := make([][]time.Duration, len(vs))
 	for range b.N {
@@ -123,7 +127,7 @@ func BenchmarkTextVariants(b *testing.B) {
 			}
 			var first []hybrid.Ranked
 			for i, v := range vs {
-				maxscore.Prime, maxscore.MemoPostings = v.prime, v.memo
+				maxscore.Prime, maxscore.MemoPostings, maxscore.Probe = v.prime, v.memo, v.probe
 				c0, w0 := cpuTime(), time.Now()
 				r, err := ti.textTop(context.Background(), tq, q.PoolSize())
 				if err != nil {

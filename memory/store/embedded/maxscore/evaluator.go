@@ -125,6 +125,9 @@ var (
 	// MemoPostings is the fewest postings of a word for which it keeps
 	// the scores it computes (leaf.memo).
 	MemoPostings uint64 = 2048
+	// Probe advances the words not walked by their documents only
+	// (leaf.probe).
+	Probe = true
 )
 
 func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.IndexReader, snap *scorch.IndexSnapshot, docs uint64, n int) *evaluator {

@@ -1,6 +1,7 @@
 package maxscore
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/blevesearch/bleve/v2/search"
@@ -20,6 +21,12 @@ type leaf struct {
 	it           segment.PostingsIterator
 	p            segment.Posting
 	idf, qw, avg float64
+	// a word not walked: its documents only (no frequencies or norms, so
+	// advancing skips rather than steps), in segment seg when probing;
+	// it and p follow only to the documents scored (sync)
+	probe   segment.PostingsIterator
+	probing bool
+	seg     int
 	// another disjunct: its documents (global numbers) and their scores
 	ids    []uint64
 	scores []float64
@@ -144,12 +151,50 @@ func (l *leaf) start(i int, off, end uint64) error {
 		l.setPos(end)
 		return nil
 	}
-	l.id = done
+	l.id, l.seg, l.probing, l.p = done, i, false, nil
 	if l.pls[i] == nil {
 		return nil
 	}
 	l.it = l.pls[i].Iterator(true, true, false, l.it)
+	if !l.essential && Probe {
+		l.startProbe()
+		return l.setProbe(l.probe.Next())
+	}
 	return l.setPosting(l.it.Next())
+}
+
+// startProbe starts the word's documents-only iterator in its segment.
+func (l *leaf) startProbe() {
+	l.probe = l.pls[l.seg].Iterator(false, false, false, l.probe)
+	l.probing = true
+}
+
+func (l *leaf) setProbe(p segment.Posting, err error) error {
+	if err != nil {
+		return err
+	}
+	l.id, l.scored = done, false
+	if p != nil {
+		l.id = p.Number()
+	}
+	return nil
+}
+
+// sync brings the posting of a probing word to its current document, to
+// score it.
+func (l *leaf) sync() error {
+	if !l.probing || l.id == done || (l.p != nil && l.p.Number() == l.id) {
+		return nil
+	}
+	p, err := l.it.Advance(l.id)
+	if err != nil {
+		return err
+	}
+	if p == nil || p.Number() != l.id {
+		return fmt.Errorf("maxscore: the postings of a word disagree on document %d", l.id)
+	}
+	l.p = p
+	return nil
 }
 
 // next moves the leaf past its current document.
@@ -159,6 +204,9 @@ func (l *leaf) next(end uint64) error {
 		l.pos++
 		l.setPos(end)
 		return nil
+	}
+	if l.probing {
+		return l.setProbe(l.probe.Next())
 	}
 	return l.setPosting(l.it.Next())
 }
@@ -171,6 +219,12 @@ func (l *leaf) advance(local, end uint64) error {
 		}
 		l.setPos(end)
 		return nil
+	}
+	if !l.essential && !l.probing && Probe && l.pls[l.seg] != nil {
+		l.startProbe() // demoted in this segment
+	}
+	if l.probing {
+		return l.setProbe(l.probe.Advance(local))
 	}
 	return l.setPosting(l.it.Advance(local))
 }

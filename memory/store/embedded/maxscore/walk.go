@@ -31,6 +31,13 @@ func (e *evaluator) walkSegment(si int) error {
 			}
 			continue
 		}
+		for _, l := range e.notWalk {
+			if l.id == id {
+				if err := l.sync(); err != nil {
+					return err
+				}
+			}
+		}
 		if err := e.admit(e.score(id), off+id); err != nil {
 			return err
 		}
