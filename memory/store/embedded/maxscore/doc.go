@@ -34,10 +34,11 @@
 //     same computation, so the same bits, without the norm's square root
 //     and the division for each posting of the same pair.
 //   - A word no longer walked is advanced on its documents alone (an
-//     iterator without frequencies or norms, whose Advance skips through
-//     the postings' bitmap where one with them steps posting by posting),
-//     and its frequency and norm are read only for the documents scored
-//     (leaf.sync).
+//     iterator without frequencies or norms: in a segment without deleted
+//     documents its Advance skips through the postings' bitmap, where one
+//     with them steps posting by posting; with deletions it still steps,
+//     but decodes nothing), and its frequency and norm are read only for
+//     the documents scored (leaf.sync).
 //   - An entity phrase of one word is its term (bleve scores such a
 //     phrase as the term); longer phrases and any other disjunct are run
 //     by bleve's own searchers beforehand (with the query norm of the

@@ -22,7 +22,9 @@ type leaf struct {
 	p            segment.Posting
 	idf, qw, avg float64
 	// a word not walked: its documents only (no frequencies or norms, so
-	// advancing skips rather than steps), in segment seg when probing;
+	// advancing skips rather than steps where the segment has no deleted
+	// documents, and decodes nothing where it has), in segment seg when
+	// probing;
 	// it and p follow only to the documents scored (sync)
 	probe   segment.PostingsIterator
 	probing bool
