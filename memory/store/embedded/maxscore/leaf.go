@@ -24,8 +24,7 @@ type leaf struct {
 	// a word not walked: its documents only (no frequencies or norms, so
 	// advancing skips rather than steps where the segment has no deleted
 	// documents, and decodes nothing where it has), in segment seg when
-	// probing;
-	// it and p follow only to the documents scored (sync)
+	// probing; it and p then follow only to the documents scored (sync)
 	probe   segment.PostingsIterator
 	probing bool
 	seg     int
@@ -125,11 +124,20 @@ func (l *leaf) bm25(freq uint64) float64 {
 	return score
 }
 
+// setPosting moves the leaf to posting p (nil: no more), which it scores.
 func (l *leaf) setPosting(p segment.Posting, err error) error {
+	if err == nil {
+		l.p = p
+	}
+	return l.land(p, err)
+}
+
+// land moves the leaf's current document to p's (nil: no more).
+func (l *leaf) land(p segment.Posting, err error) error {
 	if err != nil {
 		return err
 	}
-	l.p, l.id, l.scored = p, done, false
+	l.id, l.scored = done, false
 	if p != nil {
 		l.id = p.Number()
 	}
@@ -160,7 +168,7 @@ func (l *leaf) start(i int, off, end uint64) error {
 	l.it = l.pls[i].Iterator(true, true, false, l.it)
 	if !l.essential && Probe {
 		l.startProbe()
-		return l.setProbe(l.probe.Next())
+		return l.land(l.probe.Next())
 	}
 	return l.setPosting(l.it.Next())
 }
@@ -169,17 +177,6 @@ func (l *leaf) start(i int, off, end uint64) error {
 func (l *leaf) startProbe() {
 	l.probe = l.pls[l.seg].Iterator(false, false, false, l.probe)
 	l.probing = true
-}
-
-func (l *leaf) setProbe(p segment.Posting, err error) error {
-	if err != nil {
-		return err
-	}
-	l.id, l.scored = done, false
-	if p != nil {
-		l.id = p.Number()
-	}
-	return nil
 }
 
 // sync brings the posting of a probing word to its current document, to
@@ -208,7 +205,7 @@ func (l *leaf) next(end uint64) error {
 		return nil
 	}
 	if l.probing {
-		return l.setProbe(l.probe.Next())
+		return l.land(l.probe.Next())
 	}
 	return l.setPosting(l.it.Next())
 }
@@ -226,7 +223,7 @@ func (l *leaf) advance(local, end uint64) error {
 		l.startProbe() // demoted in this segment
 	}
 	if l.probing {
-		return l.setProbe(l.probe.Advance(local))
+		return l.land(l.probe.Advance(local))
 	}
 	return l.setPosting(l.it.Advance(local))
 }
