@@ -95,8 +95,9 @@ func logSlowest(b *testing.B, qs []memory.Query, modes []memory.Fusion, recall f
 
 // BenchmarkTextVariants compares the ways MaxScore can walk (package
 // maxscore's settings: the priming walk, the scores memo, the probes of the
-// words not walked) on the text side of AGENTMEM_BENCH_STORE, one query after the other in every variant (robust
-// to a changing load): the same pools, and the CPU and wall time of each.
+// words not walked) on the text side of AGENTMEM_BENCH_STORE, one query
+// after the other in every variant (robust to a changing load): the same
+// pools, and the CPU and wall time of each.
 func BenchmarkTextVariants(b *testing.B) {
 	s, texts := openBenchStore(b)
 	defer s.Close()
