@@ -34,6 +34,8 @@ type Config struct {
 	Time *float64 `json:"time,omitempty"`
 	// Adjacent is weights.adjacent (nil: the server's default; 0: off).
 	Adjacent *float64 `json:"adjacent,omitempty"`
+	// Kinds is weights.kinds (nil: the server's default; 0: off).
+	Kinds *float64 `json:"kinds,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
 	// recall's other weights (0: the server's default).
 	TextWeight   float64 `json:"text_weight,omitempty"`
@@ -106,8 +108,8 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Time != nil || c.Adjacent != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
-		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent,
+	if c.Time != nil || c.Adjacent != nil || c.Kinds != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
+		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
 	args.Context, args.MaxTokens, args.Excerpt = c.Context, c.MaxTokens, c.Excerpt
@@ -141,12 +143,13 @@ var numericFactors = map[string]func(c *Config, f float64){
 	"w.rank":     func(c *Config, f float64) { c.RankConstant = int(f) },
 	"time":       func(c *Config, f float64) { c.Time = &f },
 	"adjacent":   func(c *Config, f float64) { c.Adjacent = &f },
+	"kinds":      func(c *Config, f float64) { c.Kinds = &f },
 }
 
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// time, adjacent,
+// time, adjacent, kinds,
 // w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.

@@ -87,8 +87,11 @@ func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Befor
 
 // Weights tune fusion. Text and Vector weight the two rankings; Entity
 // boosts the entity clause inside the text ranking; Time boosts a memory
-// dated in a period the query names; RankConstant is RRF's k. Zero means
-// the default; a negative Time or Adjacent turns that factor off.
+// dated in a period the query names; Kinds weights the match of the
+// query's words on the kinds of a memory's nouns (hybrid.FieldKinds,
+// package kinds) inside the text ranking; RankConstant is RRF's k. Zero
+// means the default; a negative Time, Adjacent or Kinds turns that factor
+// off.
 type Weights struct {
 	Text   float64
 	Vector float64
@@ -100,12 +103,13 @@ type Weights struct {
 	// with the question it answers; read from the candidates' scores
 	// alone (see hybrid.Rank). On by default (0.5).
 	Adjacent     float64
+	Kinds        float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Time: 0.5, Adjacent: 0.5, RankConstant: DefaultRankConstant}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Time: 0.5, Adjacent: 0.5, Kinds: 0.3, RankConstant: DefaultRankConstant}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -123,6 +127,7 @@ func (w Weights) OrDefault() Weights {
 	}
 	w.Time = cmp.Or(w.Time, d.Time)
 	w.Adjacent = cmp.Or(w.Adjacent, d.Adjacent)
+	w.Kinds = cmp.Or(w.Kinds, d.Kinds)
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant
 	}

@@ -31,7 +31,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	req.Fill = req.Excerpt > 0
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
-			Time: offOrValue(w.Time), Adjacent: offOrValue(w.Adjacent)}
+			Time: offOrValue(w.Time), Adjacent: offOrValue(w.Adjacent), Kinds: offOrValue(w.Kinds)}
 	}
 	res, err := h.svc.Recall(ctx, req)
 	if err != nil {

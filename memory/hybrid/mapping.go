@@ -14,6 +14,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
+	"agentmem/memory/hybrid/kinds"
 )
 
 // Field names of an indexed memory. Every store indexes these names, so the
@@ -27,6 +28,10 @@ const (
 	FieldText        = "text"
 	FieldEntities    = "entities"
 	FieldVector      = "vector"
+	// FieldKinds holds what kind of thing the text's nouns name
+	// (package kinds: "Oregon" → "state"), matched by the query's words
+	// at weights.kinds.
+	FieldKinds = "kinds"
 	// FieldType names a document's type: the embedded store's documents
 	// leave it empty (the default mapping); Couchbase's memory documents
 	// set it, and its index maps them by it.
@@ -41,8 +46,8 @@ const (
 // no impossible dates); 4: a bare weekday in a sentence about the future
 // is the next one, not the last; 5: "two weeks from now" and the like are
 // dates; 6: a month or day without a year in a sentence about the future
-// is the next one.
-const DocVersion = 6
+// is the next one; 7: the kinds of the text's nouns (FieldKinds).
+const DocVersion = 7
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
@@ -53,6 +58,7 @@ type IndexDoc struct {
 	Speaker     string    `json:"speaker"`
 	Text        string    `json:"text"`
 	Entities    []string  `json:"entities"`
+	Kinds       string    `json:"kinds,omitempty"`
 }
 
 // Doc returns the searchable projection of m. Its entities are those of
@@ -71,6 +77,7 @@ func Doc(m memory.Memory) IndexDoc {
 		Speaker:     m.Speaker,
 		Text:        m.Text,
 		Entities:    ents,
+		Kinds:       kinds.Of(m.Text),
 	}
 }
 
@@ -84,6 +91,7 @@ func IndexMapping() *mapping.IndexMappingImpl {
 	doc := bleve.NewDocumentStaticMapping()
 	textField(doc, FieldText, en.AnalyzerName)
 	textField(doc, FieldEntities, standard.Name)
+	textField(doc, FieldKinds, en.AnalyzerName)
 	filterFields(doc, FieldRole, FieldSpeaker)
 
 	m := bleve.NewIndexMapping()

@@ -23,6 +23,9 @@ import (
 var averageLength = map[string]float64{
 	FieldText:     2,
 	FieldEntities: 1,
+	// the kinds of a turn's nouns: as many words as its text, about;
+	// not measured on its own
+	FieldKinds: 2,
 }
 
 // averageLengthOther covers keyword, date and type fields: one term each.
@@ -50,7 +53,7 @@ func BM25Context(ctx context.Context, docs uint64) context.Context {
 // field its statistics do not list.
 var allFields = []string{
 	FieldNamespace, FieldSessionID, FieldSessionDate, FieldRole, FieldSpeaker,
-	FieldText, FieldEntities, FieldVector, FieldType,
+	FieldText, FieldEntities, FieldKinds, FieldVector, FieldType,
 	"*", "_id", "_all",
 }
 

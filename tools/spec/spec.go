@@ -71,6 +71,7 @@ type Weights struct {
 	Entity       float64  `json:"entity,omitempty" jsonschema:"Boost of the entity match inside the text ranking (default 1.5)." schema:"exclusiveMinimum=0,maximum=100"`
 	Adjacent     *float64 `json:"adjacent,omitempty" jsonschema:"A memory scores at least this fraction of the score of its neighbouring turn (just before or after it in its session) when that turn is one of the 5 best candidates, so an answer ranks with the question it answers (default 0.5); 0 turns it off." schema:"minimum=0,maximum=1"`
 	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score (default 0.5); 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
+	Kinds        *float64 `json:"kinds,omitempty" jsonschema:"Weight of the query's words matched against what kind of thing each memory's nouns name (WordNet: a turn about Oregon names a state, so 'which states' finds it), inside the text ranking (default 0.3); 0 turns it off." schema:"minimum=0,maximum=100"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 1: each side's best few decide)." schema:"minimum=1,maximum=1000"`
 }
 

@@ -1,0 +1,105 @@
+// Package kinds says what kind of thing the nouns of a text name, from
+// WordNet 3.0: "a road trip to Oregon" names a state, "a car accident" a
+// mishap, "my violin" a musical instrument. A memory's kinds are indexed
+// beside its text (hybrid.FieldKinds), so "Which states did she drive
+// through?" matches a turn about Oregon that shares no word with it:
+// knowledge that neither BM25 nor the built-in sentence encoder has.
+//
+// The table (kinds.txt, 4.7 MB in the binary's read-only data, read where
+// a lookup falls: nothing is loaded or decompressed at start-up;
+// internal/gen writes it from WordNet's noun files) holds, for each noun,
+// the words of the synsets above its two most frequent senses, three
+// levels up. WordNet's licence is in LICENSE-WordNet.
+package kinds
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+)
+
+//go:generate go run ./internal/gen -dict /usr/share/wordnet -out kinds.txt
+
+//go:embed kinds.txt
+var table string
+
+// stop is bleve's English stop words (those of the text field's analyzer).
+var stop = sync.OnceValue(func() analysis.TokenMap {
+	m := analysis.NewTokenMap()
+	_ = m.LoadBytes(en.EnglishStopWords) // a constant list (TestOf would fail)
+	return m
+})
+
+// Of returns the kinds of the nouns in text, each noun's nearest first,
+// space-separated, in the order the nouns come (a noun said twice counts
+// once). Words of one or two letters and English stop words are skipped;
+// plurals are read as their singular (WordNet's rules and irregular
+// forms). Of is safe for concurrent use.
+func Of(text string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), notWord) {
+		w = strings.Trim(w, "-")
+		if len(w) <= 2 || seen[w] || stop()[w] {
+			continue
+		}
+		seen[w] = true
+		if k := kindsOf(w); k != "" {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func notWord(r rune) bool { return !unicode.IsLetter(r) && r != '-' }
+
+// line returns the value of w's line in the table: a binary search over
+// its bytes, each probe widened to the line it falls in.
+func line(w string) (string, bool) {
+	lo, hi := 0, len(table) // lo and hi are line starts (or the end)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo + strings.LastIndexByte(table[lo:mid], '\n') + 1
+		end := start + strings.IndexByte(table[start:], '\n')
+		k, v, _ := strings.Cut(table[start:end], "\t")
+		switch {
+		case k == w:
+			return v, true
+		case k < w:
+			lo = end + 1
+		default:
+			hi = start
+		}
+	}
+	return "", false
+}
+
+// plural is WordNet's morphology of nouns (morphy's detachment rules), in
+// its order.
+var plural = []struct{ suffix, repl string }{
+	{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"},
+}
+
+// kinds returns the kinds of the noun w: of w itself, of the noun an
+// irregular plural is a form of, or of the first singular the rules give
+// that the table has.
+func kindsOf(w string) string {
+	if v, ok := line(w); ok {
+		if base, irregular := strings.CutPrefix(v, "="); irregular {
+			v, _ = line(base)
+		}
+		return v
+	}
+	for _, p := range plural {
+		if base, ok := strings.CutSuffix(w, p.suffix); ok && base != "" {
+			if v, ok := line(base + p.repl); ok && !strings.HasPrefix(v, "=") {
+				return v
+			}
+		}
+	}
+	return ""
+}
