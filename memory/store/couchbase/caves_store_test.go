@@ -262,3 +262,54 @@ func TestCavesConformance(t *testing.T) {
 		}
 	})
 }
+
+// A reindex rewrites a memory's searchable fields as this version derives
+// them: a document an earlier agentmem wrote, without kinds, gains them.
+func TestCavesReindexDerivesKinds(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	cfg := cv.cfg
+	cfg.Collection = "reindexkinds"
+	s := cv.open(t, cfg, "e1", 2)
+	ctx := context.Background()
+	m := memory.Memory{ID: "s:0", Namespace: "n", SessionID: "s", SessionDate: time.Date(2023, 8, 13, 0, 0, 0, 0, time.UTC),
+		Role: "user", Text: "We drove all the way to Oregon.", Embedder: "e1", Vectors: [][]float32{{1, 0}}}
+	if err := s.Put(ctx, []memory.Memory{m}); err != nil {
+		t.Fatal(err)
+	}
+	k := memoryKey("n", "s:0")
+	doc := func() memoryDoc {
+		t.Helper()
+		got, err := s.memories(ctx, []string{k})
+		if err != nil || len(got) != 1 {
+			t.Fatalf("reading %s: %v %v", k, got, err)
+		}
+		return got[k]
+	}
+	old := doc()
+	if !strings.Contains(old.Kinds, "state") {
+		t.Fatalf("a stored memory's kinds = %q, want Oregon's state among them", old.Kinds)
+	}
+	old.Kinds = "" // as an agentmem before hybrid.DocVersion 7 wrote it
+	if _, err := s.coll.Replace(k, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r, err := OpenForReindex(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Reindex(ctx, "e2", 2, func(_ context.Context, ms []memory.Memory) error {
+		for i := range ms {
+			ms[i].Vectors, ms[i].Embedder = [][]float32{{0, 1}}, "e2"
+		}
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s = r
+	if got := doc(); !strings.Contains(got.Kinds, "state") || got.Embedder != "e2" {
+		t.Errorf("after reindex: kinds %q, embedder %q; want Oregon's state and e2", got.Kinds, got.Embedder)
+	}
+}

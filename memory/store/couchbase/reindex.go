@@ -10,6 +10,7 @@ import (
 	"github.com/couchbase/gocb/v2"
 
 	"agentmem/memory"
+	"agentmem/memory/hybrid"
 )
 
 var _ memory.Reindexer = (*Store)(nil)
@@ -75,7 +76,8 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 }
 
 // reembed rewrites the memories at keys with the vectors vectorize gives
-// them. A memory deleted meanwhile stays deleted.
+// them, and their searchable fields as this version derives them. A
+// memory deleted meanwhile stays deleted.
 func (s *Store) reembed(ctx context.Context, keys []string, vectorize func(context.Context, []memory.Memory) error) error {
 	docs, err := s.memories(ctx, keys)
 	if err != nil {
@@ -99,6 +101,10 @@ func (s *Store) reembed(ctx context.Context, keys []string, vectorize func(conte
 	for i, k := range present {
 		d := docs[k]
 		d.Vector, d.Embedder = ms[i].Vectors, ms[i].Embedder
+		// the searchable fields derived again, so that a reindex also
+		// brings a document an earlier agentmem wrote up to this one's
+		// hybrid.DocVersion (its kinds, hybrid.FieldKinds)
+		d.IndexDoc = hybrid.Doc(ms[i])
 		reps[i] = &gocb.ReplaceOp{ID: k, Value: d}
 		ops[i] = reps[i]
 	}

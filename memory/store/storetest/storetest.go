@@ -83,6 +83,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)
 	t.Run("NamesMatchAsEntities", s.namesMatchAsEntities)
+	t.Run("KindsMatch", s.kindsMatch)
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
@@ -616,6 +617,25 @@ func (s *suite) speakerInVector(t *testing.T) {
 // question's topic. Other names stay words of the text, so a turn that
 // writes one in lower case, or a word the extractor takes for a name at
 // the start of a query ("Chess"), is still found.
+// kindsMatch: a query's word finds a memory that names a thing of that
+// kind and shares no word with it (hybrid.FieldKinds), on the text side
+// alone, and not with weights.kinds off.
+func (s *suite) kindsMatch(t *testing.T) {
+	ns := "kinds"
+	remember(t, s.svc, ns, "s", "2023-08-13",
+		"We drove all the way to Oregon last summer.",
+		"The weather was lovely the whole week.",
+		"Next year my brother wants to see the whole coast with us.")
+	q := memory.RecallRequest{Namespace: ns, Query: "Which states did we visit?", K: 1, Fusion: memory.TextOnly}
+	if got := recallIDs(t, s.svc, q); len(got) != 1 || got[0] != "s:0" {
+		t.Errorf("recall %q = %v, want s:0 (Oregon, a state)", q.Query, got)
+	}
+	q.Weights = &memory.Weights{Kinds: -1}
+	if got := recallIDs(t, s.svc, q); len(got) != 0 {
+		t.Errorf("recall %q with weights.kinds off = %v, want nothing: no memory shares a word with it", q.Query, got)
+	}
+}
+
 func (s *suite) namesMatchAsEntities(t *testing.T) {
 	ns := "names"
 	turns := []struct{ speaker, text string }{
