@@ -1,19 +1,21 @@
 // Package kinds says what kind of thing the nouns of a text name, from
 // WordNet 3.0: "a road trip to Oregon" names a state, "a car accident" a
-// mishap, "my violin" a musical instrument. A memory's kinds are indexed
+// mishap, "my violin" a stringed instrument. A memory's kinds are indexed
 // beside its text (hybrid.FieldKinds), so "Which states did she drive
 // through?" matches a turn about Oregon that shares no word with it:
 // knowledge that neither BM25 nor the built-in sentence encoder has.
 //
-// The table (kinds.txt, 4.7 MB in the binary's read-only data, read where
-// a lookup falls: nothing is loaded or decompressed at start-up;
+// The table (kinds.txt, in the binary's read-only data, read where a
+// lookup falls: nothing is loaded or decompressed at start-up;
 // internal/gen writes it from WordNet's noun files) holds, for each noun,
-// the words of the synsets above its two most frequent senses, three
-// levels up. WordNet's licence is in LICENSE-WordNet.
+// the words of the synsets above its two most frequent senses, two levels
+// up, leaving out the most general ones (fewer than six levels below
+// WordNet's root). WordNet's licence is in LICENSE-WordNet.
 package kinds
 
 import (
 	_ "embed"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -34,11 +36,11 @@ var stop = sync.OnceValue(func() analysis.TokenMap {
 	return m
 })
 
-// Of returns the kinds of the nouns in text, each noun's nearest first,
-// space-separated, in the order the nouns come (a noun said twice counts
-// once). Words of one or two letters and English stop words are skipped;
-// plurals are read as their singular (WordNet's rules and irregular
-// forms). Of is safe for concurrent use.
+// Of returns the kinds of the nouns in text, space-separated, each once,
+// in the order the nouns come (each noun's nearest kinds first). Words of
+// one or two letters and English stop words are skipped; plurals are read
+// as their singular (WordNet's rules and irregular forms). Of is safe for
+// concurrent use.
 func Of(text string) string {
 	var out []string
 	seen := map[string]bool{}
@@ -48,8 +50,11 @@ func Of(text string) string {
 			continue
 		}
 		seen[w] = true
-		if k := kindsOf(w); k != "" {
-			out = append(out, k)
+		for k := range strings.FieldsSeq(kindsOf(w)) {
+			if !seen["\x00"+k] {
+				seen["\x00"+k] = true
+				out = append(out, k)
+			}
 		}
 	}
 	return strings.Join(out, " ")
@@ -57,23 +62,32 @@ func Of(text string) string {
 
 func notWord(r rune) bool { return !unicode.IsLetter(r) && r != '-' }
 
-// line returns the value of w's line in the table: a binary search over
-// its bytes, each probe widened to the line it falls in.
+// lines is where each of the table's lines starts, found at the first
+// lookup (a scan of the table, about a millisecond; 180 KB).
+var lines = sync.OnceValue(func() []uint32 {
+	starts := make([]uint32, 0, strings.Count(table, "\n"))
+	for i := 0; i < len(table); {
+		starts = append(starts, uint32(i))
+		i += strings.IndexByte(table[i:], '\n') + 1
+	}
+	return starts
+})
+
+// line returns the value of w's line in the table (a binary search).
 func line(w string) (string, bool) {
-	lo, hi := 0, len(table) // lo and hi are line starts (or the end)
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := lo + strings.LastIndexByte(table[lo:mid], '\n') + 1
-		end := start + strings.IndexByte(table[start:], '\n')
-		k, v, _ := strings.Cut(table[start:end], "\t")
-		switch {
-		case k == w:
-			return v, true
-		case k < w:
-			lo = end + 1
-		default:
-			hi = start
-		}
+	starts := lines()
+	key := func(i int) (string, string) {
+		l := table[starts[i]:]
+		l = l[:strings.IndexByte(l, '\n')]
+		k, v, _ := strings.Cut(l, "\t")
+		return k, v
+	}
+	i := sort.Search(len(starts), func(i int) bool { k, _ := key(i); return k >= w })
+	if i == len(starts) {
+		return "", false
+	}
+	if k, v := key(i); k == w {
+		return v, true
 	}
 	return "", false
 }

@@ -5,9 +5,14 @@
 //	go run ./memory/hybrid/kinds/internal/gen -dict /usr/share/wordnet -out memory/hybrid/kinds/kinds.txt
 //
 // Each line is a noun and, after a tab, the words of the synsets above its
-// first two senses (hypernyms and instance hypernyms, three levels up,
-// nearest first, each word once), or "=" and the noun an irregular plural
-// is a form of ("mice" → "=mouse"). Lines are sorted by their first field.
+// first two senses (hypernyms and instance hypernyms, two levels up,
+// nearest first, each word once), leaving out the synsets fewer than six
+// levels below WordNet's root (entity → physical entity → object → whole →
+// living thing → organism: the words that would be kinds of most nouns),
+// or "=" and the noun an irregular plural is a form of ("mice" →
+// "=mouse"). Lines are sorted by their first field. The flags -senses,
+// -depth and -min-depth change the three numbers (EVALS.md, "Kinds", says
+// what each costs and wins).
 package main
 
 import (
@@ -21,19 +26,48 @@ import (
 	"strings"
 )
 
-const (
-	senses = 2 // of each noun, in WordNet's order (most frequent first)
-	depth  = 3 // levels of hypernyms
+var (
+	senses   = 2 // of each noun, in WordNet's order (most frequent first)
+	depth    = 2 // levels of hypernyms
+	minDepth = 6 // leave out synsets nearer WordNet's root than this
 )
 
 type synset struct {
 	words  []string
 	hypers []string // offsets
+	depth  int      // the shortest path up to a root
+}
+
+// depths sets every synset's depth: 0 for a root (no hypernym).
+func depths(syn map[string]synset) {
+	memo := map[string]int{}
+	var depth func(off string) int
+	depth = func(off string) int {
+		if d, ok := memo[off]; ok {
+			return d
+		}
+		memo[off] = 0 // WordNet's nouns have no cycles; this would end one
+		best := -1
+		for _, h := range syn[off].hypers {
+			if d := depth(h) + 1; best < 0 || d < best {
+				best = d
+			}
+		}
+		memo[off] = max(best, 0)
+		return memo[off]
+	}
+	for off, s := range syn {
+		s.depth = depth(off)
+		syn[off] = s
+	}
 }
 
 func main() {
 	dict := flag.String("dict", "/usr/share/wordnet", "directory of WordNet 3.0's noun files")
 	out := flag.String("out", "kinds.txt", "file to write")
+	flag.IntVar(&senses, "senses", senses, "senses of each noun, most frequent first")
+	flag.IntVar(&depth, "depth", depth, "levels of hypernyms above each sense")
+	flag.IntVar(&minDepth, "min-depth", minDepth, "leave out the words of synsets fewer than this many levels below WordNet's root (the most general: person, act, object)")
 	flag.Parse()
 	if err := run(*dict, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -50,6 +84,7 @@ func run(dict, out string) error {
 	if err != nil {
 		return err
 	}
+	depths(syn)
 	lines := map[string]string{}
 	for w, offs := range idx {
 		if strings.Contains(w, "_") {
@@ -92,7 +127,7 @@ func kindsOf(w string, offs []string, syn map[string]synset) []string {
 		a := front[0]
 		front = front[1:]
 		s := syn[a.off]
-		if a.d > 0 {
+		if a.d > 0 && s.depth >= minDepth {
 			for _, lemma := range s.words {
 				for _, k := range strings.Split(lemma, "_") {
 					if k != "" && k != w && !slices.Contains(ks, k) {
