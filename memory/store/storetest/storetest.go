@@ -610,13 +610,6 @@ func (s *suite) speakerInVector(t *testing.T) {
 	}
 }
 
-// The name of a speaker of the namespace in a query is matched as the
-// speaker or a name a turn mentions, not as a word of the text: in a
-// conversation a speaker's name in a turn's text mostly addresses them, and
-// a greeting that names John must not outrank what John said about the
-// question's topic. Other names stay words of the text, so a turn that
-// writes one in lower case, or a word the extractor takes for a name at
-// the start of a query ("Chess"), is still found.
 // kindsMatch: a query's word finds a memory that names a thing of that
 // kind and shares no word with it (hybrid.FieldKinds), on the text side
 // alone, and not with weights.kinds off.
@@ -636,6 +629,13 @@ func (s *suite) kindsMatch(t *testing.T) {
 	}
 }
 
+// The name of a speaker of the namespace in a query is matched as the
+// speaker or a name a turn mentions, not as a word of the text: in a
+// conversation a speaker's name in a turn's text mostly addresses them, and
+// a greeting that names John must not outrank what John said about the
+// question's topic. Other names stay words of the text, so a turn that
+// writes one in lower case, or a word the extractor takes for a name at
+// the start of a query ("Chess"), is still found.
 func (s *suite) namesMatchAsEntities(t *testing.T) {
 	ns := "names"
 	turns := []struct{ speaker, text string }{
