@@ -48,8 +48,10 @@ func Filter(q memory.Query) query.Query {
 // TextQuery is the lexical side of q: its filter, and a disjunction of a
 // BM25 match on the text with a phrase match per query entity, so a turn
 // that names what the question names scores above one that only shares
-// common words with it. It returns nil when q has nothing lexical to
-// match.
+// common words with it, and a match of the same words on the kinds of the
+// memories' nouns (weights.kinds), so a question that names a kind of
+// thing finds a turn that names the thing. It returns nil when q has
+// nothing lexical to match.
 func TextQuery(q memory.Query) query.Query {
 	m := TextMatch(q)
 	if m == nil {
