@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"agentmem/memory/dates"
+	"agentmem/memory/hybrid/kinds"
 )
 
 // MaxContext is the most neighbouring turns a recall adds on each side of
@@ -196,13 +197,15 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 	// measured again each time a hit joins it
 	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
 	want := queryWords(query)
-	show := func(m Memory) {
+	// textFound: the text side found m (so a memory without a query word
+	// in it was found by its kinds)
+	show := func(m Memory, textFound bool) {
 		if _, ok := shown[m.ID]; ok {
 			return
 		}
 		t := m.Text
 		if excerptTokens > 0 {
-			if e := excerpt(m.Text, want, excerptTokens); e != "" {
+			if e := excerpt(m.Text, want, excerptTokens, textFound); e != "" {
 				t, excerpts[m.ID] = e, e
 			}
 		}
@@ -212,7 +215,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 	used := 0
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
-			show(t)
+			show(t, t.ID == h.Memory.ID && h.TextRank > 0)
 		}
 		k := key{h.Memory.Namespace, h.Memory.SessionID}
 		i, joins := bySession[k]
@@ -297,8 +300,9 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 // excerpt is the part of a text longer than about n tokens (four
 // characters a token) that holds the most of the query's words, cut at
 // word boundaries and marked with an ellipsis where it was cut; "" when
-// the text is short enough to show whole.
-func excerpt(text string, want *stems, n int) string {
+// the text is short enough to show whole. byKinds: if no word of the text
+// is a query word, its words are matched by their kinds (kindsMatch).
+func excerpt(text string, want *stems, n int, byKinds bool) string {
 	if utf8.RuneCountInString(text) <= 4*n {
 		return ""
 	}
@@ -310,8 +314,13 @@ func excerpt(text string, want *stems, n int) string {
 	// each word's query word (its index + 1; 0: none), once: the window
 	// passes every word twice
 	match := make([]int32, len(words))
+	found := false
 	for i, w := range words {
 		match[i] = want.of(w)
+		found = found || match[i] != 0
+	}
+	if !found && byKinds {
+		kindsMatch(words, want, match)
 	}
 	best, bestScore := 0, -1
 	score := 0
@@ -453,3 +462,19 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// kindsMatch marks the words of a memory that no query word matches by
+// the query word their kinds match (hybrid.FieldKinds: "Oregon" for
+// "states"), so that a memory the search found by what its nouns name is
+// shown around that noun. It runs only for a memory the text side found
+// with no query word in it, as it looks each word up in the kinds table.
+func kindsMatch(words []string, want *stems, match []int32) {
+	for i, w := range words {
+		for k := range strings.FieldsSeq(kinds.Of(w)) {
+			if m := want.of(k); m != 0 {
+				match[i] = m
+				break
+			}
+		}
+	}
+}

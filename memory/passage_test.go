@@ -25,13 +25,25 @@ func TestExcerptKeepsWhatFollowsTheMatch(t *testing.T) {
 		{"which shelter did the kitten come from", "Elm Street"},
 		{"what did I talk about with my sister", "new job"},
 	} {
-		got := excerpt(text, queryWords(c.query), 40)
+		got := excerpt(text, queryWords(c.query), 40, true)
 		if got == "" {
 			t.Fatalf("%q: no excerpt of a %d-word text", c.query, len(strings.Fields(text)))
 		}
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%q: excerpt %q lacks %q", c.query, got, c.want)
 		}
+	}
+}
+
+// A memory found by what its nouns name (kinds: Oregon is a state) is
+// shown around that noun, though it shares no word with the query.
+func TestExcerptShowsTheNounItsKindsMatch(t *testing.T) {
+	text := "The first few days were mostly rain and the coffee machine in the rental died on Tuesday, " +
+		"so we spent far too long in a diner arguing about maps and playlists and whose turn it was. " +
+		"Then on Friday we finally drove down to Oregon with the dog, and the coast was worth every minute of the wait."
+	got := excerpt(text, queryWords("Which states did we visit?"), 20, true)
+	if got == "" || !strings.Contains(got, "Oregon") {
+		t.Errorf("excerpt %q lacks Oregon, the state the query's kinds match", got)
 	}
 }
 

@@ -23,6 +23,11 @@ func TestTable(t *testing.T) {
 			t.Fatalf("line %d (%q) is not a key, a tab and kinds, sorted after %q", i, l, prev)
 		}
 		prev = k
+		if base, ok := strings.CutPrefix(v, "="); ok {
+			if bv, found := line(base); !found || strings.HasPrefix(bv, "=") {
+				t.Fatalf("line %d (%q): its base %q is missing or itself a form", i, l, base)
+			}
+		}
 	}
 	// every key is found, and nothing between them
 	for i, l := range lines {
@@ -88,7 +93,7 @@ func TestGenerated(t *testing.T) {
 		dict = "/usr/share/wordnet"
 	}
 	if _, err := os.Stat(filepath.Join(dict, "data.noun")); err != nil {
-		t.Skipf("WordNet's noun files are not in %s (Debian: apt install wordnet-base, or set AGENTMEM_WORDNET): not checking that kinds.txt.gz is generated from them", dict)
+		t.Skipf("WordNet's noun files are not in %s (Debian: apt install wordnet-base, or set AGENTMEM_WORDNET): not checking that kinds.txt is generated from them", dict)
 	}
 	out := filepath.Join(t.TempDir(), "kinds.txt")
 	if msg, err := exec.Command("go", "run", "./internal/gen", "-dict", dict, "-out", out).CombinedOutput(); err != nil {

@@ -12,7 +12,9 @@
 // or "=" and the noun an irregular plural is a form of ("mice" →
 // "=mouse"). Lines are sorted by their first field. The flags -senses,
 // -depth and -min-depth change the three numbers (EVALS.md, "Kinds", says
-// what each costs and wins).
+// what each costs and wins). A table written with other numbers, or from
+// another WordNet, changes how documents are derived: bump
+// hybrid.DocVersion with it, so that stores rebuild their indexes.
 package main
 
 import (
@@ -103,8 +105,14 @@ func run(dict, out string) error {
 		if len(f) < 2 || strings.Contains(f[0], "_") {
 			continue
 		}
-		if _, own := lines[f[0]]; !own && lines[f[1]] != "" {
-			lines[f[0]] = "=" + f[1]
+		if _, own := lines[f[0]]; own {
+			continue
+		}
+		for _, base := range f[1:] { // a form may have several bases
+			if v := lines[base]; v != "" && !strings.HasPrefix(v, "=") {
+				lines[f[0]] = "=" + base
+				break
+			}
 		}
 	}
 	return write(out, lines)
