@@ -267,8 +267,9 @@ func validWeights(w Weights) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"weights.text", w.Text}, {"weights.vector", w.Vector}, {"weights.entity", w.Entity}, {"weights.time", w.Time}, {"weights.kinds", w.Kinds}} {
-		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && f.name != "weights.time" && f.name != "weights.kinds" {
+		off  bool // negative turns it off
+	}{{"weights.text", w.Text, false}, {"weights.vector", w.Vector, false}, {"weights.entity", w.Entity, false}, {"weights.time", w.Time, true}, {"weights.kinds", w.Kinds, true}} {
+		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && !f.off {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
 	}

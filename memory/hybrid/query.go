@@ -67,13 +67,10 @@ func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	text, ents := lexical(q)
 	should := matches(text, ents, FieldText, FieldEntities, w.Text, w.Entity)
-	if w.Kinds > 0 && strings.TrimSpace(text) != "" {
+	if w.Kinds > 0 {
 		// the query's words against the kinds of each memory's nouns:
 		// "states" finds a turn about Oregon
-		mq := bleve.NewMatchQuery(text)
-		mq.SetField(FieldKinds)
-		mq.SetBoost(w.Kinds)
-		should = append(should, mq)
+		should = append(should, matches(text, nil, FieldKinds, "", w.Kinds, 0)...)
 	}
 	if len(should) == 0 {
 		return nil

@@ -43,16 +43,16 @@ var stop = sync.OnceValue(func() analysis.TokenMap {
 // concurrent use.
 func Of(text string) string {
 	var out []string
-	seen := map[string]bool{}
+	words, kinds := map[string]bool{}, map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), notWord) {
 		w = strings.Trim(w, "-")
-		if len(w) <= 2 || seen[w] || stop()[w] {
+		if len(w) <= 2 || words[w] || stop()[w] {
 			continue
 		}
-		seen[w] = true
+		words[w] = true
 		for k := range strings.FieldsSeq(kindsOf(w)) {
-			if !seen["\x00"+k] {
-				seen["\x00"+k] = true
+			if !kinds[k] {
+				kinds[k] = true
 				out = append(out, k)
 			}
 		}
@@ -98,7 +98,7 @@ var plural = []struct{ suffix, repl string }{
 	{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"},
 }
 
-// kinds returns the kinds of the noun w: of w itself, of the noun an
+// kindsOf returns the kinds of the noun w: of w itself, of the noun an
 // irregular plural is a form of, or of the first singular the rules give
 // that the table has.
 func kindsOf(w string) string {
