@@ -46,7 +46,9 @@ const (
 // no impossible dates); 4: a bare weekday in a sentence about the future
 // is the next one, not the last; 5: "two weeks from now" and the like are
 // dates; 6: a month or day without a year in a sentence about the future
-// is the next one; 7: the kinds of the text's nouns (FieldKinds).
+// is the next one; 7: the kinds of the text's nouns (FieldKinds). Each
+// version from 7 on is pinned to the kinds table it derives documents
+// with (TestDocVersionPinsTheKindsTable).
 const DocVersion = 7
 
 // IndexDoc is the searchable projection of a Memory.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"agentmem/memory"
+	"agentmem/memory/hybrid/kinds"
 )
 
 // A document's entities are its text's and its speaker's: the same text
@@ -22,5 +23,24 @@ func TestDocEntities(t *testing.T) {
 	}
 	if a.Text != ms[0].Text || a.SessionID != "s" || a.Namespace != "n" || !a.SessionDate.Equal(day) || a.Speaker != "Caroline" {
 		t.Errorf("Doc = %+v", a)
+	}
+}
+
+// kindsTables pins the kinds table (kinds.Sum) that documents of each
+// DocVersion since 7 are derived with.
+var kindsTables = map[int]string{7: "b9367817da7e4808"}
+
+// A kinds table written anew (memory/hybrid/kinds/internal/gen: other
+// numbers, another WordNet) derives documents differently, and stores
+// rebuild their indexes only when DocVersion changes: the table is pinned
+// to the version, so it cannot change without one.
+func TestDocVersionPinsTheKindsTable(t *testing.T) {
+	got := kinds.Sum()
+	want, ok := kindsTables[DocVersion]
+	switch {
+	case !ok:
+		t.Fatalf("DocVersion %d pins no kinds table: add %d: %q to kindsTables", DocVersion, DocVersion, got)
+	case got != want:
+		t.Fatalf("kinds.txt changed (sum %s; DocVersion %d was derived with %s): bump hybrid.DocVersion, say why in its comment, and pin the new sum in kindsTables", got, DocVersion, want)
 	}
 }

@@ -14,7 +14,9 @@
 // -depth and -min-depth change the three numbers (EVALS.md, "Kinds", says
 // what each costs and wins). A table written with other numbers, or from
 // another WordNet, changes how documents are derived: bump
-// hybrid.DocVersion with it, so that stores rebuild their indexes.
+// hybrid.DocVersion with it, so that stores rebuild their indexes
+// (TestDocVersionPinsTheKindsTable in package hybrid fails until the new
+// table's sum is pinned to a new version).
 package main
 
 import (
