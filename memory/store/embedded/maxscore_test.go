@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,26 +26,34 @@ import (
 // pruning).
 //
 // With and without the priming walk, the scores memo (every word's,
-// however few its postings) and the probes of the words not walked.
+// however few its postings) and the probes of the words not walked; and
+// with the segments walked by two walkers at once (maxscore.Walkers: any
+// index, here, however small).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
 	type setting struct {
 		prime, probe bool
 		memo         uint64
+		walkers      int
 	}
 	var cs []setting
 	for _, prime := range []bool{true, false} {
 		for _, memo := range []uint64{0, math.MaxUint64} {
 			for _, probe := range []bool{true, false} {
-				cs = append(cs, setting{prime, probe, memo})
+				cs = append(cs, setting{prime, probe, memo, 1})
 			}
 		}
+		cs = append(cs, setting{prime, true, maxscore.MemoPostings, 2})
 	}
 	for _, c := range cs {
-		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v", c.prime, c.memo == 0, c.probe), func(t *testing.T) {
-			defer func(p, pr bool, m uint64) {
-				maxscore.Prime, maxscore.Probe, maxscore.MemoPostings = p, pr, m
-			}(maxscore.Prime, maxscore.Probe, maxscore.MemoPostings)
-			maxscore.Prime, maxscore.Probe, maxscore.MemoPostings = c.prime, c.probe, c.memo
+		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,walkers=%d", c.prime, c.memo == 0, c.probe, c.walkers), func(t *testing.T) {
+			if c.walkers > runtime.GOMAXPROCS(0) {
+				t.Skipf("%d walkers need GOMAXPROCS %d or more (it is %d)", c.walkers, c.walkers, runtime.GOMAXPROCS(0))
+			}
+			defer func(p, pr bool, m uint64, w int, d, pd uint64) {
+				maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs = p, pr, m, w, d, pd
+			}(maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs)
+			maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers = c.prime, c.probe, c.memo, c.walkers
+			maxscore.WalkDocs, maxscore.PartDocs = 0, 97 // several walkers on every index, in parts
 			testMaxScoreRanksAsBleve(t)
 		})
 	}
@@ -106,8 +115,14 @@ func testMaxScoreRanksAsBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var walked, postings int
-	maxScoreTrace = func(w, p int) { walked += w; postings += p }
+	var walked, postings, parallel int
+	maxScoreTrace = func(res maxscore.Result) {
+		walked += res.Walked
+		postings += res.Postings
+		if res.Walkers > 1 {
+			parallel++
+		}
+	}
 	defer func() { maxScoreTrace = nil }()
 	queries, exact := 0, 0
 	for i := range 240 {
@@ -141,9 +156,12 @@ func testMaxScoreRanksAsBleve(t *testing.T) {
 			t.Errorf("%+v: the scores differ from bleve's in the last bits:\nMaxScore %v\nbleve    %v", q, got, want)
 		}
 	}
-	t.Logf("%d queries, %d with bleve's scores bit for bit; %d of their words' %d postings walked", queries, exact, walked, postings)
+	t.Logf("%d queries (%d by several walkers), %d with bleve's scores bit for bit; %d of their words' %d postings walked", queries, parallel, exact, walked, postings)
 	if walked == 0 || walked > postings*3/4 {
 		t.Errorf("MaxScore walked %d of %d postings", walked, postings)
+	}
+	if w := min(maxscore.Walkers, runtime.GOMAXPROCS(0)); (w > 1) != (parallel > 0) {
+		t.Errorf("%d walkers: %d of %d queries walked by more than one", w, parallel, queries)
 	}
 }
 

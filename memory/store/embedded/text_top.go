@@ -15,9 +15,10 @@ import (
 // evaluates it with MaxScore (package maxscore): bleve's ranking and
 // scores without scoring every posting of a question's common words.
 
-// maxScoreTrace, when set (tests), gets the postings each evaluation
-// walked (Next) and the postings of its words (what bleve walks).
-var maxScoreTrace func(walked, postings int)
+// maxScoreTrace, when set (tests), gets each evaluation's result: the
+// postings it walked (Next), those of its words (what bleve walks), and
+// how many walkers walked them.
+var maxScoreTrace func(maxscore.Result)
 
 // textTop returns the best n documents of tq, the store's text query
 // (textQuery: hybrid.TextMatch, alone or under a non-scoring filter), as
@@ -39,7 +40,7 @@ func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybri
 		}
 		if ok {
 			if maxScoreTrace != nil {
-				maxScoreTrace(res.Walked, res.Postings)
+				maxScoreTrace(res)
 			}
 			out := make([]hybrid.Ranked, len(res.Hits))
 			for i, h := range res.Hits {

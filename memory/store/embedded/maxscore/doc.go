@@ -26,9 +26,9 @@
 //     are bleve's, bit for bit up to ten words; with more, bleve sums in
 //     the order of its heap and the last bits may differ
 //     (TestMaxScoreRanksAsBleve; BenchmarkTextSide checks a 100k store).
-//     Segments are walked in order and documents in number order within
-//     each, as bleve's collector sees them, so equal scores keep bleve's
-//     order.
+//     Documents are walked in number order within a segment, as bleve's
+//     collector sees them, and equal scores at the pool's cut are decided
+//     by id after the walk.
 //   - A common word (MemoPostings postings or more) keeps the scores it
 //     computed, by the posting's frequency and length (leaf.compute): the
 //     same computation, so the same bits, without the norm's square root
@@ -61,9 +61,11 @@
 // index that is not scorch's.
 //
 // Search plans the evaluation (an evaluator: each disjunct's leaves, the
-// query norm, each word's bound), then walks the segments (walkSegment),
-// deciding per document whether it can still reach the pool (canReach),
-// scoring it as bleve does (score) and offering it to the pool (admit),
-// and demotes the words that can no longer lift a document into the pool
-// as its lowest score rises (demote).
+// query norm, each word's bound), then walks the segments part by part
+// (walkPart), deciding per document whether it can still reach the pool
+// (canReach), scoring it as bleve does (score) and offering it to the pool
+// (admit), and demotes the words that can no longer lift a document into
+// the pool as its lowest score rises (demote). In an index of WalkDocs
+// documents or more, several walkers (goroutines) share the parts out, up
+// to Walkers and the cores free (walkers.go).
 package maxscore

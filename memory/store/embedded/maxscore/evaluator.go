@@ -33,6 +33,7 @@ type Hit struct {
 type Result struct {
 	Hits             []Hit
 	Walked, Postings int
+	Walkers          int // how many walked the segments (walk)
 }
 
 // evaluator is one evaluation of a disjunction over one index snapshot.
@@ -55,11 +56,15 @@ type evaluator struct {
 	t        float64 // how many children (bleve's coordination over them)
 
 	// the filter, asked about the documents that would enter the pool
-	filter search.Searcher
-	ref    *search.DocumentMatch
-	doc    index.IndexInternalID
+	filterQ query.Query
+	filter  search.Searcher
+	ref     *search.DocumentMatch
+	doc     index.IndexInternalID
 
-	pool *pool
+	pool    *pool
+	shared  *threshold // the walkers' (team), nil with one
+	outside float64    // shared as last seen (share)
+	walkers int
 	// sums and counts are a document's matched scores (or bounds) and
 	// leaves per child, for bound; neSums and neCounts those of the leaves
 	// not walked
@@ -103,17 +108,23 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 	if ok, err := e.plan(top, filter); !ok || err != nil {
 		return res, false, err
 	}
+	t, err := e.team()
+	defer t.close()
+	if err != nil {
+		return res, false, err
+	}
 	if Prime {
-		if err := e.prime(); err != nil {
+		if err := e.prime(t); err != nil {
 			return res, false, err
 		}
-		e.demote()
-	}
-	for si := range e.segs {
-		if err := e.walkSegment(si); err != nil {
-			return res, false, err
+		for _, w := range t.ws {
+			w.demote()
 		}
 	}
+	if err := t.each(func(_ int, w *evaluator, p part) error { return w.walkPart(p.seg, p.lo, p.hi) }); err != nil {
+		return res, false, err
+	}
+	t.merge()
 	return e.result()
 }
 
@@ -199,15 +210,20 @@ func (e *evaluator) plan(top *query.DisjunctionQuery, filter query.Query) (ok bo
 	e.sums, e.neSums = make([]float64, len(e.children)), make([]float64, len(e.children))
 	e.counts, e.neCounts = make([]int, len(e.children)), make([]int, len(e.children))
 	e.splitEssential()
-	if filter != nil {
-		if e.filter, err = filter.Searcher(e.ctx, e.r, e.im, search.SearcherOptions{Score: "none"}); err != nil {
-			return false, err
-		}
-		if e.ref, err = e.filter.Next(e.sctx); err != nil {
-			return false, err
-		}
+	e.filterQ = filter
+	return true, e.openFilter()
+}
+
+// openFilter opens the filter's searcher, when there is a filter.
+func (e *evaluator) openFilter() (err error) {
+	if e.filterQ == nil {
+		return nil
 	}
-	return true, nil
+	if e.filter, err = e.filterQ.Searcher(e.ctx, e.r, e.im, search.SearcherOptions{Score: "none"}); err != nil {
+		return err
+	}
+	e.ref, err = e.filter.Next(e.sctx)
+	return err
 }
 
 // planDisjunct adds a child for d: its words, or bleve's searcher of it.
@@ -348,7 +364,7 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 	if err != nil {
 		return nil, err
 	}
-	l := &leaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(e.segs))}
+	l := &leaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(e.segs)), seg: -1}
 	for i, ss := range e.segs {
 		pl, err := fd[i].PostingsList(term, ss.Deleted(), nil)
 		if err != nil {

@@ -173,6 +173,23 @@ func (l *leaf) start(i int, off, end uint64) error {
 	return l.setPosting(l.it.Next())
 }
 
+// enter moves the leaf to the documents from lo of segment i (global
+// numbers from off; the part ends at end). A word already in segment i
+// goes on from where it is (it is at the first of its documents after
+// some document before lo: its last part in i ended before lo), which
+// spares a new iterator and its seek; anything else starts at i.
+func (l *leaf) enter(i int, off, lo, end uint64) error {
+	if !l.term || l.seg != i {
+		if err := l.start(i, off, end); err != nil {
+			return err
+		}
+	}
+	if l.id < lo {
+		return l.advance(lo, end)
+	}
+	return nil
+}
+
 // startProbe starts the word's documents-only iterator in its segment.
 func (l *leaf) startProbe() {
 	l.probe = l.pls[l.seg].Iterator(false, false, false, l.probe)

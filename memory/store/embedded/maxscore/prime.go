@@ -28,7 +28,7 @@ const primeShare = 8
 //
 // Not with a filter: a document the filter rejects may not lend its
 // score.
-func (e *evaluator) prime() error {
+func (e *evaluator) prime(t *team) error {
 	if e.filter != nil {
 		return nil
 	}
@@ -36,62 +36,86 @@ func (e *evaluator) prime() error {
 	for _, l := range e.leaves {
 		total += l.count
 	}
-	byCount := slices.Clone(e.leaves)
-	slices.SortStableFunc(byCount, func(a, b *leaf) int { return cmp.Compare(a.count, b.count) })
-	var rare []*leaf
+	byCount := make([]int, len(e.leaves))
+	for i := range byCount {
+		byCount[i] = i
+	}
+	slices.SortStableFunc(byCount, func(a, b int) int { return cmp.Compare(e.leaves[a].count, e.leaves[b].count) })
+	var rare []int // indexes in leaves
 	var sum uint64
-	for _, l := range byCount {
+	for _, i := range byCount {
+		l := e.leaves[i]
 		if l.count == 0 {
 			continue
 		}
 		if (sum+l.count)*primeShare > total {
 			break
 		}
-		rare = append(rare, l)
+		rare = append(rare, i)
 		sum += l.count
 	}
 	if len(rare) == 0 || len(rare) == len(e.leaves) || sum < uint64(e.n) {
 		return nil // nothing rare enough, or too few documents to bound the pool
 	}
-	for _, l := range rare {
-		l.priming = true
+	rares := make([][]*leaf, len(t.ws))
+	for wi, w := range t.ws {
+		for _, i := range rare {
+			w.leaves[i].priming = true
+			rares[wi] = append(rares[wi], w.leaves[i])
+		}
+	}
+	bests := make([]floats, len(t.ws))
+	if err := t.each(func(wi int, w *evaluator, p part) error { return w.primePart(p, rares[wi], &bests[wi]) }); err != nil {
+		return err
 	}
 	best := &floats{}
-	for si := range e.segs {
-		off, end := e.offsets[si], e.offsets[si+1]
-		for _, l := range rare {
-			if err := l.start(si, off, end); err != nil {
-				return err
-			}
+	for wi := range t.ws {
+		for _, v := range bests[wi] {
+			best.keep(v, e.n)
 		}
-		for {
-			id := uint64(done)
-			for _, l := range rare {
-				id = min(id, l.id)
-			}
-			if id == done {
-				break
-			}
-			best.keep(e.partial(id), e.n)
-			for _, l := range rare {
-				if l.id == id {
-					if err := l.next(end); err != nil {
-						return err
-					}
+		for _, l := range rares[wi] {
+			l.priming = false
+			e.primed += l.walked
+			// the walk starts again from the first document
+			l.walked, l.pos, l.seg = 0, 0, -1
+		}
+	}
+	if len(*best) == e.n {
+		// room for rounding: the floor may only be lower than exact
+		for _, w := range t.ws {
+			w.floor = (*best)[0] * (1 - 1e-9)
+		}
+	}
+	return nil
+}
+
+// primePart walks the rare leaves over part p, keeping the best partial
+// scores of its documents in best.
+func (e *evaluator) primePart(p part, rare []*leaf, best *floats) error {
+	off := e.offsets[p.seg]
+	end := off + p.hi
+	for _, l := range rare {
+		if err := l.enter(p.seg, off, p.lo, end); err != nil {
+			return err
+		}
+	}
+	for {
+		id := uint64(done)
+		for _, l := range rare {
+			id = min(id, l.id)
+		}
+		if id >= p.hi {
+			return nil
+		}
+		best.keep(e.partial(id), e.n)
+		for _, l := range rare {
+			if l.id == id {
+				if err := l.next(end); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	for _, l := range rare {
-		l.priming = false
-		e.primed += l.walked
-		l.walked, l.pos = 0, 0 // the walk starts again from the first document
-	}
-	if len(*best) == e.n {
-		// room for rounding: the floor may only be lower than exact
-		e.floor = (*best)[0] * (1 - 1e-9)
-	}
-	return nil
 }
 
 // partial is document id's score on the priming leaves alone, as score

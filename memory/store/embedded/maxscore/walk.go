@@ -4,21 +4,27 @@ import (
 	"encoding/binary"
 )
 
-// walkSegment walks segment si: document by document in number order, as
-// bleve's collector sees them, the next one an essential leaf brings up.
-func (e *evaluator) walkSegment(si int) error {
-	off, end := e.offsets[si], e.offsets[si+1]
+// walkPart walks the documents lo to hi (excluded) of segment si: document
+// by document in number order, as bleve's collector sees them, the next
+// one an essential leaf brings up.
+func (e *evaluator) walkPart(si int, lo, hi uint64) error {
+	off := e.offsets[si]
+	end := off + hi
 	for _, l := range e.leaves {
-		if err := l.start(si, off, end); err != nil {
+		if err := l.enter(si, off, lo, end); err != nil {
 			return err
 		}
 	}
-	for {
+	e.share()
+	for step := 0; ; step++ {
+		if step%shareEvery == shareEvery-1 {
+			e.share()
+		}
 		id := uint64(done)
 		for _, l := range e.walked {
 			id = min(id, l.id)
 		}
-		if id == done {
+		if id >= hi {
 			return nil
 		}
 		reach, err := e.canReach(id, end)
@@ -113,6 +119,9 @@ func (e *evaluator) theta() (theta float64, known bool) {
 	if len(e.pool.items) >= e.n {
 		theta, known = max(theta, e.pool.items[0].score), true
 	}
+	if e.outside > theta {
+		theta, known = e.outside, true
+	}
 	return theta, known
 }
 
@@ -180,6 +189,7 @@ func (e *evaluator) admit(score float64, global uint64) error {
 		}
 	}
 	e.pool.offer(score, global, e.n)
+	e.share()
 	return nil
 }
 
@@ -232,7 +242,7 @@ func (e *evaluator) splitEssential() {
 
 // result is the pool with each document's id, and the postings walked.
 func (e *evaluator) result() (Result, bool, error) {
-	res := Result{Walked: e.primed}
+	res := Result{Walked: e.primed, Walkers: e.walkers}
 	for _, l := range e.leaves {
 		if l.term {
 			res.Walked += l.walked
