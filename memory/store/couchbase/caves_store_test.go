@@ -249,6 +249,10 @@ func TestCavesConformance(t *testing.T) {
 		cfg := cv.cfg
 		n++
 		cfg.Collection = fmt.Sprintf("conformance%d", n)
+		// no case here tests a connection's fault: every open waits as
+		// long as setup's for the mock's bucket, which once took over 3 s
+		// to open again on a machine loaded by every package's tests
+		cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
 		setup := false
 		return func(id string, dims int, any bool) (memory.Store, error) {
 			if !setup {
