@@ -16,10 +16,7 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 		}
 	}
 	e.share()
-	for step := 0; ; step++ {
-		if step%shareEvery == shareEvery-1 {
-			e.share()
-		}
+	for {
 		id := uint64(done)
 		for _, l := range e.walked {
 			id = min(id, l.id)

@@ -68,14 +68,10 @@ func (t *threshold) raise(v float64) {
 	}
 }
 
-// shareEvery is how many documents a walker takes between two looks at
-// the other walkers' threshold (besides one whenever its pool changes):
-// the threshold's cache line is written by the other cores, so a look at
-// every document would cost more than it saves.
-const shareEvery = 256
-
 // share publishes the lowest score of e's pool when full, and takes the
-// walkers' threshold (e.outside), with several walkers.
+// walkers' threshold (e.outside), with several walkers: at the start of a
+// part and at each document offered to the pool, not at each document
+// tried (the threshold's cache line is written by the other cores).
 func (e *evaluator) share() {
 	if e.shared == nil {
 		return
@@ -105,14 +101,7 @@ type team struct {
 // they are made before prime walks any leaf.
 func (e *evaluator) team() (*team, error) {
 	t := &team{ws: []*evaluator{e}}
-	for si := range e.segs {
-		count := e.offsets[si+1] - e.offsets[si]
-		for lo := uint64(0); lo < count; lo += max(PartDocs, 1) {
-			t.parts = append(t.parts, part{si, lo, min(lo+max(PartDocs, 1), count)})
-		}
-	}
-	w := min(Walkers, runtime.GOMAXPROCS(0), len(t.parts))
-	if w >= 2 && e.total >= WalkDocs {
+	if w := min(Walkers, runtime.GOMAXPROCS(0)); w >= 2 && e.total >= WalkDocs {
 	take:
 		for t.tokens < w-1 {
 			select {
@@ -123,11 +112,17 @@ func (e *evaluator) team() (*team, error) {
 			}
 		}
 	}
-	if t.tokens == 0 {
-		t.parts = t.parts[:0]
-		for si := range e.segs {
-			t.parts = append(t.parts, part{si, 0, e.offsets[si+1] - e.offsets[si]})
+	size := uint64(math.MaxUint64) // alone: each segment one part
+	if t.tokens > 0 {
+		size = max(PartDocs, 1)
+	}
+	for si := range e.segs {
+		count := e.offsets[si+1] - e.offsets[si]
+		for lo := uint64(0); lo < count; lo += min(size, count-lo) {
+			t.parts = append(t.parts, part{si, lo, lo + min(size, count-lo)})
 		}
+	}
+	if t.tokens == 0 {
 		return t, nil
 	}
 	e.shared = &threshold{}
