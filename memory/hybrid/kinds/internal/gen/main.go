@@ -12,9 +12,13 @@
 // or "=" and the noun an irregular plural is a form of ("mice" →
 // "=mouse"). Lines are sorted by their first field. The flags -senses,
 // -depth and -min-depth change the three numbers (EVALS.md, "Kinds", says
-// what each costs and wins). A table written with other numbers, or from
-// another WordNet, changes how documents are derived: bump
-// hybrid.DocVersion with it, so that stores rebuild their indexes
+// what each costs and wins). -dominant leaves out a word whose reading as
+// a noun is rarer than its reading as a verb, adjective or adverb, by the
+// times each was tagged in WordNet's sense-tagged texts (cntlist.rev):
+// "like", "know", "take", "well" (screened, not adopted: EVALS.md, "Kinds
+// only for words mostly read as nouns"). A table written with other
+// numbers, or from another WordNet, changes how documents are derived:
+// bump hybrid.DocVersion with it, so that stores rebuild their indexes
 // (TestDocVersionPinsTheKindsTable in package hybrid fails until the new
 // table's sum is pinned to a new version).
 package main
@@ -31,9 +35,10 @@ import (
 )
 
 var (
-	senses   = 2 // of each noun, in WordNet's order (most frequent first)
-	depth    = 2 // levels of hypernyms
-	minDepth = 6 // leave out synsets nearer WordNet's root than this
+	senses   = 2     // of each noun, in WordNet's order (most frequent first)
+	depth    = 2     // levels of hypernyms
+	minDepth = 6     // leave out synsets nearer WordNet's root than this
+	dominant = false // -dominant: only words read as nouns at least as often as otherwise
 )
 
 type synset struct {
@@ -72,6 +77,7 @@ func main() {
 	flag.IntVar(&senses, "senses", senses, "senses of each noun, most frequent first")
 	flag.IntVar(&depth, "depth", depth, "levels of hypernyms above each sense")
 	flag.IntVar(&minDepth, "min-depth", minDepth, "leave out the words of synsets fewer than this many levels below WordNet's root (the most general: person, act, object)")
+	flag.BoolVar(&dominant, "dominant", dominant, "leave out words whose reading as a noun is rarer than as another part of speech (WordNet's tag counts)")
 	flag.Parse()
 	if err := run(*dict, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -89,10 +95,19 @@ func run(dict, out string) error {
 		return err
 	}
 	depths(syn)
+	tags := map[string]readings{}
+	if dominant {
+		if tags, err = readCounts(filepath.Join(dict, "cntlist.rev")); err != nil {
+			return err
+		}
+	}
 	lines := map[string]string{}
 	for w, offs := range idx {
 		if strings.Contains(w, "_") {
 			continue // a phrase: documents are looked up word by word
+		}
+		if t := tags[w]; t.noun < t.other {
+			continue // mostly a verb, adjective or adverb
 		}
 		if ks := kindsOf(w, offs, syn); len(ks) > 0 {
 			lines[w] = strings.Join(ks, " ")
@@ -199,6 +214,45 @@ func readData(path string) (map[string]synset, error) {
 		syn[p[0]] = s
 	}
 	return syn, sc.Err()
+}
+
+// readings is how often a word was tagged as a noun and, of the other
+// parts of speech, as the most frequent one.
+type readings struct{ noun, other int }
+
+// readCounts reads cntlist.rev: a sense key (lemma%ss_type:…, ss_type 1
+// a noun, 2 a verb, 3 or 5 an adjective, 4 an adverb), the sense's
+// number, and how often it was tagged.
+func readCounts(path string) (map[string]readings, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	byPos := map[string]*[6]int{}
+	for _, l := range strings.Split(string(raw), "\n") {
+		p := strings.Fields(l)
+		if len(p) == 0 {
+			continue
+		}
+		lemma, key, ok := strings.Cut(p[0], "%")
+		n, err := strconv.Atoi(p[len(p)-1])
+		if !ok || len(p) != 3 || key == "" || key[0] < '1' || key[0] > '5' || err != nil {
+			return nil, fmt.Errorf("%s: bad line %q", path, l)
+		}
+		if byPos[lemma] == nil {
+			byPos[lemma] = new([6]int)
+		}
+		pos := int(key[0] - '0')
+		if pos == 5 {
+			pos = 3 // a satellite adjective is an adjective
+		}
+		byPos[lemma][pos] += n
+	}
+	out := make(map[string]readings, len(byPos))
+	for lemma, c := range byPos {
+		out[lemma] = readings{noun: c[1], other: max(c[2], c[3], c[4])}
+	}
+	return out, nil
 }
 
 // readIndex reads index.noun: lemma, pos, synset count, pointer count,
