@@ -1,0 +1,276 @@
+// Package endpoint implements reranker.Reranker over an HTTP /rerank
+// endpoint: the request and response that Cohere and Jina defined, which
+// llama.cpp's server (--reranking), vLLM, Infinity, LocalAI, Voyage and
+// Mixedbread serve too, or the one of Hugging Face's
+// text-embeddings-inference (API "tei").
+//
+// The standard library is enough for one JSON POST; go-openai, which the
+// embedder uses, has no rerank call.
+package endpoint
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"agentmem/memory/reranker"
+)
+
+// The request shapes Config.API names.
+const (
+	// Cohere is {"model", "query", "documents"} answered by {"results":
+	// [{"index", "relevance_score"}]} ("data" instead of "results" is
+	// read too, as Voyage answers).
+	Cohere = "cohere"
+	// TEI is text-embeddings-inference's {"query", "texts"} answered by
+	// [{"index", "score"}].
+	TEI = "tei"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultMaxAttempts = 2
+	DefaultBackoff     = 100 * time.Millisecond
+	// DefaultMaxBytes cuts a longer document before it is sent: a
+	// cross-encoder reads a few hundred tokens of a document at most, and
+	// the rest only costs transfer.
+	DefaultMaxBytes = 8000
+	// maxResponse bounds what is read of an answer.
+	maxResponse = 8 << 20
+)
+
+// probeQuery is scored once by New, so that a wrong URL, key or model
+// fails at start rather than on every recall.
+const probeQuery = "reranker probe"
+
+// Config configures a Reranker. Only URL is required.
+type Config struct {
+	// URL is the endpoint itself, path included, e.g.
+	// "http://localhost:8080/v1/rerank".
+	URL string
+	// Model is sent as "model" when not empty (Cohere, Jina and vLLM need
+	// it; llama.cpp serves the model it loaded).
+	Model string
+	// APIKey, when set, is sent as a bearer token.
+	APIKey string
+	// API is Cohere (the default) or TEI.
+	API string
+	// Timeout bounds one Rerank call, retries included
+	// (DefaultTimeout if zero).
+	Timeout time.Duration
+	// MaxAttempts bounds the tries of a call, counting the first
+	// (DefaultMaxAttempts if zero); only rate limits, server errors and
+	// transport failures are tried again.
+	MaxAttempts int
+	// MaxBytes cuts longer documents (at a character boundary) before they
+	// are sent (DefaultMaxBytes if zero; negative: never cut).
+	MaxBytes int
+	// HTTPClient, if set, sends the requests (proxies, custom TLS).
+	HTTPClient *http.Client
+}
+
+// Reranker scores documents through one endpoint. It is immutable after
+// New and safe for concurrent use.
+type Reranker struct {
+	cfg Config
+	hc  *http.Client
+	id  string
+}
+
+var _ reranker.Reranker = (*Reranker)(nil)
+
+// New checks cfg and scores one probe document.
+func New(ctx context.Context, cfg Config) (*Reranker, error) {
+	r, err := build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Rerank(ctx, probeQuery, []string{probeQuery}); err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	return r, nil
+}
+
+func build(cfg Config) (*Reranker, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("reranker url %q: must be an http:// or https:// URL of the endpoint, e.g. http://localhost:8080/v1/rerank", cfg.URL)
+	}
+	cfg.API = cmp.Or(cfg.API, Cohere)
+	if cfg.API != Cohere && cfg.API != TEI {
+		return nil, fmt.Errorf("reranker api %q: must be %s or %s", cfg.API, Cohere, TEI)
+	}
+	if cfg.Timeout < 0 || cfg.MaxAttempts < 0 {
+		return nil, errors.New("reranker: negative timeout or attempts")
+	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
+	hc := cmp.Or(cfg.HTTPClient, http.DefaultClient)
+	// the key never reaches the id, which is logged and returned
+	u.User = nil
+	id := "rerank:" + cmp.Or(cfg.Model, "(served model)") + "@" + u.String()
+	return &Reranker{cfg: cfg, hc: hc, id: id}, nil
+}
+
+// ID names the model and the endpoint (without credentials).
+func (r *Reranker) ID() string { return r.id }
+
+// Rerank scores documents against query: one finite score each, in order.
+func (r *Reranker) Rerank(ctx context.Context, query string, documents []string) ([]float64, error) {
+	if len(documents) == 0 {
+		return nil, nil
+	}
+	body, err := r.request(query, documents)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		scores, retry, err := r.send(ctx, body, len(documents))
+		if err == nil {
+			return scores, nil
+		}
+		err = fmt.Errorf("%s: %w", r.id, err)
+		if !retry || attempt >= r.cfg.MaxAttempts || ctx.Err() != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(DefaultBackoff << (attempt - 1)):
+		}
+	}
+}
+
+func (r *Reranker) request(query string, documents []string) ([]byte, error) {
+	docs := make([]string, len(documents))
+	for i, d := range documents {
+		docs[i] = cut(d, r.cfg.MaxBytes)
+	}
+	if r.cfg.API == TEI {
+		return json.Marshal(struct {
+			Query string   `json:"query"`
+			Texts []string `json:"texts"`
+		}{query, docs})
+	}
+	return json.Marshal(struct {
+		Model     string   `json:"model,omitempty"`
+		Query     string   `json:"query"`
+		Documents []string `json:"documents"`
+	}{r.cfg.Model, query, docs})
+}
+
+// send makes one attempt; retry says whether another may succeed.
+func (r *Reranker) send(ctx context.Context, body []byte, n int) (scores []float64, retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if r.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return nil, true, err // no answer: the network, or the time ran out
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("reading the answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
+		return nil, retry, fmt.Errorf("status %d: %s", resp.StatusCode, excerpt(data))
+	}
+	if len(data) > maxResponse {
+		return nil, false, fmt.Errorf("the answer is over %d bytes", maxResponse)
+	}
+	scores, err = parse(data, n)
+	return scores, false, err
+}
+
+// result is one scored document, as any of the supported APIs writes it.
+type result struct {
+	Index          *int     `json:"index"`
+	RelevanceScore *float64 `json:"relevance_score"`
+	Score          *float64 `json:"score"`
+}
+
+// parse reads the scores of n documents: every document scored exactly
+// once, every score a finite number.
+func parse(data []byte, n int) ([]float64, error) {
+	var results []result
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(t, &results); err != nil {
+			return nil, fmt.Errorf("the answer is not a list of scores: %w", err)
+		}
+	} else {
+		var obj struct {
+			Results []result `json:"results"`
+			Data    []result `json:"data"`
+		}
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return nil, fmt.Errorf("the answer is not JSON with results: %w (%s)", err, excerpt(data))
+		}
+		results = obj.Results
+		if results == nil {
+			results = obj.Data
+		}
+	}
+	if len(results) != n {
+		return nil, fmt.Errorf("sent %d documents, got %d scores (does the endpoint apply a top_n of its own?)", n, len(results))
+	}
+	out := make([]float64, n)
+	seen := make([]bool, n)
+	for _, res := range results {
+		if res.Index == nil || *res.Index < 0 || *res.Index >= n || seen[*res.Index] {
+			return nil, fmt.Errorf("the answer has a missing, duplicate or out-of-range index")
+		}
+		s := cmp.Or(res.RelevanceScore, res.Score)
+		if s == nil || math.IsNaN(*s) || math.IsInf(*s, 0) {
+			return nil, fmt.Errorf("document %d: no finite relevance_score or score", *res.Index)
+		}
+		seen[*res.Index] = true
+		out[*res.Index] = *s
+	}
+	return out, nil
+}
+
+// excerpt is the start of an answer, for an error message.
+func excerpt(data []byte) string {
+	s := strings.TrimSpace(string(data))
+	if len(s) > 200 {
+		s = cut(s, 200) + "…"
+	}
+	if s == "" {
+		return "(no body)"
+	}
+	return s
+}
+
+// cut shortens s to at most n bytes without splitting a character; n < 0
+// means no limit.
+func cut(s string, n int) string {
+	if n < 0 || len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
