@@ -168,4 +168,7 @@ type Hit struct {
 	Score      float64 `json:"score"`
 	TextRank   int     `json:"text_rank,omitempty"`
 	VectorRank int     `json:"vector_rank,omitempty"`
+	// FusedRank is the hit's rank in the fused ranking when a reranker
+	// ordered the hits (and Score is then the reranker's); 0 otherwise.
+	FusedRank int `json:"fused_rank,omitempty"`
 }

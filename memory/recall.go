@@ -39,6 +39,10 @@ type RecallRequest struct {
 	// Fill, with Excerpt, returns more than K memories: as many as fit in
 	// the tokens the best K would take shown whole (or in MaxTokens).
 	Fill bool
+	// Reranker says whether the service's reranker orders the candidates:
+	// nil means whenever the service has one; true when it has none is an
+	// error.
+	Reranker *bool
 }
 
 // DefaultExcerpt is the excerpt length (in tokens, about) the tools use
@@ -70,6 +74,12 @@ type RecallResult struct {
 	// Pending counts the namespace's memories whose vectors are still being
 	// made in the background: until then only their text can find them.
 	Pending int
+	// Reranker names the reranker that ordered the hits ("": none did).
+	// RerankError says why the one configured did not: the fused order
+	// stands (a recall never fails for its reranker, unless the caller gave
+	// up).
+	Reranker    string
+	RerankError string
 }
 
 // Text renders the result for a prompt (see Text).
@@ -79,6 +89,10 @@ func (r RecallResult) Text() string { return Text(r.Passages) }
 // query's entities and, with an embedder, vector similarity, fused.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
 	q, order, err := s.query(ctx, req)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	reranked, err := s.useReranker(req)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -100,6 +114,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Pool = q.PoolSize()
 		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
 	}
+	if reranked {
+		// the reranker's candidates: from the same fused pool
+		q.Pool = q.PoolSize()
+		q.K = max(q.K, min(2*q.Pool, s.rerankCandidates(req.K)))
+	}
 	// counted before the search: a memory not counted had its vectors
 	// before the search began, so a result that says none are pending
 	// never lacks a vector hit for want of its vectors
@@ -112,6 +131,15 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
 	fill := req.Fill && req.Excerpt > 0
+	var res RecallResult
+	if reranked {
+		if hits, err = s.reranked(ctx, q.Text, hits, &res); err != nil {
+			return RecallResult{}, err
+		}
+		if fill {
+			hits = hits[:min(len(hits), FillCandidates*req.K)]
+		}
+	}
 	if !fill && len(hits) > req.K {
 		hits = hits[:req.K]
 	}
@@ -141,7 +169,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
 	arrange(hits, order, func(h Hit) Memory { return h.Memory })
-	res := RecallResult{Namespace: q.Namespace, Hits: hits, Passages: ps, Periods: q.Periods}
+	res.Namespace, res.Hits, res.Passages, res.Periods = q.Namespace, hits, ps, q.Periods
 	res.Pending = pending
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time

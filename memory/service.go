@@ -17,6 +17,8 @@ import (
 type Service struct {
 	store     Store
 	embedder  Embedder
+	reranker  Reranker
+	rerankN   int
 	now       func() time.Time
 	loc       *time.Location
 	namespace string
@@ -36,6 +38,13 @@ type Service struct {
 type Options struct {
 	Store    Store
 	Embedder Embedder // nil: lexical retrieval only
+	// Reranker, when set, orders each recall's best fused candidates by
+	// reading the query and each memory together (see Service.rerank);
+	// nil: the fused order.
+	Reranker Reranker
+	// RerankCandidates is how many fused candidates the reranker orders
+	// (at most MaxK); 0 means FillCandidates times the recall's k.
+	RerankCandidates int
 	// Now is the clock; nil means time.Now. Replays and benchmarks fix it.
 	Now       func() time.Time
 	Location  *time.Location // nil means UTC
@@ -62,6 +71,8 @@ func New(opts Options) (*Service, error) {
 	s := &Service{
 		store:     opts.Store,
 		embedder:  opts.Embedder,
+		reranker:  opts.Reranker,
+		rerankN:   opts.RerankCandidates,
 		now:       opts.Now,
 		loc:       opts.Location,
 		namespace: opts.Namespace,
@@ -84,6 +95,9 @@ func New(opts Options) (*Service, error) {
 	if err := validName("namespace", s.namespace, maxNamespace); err != nil {
 		return nil, err
 	}
+	if s.rerankN < 0 || s.rerankN > MaxK {
+		return nil, &FieldError{"rerank candidates", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, s.rerankN)}
+	}
 	s.fusion = cmp.Or(s.fusion, RRF)
 	if err := validFusion(s.fusion); err != nil {
 		return nil, err
@@ -97,6 +111,9 @@ func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 
 // Location is the configured time zone.
 func (s *Service) Location() *time.Location { return s.loc }
+
+// Reranker returns the configured reranker, nil for none.
+func (s *Service) Reranker() Reranker { return s.reranker }
 
 // Embedder returns the configured embedder, nil for lexical only.
 func (s *Service) Embedder() Embedder { return s.embedder }

@@ -1,0 +1,229 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"agentmem/memory"
+	"agentmem/memory/store/embedded"
+)
+
+// scripted is a reranker whose scores come from score(document); it keeps
+// what it was sent.
+type scripted struct {
+	score func(doc string) float64
+	err   error
+	block bool // wait for the caller to give up
+	mu    sync.Mutex
+	query string
+	docs  []string
+	calls int
+}
+
+func (r *scripted) ID() string { return "rerank:scripted" }
+
+func (r *scripted) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	r.mu.Lock()
+	r.query, r.docs = query, docs
+	r.calls++
+	r.mu.Unlock()
+	if r.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		out[i] = r.score(d)
+	}
+	return out, nil
+}
+
+// openReranked is open with a reranker.
+func openReranked(t *testing.T, r memory.Reranker, candidates int) *memory.Service {
+	t.Helper()
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Reranker: r, RerankCandidates: candidates, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// thirty notes on the garden: five short ones, which BM25 puts first,
+	// then the one that answers, then longer ones
+	var msgs []memory.Message
+	for i := range 30 {
+		c := fmt.Sprintf("Note %d: the garden.", i)
+		if i >= 5 {
+			c = fmt.Sprintf("Note %d: the garden, then the shed, the fence, the path, the gate, the hedge, the pond, the bench, the lawn and the wall.", i)
+		}
+		msgs = append(msgs, memory.Message{Role: "user", Speaker: "Maria", Content: c})
+	}
+	msgs[17].Content = "Yesterday the garden had its first tomato: RIPE."
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "answer_7f3a", SessionDate: "2023-05-08", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func ripeFirst(doc string) float64 {
+	if strings.Contains(doc, "RIPE") {
+		return 9
+	}
+	return -float64(len(doc)) // the rest: any order but the fused one
+}
+
+func TestRerankerOrdersTheFusedCandidates(t *testing.T) {
+	r := &scripted{score: ripeFirst}
+	svc := openReranked(t, r, 0)
+	plain, err := svc.Recall(bg, memory.RecallRequest{Query: "the garden last week", Namespace: "n", K: 3, Reranker: new(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.calls != 0 || plain.Reranker != "" {
+		t.Fatalf("reranker: false still reranked (%d calls, %q)", r.calls, plain.Reranker)
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "the garden last week", Namespace: "n", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reranker != "rerank:scripted" || res.RerankError != "" {
+		t.Errorf("result names reranker %q, error %q", res.Reranker, res.RerankError)
+	}
+	if len(res.Hits) != 3 || !strings.Contains(res.Hits[0].Memory.Text, "RIPE") || res.Hits[0].Score != 9 {
+		t.Fatalf("first hit %+v, want the one the reranker scored 9", res.Hits[0])
+	}
+	// it was among the fused candidates, though not first among them
+	if res.Hits[0].FusedRank < 2 || res.Hits[0].FusedRank > 12 {
+		t.Errorf("fused rank %d, want 2 to 12 (candidates: 4k)", res.Hits[0].FusedRank)
+	}
+	if len(r.docs) != 12 {
+		t.Errorf("the reranker was sent %d memories, want 4k = 12", len(r.docs))
+	}
+	for _, d := range r.docs {
+		if strings.Contains(d, "answer_7f3a") || strings.Contains(d, "Maria (user)") == false || !strings.HasPrefix(d, "2023-05-08 Mon · ") {
+			t.Fatalf("document %q: want its date and speaker, never its session id", d)
+		}
+	}
+	if !strings.Contains(r.query, "last week [2023-05-") {
+		t.Errorf("query sent %q, want its relative date resolved against today", r.query)
+	}
+	for i := 1; i < len(res.Hits); i++ {
+		if res.Hits[i].Score > res.Hits[i-1].Score {
+			t.Errorf("hits not in the reranker's order: %v then %v", res.Hits[i-1].Score, res.Hits[i].Score)
+		}
+	}
+	if !strings.Contains(res.Text(), "RIPE") {
+		t.Error("the text does not show the reranked hit")
+	}
+}
+
+func TestRerankerCandidates(t *testing.T) {
+	r := &scripted{score: ripeFirst}
+	svc := openReranked(t, r, 25)
+	if _, err := svc.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 2, Excerpt: 40, Fill: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.docs) != 25 {
+		t.Errorf("sent %d, want the 25 configured", len(r.docs))
+	}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := memory.New(memory.Options{Store: st, Reranker: r, RerankCandidates: memory.MaxK + 1}); err == nil || !strings.Contains(err.Error(), "rerank candidates") {
+		t.Errorf("%d candidates: %v, want an error naming the limit", memory.MaxK+1, err)
+	}
+}
+
+// A reranker that fails leaves the fused order, says why, and fails no
+// recall; one the caller gives up on fails the recall.
+func TestRerankerFailure(t *testing.T) {
+	for name, r := range map[string]memory.Reranker{
+		"error":       &scripted{err: errors.New("status 503: loading model")},
+		"wrong count": short{},
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc := openReranked(t, r, 0)
+			plain, err := svc.Recall(bg, memory.RecallRequest{Query: "garden tomato", Namespace: "n", K: 5, Reranker: new(false)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := svc.Recall(bg, memory.RecallRequest{Query: "garden tomato", Namespace: "n", K: 5})
+			if err != nil {
+				t.Fatalf("a failed reranker failed the recall: %v", err)
+			}
+			if res.RerankError == "" || res.Reranker != "" {
+				t.Errorf("reranker %q, error %q: want the error said", res.Reranker, res.RerankError)
+			}
+			if fmt.Sprint(ids(res.Hits)) != fmt.Sprint(ids(plain.Hits)) {
+				t.Errorf("hits %v, want the fused %v", ids(res.Hits), ids(plain.Hits))
+			}
+		})
+	}
+	t.Run("caller gives up", func(t *testing.T) {
+		svc := openReranked(t, &scripted{block: true}, 0)
+		ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+		defer cancel()
+		if _, err := svc.Recall(ctx, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v, want the caller's deadline", err)
+		}
+	})
+}
+
+// short drops the last score.
+type short struct{}
+
+func (short) ID() string { return "rerank:short" }
+func (short) Rerank(ctx context.Context, q string, docs []string) ([]float64, error) {
+	return make([]float64, len(docs)-1), nil
+}
+
+func ids(hits []memory.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Memory.ID)
+	}
+	return out
+}
+
+func TestRerankerAskedForButNone(t *testing.T) {
+	svc := open(t, nil)
+	_, err := svc.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5, Reranker: new(true)})
+	var fe *memory.FieldError
+	if !errors.As(err, &fe) || fe.Field != "reranker" {
+		t.Errorf("error %v, want a field error naming reranker", err)
+	}
+}
+
+// A long memory is sent as its part that matches the query, not its start.
+func TestRerankerReadsTheMatchingPart(t *testing.T) {
+	r := &scripted{score: ripeFirst}
+	svc := openReranked(t, r, 0)
+	long := strings.Repeat("We talked about the weather and the traffic for a while. ", 40) + "The kiwi vine finally fruited."
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "s2", SessionDate: "2023-05-09",
+		Messages: []memory.Message{{Role: "user", Content: long}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Recall(bg, memory.RecallRequest{Query: "kiwi vine", Namespace: "n", K: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range r.docs {
+		if strings.Contains(d, "weather") && !strings.Contains(d, "kiwi vine") {
+			t.Errorf("a long memory was sent without its match: %.80q…", d)
+		}
+		if len(d) > 4*memory.RerankExcerpt+200 {
+			t.Errorf("a document of %d bytes was sent", len(d))
+		}
+	}
+}
