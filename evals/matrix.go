@@ -48,6 +48,9 @@ type Config struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Excerpt is the recall's excerpt (nil: the server's default; 0: off).
 	Excerpt *int `json:"excerpt,omitempty"`
+	// Reranker is the recall's reranker (nil: the server's default, which
+	// reranks when the server has one).
+	Reranker *bool `json:"reranker,omitempty"`
 	// NeedsVectors marks configurations that cannot run without an embedder.
 	NeedsVectors bool `json:"-"`
 }
@@ -112,7 +115,7 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
-	args.Context, args.MaxTokens, args.Excerpt = c.Context, c.MaxTokens, c.Excerpt
+	args.Context, args.MaxTokens, args.Excerpt, args.Reranker = c.Context, c.MaxTokens, c.Excerpt, c.Reranker
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
@@ -149,7 +152,7 @@ var numericFactors = map[string]func(c *Config, f float64){
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// time, adjacent, kinds,
+// time, adjacent, kinds, reranker=off|on,
 // w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.
@@ -184,6 +187,11 @@ func ParseConfig(name string) (Config, error) {
 			c.NoPrefix = v == "off"
 		case "before":
 			c.Before = v == "question"
+		case "reranker":
+			if v != "on" && v != "off" {
+				return c, fmt.Errorf("config %q: reranker=%q, want on or off", name, v)
+			}
+			c.Reranker = new(v == "on")
 		default:
 			return c, fmt.Errorf("config %q: unknown factor %q", name, k)
 		}

@@ -23,7 +23,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	req := memory.RecallRequest{
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
-		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt,
+		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt, Reranker: in.Reranker,
 	}
 	if in.Excerpt != nil {
 		req.Excerpt = *in.Excerpt
@@ -55,7 +55,8 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 			})
 			if p.Hit[i] {
 				h := hits[m.ID]
-				out.Memories[len(out.Memories)-1].TextRank, out.Memories[len(out.Memories)-1].VectorRank = h.TextRank, h.VectorRank
+				r := &out.Memories[len(out.Memories)-1]
+				r.TextRank, r.VectorRank, r.FusedRank = h.TextRank, h.VectorRank, h.FusedRank
 			}
 		}
 	}
@@ -64,6 +65,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	}
 	out.TimeBoost = res.TimeBoost
 	out.Pending = res.Pending
+	out.Reranker, out.RerankError = res.Reranker, res.RerankError
 	return out, memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
 }
 

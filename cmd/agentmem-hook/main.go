@@ -38,6 +38,16 @@ type cli struct {
 	LogLevel string `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"Passed to agentmem when it runs the hook."`
 	Embedder string `name:"embedder" env:"AGENTMEM_EMBEDDER" help:"Passed to agentmem when it runs the hook (a running server has its own)."`
 	Store    string `name:"store" env:"AGENTMEM_STORE" help:"Passed to agentmem when it runs the hook (a running server has its own)."`
+	// the embedder's and the reranker's flags setup carries, passed on
+	// likewise
+	OpenAIBaseURL      string `name:"openai-base-url" hidden:""`
+	OpenAIModel        string `name:"openai-model" hidden:""`
+	OpenAIDims         string `name:"openai-dims" hidden:""`
+	RerankerURL        string `name:"reranker-url" hidden:""`
+	RerankerModel      string `name:"reranker-model" hidden:""`
+	RerankerAPI        string `name:"reranker-api" hidden:""`
+	RerankerTimeout    string `name:"reranker-timeout" hidden:""`
+	RerankerCandidates string `name:"reranker-candidates" hidden:""`
 
 	Hook struct {
 		ClaudeCode hook.Options `cmd:"" name:"claude-code" help:"Claude Code's hooks (see agentmem hook claude-code --help)."`

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/alecthomas/kong"
 )
 
 // agentmem-hook as a host runs it: a process per event, beside agentmem
@@ -173,5 +175,25 @@ func TestUnknownFlagFallsBack(t *testing.T) {
 	}
 	if _, errs := run(t, alone(t), data, event("Stop", path, ""), "--no-such-flag", "hook", "claude-code"); !strings.Contains(errs, "no agentmem binary") {
 		t.Errorf("an unknown flag and no agentmem: stderr %q", errs)
+	}
+}
+
+// The embedder's and the reranker's flags that setup carries are taken
+// by the lean binary itself (passed on to agentmem when it runs the hook),
+// not a reason to start agentmem on every event.
+func TestCarriedFlagsParse(t *testing.T) {
+	var c cli
+	parser, err := kong.New(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--embedder", "openai", "--openai-base-url", "http://localhost:11434/v1", "--openai-model", "m", "--openai-dims", "256",
+		"--reranker-url", "http://localhost:8080/v1/rerank", "--reranker-model", "bge", "--reranker-api", "tei",
+		"--reranker-timeout", "3s", "--reranker-candidates", "30", "hook", "claude-code"}
+	if _, err := parser.Parse(args); err != nil {
+		t.Errorf("%v: %v", args, err)
+	}
+	if c.RerankerURL != "http://localhost:8080/v1/rerank" {
+		t.Errorf("reranker url %q", c.RerankerURL)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,6 +208,18 @@ func carried(cfg backend.Config) []string {
 	add("timezone", cfg.Timezone, "Local")
 	add("embedder", cfg.Embedder, "builtin")
 	add("store", cfg.Store, "embedded")
+	if cfg.Embedder == "openai" {
+		add("openai-base-url", cfg.OpenAI.BaseURL, "https://api.openai.com/v1")
+		add("openai-model", cfg.OpenAI.Model, "text-embedding-3-small")
+		add("openai-dims", strconv.Itoa(cfg.OpenAI.Dims), "0")
+	}
+	if r := cfg.Reranker; r.URL != "" {
+		add("reranker-url", r.URL, "")
+		add("reranker-model", r.Model, "")
+		add("reranker-api", r.API, "cohere")
+		add("reranker-timeout", r.Timeout.String(), "10s")
+		add("reranker-candidates", strconv.Itoa(r.Candidates), "0")
+	}
 	return out
 }
 

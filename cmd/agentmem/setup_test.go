@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"agentmem/cmd/internal/backend"
 )
 
 // agentmem setup claude-code against a HOME and a project of the test's
@@ -498,5 +501,31 @@ func TestHookBinary(t *testing.T) {
 	}
 	if !isOurHook(shellJoin([]string{lean, "hook", "claude-code"}), "claude-code") || !isOurHook(shellJoin([]string{lean, "hook", "codex"}), "codex") {
 		t.Error("agentmem-hook's command is not recognised as agentmem's hook (setup would add it twice, --uninstall would leave it)")
+	}
+}
+
+// setup registers the server and the hooks with the embedder's and the
+// reranker's settings (their keys stay in the environment): a server
+// started without them would embed with another model, or not rerank.
+func TestCarriedFlags(t *testing.T) {
+	cfg := backend.Config{Embedder: "openai", Store: "embedded",
+		OpenAI:   backend.OpenAIConfig{BaseURL: "http://localhost:11434/v1", Model: "nomic-embed-text", APIKey: "sk-secret", Dims: 256},
+		Reranker: backend.RerankerConfig{URL: "http://localhost:8080/v1/rerank", Model: "bge", APIKey: "rk-secret", API: "tei", Timeout: 3 * time.Second, Candidates: 30}}
+	cfg.Namespace, cfg.Timezone = "default", "Local"
+	got := strings.Join(carried(cfg), " ")
+	want := "--embedder openai --openai-base-url http://localhost:11434/v1 --openai-model nomic-embed-text --openai-dims 256 " +
+		"--reranker-url http://localhost:8080/v1/rerank --reranker-model bge --reranker-api tei --reranker-timeout 3s --reranker-candidates 30"
+	if got != want {
+		t.Errorf("carried %q\nwant    %q", got, want)
+	}
+	if strings.Contains(got, "secret") {
+		t.Error("a key was carried")
+	}
+	// the defaults carry nothing
+	cfg = backend.Config{Embedder: "builtin", Store: "embedded", OpenAI: backend.OpenAIConfig{BaseURL: "https://api.openai.com/v1", Model: "text-embedding-3-small"},
+		Reranker: backend.RerankerConfig{API: "cohere", Timeout: 10 * time.Second}}
+	cfg.Namespace, cfg.Timezone = "default", "Local"
+	if got := carried(cfg); len(got) != 0 {
+		t.Errorf("defaults carried %q", got)
 	}
 }

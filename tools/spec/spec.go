@@ -61,6 +61,7 @@ type RecallArgs struct {
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
+	Reranker  *bool    `json:"reranker,omitempty" jsonschema:"Advanced: whether the server's reranker (a model that reads the query and each memory together) orders the best candidates. Default: yes when the server has one (--reranker-url); true when it has none is an error."`
 	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
 }
 
@@ -91,6 +92,7 @@ type Recalled struct {
 	Passage    int  `json:"passage" jsonschema:"The passage (from 0) the memory belongs to: the memories of one session, in turn order, shown under one header."`
 	TextRank   int  `json:"text_rank,omitempty" jsonschema:"Rank of this memory in the text ranking (BM25 and entities), from 1; absent when that side did not return it or the store fused on its server."`
 	VectorRank int  `json:"vector_rank,omitempty" jsonschema:"Rank of this memory in the vector ranking, from 1; absent when that side did not return it or the store fused on its server."`
+	FusedRank  int  `json:"fused_rank,omitempty" jsonschema:"Rank of this memory in the fused ranking, from 1, when a reranker ordered the memories (score is then the reranker's); absent otherwise."`
 }
 
 // RecallResult is recall's structured result, best first (or in the
@@ -104,6 +106,10 @@ type RecallResult struct {
 	// Pending counts the memories of the namespace whose vectors are still
 	// being made (a long remember is acknowledged before they are).
 	Pending int `json:"pending,omitempty" jsonschema:"How many memories of the namespace are still waiting for their vectors (a long remember is acknowledged before they are made): until then they are found by their text only. Absent when none."`
+	// Reranker names the reranker that ordered the memories; RerankError
+	// why the configured one did not (the fused order stands).
+	Reranker    string `json:"reranker,omitempty" jsonschema:"The reranker that ordered the memories; absent when none did."`
+	RerankError string `json:"rerank_error,omitempty" jsonschema:"Why the server's reranker did not order the memories (they are in the fused order); absent when it did or there is none."`
 }
 
 // Period is a time expression of a query and the period it names.

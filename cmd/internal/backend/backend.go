@@ -19,6 +19,7 @@ import (
 	"agentmem/memory/embedder/cache"
 	"agentmem/memory/embedder/openai"
 	"agentmem/memory/embedder/uselite"
+	"agentmem/memory/reranker/endpoint"
 	"agentmem/memory/store/couchbase"
 	"agentmem/memory/store/embedded"
 	"agentmem/server"
@@ -32,6 +33,7 @@ type Backend struct {
 	Service  *memory.Service
 	Store    memory.Store
 	Embedder memory.Embedder // nil for none
+	Reranker memory.Reranker // nil for none
 	closers  []func() error
 }
 
@@ -79,8 +81,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	if emb != nil {
 		e.Embedder = memory.Contextual(e.cached(dir, emb, log))
 	}
+	if e.Reranker, err = cfg.NewReranker(ctx); err != nil {
+		return fail(err)
+	}
 	e.Service, err = memory.New(memory.Options{
 		Store: st, Embedder: e.Embedder, Now: now, Location: loc,
+		Reranker: e.Reranker, RerankCandidates: cfg.Reranker.Candidates,
 		Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion), Logger: log,
 	})
 	if err != nil {
@@ -88,7 +94,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	}
 	// the background vectors stop before the store and the cache close
 	e.closers = append(e.closers, e.Service.Close)
-	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "namespace", cfg.Namespace)
+	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "reranker", describeReranker(e.Reranker), "namespace", cfg.Namespace)
 	return e, nil
 }
 
@@ -112,6 +118,7 @@ func (b *Backend) ServerAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer
 	return func(now time.Time) (*mcpserver.MCPServer, error) {
 		svc, err := memory.New(memory.Options{
 			Store: b.Store, Embedder: b.Embedder, Location: b.Service.Location(),
+			Reranker: b.Reranker, RerankCandidates: cfg.Reranker.Candidates,
 			Namespace: cfg.Namespace, Fusion: memory.Fusion(cfg.Fusion),
 			Now: func() time.Time { return now },
 		})
@@ -124,7 +131,7 @@ func (b *Backend) ServerAt(cfg Config) func(now time.Time) (*mcpserver.MCPServer
 
 // Describe names b for reports.
 func (b *Backend) Describe(cfg Config) string {
-	return fmt.Sprintf("in-process agentmem (store %s, embedder %s, default fusion %s)", cfg.Store, describe(b.Embedder), cfg.Fusion)
+	return fmt.Sprintf("in-process agentmem (store %s, embedder %s, reranker %s, default fusion %s)", cfg.Store, describe(b.Embedder), describeReranker(b.Reranker), cfg.Fusion)
 }
 
 // Reindexable is a store that can re-embed what it holds.
@@ -196,6 +203,31 @@ func describe(e memory.Embedder) string {
 		return "none (lexical only)"
 	}
 	return fmt.Sprintf("%s, %d dimensions", e.ID(), e.Dims())
+}
+
+func describeReranker(r memory.Reranker) string {
+	if r == nil {
+		return "none"
+	}
+	return r.ID()
+}
+
+// NewReranker opens the configured reranker (nil for none). It scores one
+// probe, so that a wrong URL, key or model fails at start, not at every
+// recall.
+func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
+	c := cfg.Reranker
+	if c.URL == "" {
+		return nil, nil
+	}
+	if c.Candidates < 0 || c.Candidates > memory.MaxK {
+		return nil, fmt.Errorf("--reranker-candidates: must be between 1 and %d (0: four times k), got %d", memory.MaxK, c.Candidates)
+	}
+	r, err := endpoint.New(ctx, endpoint.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, API: c.API, Timeout: c.Timeout})
+	if err != nil {
+		return nil, fmt.Errorf("reranker: %w", err)
+	}
+	return r, nil
 }
 
 // NewEmbedder opens the configured embedder (nil for none); dir is the data

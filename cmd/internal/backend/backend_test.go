@@ -99,3 +99,61 @@ func TestOpenAIEmbedderThroughCache(t *testing.T) {
 		t.Errorf("no embedding cache in the data dir: %v", err)
 	}
 }
+
+// A reranker endpoint is probed at open, orders the recalls of the
+// service and of every server ServerAt makes, and a dead one fails the
+// open naming it.
+func TestRerankerEndpoint(t *testing.T) {
+	var calls int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		var req struct {
+			Documents []string `json:"documents"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		type result struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		}
+		var out []result
+		for i, d := range req.Documents {
+			out = append(out, result{i, float64(strings.Count(d, "violin"))})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"results": out})
+	}))
+	defer srv.Close()
+	cfg := Config{Base: config.Base{DataDir: t.TempDir()}, Embedder: "none", Fusion: "rrf",
+		Reranker: RerankerConfig{URL: srv.URL + "/v1/rerank", Model: "tiny", API: "cohere", Candidates: 3}}
+	e, err := Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if calls != 1 {
+		t.Errorf("%d calls at open, want the probe", calls)
+	}
+	if _, err := e.Service.Remember(context.Background(), memory.RememberRequest{SessionID: "s", Messages: []memory.Message{
+		{Role: "user", Content: "music lessons: piano"}, {Role: "user", Content: "music lessons, violin, violin and more violin, the music of it"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Service.Recall(context.Background(), memory.RecallRequest{Query: "music lessons", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reranker != "rerank:tiny@"+srv.URL+"/v1/rerank" || len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Memory.Text, "violin") {
+		t.Errorf("reranker %q, hits %v", res.Reranker, res.Hits)
+	}
+	if _, err := e.ServerAt(cfg)(e.Service.Now()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	cfg.DataDir = t.TempDir()
+	if _, err := Open(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "reranker") || !strings.Contains(err.Error(), srv.URL) {
+		t.Errorf("a dead endpoint: %v, want an error naming the reranker and its URL", err)
+	}
+	cfg.Reranker.Candidates = 101
+	if _, err := Open(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "--reranker-candidates") {
+		t.Errorf("101 candidates: %v", err)
+	}
+}

@@ -24,6 +24,7 @@ type Config struct {
 	NoSync   bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
 
 	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
+	Reranker  RerankerConfig `embed:"" prefix:"reranker-" envprefix:"AGENTMEM_RERANKER_"`
 	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`
 }
 
@@ -33,6 +34,17 @@ type OpenAIConfig struct {
 	Model   string `name:"model" env:"MODEL" default:"text-embedding-3-small" help:"Embedding model."`
 	APIKey  string `name:"api-key" env:"API_KEY" help:"API key (falls back to OPENAI_API_KEY; local servers need none)."`
 	Dims    int    `name:"dims" env:"DIMS" help:"Requested vector length (models that support it)."`
+}
+
+// RerankerConfig selects a /rerank endpoint: a model that reads the query
+// and each memory together and orders each recall's best candidates.
+type RerankerConfig struct {
+	URL        string        `name:"url" env:"URL" help:"A rerank endpoint, path included (llama.cpp --reranking: http://localhost:8080/v1/rerank; vLLM, Infinity, LocalAI, Cohere, Jina, Voyage; text-embeddings-inference with --reranker-api tei). Empty: no reranker."`
+	Model      string        `name:"model" env:"MODEL" help:"Reranking model name sent to the endpoint (Cohere, Jina and vLLM need one)."`
+	APIKey     string        `name:"api-key" env:"API_KEY" help:"API key, sent as a bearer token (local servers need none)."`
+	API        string        `name:"api" env:"API" enum:"cohere,tei" default:"cohere" help:"Request shape: cohere ({model, query, documents}: Cohere, Jina, Voyage, llama.cpp, vLLM, Infinity, LocalAI) or tei ({query, texts}: Hugging Face text-embeddings-inference)."`
+	Timeout    time.Duration `name:"timeout" env:"TIMEOUT" default:"10s" help:"Time for one recall's reranking, one retry included; past it the recall returns the fused order and says why."`
+	Candidates int           `name:"candidates" env:"CANDIDATES" default:"0" help:"How many of the best fused candidates the reranker orders (1 to 100); 0: four times the recall's k."`
 }
 
 // CouchbaseFlags are couchbase.Config as flags. Their defaults are
