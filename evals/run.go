@@ -258,7 +258,7 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 		// waits for its vectors (a long call is acknowledged before they
 		// are made), so that every question sees them all.
 		for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-			res, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns})
+			res, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns, Reranker: new(false)})
 			if err != nil {
 				return a, fmt.Errorf("%s: %w", u.ID, err)
 			}

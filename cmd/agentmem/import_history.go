@@ -308,7 +308,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 func pendingIn(ctx context.Context, cl *client.Client, nss []string) (int, error) {
 	n := 0
 	for _, ns := range nss {
-		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0)})
+		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0), Reranker: new(false)})
 		if err != nil {
 			return 0, fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
 		}

@@ -158,6 +158,7 @@ type recallCmd struct {
 	Excerpt   *int   `name:"excerpt" help:"Show a memory longer than about this many tokens as its best-matching part, and fill the space saved with more memories (default 40; 0: exactly k memories, whole)."`
 	Context   int    `name:"context" help:"Neighbouring turns of its session with each memory, on each side (0-3)."`
 	MaxTokens int    `name:"max-tokens" help:"An approximate budget for the returned text."`
+	NoRerank  bool   `name:"no-reranker" help:"Keep the fused order: the server's reranker (--reranker-url) does not order the memories."`
 }
 
 func (c recallCmd) Run(e *env) error {
@@ -168,8 +169,17 @@ func (c recallCmd) Run(e *env) error {
 	}
 	return callTool(e, c.output, (*client.Client).Recall, spec.RecallArgs{
 		Query: c.Query, K: c.K, Order: c.Order, Namespace: c.NS, SessionID: c.SessionID, After: c.After, Before: c.Before,
-		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens,
+		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank),
 	})
+}
+
+// noneIf is a recall's reranker argument: false when off, else the
+// server's default (nil).
+func noneIf(off bool) *bool {
+	if off {
+		return new(false)
+	}
+	return nil
 }
 
 type todayCmd struct{ output }
