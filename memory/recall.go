@@ -133,7 +133,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	fill := req.Fill && req.Excerpt > 0
 	var res RecallResult
 	if reranked {
-		if hits, err = s.reranked(ctx, q.Text, hits, &res); err != nil {
+		if hits, err = s.reranked(ctx, q.Text, hits, s.rerankCandidates(req.K), &res); err != nil {
 			return RecallResult{}, err
 		}
 		if fill {

@@ -43,14 +43,16 @@ func (s *Service) useReranker(req RecallRequest) (bool, error) {
 	return *req.Reranker, nil
 }
 
-// reranked is hits as the reranker orders them, noted in res. When the
-// reranker fails the fused order stands, and res says why; only the
-// caller's giving up fails the recall.
-func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *RecallResult) ([]Hit, error) {
-	out, err := s.rerank(ctx, query, hits)
+// reranked is hits with their best n as the reranker orders them (the
+// rest after them, in the fused order), noted in res. When the reranker
+// fails the fused order stands, and res says why; only the caller's
+// giving up fails the recall.
+func (s *Service) reranked(ctx context.Context, query string, hits []Hit, n int, res *RecallResult) ([]Hit, error) {
+	n = min(n, len(hits))
+	out, err := s.rerank(ctx, query, hits[:n])
 	if err == nil {
 		res.Reranker = s.reranker.ID()
-		return out, nil
+		return append(out, hits[n:]...), nil
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("reranking: %w", context.Cause(ctx))

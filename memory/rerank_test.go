@@ -136,6 +136,22 @@ func TestRerankerCandidates(t *testing.T) {
 	if len(r.docs) != 25 {
 		t.Errorf("sent %d, want the 25 configured", len(r.docs))
 	}
+	// fewer than the fill's 4k: only they are reranked, the rest follow
+	// in the fused order
+	r6 := &scripted{score: ripeFirst}
+	svc6 := openReranked(t, r6, 6)
+	res, err := svc6.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5, Excerpt: 40, Fill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r6.docs) != 6 {
+		t.Errorf("sent %d, want the 6 configured", len(r6.docs))
+	}
+	for i, h := range res.Hits {
+		if (i < 6) != (h.FusedRank > 0) {
+			t.Errorf("hit %d has fused rank %d: want one for the 6 reranked only", i, h.FusedRank)
+		}
+	}
 	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
