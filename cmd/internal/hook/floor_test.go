@@ -24,3 +24,18 @@ func TestRelevanceFloor(t *testing.T) {
 		t.Errorf("a memory with no text match cleared the floor")
 	}
 }
+
+// With a reranker, whose scores may be logits below zero, half the best is
+// measured from the worst memory found.
+func TestRelevanceFloorReranked(t *testing.T) {
+	ms := []spec.Recalled{
+		{ID: "best", Hit: true, TextRank: 4, FusedRank: 3, Score: 2.5},
+		{ID: "near", Hit: true, TextRank: 1, FusedRank: 1, Score: -0.5},
+		{ID: "far", Hit: true, TextRank: 2, FusedRank: 2, Score: -6},
+		{ID: "worst", Hit: true, FusedRank: 4, Score: -7.5},
+	}
+	// the floor is -2.5: best and near
+	if n := relevant(ms); n != 2 {
+		t.Errorf("relevant = %d, want 2 (best and near)", n)
+	}
+}

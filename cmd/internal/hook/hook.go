@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -218,17 +219,24 @@ func hookContext(w io.Writer, event, text string) error {
 const floorTextRank = 10
 
 // relevant counts the memories found (not context) that clear the floor;
-// they are the best ranked, since recall ranks by score.
+// they are the best ranked, since recall ranks by score. A reranker's
+// scores have the model's own scale, logits below zero included: with
+// one, half the best is measured from the worst memory found, not from 0.
 func relevant(ms []spec.Recalled) int {
-	best := 0.0
+	best, worst, reranked := math.Inf(-1), math.Inf(1), false
 	for _, m := range ms {
 		if m.Hit {
-			best = max(best, m.Score)
+			best, worst = max(best, m.Score), min(worst, m.Score)
+			reranked = reranked || m.FusedRank > 0
 		}
+	}
+	floor := best / 2
+	if reranked {
+		floor = worst + (best-worst)/2
 	}
 	n := 0
 	for _, m := range ms {
-		if m.Hit && m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= best/2 {
+		if m.Hit && m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= floor {
 			n++
 		}
 	}
