@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"agentmem/memory/reranker"
 )
@@ -42,10 +41,6 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultMaxAttempts = 2
 	DefaultBackoff     = 100 * time.Millisecond
-	// DefaultMaxBytes cuts a longer document before it is sent: a
-	// cross-encoder reads a few hundred tokens of a document at most, and
-	// the rest only costs transfer.
-	DefaultMaxBytes = 8000
 	// maxResponse bounds what is read of an answer.
 	maxResponse = 8 << 20
 )
@@ -73,9 +68,6 @@ type Config struct {
 	// (DefaultMaxAttempts if zero); only rate limits, server errors and
 	// transport failures are tried again.
 	MaxAttempts int
-	// MaxBytes cuts longer documents (at a character boundary) before they
-	// are sent (DefaultMaxBytes if zero; negative: never cut).
-	MaxBytes int
 	// HTTPClient, if set, sends the requests (proxies, custom TLS).
 	HTTPClient *http.Client
 }
@@ -116,7 +108,6 @@ func build(cfg Config) (*Reranker, error) {
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts)
-	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
 	hc := cmp.Or(cfg.HTTPClient, http.DefaultClient)
 	// the key never reaches the id, which is logged and returned
 	u.User = nil
@@ -155,11 +146,9 @@ func (r *Reranker) Rerank(ctx context.Context, query string, documents []string)
 	}
 }
 
-func (r *Reranker) request(query string, documents []string) ([]byte, error) {
-	docs := make([]string, len(documents))
-	for i, d := range documents {
-		docs[i] = cut(d, r.cfg.MaxBytes)
-	}
+// request is the body of a call. The documents go as they are: the
+// memory sends a long one as its part that best matches the query.
+func (r *Reranker) request(query string, docs []string) ([]byte, error) {
 	if r.cfg.API == TEI {
 		return json.Marshal(struct {
 			Query string   `json:"query"`
@@ -254,23 +243,11 @@ func parse(data []byte, n int) ([]float64, error) {
 // excerpt is the start of an answer, for an error message.
 func excerpt(data []byte) string {
 	s := strings.TrimSpace(string(data))
-	if len(s) > 200 {
-		s = cut(s, 200) + "…"
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
 	}
 	if s == "" {
 		return "(no body)"
 	}
 	return s
-}
-
-// cut shortens s to at most n bytes without splitting a character; n < 0
-// means no limit.
-func cut(s string, n int) string {
-	if n < 0 || len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

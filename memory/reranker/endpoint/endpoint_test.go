@@ -226,18 +226,3 @@ func TestConfig(t *testing.T) {
 		t.Errorf("dead endpoint: %v", err)
 	}
 }
-
-func TestLongDocumentsAreCut(t *testing.T) {
-	s := newServer(t, byLength)
-	r, err := build(Config{URL: s.URL, MaxBytes: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.Rerank(context.Background(), "q", []string{strings.Repeat("é", 20), "short"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got[0] != 10 || got[1] != 5 {
-		t.Errorf("lengths sent %v, want [10 5]: a long document cut at 10 bytes, on a character boundary", got)
-	}
-}
