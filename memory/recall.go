@@ -133,7 +133,10 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	fill := req.Fill && req.Excerpt > 0
 	var res RecallResult
 	if reranked {
-		if hits, err = s.reranked(ctx, q.Text, hits, s.rerankCandidates(req.K), &res); err != nil {
+		// the reranked candidates are the recall's: every hit returned
+		// was read by the reranker
+		n := s.rerankCandidates(req.K)
+		if hits, err = s.reranked(ctx, q.Text, hits[:min(len(hits), n)], &res); err != nil {
 			return RecallResult{}, err
 		}
 		if fill {

@@ -22,11 +22,12 @@ type Reranker = reranker.Reranker
 const RerankExcerpt = 200
 
 // rerankCandidates is how many of the fused candidates the reranker
-// orders for k results: the candidates a recall that fills examines
-// (FillCandidates times k), unless the service was configured otherwise.
+// orders for k results, and so the most a recall returns: the candidates a
+// recall that fills examines (FillCandidates times k) unless the service
+// was configured otherwise, never fewer than k.
 func (s *Service) rerankCandidates(k int) int {
 	if s.rerankN > 0 {
-		return min(s.rerankN, MaxK)
+		return max(k, min(s.rerankN, MaxK))
 	}
 	return min(FillCandidates*k, MaxK)
 }
@@ -43,16 +44,17 @@ func (s *Service) useReranker(req RecallRequest) (bool, error) {
 	return *req.Reranker, nil
 }
 
-// reranked is hits with their best n as the reranker orders them (the
-// rest after them, in the fused order), noted in res. When the reranker
-// fails the fused order stands, and res says why; only the caller's
-// giving up fails the recall.
-func (s *Service) reranked(ctx context.Context, query string, hits []Hit, n int, res *RecallResult) ([]Hit, error) {
-	n = min(n, len(hits))
-	out, err := s.rerank(ctx, query, hits[:n])
+// reranked is hits as the reranker orders them, noted in res. When the
+// reranker fails the fused order stands, and res says why; only the
+// caller's giving up fails the recall.
+func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *RecallResult) ([]Hit, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	out, err := s.rerank(ctx, query, hits)
 	if err == nil {
 		res.Reranker = s.reranker.ID()
-		return append(out, hits[n:]...), nil
+		return out, nil
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("reranking: %w", context.Cause(ctx))
@@ -69,9 +71,6 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, n int,
 // content. Equal scores keep the fused order. Each hit's Score becomes the
 // reranker's, and FusedRank its rank before.
 func (s *Service) rerank(ctx context.Context, query string, hits []Hit) ([]Hit, error) {
-	if len(hits) < 2 {
-		return hits, nil
-	}
 	want := queryWords(query)
 	docs := make([]string, len(hits))
 	for i, h := range hits {

@@ -136,20 +136,21 @@ func TestRerankerCandidates(t *testing.T) {
 	if len(r.docs) != 25 {
 		t.Errorf("sent %d, want the 25 configured", len(r.docs))
 	}
-	// fewer than the fill's 4k: only they are reranked, the rest follow
-	// in the fused order
-	r6 := &scripted{score: ripeFirst}
-	svc6 := openReranked(t, r6, 6)
-	res, err := svc6.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5, Excerpt: 40, Fill: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r6.docs) != 6 {
-		t.Errorf("sent %d, want the 6 configured", len(r6.docs))
-	}
-	for i, h := range res.Hits {
-		if (i < 6) != (h.FusedRank > 0) {
-			t.Errorf("hit %d has fused rank %d: want one for the 6 reranked only", i, h.FusedRank)
+	// fewer than the fill's 4k: the recall returns only memories the
+	// reranker read, and never fewer candidates than k
+	for _, c := range []struct{ n, k, sent int }{{6, 5, 6}, {2, 5, 5}, {1, 1, 1}} {
+		r := &scripted{score: ripeFirst}
+		res, err := openReranked(t, r, c.n).Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: c.k, Excerpt: 40, Fill: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.docs) != c.sent {
+			t.Errorf("%d candidates, k=%d: sent %d, want %d", c.n, c.k, len(r.docs), c.sent)
+		}
+		for i, h := range res.Hits {
+			if h.FusedRank == 0 || res.Reranker == "" {
+				t.Errorf("%d candidates, k=%d: hit %d was not reranked (%q)", c.n, c.k, i, res.Reranker)
+			}
 		}
 	}
 	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})

@@ -190,6 +190,9 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 	for _, s := range skipped {
 		e.log.Warn("skipping a configuration that needs vectors (--embedder none)", "config", s)
 	}
+	if e.cfg.Reranker.URL == "" && c.ServerCmd == "" && slices.ContainsFunc(configs, func(c evals.Config) bool { return c.Reranker != nil }) {
+		e.log.Warn("a configuration sets reranker, but the server has none (--reranker-url): reranker=off changes nothing, reranker=on fails")
+	}
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,

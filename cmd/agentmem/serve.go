@@ -199,6 +199,7 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 		h.mem.Done(eng.Service, nil)
 		e.log.Debug("memory loaded", "took", time.Since(start).Round(time.Millisecond))
 		if serve {
+			go eng.ProbeReranker(lctx, e.log)
 			h.serveSocket(lctx, e, sock)
 		}
 	}()

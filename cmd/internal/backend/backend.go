@@ -212,9 +212,10 @@ func describeReranker(r memory.Reranker) string {
 	return r.ID()
 }
 
-// NewReranker opens the configured reranker (nil for none). It scores one
-// probe, so that a wrong URL, key or model fails at start, not at every
-// recall.
+// NewReranker returns the configured reranker (nil for none), its
+// settings checked. It sends nothing: a reranker that does not answer
+// leaves recalls in the fused order, and the memory works without it (see
+// ProbeReranker).
 func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
 	c := cfg.Reranker
 	if c.URL == "" {
@@ -223,11 +224,30 @@ func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
 	if c.Candidates < 0 || c.Candidates > memory.MaxK {
 		return nil, fmt.Errorf("--reranker-candidates: must be between 1 and %d (0: four times k), got %d", memory.MaxK, c.Candidates)
 	}
-	r, err := endpoint.New(ctx, endpoint.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, API: c.API, Timeout: c.Timeout})
+	if c.Timeout <= 0 {
+		return nil, fmt.Errorf("--reranker-timeout: must be more than 0, got %s", c.Timeout)
+	}
+	r, err := endpoint.New(endpoint.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, API: c.API, Timeout: c.Timeout})
 	if err != nil {
-		return nil, fmt.Errorf("reranker: %w", err)
+		return nil, err
 	}
 	return r, nil
+}
+
+// ProbeReranker has the reranker score one document, and logs whether it
+// answers: a wrong URL, key or model is said when the server starts, not
+// only in each recall's rerank_error.
+func (b *Backend) ProbeReranker(ctx context.Context, log *slog.Logger) error {
+	p, ok := b.Reranker.(interface{ Probe(context.Context) error })
+	if !ok {
+		return nil
+	}
+	if err := p.Probe(ctx); err != nil {
+		log.Warn("the reranker does not answer; recalls keep the fused order until it does", "err", err)
+		return err
+	}
+	log.Info("reranker ready", "reranker", b.Reranker.ID())
+	return nil
 }
 
 // NewEmbedder opens the configured embedder (nil for none); dir is the data

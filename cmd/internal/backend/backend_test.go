@@ -3,12 +3,14 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"agentmem/cmd/internal/config"
 	"agentmem/memory"
@@ -100,9 +102,10 @@ func TestOpenAIEmbedderThroughCache(t *testing.T) {
 	}
 }
 
-// A reranker endpoint is probed at open, orders the recalls of the
-// service and of every server ServerAt makes, and a dead one fails the
-// open naming it.
+// A reranker endpoint orders the recalls of the service and of every
+// server ServerAt makes; one that does not answer leaves the memory
+// working (its probe says why), and bad settings fail the open naming
+// their flag.
 func TestRerankerEndpoint(t *testing.T) {
 	var calls int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,14 +126,17 @@ func TestRerankerEndpoint(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := Config{Base: config.Base{DataDir: t.TempDir()}, Embedder: "none", Fusion: "rrf",
-		Reranker: RerankerConfig{URL: srv.URL + "/v1/rerank", Model: "tiny", API: "cohere", Candidates: 3}}
+		Reranker: RerankerConfig{URL: srv.URL + "/v1/rerank", Model: "tiny", API: "cohere", Candidates: 3, Timeout: 5 * time.Second}}
 	e, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if calls != 1 {
-		t.Errorf("%d calls at open, want the probe", calls)
+	if calls != 0 {
+		t.Errorf("%d calls at open, want none", calls)
+	}
+	if err := e.ProbeReranker(context.Background(), slog.New(slog.DiscardHandler)); err != nil || calls != 1 {
+		t.Errorf("probe: %v, %d calls", err, calls)
 	}
 	if _, err := e.Service.Remember(context.Background(), memory.RememberRequest{SessionID: "s", Messages: []memory.Message{
 		{Role: "user", Content: "music lessons: piano"}, {Role: "user", Content: "music lessons, violin, violin and more violin, the music of it"},
@@ -149,11 +155,33 @@ func TestRerankerEndpoint(t *testing.T) {
 	}
 	srv.Close()
 	cfg.DataDir = t.TempDir()
-	if _, err := Open(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "reranker") || !strings.Contains(err.Error(), srv.URL) {
-		t.Errorf("a dead endpoint: %v, want an error naming the reranker and its URL", err)
+	dead, err := Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatalf("a dead endpoint failed the open: %v", err)
 	}
-	cfg.Reranker.Candidates = 101
-	if _, err := Open(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "--reranker-candidates") {
-		t.Errorf("101 candidates: %v", err)
+	defer dead.Close()
+	if _, err := dead.Service.Remember(context.Background(), memory.RememberRequest{SessionID: "s", Messages: []memory.Message{{Role: "user", Content: "music"}}}); err != nil {
+		t.Errorf("remember with a dead reranker: %v", err)
+	}
+	if err := dead.ProbeReranker(context.Background(), slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), srv.URL) {
+		t.Errorf("probe of a dead endpoint: %v, want its URL", err)
+	}
+	if res, err := dead.Service.Recall(context.Background(), memory.RecallRequest{Query: "music", K: 1}); err != nil || !strings.Contains(res.RerankError, srv.URL) || len(res.Hits) != 1 {
+		t.Errorf("recall with a dead reranker: %v, %+v", err, res)
+	}
+	for _, c := range []struct {
+		set  func(*RerankerConfig)
+		want string
+	}{
+		{func(r *RerankerConfig) { r.Candidates = 101 }, "--reranker-candidates"},
+		{func(r *RerankerConfig) { r.Timeout = 0 }, "--reranker-timeout"},
+		{func(r *RerankerConfig) { r.URL = "localhost:8080" }, "http:// or https://"},
+	} {
+		bad := cfg
+		bad.DataDir = t.TempDir()
+		c.set(&bad.Reranker)
+		if _, err := Open(context.Background(), bad, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", bad.Reranker, err, c.want)
+		}
 	}
 }

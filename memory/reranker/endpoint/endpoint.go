@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"agentmem/memory/reranker"
 )
 
@@ -41,12 +43,17 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultMaxAttempts = 2
 	DefaultBackoff     = 100 * time.Millisecond
+	// DefaultBatchSize is the most documents one request carries: the
+	// default limit of text-embeddings-inference
+	// (--max-client-batch-size 32). A cross-encoder scores each pair on
+	// its own, so batches sent side by side give the scores one request
+	// would.
+	DefaultBatchSize = 32
 	// maxResponse bounds what is read of an answer.
 	maxResponse = 8 << 20
 )
 
-// probeQuery is scored once by New, so that a wrong URL, key or model
-// fails at start rather than on every recall.
+// probeQuery is what Probe scores.
 const probeQuery = "reranker probe"
 
 // Config configures a Reranker. Only URL is required.
@@ -68,6 +75,9 @@ type Config struct {
 	// (DefaultMaxAttempts if zero); only rate limits, server errors and
 	// transport failures are tried again.
 	MaxAttempts int
+	// BatchSize is the most documents one request carries
+	// (DefaultBatchSize if zero); more are sent in requests side by side.
+	BatchSize int
 	// HTTPClient, if set, sends the requests (proxies, custom TLS).
 	HTTPClient *http.Client
 }
@@ -82,19 +92,8 @@ type Reranker struct {
 
 var _ reranker.Reranker = (*Reranker)(nil)
 
-// New checks cfg and scores one probe document.
-func New(ctx context.Context, cfg Config) (*Reranker, error) {
-	r, err := build(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Rerank(ctx, probeQuery, []string{probeQuery}); err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	return r, nil
-}
-
-func build(cfg Config) (*Reranker, error) {
+// New checks cfg; it sends nothing (see Probe).
+func New(cfg Config) (*Reranker, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("reranker url %q: must be an http:// or https:// URL of the endpoint, e.g. http://localhost:8080/v1/rerank", cfg.URL)
@@ -103,11 +102,12 @@ func build(cfg Config) (*Reranker, error) {
 	if cfg.API != Cohere && cfg.API != TEI {
 		return nil, fmt.Errorf("reranker api %q: must be %s or %s", cfg.API, Cohere, TEI)
 	}
-	if cfg.Timeout < 0 || cfg.MaxAttempts < 0 {
-		return nil, errors.New("reranker: negative timeout or attempts")
+	if cfg.Timeout < 0 || cfg.MaxAttempts < 0 || cfg.BatchSize < 0 {
+		return nil, errors.New("reranker: a negative timeout, attempts or batch size")
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultBatchSize)
 	hc := cmp.Or(cfg.HTTPClient, http.DefaultClient)
 	// the key never reaches the id, which is logged and returned
 	u.User = nil
@@ -118,29 +118,57 @@ func build(cfg Config) (*Reranker, error) {
 // ID names the model and the endpoint (without credentials).
 func (r *Reranker) ID() string { return r.id }
 
-// Rerank scores documents against query: one finite score each, in order.
+// Probe scores one document, to tell whether the endpoint answers as a
+// reranker: a wrong URL, key or model says so here.
+func (r *Reranker) Probe(ctx context.Context) error {
+	_, err := r.Rerank(ctx, probeQuery, []string{probeQuery})
+	return err
+}
+
+// Rerank scores documents against query: one finite score each, in order,
+// in batches of at most BatchSize sent side by side, all within Timeout.
 func (r *Reranker) Rerank(ctx context.Context, query string, documents []string) ([]float64, error) {
-	if len(documents) == 0 {
-		return nil, nil
+	ctx, cancel := context.WithTimeoutCause(ctx, r.cfg.Timeout, fmt.Errorf("no answer within %s", r.cfg.Timeout))
+	defer cancel()
+	out := make([]float64, len(documents))
+	g, gctx := errgroup.WithContext(ctx)
+	for start := 0; start < len(documents); start += r.cfg.BatchSize {
+		end := min(start+r.cfg.BatchSize, len(documents))
+		g.Go(func() error {
+			scores, err := r.batch(gctx, query, documents[start:end])
+			if err != nil && end-start < len(documents) {
+				err = fmt.Errorf("documents %d-%d of %d: %w", start, end-1, len(documents), err)
+			}
+			copy(out[start:end], scores)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.id, err)
+	}
+	return out, nil
+}
+
+// batch scores documents in one request, tried again as Config says.
+func (r *Reranker) batch(ctx context.Context, query string, documents []string) ([]float64, error) {
 	body, err := r.request(query, documents)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
 	for attempt := 1; ; attempt++ {
 		scores, retry, err := r.send(ctx, body, len(documents))
 		if err == nil {
 			return scores, nil
 		}
-		err = fmt.Errorf("%s: %w", r.id, err)
-		if !retry || attempt >= r.cfg.MaxAttempts || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		if !retry || attempt >= r.cfg.MaxAttempts {
 			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, context.Cause(ctx)
 		case <-time.After(DefaultBackoff << (attempt - 1)):
 		}
 	}
@@ -216,13 +244,19 @@ func parse(data []byte, n int) ([]float64, error) {
 		if err := json.Unmarshal(data, &obj); err != nil {
 			return nil, fmt.Errorf("the answer is not JSON with results: %w (%s)", err, excerpt(data))
 		}
+		if obj.Results == nil && obj.Data == nil {
+			return nil, fmt.Errorf("the answer has no results: %s", excerpt(data))
+		}
 		results = obj.Results
 		if results == nil {
 			results = obj.Data
 		}
 	}
-	if len(results) != n {
+	switch {
+	case len(results) < n:
 		return nil, fmt.Errorf("sent %d documents, got %d scores (does the endpoint apply a top_n of its own?)", n, len(results))
+	case len(results) > n:
+		return nil, fmt.Errorf("sent %d documents, got %d scores", n, len(results))
 	}
 	out := make([]float64, n)
 	seen := make([]bool, n)

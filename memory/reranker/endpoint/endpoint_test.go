@@ -53,8 +53,11 @@ func byLength(req map[string]any, _ int) (int, string) {
 
 func TestCohereShape(t *testing.T) {
 	s := newServer(t, byLength)
-	r, err := New(context.Background(), Config{URL: s.URL + "/v1/rerank", Model: "bge-reranker", APIKey: "k3y"})
+	r, err := New(Config{URL: s.URL + "/v1/rerank", Model: "bge-reranker", APIKey: "k3y"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Probe(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := r.Rerank(context.Background(), "q", []string{"a", "bbb", "bb"})
@@ -86,7 +89,7 @@ func TestOtherShapes(t *testing.T) {
 			}
 			return 200, `{"object": "list", "data": [` + strings.Join(parts, ",") + `]}`
 		})
-		r, err := New(context.Background(), Config{URL: s.URL})
+		r, err := New(Config{URL: s.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +113,7 @@ func TestOtherShapes(t *testing.T) {
 			}
 			return 200, `[` + strings.Join(parts, ",") + `]`
 		})
-		r, err := New(context.Background(), Config{URL: s.URL + "/rerank", API: TEI})
+		r, err := New(Config{URL: s.URL + "/rerank", API: TEI})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,11 +138,12 @@ func TestBadAnswers(t *testing.T) {
 		"not json":            {200, `<html>proxy error</html>`, "not JSON"},
 		"client error":        {400, `{"message": "model not found"}`, "status 400: {\"message\": \"model not found\"}"},
 		"empty server error":  {503, ``, "status 503: (no body)"},
-		"results of no shape": {200, `{"scores": [1, 2]}`, "sent 2 documents, got 0 scores"},
+		"results of no shape": {200, `{"scores": [1, 2]}`, `the answer has no results: {"scores": [1, 2]}`},
+		"too many scores":     {200, `{"results": [{"index": 0, "relevance_score": 1}, {"index": 1, "relevance_score": 1}, {"index": 2, "relevance_score": 2}]}`, "sent 2 documents, got 3 scores"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(t, func(map[string]any, int) (int, string) { return c.code, c.body })
-			r, err := build(Config{URL: s.URL + "/rerank", MaxAttempts: 1})
+			r, err := New(Config{URL: s.URL + "/rerank", MaxAttempts: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +162,7 @@ func TestRetries(t *testing.T) {
 		}
 		return byLength(req, call)
 	})
-	r, err := build(Config{URL: s.URL})
+	r, err := New(Config{URL: s.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +171,7 @@ func TestRetries(t *testing.T) {
 	}
 	s.calls.Store(0)
 	bad := newServer(t, func(map[string]any, int) (int, string) { return 400, "no" })
-	r, _ = build(Config{URL: bad.URL, MaxAttempts: 5})
+	r, _ = New(Config{URL: bad.URL, MaxAttempts: 5})
 	if _, err := r.Rerank(context.Background(), "q", []string{"ab"}); err == nil || bad.calls.Load() != 1 {
 		t.Errorf("a 400 was tried %d times (%v), want once", bad.calls.Load(), err)
 	}
@@ -183,14 +187,14 @@ func TestTimeout(t *testing.T) {
 	}))
 	defer s.Close()
 	defer close(release)
-	r, err := build(Config{URL: s.URL, Timeout: 50 * time.Millisecond})
+	r, err := New(Config{URL: s.URL, Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	_, err = r.Rerank(context.Background(), "q", []string{"a"})
-	if err == nil || !strings.Contains(err.Error(), s.URL) {
-		t.Errorf("error %v, want the endpoint's time out", err)
+	if err == nil || !strings.Contains(err.Error(), s.URL) || !strings.Contains(err.Error(), "no answer within 50ms") {
+		t.Errorf("error %v, want the endpoint and its time out", err)
 	}
 	// generous: only that the bound holds, not how fast
 	if d := time.Since(start); d > 5*time.Second {
@@ -203,26 +207,71 @@ func TestConfig(t *testing.T) {
 		cfg  Config
 		want string
 	}{
+		{Config{URL: "http://h/rerank", Timeout: -time.Second}, "negative timeout"},
 		{Config{}, `reranker url ""`},
 		{Config{URL: "localhost:8080/rerank"}, "http:// or https://"},
 		{Config{URL: "ftp://host/rerank"}, "http:// or https://"},
 		{Config{URL: "http://h/rerank", API: "openai"}, `reranker api "openai"`},
 	} {
-		if _, err := New(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
 		}
 	}
-	r, err := build(Config{URL: "https://user:secret@host.example/v2/rerank", Model: "m"})
+	r, err := New(Config{URL: "https://user:secret@host.example/v2/rerank", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id := r.ID(); strings.Contains(id, "secret") || id != "rerank:m@https://host.example/v2/rerank" {
 		t.Errorf("ID %q", id)
 	}
-	// a dead endpoint fails New, naming it
+	// a dead endpoint: New sends nothing, Probe names it
 	s := httptest.NewServer(http.NotFoundHandler())
 	s.Close()
-	if _, err := New(context.Background(), Config{URL: s.URL + "/rerank", MaxAttempts: 1}); err == nil || !strings.Contains(err.Error(), "probe") || !strings.Contains(err.Error(), s.URL) {
+	r, err = New(Config{URL: s.URL + "/rerank", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Probe(context.Background()); err == nil || !strings.Contains(err.Error(), s.URL) {
 		t.Errorf("dead endpoint: %v", err)
+	}
+}
+
+// More documents than a batch holds go in requests side by side, each
+// within the server's limit, and the scores come back in order.
+func TestBatches(t *testing.T) {
+	var most atomic.Int32
+	s := newServer(t, func(req map[string]any, call int) (int, string) {
+		texts := req["texts"].([]any)
+		if len(texts) > 32 {
+			return 413, `{"error": "batch size 70 > maximum allowed batch size 32"}`
+		}
+		for n := int32(len(texts)); most.Load() < n; {
+			most.CompareAndSwap(most.Load(), n)
+		}
+		var parts []string
+		for i, d := range texts {
+			parts = append(parts, fmt.Sprintf(`{"index": %d, "score": %s}`, i, strings.TrimPrefix(d.(string), "doc ")))
+		}
+		return 200, "[" + strings.Join(parts, ",") + "]"
+	})
+	r, err := New(Config{URL: s.URL, API: TEI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for i := range 70 {
+		docs = append(docs, fmt.Sprint("doc ", i))
+	}
+	got, err := r.Rerank(context.Background(), "q", docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if g != float64(i) {
+			t.Fatalf("score %d is %v: the batches' scores out of order", i, g)
+		}
+	}
+	if s.calls.Load() != 3 || most.Load() != 32 {
+		t.Errorf("%d requests, the largest of %d documents; want 3, of 32 at most", s.calls.Load(), most.Load())
 	}
 }
