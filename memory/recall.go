@@ -106,19 +106,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 		q.Vector = vs[0]
 	}
-	if req.Fill && req.Excerpt > 0 {
-		// candidates to fill the space excerpts save: the fused pool the
-		// best k come from (up to its two sides' candidates, and at most
-		// FillCandidates times k), never a deeper one, which would rank the
-		// best k otherwise
-		q.Pool = q.PoolSize()
-		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
-	}
-	if reranked {
-		// the reranker's candidates: from the same fused pool
-		q.Pool = q.PoolSize()
-		q.K = max(q.K, min(2*q.Pool, s.rerankCandidates(req.K)))
-	}
+	s.candidates(&q, req, reranked)
 	// counted before the search: a memory not counted had its vectors
 	// before the search began, so a result that says none are pending
 	// never lacks a vector hit for want of its vectors
@@ -178,6 +166,23 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		res.TimeBoost = w.Time
 	}
 	return res, nil
+}
+
+// candidates sets how many fused candidates q asks the store for: k, or
+// the candidates of a fill or of the reranker, from the same fused pool.
+func (s *Service) candidates(q *Query, req RecallRequest, reranked bool) {
+	if req.Fill && req.Excerpt > 0 {
+		// candidates to fill the space excerpts save: the fused pool the
+		// best k come from (up to its two sides' candidates, and at most
+		// FillCandidates times k), never a deeper one, which would rank the
+		// best k otherwise
+		q.Pool = q.PoolSize()
+		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
+	}
+	if reranked {
+		q.Pool = q.PoolSize()
+		q.K = max(q.K, min(2*q.Pool, s.rerankCandidates(req.K)))
+	}
 }
 
 func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, error) {
