@@ -47,6 +47,9 @@ type Result struct {
 	// question then counts as a miss. Restarted says the peer was
 	// restarted after it.
 	FailureKind string `json:"failure_kind,omitempty"`
+	// RerankError is set when the server's reranker did not order this
+	// recall (the fused order stood), saying why.
+	RerankError string `json:"rerank_error,omitempty"`
 	Failure     string `json:"failure,omitempty"`
 	Restarted   bool   `json:"restarted,omitempty"`
 	// HostSame says, for an agent behind a host, whether the host showed

@@ -57,6 +57,10 @@ type ConfigSummary struct {
 	AnswerShown *float64    `json:"answer_shown,omitempty"`
 	Failures    *Failures   `json:"failures,omitempty"`
 	Abstention  *Abstention `json:"abstention,omitempty"`
+	// RerankFailed counts the questions whose recall the server's
+	// reranker did not order (rerank_error): they were answered in the
+	// fused order, so a reranker's figures are mixed with them.
+	RerankFailed int `json:"rerank_failed,omitempty"`
 }
 
 // Level is retrieval at one level of evidence: the headline one, and for
@@ -157,6 +161,9 @@ func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest m
 		tokens = append(tokens, float64(r.Tokens))
 		ms = append(ms, r.RecallMS)
 		recalls += r.Recalls
+		if r.RerankError != "" {
+			cs.RerankFailed++
+		}
 	}
 	cs.ContextTokens, cs.RecallMS = NewDist(tokens), NewDist(ms)
 	cs.RecallsPerQ = float64(recalls) / float64(len(rs))

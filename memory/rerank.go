@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"time"
 
 	"agentmem/memory/reranker"
 )
@@ -51,17 +53,76 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *R
 	if len(hits) == 0 {
 		return hits, nil
 	}
+	if why := s.rerankPause.paused(); why != "" {
+		res.RerankError = why
+		return hits, nil
+	}
 	out, err := s.rerank(ctx, query, hits)
 	if err == nil {
+		s.rerankPause.ok()
 		res.Reranker = s.reranker.ID()
 		return out, nil
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("reranking: %w", context.Cause(ctx))
 	}
-	s.log.Warn("the reranker failed; the fused order stands", "reranker", s.reranker.ID(), "err", err)
+	d := s.rerankPause.failed(err)
+	s.log.Warn("the reranker failed; the fused order stands, and the reranker is asked again in "+d.String(), "reranker", s.reranker.ID(), "err", err)
 	res.RerankError = err.Error()
 	return hits, nil
+}
+
+// Pauses of a reranker that failed: the first failure pauses it for
+// rerankPauseMin, each one after it in a row for twice as long, up to
+// rerankPauseMax; an answer ends them.
+const (
+	rerankPauseMin = 5 * time.Second
+	rerankPauseMax = 2 * time.Minute
+)
+
+// pause skips a reranker that failed for a while, so that one that hangs
+// costs one recall its time-out, not every recall.
+type pause struct {
+	mu    sync.Mutex
+	now   func() time.Time // the wall clock (the service's may be fixed)
+	fails int
+	until time.Time
+	last  string
+}
+
+// paused says why the reranker is not to be asked now ("": ask it).
+func (p *pause) paused() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fails == 0 || !p.clock().Before(p.until) {
+		return ""
+	}
+	return fmt.Sprintf("not asked: it failed %d time(s) in a row, and is asked again in %s (last error: %s)",
+		p.fails, p.until.Sub(p.clock()).Round(time.Second), p.last)
+}
+
+// failed notes a failure and returns the pause it starts.
+func (p *pause) failed(err error) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fails++
+	d := rerankPauseMin << min(p.fails-1, 10)
+	d = min(d, rerankPauseMax)
+	p.until, p.last = p.clock().Add(d), err.Error()
+	return d
+}
+
+func (p *pause) ok() {
+	p.mu.Lock()
+	p.fails = 0
+	p.mu.Unlock()
+}
+
+func (p *pause) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // rerank orders hits by the reranker's scores of query against each hit as

@@ -188,6 +188,18 @@ func TestRerankerFailure(t *testing.T) {
 			}
 		})
 	}
+	t.Run("paused after a failure", func(t *testing.T) {
+		r := &scripted{err: errors.New("no answer within 10s")}
+		svc := openReranked(t, r, 0)
+		first, err := svc.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5})
+		if err != nil || !strings.Contains(first.RerankError, "no answer within") {
+			t.Fatalf("first recall: %v, %q", err, first.RerankError)
+		}
+		second, err := svc.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5})
+		if err != nil || r.calls != 1 || !strings.Contains(second.RerankError, "not asked") || len(second.Hits) != 5 {
+			t.Errorf("second recall: %v, %d calls, %q: want it answered without asking the failed reranker", err, r.calls, second.RerankError)
+		}
+	})
 	t.Run("caller gives up", func(t *testing.T) {
 		svc := openReranked(t, &scripted{block: true}, 0)
 		ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)

@@ -15,15 +15,17 @@ import (
 // Service is the memory as the tools see it: ingest, recall, forget and the
 // clock, over any Store and optional Embedder.
 type Service struct {
-	store     Store
-	embedder  Embedder
-	reranker  Reranker
-	rerankN   int
-	now       func() time.Time
-	loc       *time.Location
-	namespace string
-	fusion    Fusion
-	weights   Weights
+	store    Store
+	embedder Embedder
+	reranker Reranker
+	rerankN  int
+	// rerankPause skips a reranker that failed, for a while
+	rerankPause pause
+	now         func() time.Time
+	loc         *time.Location
+	namespace   string
+	fusion      Fusion
+	weights     Weights
 	// sessions serialises ingest per session, so two concurrent calls that
 	// append to one session cannot both claim the same turn numbers.
 	sessions [64]sync.Mutex

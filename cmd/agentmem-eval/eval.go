@@ -462,6 +462,9 @@ func printHeadline(w io.Writer, s evals.Summary) {
 		if c.J != nil {
 			line += "  J " + evals.Pct(c.J)
 		}
+		if c.RerankFailed > 0 {
+			line += fmt.Sprintf("  NOT RERANKED %d (rerank_error in results.jsonl)", c.RerankFailed)
+		}
 		fmt.Fprintln(w, line)
 	}
 }

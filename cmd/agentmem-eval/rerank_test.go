@@ -70,4 +70,16 @@ func TestEvalWithReranker(t *testing.T) {
 	if len(recalled["k=1+excerpt=0"]) == 0 || differ == 0 {
 		t.Errorf("the reranked and the fused rows recall the same lists (%d questions)", len(recalled["k=1+excerpt=0"]))
 	}
+
+	// a reranker that fails: every question answered in the fused order,
+	// and the headline says how many
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "model not loaded", http.StatusServiceUnavailable)
+	}))
+	defer bad.Close()
+	stdout = run(t, "agentmem-eval", t.TempDir(), "--embedder", "none", "--reranker-url", bad.URL+"/rerank",
+		"locomo", filepath.Join("..", "..", "evals", "testdata", "locomo_mini.json"), "--quiet", "--out", filepath.Join(t.TempDir(), "out"))
+	if !strings.Contains(stdout, "NOT RERANKED 7") {
+		t.Errorf("a failing reranker, stdout:\n%s", stdout)
+	}
 }
