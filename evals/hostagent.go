@@ -40,6 +40,7 @@ func (r *runner) hostAgent(ctx context.Context, a asked, cfg Config) (Result, er
 	res.RecallMS = float64(time.Since(start).Microseconds()) / 1000
 	res.Recalls = 1
 	res.Recalled = shownIDs(rec.Memories, shown)
+	res.RerankError = rec.RerankError
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])
 	res.Tokens = r.o.Tokenizer.Count(shown)
 	// the answer's words in the memories, not in the date line

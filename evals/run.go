@@ -257,8 +257,9 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 		// the question's alone, and recall is asked again until no memory
 		// waits for its vectors (a long call is acknowledged before they
 		// are made), so that every question sees them all.
+		noReranker := conn.NoReranker(ctx) // a server before rerankers refuses the argument
 		for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-			res, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns, Reranker: new(false)})
+			res, _, err := conn.Recall(ctx, spec.RecallArgs{Query: "warm up", K: 1, Namespace: ns, Reranker: noReranker})
 			if err != nil {
 				return a, fmt.Errorf("%s: %w", u.ID, err)
 			}

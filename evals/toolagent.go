@@ -140,6 +140,9 @@ func (r *runner) toolCall(ctx context.Context, conn *client.Client, tc openai.To
 	if err := json.Unmarshal(structured, &rec); err != nil {
 		return "", fmt.Errorf("recall: structured content: %w", err)
 	}
+	if rec.RerankError != "" {
+		res.RerankError = rec.RerankError
+	}
 	for _, m := range rec.Memories {
 		if !slices.ContainsFunc(*recalled, func(x spec.Recalled) bool { return x.ID == m.ID }) {
 			*recalled = append(*recalled, m)

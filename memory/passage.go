@@ -271,8 +271,15 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 	i, j := 0, 0
 	add := func(m Memory, hit bool, score float64) {
 		if n := len(out.Memories); n > 0 && out.Memories[n-1].ID == m.ID {
+			// a hit keeps its own score, not a context turn's 0 (a
+			// reranker's scores can be below 0)
+			switch {
+			case hit && out.Hit[n-1]:
+				out.Score[n-1] = max(out.Score[n-1], score)
+			case hit:
+				out.Score[n-1] = score
+			}
 			out.Hit[n-1] = out.Hit[n-1] || hit
-			out.Score[n-1] = max(out.Score[n-1], score)
 			return
 		}
 		out.Memories = append(out.Memories, m)

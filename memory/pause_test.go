@@ -26,12 +26,30 @@ func TestRerankPause(t *testing.T) {
 		if why := p.paused(); why != "" {
 			t.Errorf("still paused after %v: %s", want, why)
 		}
+		if i == 2 {
+			break // the recall asking again is left out there, for below
+		}
+	}
+	// when a pause ends, one recall asks again; the others do without
+	if why := p.paused(); !strings.Contains(why, "another recall is asking") {
+		t.Errorf("a second recall at the end of a pause: %q", why)
 	}
 	for range 20 {
+		now = p.until
+		p.paused()
 		p.failed(errors.New("timeout"))
 	}
 	if d := p.until.Sub(now); d != rerankPauseMax {
 		t.Errorf("pause after many failures %v, want %v", d, rerankPauseMax)
+	}
+	// recalls that asked before the pause began and fail during it count
+	// as the same outage
+	fails, until := p.fails, p.until
+	for range 5 {
+		p.failed(errors.New("timeout"))
+	}
+	if p.fails != fails || !p.until.Equal(until) {
+		t.Errorf("failures during a pause: %d failures until %v, want %d until %v", p.fails, p.until, fails, until)
 	}
 	p.ok()
 	if why := p.paused(); why != "" {

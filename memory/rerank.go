@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,15 +24,33 @@ type Reranker = reranker.Reranker
 // turn would only be cut off at its end, whatever it held.
 const RerankExcerpt = 200
 
+// RerankQuery is about how many tokens of the query a reranker is sent: a
+// cross-encoder's window (often 512 tokens) holds the query and the
+// memory together, and a hook's query is a whole prompt.
+const RerankQuery = 150
+
+// rerankQuery is the query as the reranker reads it: its first
+// RerankQuery tokens or so, cut at a word, its relative dates resolved
+// against today.
+func (s *Service) rerankQuery(query string) string {
+	if words := strings.Fields(query); len(words) > RerankQuery*3/4 {
+		query = strings.Join(words[:RerankQuery*3/4], " ") + " …"
+	}
+	return display(query, s.Now())
+}
+
 // rerankCandidates is how many of the fused candidates the reranker
 // orders for k results, and so the most a recall returns: the candidates a
-// recall that fills examines (FillCandidates times k) unless the service
-// was configured otherwise, never fewer than k.
+// recall that fills examines (FillCandidates times k), and never fewer
+// than at the default k, so that a recall of a few memories is chosen
+// from the same candidates as one of ten (the hooks recall ten, then the
+// few that clear their floor); or as the service was configured, never
+// fewer than k.
 func (s *Service) rerankCandidates(k int) int {
 	if s.rerankN > 0 {
 		return max(k, min(s.rerankN, MaxK))
 	}
-	return min(FillCandidates*k, MaxK)
+	return min(FillCandidates*max(k, DefaultK), MaxK)
 }
 
 // useReranker says whether req is reranked: by default whenever the
@@ -63,10 +82,12 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *R
 		res.Reranker = s.reranker.ID()
 		return out, nil
 	}
+	d := s.rerankPause.failed(err)
 	if ctx.Err() != nil {
+		// the caller gave up while the reranker kept it waiting: the next
+		// recalls do without it for a while too
 		return nil, fmt.Errorf("reranking: %w", context.Cause(ctx))
 	}
-	d := s.rerankPause.failed(err)
 	s.log.Warn("the reranker failed; the fused order stands, and the reranker is asked again in "+d.String(), "reranker", s.reranker.ID(), "err", err)
 	res.RerankError = err.Error()
 	return hits, nil
@@ -81,40 +102,55 @@ const (
 )
 
 // pause skips a reranker that failed for a while, so that one that hangs
-// costs one recall its time-out, not every recall.
+// costs one recall its time-out, not every recall. Recalls that fail
+// together (one outage) count as one failure, and when a pause ends one
+// recall asks the reranker while the others still do without it.
 type pause struct {
-	mu    sync.Mutex
-	now   func() time.Time // the wall clock (the service's may be fixed)
-	fails int
-	until time.Time
-	last  string
+	mu     sync.Mutex
+	now    func() time.Time // the wall clock (the service's may be fixed)
+	fails  int
+	until  time.Time
+	last   string
+	trying bool // a recall asks the reranker after a pause
 }
 
 // paused says why the reranker is not to be asked now ("": ask it).
 func (p *pause) paused() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.fails == 0 || !p.clock().Before(p.until) {
+	now := p.clock()
+	switch {
+	case p.fails == 0:
 		return ""
+	case now.Before(p.until):
+		return fmt.Sprintf("not asked: it failed %d time(s) in a row, and is asked again in %s (last error: %s)",
+			p.fails, p.until.Sub(now).Round(time.Second), p.last)
+	case p.trying:
+		return fmt.Sprintf("not asked: another recall is asking it again after %d failure(s) (last error: %s)", p.fails, p.last)
 	}
-	return fmt.Sprintf("not asked: it failed %d time(s) in a row, and is asked again in %s (last error: %s)",
-		p.fails, p.until.Sub(p.clock()).Round(time.Second), p.last)
+	p.trying = true
+	return ""
 }
 
-// failed notes a failure and returns the pause it starts.
+// failed notes a failure and returns the pause it starts; one that comes
+// while a pause runs (a recall that asked before it began) starts none.
 func (p *pause) failed(err error) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.clock()
+	if p.fails > 0 && now.Before(p.until) && !p.trying {
+		return p.until.Sub(now)
+	}
+	p.trying = false
 	p.fails++
-	d := rerankPauseMin << min(p.fails-1, 10)
-	d = min(d, rerankPauseMax)
-	p.until, p.last = p.clock().Add(d), err.Error()
+	d := min(rerankPauseMin<<min(p.fails-1, 10), rerankPauseMax)
+	p.until, p.last = now.Add(d), err.Error()
 	return d
 }
 
 func (p *pause) ok() {
 	p.mu.Lock()
-	p.fails = 0
+	p.fails, p.trying = 0, false
 	p.mu.Unlock()
 }
 
@@ -139,7 +175,7 @@ func (s *Service) rerank(ctx context.Context, query string, hits []Hit) ([]Hit, 
 		t := cmp.Or(excerpt(m.Text, want, RerankExcerpt, h.TextRank > 0), m.Text)
 		docs[i] = m.SessionDate.Format("2006-01-02 Mon") + " · " + m.who() + ": " + display(t, m.SessionDate)
 	}
-	scores, err := s.reranker.Rerank(ctx, display(query, s.Now()), docs)
+	scores, err := s.reranker.Rerank(ctx, s.rerankQuery(query), docs)
 	if err != nil {
 		return nil, err
 	}

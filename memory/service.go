@@ -98,7 +98,7 @@ func New(opts Options) (*Service, error) {
 		return nil, err
 	}
 	if s.rerankN < 0 || s.rerankN > MaxK {
-		return nil, &FieldError{"rerank candidates", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, s.rerankN)}
+		return nil, &FieldError{"rerank candidates", fmt.Sprintf("must be between 0 (the default) and %d, got %d", MaxK, s.rerankN)}
 	}
 	s.fusion = cmp.Or(s.fusion, RRF)
 	if err := validFusion(s.fusion); err != nil {

@@ -307,8 +307,9 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 // vectors, as recall reports them.
 func pendingIn(ctx context.Context, cl *client.Client, nss []string) (int, error) {
 	n := 0
+	noReranker := cl.NoReranker(ctx) // a server before rerankers refuses the argument
 	for _, ns := range nss {
-		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0), Reranker: new(false)})
+		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0), Reranker: noReranker})
 		if err != nil {
 			return 0, fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
 		}

@@ -283,6 +283,32 @@ func (c *Client) Forget(ctx context.Context, args spec.ForgetArgs) (spec.ForgetR
 	return call[spec.ForgetResult](ctx, c, "forget", args)
 }
 
+// Takes says whether the server's tool takes the argument arg: a server
+// built before the argument was added refuses it.
+func (c *Client) Takes(ctx context.Context, tool, arg string) (bool, error) {
+	ts, err := c.Tools(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range ts {
+		if t.Name == tool {
+			_, ok := t.InputSchema.Properties[arg]
+			return ok, nil
+		}
+	}
+	return false, nil
+}
+
+// NoReranker is the recall argument that keeps the fused order, for a
+// recall that only counts (pending vectors, a warm-up): nil for a server
+// that does not take it.
+func (c *Client) NoReranker(ctx context.Context) *bool {
+	if ok, err := c.Takes(ctx, "recall", "reranker"); err != nil || !ok {
+		return nil
+	}
+	return new(false)
+}
+
 // Tools lists the server's tools.
 func (c *Client) Tools(ctx context.Context) ([]mcp.Tool, error) {
 	res, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})

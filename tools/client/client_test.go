@@ -63,3 +63,34 @@ func TestNamesPerClient(t *testing.T) {
 		t.Errorf("a client without WithName: %q seen %d times, want 1 (seen %v)", client.DefaultName, seen[client.DefaultName], seen)
 	}
 }
+
+// A recall that only counts keeps the fused order with reranker false,
+// which a server built before rerankers refuses: NoReranker leaves it out
+// there.
+func TestNoRerankerOnlyWhereTaken(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		args []mcp.ToolOption
+		want string
+	}{
+		{[]mcp.ToolOption{mcp.WithString("query"), mcp.WithBoolean("reranker")}, "false"},
+		{[]mcp.ToolOption{mcp.WithString("query")}, "<nil>"},
+	} {
+		s := mcpserver.NewMCPServer("test", "1", mcpserver.WithToolCapabilities(false))
+		s.AddTool(mcp.NewTool("recall", c.args...), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("x"), nil
+		})
+		cl, err := client.InProcess(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "<nil>"
+		if r := cl.NoReranker(ctx); r != nil {
+			got = fmt.Sprint(*r)
+		}
+		if got != c.want {
+			t.Errorf("a recall taking %d arguments: NoReranker %s, want %s", len(c.args), got, c.want)
+		}
+		cl.Close()
+	}
+}

@@ -218,11 +218,11 @@ func describeReranker(r memory.Reranker) string {
 // ProbeReranker).
 func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
 	c := cfg.Reranker
-	if c.URL == "" {
-		return nil, nil
-	}
 	if c.Candidates < 0 || c.Candidates > memory.MaxK {
 		return nil, fmt.Errorf("--reranker-candidates: must be between 1 and %d (0: four times k), got %d", memory.MaxK, c.Candidates)
+	}
+	if c.URL == "" {
+		return nil, nil
 	}
 	if c.Timeout <= 0 {
 		return nil, fmt.Errorf("--reranker-timeout: must be more than 0, got %s", c.Timeout)

@@ -44,7 +44,7 @@ type RerankerConfig struct {
 	APIKey     string        `name:"api-key" env:"API_KEY" help:"API key, sent as a bearer token (local servers need none); set AGENTMEM_RERANKER_API_KEY rather than the flag, which other users see in ps."`
 	API        string        `name:"api" env:"API" enum:"cohere,tei" default:"cohere" help:"Request shape: cohere ({model, query, documents}: Cohere, Jina, Voyage, Mixedbread, llama.cpp, vLLM, Infinity, LocalAI) or tei ({query, texts}: Hugging Face text-embeddings-inference)."`
 	Timeout    time.Duration `name:"timeout" env:"TIMEOUT" default:"10s" help:"Time for one recall's reranking, one retry included (more than 0); past it the recall returns the fused order and says why."`
-	Candidates int           `name:"candidates" env:"CANDIDATES" default:"0" help:"How many of the best fused candidates the reranker orders (1 to 100, never fewer than the recall's k), and so the most a recall returns; 0: four times k."`
+	Candidates int           `name:"candidates" env:"CANDIDATES" default:"0" help:"How many of the best fused candidates the reranker orders (1 to 100, never fewer than the recall's k), and so the most a recall returns; 0: four times k, at least 40."`
 }
 
 // CouchbaseFlags are couchbase.Config as flags. Their defaults are

@@ -178,10 +178,13 @@ func (r *Reranker) batch(ctx context.Context, query string, documents []string) 
 // memory sends a long one as its part that best matches the query.
 func (r *Reranker) request(query string, docs []string) ([]byte, error) {
 	if r.cfg.API == TEI {
+		// truncate: text-embeddings-inference refuses a pair longer than
+		// the model's window instead of cutting it
 		return json.Marshal(struct {
-			Query string   `json:"query"`
-			Texts []string `json:"texts"`
-		}{query, docs})
+			Query    string   `json:"query"`
+			Texts    []string `json:"texts"`
+			Truncate bool     `json:"truncate"`
+		}{query, docs, true})
 	}
 	return json.Marshal(struct {
 		Model     string   `json:"model,omitempty"`
