@@ -20,10 +20,10 @@ type scripted struct {
 	err     error
 	block   bool          // wait for the caller to give up
 	entered chan struct{} // closed when a blocking call has begun
-	mu    sync.Mutex
-	query string
-	docs  []string
-	calls int
+	mu      sync.Mutex
+	query   string
+	docs    []string
+	calls   int
 }
 
 func (r *scripted) ID() string { return "rerank:scripted" }
