@@ -106,7 +106,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 		q.Vector = vs[0]
 	}
-	s.candidates(&q, req, reranked)
+	rerankN := s.candidates(&q, req, reranked)
 	// counted before the search: a memory not counted had its vectors
 	// before the search began, so a result that says none are pending
 	// never lacks a vector hit for want of its vectors
@@ -123,8 +123,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if reranked {
 		// the reranked candidates are the recall's: every hit returned
 		// was read by the reranker
-		n := s.rerankCandidates(req.K)
-		if hits, err = s.reranked(ctx, q.Text, hits[:min(len(hits), n)], &res); err != nil {
+		if hits, err = s.reranked(ctx, q.Text, hits[:min(len(hits), rerankN)], &res); err != nil {
 			return RecallResult{}, err
 		}
 		if fill {
@@ -169,8 +168,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 }
 
 // candidates sets how many fused candidates q asks the store for: k, or
-// the candidates of a fill or of the reranker, from the same fused pool.
-func (s *Service) candidates(q *Query, req RecallRequest, reranked bool) {
+// the candidates of a fill or of the reranker, from the same fused pool;
+// it returns how many of them the reranker orders (0: none).
+func (s *Service) candidates(q *Query, req RecallRequest, reranked bool) int {
 	if req.Fill && req.Excerpt > 0 {
 		// candidates to fill the space excerpts save: the fused pool the
 		// best k come from (up to its two sides' candidates, and at most
@@ -179,10 +179,13 @@ func (s *Service) candidates(q *Query, req RecallRequest, reranked bool) {
 		q.Pool = q.PoolSize()
 		q.K = min(2*q.Pool, FillCandidates*q.K, MaxK)
 	}
-	if reranked {
-		q.Pool = q.PoolSize()
-		q.K = max(q.K, min(2*q.Pool, s.rerankCandidates(req.K)))
+	if !reranked {
+		return 0
 	}
+	n := s.rerankCandidates(req.K)
+	q.Pool = q.PoolSize()
+	q.K = max(q.K, min(2*q.Pool, n))
+	return n
 }
 
 func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, error) {

@@ -72,17 +72,17 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *R
 	if len(hits) == 0 {
 		return hits, nil
 	}
-	if why := s.rerankPause.paused(); why != "" {
+	if why := s.reranker.pause.paused(); why != "" {
 		res.RerankError = why
 		return hits, nil
 	}
 	out, err := s.rerank(ctx, query, hits)
 	if err == nil {
-		s.rerankPause.ok()
+		s.reranker.pause.ok()
 		res.Reranker = s.reranker.ID()
 		return out, nil
 	}
-	d := s.rerankPause.failed(err)
+	d := s.reranker.pause.failed(err)
 	if ctx.Err() != nil {
 		// the caller gave up while the reranker kept it waiting: the next
 		// recalls do without it for a while too
@@ -91,6 +91,22 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *R
 	s.log.Warn("the reranker failed; the fused order stands, and the reranker is asked again in "+d.String(), "reranker", s.reranker.ID(), "err", err)
 	res.RerankError = err.Error()
 	return hits, nil
+}
+
+// Guarded is a reranker with the pauses of its failures (see pause). They
+// belong to the endpoint, not to a service: every service given one
+// Guarded pauses together.
+type Guarded struct {
+	Reranker
+	pause pause
+}
+
+// Guard returns r with pauses of its own; r itself if it has them.
+func Guard(r Reranker) *Guarded {
+	if g, ok := r.(*Guarded); ok {
+		return g
+	}
+	return &Guarded{Reranker: r}
 }
 
 // Pauses of a reranker that failed: the first failure pauses it for

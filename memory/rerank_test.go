@@ -308,3 +308,21 @@ func TestRerankerQueryIsCapped(t *testing.T) {
 		t.Errorf("query sent: %d words, %.60q…", n, r.query)
 	}
 }
+
+// Services given one Guard of a reranker (the eval's, one per unit) pause
+// together when it fails.
+func TestRerankerPauseIsShared(t *testing.T) {
+	r := &scripted{err: errors.New("status 503")}
+	g := memory.Guard(r)
+	a, b := openReranked(t, g, 0), openReranked(t, g, 0)
+	if res, err := a.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5}); err != nil || !strings.Contains(res.RerankError, "status 503") {
+		t.Fatalf("first service: %v, %q", err, res.RerankError)
+	}
+	res, err := b.Recall(bg, memory.RecallRequest{Query: "garden", Namespace: "n", K: 5})
+	if err != nil || r.calls != 1 || !strings.Contains(res.RerankError, "not asked") {
+		t.Errorf("second service: %v, %d calls, %q: want it paused by the first's failure", err, r.calls, res.RerankError)
+	}
+	if memory.Guard(g) != g {
+		t.Error("a guard guarded again is a new guard: its services would not share its pauses")
+	}
+}

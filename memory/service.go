@@ -15,17 +15,15 @@ import (
 // Service is the memory as the tools see it: ingest, recall, forget and the
 // clock, over any Store and optional Embedder.
 type Service struct {
-	store    Store
-	embedder Embedder
-	reranker Reranker
-	rerankN  int
-	// rerankPause skips a reranker that failed, for a while
-	rerankPause pause
-	now         func() time.Time
-	loc         *time.Location
-	namespace   string
-	fusion      Fusion
-	weights     Weights
+	store     Store
+	embedder  Embedder
+	reranker  *Guarded // nil: none
+	rerankN   int
+	now       func() time.Time
+	loc       *time.Location
+	namespace string
+	fusion    Fusion
+	weights   Weights
 	// sessions serialises ingest per session, so two concurrent calls that
 	// append to one session cannot both claim the same turn numbers.
 	sessions [64]sync.Mutex
@@ -42,7 +40,8 @@ type Options struct {
 	Embedder Embedder // nil: lexical retrieval only
 	// Reranker, when set, orders each recall's best fused candidates by
 	// reading the query and each memory together (see Service.rerank);
-	// nil: the fused order.
+	// nil: the fused order. Services that share one should be given one
+	// Guard of it, so that they share the pauses of its failures.
 	Reranker Reranker
 	// RerankCandidates is how many fused candidates the reranker orders
 	// (at most MaxK); 0 means FillCandidates times the recall's k.
@@ -73,7 +72,6 @@ func New(opts Options) (*Service, error) {
 	s := &Service{
 		store:     opts.Store,
 		embedder:  opts.Embedder,
-		reranker:  opts.Reranker,
 		rerankN:   opts.RerankCandidates,
 		now:       opts.Now,
 		loc:       opts.Location,
@@ -82,6 +80,9 @@ func New(opts Options) (*Service, error) {
 		weights:   opts.Weights,
 		embedWait: opts.EmbedWait,
 		log:       opts.Logger,
+	}
+	if opts.Reranker != nil {
+		s.reranker = Guard(opts.Reranker)
 	}
 	s.embedWait = cmp.Or(s.embedWait, DefaultEmbedWait)
 	if s.log == nil {
@@ -113,9 +114,6 @@ func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 
 // Location is the configured time zone.
 func (s *Service) Location() *time.Location { return s.loc }
-
-// Reranker returns the configured reranker, nil for none.
-func (s *Service) Reranker() Reranker { return s.reranker }
 
 // Embedder returns the configured embedder, nil for lexical only.
 func (s *Service) Embedder() Embedder { return s.embedder }

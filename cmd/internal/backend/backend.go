@@ -231,14 +231,20 @@ func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	// one guard for every service over it (serve's, and the eval's one per
+	// unit): they pause together when it fails
+	return memory.Guard(r), nil
 }
 
 // ProbeReranker has the reranker score one document, and logs whether it
 // answers: a wrong URL, key or model is said when the server starts, not
 // only in each recall's rerank_error.
 func (b *Backend) ProbeReranker(ctx context.Context, log *slog.Logger) error {
-	p, ok := b.Reranker.(interface{ Probe(context.Context) error })
+	g, ok := b.Reranker.(*memory.Guarded)
+	if !ok {
+		return nil
+	}
+	p, ok := g.Reranker.(interface{ Probe(context.Context) error })
 	if !ok {
 		return nil
 	}
