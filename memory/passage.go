@@ -309,29 +309,33 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 // word boundaries and marked with an ellipsis where it was cut; "" when
 // the text is short enough to show whole. byKinds: if no word of the text
 // is a query word, its words are matched by their kinds (kindsMatch).
+// want's buffers are reused from one call to the next.
 func excerpt(text string, want *stems, n int, byKinds bool) string {
 	if utf8.RuneCountInString(text) <= 4*n {
 		return ""
 	}
-	words := strings.Fields(text)
 	span := max(1, 3*n/4) // about 0.75 words a token
+	words := fields(want.words[:0], text)
+	want.words = words
 	if len(words) <= span {
 		return ""
 	}
 	// each word's query word (its index + 1; 0: none), once: the window
 	// passes every word twice
-	match := make([]int32, len(words))
+	match := slices.Grow(want.match[:0], len(words))[:len(words)]
+	want.match = match
 	found := false
 	for i, w := range words {
 		match[i] = want.of(w)
 		found = found || match[i] != 0
 	}
 	if !found && byKinds {
-		kindsMatch(words, want, match)
+		want.kindsMatch(words, match)
 	}
 	best, bestScore := 0, -1
 	score := 0
-	seen := make([]int, len(want.index)+1)
+	seen := want.seen
+	clear(seen)
 	add := func(k int32, d int) {
 		if k == 0 {
 			return
@@ -376,11 +380,47 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	return out
 }
 
+// fields appends text's words to words, as strings.Fields splits them:
+// an ASCII text byte by byte, any other as Fields does.
+func fields(words []string, text string) []string {
+	n, start := len(words), -1
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			words = words[:n]
+			for w := range strings.FieldsSeq(text) {
+				words = append(words, w)
+			}
+			return words
+		case asciiSpace[c]:
+			if start >= 0 {
+				words, start = append(words, text[start:i]), -1
+			}
+		case start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, text[start:])
+	}
+	return words
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 // stems are the stems of a query's words, without common words, each with
-// its index + 1; first marks the bytes they start with.
+// its index + 1; first marks the bytes they start with. They also hold
+// excerpt's buffers and what kindsMatch found of each word, for the
+// memories of one recall: a stems is not safe for concurrent use.
 type stems struct {
 	index map[string]int32
 	first [256]bool
+
+	words []string
+	match []int32
+	seen  []int
+	kinds map[string]int32 // a word's kindsMatch, looked up once a recall
 }
 
 func queryWords(q string) *stems {
@@ -391,6 +431,7 @@ func queryWords(q string) *stems {
 			out.first[k[0]] = true
 		}
 	}
+	out.seen = make([]int, len(out.index)+1)
 	return out
 }
 
@@ -474,14 +515,22 @@ var stopWords = func() map[string]bool {
 // the query word their kinds match (hybrid.FieldKinds: "Oregon" for
 // "states"), so that a memory the search found by what its nouns name is
 // shown around that noun. It runs only for a memory the text side found
-// with no query word in it, as it looks each word up in the kinds table.
-func kindsMatch(words []string, want *stems, match []int32) {
+// with no query word in it, as it looks each word up in the kinds table;
+// a word's answer is kept for the recall's other memories.
+func (want *stems) kindsMatch(words []string, match []int32) {
+	if want.kinds == nil {
+		want.kinds = map[string]int32{}
+	}
 	for i, w := range words {
-		for k := range strings.FieldsSeq(kinds.Of(w)) {
-			if m := want.of(k); m != 0 {
-				match[i] = m
-				break
+		m, ok := want.kinds[w]
+		if !ok {
+			for k := range strings.FieldsSeq(kinds.Of(w)) {
+				if m = want.of(k); m != 0 {
+					break
+				}
 			}
+			want.kinds[w] = m
 		}
+		match[i] = m
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"agentmem/memory/hybrid/kinds"
 )
 
 var bg = context.Background()
@@ -209,5 +211,149 @@ func TestStemsOfIsStem(t *testing.T) {
 		if got := queryWords("lake zzzzz").of(w); got != 0 && k != "lake" && k != "zzzzz" {
 			t.Fatalf("%q matched another word's stem: %d", w, got)
 		}
+	}
+}
+
+// excerptOnce is excerpt as written before its buffers were kept in the
+// stems, each memory's words split and looked up anew: the reference the
+// reusing one is held to.
+func excerptOnce(text string, want *stems, n int, byKinds bool) string {
+	if utf8.RuneCountInString(text) <= 4*n {
+		return ""
+	}
+	words := strings.Fields(text)
+	span := max(1, 3*n/4)
+	if len(words) <= span {
+		return ""
+	}
+	match := make([]int32, len(words))
+	found := false
+	for i, w := range words {
+		match[i] = want.of(w)
+		found = found || match[i] != 0
+	}
+	if !found && byKinds {
+		for i, w := range words {
+			for k := range strings.FieldsSeq(kinds.Of(w)) {
+				if m := want.of(k); m != 0 {
+					match[i] = m
+					break
+				}
+			}
+		}
+	}
+	best, bestScore, score := 0, -1, 0
+	seen := make([]int, len(want.index)+1)
+	add := func(k int32, d int) {
+		if k == 0 {
+			return
+		}
+		if d > 0 && seen[k] == 0 {
+			score++
+		}
+		seen[k] += d
+		if d < 0 && seen[k] == 0 {
+			score--
+		}
+	}
+	end := span - 1
+	for i := range words {
+		add(match[i], 1)
+		if i >= span {
+			add(match[i-span], -1)
+		}
+		if i >= span-1 && score > bestScore {
+			best, bestScore, end = i-span+1, score, i
+		}
+	}
+	if bestScore > 0 {
+		first := best
+		for first < end && match[first] == 0 {
+			first++
+		}
+		slack := span - (end - first + 1)
+		best = min(max(0, first-slack/3), len(words)-span)
+	}
+	out := strings.Join(words[best:best+span], " ")
+	if best > 0 {
+		out = "… " + out
+	}
+	if best+span < len(words) {
+		out += " …"
+	}
+	return out
+}
+
+// randomTurn is a turn of n words drawn from a chat's vocabulary: common
+// words, nouns with kinds, names, punctuation and every kind of space;
+// without the words that want matches, when it is not nil.
+func randomTurn(rng *rand.Rand, n int, want *stems) string {
+	vocab := strings.Fields("I we the a and to of was it my that so really trip Oregon Portland coast dog guitar lessons daughter " +
+		"visited state city states cities kitten Pixel shelter Elm Street café Ünïcode's running ran runs 2023 42nd x-ray it's " +
+		"(Pixel), Hello. ... -- Tuesday week weeks month painting pottery camping beach museum exhibit work design well like")
+	if want != nil {
+		vocab = slices.DeleteFunc(vocab, func(w string) bool { return want.of(w) != 0 })
+	}
+	spaces := []string{" ", " ", " ", "  ", "\n", "\n\n", "\t", "\u00a0", "\u2003", " \u0085"}
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(spaces[rng.IntN(len(spaces))])
+		}
+		b.WriteString(vocab[rng.IntN(len(vocab))])
+	}
+	return b.String()
+}
+
+// The excerpts of one recall, made with the buffers and kinds answers its
+// stems keep, are those made one memory at a time from nothing, whatever
+// came before them.
+func TestExcerptReusingBuffersIsExcerpt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	queries := []string{"Which states did we visit?", "what is the kitten's name", "pottery painting", "the", "cities and museums in Oregon", "zzz"}
+	for _, q := range queries {
+		want := queryWords(q)
+		for i := range 400 {
+			text := randomTurn(rng, rng.IntN(300), nil)
+			switch i % 7 {
+			case 0:
+				text = "" // a short one between long ones
+			case 1, 2, 3:
+				text = randomTurn(rng, rng.IntN(300), want) // matched by its kinds only
+			}
+			n, byKinds := []int{5, 20, 40}[rng.IntN(3)], rng.IntN(2) == 0
+			if got, want := excerpt(text, want, n, byKinds), excerptOnce(text, queryWords(q), n, byKinds); got != want {
+				t.Fatalf("query %q, excerpt %d of %d words (n %d, byKinds %v):\n got %q\nwant %q", q, i, len(strings.Fields(text)), n, byKinds, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkGroup is a recall's passages on 40 candidates the length of
+// LongMemEval's turns (about 250 words), one in sixteen with a word or a
+// space beyond ASCII (about LongMemEval's share), every other one without
+// a query word (so matched by its kinds).
+func BenchmarkGroup(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	query := "Which states and cities did we visit on the trip with the guitar?"
+	var hits []Hit
+	var turns [][]Memory
+	for i := range 40 {
+		text := randomTurn(rng, 150+rng.IntN(200), []*stems{nil, queryWords(query)}[i%2])
+		if i%16 != 0 {
+			text = strings.Map(func(r rune) rune {
+				if r >= utf8.RuneSelf {
+					return ' '
+				}
+				return r
+			}, text)
+		}
+		m := testTurn(fmt.Sprintf("s%d", i%25), i, text)
+		h := Hit{Memory: m, Score: float64(40 - i), TextRank: i + 1}
+		hits, turns = append(hits, h), append(turns, []Memory{m})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		group(hits, turns, 1600, DefaultExcerpt, query)
 	}
 }
