@@ -48,8 +48,12 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 			if math.IsNaN(score) || math.IsInf(score, 0) {
 				score = 0 // never sent: JSON has no NaN, and a result that cannot be encoded never answers
 			}
+			text, part := m.Text, len(p.Excerpt) > i && p.Excerpt[i] != ""
+			if part {
+				text = p.Excerpt[i] // what the text shows; the whole turn is in its session
+			}
 			out.Memories = append(out.Memories, spec.Recalled{
-				ID: m.ID, Text: m.Text, Role: m.Role, Speaker: m.Speaker,
+				ID: m.ID, Text: text, Excerpt: part, Role: m.Role, Speaker: m.Speaker,
 				SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
 				Hit: p.Hit[i], Passage: n,
 			})

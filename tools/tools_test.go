@@ -276,3 +276,42 @@ func TestRecallFormat(t *testing.T) {
 		t.Errorf("format xml: error=%v %q, want an error naming format", isErr, text)
 	}
 }
+
+// The structured result shows each memory as the text result does: a
+// long one as its excerpt (excerpt true), which the text holds, a short
+// one whole; with excerpt 0 every memory is whole. A host that shows its
+// model the structured result (Claude Code) so shows it what the budget
+// allows, not every long memory whole.
+func TestRecallStructuredShowsTheExcerpt(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	long := strings.Repeat("We talked about the weather and the traffic on the way in. ", 12) +
+		"My sister Ana moved to Lisbon in March, into a flat near the river. " +
+		strings.Repeat("Then the meeting ran long and nobody had lunch before three. ", 12)
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s1", SessionDate: "2023-05-01", Messages: []spec.Message{
+		{Role: "user", Content: long}, {Role: "assistant", Content: "I hope the move went well for Ana."}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, text, err := c.Recall(ctx, spec.RecallArgs{Query: "Where did my sister Ana move?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]spec.Recalled{}
+	for _, m := range rec.Memories {
+		byID[m.ID] = m
+	}
+	got, short := byID["s1:0"], byID["s1:1"]
+	if !got.Excerpt || len(got.Text) >= len(long) || !strings.Contains(got.Text, "Lisbon") || !strings.HasPrefix(got.Text, "… ") {
+		t.Errorf("the long memory: excerpt %v, text %q; want its excerpt around Lisbon", got.Excerpt, got.Text)
+	}
+	if !strings.Contains(got.Text, "My sister Ana moved to Lisbon") || !strings.Contains(text, "… weather and the traffic") {
+		t.Errorf("the structured excerpt %q is not what the text shows:\n%s", got.Text, text)
+	}
+	if short.Excerpt || short.Text != "I hope the move went well for Ana." {
+		t.Errorf("the short memory: excerpt %v, text %q; want it whole", short.Excerpt, short.Text)
+	}
+	rec, _, err = c.Recall(ctx, spec.RecallArgs{Query: "Where did my sister Ana move?", Excerpt: new(0)})
+	if err != nil || len(rec.Memories) == 0 || rec.Memories[0].Text != long || rec.Memories[0].Excerpt {
+		t.Errorf("excerpt 0: err %v, %+v; want the long memory whole", err, rec.Memories)
+	}
+}

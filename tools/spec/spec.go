@@ -62,7 +62,7 @@ type RecallArgs struct {
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best k would take shown whole, each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 	Reranker  *bool    `json:"reranker,omitempty" jsonschema:"Advanced: whether the server's reranker (a model that reads the query and each memory together) orders the best candidates. Default: yes when the server has one (--reranker-url); true when it has none is an error."`
-	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
+	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks; each memory as the text shows it), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
 }
 
 // Weights tune fusion; each one left out keeps its default.
@@ -76,10 +76,15 @@ type Weights struct {
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 1: each side's best few decide)." schema:"minimum=1,maximum=1000"`
 }
 
-// Recalled is one memory in recall's structured result.
+// Recalled is one memory in recall's structured result. Text is what the
+// text result shows of it: a long memory's excerpt (Excerpt true), not its
+// whole text, which its session holds (SessionURI), so that a host that
+// shows its model the structured result shows it the same memories in
+// about the same tokens.
 type Recalled struct {
 	ID          string  `json:"id"`
-	Text        string  `json:"text"`
+	Text        string  `json:"text" jsonschema:"What the text result shows of the memory: its text, or for a long one (excerpt true) the part that best matches the query, marked with … where it is cut. The whole turn is in its session's resource (agentmem://{namespace}/sessions/{session_id})."`
+	Excerpt     bool    `json:"excerpt,omitempty" jsonschema:"true when text is a part of the memory (see recall's excerpt argument); absent when it is the whole."`
 	Role        string  `json:"role"`
 	Speaker     string  `json:"speaker"`
 	SessionID   string  `json:"session_id"`
