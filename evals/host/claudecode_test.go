@@ -22,8 +22,9 @@ import (
 // scripted model on loopback, with agentmem registered by its own setup
 // command. Two sessions are captured through the hooks, the hook is run
 // again (nothing stored twice), one session is resumed (its new turns
-// appended), and a third session's recall inside Claude Code shows the
-// model the dated passages after "Today is". Where npm or the package is
+// appended), a third session's recall inside Claude Code shows the model
+// the dated passages after "Today is", and a recall asked as JSON shows
+// it a long turn's excerpt, not the whole turn. Where npm or the package is
 // unreachable the test skips and says why; AGENTMEM_TEST_CLAUDE=PATH runs
 // a claude binary already installed.
 
@@ -85,9 +86,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// script is the test's model: "Recall: Q" makes it call recall with Q;
-// any other prompt it answers "Noted: PROMPT"; after a tool result it
-// says it has read it.
+// script is the test's model: "Recall: Q" makes it call recall with Q,
+// "Recall as JSON: Q" the same with format json; "Keep: P" it answers
+// "Noted." (a short turn after a long one), any other prompt "Noted:
+// PROMPT"; after a tool result it says it has read it.
 func script(r Request) Reply {
 	if len(r.ToolResults()) > 0 {
 		return Reply{Text: "I have read the memories."}
@@ -95,6 +97,12 @@ func script(r Request) Reply {
 	p := prompt(r)
 	if q, ok := strings.CutPrefix(p, "Recall: "); ok {
 		return Reply{ToolName: "mcp__agentmem__recall", ToolArgs: map[string]any{"query": q}}
+	}
+	if q, ok := strings.CutPrefix(p, "Recall as JSON: "); ok {
+		return Reply{ToolName: "mcp__agentmem__recall", ToolArgs: map[string]any{"query": q, "format": "json"}}
+	}
+	if strings.HasPrefix(p, "Keep: ") {
+		return Reply{Text: "Noted."}
 	}
 	return Reply{Text: "Noted: " + p}
 }
@@ -216,6 +224,73 @@ func TestClaudeCodeRealHost(t *testing.T) {
 	if !sessionStartShown(model.Requests()[before:]) {
 		t.Errorf("no request of the third session carries the SessionStart hook's 'Today is ...'")
 	}
+	recallJSON(t, e, ctx, model)
+}
+
+// A long turn (about 150 words) with one fact in its middle, far from its
+// first and last sentences.
+const (
+	longFirst = "This morning the tram to Belém broke down twice"
+	longFact  = "My grandfather's violin was made in Cremona in 1921 by a luthier called Ettore Soffritti."
+	longLast  = "we cooked a pumpkin risotto with sage"
+	longTurn  = longFirst + ", so I walked along the river past the fish market and the old customs house. " +
+		"The wind was cold, the cafés were still closed, and a street sweeper told me the ferries had stopped running because of the fog. " +
+		"I bought bread at a kiosk, sat on a bench and watched the gulls fight over crumbs for half an hour. " +
+		"A man selling roast chestnuts complained about the price of coal this winter. " + longFact +
+		" Afterwards I phoned my cousin about the weekend, but she was busy repainting her kitchen and asked me to call back later. " +
+		"The afternoon drifted by with laundry, emails and a long nap on the sofa. " +
+		"In the evening " + longLast + " and watched the storm roll slowly over the hills."
+)
+
+// recallJSON stores a session of one long turn and one short one through
+// Claude Code, then recalls with format json in another: Claude Code hands
+// its model the structured result (docs/claude-code.md, "What the model
+// reads"), which must show the long turn's excerpt, not the whole turn.
+func recallJSON(t *testing.T, e env, ctx context.Context, model *Model) {
+	t.Helper()
+	kept := mustPrompt(t, e, ctx, "Keep: "+longTurn)
+	assertSession(t, e, kept.SessionID, []string{"user: Keep: " + longTurn, "assistant: Noted."})
+	before := len(model.Requests())
+	mustPrompt(t, e, ctx, "Recall as JSON: Where was my grandfather's violin made?")
+	shown := toolResult(t, model.Requests()[before:])
+	if strings.Contains(shown, longFirst) || strings.Contains(shown, longLast) || !strings.Contains(shown, `"excerpt":true`) {
+		t.Errorf("the model was shown the long turn whole, or no excerpt:\n%s", shown)
+	}
+	shownOf := keptMemories(t, shown, kept.SessionID)
+	long, short := shownOf["user"], shownOf["assistant"]
+	if !long.Excerpt || !strings.Contains(long.Text, longFact) || !(strings.HasPrefix(long.Text, "…") || strings.HasSuffix(long.Text, "…")) {
+		t.Errorf("the long memory the model was shown: excerpt %v, text %q; want its excerpt around %q, marked with …", long.Excerpt, long.Text, longFact)
+	}
+	if short.Excerpt || short.Text != "Noted." {
+		t.Errorf("the short memory the model was shown: excerpt %v, text %q; want it whole", short.Excerpt, short.Text)
+	}
+}
+
+type shownMemory struct {
+	Text      string `json:"text"`
+	Excerpt   bool   `json:"excerpt"`
+	Role      string `json:"role"`
+	SessionID string `json:"session_id"`
+}
+
+// keptMemories decodes the structured recall the model was shown and
+// returns session's memories by role (each role holds one turn there).
+func keptMemories(t *testing.T, shown, session string) map[string]shownMemory {
+	t.Helper()
+	var res struct{ Memories []shownMemory }
+	if err := json.Unmarshal([]byte(shown), &res); err != nil {
+		t.Fatalf("the model was not shown recall's JSON (%v):\n%s", err, shown)
+	}
+	byRole := map[string]shownMemory{}
+	for _, m := range res.Memories {
+		if m.SessionID == session {
+			byRole[m.Role] = m
+		}
+	}
+	if len(byRole) != 2 {
+		t.Fatalf("the model was not shown both turns of session %s:\n%s", session, shown)
+	}
+	return byRole
 }
 
 func mustPrompt(t *testing.T, e env, ctx context.Context, p string) Run {
