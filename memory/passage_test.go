@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"agentmem/memory/hybrid/kinds"
 )
 
 var bg = context.Background()
@@ -214,76 +212,6 @@ func TestStemsOfIsStem(t *testing.T) {
 	}
 }
 
-// excerptOnce is excerpt as written before its buffers were kept in the
-// stems, each memory's words split and looked up anew: the reference the
-// reusing one is held to.
-func excerptOnce(text string, want *stems, n int, byKinds bool) string {
-	if utf8.RuneCountInString(text) <= 4*n {
-		return ""
-	}
-	words := strings.Fields(text)
-	span := max(1, 3*n/4)
-	if len(words) <= span {
-		return ""
-	}
-	match := make([]int32, len(words))
-	found := false
-	for i, w := range words {
-		match[i] = want.of(w)
-		found = found || match[i] != 0
-	}
-	if !found && byKinds {
-		for i, w := range words {
-			for k := range strings.FieldsSeq(kinds.Of(w)) {
-				if m := want.of(k); m != 0 {
-					match[i] = m
-					break
-				}
-			}
-		}
-	}
-	best, bestScore, score := 0, -1, 0
-	seen := make([]int, len(want.index)+1)
-	add := func(k int32, d int) {
-		if k == 0 {
-			return
-		}
-		if d > 0 && seen[k] == 0 {
-			score++
-		}
-		seen[k] += d
-		if d < 0 && seen[k] == 0 {
-			score--
-		}
-	}
-	end := span - 1
-	for i := range words {
-		add(match[i], 1)
-		if i >= span {
-			add(match[i-span], -1)
-		}
-		if i >= span-1 && score > bestScore {
-			best, bestScore, end = i-span+1, score, i
-		}
-	}
-	if bestScore > 0 {
-		first := best
-		for first < end && match[first] == 0 {
-			first++
-		}
-		slack := span - (end - first + 1)
-		best = min(max(0, first-slack/3), len(words)-span)
-	}
-	out := strings.Join(words[best:best+span], " ")
-	if best > 0 {
-		out = "… " + out
-	}
-	if best+span < len(words) {
-		out += " …"
-	}
-	return out
-}
-
 // randomTurn is a turn of n words drawn from a chat's vocabulary: common
 // words, nouns with kinds, names, punctuation and every kind of space;
 // without the words that want matches, when it is not nil.
@@ -306,8 +234,8 @@ func randomTurn(rng *rand.Rand, n int, want *stems) string {
 }
 
 // The excerpts of one recall, made with the buffers and kinds answers its
-// stems keep, are those made one memory at a time from nothing, whatever
-// came before them.
+// stems keep, are those made with fresh stems each, whatever came before
+// them.
 func TestExcerptReusingBuffersIsExcerpt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	queries := []string{"Which states did we visit?", "what is the kitten's name", "pottery painting", "the", "cities and museums in Oregon", "zzz"}
@@ -322,9 +250,26 @@ func TestExcerptReusingBuffersIsExcerpt(t *testing.T) {
 				text = randomTurn(rng, rng.IntN(300), want) // matched by its kinds only
 			}
 			n, byKinds := []int{5, 20, 40}[rng.IntN(3)], rng.IntN(2) == 0
-			if got, want := excerpt(text, want, n, byKinds), excerptOnce(text, queryWords(q), n, byKinds); got != want {
+			if got, want := excerpt(text, want, n, byKinds), excerpt(text, queryWords(q), n, byKinds); got != want {
 				t.Fatalf("query %q, excerpt %d of %d words (n %d, byKinds %v):\n got %q\nwant %q", q, i, len(strings.Fields(text)), n, byKinds, got, want)
 			}
+		}
+	}
+}
+
+// fields splits as strings.Fields does: ASCII and Unicode spaces, bytes
+// that are not UTF-8.
+func TestFieldsIsStringsFields(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"a", "Oregon", "café", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "\u3000", "\xff", "\xe2\x80", "x\xc3", "…", ""}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		if got, want := fields([]string{"kept"}, text), append([]string{"kept"}, strings.Fields(text)...); !slices.Equal(got, want) {
+			t.Fatalf("fields(%q) = %q, want %q", text, got, want)
 		}
 	}
 }
