@@ -334,6 +334,9 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	}
 	best, bestScore := 0, -1
 	score := 0
+	if len(want.seen) != len(want.index)+1 {
+		want.seen = make([]int, len(want.index)+1)
+	}
 	seen := want.seen
 	clear(seen)
 	add := func(k int32, d int) {
@@ -431,7 +434,6 @@ func queryWords(q string) *stems {
 			out.first[k[0]] = true
 		}
 	}
-	out.seen = make([]int, len(out.index)+1)
 	return out
 }
 

@@ -20,6 +20,15 @@ func recallTool() mcp.Tool {
 }
 
 func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallResult, string, error) {
+	res, err := h.svc.Recall(ctx, recallRequest(in))
+	if err != nil {
+		return spec.RecallResult{}, "", err
+	}
+	return recalled(res), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
+}
+
+// recallRequest is the domain's request for the tool's arguments.
+func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 	req := memory.RecallRequest{
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
@@ -33,11 +42,13 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
 			Time: offOrValue(w.Time), Adjacent: offOrValue(w.Adjacent), Kinds: offOrValue(w.Kinds)}
 	}
-	res, err := h.svc.Recall(ctx, req)
-	if err != nil {
-		return spec.RecallResult{}, "", err
-	}
-	out := spec.RecallResult{Memories: []spec.Recalled{}}
+	return req
+}
+
+// recalled is the structured result of res: each memory as the text
+// shows it (a long one's excerpt), with its scores and ranks.
+func recalled(res memory.RecallResult) spec.RecallResult {
+	out := spec.RecallResult{Namespace: res.Namespace, Memories: []spec.Recalled{}}
 	hits := map[string]memory.Hit{}
 	for _, h := range res.Hits {
 		hits[h.Memory.ID] = h
@@ -70,7 +81,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	out.TimeBoost = res.TimeBoost
 	out.Pending = res.Pending
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
-	return out, memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
+	return out
 }
 
 // recallStructured says whether a recall returns its structured result

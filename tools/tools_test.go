@@ -296,6 +296,9 @@ func TestRecallStructuredShowsTheExcerpt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rec.Namespace != "default" {
+		t.Errorf("namespace %q, want the one searched (default), which names the memories' sessions", rec.Namespace)
+	}
 	byID := map[string]spec.Recalled{}
 	for _, m := range rec.Memories {
 		byID[m.ID] = m

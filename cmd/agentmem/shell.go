@@ -20,7 +20,7 @@ import (
 // memory from a shell runs exactly what an agent runs.
 
 type output struct {
-	JSON bool `name:"json" help:"Print the structured result as JSON instead of text."`
+	JSON bool `name:"json" help:"Print the structured result as JSON instead of text (a long memory as its excerpt, as the text shows it; --excerpt 0 for every memory whole)."`
 }
 
 // print shows a tool's result: its text, or its structured content as JSON.

@@ -48,6 +48,10 @@ func TestAPI(t *testing.T) {
 		{"GET", "/api/session?namespace=alice&id=nope", tok, "", 404, `session \"nope\" not found`},
 		{"POST", "/api/recall", tok, `{"query":"Nordstrom","namespace":"alice","k":2}`, 200, `"text_rank":1`},
 		{"POST", "/api/recall", tok, `{"query":"Nordstrom","k":500}`, 400, "k: must be at most 100"},
+		// a long memory is shown whole, and names the query's entities it
+		// holds anywhere, not only in the excerpt a model is shown
+		{"POST", "/api/recall", tok, `{"query":"Did Ana like Lisbon?","namespace":"carol"}`, 200, `Ana called this morning. We talked`},
+		{"POST", "/api/recall", tok, `{"query":"Did Ana like Lisbon?","namespace":"carol"}`, 200, `"entities":["ana","lisbon"]`},
 		{"POST", "/api/recall", tok, `{"query":"x","kk":1}`, 400, "kk"},
 		{"POST", "/api/recall", tok, `{"query":`, 400, "not JSON"},
 		{"POST", "/api/recall", tok, `{"query":"` + strings.Repeat("a", 2<<20) + `"}`, 413, "larger than"},

@@ -64,6 +64,9 @@ func memoryServer(t *testing.T) (*httptest.Server, memory.Store) {
 		{Namespace: "bob", SessionID: "b1", SessionDate: "2023-01-15", Messages: []memory.Message{
 			{Role: "user", Speaker: "Bob", Content: "I adopted a cat named Pixel."},
 		}},
+		{Namespace: "carol", SessionID: "c1", SessionDate: "2023-02-03", Messages: []memory.Message{
+			{Role: "user", Speaker: "Carol", Content: "Ana called this morning. " + strings.Repeat("We talked about the weather, the traffic and the price of coffee. ", 12) + "She said she finally likes Lisbon."},
+		}},
 	} {
 		if _, err := svc.Remember(ctx, r); err != nil {
 			t.Fatal(err)

@@ -187,7 +187,7 @@ func (a api) recall(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := tools.Recall(r.Context(), a.svc, in)
+	res, whole, err := tools.RecallWhole(r.Context(), a.svc, in)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +195,9 @@ func (a api) recall(r *http.Request) (any, error) {
 	asked := entities.Extract(in.Query)
 	out := make([]Match, len(res.Memories))
 	for i, m := range res.Memories {
+		// the browser shows a memory whole, and names the query's
+		// entities it holds anywhere, not only in its excerpt
+		m.Text, m.Excerpt = whole[m.ID], false
 		out[i] = Match{Recalled: m, Namespace: ns}
 		if len(asked) == 0 {
 			continue

@@ -77,13 +77,13 @@ type Weights struct {
 }
 
 // Recalled is one memory in recall's structured result. Text is what the
-// text result shows of it: a long memory's excerpt (Excerpt true), not its
-// whole text, which its session holds (SessionURI), so that a host that
-// shows its model the structured result shows it the same memories in
-// about the same tokens.
+// text result shows of it, raw: a long memory's excerpt (Excerpt true),
+// not its whole text, which its session holds (SessionURI), so that a
+// host that shows its model the structured result shows it the memories
+// the budget chose, as excerpts.
 type Recalled struct {
 	ID          string  `json:"id"`
-	Text        string  `json:"text" jsonschema:"What the text result shows of the memory: its text, or for a long one (excerpt true) the part that best matches the query, marked with … where it is cut. The whole turn is in its session's resource (agentmem://{namespace}/sessions/{session_id})."`
+	Text        string  `json:"text" jsonschema:"The memory's text as stored, or for a long one (excerpt true) the part the text result shows: its words around the query's, on one line, marked with … where it is cut. The text result also annotates relative dates; this is the raw text. The whole turn is in its session's resource (agentmem://{namespace}/sessions/{session_id})."`
 	Excerpt     bool    `json:"excerpt,omitempty" jsonschema:"true when text is a part of the memory (see recall's excerpt argument); absent when it is the whole."`
 	Role        string  `json:"role"`
 	Speaker     string  `json:"speaker"`
@@ -103,7 +103,10 @@ type Recalled struct {
 // RecallResult is recall's structured result, best first (or in the
 // requested order).
 type RecallResult struct {
-	Memories []Recalled `json:"memories"`
+	// Namespace is the namespace searched (the server's default when the
+	// call named none): with a memory's session_id, its session's URI.
+	Namespace string     `json:"namespace" jsonschema:"The namespace searched: with a memory's session_id it names the memory's session (agentmem://{namespace}/sessions/{session_id})."`
+	Memories  []Recalled `json:"memories"`
 	// Periods are the time expressions the query named, resolved against
 	// the server's today, and TimeBoost the weight they had (0: none).
 	Periods   []Period `json:"periods,omitempty" jsonschema:"The time expressions of the query, resolved against today: memories dated in one (or mentioning a date in one) were boosted by time_boost, never filtered."`
