@@ -174,8 +174,9 @@ func decode[T any](r *http.Request) (T, error) {
 	return spec.Decode[T](v)
 }
 
-// Match is one recalled memory with why it matched: the recall result's
-// score and ranks, and the entities of the query that it holds.
+// Match is one recalled memory, whole (the recall result holds a long
+// memory's excerpt), with why it matched: the recall result's score and
+// ranks, and the entities of the query that it holds.
 type Match struct {
 	spec.Recalled
 	Namespace string   `json:"namespace"`
