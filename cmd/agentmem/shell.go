@@ -20,7 +20,7 @@ import (
 // memory from a shell runs exactly what an agent runs.
 
 type output struct {
-	JSON bool `name:"json" help:"Print the structured result as JSON instead of text (a long memory as its excerpt, as the text shows it; --excerpt 0 for every memory whole)."`
+	JSON bool `name:"json" help:"Print the structured result as JSON instead of text."`
 }
 
 // print shows a tool's result: its text, or its structured content as JSON.
@@ -149,13 +149,13 @@ func (c rememberCmd) Run(e *env) error {
 type recallCmd struct {
 	output
 	Query     string `arg:"" help:"What to recall."`
-	K         int    `name:"k" short:"k" default:"10" help:"How many memories."`
+	K         int    `name:"k" short:"k" default:"10" help:"How many of the best memories (with excerpts, the default, more may follow in the space they save)."`
 	NS        string `name:"ns" help:"Namespace of this call (default --namespace)."`
 	SessionID string `name:"session-id" help:"Only this session."`
 	After     string `name:"after" help:"Only sessions on or after this date."`
 	Before    string `name:"before" help:"Only sessions on or before this date."`
-	Order     string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"Order of the results."`
-	Excerpt   *int   `name:"excerpt" help:"Show a memory longer than about this many tokens as its best-matching part, and fill the space saved with more memories (default 40; 0: exactly k memories, whole)."`
+	Order     string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"Order of the results: relevance, chronological or recency."`
+	Excerpt   *int   `name:"excerpt" help:"Show a memory longer than about this many tokens as its best-matching part, and fill the space saved with more memories (default 40; 0: exactly k memories, whole). --json gives a long memory as that part too (excerpt: true)."`
 	Context   int    `name:"context" help:"Neighbouring turns of its session with each memory, on each side (0-3)."`
 	MaxTokens int    `name:"max-tokens" help:"An approximate budget for the returned text."`
 	NoRerank  bool   `name:"no-reranker" help:"Keep the fused order: the server's reranker (--reranker-url) does not order the memories."`
