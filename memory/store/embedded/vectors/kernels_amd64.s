@@ -64,6 +64,40 @@ i8group:
 	MOVQ 16(R9), R12
 	MOVQ 24(R9), R13
 
+	// ask for the next group's rows now, while this one is summed: a
+	// scan out of cache waits on memory, not on the multiplications
+	CMPQ CX, $4
+	JLE  i8ready
+	MOVQ 32(R9), DX
+	XORQ AX, AX
+i8pf0:
+	PREFETCHT0 (DX)(AX*1)
+	ADDQ       $64, AX
+	CMPQ       AX, R8
+	JLT        i8pf0
+	MOVQ       40(R9), DX
+	XORQ       AX, AX
+i8pf1:
+	PREFETCHT0 (DX)(AX*1)
+	ADDQ       $64, AX
+	CMPQ       AX, R8
+	JLT        i8pf1
+	MOVQ       48(R9), DX
+	XORQ       AX, AX
+i8pf2:
+	PREFETCHT0 (DX)(AX*1)
+	ADDQ       $64, AX
+	CMPQ       AX, R8
+	JLT        i8pf2
+	MOVQ       56(R9), DX
+	XORQ       AX, AX
+i8pf3:
+	PREFETCHT0 (DX)(AX*1)
+	ADDQ       $64, AX
+	CMPQ       AX, R8
+	JLT        i8pf3
+
+i8ready:
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
