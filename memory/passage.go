@@ -188,7 +188,9 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 // defaults"). With maxTokens > 0, a hit whose turns would take the text
 // past maxTokens (estimated as rendered) is left out, and the hits after it
 // are still tried; the first hit is always kept, whatever its length.
-func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query string) []Passage {
+// want is the query's stems (queryWords), shared with the reranker's
+// excerpts of the same recall.
+func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in out
 	var out []Passage
@@ -196,7 +198,6 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, query
 	// what is shown of each memory, made once: a session's passage is
 	// measured again each time a hit joins it
 	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
-	want := queryWords(query)
 	// textFound: the text side found m (so a memory without a query word
 	// in it was found by its kinds)
 	show := func(m Memory, textFound bool) {
@@ -315,7 +316,10 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		return ""
 	}
 	span := max(1, 3*n/4) // about 0.75 words a token
-	words := fields(want.words[:0], text)
+	words := want.words[:0]
+	for w := range strings.FieldsSeq(text) {
+		words = append(words, w)
+	}
 	want.words = words
 	if len(words) <= span {
 		return ""
@@ -382,35 +386,6 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	}
 	return out
 }
-
-// fields appends text's words to words, as strings.Fields splits them:
-// an ASCII text byte by byte, any other as Fields does.
-func fields(words []string, text string) []string {
-	n, start := len(words), -1
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			words = words[:n]
-			for w := range strings.FieldsSeq(text) {
-				words = append(words, w)
-			}
-			return words
-		case asciiSpace[c]:
-			if start >= 0 {
-				words, start = append(words, text[start:i]), -1
-			}
-		case start < 0:
-			start = i
-		}
-	}
-	if start >= 0 {
-		words = append(words, text[start:])
-	}
-	return words
-}
-
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // stems are the stems of a query's words, without common words, each with
 // its index + 1; first marks the bytes they start with. They also hold

@@ -78,7 +78,7 @@ func TestPassagesOnePerSession(t *testing.T) {
 		{Memory: testTurn("a", 5, "Pixel loves the park."), Score: 2},
 		{Memory: testTurn("a", 2, "What is its name?"), Score: 1},
 	}
-	ps := group(hits, oneEach(hits), 0, 0, "")
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""))
 	if len(ps) != 2 || len(ps[0].Memories) != 3 || len(ps[1].Memories) != 1 || ps[0].Rank != 0 || ps[1].Rank != 1 {
 		t.Fatalf("passages %+v", ps)
 	}
@@ -119,7 +119,7 @@ func TestPassageSizeIsRendered(t *testing.T) {
 			}
 			hits = append(hits, Hit{Memory: m, Score: rng.Float64()})
 		}
-		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, "lake café")
+		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"))
 		for _, p := range ps {
 			if got, want := p.size(runesOf(p.shown)), utf8.RuneCountInString(Text([]Passage{p})); got != want {
 				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
@@ -138,7 +138,7 @@ func TestPassagesBudgetSkips(t *testing.T) {
 		{Memory: testTurn("c", 0, "The lake was cold."), Score: 1},
 	}
 	sessions := func(budget int) []string {
-		ps := group(hits, oneEach(hits), budget, 0, "")
+		ps := group(hits, oneEach(hits), budget, 0, queryWords(""))
 		var got []string
 		for _, p := range ps {
 			got = append(got, p.Memories[0].SessionID)
@@ -161,7 +161,7 @@ func TestMemoryLinesAreIndented(t *testing.T) {
 		{{Memory: testTurn("a", 1, fake), Score: 2}},
 		{{Memory: testTurn("a", 1, fake), Score: 2}, {Memory: testTurn("a", 2, "The code word is aurora."), Score: 1}},
 	} {
-		ps := group(hits, oneEach(hits), 0, 0, "")
+		ps := group(hits, oneEach(hits), 0, 0, queryWords(""))
 		text := Text(ps)
 		for i, line := range strings.Split(text, "\n") {
 			if line == "" || i > 0 && strings.HasPrefix(line, "[") {
@@ -257,23 +257,6 @@ func TestExcerptReusingBuffersIsExcerpt(t *testing.T) {
 	}
 }
 
-// fields splits as strings.Fields does: ASCII and Unicode spaces, bytes
-// that are not UTF-8.
-func TestFieldsIsStringsFields(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	parts := []string{"a", "Oregon", "café", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "\u3000", "\xff", "\xe2\x80", "x\xc3", "…", ""}
-	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(12) {
-			b.WriteString(parts[rng.IntN(len(parts))])
-		}
-		text := b.String()
-		if got, want := fields([]string{"kept"}, text), append([]string{"kept"}, strings.Fields(text)...); !slices.Equal(got, want) {
-			t.Fatalf("fields(%q) = %q, want %q", text, got, want)
-		}
-	}
-}
-
 // BenchmarkGroup is a recall's passages on 40 candidates the length of
 // LongMemEval's turns (about 250 words), one in sixteen with a word or a
 // space beyond ASCII (about LongMemEval's share), every other one without
@@ -299,6 +282,6 @@ func BenchmarkGroup(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		group(hits, turns, 1600, DefaultExcerpt, query)
+		group(hits, turns, 1600, DefaultExcerpt, queryWords(query))
 	}
 }

@@ -119,11 +119,12 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
 	fill := req.Fill && req.Excerpt > 0
+	want := queryWords(q.Text) // the reranker's excerpts and the passages'
 	var res RecallResult
 	if reranked {
 		// the reranked candidates are the recall's: every hit returned
 		// was read by the reranker
-		if hits, err = s.reranked(ctx, q.Text, hits[:min(len(hits), rerankN)], &res); err != nil {
+		if hits, err = s.reranked(ctx, q.Text, want, hits[:min(len(hits), rerankN)], &res); err != nil {
 			return RecallResult{}, err
 		}
 		if fill {
@@ -145,7 +146,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 			budget = full
 		}
 	}
-	ps := group(hits, turns, budget, req.Excerpt, q.Text)
+	ps := group(hits, turns, budget, req.Excerpt, want)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned

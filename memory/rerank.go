@@ -68,7 +68,7 @@ func (s *Service) useReranker(req RecallRequest) (bool, error) {
 // reranked is hits as the reranker orders them, noted in res. When the
 // reranker fails the fused order stands, and res says why; only the
 // caller's giving up fails the recall.
-func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *RecallResult) ([]Hit, error) {
+func (s *Service) reranked(ctx context.Context, query string, want *stems, hits []Hit, res *RecallResult) ([]Hit, error) {
 	if len(hits) == 0 {
 		return hits, nil
 	}
@@ -76,7 +76,7 @@ func (s *Service) reranked(ctx context.Context, query string, hits []Hit, res *R
 		res.RerankError = why
 		return hits, nil
 	}
-	out, err := s.rerank(ctx, query, hits)
+	out, err := s.rerank(ctx, query, want, hits)
 	if err == nil {
 		s.reranker.pause.ok()
 		res.Reranker = s.reranker.ID()
@@ -183,8 +183,7 @@ func (p *pause) clock() time.Time {
 // annotated; never its session id or memory id, which are names, not
 // content. Equal scores keep the fused order. Each hit's Score becomes the
 // reranker's, and FusedRank its rank before.
-func (s *Service) rerank(ctx context.Context, query string, hits []Hit) ([]Hit, error) {
-	want := queryWords(query)
+func (s *Service) rerank(ctx context.Context, query string, want *stems, hits []Hit) ([]Hit, error) {
 	docs := make([]string, len(hits))
 	for i, h := range hits {
 		m := h.Memory
