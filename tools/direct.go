@@ -9,21 +9,15 @@ import (
 
 // RecallWhole runs the recall tool's handler directly, for another front
 // end over the same service (the memory browser): the same arguments,
-// checks, limits and result, and the whole text of each memory in it, by
-// id (the result's text is what a model is shown: a long memory's
-// excerpt). Decode and validate in with spec.Decode first.
-func RecallWhole(ctx context.Context, svc *memory.Service, in spec.RecallArgs) (spec.RecallResult, map[string]string, error) {
+// checks, limits and result, but every memory whole, where the tool gives
+// a long one as the excerpt a model is shown. Decode and validate in with
+// spec.Decode first.
+func RecallWhole(ctx context.Context, svc *memory.Service, in spec.RecallArgs) (spec.RecallResult, error) {
 	res, err := svc.Recall(ctx, recallRequest(in))
 	if err != nil {
-		return spec.RecallResult{}, nil, err
+		return spec.RecallResult{}, err
 	}
-	whole := map[string]string{}
-	for _, p := range res.Passages {
-		for _, m := range p.Memories {
-			whole[m.ID] = m.Text
-		}
-	}
-	return recalled(res), whole, nil
+	return recalled(res, true), nil
 }
 
 // Forget runs the forget tool's handler directly (see RecallWhole).

@@ -24,7 +24,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	if err != nil {
 		return spec.RecallResult{}, "", err
 	}
-	return recalled(res), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
+	return recalled(res, false), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
 }
 
 // recallRequest is the domain's request for the tool's arguments.
@@ -46,8 +46,8 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 }
 
 // recalled is the structured result of res: each memory as the text
-// shows it (a long one's excerpt), with its scores and ranks.
-func recalled(res memory.RecallResult) spec.RecallResult {
+// shows it (a long one's excerpt), or whole, with its scores and ranks.
+func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 	out := spec.RecallResult{Namespace: res.Namespace, Memories: []spec.Recalled{}}
 	hits := map[string]memory.Hit{}
 	for _, h := range res.Hits {
@@ -59,7 +59,7 @@ func recalled(res memory.RecallResult) spec.RecallResult {
 			if math.IsNaN(score) || math.IsInf(score, 0) {
 				score = 0 // never sent: JSON has no NaN, and a result that cannot be encoded never answers
 			}
-			text, part := m.Text, len(p.Excerpt) > i && p.Excerpt[i] != ""
+			text, part := m.Text, !whole && len(p.Excerpt) > i && p.Excerpt[i] != ""
 			if part {
 				text = p.Excerpt[i] // what the text shows; the whole turn is in its session
 			}

@@ -174,9 +174,10 @@ func decode[T any](r *http.Request) (T, error) {
 	return spec.Decode[T](v)
 }
 
-// Match is one recalled memory, whole (the recall result holds a long
-// memory's excerpt), with why it matched: the recall result's score and
-// ranks, and the entities of the query that it holds.
+// Match is one recalled memory, whole (tools.RecallWhole: the browser
+// shows a long memory whole, where a model is shown its excerpt), with why
+// it matched: the recall result's score and ranks, and the entities of the
+// query that it holds anywhere in it.
 type Match struct {
 	spec.Recalled
 	Namespace string   `json:"namespace"`
@@ -188,7 +189,7 @@ func (a api) recall(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, whole, err := tools.RecallWhole(r.Context(), a.svc, in)
+	res, err := tools.RecallWhole(r.Context(), a.svc, in)
 	if err != nil {
 		return nil, err
 	}
@@ -196,9 +197,6 @@ func (a api) recall(r *http.Request) (any, error) {
 	asked := entities.Extract(in.Query)
 	out := make([]Match, len(res.Memories))
 	for i, m := range res.Memories {
-		// the browser shows a memory whole, and names the query's
-		// entities it holds anywhere, not only in its excerpt
-		m.Text, m.Excerpt = whole[m.ID], false
 		out[i] = Match{Recalled: m, Namespace: ns}
 		if len(asked) == 0 {
 			continue
