@@ -31,6 +31,7 @@ require (
 require (
 	github.com/dop251/goja v0.0.0-20210427212725-462d53687b0d // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 )
 
 require (

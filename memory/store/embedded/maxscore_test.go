@@ -28,38 +28,57 @@ import (
 // With and without the priming walk, the scores memo (every word's,
 // however few its postings) and the probes of the words not walked; and
 // with the segments walked by two walkers at once (maxscore.Walkers: any
-// index, here, however small).
+// index, here, however small); with and without window bounds (every word
+// in windows of 16 documents, which walk fewer postings than the whole
+// index's bounds do).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
 	type setting struct {
-		prime, probe bool
-		memo         uint64
-		walkers      int
+		prime, probe, windows bool
+		memo                  uint64
+		walkers               int
 	}
 	var cs []setting
 	for _, prime := range []bool{true, false} {
 		for _, memo := range []uint64{0, math.MaxUint64} {
 			for _, probe := range []bool{true, false} {
-				cs = append(cs, setting{prime, probe, memo, 1})
+				for _, windows := range []bool{true, false} {
+					cs = append(cs, setting{prime, probe, windows, memo, 1})
+				}
 			}
 		}
-		cs = append(cs, setting{prime, true, maxscore.MemoPostings, 2})
+		cs = append(cs, setting{prime, true, true, maxscore.MemoPostings, 2})
 	}
+	walked := map[setting]int{}
 	for _, c := range cs {
-		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,walkers=%d", c.prime, c.memo == 0, c.probe, c.walkers), func(t *testing.T) {
+		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,windows=%v,walkers=%d", c.prime, c.memo == 0, c.probe, c.windows, c.walkers), func(t *testing.T) {
 			if c.walkers > runtime.GOMAXPROCS(0) {
 				t.Skipf("%d walkers need GOMAXPROCS %d or more (it is %d)", c.walkers, c.walkers, runtime.GOMAXPROCS(0))
 			}
-			defer func(p, pr bool, m uint64, w int, d, pd uint64) {
-				maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs = p, pr, m, w, d, pd
-			}(maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs)
-			maxscore.Prime, maxscore.Probe, maxscore.MemoPostings, maxscore.Walkers = c.prime, c.probe, c.memo, c.walkers
+			defer func(p, pr, wi bool, m uint64, w int, d, pd, wp uint64, wb uint) {
+				maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs = p, pr, wi, m, w, d, pd
+				maxscore.WindowPostings, maxscore.WindowBits = wp, wb
+			}(maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs, maxscore.WindowPostings, maxscore.WindowBits)
+			maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers = c.prime, c.probe, c.windows, c.memo, c.walkers
 			maxscore.WalkDocs, maxscore.PartDocs = 0, 97 // several walkers on every index, in parts
-			testMaxScoreRanksAsBleve(t)
+			maxscore.WindowPostings, maxscore.WindowBits = 1, 4
+			walked[c] = testMaxScoreRanksAsBleve(t)
 		})
+	}
+	for c, n := range walked {
+		if !c.windows {
+			continue
+		}
+		without := c
+		without.windows = false
+		if m, ok := walked[without]; ok && n >= m {
+			t.Errorf("%+v: %d postings walked with window bounds, %d without", c, n, m)
+		}
 	}
 }
 
-func testMaxScoreRanksAsBleve(t *testing.T) {
+// testMaxScoreRanksAsBleve checks MaxScore against bleve over a random
+// store and returns how many postings MaxScore walked.
+func testMaxScoreRanksAsBleve(t *testing.T) int {
 	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +182,7 @@ func testMaxScoreRanksAsBleve(t *testing.T) {
 	if w := min(maxscore.Walkers, runtime.GOMAXPROCS(0)); (w > 1) != (parallel > 0) {
 		t.Errorf("%d walkers: %d of %d queries walked by more than one", w, parallel, queries)
 	}
+	return walked
 }
 
 // bothRankings is MaxScore's best n of tq in namespace ns, and bleve's.

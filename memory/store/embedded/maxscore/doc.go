@@ -19,6 +19,13 @@
 //     bounds of the others, cannot reach the pool is passed over, and the
 //     others are advanced to it greatest bound first, the bound tightened
 //     after each one that misses it.
+//   - Window bounds (block-max MaxScore, as Lucene's MaxScoreBulkScorer):
+//     a common word keeps, per window of 1024 documents of a segment, the
+//     most its postings there can score (windows.go, computed once per
+//     segment and kept). The walk goes window by window, each word bounded
+//     by its window's maximum, and which words are walked is decided again
+//     at each: a word is walked only where its postings can lift a
+//     document into the pool.
 //   - Every document that can enter the pool is scored in full, with
 //     bleve's BM25 formula and its statistics (idf, query norm, average
 //     lengths from hybrid.BM25Context), summed in bleve's order (its
@@ -61,8 +68,9 @@
 // index that is not scorch's.
 //
 // Search plans the evaluation (an evaluator: each disjunct's leaves, the
-// query norm, each word's bound), then walks the segments part by part
-// (walkPart), deciding per document whether it can still reach the pool
+// query norm, each word's bound and window maxima), then walks the
+// segments part by part and window by window (walkPart, enterWindow),
+// deciding per document whether it can still reach the pool
 // (canReach), scoring it as bleve does (score) and offering it to the pool
 // (admit), and demotes the words that can no longer lift a document into
 // the pool as its lowest score rises (demote). In an index of WalkDocs

@@ -139,6 +139,8 @@ var (
 	// Probe advances the words not walked by their documents only
 	// (leaf.probe).
 	Probe = true
+	// Windows bounds the words per window of documents (windows.go).
+	Windows = true
 )
 
 func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.IndexReader, snap *scorch.IndexSnapshot, docs uint64, n int) *evaluator {
@@ -314,6 +316,7 @@ func (e *evaluator) planLeaves(otherOf map[*child]search.Searcher, qnorm float64
 			if l.term {
 				l.qw = l.qw * qnorm
 				l.ub = l.idf * termBound(l.avg) * l.qw * (1 + 1e-9) // and room for rounding
+				l.gub = l.ub
 				e.bounded = append(e.bounded, l)
 			}
 			e.leaves = append(e.leaves, l)
@@ -372,6 +375,16 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 		}
 		l.pls[i] = pl
 		l.count += pl.Count()
+	}
+	if Windows {
+		l.wmax = make([][]float32, len(e.segs))
+		for i := range e.segs {
+			m, err := e.windowMaxima(l, i, field, term)
+			if err != nil {
+				return nil, err
+			}
+			l.wmax[i] = m
+		}
 	}
 	l.memoize = l.count >= MemoPostings
 	// scorer.TermQueryScorer's idf and Weight

@@ -37,7 +37,9 @@ type leaf struct {
 	id        uint64  // the current document's number in the segment; done when MaxUint64
 	sc        float64 // its score, when scored at id
 	scored    bool
-	ub        float64
+	ub        float64     // in the current window (enterWindow), else gub
+	gub       float64     // over the whole index (termBound)
+	wmax      [][]float32 // per segment: the window maxima (windowMaxima), or nil
 	essential bool
 	priming   bool // walked by prime
 	count     uint64
@@ -210,6 +212,19 @@ func (l *leaf) sync() error {
 		return fmt.Errorf("maxscore: the postings of a word disagree on document %d", l.id)
 	}
 	l.p = p
+	return nil
+}
+
+// promote makes a probing word walked again (its window bound can lift a
+// document into the pool): its posting follows to its current document.
+func (l *leaf) promote() error {
+	if !l.probing {
+		return nil
+	}
+	if err := l.sync(); err != nil {
+		return err
+	}
+	l.probing = false
 	return nil
 }
 

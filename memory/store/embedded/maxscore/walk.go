@@ -6,7 +6,8 @@ import (
 
 // walkPart walks the documents lo to hi (excluded) of segment si: document
 // by document in number order, as bleve's collector sees them, the next
-// one an essential leaf brings up.
+// one an essential leaf brings up; window by window (enterWindow) where a
+// word has window bounds in the segment.
 func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 	off := e.offsets[si]
 	end := off + hi
@@ -16,12 +17,29 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 		}
 	}
 	e.share()
+	if !Windows || !e.windowed(si) {
+		return e.walkTo(off, hi, end)
+	}
+	for w := lo >> WindowBits; w<<WindowBits < hi; w++ {
+		if err := e.enterWindow(si, w, max(w<<WindowBits, lo), end); err != nil {
+			return err
+		}
+		if err := e.walkTo(off, min((w+1)<<WindowBits, hi), end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkTo walks the documents the essential leaves bring up, up to local
+// document to (excluded); the part's documents end at global number end.
+func (e *evaluator) walkTo(off, to, end uint64) error {
 	for {
 		id := uint64(done)
 		for _, l := range e.walked {
 			id = min(id, l.id)
 		}
-		if id >= hi {
+		if id >= to {
 			return nil
 		}
 		reach, err := e.canReach(id, end)

@@ -1,0 +1,153 @@
+package maxscore
+
+import (
+	"math"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2/search"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// Window bounds (block-max MaxScore, as Lucene's MaxScoreBulkScorer): a
+// word's bound over the whole index is what its best possible posting
+// would score (termBound), but in most stretches of documents its
+// postings score far less: a common word's best posting there is in a
+// long turn, or it has none. A segment is cut into windows of
+// 1<<WindowBits documents, and a word of WindowPostings postings or more
+// in a segment keeps, per window, the most the middle factor of its
+// score reaches there (windowMaxima). The walk goes window by window: at
+// each, the words' bounds are their window's, and which words are walked
+// and which only advanced to the documents the others bring up is decided
+// again (enterWindow), so a word is walked only where it can lift a
+// document into the pool. The pool is the same, as every bound still
+// holds.
+//
+// A word's maxima depend only on its postings and the field's average
+// length, so they are kept (windowCache) for the segment, which never
+// changes, and computed once: one walk of the word's postings in that
+// segment, the first time a question asks for it.
+var (
+	// WindowBits is the log2 of a window's documents.
+	WindowBits uint = 10
+	// WindowPostings is the fewest postings a word has in a segment for
+	// its window bounds to be kept there: a rarer word costs little to
+	// walk.
+	WindowPostings uint64 = 4096
+)
+
+// windowKey names one word's maxima: its segment (the object, which the
+// key keeps alive, so no other segment can take its address), field,
+// term, the field's average length and the window size.
+type windowKey struct {
+	seg   segment.Segment
+	field string
+	term  string
+	avg   float64
+	bits  uint
+}
+
+// windowCache holds the maxima of the words asked for most recently:
+// about 4 KB each for a segment of a million documents.
+var windowCache, _ = lru.New[windowKey, []float32](4096)
+
+// windowMaxima is the most the middle factor of l's score (bleve's BM25
+// term score without idf and query weight) reaches in each window of
+// segment i, rounded up to a float32; nil when the word is too rare
+// there for window bounds.
+func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]float32, error) {
+	pl := l.pls[i]
+	if pl == nil || pl.Count() < WindowPostings {
+		return nil, nil
+	}
+	key := windowKey{e.segs[i].Segment(), field, string(term), l.avg, WindowBits}
+	if m, ok := windowCache.Get(key); ok {
+		return m, nil
+	}
+	m := make([]float32, (e.segs[i].Segment().Count()>>WindowBits)+1)
+	it := pl.Iterator(true, true, false, nil)
+	for {
+		p, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			break
+		}
+		v := middle(p.Frequency(), p.Norm(), l.avg)
+		w := p.Number() >> WindowBits
+		if f := roundUp(v); f > m[w] {
+			m[w] = f
+		}
+	}
+	windowCache.Add(key, m)
+	return m, nil
+}
+
+// middle is the factor of bleve's BM25 term score that depends on the
+// posting (frequency and norm) and the field's average length, as
+// leaf.bm25 computes it.
+func middle(freq uint64, norm, avg float64) float64 {
+	tf := math.Sqrt(float64(freq))
+	fieldLength := 1 / (norm * norm)
+	return (tf * search.BM25_k1) / (tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/avg)))
+}
+
+// roundUp is v as a float32 no less than v.
+func roundUp(v float64) float32 {
+	f := float32(v)
+	if float64(f) < v {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// windowed tells whether any word has window bounds in segment si.
+func (e *evaluator) windowed(si int) bool {
+	for _, l := range e.bounded {
+		if l.wmax != nil && l.wmax[si] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// enterWindow gives each word its bound in window w of segment si (the
+// whole index's where it has none), brings every walked word to local
+// document ws at least, and decides again which words are walked.
+func (e *evaluator) enterWindow(si int, w, ws, end uint64) error {
+	for _, l := range e.bounded {
+		l.ub = l.gub
+		if l.wmax != nil && l.wmax[si] != nil {
+			l.ub = min(l.gub, l.idf*float64(l.wmax[si][w])*l.qw*(1+1e-9))
+		}
+	}
+	slices.SortStableFunc(e.bounded, func(a, b *leaf) int {
+		switch {
+		case a.ub < b.ub:
+			return -1
+		case a.ub > b.ub:
+			return 1
+		}
+		return 0
+	})
+	for _, l := range e.bounded {
+		l.essential = true
+	}
+	e.nonEssential, e.lastTheta = 0, math.Inf(-1)
+	clear(e.neSums)
+	clear(e.neCounts)
+	e.demote()
+	e.splitEssential()
+	for _, l := range e.walked {
+		if l.id < ws {
+			if err := l.advance(ws, end); err != nil {
+				return err
+			}
+		}
+		if err := l.promote(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
