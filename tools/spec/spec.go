@@ -86,10 +86,10 @@ type Recalled struct {
 	Text        string  `json:"text" jsonschema:"The memory's text as stored, or for a long one (excerpt true) the part the text result shows: its words around the query's, on one line, marked with … where it is cut. The text result also annotates relative dates; this is the raw text. The whole turn is in its session's resource (agentmem://{namespace}/sessions/{session_id})."`
 	Excerpt     bool    `json:"excerpt,omitempty" jsonschema:"true when text is a part of the memory (see recall's excerpt argument); absent when it is the whole."`
 	Role        string  `json:"role"`
-	Speaker     string  `json:"speaker"`
+	Speaker     string  `json:"speaker,omitempty" jsonschema:"Who spoke, when the memory names a person; absent when it does not."`
 	SessionID   string  `json:"session_id"`
 	SessionDate string  `json:"session_date" jsonschema:"RFC 3339."`
-	Score       float64 `json:"score"`
+	Score       float64 `json:"score" jsonschema:"What the memories are ordered by, higher first, comparable only within one recall: the fused score (with rrf, each side's weight over rank_constant plus the memory's rank there, summed, then the time and neighbouring-turn boosts), or the reranker's when fused_rank is set."`
 	// Hit is true for a memory the search found, false for a neighbouring
 	// turn returned as its context; Passage numbers the passage (from 0)
 	// the memory is returned in.
