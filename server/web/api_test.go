@@ -52,6 +52,9 @@ func TestAPI(t *testing.T) {
 		// holds anywhere, not only in the excerpt a model is shown
 		{"POST", "/api/recall", tok, `{"query":"Did Ana like Lisbon?","namespace":"carol"}`, 200, `Ana called this morning. We talked`},
 		{"POST", "/api/recall", tok, `{"query":"Did Ana like Lisbon?","namespace":"carol"}`, 200, `"entities":["ana","lisbon"]`},
+		{"POST", "/api/recall", tok, `{"query":"What did I buy in May 2023?","namespace":"alice"}`, 200, `"periods":[{"expression":"May 2023","from":"2023-05-01T00:00:00Z"`},
+		{"POST", "/api/recall", tok, `{"query":"What did I buy in May 2023?","namespace":"alice"}`, 200, `"session_date":"2023-05-08T13:56:00Z"`},
+		{"POST", "/api/recall", tok, `{"query":"What did I buy in May 2023?","namespace":"alice"}`, 200, `"namespace":"alice","dates":["May 2023"]`},
 		{"POST", "/api/recall", tok, `{"query":"x","kk":1}`, 400, "kk"},
 		{"POST", "/api/recall", tok, `{"query":`, 400, "not JSON"},
 		{"POST", "/api/recall", tok, `{"query":"` + strings.Repeat("a", 2<<20) + `"}`, 413, "larger than"},

@@ -219,6 +219,14 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("search view = %q", got)
 	}
 	shot("search")
+	// a question that names a period: the memories dated in it say so
+	do("search a period", chromedp.Navigate(ts.URL+"/#/search?ns=alice&q=What+did+Alice+buy+in+May+2023"))
+	if got = text("#hits"); !strings.Contains(got, "dated in “May 2023”") {
+		t.Errorf("search view of a period = %q", got)
+	}
+	if got = text(".periods"); !strings.Contains(got, "“May 2023”") || !strings.Contains(got, "May 1, 2023") {
+		t.Errorf("the question's periods = %q", got)
+	}
 
 	// delete a whole session from its page
 	do("open s-april", chromedp.Navigate(ts.URL+"/#/ns/alice/s/s-april"), chromedp.WaitVisible(chromedp.CSS("#turns")))

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
@@ -176,12 +177,14 @@ func decode[T any](r *http.Request) (T, error) {
 
 // Match is one recalled memory, whole (tools.RecallWhole: the browser
 // shows a long memory whole, where a model is shown its excerpt), with why
-// it matched: the recall result's score and ranks, and the entities of the
-// query that it holds anywhere in it.
+// it matched: the recall result's score and ranks, the entities of the
+// query that it holds anywhere in it, and the time expressions of the
+// query whose period its session is dated in.
 type Match struct {
 	spec.Recalled
 	Namespace string   `json:"namespace"`
 	Entities  []string `json:"entities,omitempty"`
+	Dates     []string `json:"dates,omitempty"`
 }
 
 func (a api) recall(r *http.Request) (any, error) {
@@ -197,7 +200,7 @@ func (a api) recall(r *http.Request) (any, error) {
 	asked := entities.Extract(in.Query)
 	out := make([]Match, len(res.Memories))
 	for i, m := range res.Memories {
-		out[i] = Match{Recalled: m, Namespace: ns}
+		out[i] = Match{Recalled: m, Namespace: ns, Dates: datedIn(m.SessionDate, res.Periods)}
 		if len(asked) == 0 {
 			continue
 		}
@@ -208,7 +211,25 @@ func (a api) recall(r *http.Request) (any, error) {
 			}
 		}
 	}
-	return map[string]any{"namespace": ns, "memories": out}, nil
+	return map[string]any{"namespace": ns, "memories": out, "periods": res.Periods, "time_boost": res.TimeBoost, "pending": res.Pending}, nil
+}
+
+// datedIn is the expressions of the periods (from inclusive, to
+// exclusive, RFC 3339) that the session date falls in.
+func datedIn(sessionDate string, periods []spec.Period) []string {
+	d, err := time.Parse(time.RFC3339, sessionDate)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range periods {
+		from, err1 := time.Parse(time.RFC3339, p.From)
+		to, err2 := time.Parse(time.RFC3339, p.To)
+		if err1 == nil && err2 == nil && !d.Before(from) && d.Before(to) {
+			out = append(out, p.Expression)
+		}
+	}
+	return out
 }
 
 func (a api) forget(r *http.Request) (any, error) {
