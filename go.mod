@@ -14,6 +14,7 @@ require (
 	github.com/couchbaselabs/gocbconnstr/v2 v2.0.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.2
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/lmittmann/tint v1.2.1
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/pkoukk/tiktoken-go v0.1.8
@@ -31,7 +32,6 @@ require (
 require (
 	github.com/dop251/goja v0.0.0-20210427212725-462d53687b0d // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 )
 
 require (

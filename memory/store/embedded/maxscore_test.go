@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"agentmem/memory"
@@ -79,11 +80,12 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 // testMaxScoreRanksAsBleve checks MaxScore against bleve over a random
 // store and returns how many postings MaxScore walked.
 func testMaxScoreRanksAsBleve(t *testing.T) int {
-	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { s.Close() }()
 	r := rand.New(rand.NewPCG(7, 11))
 	var vocab []string
 	for i := range 400 {
@@ -131,6 +133,13 @@ func testMaxScoreRanksAsBleve(t *testing.T) int {
 		t.Fatal(err)
 	}
 	if err := flushAll(s); err != nil {
+		t.Fatal(err)
+	}
+	// opened again: every segment on disk, as only those have window bounds
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -183,6 +192,96 @@ func testMaxScoreRanksAsBleve(t *testing.T) int {
 		t.Errorf("%d walkers: %d of %d queries walked by more than one", w, parallel, queries)
 	}
 	return walked
+}
+
+// A segment without window bounds after one with them is walked with the
+// whole index's bounds, not the last window's of the segment before: at
+// the default settings, segments in order A (300 turns "cword rword"), B
+// (10,000 turns, half of them "cword" in long turns: windowed) and C (5
+// short turns "cword cword rword": too few postings for windows). C's
+// turns score best, and MaxScore must find them as bleve does.
+func TestMaxScoreWindowsThenNone(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	filler := func(i, n int) string {
+		w := make([]string, n)
+		for j := range w {
+			w[j] = fmt.Sprintf("f%dx%dy", i, j)
+		}
+		return strings.Join(w, " ")
+	}
+	put := func(session string, texts []string) {
+		var ms []memory.Memory
+		for i, text := range texts {
+			ms = append(ms, memory.Memory{ID: memory.MemoryID(session, i), Namespace: "a", SessionID: session, Turn: i, Role: "user", Text: text, SessionDate: day})
+		}
+		if err := s.Put(context.Background(), ms); err != nil {
+			t.Fatal(err)
+		}
+		if err := flushAll(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a, b, c []string
+	for i := range 300 {
+		a = append(a, "cword rword "+filler(i, 3))
+	}
+	for i := range 10000 {
+		if i%2 == 0 {
+			b = append(b, "cword "+filler(1000+i, 39))
+		} else {
+			b = append(b, filler(1000+i, 40))
+		}
+	}
+	for i := range 5 {
+		c = append(c, "cword cword rword "+filler(100000+i, 2))
+	}
+	put("sa", a)
+	put("sb", b)
+	put("sc", c)
+	// opened again: every segment on disk (only those have window bounds)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := segmentsOf(t, s, "a"); n != 3 {
+		t.Fatalf("the index holds %d segments, want the 3 batches (merged: the test needs them apart)", n)
+	}
+	defer func(w bool) { maxscore.Windows = w }(maxscore.Windows)
+	for _, win := range []bool{false, true} {
+		maxscore.Windows = win
+		q := memory.Query{Namespace: "a", Text: "cword rword", K: 10}
+		got, want := bothRankings(t, s, "a", textQuery(q), q.PoolSize())
+		if !sameRanking(got, want) {
+			t.Errorf("windows=%v: MaxScore ranks\n%v\nbleve\n%v", win, got[:3], want[:3])
+		}
+	}
+}
+
+// segmentsOf is how many segments namespace ns's text index holds.
+func segmentsOf(t *testing.T, s *Store, ns string) int {
+	t.Helper()
+	adv, err := s.indexOf(t, ns).Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		t.Fatalf("the index reader is %T, not scorch's", r)
+	}
+	return len(snap.Segments())
 }
 
 // bothRankings is MaxScore's best n of tq in namespace ns, and bleve's.

@@ -20,12 +20,13 @@
 //     others are advanced to it greatest bound first, the bound tightened
 //     after each one that misses it.
 //   - Window bounds (block-max MaxScore, as Lucene's MaxScoreBulkScorer):
-//     a common word keeps, per window of 1024 documents of a segment, the
-//     most its postings there can score (windows.go, computed once per
-//     segment and kept). The walk goes window by window, each word bounded
-//     by its window's maximum, and which words are walked is decided again
-//     at each: a word is walked only where its postings can lift a
-//     document into the pool.
+//     a common word keeps, per window of 1024 documents of a segment on
+//     disk, the most its postings there can score (windows.go, computed
+//     once per segment and kept). The walk goes window by window, each
+//     word bounded by its window's maximum, and which words are walked is
+//     decided again at each (a segment without maxima: once, with the
+//     whole index's bounds): a word is walked only where its postings can
+//     lift a document into the pool.
 //   - Every document that can enter the pool is scored in full, with
 //     bleve's BM25 formula and its statistics (idf, query norm, average
 //     lengths from hybrid.BM25Context), summed in bleve's order (its

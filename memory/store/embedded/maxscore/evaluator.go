@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -207,7 +206,7 @@ func (e *evaluator) plan(top *query.DisjunctionQuery, filter query.Query) (ok bo
 	if ok, err := e.planLeaves(otherOf, qnorm); !ok || err != nil {
 		return false, err
 	}
-	sort.SliceStable(e.bounded, func(i, j int) bool { return e.bounded[i].ub < e.bounded[j].ub })
+	e.sortBounded()
 	e.t = float64(len(e.children))
 	e.sums, e.neSums = make([]float64, len(e.children)), make([]float64, len(e.children))
 	e.counts, e.neCounts = make([]int, len(e.children)), make([]int, len(e.children))
@@ -315,7 +314,7 @@ func (e *evaluator) planLeaves(otherOf map[*child]search.Searcher, qnorm float64
 			l.essential = true
 			if l.term {
 				l.qw = l.qw * qnorm
-				l.ub = l.idf * termBound(l.avg) * l.qw * (1 + 1e-9) // and room for rounding
+				l.ub = l.bound(termBound(l.avg))
 				l.gub = l.ub
 				e.bounded = append(e.bounded, l)
 			}
@@ -323,6 +322,11 @@ func (e *evaluator) planLeaves(otherOf map[*child]search.Searcher, qnorm float64
 		}
 	}
 	return true, nil
+}
+
+// sortBounded orders the words by bound, least first.
+func (e *evaluator) sortBounded() {
+	slices.SortStableFunc(e.bounded, func(a, b *leaf) int { return cmp.Compare(a.ub, b.ub) })
 }
 
 // collectOther runs sr to its end into l.
@@ -367,7 +371,7 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 	if err != nil {
 		return nil, err
 	}
-	l := &leaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(e.segs)), seg: -1}
+	l := &leaf{term: true, avg: avg, pls: make([]segment.PostingsList, len(e.segs)), seg: -1, probeSeg: -1}
 	for i, ss := range e.segs {
 		pl, err := fd[i].PostingsList(term, ss.Deleted(), nil)
 		if err != nil {

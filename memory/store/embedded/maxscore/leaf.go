@@ -25,9 +25,10 @@ type leaf struct {
 	// advancing skips rather than steps where the segment has no deleted
 	// documents, and decodes nothing where it has), in segment seg when
 	// probing; it and p then follow only to the documents scored (sync)
-	probe   segment.PostingsIterator
-	probing bool
-	seg     int
+	probe    segment.PostingsIterator
+	probing  bool
+	probeSeg int // the segment probe iterates (startProbe), -1: none
+	seg      int
 	// another disjunct: its documents (global numbers) and their scores
 	ids    []uint64
 	scores []float64
@@ -163,7 +164,7 @@ func (l *leaf) start(i int, off, end uint64) error {
 		l.setPos(end)
 		return nil
 	}
-	l.id, l.seg, l.probing, l.p = done, i, false, nil
+	l.id, l.seg, l.probing, l.p, l.probeSeg = done, i, false, nil, -1
 	if l.pls[i] == nil {
 		return nil
 	}
@@ -195,7 +196,7 @@ func (l *leaf) enter(i int, off, lo, end uint64) error {
 // startProbe starts the word's documents-only iterator in its segment.
 func (l *leaf) startProbe() {
 	l.probe = l.pls[l.seg].Iterator(false, false, false, l.probe)
-	l.probing = true
+	l.probing, l.probeSeg = true, l.seg
 }
 
 // sync brings the posting of a probing word to its current document, to
@@ -252,7 +253,11 @@ func (l *leaf) advance(local, end uint64) error {
 		return nil
 	}
 	if !l.essential && !l.probing && Probe && l.pls[l.seg] != nil {
-		l.startProbe() // demoted in this segment
+		if l.probeSeg == l.seg {
+			l.probing = true // demoted again: its probe goes on from where it was
+		} else {
+			l.startProbe() // demoted in this segment
+		}
 	}
 	if l.probing {
 		return l.land(l.probe.Advance(local))
@@ -268,6 +273,12 @@ type child struct {
 	total  int
 	count  uint64
 	weight float64
+}
+
+// bound is the most the word scores where the middle factor of its score
+// is at most m, with room for rounding.
+func (l *leaf) bound(m float64) float64 {
+	return l.idf * m * l.qw * (1 + 1e-9)
 }
 
 // termBound is the most the middle factor of bleve's BM25 term score can

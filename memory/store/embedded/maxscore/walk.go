@@ -17,7 +17,15 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 		}
 	}
 	e.share()
-	if !Windows || !e.windowed(si) {
+	if !Windows {
+		return e.walkTo(off, hi, end)
+	}
+	if !e.windowed(si) {
+		// the bounds may still be the last window's of another
+		// segment: back to the whole index's (no word has maxima here)
+		if err := e.enterWindow(si, 0, lo, end); err != nil {
+			return err
+		}
 		return e.walkTo(off, hi, end)
 	}
 	for w := lo >> WindowBits; w<<WindowBits < hi; w++ {

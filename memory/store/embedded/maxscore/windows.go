@@ -2,7 +2,6 @@ package maxscore
 
 import (
 	"math"
-	"slices"
 
 	"github.com/blevesearch/bleve/v2/search"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -23,10 +22,13 @@ import (
 // document into the pool. The pool is the same, as every bound still
 // holds.
 //
-// A word's maxima depend only on its postings and the field's average
-// length, so they are kept (windowCache) for the segment, which never
-// changes, and computed once: one walk of the word's postings in that
-// segment, the first time a question asks for it.
+// A word's maxima depend only on its postings (deleted documents
+// included, so they hold for every snapshot of the segment) and the
+// field's average length, so they are kept (windowCache) for the segment,
+// which never changes, and computed once: one walk of the word's postings
+// in that segment, the first time a question asks for it. Only a segment
+// on disk has them: the cache keeps its key's segment object alive, and an
+// in-memory segment (a recent batch, small) would keep its bytes.
 var (
 	// WindowBits is the log2 of a window's documents.
 	WindowBits uint = 10
@@ -56,15 +58,23 @@ var windowCache, _ = lru.New[windowKey, []float32](4096)
 // segment i, rounded up to a float32; nil when the word is too rare
 // there for window bounds.
 func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]float32, error) {
-	pl := l.pls[i]
-	if pl == nil || pl.Count() < WindowPostings {
+	seg, onDisk := e.segs[i].Segment().(segment.PersistedSegment)
+	if !onDisk || l.pls[i] == nil || l.pls[i].Count() < WindowPostings {
 		return nil, nil
 	}
-	key := windowKey{e.segs[i].Segment(), field, string(term), l.avg, WindowBits}
+	key := windowKey{seg, field, string(term), l.avg, WindowBits}
 	if m, ok := windowCache.Get(key); ok {
 		return m, nil
 	}
-	m := make([]float32, (e.segs[i].Segment().Count()>>WindowBits)+1)
+	d, err := seg.Dictionary(field)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := d.PostingsList(term, nil, nil) // every posting: deletions only grow
+	if err != nil {
+		return nil, err
+	}
+	m := make([]float32, (seg.Count()+(1<<WindowBits)-1)>>WindowBits)
 	it := pl.Iterator(true, true, false, nil)
 	for {
 		p, err := it.Next()
@@ -74,9 +84,8 @@ func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]f
 		if p == nil {
 			break
 		}
-		v := middle(p.Frequency(), p.Norm(), l.avg)
 		w := p.Number() >> WindowBits
-		if f := roundUp(v); f > m[w] {
+		if f := roundUp(middle(p.Frequency(), p.Norm(), l.avg)); f > m[w] {
 			m[w] = f
 		}
 	}
@@ -85,8 +94,9 @@ func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]f
 }
 
 // middle is the factor of bleve's BM25 term score that depends on the
-// posting (frequency and norm) and the field's average length, as
-// leaf.bm25 computes it.
+// posting (frequency and norm) and the field's average length. leaf.bm25
+// multiplies by idf before it divides, so their last bits may differ: a
+// bound (leaf.bound) has room for that.
 func middle(freq uint64, norm, avg float64) float64 {
 	tf := math.Sqrt(float64(freq))
 	fieldLength := 1 / (norm * norm)
@@ -113,24 +123,23 @@ func (e *evaluator) windowed(si int) bool {
 }
 
 // enterWindow gives each word its bound in window w of segment si (the
-// whole index's where it has none), brings every walked word to local
-// document ws at least, and decides again which words are walked.
+// whole index's where it has none there) and decides again which words
+// are walked, from local document ws.
 func (e *evaluator) enterWindow(si int, w, ws, end uint64) error {
 	for _, l := range e.bounded {
 		l.ub = l.gub
 		if l.wmax != nil && l.wmax[si] != nil {
-			l.ub = min(l.gub, l.idf*float64(l.wmax[si][w])*l.qw*(1+1e-9))
+			l.ub = min(l.gub, l.bound(float64(l.wmax[si][w])))
 		}
 	}
-	slices.SortStableFunc(e.bounded, func(a, b *leaf) int {
-		switch {
-		case a.ub < b.ub:
-			return -1
-		case a.ub > b.ub:
-			return 1
-		}
-		return 0
-	})
+	e.sortBounded()
+	return e.redecide(ws, end)
+}
+
+// redecide decides again, from the bounds alone, which words are walked
+// (demote), and brings every walked word to local document ws at least,
+// a probing one back to its postings (promote).
+func (e *evaluator) redecide(ws, end uint64) error {
 	for _, l := range e.bounded {
 		l.essential = true
 	}
