@@ -130,8 +130,10 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 // What tests and benchmarks turn to compare the evaluation's parts; each
 // setting gives the same pool with the same scores.
 var (
-	// Prime turns the priming walk (prime) on.
-	Prime = true
+	// Prime turns the priming walk (prime) on. Off by default: with
+	// window bounds, the walk saves more without it (EVALS.md, "Window
+	// bounds for the text side").
+	Prime = false
 	// MemoPostings is the fewest postings of a word for which it keeps
 	// the scores it computes (leaf.memo).
 	MemoPostings uint64 = 2048
