@@ -72,6 +72,9 @@ type evaluator struct {
 	nonEssential     int     // bounded[:nonEssential] are not walked
 	walked, notWalk  []*leaf // the essential leaves, and bounded[:nonEssential]
 	lastTheta        float64 // the pool's lowest score at the last demote
+	// windowBounds: some word's bound is its window's (enterWindow), not
+	// the whole index's
+	windowBounds bool
 	// floor is at most the pool's final lowest score (prime); 0: unknown
 	floor  float64
 	primed int // the postings prime walked
@@ -383,13 +386,8 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 		l.count += pl.Count()
 	}
 	if Windows {
-		l.wmax = make([][]float32, len(e.segs))
-		for i := range e.segs {
-			m, err := e.windowMaxima(l, i, field, term)
-			if err != nil {
-				return nil, err
-			}
-			l.wmax[i] = m
+		if err := e.windowsOf(l, field, term); err != nil {
+			return nil, err
 		}
 	}
 	l.memoize = l.count >= MemoPostings

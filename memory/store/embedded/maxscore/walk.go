@@ -21,10 +21,12 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 		return e.walkTo(off, hi, end)
 	}
 	if !e.windowed(si) {
-		// the bounds may still be the last window's of another
-		// segment: back to the whole index's (no word has maxima here)
-		if err := e.enterWindow(si, 0, lo, end); err != nil {
-			return err
+		if e.windowBounds {
+			// the bounds are still the last window's of another
+			// segment: back to the whole index's (no word has maxima here)
+			if err := e.enterWindow(si, 0, lo, end); err != nil {
+				return err
+			}
 		}
 		return e.walkTo(off, hi, end)
 	}

@@ -53,6 +53,25 @@ type windowKey struct {
 // about 4 KB each for a segment of a million documents.
 var windowCache, _ = lru.New[windowKey, []float32](4096)
 
+// windowsOf gives word l its window maxima in each segment that has them
+// (wmax stays nil for a word that has none).
+func (e *evaluator) windowsOf(l *leaf, field string, term []byte) error {
+	for i := range e.segs {
+		m, err := e.windowMaxima(l, i, field, term)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			continue
+		}
+		if l.wmax == nil {
+			l.wmax = make([][]float32, len(e.segs))
+		}
+		l.wmax[i] = m
+	}
+	return nil
+}
+
 // windowMaxima is the most the middle factor of l's score (bleve's BM25
 // term score without idf and query weight) reaches in each window of
 // segment i, rounded up to a float32; nil when the word is too rare
@@ -126,10 +145,12 @@ func (e *evaluator) windowed(si int) bool {
 // whole index's where it has none there) and decides again which words
 // are walked, from local document ws.
 func (e *evaluator) enterWindow(si int, w, ws, end uint64) error {
+	e.windowBounds = false
 	for _, l := range e.bounded {
 		l.ub = l.gub
 		if l.wmax != nil && l.wmax[si] != nil {
 			l.ub = min(l.gub, l.bound(float64(l.wmax[si][w])))
+			e.windowBounds = e.windowBounds || l.ub != l.gub
 		}
 	}
 	e.sortBounded()
