@@ -214,8 +214,8 @@ func (a api) recall(r *http.Request) (any, error) {
 	return map[string]any{"namespace": ns, "memories": out, "periods": res.Periods, "time_boost": res.TimeBoost, "pending": res.Pending}, nil
 }
 
-// datedIn is the expressions of the periods (from inclusive, to
-// exclusive, RFC 3339) that the session date falls in.
+// datedIn is the expressions of the periods (RFC 3339 in the result) that
+// the session date falls in, as memory.Period.Contains tells.
 func datedIn(sessionDate string, periods []spec.Period) []string {
 	d, err := time.Parse(time.RFC3339, sessionDate)
 	if err != nil {
@@ -225,7 +225,7 @@ func datedIn(sessionDate string, periods []spec.Period) []string {
 	for _, p := range periods {
 		from, err1 := time.Parse(time.RFC3339, p.From)
 		to, err2 := time.Parse(time.RFC3339, p.To)
-		if err1 == nil && err2 == nil && !d.Before(from) && d.Before(to) {
+		if err1 == nil && err2 == nil && (memory.Period{From: from, To: to}).Contains(d) {
 			out = append(out, p.Expression)
 		}
 	}
