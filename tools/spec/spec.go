@@ -89,7 +89,7 @@ type Recalled struct {
 	Speaker     string  `json:"speaker,omitempty" jsonschema:"Who spoke, when the memory names a person; absent when it does not."`
 	SessionID   string  `json:"session_id"`
 	SessionDate string  `json:"session_date" jsonschema:"RFC 3339."`
-	Score       float64 `json:"score" jsonschema:"What the memories are ordered by, higher first, comparable only within one recall: the fused score (with rrf, each side's weight over rank_constant plus the memory's rank there, summed, then the time and neighbouring-turn boosts), or the reranker's when fused_rank is set."`
+	Score       float64 `json:"score" jsonschema:"How relevant the memory is, higher is better, comparable only within one recall: the fused score (with rrf, each side's weight over rank_constant plus the memory's rank there, summed, then the time and neighbouring-turn boosts), or the reranker's when fused_rank is set. The memories come in passages, ordered by their best memory's score, turns in turn order within one, so the list is not sorted by score."`
 	// Hit is true for a memory the search found, false for a neighbouring
 	// turn returned as its context; Passage numbers the passage (from 0)
 	// the memory is returned in.

@@ -223,7 +223,7 @@ async function searchView(params) {
       (m.dates || []).map((d) => el("span", { class: "hit-side" }, `dated in “${d}”`)))));
   const periods = (res.periods || []).map((p) => `“${p.expression}” (from ${day(p.from)} to before ${day(p.to)})`).join(", ");
   show(notice(), el("h1", {}, "Search"), form,
-    el("p", { class: "sub" }, `${res.memories.length} memories of ${ns}, best first. Each shows why it matched: its fused score, its rank on the text side (BM25 and entities) and on the vector side, and the question's names it holds and time expressions its session is dated in.`),
+    el("p", { class: "sub" }, `${res.memories.length} memories of ${ns}, sessions by their best memory, turns in order within one. Each shows why it matched: its fused score, its rank on the text side (BM25 and entities) and on the vector side, and the question's names it holds and time expressions its session is dated in.`),
     periods ? el("p", { class: "sub periods" }, `Time expressions of the question, resolved against today: ${periods}; memories dated in them are boosted, never filtered.`) : null,
     res.pending ? el("p", { class: "sub" }, `${res.pending} memories of ${ns} are still waiting for their vectors: found meanwhile by text alone.`) : null,
     hits.length ? el("div", { id: "hits" }, hits) : el("p", { class: "empty" }, "No stored memories match."));
