@@ -13,15 +13,38 @@ func TestRelevanceFloor(t *testing.T) {
 		{ID: "a", Hit: true, TextRank: 2, Score: 0.6},
 		{ID: "ctx", Hit: false, Score: 0.6},
 		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
-		{ID: "vector-only", Hit: true, Score: 0.9},
 		{ID: "weak", Hit: true, TextRank: 3, Score: 0.4},
-		{ID: "deep", Hit: true, TextRank: 11, Score: 0.7},
+		{ID: "deep", Hit: true, TextRank: 11, Score: 0.55},
 	}
 	if n := relevant(ms); n != 2 {
-		t.Errorf("relevant = %d, want 2 (a and b)", n)
+		t.Errorf("relevant = %d, want 2 (b and a)", n)
 	}
 	if n := relevant([]spec.Recalled{{Hit: true, Score: 1}}); n != 0 {
 		t.Errorf("a memory with no text match cleared the floor")
+	}
+}
+
+// The second recall returns the n best by score, so the count ends at
+// the first memory below the floor: a vector match that shares no word
+// with the prompt, ranked between two that clear it, would otherwise be
+// shown in place of the second.
+func TestRelevanceFloorEndsAtFirstBelow(t *testing.T) {
+	ms := []spec.Recalled{
+		{ID: "a", Hit: true, TextRank: 2, Score: 0.6},
+		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
+		{ID: "vector-only", Hit: true, Score: 0.9},
+	}
+	if n := relevant(ms); n != 1 {
+		t.Errorf("relevant = %d, want 1 (b: vector-only is second by score)", n)
+	}
+	// a tie with a memory below the floor: either may come first
+	ms = []spec.Recalled{
+		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
+		{ID: "a", Hit: true, TextRank: 2, Score: 0.7},
+		{ID: "deep", Hit: true, TextRank: 12, Score: 0.7},
+	}
+	if n := relevant(ms); n != 1 {
+		t.Errorf("relevant = %d, want 1 (a ties with deep)", n)
 	}
 }
 

@@ -14,6 +14,7 @@
 package hook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -218,14 +220,21 @@ func hookContext(w io.Writer, event, text string) error {
 // ranks by default, BM25 alone without vectors).
 const floorTextRank = 10
 
-// relevant counts the memories found (not context) that clear the floor;
-// they are the best ranked, since recall ranks by score. A reranker's
-// scores have the model's own scale, logits below zero included: with
-// one, half the best is measured from the worst memory found, not from 0.
+// relevant counts the best memories found (not context) that clear the
+// floor, best first, up to the first that does not: the second recall
+// returns the n best, so a memory below the floor ranked above one that
+// clears it (a vector match sharing no word with the prompt) must end the
+// count, or it would be shown in place of the last one. A memory that ties
+// with it in score ends it too (which of a tie comes first is the
+// server's choice). A reranker's scores have the model's own scale,
+// logits below zero included: with one, half the best is measured from
+// the worst memory found, not from 0.
 func relevant(ms []spec.Recalled) int {
+	var hits []spec.Recalled
 	best, worst, reranked := math.Inf(-1), math.Inf(1), false
 	for _, m := range ms {
 		if m.Hit {
+			hits = append(hits, m)
 			best, worst = max(best, m.Score), min(worst, m.Score)
 			reranked = reranked || m.FusedRank > 0
 		}
@@ -234,19 +243,25 @@ func relevant(ms []spec.Recalled) int {
 	if reranked {
 		floor = worst + (best-worst)/2
 	}
+	// the list comes in passage order; the n best are by score
+	slices.SortStableFunc(hits, func(a, b spec.Recalled) int { return cmp.Compare(b.Score, a.Score) })
+	clears := func(m spec.Recalled) bool {
+		return m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= floor
+	}
 	n := 0
-	for _, m := range ms {
-		if m.Hit && m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= floor {
-			n++
-		}
+	for n < len(hits) && clears(hits[n]) {
+		n++
+	}
+	for n > 0 && n < len(hits) && hits[n].Score == hits[n-1].Score {
+		n--
 	}
 	return n
 }
 
 // recallFor recalls query in the hook's namespace within tokens, and
 // returns the text for the model, or "" when nothing clears the floor:
-// a first recall ranks, a second returns the memories that clear it,
-// whole, and no others.
+// a first recall ranks, a second returns the best memories that clear it
+// (relevant), whole, and no others.
 func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int) (string, error) {
 	if r := []rune(query); len(r) > memory.MaxQueryChars {
 		query = string(r[:memory.MaxQueryChars])
