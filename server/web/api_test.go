@@ -47,6 +47,7 @@ func TestAPI(t *testing.T) {
 		{"GET", "/api/session?namespace=alice", tok, "", 400, "id: must name a session"},
 		{"GET", "/api/session?namespace=alice&id=nope", tok, "", 404, `session \"nope\" not found`},
 		{"POST", "/api/recall", tok, `{"query":"Nordstrom","namespace":"alice","k":2}`, 200, `"text_rank":1`},
+		{"POST", "/api/recall", tok, `{"query":"Nordstrom","namespace":"alice","k":2}`, 200, `"periods":[]`},
 		{"POST", "/api/recall", tok, `{"query":"Nordstrom","k":500}`, 400, "k: must be at most 100"},
 		// a long memory is shown whole, and names the query's entities it
 		// holds anywhere, not only in the excerpt a model is shown

@@ -211,7 +211,12 @@ func (a api) recall(r *http.Request) (any, error) {
 			}
 		}
 	}
-	return map[string]any{"namespace": ns, "memories": out, "periods": res.Periods, "time_boost": res.TimeBoost, "pending": res.Pending}, nil
+	// a list, never null, as memories is: the page reads both as lists
+	periods := res.Periods
+	if periods == nil {
+		periods = []spec.Period{}
+	}
+	return map[string]any{"namespace": ns, "memories": out, "periods": periods, "time_boost": res.TimeBoost, "pending": res.Pending}, nil
 }
 
 // datedIn is the expressions of the periods (RFC 3339 in the result) that
