@@ -78,3 +78,34 @@ func TestCheckCommand(t *testing.T) {
 		t.Errorf("check of a damaged record file: exit %d\n%s", code, out)
 	}
 }
+
+// The exit statuses docs/tools.md gives: 1 when a tool refuses its
+// arguments (the reason on stderr), 80 on a usage error the parser
+// catches before anything runs.
+func TestExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"recall", "-k", "500", "anything"}, 1, "invalid argument k: must be at most 100, got 500"},
+		{[]string{"frobnicate"}, 80, "unexpected argument frobnicate"},
+		{[]string{"recall"}, 80, "expected \"<query>"},
+		{[]string{"recall", "--bogus", "x"}, 80, "unknown flag --bogus"},
+	} {
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, c.args...)...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code || !strings.Contains(string(out), c.says) {
+			t.Errorf("agentmem %s: exit %d, %q; want %d saying %q", strings.Join(c.args, " "), code, out, c.code, c.says)
+		}
+	}
+}
