@@ -643,6 +643,13 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)
 	}
+	// no word in common, only what kind of thing a noun names (a
+	// retriever is a sporting dog): a recall asked for finds it, a prompt
+	// is not given it
+	prompt["prompt"] = "Which breed of dog is best for hunting?"
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
+		t.Errorf("--auto-recall on a prompt sharing no word with the memory gave %q (stderr %q), want nothing", out, errs)
+	}
 	prompt["prompt"] = strings.Repeat("a", hook.MaxInput)
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || !strings.Contains(errs, "over 16 MiB") {
 		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)

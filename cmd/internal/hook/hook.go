@@ -258,8 +258,10 @@ func relevant(ms []spec.Recalled) int {
 	return n
 }
 
-// recallFor recalls query in the hook's namespace within tokens, and
-// returns the text for the model, or "" when nothing clears the floor:
+// recallFor recalls query in the hook's namespace within tokens, matching
+// words and names only (no kinds: the floor asks for a word or name in
+// common), and returns the text for the model, or "" when nothing clears
+// the floor:
 // a first recall ranks, a second returns the best memories that clear it
 // (relevant), whole, and no others.
 func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int) (string, error) {
@@ -271,7 +273,10 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 		return "", err
 	}
 	defer done()
-	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), MaxTokens: tokens}
+	// kinds off: a memory is given unasked only for a word or name it
+	// shares with the prompt ("which dog" does not bring the retriever)
+	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), MaxTokens: tokens,
+		Weights: &spec.Weights{Kinds: new(0.0)}}
 	res, _, err := cl.Recall(ctx, args)
 	if err != nil || len(res.Memories) == 0 {
 		return "", err
