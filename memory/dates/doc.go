@@ -96,8 +96,13 @@
 // latest such day strictly before ref's day, because memories are mostly
 // told in the past tense ("on Tuesday we went..."), unless the nearest
 // tense word of its sentence (within six words) speaks of the future: will,
-// shall, 'll, going, gonna, plan, or "is on Friday", "is in March" (then the next such day
-// strictly after ref's); "next Tuesday" and "this Tuesday" name the future.
+// shall, 'll, going, gonna, plan, "is on Friday", "is in March", the present
+// progressive of a plan ("I'm flying there on Friday", "she is leaving in
+// June"; not after it, that or this: "it is amazing in June"), or "next
+// month" or "tomorrow" before it ("the wedding is next month, on 12
+// August") (then the next such day strictly after ref's); a past one (was,
+// were, went, did, had) keeps it behind; "next Tuesday" and "this Tuesday"
+// name the future.
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only

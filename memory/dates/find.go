@@ -676,6 +676,13 @@ func (f *finder) ahead(i int) bool {
 			switch f.t[j].kw {
 			case kwWill:
 				return true
+			case kwTomorrow, kwNext:
+				// "next month, on 12 August", "tomorrow, and on June 2":
+				// the sentence looks ahead ("the next day" need not; a
+				// list "on Sunday, next Monday" names two days)
+				if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && f.unit(j+1)) {
+					return true
+				}
 			case kwIs:
 				// "is on Friday", "are on Monday", "is in March": a date
 				// set ahead
@@ -685,7 +692,44 @@ func (f *finder) ahead(i int) bool {
 			case kwWas:
 				return false
 			}
+			if j < i && f.progressive(j) {
+				return true
+			}
 		}
+	}
+	return false
+}
+
+// unit reports a unit of time or a named day, month or season at i, as
+// after "next".
+func (f *finder) unit(i int) bool {
+	switch k := f.kw(i); k {
+	case kwWeek, kwWeekend, kwMonth, kwYear, kwSeason:
+		return true
+	default:
+		_, day := k.weekday()
+		return day || k.month() != 0
+	}
+}
+
+// progressive reports the present progressive at j, "am", "'m", "is",
+// "are" or "'re" before a verb in -ing ("I'm flying there on 2 August",
+// "she is leaving in June"): a plan, so ahead when it comes before the
+// date (after it, it is mostly another clause: "I ordered it on May 2,
+// and I'm looking for..."). Not after it, that or this, whose -ing word is
+// mostly an adjective ("it is amazing in June").
+func (f *finder) progressive(j int) bool {
+	be := f.kw(j) == kwIs || f.word(j, "am") || (f.word(j, "m") && (f.punct(j-1, '\'') || f.glued(j)))
+	if !be || f.word(j-1, "it") || f.word(j-1, "that") || f.word(j-1, "this") || f.word(j-1, "what") {
+		return false
+	}
+	if n := j + 1; n < len(f.t) && f.t[n].kind == kWord {
+		w := strings.ToLower(f.s[f.t[n].start:f.t[n].end])
+		switch w {
+		case "during", "morning", "evening", "nothing", "something", "anything", "everything", "spring", "string":
+			return false // no verbs ("the best time is during the winter")
+		}
+		return len(w) >= 5 && strings.HasSuffix(w, "ing")
 	}
 	return false
 }

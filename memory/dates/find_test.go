@@ -563,5 +563,20 @@ func TestFindMonthTense(t *testing.T) {
 		{"We launched on June 2", wed, []string{"June 2=2022-06-02/day"}},
 		{"We will celebrate on February 29", wed, []string{"February 29=2024-02-29/day"}},
 		{"I will call you. We went there in June", wed, []string{"June=2022-06/month"}},
+		// the present progressive of a plan, and another expression of
+		// the sentence that looks ahead
+		{"I am flying there on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
+		{"I'm flying there on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
+		{"My sister is moving to Lisbon in June", wed, []string{"June=2023-06/month"}},
+		{"We're driving up in July", wed, []string{"July=2023-07/month"}},
+		{"The wedding is next month, on 12 June.", wed, []string{"next month=2023-06/month/rel", "12 June=2023-06-12/day"}},
+		{"I fly out tomorrow and land on June 2", wed, []string{"tomorrow=2023-05-11/day/rel", "June 2=2023-06-02/day"}},
+		{"I was flying there on 2 August.", wed, []string{"2 August=2022-08-02/day"}},
+		{"It is amazing in June", wed, []string{"June=2022-06/month"}},
+		{"The next day, on 2 August, we left", wed, []string{"2 August=2022-08-02/day"}},
+		{"Everything is fine. I was there in June", wed, []string{"June=2022-06/month"}},
+		{"I ordered it on June 2, and I'm looking for a case", wed, []string{"June 2=2022-06-02/day"}},
+		{"The best time to go is during the winter, from December", wed, []string{"December=2022-12/month"}},
+		{"My birthday is coming up on March 1st", wed, []string{"March 1st=2024-03-01/day"}},
 	})
 }
