@@ -61,6 +61,17 @@ func TestFullDisk(t *testing.T) {
 			t.Errorf("unclear refusal: %s", r)
 		}
 	}
+	// a store opened where its record file may not grow: Open writes (it
+	// trims the journal), and says so once, not once for each guard
+	cmd = exec.Command(os.Args[0], "-test.run=^TestFullDisk$")
+	cmd.Env = append(os.Environ(), "AGENTMEM_FULLDISK_DIR="+dir, "AGENTMEM_FULLDISK_OPEN=1")
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if r := string(out); strings.HasPrefix(r, "err ") && strings.Count(r, "the disk is full") != 1 {
+		t.Errorf("Open under the limit: %s", r)
+	}
 	st := openStore(t, dir, nil)
 	ctx := context.Background()
 	for s := range len(acked) + len(refusals) {
@@ -90,6 +101,9 @@ func TestFullDisk(t *testing.T) {
 // refusal, and stops after three refusals.
 func fullDiskChild(dir string) {
 	lim := syscall.Rlimit{Cur: 1 << 20, Max: 1 << 20}
+	if os.Getenv("AGENTMEM_FULLDISK_OPEN") != "" {
+		lim = syscall.Rlimit{Cur: 64 << 10, Max: 64 << 10}
+	}
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err == nil && old.Max < lim.Max {
 		lim.Max = old.Max
@@ -101,7 +115,12 @@ func fullDiskChild(dir string) {
 	ctx := context.Background()
 	st, err := embedded.Open(ctx, dir, embedded.Options{})
 	if err != nil {
-		fmt.Println("err", err)
+		fmt.Println("err", strings.ReplaceAll(err.Error(), "\n", " "))
+		return
+	}
+	if os.Getenv("AGENTMEM_FULLDISK_OPEN") != "" {
+		fmt.Println("opened")
+		st.Close()
 		return
 	}
 	refused := 0
