@@ -274,7 +274,7 @@ func (s *Store) check(ctx context.Context, t *textIndex) error {
 // from the journal ("" when it can), with the entry it applied; it leaves
 // the index open only when it can.
 func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error) {
-	idx, err := bleve.OpenUsing(t.path, scorchConfig())
+	idx, err := openIndex(t.path, scorchConfig())
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
 		return 0, "the text index is missing", nil
@@ -381,7 +381,7 @@ func holdsDocuments(path string) bool {
 	if !hasSegments(path) {
 		return false
 	}
-	idx, err := bleve.OpenUsing(path, map[string]any{"read_only": true})
+	idx, err := openIndex(path, map[string]any{"read_only": true})
 	if err != nil {
 		return true
 	}

@@ -101,6 +101,27 @@ func TestIndexLossRebuilt(t *testing.T) {
 				os.Remove(f)
 			}
 		}},
+		// bleve's own bbolt file damaged: opening it panics inside bleve
+		{"root file truncated", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(index(dir), "store", "root.bolt"), 8192); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"root file overwritten", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(index(dir), "store", "root.bolt"), os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			// every page after the two meta pages
+			fi, err := f.Stat()
+			if err != nil || fi.Size() <= 8192 {
+				t.Fatalf("root file: %v, %v", fi, err)
+			}
+			if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, int(fi.Size())-8192), 8192); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"another store's index", func(t *testing.T, dir string) {
 			other := t.TempDir()
 			fill(t, other, 0, 1, 1)

@@ -109,6 +109,18 @@ func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.In
 	return idx, nil
 }
 
+// openIndex opens the bleve index at path. A damaged index can make
+// bleve panic or fault while it opens (its bbolt root file: "invalid
+// freelist page"), holding the store's lock: that is returned as an
+// error, so the index is rebuilt from the records, as one that fails to
+// open is. The damaged root file stays open (bleve never returned it);
+// the rebuild writes a new one in its place.
+func openIndex(path string, config map[string]any) (idx bleve.Index, err error) {
+	guarded(func() { idx, err = bleve.OpenUsing(path, config) },
+		func(p any) { idx, err = nil, fmt.Errorf("the text index %s is damaged: %v", path, p) })
+	return idx, err
+}
+
 // textFor returns ns's index, open, creating it (as having applied every
 // entry before seq) for a namespace's first write. Callers hold s.mu.
 func (s *Store) textFor(ctx context.Context, ns string, seq uint64) (*textIndex, error) {
@@ -135,7 +147,7 @@ func (s *Store) use(ctx context.Context, t *textIndex) error {
 		return nil
 	}
 	if t.checked {
-		idx, err := bleve.OpenUsing(t.path, scorchConfig())
+		idx, err := openIndex(t.path, scorchConfig())
 		if err == nil {
 			t.idx = idx
 			return s.evict(t)
@@ -308,12 +320,16 @@ func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock f
 		s.mu.RUnlock()
 		// opening or flushing it needs the write lock; another writer may
 		// come in between, so its writes may wait for the next search
-		s.mu.Lock()
-		err := s.use(ctx, t)
-		if err == nil {
-			err = s.flushText(ns)
-		}
-		s.mu.Unlock()
+		// deferred: a panic below (a damaged index) must not leave the
+		// store locked for every call after it
+		err := func() error {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if err := s.use(ctx, t); err != nil {
+				return err
+			}
+			return s.flushText(ns)
+		}()
 		if err != nil {
 			return nil, nil, err
 		}
