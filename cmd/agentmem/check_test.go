@@ -109,3 +109,36 @@ func TestExitStatuses(t *testing.T) {
 		}
 	}
 }
+
+// A damaged embedding cache (only a cache) is moved away and started
+// anew, with a warning: the command works, and embeds as it would have.
+func TestDamagedEmbeddingCache(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("remember", "Pixel the greyhound likes carrots."); err != nil {
+		t.Fatalf("remember: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "embeddings.db")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("no embedding cache in the data dir: %v", err)
+	}
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run("recall", "What does Pixel like?")
+	if err != nil || !strings.Contains(out, "carrots") || !strings.Contains(out, "the embedding cache was damaged") {
+		t.Fatalf("recall with a damaged cache: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(path + ".damaged"); err != nil {
+		t.Errorf("the damaged cache was not moved away: %v", err)
+	}
+	if out, err := run("recall", "What does Pixel like?"); err != nil || strings.Contains(out, "damaged") {
+		t.Errorf("the next command still met damage: %v\n%s", err, out)
+	}
+}

@@ -100,14 +100,35 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 
 // cached wraps emb in the embedding cache of dir. The cache only saves
 // time: when it cannot be opened (another process on this data dir holds
-// it, as with two servers on one Couchbase store), the memory runs without.
+// it, as with two servers on one Couchbase store), the memory runs without;
+// a damaged one is moved away and started anew, and one found damaged in
+// use is bypassed from then on.
 func (e *Backend) cached(dir string, emb memory.Embedder, log *slog.Logger) memory.Embedder {
-	c, err := cache.Open(filepath.Join(dir, "embeddings.db"), emb)
+	path := filepath.Join(dir, "embeddings.db")
+	c, err := cache.Open(path, emb)
+	if errors.Is(err, cache.ErrDamaged) {
+		to, derr := cache.Discard(path)
+		if derr == nil {
+			log.Warn("the embedding cache was damaged: moved it away and started a new one (texts are embedded again as they come)", "err", err, "moved_to", to)
+			c, err = cache.Open(path, emb)
+		}
+	}
 	if err != nil {
 		log.Warn("running without the embedding cache", "err", err)
 		return emb
 	}
-	e.closers = append(e.closers, c.Close)
+	c.OnDamage = func(err error) {
+		log.Warn("the embedding cache turned out damaged: running without it, and replacing it when the memory closes", "err", err)
+	}
+	e.closers = append(e.closers, func() error {
+		err := c.Close()
+		if c.Damaged() != nil {
+			if to, derr := cache.Discard(path); derr == nil {
+				log.Warn("moved the damaged embedding cache away; the next start begins a new one", "moved_to", to)
+			}
+		}
+		return err
+	})
 	return c
 }
 

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"os"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -45,6 +47,11 @@ type Embedder struct {
 	dims   int
 
 	hits, misses, errs atomic.Int64
+	broken             atomic.Pointer[error] // set once a read or write found the file damaged
+
+	// OnDamage, when set (before the first call), is told once that the
+	// file turned out damaged in use: from then on the cache is bypassed.
+	OnDamage func(error)
 }
 
 var (
@@ -65,6 +72,35 @@ type Stats struct {
 // ErrLocked is returned by Open when another process holds the cache file.
 var ErrLocked = errors.New("cache file is locked")
 
+// ErrDamaged is returned by Open when the cache file is not a whole bbolt
+// file (truncated, overwritten): being only a cache, it can be moved
+// away and started anew (Discard).
+var ErrDamaged = errors.New("the embedding cache file is damaged")
+
+// guarded runs fn, turning a panic or a memory fault in it (bbolt reading
+// a damaged or truncated file it has mapped) into an error.
+func guarded(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w (%v)", ErrDamaged, p)
+		}
+	}()
+	return fn()
+}
+
+// Discard moves the damaged cache file at path to path+".damaged"
+// (replacing an earlier one), so that Open starts a new one there, and
+// returns where it went.
+func Discard(path string) (string, error) {
+	to := path + ".damaged"
+	if err := os.Rename(path, to); err != nil {
+		return "", fmt.Errorf("embedding cache: moving the damaged %s away: %w", path, err)
+	}
+	return to, nil
+}
+
 // Open opens (creating if needed) the cache file at path for embedder e.
 // Entries are keyed by e.ID(), so one file can serve several embedders
 // without mixing their vectors. The file is locked while open; a second
@@ -77,31 +113,88 @@ func Open(path string, e embedder.Embedder) (*Embedder, error) {
 	if id == "" || dims <= 0 {
 		return nil, fmt.Errorf("embedding cache: embedder %q reports %d dims; need an ID and known dims", id, dims)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
-	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
-	}
-	c := &Embedder{db: db, e: e, bucket: []byte(id), dims: dims}
-	err = db.Update(func(tx *bolt.Tx) error {
-		root, err := tx.CreateBucketIfNotExists(rootBucket)
-		if err != nil {
-			return err
-		}
-		_, err = root.CreateBucketIfNotExists(c.bucket)
+	var file *os.File
+	var db *bolt.DB
+	err := guarded(func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond, PreLoadFreelist: true,
+			OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, mode)
+				file = f
+				return f, err
+			}})
 		return err
 	})
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, ErrLocked)
+	case errors.Is(err, ErrDamaged):
+		if file != nil {
+			file.Close() // bbolt panicked with it open, and locked
+		}
+		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
+	case errors.As(err, new(*os.PathError)):
+		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
+	case err != nil:
+		// bbolt's complaints about the content: invalid, checksum, version
+		return nil, fmt.Errorf("embedding cache: open %s: %w (%v)", path, ErrDamaged, err)
+	}
+	c := &Embedder{db: db, e: e, bucket: []byte(id), dims: dims}
+	err = guarded(func() error {
+		// a truncated file: its pages reach past its end, where reading
+		// them would fault
+		var need int64
+		db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil })
+		if fi, err := file.Stat(); err == nil && fi.Size() < need {
+			return fmt.Errorf("%w (truncated: %d bytes, where its pages take %d)", ErrDamaged, fi.Size(), need)
+		}
+		return db.Update(func(tx *bolt.Tx) error {
+			root, err := tx.CreateBucketIfNotExists(rootBucket)
+			if err != nil {
+				return err
+			}
+			_, err = root.CreateBucketIfNotExists(c.bucket)
+			return err
+		})
+	})
 	if err != nil {
-		db.Close()
+		guarded(db.Close)
 		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
 	}
 	return c, nil
 }
 
+// view and update run a transaction of the cache, unless it is found
+// damaged: then (once) OnDamage is told and every later call embeds
+// without it.
+func (c *Embedder) view(fn func(*bolt.Tx) error) error {
+	return c.use(func() error { return c.db.View(fn) })
+}
+
+func (c *Embedder) update(fn func(*bolt.Tx) error) error {
+	return c.use(func() error { return c.db.Update(fn) })
+}
+
+func (c *Embedder) use(fn func() error) error {
+	if p := c.broken.Load(); p != nil {
+		return *p
+	}
+	err := guarded(fn)
+	if errors.Is(err, ErrDamaged) && c.broken.CompareAndSwap(nil, &err) && c.OnDamage != nil {
+		c.OnDamage(err)
+	}
+	return err
+}
+
+// Damaged is the damage a read or write met in use (OnDamage), or nil.
+func (c *Embedder) Damaged() error {
+	if p := c.broken.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Close closes the file, not the wrapped embedder.
-func (c *Embedder) Close() error { return c.db.Close() }
+func (c *Embedder) Close() error { return guarded(c.db.Close) }
 
 // ID is the wrapped embedder's: cached vectors are the same vectors.
 func (c *Embedder) ID() string { return c.e.ID() }
@@ -159,7 +252,7 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 		keys[i] = buf[len(buf)-keySize:]
 	}
 
-	err := c.db.View(func(tx *bolt.Tx) error {
+	err := c.view(func(tx *bolt.Tx) error {
 		b := c.bucketIn(tx)
 		if b == nil {
 			return errors.New("bucket missing")
@@ -235,7 +328,7 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 
 	// The vectors are good whether or not they can be stored; a full or
 	// read-only disk should slow things down, not stop them.
-	err = c.db.Update(func(tx *bolt.Tx) error {
+	err = c.update(func(tx *bolt.Tx) error {
 		b := c.bucketIn(tx)
 		if b == nil {
 			return errors.New("bucket missing")

@@ -1,12 +1,14 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -400,3 +402,114 @@ func BenchmarkHit(b *testing.B) {
 }
 
 func key(kind byte, text string) []byte { return appendKey(nil, kind, text) }
+
+// A damaged cache file is never a panic or a fault: Open says ErrDamaged
+// (and Discard makes room for a new one), or, for damage only a read
+// meets, the cache tells OnDamage once and embeds without it.
+func TestDamagedFile(t *testing.T) {
+	fill := func(t *testing.T) (string, *counter) {
+		path := filepath.Join(t.TempDir(), "cache.db")
+		f := &counter{id: "fake:a", dims: 8}
+		c, err := Open(path, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 200 {
+			embed(t, c, fmt.Sprintf("text number %d", i))
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path, f
+	}
+	size := func(t *testing.T, path string) int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	overwrite := func(t *testing.T, path string, from, to int64) {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, int(to-from)), from); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"truncated to two pages", func(t *testing.T, path string) { os.Truncate(path, 8192) }},
+		{"truncated to half", func(t *testing.T, path string) { os.Truncate(path, size(t, path)/2) }},
+		{"its meta pages overwritten", func(t *testing.T, path string) { overwrite(t, path, 0, 8192) }},
+		{"its pages overwritten", func(t *testing.T, path string) { overwrite(t, path, 8192, size(t, path)) }},
+		{"its leaf pages overwritten", func(t *testing.T, path string) {
+			// the pages that hold entries, the freelist and the branches
+			// left whole: Open reads those, a Get these
+			db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, PreLoadFreelist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var leaves []int64
+			var psize int64
+			db.View(func(tx *bolt.Tx) error {
+				psize = int64(tx.DB().Info().PageSize)
+				for id := 2; ; id++ {
+					p, err := tx.Page(id)
+					if err != nil || p == nil {
+						return nil
+					}
+					if p.Type == "leaf" && p.Count > 1 { // not the root bucket's
+						leaves = append(leaves, int64(id))
+					}
+				}
+			})
+			db.Close()
+			if len(leaves) < 2 {
+				t.Fatalf("%d leaf pages", len(leaves))
+			}
+			for _, id := range leaves {
+				overwrite(t, path, id*psize, (id+1)*psize)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path, f := fill(t)
+			c.damage(t, path)
+			cache, err := Open(path, f)
+			if err != nil {
+				if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), path) {
+					t.Fatalf("Open of a damaged file: %v; want ErrDamaged naming the file", err)
+				}
+				if _, err := Discard(path); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(path + ".damaged"); err != nil {
+					t.Errorf("Discard left no %s.damaged: %v", path, err)
+				}
+				t.Logf("Open: %v", err)
+				cache = open(t, path, f) // a new one
+				embed(t, cache, "text number 1", "a new text")
+				return
+			}
+			// damage Open could not see: reads meet it
+			t.Log("opened")
+			var told []error
+			cache.OnDamage = func(err error) { told = append(told, err) }
+			defer cache.Close()
+			calls := len(f.Calls())
+			embed(t, cache, "text number 1", "text number 2")
+			embed(t, cache, "text number 3")
+			if len(told) != 1 || !errors.Is(told[0], ErrDamaged) {
+				t.Errorf("OnDamage told %v, want one ErrDamaged", told)
+			}
+			if got := len(f.Calls()) - calls; got != 2 {
+				t.Errorf("%d calls of the wrapped embedder after the damage, want 2 (the cache bypassed)", got)
+			}
+		})
+	}
+}
