@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
+	"agentmem/memory/store/embedded"
 	"agentmem/server"
+	"agentmem/tools/spec"
 )
 
 type reindexCmd struct {
@@ -47,6 +50,9 @@ func (c reindexCmd) Run(e *env) error {
 			return err
 		}
 		defer lock.Unlock()
+		if err := recordsIntact(e.ctx, dir); err != nil {
+			return err
+		}
 	}
 	st, emb, closeAll, err := backend.OpenForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
@@ -83,4 +89,27 @@ func (c reindexCmd) Run(e *env) error {
 	}
 	fmt.Println(done)
 	return nil
+}
+
+// recordsIntact checks the record file of the embedded store in dir (as
+// agentmem check does) before a reindex rebuilds everything from it: a
+// damaged one would make the damage permanent (a record whose key no
+// longer names it would drop out of the rebuilt index). The text index's
+// own problems are what a reindex repairs.
+func recordsIntact(ctx context.Context, dir string) error {
+	store := filepath.Join(dir, "store")
+	if _, err := os.Stat(store); err != nil {
+		return nil // nothing stored yet: the open says what is missing
+	}
+	r, err := embedded.Check(ctx, store)
+	if err != nil {
+		return err
+	}
+	if len(r.Records) == 0 {
+		return nil
+	}
+	for _, p := range r.Records {
+		fmt.Fprintln(os.Stderr, "records:", p)
+	}
+	return fmt.Errorf("the record file is damaged (%s above): nothing was reindexed, since the index would be rebuilt from the damage; stop agentmem and restore %s from a backup", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
 }
