@@ -110,6 +110,26 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 			t.Errorf("index problems %q", r.Index)
 		}
 	})
+	t.Run("a segment's byte changed", func(t *testing.T) {
+		dir, st := build(t)
+		st.Close()
+		files, _ := filepath.Glob(filepath.Join(dir, textDir, "*", "store", "*.zap"))
+		if len(files) == 0 {
+			t.Fatal("no segment files")
+		}
+		raw, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[len(raw)/3] ^= 0x10 // inside the postings, which opening and counting never read
+		if err := os.WriteFile(files[0], raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := check(t, dir)
+		if len(r.Index) != 1 || !strings.Contains(r.Index[0], "is damaged: its checksum does not match") || len(r.Records) != 0 {
+			t.Errorf("index problems %q, records %q", r.Index, r.Records)
+		}
+	})
 	t.Run("in use", func(t *testing.T) {
 		dir, st := build(t)
 		defer st.Close()

@@ -3,6 +3,7 @@ package embedded
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,6 +21,68 @@ import (
 // Search runs the text side of q in bleve and the vector side in RAM, at
 // the same time (Rerank needs the vector side first), and fuses them.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+	hits, err := s.search(ctx, q)
+	var d *indexDamage
+	if errors.As(err, &d) {
+		// a segment that fails its checksum: rebuilt from the records,
+		// then searched again
+		if err := s.repairText(ctx, q.Namespace, d); err != nil {
+			return nil, err
+		}
+		return s.search(ctx, q)
+	}
+	return hits, err
+}
+
+// indexDamage is a text search that failed on an index whose segments
+// fail their checksums (checkSegments): damage, not a bug, so the index
+// is rebuilt.
+type indexDamage struct {
+	ns, why string
+	err     error
+}
+
+func (d *indexDamage) Error() string {
+	return fmt.Sprintf("the text index of namespace %q is damaged (%s): %v", d.ns, d.why, d.err)
+}
+
+// textSide runs the text side of a search; a failure (an error, or a
+// panic on a damaged segment) on an index whose segments fail their
+// checksums is an indexDamage.
+func (t *textIndex) textSide(ctx context.Context, tq query.Query, n int) (text []hybrid.Ranked, err error) {
+	guarded(func() { text, err = t.textTop(ctx, tq, n) }, func(p any) { err = fmt.Errorf("text search: %v", p) })
+	if err == nil || ctx.Err() != nil {
+		return text, err
+	}
+	r := &Report{}
+	checkSegments(t.path, t.ns, r)
+	if len(r.Index) > 0 {
+		return nil, &indexDamage{ns: t.ns, why: r.Index[0], err: err}
+	}
+	return nil, err
+}
+
+// repairText rebuilds ns's index from the records after d, unless another
+// search has already rebuilt it.
+func (s *Store) repairText(ctx context.Context, ns string, d *indexDamage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.texts[ns]
+	if t == nil {
+		return d
+	}
+	r := &Report{}
+	checkSegments(t.path, ns, r)
+	if len(r.Index) == 0 {
+		return nil
+	}
+	if err := s.rebuildStale(ctx, map[string]string{ns: d.Error()}); err != nil {
+		return fmt.Errorf("%w; rebuilding it: %v", d, err)
+	}
+	return nil
+}
+
+func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
 	if err != nil {
 		return nil, err
@@ -63,7 +126,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		// (maxscore.go) gives bleve's ranking without scoring every
 		// posting of the question's common words
 		if tq := textQuery(q); tq != nil && t != nil {
-			text, err = t.textTop(ctx, tq, pool)
+			text, err = t.textSide(ctx, tq, pool)
 		}
 	}
 	wg.Wait()

@@ -1,8 +1,10 @@
 package maxscore
 
 import (
+	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -152,7 +154,16 @@ func (t *team) each(do func(wi int, w *evaluator, p part) error) error {
 	var next atomic.Int64
 	var g errgroup.Group
 	for wi, w := range t.ws {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			// a damaged segment can make zap panic or fault: an error
+			// here, as on the caller's goroutine (its caller recovers
+			// there), never a crash of the process
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("walking the postings: %v", p)
+				}
+			}()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(t.parts) {
