@@ -267,16 +267,16 @@ func validate(s *jsonschema.Schema, v any, path string) error {
 			return fail("must be a number, got %s", describe(v))
 		}
 		if s.Type == "integer" && f != math.Trunc(f) {
-			return fail("must be a whole number, got %v", f)
+			return fail("must be a whole number, got %s", num(f))
 		}
 		if s.Minimum != nil && f < *s.Minimum {
-			return fail("must be at least %v%s, got %v", *s.Minimum, upTo(s), f)
+			return fail("must be at least %s%s, got %s", num(*s.Minimum), upTo(s), num(f))
 		}
 		if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
-			return fail("must be greater than %v%s, got %v", *s.ExclusiveMinimum, upTo(s), f)
+			return fail("must be greater than %s%s, got %s", num(*s.ExclusiveMinimum), upTo(s), num(f))
 		}
 		if s.Maximum != nil && f > *s.Maximum {
-			return fail("must be at most %v, got %v", *s.Maximum, f)
+			return fail("must be at most %s, got %s", num(*s.Maximum), num(f))
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
@@ -286,11 +286,20 @@ func validate(s *jsonschema.Schema, v any, path string) error {
 	return nil
 }
 
+// num writes a number as a person would: a whole one in digits
+// (1073741824, not 1.073741824e+09), others as Go's shortest form.
+func num(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
 func upTo(s *jsonschema.Schema) string {
 	if s.Maximum == nil {
 		return ""
 	}
-	return fmt.Sprintf(" and at most %v", *s.Maximum)
+	return fmt.Sprintf(" and at most %s", num(*s.Maximum))
 }
 
 func join(path, name string) string {
