@@ -185,6 +185,11 @@ func TestReindexRefusesDamagedRecords(t *testing.T) {
 	if out, code := run("check"); code != 1 || !strings.Contains(out, "records:") {
 		t.Fatalf("check of a record file with a changed key: exit %d\n%s", code, out)
 	}
+	// the session lists the memory its key no longer names: the damage,
+	// not a session of two turns
+	if out, code := run("show", "s-keys"); code != 1 || !strings.Contains(out, "memories.db is damaged") || !strings.Contains(out, `names memory "s-keys:1"`) {
+		t.Errorf("show of a session whose memory's key changed: exit %d\n%s", code, out)
+	}
 	for _, args := range [][]string{{"reindex", "--text"}, {"reindex"}} {
 		if out, code := run(args...); code != 1 || !strings.Contains(out, "nothing was reindexed") || !strings.Contains(out, "backup") {
 			t.Errorf("%s on damaged records: exit %d\n%s", strings.Join(args, " "), code, out)

@@ -105,6 +105,10 @@ func seal(b []byte) []byte {
 // file is damaged (guard names it).
 var errRecord = errors.New("a stored memory cannot be decoded")
 
+// errRecordMissing marks a session entry that names a memory the records
+// do not hold: damage of the record file too, met by a read.
+var errRecordMissing = errors.New("a session names a memory that is not stored")
+
 func decode(raw []byte) (memory.Memory, error) {
 	var m memory.Memory
 	if len(raw) > 0 && raw[0] == '{' {

@@ -168,7 +168,7 @@ func (s *Store) guard(fn func() error) (err error) {
 	}()
 	err = fn()
 	switch {
-	case errors.Is(err, errRecord) && !errors.Is(err, ErrDamaged):
+	case (errors.Is(err, errRecord) || errors.Is(err, errRecordMissing)) && !errors.Is(err, ErrDamaged):
 		err = damagedFile(filepath.Join(s.dir, recordFile), err)
 	case err != nil && diskFull(err) && !errors.Is(err, ErrDiskFull):
 		// bbolt rolled the transaction back: nothing of it was stored

@@ -147,7 +147,10 @@ func (s *Store) Turns(ctx context.Context, ns, session string, from, to int) ([]
 				return err
 			}
 			if m == nil {
-				continue
+				// the session entry and the record are written and
+				// deleted together: one without the other is damage
+				// (a record's key changed), never silently a shorter session
+				return fmt.Errorf("%w: the entry of session %q turn %d names memory %q", errRecordMissing, session, turnOf(k), string(id))
 			}
 			out = append(out, *m)
 		}
