@@ -596,7 +596,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}
 	// the journal is trimmed only once the index is on disk (scorch.go)
-	if err := persisted(idx, persistTimeout); err != nil {
+	if err := persisted(idx, t.path, persistTimeout); err != nil {
 		return fmt.Errorf("rebuilding the text index %s: %w", t.path, err)
 	}
 	t.checked, t.q = true, s.seq

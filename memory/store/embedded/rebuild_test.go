@@ -227,3 +227,34 @@ func TestDamagedSegmentRebuilt(t *testing.T) {
 	}
 	t.Logf("%d of the damaged copies were rebuilt by a search", bySearch)
 }
+
+// The text indexes removed while the store runs (a user clearing them for
+// a rebuild): Close does not wait for bleve to write into the removed
+// directory (it retries forever), and the next open rebuilds them.
+func TestIndexRemovedWhileOpen(t *testing.T) {
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	st := openStore(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
+	ctx := context.Background()
+	if err := st.Put(ctx, []memory.Memory{mem(0, 0), mem(0, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := found(t, st); n != 2 {
+		t.Fatalf("found %d of 2", n)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "text")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, []memory.Memory{mem(1, 0), mem(1, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if strings.Contains(logs.String(), "not written to disk within") || !strings.Contains(logs.String(), "removed while in use") {
+		t.Errorf("Close with the index removed:\n%s", logs.String())
+	}
+	st = openStore(t, dir, nil)
+	defer st.Close()
+	if n := found(t, st); n != 4 {
+		t.Errorf("after the next open, BM25 finds %d of 4 memories", n)
+	}
+}

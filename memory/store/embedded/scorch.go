@@ -1,7 +1,10 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -32,7 +35,7 @@ const persistTimeout = 2 * time.Minute
 // persisted waits until everything sent to the index so far is on disk: it
 // sends an empty batch (a new index snapshot that holds everything before
 // it) and waits for bleve to have persisted it.
-func persisted(idx bleve.Index, timeout time.Duration) error {
+func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 	done := make(chan error, 1)
 	b := idx.NewBatch()
 	b.SetPersistedCallback(func(err error) {
@@ -44,10 +47,22 @@ func persisted(idx bleve.Index, timeout time.Duration) error {
 	if err := idx.Batch(b); err != nil {
 		return err
 	}
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(timeout):
-		return fmt.Errorf("the text index was not written to disk within %s", timeout)
+	deadline := time.After(timeout)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-deadline:
+			return fmt.Errorf("the text index was not written to disk within %s", timeout)
+		case <-tick.C:
+			// removed while in use (a user clearing it for a rebuild):
+			// bleve retries writing into it forever; the next open
+			// rebuilds it from the records, so there is nothing to wait for
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("the text index %s was removed while in use", dir)
+			}
+		}
 	}
 }

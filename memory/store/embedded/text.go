@@ -274,7 +274,7 @@ func (s *Store) flushIndex(t *textIndex) error {
 // return before, scorch.go). If it does not, t is not recorded as applied
 // at Close (closeText), so its next use checks it against the journal.
 func (t *textIndex) persist(log *slog.Logger) {
-	if err := persisted(t.idx, persistTimeout); err != nil {
+	if err := persisted(t.idx, t.path, persistTimeout); err != nil {
 		log.Warn("writing a text index to disk; its next use replays the journal", "namespace", t.ns, "err", err)
 		t.checked = false
 	}
