@@ -551,7 +551,7 @@ func (s *Store) rebuild(ctx context.Context, names []string, progress func(done,
 // rebuildNamespace replaces ns's index with one holding the documents of
 // keys. The index records its mapping only once complete: an interrupted
 // rebuild is rebuilt at the next open.
-func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, report func(int)) error {
+func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, report func(int)) (err error) {
 	t := s.texts[ns]
 	if t == nil {
 		t = &textIndex{ns: ns, path: textPath(s.dir, ns)}
@@ -575,6 +575,15 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	}
 	t.idx = idx
 	t.used.Store(s.clock.Add(1))
+	defer func() {
+		if err != nil {
+			// an index rebuilt part way (cancelled, a failed batch) must
+			// not serve searches as if whole: closed, it is checked and
+			// rebuilt again at its next use (it records no mapping yet)
+			idx.Close()
+			t.idx, t.checked = nil, false
+		}
+	}()
 	for start := 0; start < len(keys); start += flushAt {
 		if err := ctx.Err(); err != nil {
 			return err

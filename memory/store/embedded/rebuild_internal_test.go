@@ -56,3 +56,36 @@ func TestRebuildTextRestoresDocuments(t *testing.T) {
 		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
 	}
 }
+
+// A rebuild cut short (its context cancelled) leaves no index that serves
+// searches as if whole: the next search rebuilds it and finds every
+// memory.
+func TestRebuildCutShortIsNotServed(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	var ms []memory.Memory
+	for n := range 50 {
+		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day,
+			Turn: n, Role: "user", Text: fmt.Sprintf("the quokka number %d", n), Hash: fmt.Sprint(n), Created: day})
+	}
+	if err := st.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	st.mu.Lock()
+	err = st.rebuildStale(cancelled, map[string]string{"default": "a test"})
+	st.mu.Unlock()
+	if err == nil {
+		t.Fatal("a rebuild with a cancelled context succeeded")
+	}
+	hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
+	if err != nil || len(hits) != 50 {
+		t.Errorf("after a rebuild cut short: %d of 50 found, %v", len(hits), err)
+	}
+}

@@ -76,7 +76,9 @@ func (s *Store) repairText(ctx context.Context, ns string, d *indexDamage) error
 	if len(r.Index) == 0 {
 		return nil
 	}
-	if err := s.rebuildStale(ctx, map[string]string{ns: d.Error()}); err != nil {
+	// not cancelled with the call that met the damage: a rebuild left
+	// part way is only rebuilt again at the next use
+	if err := s.rebuildStale(context.WithoutCancel(ctx), map[string]string{ns: d.Error()}); err != nil {
 		return fmt.Errorf("%w; rebuilding it: %v", d, err)
 	}
 	return nil

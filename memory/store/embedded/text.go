@@ -116,6 +116,10 @@ func (s *Store) createText(ns, path string, seq uint64, complete bool) (bleve.In
 // open is. The damaged root file stays open (bleve never returned it);
 // the rebuild writes a new one in its place.
 func openIndex(path string, config map[string]any) (idx bleve.Index, err error) {
+	// the root file of an open that panicked keeps its lock: without a
+	// timeout, opening it again would wait for it forever, holding s.mu
+	config = maps.Clone(config)
+	config["bolt_timeout"] = "2s"
 	guarded(func() { idx, err = bleve.OpenUsing(path, config) },
 		func(p any) { idx, err = nil, fmt.Errorf("the text index %s is damaged: %v", path, p) })
 	return idx, err
