@@ -101,8 +101,10 @@
 // June"; not after it, that or this: "it is amazing in June"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
-// were, went, did, had) keeps it behind; "next Tuesday" and "this Tuesday"
-// name the future.
+// were, went, did, had) keeps it behind, as "since" before it does ("I'm
+// feeling better since Monday"), and after "from" the progressive does not
+// count ("I'm uploading the pictures from Saturday"); "next Tuesday" and
+// "this Tuesday" name the future.
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only

@@ -660,6 +660,20 @@ func (f *finder) ahead(i int) bool {
 		}
 		return false
 	}
+	// "since Monday" looks back whatever the tense ("I'm feeling better
+	// since Monday"); "from Saturday" mostly too ("I'm uploading the
+	// pictures from Saturday"), unless a future word says otherwise
+	since, from := false, false
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
+			continue
+		}
+		since, from = f.word(j, "since"), f.word(j, "from")
+		break
+	}
+	if since {
+		return false
+	}
 	// the sentence around i: no stop and no line break in between
 	lo, hi := i, i
 	for lo > 0 && i-lo < 6 && !f.t[lo].line && !stop(lo-1) {
@@ -692,7 +706,7 @@ func (f *finder) ahead(i int) bool {
 			case kwWas:
 				return false
 			}
-			if j < i && f.progressive(j) {
+			if j < i && !from && f.progressive(j) {
 				return true
 			}
 		}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -317,23 +319,58 @@ func checkIndex(ctx context.Context, path, ns string, expect map[string]bool, rs
 	}
 	defer idx.Close()
 	r.Indexes++
-	checkSegments(path, ns, r)
+	checkSegments(path, ns, liveSegments(idx), r)
 	guarded(func() { checkIndexContents(ctx, idx, path, ns, expect, rs, r) },
 		func(p any) { r.index("namespace %q: the text index %s cannot be read: %v", ns, path, p) })
 }
 
-// checkSegments verifies each segment file of the index at path against
+// checkSegments verifies each segment file of the index at path that
+// live names (its open snapshot's; every one when live is nil) against
 // the CRC-32 its footer ends with (zap writes the checksum of every byte
 // before it; bleve never reads it back), so that a changed byte anywhere
 // in a segment is found, where opening and counting documents read only
-// its footer and dictionaries.
-func checkSegments(path, ns string, r *Report) {
+// its footer and dictionaries. A file no snapshot names (left by a kill
+// during a merge, or being written) is not the index's.
+func checkSegments(path, ns string, live map[string]bool, r *Report) {
 	files, _ := filepath.Glob(filepath.Join(path, "store", "*.zap"))
 	for _, f := range files {
+		if live != nil && !live[filepath.Base(f)] {
+			continue
+		}
 		if err := segmentIntact(f); err != nil {
 			r.index("namespace %q: the text index segment %s is damaged: %v", ns, f, err)
 		}
 	}
+}
+
+// liveSegments names the segment files of idx's current snapshot, or is
+// nil when that cannot be told (not scorch, or not readable).
+func liveSegments(idx bleve.Index) (live map[string]bool) {
+	if idx == nil {
+		return nil
+	}
+	guarded(func() {
+		adv, err := idx.Advanced()
+		if err != nil {
+			return
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		snap, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			return
+		}
+		live = map[string]bool{}
+		for _, ss := range snap.Segments() {
+			if p, ok := ss.Segment().(segment.PersistedSegment); ok {
+				live[filepath.Base(p.Path())] = true
+			}
+		}
+	}, func(any) { live = nil })
+	return live
 }
 
 func segmentIntact(path string) error {

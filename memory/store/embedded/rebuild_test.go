@@ -183,7 +183,20 @@ func TestIndexLossRebuilt(t *testing.T) {
 func TestDamagedSegmentRebuilt(t *testing.T) {
 	const sessions, turns = 22, 10
 	base := t.TempDir()
-	fill(t, base, 0, sessions, turns)
+	st := openStore(t, base, nil)
+	for s := range sessions {
+		var ms []memory.Memory
+		for n := range turns {
+			m := mem(s, n)
+			m.Speaker = []string{"Caroline", "Nate"}[n%2] // a question naming one reads the speakers
+			ms = append(ms, m)
+		}
+		if err := st.Put(context.Background(), ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	openStore(t, base, nil).Close()
 	files, _ := filepath.Glob(filepath.Join(base, "text", "*", "store", "*.zap"))
 	if len(files) != 1 {
 		t.Fatalf("%d segment files, want 1", len(files))
@@ -208,7 +221,7 @@ func TestDamagedSegmentRebuilt(t *testing.T) {
 		}
 		var logs bytes.Buffer
 		st := openStore(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
-		for _, q := range []string{"zebra number said", "w3x4", "number 5005"} {
+		for _, q := range []string{"zebra number said", "w3x4", "number 5005", "What did Caroline say about the zebra?"} {
 			hits, err := st.Search(context.Background(), memory.Query{Namespace: "default", Text: q, K: 10000, Pool: 10000, Fusion: memory.TextOnly})
 			switch {
 			case err != nil:

@@ -46,20 +46,26 @@ func (d *indexDamage) Error() string {
 	return fmt.Sprintf("the text index of namespace %q is damaged (%s): %v", d.ns, d.why, d.err)
 }
 
-// textSide runs the text side of a search; a failure (an error, or a
-// panic on a damaged segment) on an index whose segments fail their
-// checksums is an indexDamage.
+// textSide runs the text side of a search (read).
 func (t *textIndex) textSide(ctx context.Context, tq query.Query, n int) (text []hybrid.Ranked, err error) {
-	guarded(func() { text, err = t.textTop(ctx, tq, n) }, func(p any) { err = fmt.Errorf("text search: %v", p) })
+	err = t.read(ctx, func() (err error) { text, err = t.textTop(ctx, tq, n); return err })
+	return text, err
+}
+
+// read runs fn, a read of t's index. A failure (an error, or a panic or a
+// fault on a damaged segment) on an index whose segments fail their
+// checksums is an indexDamage, which Search repairs.
+func (t *textIndex) read(ctx context.Context, fn func() error) (err error) {
+	guarded(func() { err = fn() }, func(p any) { err = fmt.Errorf("text search: %v", p) })
 	if err == nil || ctx.Err() != nil {
-		return text, err
+		return err
 	}
 	r := &Report{}
-	checkSegments(t.path, t.ns, r)
+	checkSegments(t.path, t.ns, liveSegments(t.idx), r)
 	if len(r.Index) > 0 {
-		return nil, &indexDamage{ns: t.ns, why: r.Index[0], err: err}
+		return &indexDamage{ns: t.ns, why: r.Index[0], err: err}
 	}
-	return nil, err
+	return err
 }
 
 // repairText rebuilds ns's index from the records after d, unless another
@@ -72,7 +78,7 @@ func (s *Store) repairText(ctx context.Context, ns string, d *indexDamage) error
 		return d
 	}
 	r := &Report{}
-	checkSegments(t.path, ns, r)
+	checkSegments(t.path, ns, liveSegments(t.idx), r)
 	if len(r.Index) == 0 {
 		return nil
 	}
@@ -92,7 +98,7 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	defer unlock()
 	q.Speakers = nil
 	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil && q.Fusion != memory.VectorOnly {
-		if q.Speakers, err = t.speakers(ctx, names); err != nil {
+		if err = t.read(ctx, func() (err error) { q.Speakers, err = t.speakers(ctx, names); return err }); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +126,10 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 			ids[i] = key(q.Namespace, v.ID)
 		}
 		if tq := hybrid.RerankQuery(q, ids); tq != nil && t != nil {
-			text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
+			err = t.read(ctx, func() (err error) {
+				text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
+				return err
+			})
 		}
 	default:
 		// the shared tree (hybrid.SearchRequest) without the namespace
