@@ -92,7 +92,7 @@ func (c reindexCmd) Run(e *env) error {
 }
 
 // recordsIntact checks the record file of the embedded store in dir (as
-// agentmem check does) before a reindex rebuilds everything from it: a
+// agentmem check does, without the indexes) before a reindex rebuilds everything from it: a
 // damaged one would make the damage permanent (a record whose key no
 // longer names it would drop out of the rebuilt index). The text index's
 // own problems are what a reindex repairs.
@@ -101,7 +101,7 @@ func recordsIntact(ctx context.Context, dir string) error {
 	if _, err := os.Stat(store); err != nil {
 		return nil // nothing stored yet: the open says what is missing
 	}
-	r, err := embedded.Check(ctx, store)
+	r, err := embedded.CheckRecords(ctx, store)
 	if err != nil {
 		return err
 	}

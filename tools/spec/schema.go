@@ -317,8 +317,10 @@ func describe(v any) string {
 		return "a string"
 	case bool:
 		return strconv.FormatBool(x)
-	case float64, json.Number:
-		return fmt.Sprint(x)
+	case float64:
+		return num(x)
+	case json.Number:
+		return x.String()
 	case []any:
 		return "an array"
 	case map[string]any:

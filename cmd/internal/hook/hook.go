@@ -275,8 +275,11 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	defer done()
 	// kinds off: a memory is given unasked only for a word or name it
 	// shares with the prompt ("which dog" does not bring the retriever)
-	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), MaxTokens: tokens,
+	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD),
 		Weights: &spec.Weights{Kinds: new(0.0)}}
+	// without the budget: relevant must see every one of the best k, or
+	// a memory below the floor that the budget left out would be missed
+	// there and returned by the second recall
 	res, _, err := cl.Recall(ctx, args)
 	if err != nil || len(res.Memories) == 0 {
 		return "", err
@@ -285,6 +288,6 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	if n == 0 {
 		return "", nil
 	}
-	args.K, args.Excerpt = n, new(0) // excerpt 0: the memories whole
+	args.K, args.Excerpt, args.MaxTokens = n, new(0), tokens // excerpt 0: the memories whole
 	return cl.RecallText(ctx, args)
 }

@@ -14,10 +14,12 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"agentmem/memory/embedder"
 )
@@ -129,14 +131,19 @@ func Open(path string, e embedder.Embedder) (*Embedder, error) {
 		return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, ErrLocked)
 	case errors.Is(err, ErrDamaged):
 		if file != nil {
-			file.Close() // bbolt panicked with it open, and locked
+			// bbolt panicked with it open; closing does not release its
+			// lock (bbolt's mapping keeps the file open), so a new cache
+			// is opened only once this file is moved away (Discard)
+			file.Close()
 		}
 		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
-	case errors.As(err, new(*os.PathError)):
-		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
-	case err != nil:
-		// bbolt's complaints about the content: invalid, checksum, version
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch),
+		err != nil && strings.Contains(err.Error(), "file size too small"):
+		// bbolt's complaints about the content
 		return nil, fmt.Errorf("embedding cache: open %s: %w (%v)", path, ErrDamaged, err)
+	case err != nil:
+		// the system's (permissions, locks, memory): the file may be whole
+		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
 	}
 	c := &Embedder{db: db, e: e, bucket: []byte(id), dims: dims}
 	err = guarded(func() error {

@@ -69,8 +69,8 @@ func TestFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	if r := string(out); strings.HasPrefix(r, "err ") && strings.Count(r, "the disk is full") != 1 {
-		t.Errorf("Open under the limit: %s", r)
+	if r := string(out); !strings.HasPrefix(r, "err ") || strings.Count(r, "the disk is full") != 1 {
+		t.Errorf("Open under the limit: want its refusal, saying the disk is full once: %s", r)
 	}
 	st := openStore(t, dir, nil)
 	ctx := context.Background()
