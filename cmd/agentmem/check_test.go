@@ -17,20 +17,7 @@ import (
 // stack trace.
 func TestCheckCommand(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) (string, int) {
-		t.Helper()
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, args...)...)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return string(out), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), 0
-	}
+	run := func(args ...string) (string, int) { t.Helper(); return agentmemIn(t, dir, args...) }
 	for _, text := range []string{"My locker code is 4417.", "The boiler was serviced in March.", "Pixel the greyhound likes carrots."} {
 		if out, code := run("remember", text); code != 0 {
 			t.Fatalf("remember: %d\n%s", code, out)
@@ -95,17 +82,8 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"recall"}, 80, "expected \"<query>"},
 		{[]string{"recall", "--bogus", "x"}, 80, "unknown flag --bogus"},
 	} {
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, c.args...)...)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != c.code || !strings.Contains(string(out), c.says) {
+		out, code := agentmemIn(t, dir, c.args...)
+		if code != c.code || !strings.Contains(out, c.says) {
 			t.Errorf("agentmem %s: exit %d, %q; want %d saying %q", strings.Join(c.args, " "), code, out, c.code, c.says)
 		}
 	}
@@ -150,20 +128,7 @@ func TestDamagedEmbeddingCache(t *testing.T) {
 // make the damage permanent.
 func TestReindexRefusesDamagedRecords(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) (string, int) {
-		t.Helper()
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, args...)...)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return string(out), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), 0
-	}
+	run := func(args ...string) (string, int) { t.Helper(); return agentmemIn(t, dir, args...) }
 	for _, text := range []string{"My locker code is 4417.", "The boiler was serviced in March.", "Pixel the greyhound likes carrots."} {
 		if out, code := run("remember", "--session-id", "s-keys", text); code != 0 {
 			t.Fatalf("remember: %d\n%s", code, out)
@@ -195,4 +160,21 @@ func TestReindexRefusesDamagedRecords(t *testing.T) {
 			t.Errorf("%s on damaged records: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
 	}
+}
+
+// agentmemIn runs agentmem on the data dir dir without an embedder, and
+// returns its output and exit status.
+func agentmemIn(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"--data-dir", dir, "--embedder", "none"}, args...)...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), 0
 }

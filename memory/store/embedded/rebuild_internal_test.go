@@ -13,20 +13,7 @@ import (
 // lost, whatever the open-time checks saw, and reports its progress.
 func TestRebuildTextRestoresDocuments(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, t.TempDir(), Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
-	var ms []memory.Memory
-	for n := range 50 {
-		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day,
-			Turn: n, Role: "user", Text: fmt.Sprintf("the quokka number %d", n), Hash: fmt.Sprint(n), Created: day})
-	}
-	if err := st.Put(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
+	st := quokkas(t)
 	count := func() int {
 		hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
 		if err != nil {
@@ -62,11 +49,31 @@ func TestRebuildTextRestoresDocuments(t *testing.T) {
 // memory.
 func TestRebuildCutShortIsNotServed(t *testing.T) {
 	ctx := context.Background()
+	st := quokkas(t)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	st.mu.Lock()
+	err := st.rebuildStale(cancelled, map[string]string{"default": "a test"})
+	st.mu.Unlock()
+	if err == nil {
+		t.Fatal("a rebuild with a cancelled context succeeded")
+	}
+	hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
+	if err != nil || len(hits) != 50 {
+		t.Errorf("after a rebuild cut short: %d of 50 found, %v", len(hits), err)
+	}
+}
+
+// quokkas opens a store of 50 memories that say "quokka", closed when t
+// ends.
+func quokkas(t *testing.T) *Store {
+	t.Helper()
+	ctx := context.Background()
 	st, err := Open(ctx, t.TempDir(), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
 	var ms []memory.Memory
 	for n := range 50 {
@@ -76,16 +83,5 @@ func TestRebuildCutShortIsNotServed(t *testing.T) {
 	if err := st.Put(ctx, ms); err != nil {
 		t.Fatal(err)
 	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	st.mu.Lock()
-	err = st.rebuildStale(cancelled, map[string]string{"default": "a test"})
-	st.mu.Unlock()
-	if err == nil {
-		t.Fatal("a rebuild with a cancelled context succeeded")
-	}
-	hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
-	if err != nil || len(hits) != 50 {
-		t.Errorf("after a rebuild cut short: %d of 50 found, %v", len(hits), err)
-	}
+	return st
 }
