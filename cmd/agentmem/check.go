@@ -29,16 +29,22 @@ func (checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
-	if r.Pending > 0 {
-		fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+	if len(r.Records) > 0 {
+		// counts of a file read only part way, and indexes not checked
+		// against it, would mislead
+		fmt.Printf("records %s: damaged (below); the text indexes are not checked against damaged records\n", filepath.Join(store, "memories.db"))
+	} else {
+		fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
+		if r.Pending > 0 {
+			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+		}
+		fmt.Println()
+		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
+		if r.Lagging > 0 {
+			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close)", r.Lagging)
+		}
+		fmt.Println()
 	}
-	fmt.Println()
-	fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
-	if r.Lagging > 0 {
-		fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close)", r.Lagging)
-	}
-	fmt.Println()
 	if r.OK() {
 		fmt.Println("OK: the records are readable and the index matches them")
 		return nil

@@ -62,7 +62,7 @@ func TestCheckCommand(t *testing.T) {
 			t.Errorf("%s on a damaged record file: exit %d\n%s", args[0], code, out)
 		}
 	}
-	if out, code := run("check"); code != 1 || !strings.Contains(out, "invalid freelist page") || !strings.Contains(out, "restore") {
+	if out, code := run("check"); code != 1 || !strings.Contains(out, "invalid freelist page") || !strings.Contains(out, "restore") || strings.Contains(out, "0 memories") {
 		t.Errorf("check of a damaged record file: exit %d\n%s", code, out)
 	}
 }
