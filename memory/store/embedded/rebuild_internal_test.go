@@ -2,7 +2,10 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +87,46 @@ func quokkas(t *testing.T) *Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// A search that fails on an index whose segments pass their checksums
+// (bleve's merger can fold a damaged segment into one with a good
+// checksum) rebuilds it from the records once and searches again; a
+// failure that the rebuild does not cure is answered as an error, without
+// rebuilding at every search.
+func TestFailedSearchRebuildsOnce(t *testing.T) {
+	ctx := context.Background()
+	st := quokkas(t)
+	var logs strings.Builder
+	st.log = slog.New(slog.NewTextHandler(&logs, nil))
+	count := func() (int, error) {
+		hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "quokka", K: 100, Fusion: memory.TextOnly})
+		return len(hits), err
+	}
+	if n, err := count(); n != 50 || err != nil {
+		t.Fatalf("before: %d of 50, %v", n, err)
+	}
+	// the damage: the index's reads fail until it is rebuilt
+	defer func() { textFault = nil }()
+	rebuilt := func() int { return strings.Count(logs.String(), "rebuilding it from the records") }
+	// the rebuild cures it (in the test: the fault ends when it starts)
+	textFault = func() error {
+		if rebuilt() == 0 {
+			panic("runtime error: slice bounds out of range [:18446744073709551378]")
+		}
+		return nil
+	}
+	if n, err := count(); n != 50 || err != nil || rebuilt() != 1 {
+		t.Fatalf("a failed search on good checksums: %d of 50, %v; %d rebuilds\n%s", n, err, rebuilt(), logs.String())
+	}
+	// a failure no rebuild cures: one more rebuild at most, then the error
+	textFault = func() error { return errors.New("a fault the records do not cure") }
+	for range 3 {
+		if _, err := count(); err == nil || !strings.Contains(err.Error(), "a fault the records do not cure") {
+			t.Fatalf("a failure the rebuild does not cure: %v", err)
+		}
+	}
+	if n := rebuilt(); n != 1 {
+		t.Errorf("%d rebuilds, want 1 (no second rebuild for a failure on good checksums)", n)
+	}
 }

@@ -75,6 +75,7 @@ type textIndex struct {
 	q        uint64          // the last journal entry it is known to have persisted
 	dirty    map[string]bool // keys whose documents the next flush derives
 	used     atomic.Uint64   // when it was last used (Store.clock)
+	rebuilds uint64          // rebuilt after a failed search since Open (repairText)
 }
 
 // textPath is the directory of ns's index in the store directory dir.
