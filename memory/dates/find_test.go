@@ -578,6 +578,10 @@ func TestFindMonthTense(t *testing.T) {
 		{"I ordered it on June 2, and I'm looking for a case", wed, []string{"June 2=2022-06-02/day"}},
 		{"The best time to go is during the winter, from December", wed, []string{"December=2022-12/month"}},
 		{"My birthday is coming up on March 1st", wed, []string{"March 1st=2024-03-01/day"}},
+		// a schedule in the present tense
+		{"The job starts in September.", wed, []string{"September=2023-09/month"}},
+		{"The job started in September.", wed, []string{"September=2022-09/month"}},
+		{"I'm nervous about my upcoming surgery on March 15th", wed, []string{"March 15th=2024-03-15/day"}},
 		// what began or was made before: "since", "from"
 		{"I'm feeling better since June", wed, []string{"June=2022-06/month"}},
 		{"I'm doing the same workout since late September", wed, []string{"September=2022-09/month"}},
