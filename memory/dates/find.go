@@ -699,8 +699,9 @@ func (f *finder) ahead(i int) bool {
 				}
 			case kwIs:
 				// "is on Friday", "are on Monday", "is in March": a date
-				// set ahead
-				if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
+				// set ahead; "is due on 3 March" too
+				if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) ||
+					j == i-3 && f.word(j+1, "due") && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
 					return true
 				}
 			case kwWas:

@@ -581,6 +581,8 @@ func TestFindMonthTense(t *testing.T) {
 		// a schedule in the present tense
 		{"The job starts in September.", wed, []string{"September=2023-09/month"}},
 		{"The job started in September.", wed, []string{"September=2022-09/month"}},
+		{"The baby is due on 3 March.", wed, []string{"3 March=2024-03-03/day"}},
+		{"The rent was due on 3 March.", wed, []string{"3 March=2023-03-03/day"}},
 		{"I'm nervous about my upcoming surgery on March 15th", wed, []string{"March 15th=2024-03-15/day"}},
 		// what began or was made before: "since", "from"
 		{"I'm feeling better since June", wed, []string{"June=2022-06/month"}},
