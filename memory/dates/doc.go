@@ -96,8 +96,8 @@
 // latest such day strictly before ref's day, because memories are mostly
 // told in the past tense ("on Tuesday we went..."), unless the nearest
 // tense word of its sentence (within six words) speaks of the future: will,
-// shall, 'll, going, gonna, plan, a schedule (starts, begins, arrives,
-// launches, upcoming: "the job starts in September"), "is on Friday", "is due on 3 March", "is in March", the present
+// shall, 'll, going, gonna, plan, a schedule (starts, begins, ends,
+// arrives, launches, upcoming: "the job starts in September"), "is on Friday", "is due on 3 March", "is in March", the present
 // progressive of a plan ("I'm flying there on Friday", "she is leaving in
 // June"; not after it, that or this: "it is amazing in June"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12

@@ -582,6 +582,7 @@ func TestFindMonthTense(t *testing.T) {
 		{"The job starts in September.", wed, []string{"September=2023-09/month"}},
 		{"The job started in September.", wed, []string{"September=2022-09/month"}},
 		{"The baby is due on 3 March.", wed, []string{"3 March=2024-03-03/day"}},
+		{"My lease ends on 1 March.", wed, []string{"1 March=2024-03-01/day"}},
 		{"The rent was due on 3 March.", wed, []string{"3 March=2023-03-03/day"}},
 		{"I'm nervous about my upcoming surgery on March 15th", wed, []string{"March 15th=2024-03-15/day"}},
 		// what began or was made before: "since", "from"
