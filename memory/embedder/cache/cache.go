@@ -4,6 +4,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -12,7 +13,6 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -22,6 +22,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"agentmem/memory/embedder"
+	"agentmem/memory/internal/boltfile"
 )
 
 // rootBucket holds one nested bucket per embedder ID. The format version is
@@ -82,14 +83,8 @@ var ErrDamaged = errors.New("the embedding cache file is damaged")
 // guarded runs fn, turning a panic or a memory fault in it (bbolt reading
 // a damaged or truncated file it has mapped) into an error.
 func guarded(fn func() error) (err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w (%v)", ErrDamaged, p)
-		}
-	}()
-	return fn()
+	boltfile.Guard(func() { err = fn() }, func(p any) { err = fmt.Errorf("%w (%v)", ErrDamaged, p) })
+	return err
 }
 
 // Discard moves the damaged cache file at path to path+".damaged"
@@ -118,24 +113,14 @@ func Open(path string, e embedder.Embedder) (*Embedder, error) {
 	var file *os.File
 	var db *bolt.DB
 	err := guarded(func() (err error) {
-		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond, PreLoadFreelist: true,
-			OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
-				f, err := os.OpenFile(name, flag, mode)
-				file = f
-				return f, err
-			}})
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond, PreLoadFreelist: true, OpenFile: boltfile.KeepFile(&file)})
 		return err
 	})
 	switch {
 	case errors.Is(err, bolt.ErrTimeout):
 		return nil, fmt.Errorf("embedding cache: open %s: file is locked (another process using it?): %w", path, ErrLocked)
 	case errors.Is(err, ErrDamaged):
-		if file != nil {
-			// bbolt panicked with it open; closing does not release its
-			// lock (bbolt's mapping keeps the file open), so a new cache
-			// is opened only once this file is moved away (Discard)
-			file.Close()
-		}
+		boltfile.Release(file) // bbolt panicked with it open, and locked
 		return nil, fmt.Errorf("embedding cache: open %s: %w", path, err)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch),
 		err != nil && strings.Contains(err.Error(), "file size too small"):
@@ -147,12 +132,9 @@ func Open(path string, e embedder.Embedder) (*Embedder, error) {
 	}
 	c := &Embedder{db: db, e: e, bucket: []byte(id), dims: dims}
 	err = guarded(func() error {
-		// a truncated file: its pages reach past its end, where reading
-		// them would fault
-		var need int64
-		db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil })
-		if fi, err := file.Stat(); err == nil && fi.Size() < need {
-			return fmt.Errorf("%w (truncated: %d bytes, where its pages take %d)", ErrDamaged, fi.Size(), need)
+		// a truncated file: reading its pages past its end would fault
+		if why, err := boltfile.Truncated(db, path); err != nil || why != "" {
+			return fmt.Errorf("%w (%s)", ErrDamaged, cmp.Or(why, fmt.Sprint(err)))
 		}
 		return db.Update(func(tx *bolt.Tx) error {
 			root, err := tx.CreateBucketIfNotExists(rootBucket)

@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -24,6 +23,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"agentmem/memory"
+	"agentmem/memory/internal/boltfile"
 )
 
 // Report is what Check found in a store's directory.
@@ -109,7 +109,7 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 	defer closeQuietly(db)
 	var expect map[string]bool
 	var rs recordState
-	guarded(func() {
+	boltfile.Guard(func() {
 		if err := db.View(func(tx *bolt.Tx) error {
 			var err error
 			expect, rs, err = checkRecords(ctx, tx, path, r)
@@ -127,23 +127,21 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 
 func openReadOnly(path string) (db *bolt.DB, err error) {
 	var file *os.File
-	guarded(func() {
-		db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second, PreLoadFreelist: true, OpenFile: keepFile(&file)})
+	boltfile.Guard(func() {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second, PreLoadFreelist: true, OpenFile: boltfile.KeepFile(&file)})
 	}, func(p any) {
-		releaseFile(file)
+		boltfile.Release(file)
 		err = fmt.Errorf("%v", p)
 	})
 	if err == nil {
-		var need int64
-		guarded(func() {
-			err = db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil })
-		}, func(p any) { err = fmt.Errorf("%v", p) })
-		if fi, serr := os.Stat(path); err == nil && serr == nil && fi.Size() < need {
-			err = fmt.Errorf("truncated: %d bytes, where its pages take %d", fi.Size(), need)
+		var why string
+		boltfile.Guard(func() { why, err = boltfile.Truncated(db, path) }, func(p any) { err = fmt.Errorf("%v", p) })
+		if err == nil && why != "" {
+			err = errors.New(why)
 		}
 		if err != nil {
 			closeQuietly(db)
-			releaseFile(file)
+			boltfile.Release(file)
 			db = nil
 		}
 	}
@@ -151,18 +149,6 @@ func openReadOnly(path string) (db *bolt.DB, err error) {
 		files.Store(db, file)
 	}
 	return db, err
-}
-
-// guarded runs fn, passing a panic or a memory fault in it to caught.
-func guarded(fn func(), caught func(any)) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if p := recover(); p != nil {
-			caught(p)
-		}
-	}()
-	fn()
 }
 
 // checkRecords verifies the record file in tx and returns the index keys
@@ -320,7 +306,7 @@ func checkIndex(ctx context.Context, path, ns string, expect map[string]bool, rs
 	}
 	var idx bleve.Index
 	var err error
-	guarded(func() {
+	boltfile.Guard(func() {
 		idx, err = bleve.OpenUsing(path, map[string]any{"read_only": true})
 	}, func(p any) { err = fmt.Errorf("%v", p) })
 	if err != nil {
@@ -330,7 +316,7 @@ func checkIndex(ctx context.Context, path, ns string, expect map[string]bool, rs
 	defer idx.Close()
 	r.Indexes++
 	checkSegments(path, ns, liveSegments(idx), r)
-	guarded(func() { checkIndexContents(ctx, idx, path, ns, expect, rs, r) },
+	boltfile.Guard(func() { checkIndexContents(ctx, idx, path, ns, expect, rs, r) },
 		func(p any) { r.index("namespace %q: the text index %s cannot be read: %v", ns, path, p) })
 }
 
@@ -359,7 +345,7 @@ func liveSegments(idx bleve.Index) (live map[string]bool) {
 	if idx == nil {
 		return nil
 	}
-	guarded(func() {
+	boltfile.Guard(func() {
 		adv, err := idx.Advanced()
 		if err != nil {
 			return

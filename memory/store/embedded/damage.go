@@ -16,6 +16,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"agentmem/memory"
+	"agentmem/memory/internal/boltfile"
 )
 
 // A damaged record file must never crash the process nor pass for an empty
@@ -74,13 +75,13 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 			if db != nil {
 				closeQuietly(db)
 			}
-			releaseFile(file)
+			boltfile.Release(file)
 			db, err = nil, damagedFile(path, p)
 		}
 	}()
 	// the freelist is read at open, not by the first write transaction,
 	// which would panic on a damaged one holding bbolt's write lock
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: noSync, PreLoadFreelist: true, OpenFile: keepFile(&file)})
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoSync: noSync, PreLoadFreelist: true, OpenFile: boltfile.KeepFile(&file)})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("%w (data dir %s)", memory.ErrInUse, dir)
@@ -95,37 +96,16 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 	}
 	files.Store(db, file)
 	// a truncated file: its pages reach past its end
-	var need int64
-	if err := db.View(func(tx *bolt.Tx) error { need = tx.Size(); return nil }); err != nil {
+	why, err := boltfile.Truncated(db, path)
+	switch {
+	case err != nil:
 		closeQuietly(db)
 		return nil, damagedFile(path, err)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() < need {
+	case why != "":
 		closeQuietly(db)
-		return nil, damagedFile(path, fmt.Sprintf("truncated: %d bytes, where its pages take %d", fi.Size(), need))
+		return nil, damagedFile(path, why)
 	}
 	return db, nil
-}
-
-// keepFile is a bolt.Options.OpenFile that keeps the file it opens: when
-// bolt.Open panics it never returns its DB, whose file, still open, would
-// keep the lock on the records until the process exits.
-func keepFile(f **os.File) func(string, int, os.FileMode) (*os.File, error) {
-	return func(name string, flag int, mode os.FileMode) (*os.File, error) {
-		file, err := os.OpenFile(name, flag, mode)
-		*f = file
-		return file, err
-	}
-}
-
-// releaseFile unlocks and closes the file of a bolt.Open that panicked.
-// Closing alone would not release the lock: the mapping bolt made of the
-// file, which it never unmaps, keeps the locked file open.
-func releaseFile(f *os.File) {
-	if f != nil {
-		unlock(f)
-		f.Close()
-	}
 }
 
 // files are the record files openRecords opened, by DB: closeQuietly
@@ -144,7 +124,7 @@ func closeQuietly(db *bolt.DB) {
 // forgetFile drops db's file from files, closing it when asked.
 func forgetFile(db *bolt.DB, close bool) {
 	if f, ok := files.LoadAndDelete(db); ok && close {
-		releaseFile(f.(*os.File))
+		boltfile.Release(f.(*os.File))
 	}
 }
 

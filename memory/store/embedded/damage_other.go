@@ -5,11 +5,8 @@ package embedded
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 )
-
-func unlock(*os.File) {}
 
 // diskFull reports whether err is the file system refusing to grow a file
 // (no space), as far as this platform tells.

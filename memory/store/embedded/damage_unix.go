@@ -4,12 +4,9 @@ package embedded
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"syscall"
 )
-
-func unlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // diskFull reports whether err is the file system refusing to grow a file:
 // no space, a quota, or a file size limit.

@@ -16,6 +16,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid"
+	"agentmem/memory/internal/boltfile"
 )
 
 // Search runs the text side of q in bleve and the vector side in RAM, at
@@ -64,7 +65,7 @@ var textFault func() error
 // read runs fn, a read of t's index. A failure (an error, or a panic or a
 // fault on a damaged segment) is an indexDamage, which Search repairs.
 func (t *textIndex) read(ctx context.Context, fn func() error) (err error) {
-	guarded(func() {
+	boltfile.Guard(func() {
 		if textFault != nil {
 			if err = textFault(); err != nil {
 				return

@@ -18,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory/hybrid"
+	"agentmem/memory/internal/boltfile"
 )
 
 // The text side is one bleve index per namespace, in text/<hash of the
@@ -121,7 +122,7 @@ func openIndex(path string, config map[string]any) (idx bleve.Index, err error) 
 	// timeout, opening it again would wait for it forever, holding s.mu
 	config = maps.Clone(config)
 	config["bolt_timeout"] = "2s"
-	guarded(func() { idx, err = bleve.OpenUsing(path, config) },
+	boltfile.Guard(func() { idx, err = bleve.OpenUsing(path, config) },
 		func(p any) { idx, err = nil, fmt.Errorf("the text index %s is damaged: %v", path, p) })
 	return idx, err
 }

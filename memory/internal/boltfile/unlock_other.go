@@ -1,0 +1,7 @@
+//go:build !unix
+
+package boltfile
+
+import "os"
+
+func unlock(*os.File) {}
