@@ -258,12 +258,11 @@ func relevant(ms []spec.Recalled) int {
 	return n
 }
 
-// recallFor recalls query in the hook's namespace within tokens, matching
-// words and names only (no kinds: the floor asks for a word or name in
-// common), and returns the text for the model, or "" when nothing clears
-// the floor:
-// a first recall ranks, a second returns the best memories that clear it
-// (relevant), whole, and no others.
+// recallFor recalls query in the hook's namespace, matching words and
+// names only (no kinds: the floor asks for a word or name in common), and
+// returns the text for the model within tokens, or "" when nothing clears
+// the floor: a first recall ranks, a second returns the best memories
+// that clear it (relevant), whole, and no others.
 func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int) (string, error) {
 	if r := []rune(query); len(r) > memory.MaxQueryChars {
 		query = string(r[:memory.MaxQueryChars])
