@@ -1,6 +1,7 @@
 package backend
 
 import (
+	stdlog "log"
 	"log/slog"
 	"os"
 
@@ -14,5 +15,16 @@ import (
 func NewLogger(level slog.Level) *slog.Logger {
 	_, noColor := os.LookupEnv("NO_COLOR")
 	noColor = noColor || !term.IsTerminal(int(os.Stderr.Fd()))
-	return slog.New(tint.NewHandler(os.Stderr, &tint.Options{Level: level, NoColor: noColor, TimeFormat: "15:04:05.000"}))
+	h := tint.NewHandler(os.Stderr, &tint.Options{Level: level, NoColor: noColor, TimeFormat: "15:04:05.000"})
+	routeStdlog(h)
+	return slog.New(h)
+}
+
+// routeStdlog sends what the standard library's log writes through h, as
+// warnings: bleve's index reports some faults it recovers from there
+// ("unable to load snapshot, …, continuing"), which would otherwise reach
+// stderr as raw lines in no format of ours and at no level.
+func routeStdlog(h slog.Handler) {
+	stdlog.SetFlags(0)
+	stdlog.SetOutput(slog.NewLogLogger(h, slog.LevelWarn).Writer())
 }
