@@ -56,3 +56,18 @@ func validName(field, s string, limit int) error {
 	}
 	return nil
 }
+
+// newName is validName for a name that a call creates (remember, import):
+// it also refuses "." and "..", which a resource URI would hold as a
+// whole path step (agentmem://{namespace}/sessions/{session_id}) and a
+// client that normalises URIs would remove or resolve to the parent.
+// Names stored before this rule stay readable and deletable.
+func newName(field, s string, limit int) error {
+	if err := validName(field, s, limit); err != nil {
+		return err
+	}
+	if s == "." || s == ".." {
+		return &FieldError{field, fmt.Sprintf("is %q, which a URI reads as a step of its path; use a name with other characters", s)}
+	}
+	return nil
+}

@@ -68,6 +68,9 @@ type RememberResult struct {
 // turns is newTurns'.
 func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
 	ns, err := s.ns(ctx, req.Namespace, true)
+	if err == nil {
+		err = newName("namespace", ns, maxNamespace)
+	}
 	if err != nil {
 		return RememberResult{}, err
 	}
@@ -88,7 +91,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			day = s.Now()
 		}
 		sessionID = derivedSessionID(turns, day)
-	} else if err := validName("session_id", sessionID, maxSessionID); err != nil {
+	} else if err := newName("session_id", sessionID, maxSessionID); err != nil {
 		return RememberResult{}, err
 	}
 

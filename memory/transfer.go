@@ -476,10 +476,10 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 		return Memory{}, err
 	}
 	bad := func(field, msg string) (Memory, error) { return Memory{}, &LineError{no, field, msg} }
-	if err := validName("namespace", l.Namespace, maxNamespace); err != nil {
+	if err := newName("namespace", l.Namespace, maxNamespace); err != nil {
 		return bad("namespace", err.(*FieldError).Msg)
 	}
-	if err := validName("session_id", l.SessionID, maxSessionID); err != nil {
+	if err := newName("session_id", l.SessionID, maxSessionID); err != nil {
 		return bad("session_id", err.(*FieldError).Msg)
 	}
 	date, err := readStamp(l.SessionDate)

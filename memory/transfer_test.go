@@ -231,6 +231,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"missing session date", replace(2, `"session_date":"2023-06-02T00:00:00Z",`, ""), 3, "session_date", "is missing"},
 		{"bad date", replace(2, `"session_date":"2023-06-02T00:00:00Z"`, `"session_date":"2 June"`), 3, "session_date", "RFC 3339"},
 		{"bad namespace", replace(7, `"namespace":"bob"`, `"namespace":"b o b"`), 8, "namespace", "has the character"},
+		{"namespace of a path step", replace(7, `"namespace":"bob"`, `"namespace":".."`), 8, "namespace", "step of its path"},
 		{"id that is not session:turn", replace(2, `"id":"s-june:1"`, `"id":"x"`), 3, "id", "must be session_id:turn"},
 		{"unknown role", replace(1, `"role":"user"`, `"role":"narrator"`), 2, "role", "must be one of"},
 		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], ""), 4, "session_id", "appears again"},

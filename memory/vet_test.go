@@ -128,3 +128,26 @@ func TestOldSpeakerStaysOnItsLine(t *testing.T) {
 		t.Errorf("header %q breaks its line", h)
 	}
 }
+
+// remember and import refuse "." and ".." as a namespace or a session id:
+// a resource URI would hold them as a whole path step, which a client
+// that normalises URIs removes. Other names of dots stay accepted.
+func TestNewNamesAreNotPathSteps(t *testing.T) {
+	svc := open(t, nil)
+	hi := []memory.Message{{Role: "user", Content: "hi"}}
+	for _, c := range []struct{ ns, session, field string }{
+		{"", ".", "session_id"}, {"", "..", "session_id"}, {".", "s", "namespace"}, {"..", "s", "namespace"},
+	} {
+		_, err := svc.Remember(bg, memory.RememberRequest{Namespace: c.ns, SessionID: c.session, Messages: hi})
+		var fe *memory.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(err.Error(), "step of its path") {
+			t.Errorf("namespace %q, session %q: %v, want a field error on %s", c.ns, c.session, err, c.field)
+		}
+	}
+	if ns, _ := svc.Namespaces(bg); len(ns) != 0 {
+		t.Errorf("refused calls stored %+v", ns)
+	}
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "a.b", SessionID: "...", Messages: hi}); err != nil {
+		t.Errorf("other names of dots: %v", err)
+	}
+}
