@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
 )
 
 // Excerpts fill the space they save with more memories, but the best k
@@ -127,5 +129,56 @@ func TestContextJoinsTheSessionPassage(t *testing.T) {
 		if text := res.Text(); strings.Contains(text, "\n…\n") != c.gap {
 			t.Errorf("context %d: gap line %v, want %v:\n%s", c.context, !c.gap, c.gap, text)
 		}
+	}
+}
+
+// A session resumed days later (Claude Code's --resume): a turn whose own
+// timestamp falls on a later day is stored under that day. Its header
+// shows that day, "yesterday" in it is the day before it, and a recall
+// from a date after the session's start finds it. Days are the server
+// zone's: 01:30Z on 3 December is the evening of 2 December in Los
+// Angeles, and a session dated 01:30Z on 21 November took place on the
+// 20th.
+func TestResumedSessionTurnsKeepTheirDay(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Location: la, Now: func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, la) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }
+	first := []memory.Message{msg("Starting on the invoice export.", "2026-11-21T01:30:00Z")}
+	resumed := append(first, msg("Back on this after a break: yesterday I finally fixed the invoice rounding bug.", "2026-12-03T01:30:00Z"))
+	for _, ms := range [][]memory.Message{first, resumed} { // as the Stop hook sends a growing transcript
+		if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2026-11-21T01:30:00Z", Messages: ms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "invoice rounding bug", K: 10, After: "2026-12-01", Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].Memory.Turn != 1 {
+		t.Fatalf("recall after 1 December: %+v, want the resumed turn", res.Hits)
+	}
+	text := res.Text()
+	for _, want := range []string{"[2026-12-02 Wed · session s", "yesterday [2026-12-01]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("recall shows\n%s\nwant %q in it", text, want)
+		}
+	}
+	start, err := svc.Recall(bg, memory.RecallRequest{Query: "invoice export", K: 1, Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := start.Text(); !strings.Contains(text, "[2026-11-20 Fri · session s") {
+		t.Errorf("the session's first turn shows\n%s\nwant its day in Los Angeles, 2026-11-20", text)
 	}
 }

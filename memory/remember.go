@@ -137,7 +137,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			ID:          MemoryID(sessionID, next),
 			Namespace:   ns,
 			SessionID:   sessionID,
-			SessionDate: date,
+			SessionDate: s.turnDate(date, t.Timestamp),
 			Turn:        next,
 			Role:        t.Role,
 			Speaker:     t.Speaker,
@@ -438,4 +438,24 @@ func derivedSessionID(turns []turn, day time.Time) string {
 		h.Write([]byte(t.Hash))
 	}
 	return "s-" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// turnDate is the date a turn is stored under: its session's, or its own
+// timestamp when that falls on a later day (in the server's zone), as in a
+// session resumed days later (Claude Code's --resume). Its header then
+// shows the day it was said, its relative dates are resolved against that
+// day ("yesterday" in a turn of 3 December is 2 December), and a recall
+// bounded by dates finds it by that day. A timestamp on the session's day
+// or before it leaves the session's date.
+func (s *Service) turnDate(session time.Time, ts *time.Time) time.Time {
+	if ts == nil {
+		return session
+	}
+	t := ts.In(s.loc)
+	ty, tm, td := t.Date()
+	sy, sm, sd := session.In(s.loc).Date()
+	if time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).After(time.Date(sy, sm, sd, 0, 0, 0, 0, time.UTC)) {
+		return t
+	}
+	return session
 }
