@@ -89,8 +89,11 @@ func openRecords(dir string, noSync bool) (db *bolt.DB, err error) {
 		// a system error (permissions, too many files) is not damage;
 		// bbolt's own complaints about the content are (invalid, checksum,
 		// version, "file size too small")
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("opening the record file: %w (the data dir must be writable, even to read: the store locks its files and keeps its indexes there)", err)
+		}
 		if errors.As(err, new(*fs.PathError)) {
-			return nil, fmt.Errorf("opening %s: %w", path, err)
+			return nil, fmt.Errorf("opening the record file: %w", err)
 		}
 		return nil, damagedFile(path, err)
 	}
