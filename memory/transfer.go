@@ -156,14 +156,19 @@ type ImportOptions struct {
 	// Progress, if set, is told how many memories are stored out of how
 	// many the file adds.
 	Progress func(done, total int)
+	// DryRun runs the first pass only (every line checked, every session
+	// compared with the store) and stores nothing: the result counts what
+	// the import would do.
+	DryRun bool
 }
 
 // ImportResult counts what Import did.
 type ImportResult struct {
-	Sessions   int `json:"sessions"`   // sessions that received memories
-	Imported   int `json:"imported"`   // memories stored
-	Skipped    int `json:"skipped"`    // memories the store already held, identical
-	Reembedded int `json:"reembedded"` // memories embedded again (no vectors in the file, or another embedder's)
+	Sessions   int  `json:"sessions"`          // sessions that received memories
+	Imported   int  `json:"imported"`          // memories stored
+	Skipped    int  `json:"skipped"`           // memories the store already held, identical
+	Reembedded int  `json:"reembedded"`        // memories embedded again (no vectors in the file, or another embedder's)
+	DryRun     bool `json:"dry_run,omitempty"` // nothing was stored: the counts are what the import would do
 }
 
 // Import reads an export and stores its memories, by id: each memory keeps
@@ -176,17 +181,20 @@ type ImportResult struct {
 // session with the store, so that bad input (a truncated or foreign line,
 // an unknown format version, a field out of its limits) or a memory that
 // the store holds with other content fails with a *LineError before
-// anything is stored; the second pass stores session by session.
+// anything is stored; the second pass stores session by session. A dry
+// run ends after the first pass, with what the second would do.
 func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (ImportResult, error) {
-	var total int
+	planned := ImportResult{DryRun: opts.DryRun}
 	err := s.readExport(open, func(head ExportHeader, sess []lined) error {
-		n, _, err := s.plan(ctx, sess)
-		total += n
-		return err
+		return s.wouldImport(ctx, head, sess, &planned)
 	})
 	if err != nil {
 		return ImportResult{}, err
 	}
+	if opts.DryRun {
+		return planned, nil
+	}
+	total := planned.Imported
 	var res ImportResult
 	if opts.Progress != nil {
 		opts.Progress(0, total)
@@ -249,6 +257,42 @@ func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, error) {
 	return n, fresh, nil
 }
 
+// wouldImport adds to res what importing sess would do.
+func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult) error {
+	n, fresh, err := s.plan(ctx, sess)
+	if err != nil {
+		return err
+	}
+	res.Skipped += len(sess) - n
+	if n == 0 {
+		return nil
+	}
+	id, dims := s.store.Embedder()
+	embed := 0
+	for i, l := range sess {
+		if fresh[i] && dims > 0 && !keepsVectors(head, l.m, id, dims) {
+			embed++
+		}
+	}
+	if embed > 0 && (s.embedder == nil || s.embedder.ID() != id) {
+		return errNoEmbedder(sess[0].m, id)
+	}
+	res.Sessions++
+	res.Imported += n
+	res.Reembedded += embed
+	return nil
+}
+
+func errNoEmbedder(first Memory, id string) error {
+	return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
+}
+
+// keepsVectors says whether m is stored with the vectors of its file,
+// made by the store's embedder (id, dims).
+func keepsVectors(head ExportHeader, m Memory, id string, dims int) bool {
+	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims
+}
+
 func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult, progress func()) error {
 	first := sess[0].m
 	mu := s.sessionLock(first.Namespace, first.SessionID)
@@ -274,7 +318,7 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		switch {
 		case dims == 0:
 			m.Vectors, m.Embedder = nil, ""
-		case len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims:
+		case keepsVectors(head, m, id, dims):
 			m.Embedder = id
 		default:
 			m.Vectors = nil
@@ -285,7 +329,7 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 	}
 	if len(embed) > 0 {
 		if s.embedder == nil || s.embedder.ID() != id {
-			return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
+			return errNoEmbedder(first, id)
 		}
 		if err := s.embed(ctx, embed, ms); err != nil {
 			return err

@@ -172,6 +172,34 @@ func TestRoundTripGivesIdenticalRecall(t *testing.T) {
 	})
 }
 
+// A dry run checks the file against the store, counts what an import
+// would do, and stores nothing.
+func TestImportDryRun(t *testing.T) {
+	emb := &fake.Embedder{Name: "dry"}
+	src := open(t, emb)
+	fill(t, src)
+	path := export(t, src, memory.ExportOptions{Namespaces: []string{"alice"}})
+	dst := open(t, emb)
+	dry := memory.ImportOptions{DryRun: true, Progress: func(int, int) { t.Error("a dry run reported progress") }}
+	res, err := dst.Import(bg, fileOpener(path), dry)
+	if want := (memory.ImportResult{Sessions: 2, Imported: 6, Reembedded: 6, DryRun: true}); err != nil || res != want {
+		t.Errorf("dry run = %+v, %v; want %+v", res, err, want)
+	}
+	if ns, _ := dst.Namespaces(bg); len(ns) != 0 {
+		t.Fatalf("a dry run stored %+v", ns)
+	}
+	if _, err := dst.Import(bg, fileOpener(path), memory.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := dst.Import(bg, fileOpener(path), dry); err != nil || res.Imported != 0 || res.Skipped != 6 {
+		t.Errorf("dry run of a file already imported = %+v, %v", res, err)
+	}
+	var le *memory.LineError
+	if _, err := open(t, emb).Import(bg, textOpener(`{"format":"agentmem-export","version":1}`+"\n{}"), dry); !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("dry run of a bad line: %v", err)
+	}
+}
+
 func TestExportErrors(t *testing.T) {
 	svc := open(t, nil)
 	fill(t, svc)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -203,30 +204,16 @@ func (c importCmd) Run(e *env) error {
 	if c.From != "" {
 		return c.history(e, os.Stdout)
 	}
-	if c.File == "" {
-		return errors.New("give the export file to import (agentmem export writes one), or --from claude-code|chatgpt|claude-ai")
-	}
-	path := c.File
-	if path == "-" {
-		// read twice (check, then store): stdin is spooled to a file first
-		tmp, err := os.CreateTemp("", "agentmem-import-*.jsonl")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(tmp.Name())
-		if _, err := io.Copy(tmp, os.Stdin); err != nil {
-			tmp.Close()
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			return err
-		}
-		path = tmp.Name()
-	}
-	if _, err := os.Stat(path); err != nil {
+	path, done, err := c.exportFile()
+	if err != nil {
 		return err
 	}
-	b, err := openOwned(e)
+	defer done()
+	open := openOwned
+	if c.DryRun {
+		open = openDry
+	}
+	b, err := open(e)
 	if err != nil {
 		return err
 	}
@@ -238,12 +225,76 @@ func (c importCmd) Run(e *env) error {
 		}
 		pb.set(done)
 	}
-	res, err := b.Service.Import(e.ctx, func() (io.ReadCloser, error) { return os.Open(path) }, memory.ImportOptions{Progress: progress})
+	res, err := b.Service.Import(e.ctx, func() (io.ReadCloser, error) { return os.Open(path) }, memory.ImportOptions{Progress: progress, DryRun: c.DryRun})
 	pb.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
-	return c.print(res, fmt.Sprintf("Imported %d memories in %d sessions (%d already stored, skipped; %d embedded again).", res.Imported, res.Sessions, res.Skipped, res.Reembedded))
+	return c.print(res, importSummary(res))
+}
+
+// exportFile is the export file to import (stdin spooled to a file, which
+// import reads twice: check, then store) and what removes the spool. It
+// refuses the flags that are for --from only.
+func (c importCmd) exportFile() (string, func(), error) {
+	switch {
+	case c.PerProject:
+		return "", nil, errors.New("--per-project is for --from claude-code: an agentmem export keeps each memory's namespace")
+	case c.NoWait:
+		return "", nil, errors.New("--no-wait is for --from: the import of an agentmem export stores each memory with its vectors (the file's, or made again as it goes)")
+	case c.File == "":
+		return "", nil, errors.New("give the export file to import (agentmem export writes one), or --from claude-code|chatgpt|claude-ai")
+	case c.File != "-":
+		_, err := os.Stat(c.File)
+		return c.File, func() {}, err
+	}
+	tmp, err := os.CreateTemp("", "agentmem-import-*.jsonl")
+	if err != nil {
+		return "", nil, err
+	}
+	done := func() { os.Remove(tmp.Name()) }
+	_, err = io.Copy(tmp, os.Stdin)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		done()
+		return "", nil, err
+	}
+	return tmp.Name(), done, nil
+}
+
+func importSummary(r memory.ImportResult) string {
+	if r.DryRun {
+		return fmt.Sprintf("Would import %d memories in %d sessions (%d already stored, to skip; %d to embed again). Nothing stored (--dry-run).", r.Imported, r.Sessions, r.Skipped, r.Reembedded)
+	}
+	return fmt.Sprintf("Imported %d memories in %d sessions (%d already stored, skipped; %d embedded again).", r.Imported, r.Sessions, r.Skipped, r.Reembedded)
+}
+
+// openDry opens the memory a dry run checks the file against: the data
+// dir's, or, when it holds no store yet, an empty one in a temporary
+// directory, so that a dry run creates nothing.
+func openDry(e *env) (*backend.Backend, error) {
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); e.cfg.Store == "couchbase" || !errors.Is(err, fs.ErrNotExist) {
+		return openOwned(e)
+	}
+	tmp, err := os.MkdirTemp("", "agentmem-dry-run-*")
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.cfg
+	cfg.DataDir = tmp
+	b, err := backend.Open(e.ctx, cfg, e.log)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	b.OnClose(func() error { return os.RemoveAll(tmp) })
+	return b, nil
 }
 
 // openOwned opens the memory for a command that streams the whole store:

@@ -112,3 +112,28 @@ func TestExportImportCommands(t *testing.T) {
 		t.Errorf("recall --context 1 returned no context turn:\n%s", whole)
 	}
 }
+
+// import --dry-run of an export checks it against the store, says what
+// would be imported, and stores nothing (it does not even create the data
+// dir); the flags of --from alone are refused by name.
+func TestImportDryRunCommand(t *testing.T) {
+	dir := t.TempDir()
+	src, dst, file := filepath.Join(dir, "src"), filepath.Join(dir, "dst"), filepath.Join(dir, "e.jsonl")
+	run(t, src, "--embedder", "none", "remember", "--session-id", "s1", "I keep my bike in the shed.", "The shed key is blue.")
+	run(t, src, "--embedder", "none", "export", "-o", file)
+	if out := run(t, dst, "--embedder", "none", "import", "--dry-run", file); !strings.Contains(out, "Would import 2 memories in 1 sessions") || !strings.Contains(out, "Nothing stored (--dry-run).") {
+		t.Errorf("import --dry-run: %s", out)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("import --dry-run created the data dir: %v", err)
+	}
+	run(t, dst, "--embedder", "none", "import", file)
+	if out := run(t, dst, "--embedder", "none", "import", "--dry-run", file); !strings.Contains(out, "Would import 0 memories in 0 sessions (2 already stored") {
+		t.Errorf("import --dry-run of a file already imported: %s", out)
+	}
+	for _, flag := range []string{"--per-project", "--no-wait"} {
+		if _, errOut, err := try(t, dst, "--embedder", "none", "import", flag, file); err == nil || !strings.Contains(errOut, flag+" is for --from") {
+			t.Errorf("import %s without --from: %v, %s", flag, err, errOut)
+		}
+	}
+}

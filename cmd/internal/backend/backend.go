@@ -46,6 +46,11 @@ func (e *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
+// OnClose has Close run fn last, once the memory is closed.
+func (e *Backend) OnClose(fn func() error) {
+	e.closers = append([]func() error{fn}, e.closers...)
+}
+
 // Open assembles the memory that cfg describes; a nil log logs nothing.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
