@@ -38,8 +38,9 @@ type Passage struct {
 // alone as "[2023-05-07 Sun · session s-may · Caroline (user)]" and its
 // text, a passage of several turns as "[2023-05-07 Sun · session s-may]"
 // and one "who: text" line per turn, with a line "…" where turns of the
-// session are left out between two of them. A memory's own lines after its
-// first are indented (see display).
+// session are left out between two of them. A memory's own lines are
+// indented by two spaces (see display); in a passage of several turns,
+// its first follows its "who: " instead.
 func Text(ps []Passage) string {
 	if len(ps) == 0 {
 		return "No stored memories match."
@@ -65,19 +66,19 @@ func (p Passage) shown(i int) string {
 }
 
 // display is a memory's text as a passage shows it: its relative dates
-// annotated, and every line after its first indented by two spaces, so
-// that a line that starts at the margin is always the passage's own (a
-// header, a "who:" line, a gap) and never a memory's: a stored text
-// cannot pass for a header or end its passage with a blank line.
+// annotated, and every line after its first indented (Indent), so that a
+// line that starts at the margin is always the passage's own (a header, a
+// "who:" line, a gap) and never a memory's: a stored text cannot pass for
+// a header or end its passage with a blank line. Its first line follows
+// its "who: " or, for a memory alone, is indented too (render).
 func display(text string, session time.Time) string {
 	var b strings.Builder
 	annotate(&b, text, session)
-	out := b.String()
-	if strings.Contains(out, "\n") {
-		out = strings.ReplaceAll(out, "\n", "\n  ")
-	}
-	return out
+	return Indent(b.String(), indent)
 }
+
+// indent begins each line of a memory's text in a passage.
+const indent = "  "
 
 // gap is the line between two turns of a passage that do not follow each
 // other.
@@ -87,7 +88,7 @@ const gap = "…"
 func (p Passage) render(b *strings.Builder, show func(i int) string) {
 	if len(p.Memories) == 1 {
 		b.WriteString(p.Memories[0].Header())
-		b.WriteByte('\n')
+		b.WriteString("\n" + indent)
 		b.WriteString(show(0))
 		return
 	}
@@ -141,7 +142,7 @@ func tokens(runes int) int { return (runes + 3) / 4 }
 // render).
 func (p Passage) size(n func(i int) int) int {
 	if len(p.Memories) == 1 {
-		return utf8.RuneCountInString(p.Memories[0].Header()) + 1 + n(0)
+		return utf8.RuneCountInString(p.Memories[0].Header()) + 1 + len(indent) + n(0)
 	}
 	size := utf8.RuneCountInString(p.header())
 	for i, m := range p.Memories {

@@ -141,7 +141,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(text, testToday+"[2023-05-07 Sun · session s-may · Caroline (user)]\nYesterday [2023-05-06] I ran the Boston marathon!") {
+	if !strings.HasPrefix(text, testToday+"[2023-05-07 Sun · session s-may · Caroline (user)]\n  Yesterday [2023-05-06] I ran the Boston marathon!") {
 		t.Errorf("recall text = %q", text)
 	}
 	if len(rec.Memories) != 1 {
@@ -263,7 +263,7 @@ func TestRecallFormat(t *testing.T) {
 	if isErr || structured != nil {
 		t.Errorf("recall as a model calls it: error=%v, structured %s; want text alone", isErr, structured)
 	}
-	want := testToday + "[2023-05-01 Mon · session s1 · user]\nMy sister Ana moved to Lisbon in March [2023-03]."
+	want := testToday + "[2023-05-01 Mon · session s1 · user]\n  My sister Ana moved to Lisbon in March [2023-03]."
 	if text != want {
 		t.Errorf("recall text = %q, want %q", text, want)
 	}
