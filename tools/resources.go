@@ -206,7 +206,10 @@ func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID s
 }
 
 // RenderTranscript writes a session as Markdown: a heading with its date,
-// then each turn with its speaker.
+// then each turn with its speaker, and its text quoted: every line of a
+// turn's text begins with "> " (memory.Indent, as recall indents its
+// memories), so that a text holding "**assistant** · s:1" cannot pass for
+// the next turn's header, read raw or rendered.
 func RenderTranscript(tr spec.Transcript) string {
 	var b strings.Builder
 	date := tr.Date
@@ -226,10 +229,13 @@ func RenderTranscript(tr spec.Transcript) string {
 		if t.SessionDate != tr.Date {
 			when += " · session date " + t.SessionDate
 		}
-		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s\n", who, t.ID, when, t.Text)
+		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s%s\n", who, t.ID, when, quote, memory.Indent(t.Text, quote))
 	}
 	return b.String()
 }
+
+// quote begins each line of a turn's text in a transcript.
+const quote = "> "
 
 // listCursor is where a resources/list page ends: a namespace and the
 // cursor within it.
