@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"slices"
 
 	"agentmem/memory"
 	"agentmem/server"
@@ -92,7 +93,7 @@ func callTool[A, R any](e *env, o output, tool func(*client.Client, context.Cont
 type rememberCmd struct {
 	output
 	Text        []string `arg:"" optional:"" help:"Turns to store, one per argument, all with --role. Or give --file."`
-	File        string   `name:"file" short:"f" placeholder:"PATH" help:"Read the remember tool's JSON arguments ({\"messages\": [...], ...}) or a bare messages array from PATH (- for stdin)."`
+	File        string   `name:"file" short:"f" placeholder:"PATH" help:"Read the remember tool's JSON arguments ({\"messages\": [...], ...}) or a bare messages array from PATH (- for stdin), checked as the tool checks them."`
 	Role        string   `name:"role" default:"user" help:"Role of the turns given as arguments."`
 	Speaker     string   `name:"speaker" help:"Speaker of the turns given as arguments."`
 	SessionID   string   `name:"session-id" help:"Session id (generated from the content when absent)."`
@@ -106,26 +107,9 @@ func (c rememberCmd) Run(e *env) error {
 	case c.File != "" && len(c.Text) > 0:
 		return errors.New("give turns as arguments or --file, not both")
 	case c.File != "":
-		var r io.Reader = os.Stdin
-		if c.File != "-" {
-			f, err := os.Open(c.File)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r = f
-		}
-		raw, err := io.ReadAll(r)
-		if err != nil {
+		var err error
+		if args, err = readRememberArgs(c.File); err != nil {
 			return err
-		}
-		if t := strings.TrimSpace(string(raw)); strings.HasPrefix(t, "[") {
-			err = json.Unmarshal(raw, &args.Messages)
-		} else {
-			err = json.Unmarshal(raw, &args)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.File, err)
 		}
 	case len(c.Text) > 0:
 		for _, t := range c.Text {
@@ -144,6 +128,36 @@ func (c rememberCmd) Run(e *env) error {
 		args.Namespace = c.NS
 	}
 	return callTool(e, c.output, (*client.Client).Remember, args)
+}
+
+// readRememberArgs reads the remember tool's arguments, or a bare messages
+// array, from path (- for stdin), checked as the tool checks them: an
+// unknown or misspelt argument is an error naming it.
+func readRememberArgs(path string) (spec.RememberArgs, error) {
+	var r io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return spec.RememberArgs{}, err
+		}
+		defer f.Close()
+		r = f
+	}
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return spec.RememberArgs{}, err
+	}
+	if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
+		return spec.RememberArgs{}, fmt.Errorf("%s: not JSON: %w", path, err)
+	}
+	if t := bytes.TrimSpace(raw); bytes.HasPrefix(t, []byte("[")) {
+		raw = slices.Concat([]byte(`{"messages":`), t, []byte("}"))
+	}
+	args, err := spec.Decode[spec.RememberArgs](json.RawMessage(raw))
+	if err != nil {
+		return args, fmt.Errorf("%s: invalid argument %w", path, err)
+	}
+	return args, nil
 }
 
 type recallCmd struct {

@@ -1,0 +1,38 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// remember -f checks its file as the tool checks its arguments: a misspelt
+// argument is an error naming it, and nothing is stored.
+func TestRememberFileIsStrict(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	data := filepath.Join(dir, "data")
+	for _, c := range []struct{ body, want string }{
+		{`{"messages":[{"role":"user","content":"I moved to Lisbon."}],"sesion_date":"2023-01-05"}`, "invalid argument sesion_date: is not an argument"},
+		{`[{"role":"user","content":"I moved to Lisbon.","speker":"Ana"}]`, "invalid argument messages[0].speker: is not an argument"},
+		{`{"messages":[`, "not JSON"},
+	} {
+		if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", write("bad.json", c.body)); err == nil || !strings.Contains(errOut, c.want) {
+			t.Errorf("remember -f %s: %v, %s; want %q", c.body, err, errOut, c.want)
+		}
+	}
+	if out := run(t, data, "--embedder", "none", "namespaces"); !strings.Contains(out, "No memories stored yet.") {
+		t.Errorf("a refused remember -f stored something:\n%s", out)
+	}
+	good := write("good.json", `[{"role":"user","content":"I moved to Lisbon.","speaker":"Ana"}]`)
+	if out := run(t, data, "--embedder", "none", "remember", "-f", good, "--session-date", "2023-01-05"); !strings.Contains(out, "(2023-01-05 Thu)") {
+		t.Errorf("remember -f of a bare messages array: %s", out)
+	}
+}
