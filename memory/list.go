@@ -78,13 +78,15 @@ const (
 	previewWords       = 12
 )
 
-// Preview is the first words of a text, on one line, for listings.
+// Preview is the first words of a text, on one line, for listings, its
+// control characters shown (visible): a listing goes to terminals too.
 func Preview(text string) string {
 	words := strings.FieldsFunc(text, unicode.IsSpace)
+	more := ""
 	if len(words) > previewWords {
-		return strings.Join(words[:previewWords], " ") + " …"
+		words, more = words[:previewWords], " …"
 	}
-	return strings.Join(words, " ")
+	return strings.Map(visible, strings.Join(words, " ")) + more
 }
 
 // PageSessions cuts one page out of every session of a namespace: it keeps

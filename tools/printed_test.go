@@ -1,9 +1,11 @@
 package tools_test
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
+	"unicode"
 
 	"agentmem/tools/spec"
 )
@@ -34,6 +36,43 @@ func TestTranscriptTextCannotForgeATurn(t *testing.T) {
 		}
 		if _, _, err := c.Forget(ctx, spec.ForgetArgs{SessionID: "f"}); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// What the CLI and a model read of stored text (recall's text, the
+// transcript, the sessions' first words) shows its control characters
+// instead of sending them to the terminal; the memory itself stays as
+// stored.
+func TestPrintedTextShowsControls(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	raw := "bell\u0007 nul\u0000 esc\u001b[31mRED\u001b[0m del\u007f csi\u009b2J tab\tend"
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s", Messages: []spec.Message{{Role: "user", Content: raw}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, text, err := c.Recall(ctx, spec.RecallArgs{Query: "RED bell", K: 1})
+	if err != nil || len(rec.Memories) != 1 {
+		t.Fatalf("recall: %v %+v", err, rec)
+	}
+	if rec.Memories[0].Text != raw {
+		t.Errorf("the structured result's text %q, want the stored text %q", rec.Memories[0].Text, raw)
+	}
+	tr, err := c.Transcript(ctx, "default", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := c.Sessions(ctx, "default", "", "", 0, "")
+	if err != nil || len(page.Sessions) != 1 {
+		t.Fatalf("sessions: %v %+v", err, page)
+	}
+	const shown = "bell␇ nul␀ esc␛[31mRED␛[0m del␡ csi\uFFFD2J tab\tend"
+	for name, out := range map[string]string{"recall": text, "transcript": tr, "sessions": page.Sessions[0].Preview} {
+		if i := strings.IndexFunc(out, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }); i >= 0 {
+			t.Errorf("%s prints a control character at %d: %q", name, i, out)
+		}
+		if want := cmp.Or(map[string]string{"sessions": "esc␛[31mRED␛[0m del␡"}[name], shown); !strings.Contains(out, want) {
+			t.Errorf("%s: %q does not show %q", name, out, want)
 		}
 	}
 }
