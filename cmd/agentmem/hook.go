@@ -63,7 +63,7 @@ func newHook(e *env, host string, o hookOptions, in io.Reader, out, errs io.Writ
 		Connect: func(ctx context.Context) (hook.Memory, func(), error) {
 			// everything the hook does, the wait for the memory included,
 			// ends with --timeout
-			cl, done, err := connect(&env{ctx: ctx, cfg: e.cfg, log: e.log})
+			cl, done, err := connect(&env{ctx: ctx, cfg: e.cfg, log: e.log}, false)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -242,7 +242,7 @@ const importWorkers = 4
 // vectors in the background, in batches; then, unless --no-wait, it waits
 // for them, the bar counting them.
 func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
-	cl, done, err := connect(e)
+	cl, done, err := connect(e, true)
 	if err != nil {
 		return err
 	}

@@ -274,7 +274,7 @@ func TestImportLongConversationResumes(t *testing.T) {
 	// the first call of the session, as a run killed after it left it
 	var first []histSession
 	readClaudeAI(strings.NewReader(b.String()), p, func(s histSession) error { first = append(first, s); return nil })
-	cl, done, err := connect(e)
+	cl, done, err := connect(e, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"agentmem/memory"
 	"agentmem/server"
@@ -41,8 +43,9 @@ var cliName = client.WithName("agentmem-cli")
 
 // connect connects to the server that holds the data dir (over its
 // socket), or, when none does, holds the memory in this process for the
-// command's duration.
-func connect(e *env) (*client.Client, func(), error) {
+// command's duration. A shell command warns when it relays (see
+// warnRelayed); a hook does not: it must stay quiet.
+func connect(e *env, shell bool) (*client.Client, func(), error) {
 	dir, err := e.cfg.Dir()
 	if err != nil {
 		return nil, nil, err
@@ -53,6 +56,9 @@ func connect(e *env) (*client.Client, func(), error) {
 		return nil, nil, err
 	}
 	if conn != nil {
+		if shell {
+			warnRelayed(e, os.Args[1:])
+		}
 		c, err := client.Conn(e.ctx, conn, cliName)
 		if err != nil {
 			return nil, nil, err
@@ -68,9 +74,34 @@ func connect(e *env) (*client.Client, func(), error) {
 	return c, func() { c.Close(); hd.Close() }, nil
 }
 
+// memoryFlags are the global flags that configure the memory itself (its
+// clock, store, embedder, fusion, reranker), by name or, ending in -, by
+// prefix: a command relayed to the server that holds the data dir runs
+// with that server's.
+var memoryFlags = []string{"now", "timezone", "embedder", "store", "fusion", "no-sync", "openai-", "reranker-", "couchbase-"}
+
+// warnRelayed warns, naming them, that the flags of args that configure
+// the memory do not apply to a command relayed to another process.
+func warnRelayed(e *env, args []string) {
+	var given []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, ok := strings.CutPrefix(a, "--")
+		name, _, _ = strings.Cut(name, "=")
+		if ok && slices.ContainsFunc(memoryFlags, func(f string) bool { return name == f || strings.HasSuffix(f, "-") && strings.HasPrefix(name, f) }) {
+			given = append(given, "--"+name)
+		}
+	}
+	if len(given) > 0 {
+		e.log.Warn("another agentmem process holds the data dir: this command runs in it, with its settings, and ignores " + strings.Join(given, ", ") + " (give them to that server, or stop it)")
+	}
+}
+
 // withClient runs fn with a client of e's memory (see connect).
 func withClient(e *env, fn func(*client.Client) error) error {
-	cl, done, err := connect(e)
+	cl, done, err := connect(e, true)
 	if err != nil {
 		return err
 	}
@@ -124,9 +155,8 @@ func (c rememberCmd) Run(e *env) error {
 	if c.SessionDate != "" {
 		args.SessionDate = c.SessionDate
 	}
-	if c.NS != "" {
-		args.Namespace = c.NS
-	}
+	// named in the call, so that a relayed server uses it too
+	args.Namespace = cmp.Or(c.NS, args.Namespace, e.cfg.Namespace)
 	return callTool(e, c.output, (*client.Client).Remember, args)
 }
 
@@ -182,7 +212,7 @@ func (c recallCmd) Run(e *env) error {
 		return fmt.Errorf("invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
 	}
 	return callTool(e, c.output, (*client.Client).Recall, spec.RecallArgs{
-		Query: c.Query, K: c.K, Order: c.Order, Namespace: c.NS, SessionID: c.SessionID, After: c.After, Before: c.Before,
+		Query: c.Query, K: c.K, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,
 		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank),
 	})
 }
@@ -219,5 +249,5 @@ type forgetCmd struct {
 }
 
 func (c forgetCmd) Run(e *env) error {
-	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: c.NS})
+	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: cmp.Or(c.NS, e.cfg.Namespace)})
 }

@@ -36,3 +36,23 @@ func TestRememberFileIsStrict(t *testing.T) {
 		t.Errorf("remember -f of a bare messages array: %s", out)
 	}
 }
+
+// A shell command relayed to the server that holds the data dir runs with
+// that server's settings: it warns, naming them, that the flags that
+// configure the memory are ignored; --namespace applies (each call names
+// it). A command that holds the memory itself does not warn.
+func TestRelayedCommandWarnsOfIgnoredFlags(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, err := try(t, t.TempDir(), "--embedder", "none", "recall", "bike"); err != nil || strings.Contains(errOut, "ignores") {
+		t.Errorf("recall holding the memory itself: %v, %s", err, errOut)
+	}
+	p := start(t, dir)
+	defer p.kill()
+	_, errOut, err := try(t, dir, "--namespace", "bob", "--embedder", "none", "remember", "I keep my bike in the shed.")
+	if err != nil || !strings.Contains(errOut, "ignores --now, --timezone, --embedder (give them to that server") {
+		t.Errorf("relayed remember: %v, %s", err, errOut)
+	}
+	if out := run(t, dir, "namespaces"); !strings.Contains(out, "bob ") {
+		t.Errorf("the relayed remember left out --namespace bob:\n%s", out)
+	}
+}
