@@ -97,6 +97,9 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
 			b.WriteString("\n" + gap)
 		}
+		if d := p.dayLine(i); d != "" {
+			b.WriteString("\n" + d)
+		}
 		b.WriteByte('\n')
 		b.WriteString(m.who())
 		b.WriteString(": ")
@@ -107,6 +110,20 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 func (p Passage) header() string {
 	m := p.Memories[0]
 	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
+}
+
+// dayLine is the line that dates Memories[i] when it was said on another
+// day than the turn before it (a session resumed days later: remember's
+// turnDate), so that the passage's header does not date it; "" otherwise.
+func (p Passage) dayLine(i int) string {
+	if i == 0 {
+		return ""
+	}
+	day := p.Memories[i].SessionDate.Format("2006-01-02 Mon")
+	if day == p.Memories[i-1].SessionDate.Format("2006-01-02 Mon") {
+		return ""
+	}
+	return "[" + day + "]"
 }
 
 // annotate writes text with the date each relative expression names, as
@@ -148,6 +165,9 @@ func (p Passage) size(n func(i int) int) int {
 	for i, m := range p.Memories {
 		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
 			size += 1 + utf8.RuneCountInString(gap)
+		}
+		if d := p.dayLine(i); d != "" {
+			size += 1 + utf8.RuneCountInString(d)
 		}
 		size += 1 + utf8.RuneCountInString(m.who()) + 2 + n(i)
 	}

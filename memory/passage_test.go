@@ -114,6 +114,9 @@ func TestPassageSizeIsRendered(t *testing.T) {
 			}
 			m := testTurn(string(rune('a'+rng.IntN(3))), rng.IntN(12), strings.Join(b, " "))
 			m.Speaker = []string{"", "Zoë", "user"}[rng.IntN(3)]
+			if rng.IntN(3) == 0 { // resumed: later turns said on later days
+				m.SessionDate = m.SessionDate.AddDate(0, 0, m.Turn/4)
+			}
 			if slices.ContainsFunc(hits, func(h Hit) bool { return h.Memory.ID == m.ID }) {
 				continue
 			}
@@ -308,5 +311,23 @@ func BenchmarkGroup(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		group(hits, turns, 1600, DefaultExcerpt, queryWords(query))
+	}
+}
+
+// A passage of a session resumed days later dates the turns said on
+// another day than the turn before them: its header dates only the first.
+func TestPassageDatesAResumedTurn(t *testing.T) {
+	first := testTurn("s", 0, "Starting on the invoice export.")
+	later := testTurn("s", 1, "Yesterday I fixed the rounding bug.")
+	later.SessionDate = first.SessionDate.AddDate(0, 0, 13)
+	again := testTurn("s", 2, "And the totals too.")
+	again.SessionDate = later.SessionDate
+	hits := []Hit{{Memory: first, Score: 3}, {Memory: later, Score: 2}, {Memory: again, Score: 1}}
+	ps := group(hits, oneEach(hits), 0, 0, queryWords("invoice"))
+	text := Text(ps)
+	day := "[" + later.SessionDate.Format("2006-01-02 Mon") + "]"
+	want := "\n" + day + "\nassistant: Yesterday [" + later.SessionDate.AddDate(0, 0, -1).Format("2006-01-02") + "] I fixed"
+	if len(ps) != 1 || !strings.Contains(text, want) || strings.Count(text, day) != 1 {
+		t.Errorf("passage:\n%s\nwant its second turn dated once by a line %s, and resolved against it", text, day)
 	}
 }

@@ -18,7 +18,7 @@ type Message struct {
 	Role      string `json:"role" jsonschema:"Who spoke: user, assistant, system or tool." schema:"enum=user|assistant|system|tool"`
 	Content   string `json:"content" jsonschema:"The turn's text, verbatim." schema:"minLength=1,maxLength=65536"`
 	Speaker   string `json:"speaker,omitempty" jsonschema:"Who spoke, when role is not enough (a person's name)." schema:"maxLength=128"`
-	Timestamp string `json:"timestamp,omitempty" jsonschema:"When this turn was said, if known: a date or date-time in one of the forms session_date accepts." schema:"maxLength=64"`
+	Timestamp string `json:"timestamp,omitempty" jsonschema:"When this turn was said, if known: a date or date-time in one of the forms session_date accepts. A turn said on a later day than its session's date is dated by it." schema:"maxLength=64"`
 	ID        string `json:"id,omitempty" jsonschema:"Your own stable id of this turn (e.g. the client's message id), if it has one: a message whose id the session already holds is a resend, whatever its text, and a repeated text with a new id is a new turn." schema:"maxLength=256"`
 }
 
