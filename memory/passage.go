@@ -137,7 +137,7 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 			continue
 		}
 		label := m.Label()
-		if label == "" {
+		if label == "" || dated(text[m.End:]) {
 			continue
 		}
 		b.WriteString(text[at:m.End])
@@ -147,6 +147,15 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 		at = m.End
 	}
 	b.WriteString(text[at:])
+}
+
+// dated tells whether rest, the text after a relative date, starts with
+// a date in brackets, as a text that was annotated before it was stored
+// does ("yesterday [2023-05-07] I saw…"): a second annotation would only
+// repeat it.
+func dated(rest string) bool {
+	rest = strings.TrimPrefix(rest, " ")
+	return len(rest) > 1 && rest[0] == '[' && rest[1] >= '0' && rest[1] <= '9'
 }
 
 // tokens estimates the tokens of a text as rendered: about four characters

@@ -331,3 +331,19 @@ func TestPassageDatesAResumedTurn(t *testing.T) {
 		t.Errorf("passage:\n%s\nwant its second turn dated once by a line %s, and resolved against it", text, day)
 	}
 }
+
+// A relative date the stored text already dates in brackets (a text
+// annotated before it was stored) is not annotated again; one without is.
+func TestAnnotatedTextNotAnnotatedTwice(t *testing.T) {
+	day := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"Yesterday [2023-05-07] I saw the otter.": "Yesterday [2023-05-07] I saw the otter.",
+		"Yesterday[2023-05-07] I saw the otter.":  "Yesterday[2023-05-07] I saw the otter.",
+		"Yesterday I saw the otter.":              "Yesterday [2023-05-07] I saw the otter.",
+		"Yesterday [sic] I saw the otter.":        "Yesterday [2023-05-07] [sic] I saw the otter.",
+	} {
+		if got := display(in, day); got != want {
+			t.Errorf("display(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
