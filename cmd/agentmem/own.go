@@ -15,6 +15,9 @@ import (
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
 	"agentmem/tools/client"
+	"agentmem/tools/spec"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // See, move and own the memory. namespaces, sessions and show read the
@@ -68,6 +71,9 @@ func (c sessionsCmd) Run(e *env) error {
 	ns := cmp.Or(c.NS, e.cfg.Namespace)
 	return withClient(e, func(cl *client.Client) error {
 		page, err := cl.Sessions(e.ctx, ns, c.After, c.Before, c.Limit, c.Cursor)
+		if errors.Is(err, mcp.ErrResourceNotFound) {
+			return c.print(spec.SessionsPage{Sessions: []spec.Session{}}, emptyNamespace(ns))
+		}
 		if err != nil {
 			return err
 		}

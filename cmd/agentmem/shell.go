@@ -211,10 +211,34 @@ func (c recallCmd) Run(e *env) error {
 	if c.K < 1 {
 		return fmt.Errorf("invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
 	}
-	return callTool(e, c.output, (*client.Client).Recall, spec.RecallArgs{
+	args := spec.RecallArgs{
 		Query: c.Query, K: c.K, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,
 		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank),
+	}
+	return withClient(e, func(cl *client.Client) error {
+		res, text, err := cl.Recall(e.ctx, args)
+		if err == nil && len(res.Memories) == 0 && !c.JSON {
+			text, err = noteEmpty(e.ctx, cl, res.Namespace, text)
+		}
+		if err != nil {
+			return err
+		}
+		return c.print(res, text)
 	})
+}
+
+// noteEmpty adds to the text of a recall that found nothing that its
+// namespace holds no memory at all, as a misspelt one does.
+func noteEmpty(ctx context.Context, cl *client.Client, ns, text string) (string, error) {
+	all, err := cl.Namespaces(ctx)
+	if err != nil || slices.ContainsFunc(all, func(n spec.Namespace) bool { return n.Name == ns }) {
+		return text, err
+	}
+	return text + "\n" + emptyNamespace(ns), nil
+}
+
+func emptyNamespace(ns string) string {
+	return fmt.Sprintf("Namespace %s holds no memories (agentmem namespaces lists those that do).", ns)
 }
 
 // noneIf is a recall's reranker argument: false when off, else the

@@ -55,4 +55,26 @@ func TestRelayedCommandWarnsOfIgnoredFlags(t *testing.T) {
 	if out := run(t, dir, "namespaces"); !strings.Contains(out, "bob ") {
 		t.Errorf("the relayed remember left out --namespace bob:\n%s", out)
 	}
+	if out := run(t, dir, "sessions", "--ns", "alice"); !strings.Contains(out, "Namespace alice holds no memories") {
+		t.Errorf("relayed sessions of a namespace that holds nothing: %s", out)
+	}
+}
+
+// sessions and recall in a namespace that holds nothing (a fresh store, a
+// typo) say so, and exit 0.
+func TestEmptyNamespace(t *testing.T) {
+	dir := t.TempDir()
+	if out := run(t, dir, "--embedder", "none", "sessions"); !strings.Contains(out, "Namespace default holds no memories") {
+		t.Errorf("sessions on a fresh store: %s", out)
+	}
+	if out := run(t, dir, "--embedder", "none", "sessions", "--json"); !strings.Contains(out, `"sessions": []`) {
+		t.Errorf("sessions --json on a fresh store: %s", out)
+	}
+	run(t, dir, "--embedder", "none", "remember", "--ns", "alice", "I keep my bike in the shed.")
+	if out := run(t, dir, "--embedder", "none", "recall", "bike", "--ns", "alcie"); !strings.Contains(out, "No stored memories match.\nNamespace alcie holds no memories") {
+		t.Errorf("recall in a misspelt namespace: %s", out)
+	}
+	if out := run(t, dir, "--embedder", "none", "recall", "violin", "--ns", "alice"); !strings.Contains(out, "No stored memories match.") || strings.Contains(out, "holds no memories") {
+		t.Errorf("recall that finds nothing in a namespace that holds memories: %s", out)
+	}
 }

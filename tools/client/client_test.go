@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -92,5 +93,24 @@ func TestNoRerankerOnlyWhereTaken(t *testing.T) {
 			t.Errorf("a recall taking %d arguments: NoReranker %s, want %s", len(c.args), got, c.want)
 		}
 		cl.Close()
+	}
+}
+
+// A resource that holds nothing is mcp.ErrResourceNotFound, as the server
+// marks it, and its message says so once.
+func TestResourceNotFoundKeepsItsKind(t *testing.T) {
+	s := mcpserver.NewMCPServer("test", "1", mcpserver.WithResourceCapabilities(false, false))
+	s.AddResource(mcp.NewResource("agentmem://nobody/sessions", "sessions"), func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return nil, errors.New(`resource not found: namespace "nobody" not found`)
+	})
+	ctx := context.Background()
+	c, err := client.InProcess(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.ReadResource(ctx, "agentmem://nobody/sessions")
+	if !errors.Is(err, mcp.ErrResourceNotFound) || err.Error() != `reading agentmem://nobody/sessions: resource not found: namespace "nobody" not found` {
+		t.Errorf("read = %v", err)
 	}
 }

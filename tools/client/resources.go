@@ -29,15 +29,26 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	return b.String(), nil
 }
 
-// serverMessage drops the "internal error: " that mcp-go puts before the
-// message of any error a resource handler returns (it reports them all as
-// JSON-RPC internal errors): the server's message, such as a namespace that
-// holds no memory, is what the reader needs.
+// serverMessage makes a resource error read as the server's message, of
+// its kind. mcp-go reports every error of a resource handler as an
+// internal error ("internal error: " before the message); the server
+// marks a namespace or session that holds nothing with "resource not
+// found: " and a bad argument with "invalid params: ", which its socket
+// and HTTP transports turn into their codes, the mark kept in the message
+// (mcp-go puts it before once more). Either way the error is
+// mcp.ErrResourceNotFound or mcp.ErrInvalidParams, and the message says
+// so once.
 func serverMessage(err error) error {
-	if errors.Is(err, mcp.ErrInternalError) {
-		if msg, ok := strings.CutPrefix(err.Error(), mcp.ErrInternalError.Error()+": "); ok {
-			return errors.New(msg)
+	msg, ok := strings.CutPrefix(err.Error(), mcp.ErrInternalError.Error()+": ")
+	internal := ok && errors.Is(err, mcp.ErrInternalError)
+	for _, kind := range []error{mcp.ErrResourceNotFound, mcp.ErrInvalidParams} {
+		mark := kind.Error() + ": "
+		if rest, ok := strings.CutPrefix(msg, mark); ok && (internal || errors.Is(err, kind)) {
+			return fmt.Errorf("%w: %s", kind, strings.TrimPrefix(rest, mark))
 		}
+	}
+	if internal {
+		return errors.New(msg)
 	}
 	return err
 }
