@@ -68,6 +68,10 @@ type sessionsCmd struct {
 }
 
 func (c sessionsCmd) Run(e *env) error {
+	// 0 and negative numbers would be left out of the URI (the default)
+	if c.Limit < 1 || c.Limit > memory.MaxSessionPage {
+		return fmt.Errorf("sessions: --limit must be at least 1 and at most %d, got %d", memory.MaxSessionPage, c.Limit)
+	}
 	ns := cmp.Or(c.NS, e.cfg.Namespace)
 	return withClient(e, func(cl *client.Client) error {
 		page, err := cl.Sessions(e.ctx, ns, c.After, c.Before, c.Limit, c.Cursor)

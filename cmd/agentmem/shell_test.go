@@ -78,3 +78,14 @@ func TestEmptyNamespace(t *testing.T) {
 		t.Errorf("recall that finds nothing in a namespace that holds memories: %s", out)
 	}
 }
+
+// sessions --limit out of 1-1000 is refused with the range, 0 and
+// negative numbers too (which the URI would leave out).
+func TestSessionsLimitRange(t *testing.T) {
+	dir := t.TempDir()
+	for _, limit := range []string{"0", "-1", "1001"} {
+		if _, errOut, err := try(t, dir, "--embedder", "none", "sessions", "--limit="+limit); err == nil || !strings.Contains(errOut, "sessions: --limit must be at least 1 and at most 1000, got "+limit) {
+			t.Errorf("sessions --limit=%s: %v, %s", limit, err, errOut)
+		}
+	}
+}
