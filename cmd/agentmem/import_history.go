@@ -183,7 +183,7 @@ func (r *historyReport) count(s histSession) {
 func (r *historyReport) write(w io.Writer) {
 	if r.DryRun {
 		for _, s := range r.List {
-			fmt.Fprintf(w, "%-10s  %s  %d turns  %s\n", s.Date, s.ID, s.Turns, preview(s.Title))
+			fmt.Fprintf(w, "%-10s  %s  %s  %s\n", s.Date, s.ID, spec.Count(s.Turns, "turn"), preview(s.Title))
 		}
 	}
 	span := ""
@@ -194,12 +194,12 @@ func (r *historyReport) write(w io.Writer) {
 	if r.DryRun {
 		verb = "Would import"
 	}
-	fmt.Fprintf(w, "%s %d sessions, %d turns%s, from %s.\n", verb, r.Sessions, r.Turns, span, r.Source)
+	fmt.Fprintf(w, "%s %s, %s%s, from %s.\n", verb, spec.Count(r.Sessions, "session"), spec.Count(r.Turns, "turn"), span, r.Source)
 	if !r.DryRun {
-		fmt.Fprintf(w, "Stored %d memories; %d were already stored (nothing is stored twice).\n", r.Stored, r.Held)
+		fmt.Fprintf(w, "Stored %s; %d %s already stored (nothing is stored twice).\n", spec.Count(r.Stored, "memory"), r.Held, were(r.Held))
 		switch {
 		case r.Pending > 0:
-			fmt.Fprintf(w, "Searchable by their text after %.1f s; %d are waiting for their semantic vectors, made in the background (recall's pending and agentmem check count them).\n", r.Searchable, r.Pending)
+			fmt.Fprintf(w, "Searchable by their text after %.1f s; %s waiting for their semantic vectors, made in the background (recall's pending and agentmem check count them).\n", r.Searchable, spec.Count(r.Pending, "memory"))
 		case r.Vectors > 0:
 			fmt.Fprintf(w, "Searchable by their text after %.1f s, every vector made after %.1f s.\n", r.Searchable, r.Vectors)
 		}
@@ -217,6 +217,14 @@ func (r *historyReport) write(w io.Writer) {
 	if r.DryRun {
 		fmt.Fprintln(w, "Nothing stored (--dry-run).")
 	}
+}
+
+// were is the verb of a count: "was" for one, else "were".
+func were(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 func preview(s string) string {

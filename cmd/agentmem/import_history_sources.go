@@ -17,6 +17,7 @@ import (
 	"agentmem/memory/history/chatgpt"
 	"agentmem/memory/history/claudeai"
 	"agentmem/memory/history/claudecode"
+	"agentmem/tools/spec"
 )
 
 // claudeCodeSource reads a Claude Code transcript, or every transcript
@@ -54,7 +55,7 @@ func claudeCodeSource(path string) (histSource, string, error) {
 		}
 		return nil
 	}
-	return src, fmt.Sprintf("%s (%d Claude Code transcripts)", path, len(files)), nil
+	return src, fmt.Sprintf("%s (%s)", path, spec.Count(len(files), "Claude Code transcript")), nil
 }
 
 // transcripts lists the session files under dir, in order, leaving out

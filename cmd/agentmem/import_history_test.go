@@ -66,7 +66,7 @@ func TestImportClaudeCodeAndHooks(t *testing.T) {
 				}
 			} else {
 				out := mustImport(t, e, fromCmd("claude-code", projects))
-				if !strings.Contains(out, "Imported 1 sessions, 6 turns") || !strings.Contains(out, "Stored 6 memories; 0 were already") {
+				if !strings.Contains(out, "Imported 1 session, 6 turns") || !strings.Contains(out, "Stored 6 memories; 0 were already") {
 					t.Errorf("import:\n%s", out)
 				}
 				x.stop(t, e)

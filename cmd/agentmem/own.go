@@ -93,7 +93,7 @@ func (c sessionsCmd) Run(e *env) error {
 			return err
 		}
 		if len(page.Sessions) == 0 {
-			fmt.Printf("No sessions in namespace %s between those dates (it holds %d).\n", ns, page.Total)
+			fmt.Printf("No sessions in namespace %s between those dates (it holds %s).\n", ns, spec.Count(page.Total, "session"))
 		}
 		if page.Next != "" {
 			fmt.Printf("\nMore: agentmem sessions --ns %s --cursor %s\n", ns, page.Next)
@@ -136,7 +136,7 @@ func (c exportCmd) Run(e *env) error {
 	export := func(w io.Writer) error {
 		res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version})
 		if err == nil {
-			fmt.Fprintf(os.Stderr, "exported %d memories of %d namespaces\n", res.Memories, res.Namespaces)
+			fmt.Fprintf(os.Stderr, "exported %s of %s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"))
 		}
 		return err
 	}
@@ -156,6 +156,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("-o %s: it is a %s, not a regular file; export replaces regular files only (write to it with > %s instead)", path, fileKind(fi.Mode()), path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".agentmem-export-*")
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		// its name is the temporary file's: say the user's
+		return fmt.Errorf("-o %s: %w", path, pe.Err)
+	}
 	if err != nil {
 		return err
 	}
@@ -255,7 +259,10 @@ func (c importCmd) exportFile() (string, func(), error) {
 	case c.File == "":
 		return "", nil, errors.New("give the export file to import (agentmem export writes one), or --from claude-code|chatgpt|claude-ai")
 	case c.File != "-":
-		_, err := os.Stat(c.File)
+		fi, err := os.Stat(c.File)
+		if err == nil && fi.IsDir() {
+			err = fmt.Errorf("%s is a directory: import reads an agentmem export file; a directory of Claude Code transcripts is imported with --from claude-code (--from chatgpt and --from claude-ai read their export's zip or conversations.json)", c.File)
+		}
 		return c.File, func() {}, err
 	}
 	tmp, err := os.CreateTemp("", "agentmem-import-*.jsonl")
@@ -276,9 +283,9 @@ func (c importCmd) exportFile() (string, func(), error) {
 
 func importSummary(r memory.ImportResult) string {
 	if r.DryRun {
-		return fmt.Sprintf("Would import %d memories in %d sessions (%d already stored, to skip; %d to embed again). Nothing stored (--dry-run).", r.Imported, r.Sessions, r.Skipped, r.Reembedded)
+		return fmt.Sprintf("Would import %s in %s (%d already stored, to skip; %d to embed again). Nothing stored (--dry-run).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded)
 	}
-	return fmt.Sprintf("Imported %d memories in %d sessions (%d already stored, skipped; %d embedded again).", r.Imported, r.Sessions, r.Skipped, r.Reembedded)
+	return fmt.Sprintf("Imported %s in %s (%d already stored, skipped; %d embedded again).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded)
 }
 
 // openDry opens the memory a dry run checks the file against: the data

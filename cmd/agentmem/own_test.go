@@ -104,7 +104,7 @@ func TestExportImportCommands(t *testing.T) {
 	}
 	// the shell's recall refuses what the tool refuses, and reaches its
 	// budget arguments
-	if _, errOut, err := try(t, src, "recall", "--ns", "alice", "sale", "-k", "0"); err == nil || !strings.Contains(errOut, "k: must be at least 1") {
+	if _, errOut, err := try(t, src, "recall", "--ns", "alice", "sale", "-k", "0"); err == nil || !strings.Contains(errOut, "agentmem: recall: invalid argument k: must be at least 1") {
 		t.Errorf("recall -k 0: %v, %s", err, errOut)
 	}
 	whole := run(t, src, "recall", "--json", "--ns", "alice", "sale", "-k", "1", "--excerpt", "0", "--context", "1")
@@ -121,7 +121,7 @@ func TestImportDryRunCommand(t *testing.T) {
 	src, dst, file := filepath.Join(dir, "src"), filepath.Join(dir, "dst"), filepath.Join(dir, "e.jsonl")
 	run(t, src, "--embedder", "none", "remember", "--session-id", "s1", "I keep my bike in the shed.", "The shed key is blue.")
 	run(t, src, "--embedder", "none", "export", "-o", file)
-	if out := run(t, dst, "--embedder", "none", "import", "--dry-run", file); !strings.Contains(out, "Would import 2 memories in 1 sessions") || !strings.Contains(out, "Nothing stored (--dry-run).") {
+	if out := run(t, dst, "--embedder", "none", "import", "--dry-run", file); !strings.Contains(out, "Would import 2 memories in 1 session (") || !strings.Contains(out, "Nothing stored (--dry-run).") {
 		t.Errorf("import --dry-run: %s", out)
 	}
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {

@@ -209,7 +209,7 @@ func (c recallCmd) Run(e *env) error {
 	// 0 and negative numbers would be left out of the arguments (the
 	// tool's default): refuse them here as the tool refuses them
 	if c.K < 1 {
-		return fmt.Errorf("invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
+		return fmt.Errorf("recall: invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
 	}
 	args := spec.RecallArgs{
 		Query: c.Query, K: c.K, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,

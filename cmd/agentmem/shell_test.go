@@ -89,3 +89,24 @@ func TestSessionsLimitRange(t *testing.T) {
 		}
 	}
 }
+
+// What the commands say names what the user gave, in the singular for one.
+func TestCommandMessages(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	run(t, data, "--embedder", "none", "remember", "I keep my bike in the shed.")
+	missing := filepath.Join(dir, "nonexistent", "x.jsonl")
+	if _, errOut, err := try(t, data, "--embedder", "none", "export", "-o", missing); err == nil || !strings.Contains(errOut, "-o "+missing+": no such file or directory") {
+		t.Errorf("export -o into a directory that does not exist: %v, %s", err, errOut)
+	}
+	file := filepath.Join(dir, "e.jsonl")
+	if _, errOut, err := try(t, data, "--embedder", "none", "export", "-o", file); err != nil || !strings.Contains(errOut, "exported 1 memory of 1 namespace\n") {
+		t.Errorf("export of one memory: %v, %s", err, errOut)
+	}
+	if out := run(t, filepath.Join(dir, "dst"), "--embedder", "none", "import", file); !strings.Contains(out, "Imported 1 memory in 1 session (") {
+		t.Errorf("import of one memory: %s", out)
+	}
+	if _, errOut, err := try(t, data, "--embedder", "none", "import", dir); err == nil || !strings.Contains(errOut, dir+" is a directory") || !strings.Contains(errOut, "--from claude-code") {
+		t.Errorf("import of a directory without --from: %v, %s", err, errOut)
+	}
+}
