@@ -89,6 +89,15 @@ func TestExitStatuses(t *testing.T) {
 	}
 }
 
+// A shell command whose memory cannot be opened says why once, as its
+// error: the log line a server writes for its clients is not repeated.
+func TestOpenFailureSaidOnce(t *testing.T) {
+	out, code := agentmemIn(t, t.TempDir(), "--reranker-url", "ftp://x", "recall", "x")
+	if code != 1 || strings.Count(out, "reranker url") != 1 || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Errorf("exit %d, %q; want status 1 and one line naming the reranker url", code, out)
+	}
+}
+
 // A damaged embedding cache (only a cache) is moved away and started
 // anew, with a warning: the command works, and embeds as it would have.
 func TestDamagedEmbeddingCache(t *testing.T) {

@@ -55,6 +55,13 @@ func main() {
 	})
 }
 
+// Quiet is true for the one-shot commands, which log warnings and errors
+// only unless --log-level is given (backend.Main): a server, a reindex and
+// Couchbase's administration keep their informational lines.
+func (cli) Quiet(command string) bool {
+	return command != "serve" && command != "reindex" && command != "couchbase"
+}
+
 type versionCmd struct{}
 
 func (versionCmd) Run(e *env) error {

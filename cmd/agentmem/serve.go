@@ -190,7 +190,7 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 			h.err = fmt.Errorf("agentmem could not open its memory (data dir %s): %w", dir, err)
 			h.lock.Unlock()
 			h.mem.Done(nil, h.err)
-			if lctx.Err() == nil {
+			if lctx.Err() == nil && serve { // a shell command says why itself
 				e.log.Error("loading the memory failed; every call will say why", "err", err)
 			}
 			return

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -22,15 +23,46 @@ type Globals struct {
 
 func (g *Globals) globals() *Globals { return g }
 
+// logLevel is the level of command's logger: level, or warnings at least
+// for a command that cli calls quiet when no level was given.
+func logLevel(cli any, command string, level slog.Level, given bool) slog.Level {
+	if q, ok := cli.(interface{ Quiet(command string) bool }); ok && !given && q.Quiet(command) {
+		return max(level, slog.LevelWarn)
+	}
+	return level
+}
+
+// logLevelGiven tells whether the log level was chosen, on the command
+// line (args) or in the environment, rather than left at its default.
+func logLevelGiven(args []string) bool {
+	if _, ok := os.LookupEnv("AGENTMEM_LOG_LEVEL"); ok {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--log-level" || strings.HasPrefix(a, "--log-level=") {
+			return true
+		}
+	}
+	return false
+}
+
 // Main is a binary's main: kong parses the command line into cli (a
 // struct that embeds Globals and declares the commands) and runs the
 // command chosen, whose Run gets what env makes of the context (cancelled
 // by SIGINT or SIGTERM), the configuration and the logger. An error ends
-// the process with status 1, printed after the binary's name.
+// the process with status 1, printed after the binary's name. A cli whose
+// Quiet(command) is true for the command chosen logs warnings and errors
+// only, unless the log level was chosen: a one-shot command's informational
+// lines (work resumed in the background, a migration done) are noise
+// beside its own output.
 func Main[E any](name, description string, cli interface{ globals() *Globals }, env func(context.Context, Config, *slog.Logger) E) {
 	k := kong.Parse(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars())
 	g := cli.globals()
-	log := NewLogger(g.LogLevel)
+	command, _, _ := strings.Cut(k.Command(), " ")
+	log := NewLogger(logLevel(cli, command, g.LogLevel, logLevelGiven(os.Args[1:])))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := k.Run(env(ctx, g.Config, log)); err != nil {
