@@ -36,24 +36,37 @@ func AddSessionInfo(out []NamespaceInfo, si SessionInfo) []NamespaceInfo {
 	if si.Date.Before(ni.First) {
 		ni.First = si.Date
 	}
-	if si.Date.After(ni.Last) {
-		ni.Last = si.Date
+	if last := si.Latest(); last.After(ni.Last) {
+		ni.Last = last
 	}
 	return out
 }
 
 // SessionInfo summarises one session: its date (that of its first turn),
-// how many turns it holds, and the first words of its first turn.
+// the date of its last turn when that is later (a session resumed days
+// later: remember dates such a turn by its own timestamp), how many turns
+// it holds, and the first words of its first turn.
 type SessionInfo struct {
 	Namespace string    `json:"namespace"`
 	ID        string    `json:"id"`
 	Date      time.Time `json:"date"`
+	Last      time.Time `json:"last,omitzero"`
 	Turns     int       `json:"turns"`
 	Preview   string    `json:"preview"`
 }
 
+// Latest is the date of the session's last turn: Last, or Date when the
+// session holds no later one.
+func (si SessionInfo) Latest() time.Time {
+	if si.Last.After(si.Date) {
+		return si.Last
+	}
+	return si.Date
+}
+
 // SessionFilter selects and pages the sessions of a namespace: After and
-// Before bound the session date (inclusive; zero means open), Limit is the
+// Before bound its dates (inclusive; zero means open): a session is kept
+// when it has a turn on or after After and began on or before Before. Limit is the
 // page size (0 means DefaultSessionPage) and Cursor is the Next of the
 // previous page ("" for the first).
 type SessionFilter struct {
@@ -102,7 +115,7 @@ func PageSessions(all []SessionInfo, f SessionFilter) (SessionPage, error) {
 	}
 	page := SessionPage{Total: len(all), Sessions: []SessionInfo{}}
 	kept := slices.DeleteFunc(slices.Clone(all), func(s SessionInfo) bool {
-		return !f.After.IsZero() && s.Date.Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before)
+		return !f.After.IsZero() && s.Latest().Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before)
 	})
 	slices.SortFunc(kept, newestFirst)
 	start := 0

@@ -182,7 +182,7 @@ func Sessions(ctx context.Context, svc *memory.Service, req memory.SessionsReque
 	}
 	out := spec.SessionsPage{Sessions: make([]spec.Session, len(page.Sessions)), Next: page.Next, Total: page.Total}
 	for i, s := range page.Sessions {
-		out.Sessions[i] = spec.Session{Namespace: s.Namespace, ID: s.ID, Date: stamp(s.Date), Turns: s.Turns, Preview: s.Preview, URI: spec.SessionResource(s.Namespace, s.ID)}
+		out.Sessions[i] = spec.Session{Namespace: s.Namespace, ID: s.ID, Date: stamp(s.Date), Last: stamp(laterDay(s)), Turns: s.Turns, Preview: s.Preview, URI: spec.SessionResource(s.Namespace, s.ID)}
 	}
 	return out, nil
 }
@@ -301,6 +301,15 @@ func listSessions(ctx context.Context, svc *memory.Service, log *slog.Logger, re
 			return
 		}
 	}
+}
+
+// laterDay is the date of s's last turn when it falls on a later day than
+// its first, else zero.
+func laterDay(s memory.SessionInfo) time.Time {
+	if s.Latest().Format(time.DateOnly) == s.Date.Format(time.DateOnly) {
+		return time.Time{}
+	}
+	return s.Latest()
 }
 
 func sessionResource(s memory.SessionInfo) mcp.Resource {

@@ -87,7 +87,11 @@ func (c sessionsCmd) Run(e *env) error {
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DATE\tSESSION\tTURNS\tFIRST WORDS")
 		for _, s := range page.Sessions {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", day(s.Date), s.ID, s.Turns, s.Preview)
+			when := day(s.Date)
+			if s.Last != "" { // resumed on a later day
+				when += " – " + day(s.Last)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", when, s.ID, s.Turns, s.Preview)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -137,3 +137,15 @@ func TestImportDryRunCommand(t *testing.T) {
 		}
 	}
 }
+
+// sessions shows a session resumed on a later day with the day of its
+// last turn, and --after keeps it for that turn.
+func TestSessionsShowResumedSessions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	run(t, dir, "remember", "--session-id", "trip", "--session-date", "2023-05-01", "Planning the Lisbon trip.")
+	run(t, dir, "remember", "--session-id", "trip", "--session-date", "2023-05-09", "Booked the flights today.")
+	out := run(t, dir, "sessions", "--after", "2023-05-05")
+	if !strings.Contains(out, "2023-05-01 Mon – 2023-05-09 Tue  trip") {
+		t.Errorf("sessions --after 2023-05-05 =\n%s\nwant the trip, begun 1 May and resumed 9 May", out)
+	}
+}

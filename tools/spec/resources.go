@@ -33,6 +33,7 @@ type Session struct {
 	Namespace string `json:"namespace"`
 	ID        string `json:"id"`
 	Date      string `json:"date" jsonschema:"RFC 3339."`
+	Last      string `json:"last,omitempty" jsonschema:"RFC 3339: the date of its last turn, when that turn was said on a later day (a session resumed)."`
 	Turns     int    `json:"turns"`
 	Preview   string `json:"preview" jsonschema:"The first words of its first turn."`
 	URI       string `json:"uri" jsonschema:"The session as a resource."`

@@ -69,12 +69,17 @@ func firstID(d sessionDoc) string {
 	return slices.MinFunc(d.IDs, func(a, b string) int { return cmp.Compare(turnOf(a), turnOf(b)) })
 }
 
+func lastID(d sessionDoc) string {
+	return slices.MaxFunc(d.IDs, func(a, b string) int { return cmp.Compare(turnOf(a), turnOf(b)) })
+}
+
 // summaries turns manifests into session summaries, reading each session's
-// first memory for its date and preview.
+// first memory for its date and preview, and its last for the date of a
+// turn said later (SessionInfo.Last).
 func (s *Store) summaries(ctx context.Context, mans []sessionDoc) ([]memory.SessionInfo, error) {
-	keys := make([]string, len(mans))
-	for i, d := range mans {
-		keys[i] = memoryKey(d.NS, firstID(d))
+	keys := make([]string, 0, 2*len(mans))
+	for _, d := range mans {
+		keys = append(keys, memoryKey(d.NS, firstID(d)), memoryKey(d.NS, lastID(d)))
 	}
 	docs, err := s.memories(ctx, keys)
 	if err != nil {
@@ -83,8 +88,11 @@ func (s *Store) summaries(ctx context.Context, mans []sessionDoc) ([]memory.Sess
 	out := make([]memory.SessionInfo, len(mans))
 	for i, d := range mans {
 		out[i] = memory.SessionInfo{Namespace: d.NS, ID: d.Session, Turns: len(d.IDs)}
-		if m, ok := docs[keys[i]]; ok {
+		if m, ok := docs[keys[2*i]]; ok {
 			out[i].Date, out[i].Preview = m.SessionDate, memory.Preview(m.Text)
+		}
+		if m, ok := docs[keys[2*i+1]]; ok && len(d.IDs) > 1 {
+			out[i].Last = m.SessionDate
 		}
 	}
 	return out, nil

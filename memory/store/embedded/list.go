@@ -39,12 +39,22 @@ func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) e
 	mem := tx.Bucket(bucketMem)
 	c := tx.Bucket(bucketSession).Cursor()
 	var cur memory.SessionInfo
+	var lastID []byte // the id of cur's last turn, when not its first
 	have := false
 	flush := func() error {
-		if have {
-			return fn(cur)
+		if !have {
+			return nil
 		}
-		return nil
+		if lastID != nil {
+			if raw := mem.Get([]byte(key(cur.Namespace, string(lastID)))); raw != nil {
+				m, err := decode(raw)
+				if err != nil {
+					return err
+				}
+				cur.Last = m.SessionDate
+			}
+		}
+		return fn(cur)
 	}
 	for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
 		ns, session, ok := parseSessionKey(k)
@@ -53,8 +63,10 @@ func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) e
 		}
 		if have && ns == cur.Namespace && session == cur.ID {
 			cur.Turns++
+			lastID = append(lastID[:0], id...)
 			continue
 		}
+		lastID = nil
 		if err := flush(); err != nil {
 			return err
 		}

@@ -117,6 +117,29 @@ func listAndExport(t *testing.T, open Open) {
 		t.Errorf("export whose callback fails: %v after %d memories, want the callback's error after 1", err, n)
 	}
 
+	// a session resumed weeks later: its last turn, dated by its own
+	// timestamp, makes its summary's Last, and a filter from a date after
+	// its start keeps it
+	if _, err := svc.Remember(ctx, memory.RememberRequest{Namespace: "list-r", SessionID: "r", SessionDate: "2023-03-01T09:00:00Z", Messages: []memory.Message{
+		{Role: "user", Content: "started in March", Timestamp: "2023-03-01T09:00:00Z"},
+		{Role: "user", Content: "back in May", Timestamp: "2023-05-10T09:00:00Z"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := st.Sessions(ctx, "list-r", memory.SessionFilter{After: day("2023-05-01")})
+	if err != nil || len(resumed.Sessions) != 1 || !resumed.Sessions[0].Date.Equal(time.Date(2023, 3, 1, 9, 0, 0, 0, time.UTC)) || !resumed.Sessions[0].Last.Equal(time.Date(2023, 5, 10, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("sessions of list-r after 2023-05-01 = %+v, %v; want the session begun in March, last in May", resumed, err)
+	}
+	if early, err := st.Sessions(ctx, "list-r", memory.SessionFilter{Before: day("2023-02-28")}); err != nil || len(early.Sessions) != 0 {
+		t.Errorf("sessions of list-r before it began = %+v, %v", early, err)
+	}
+	if ns, err := st.Namespaces(ctx); err != nil || len(ns) < 3 || ns[2].Name != "list-r" || !ns[2].Last.Equal(time.Date(2023, 5, 10, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("namespaces = %+v, %v; want list-r last dated by its resumed turn", ns, err)
+	}
+	if _, err := st.Delete(ctx, memory.Selector{Namespace: "list-r", SessionID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+
 	// a session longer than any batch streams out whole and in turn order
 	long := make([]memory.Memory, 600)
 	for i := range long {
