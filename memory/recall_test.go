@@ -182,3 +182,63 @@ func TestResumedSessionTurnsKeepTheirDay(t *testing.T) {
 		t.Errorf("the session's first turn shows\n%s\nwant its day in Los Angeles, 2026-11-20", text)
 	}
 }
+
+// How remember dates the turns of a session (turnDate, local): an explicit
+// offset other than UTC is kept (Tokyo's 22 November stays the 22nd, not
+// the 21st in Los Angeles); "+00:00" is read as "Z" is; a turn without a
+// timestamp after one said later takes the later day, so a session's days
+// never go back; and a session stored with its date in UTC (before UTC
+// dates were read in the server's zone) keeps it when the same instant is
+// sent again, so its later turns are not dated the day before.
+func TestTurnDates(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Location: la, Now: func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, la) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }
+	remember := func(session, date string, ms ...memory.Message) {
+		t.Helper()
+		if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: session, SessionDate: date, Messages: ms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	days := func(session string) []string {
+		t.Helper()
+		tr, err := svc.Session(bg, "", session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range tr {
+			out = append(out, m.SessionDate.Format("2006-01-02"))
+		}
+		return out
+	}
+	remember("tokyo", "2026-11-21T07:00:00+09:00", msg("Landed in Tokyo.", "2026-11-21T07:00:00+09:00"), msg("Yesterday at the ryokan we had the best onsen.", "2026-11-22T07:00:00+09:00"))
+	remember("utc", "2026-11-21T01:30:00+00:00", msg("A UTC time written as an offset.", "2026-11-21T01:30:00+00:00"))
+	remember("gap", "2026-11-20", msg("Day one.", "2026-11-20T10:00:00-08:00"), msg("Day thirteen.", "2026-12-02T10:00:00-08:00"), msg("No time given.", ""), msg("An earlier time.", "2026-11-25T10:00:00-08:00"))
+	if err := st.Put(bg, []memory.Memory{{ID: "old:0", Namespace: memory.DefaultNamespace, SessionID: "old", Turn: 0, Role: "user", Text: "Stored before.",
+		SessionDate: time.Date(2026, 11, 21, 1, 30, 0, 0, time.UTC), Hash: "h0", Created: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	remember("old", "2026-11-21T01:30:00Z", msg("Half an hour later.", "2026-11-21T02:00:00Z"))
+	for session, want := range map[string][]string{
+		"tokyo": {"2026-11-21", "2026-11-22"},
+		"utc":   {"2026-11-20"},
+		"gap":   {"2026-11-20", "2026-12-02", "2026-12-02", "2026-12-02"},
+		"old":   {"2026-11-21", "2026-11-21"},
+	} {
+		if got := days(session); !slices.Equal(got, want) {
+			t.Errorf("session %s: turns dated %v, want %v", session, got, want)
+		}
+	}
+}

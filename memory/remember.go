@@ -105,11 +105,20 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	date := given
 	switch {
+	case !date.IsZero() && first != nil && date.Equal(first.SessionDate):
+		date = first.SessionDate // as stored, in its zone: its day unchanged
 	case !date.IsZero():
+		date = s.local(date)
 	case first != nil:
 		date = first.SessionDate
 	default:
 		date = s.Now()
+	}
+	// the date of the turn before each new one: a session's days never go
+	// back (turnDate)
+	prev := date
+	if n := len(existing); n > 0 && existing[n-1].SessionDate.After(prev) {
+		prev = existing[n-1].SessionDate
 	}
 
 	next := 0
@@ -137,7 +146,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			ID:          MemoryID(sessionID, next),
 			Namespace:   ns,
 			SessionID:   sessionID,
-			SessionDate: s.turnDate(date, t.Timestamp),
+			SessionDate: s.turnDate(date, prev, t.Timestamp),
 			Turn:        next,
 			Role:        t.Role,
 			Speaker:     t.Speaker,
@@ -148,6 +157,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			Created:     created,
 		}
 		next++
+		prev = m.SessionDate
 		res.IDs[i] = m.ID
 		ms = append(ms, m)
 	}
@@ -440,22 +450,35 @@ func derivedSessionID(turns []turn, day time.Time) string {
 	return "s-" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
-// turnDate is the date a turn is stored under: its session's, or its own
-// timestamp when that falls on a later day (in the server's zone), as in a
-// session resumed days later (Claude Code's --resume). Its header then
-// shows the day it was said, its relative dates are resolved against that
-// day ("yesterday" in a turn of 3 December is 2 December), and a recall
-// bounded by dates finds it by that day. A timestamp on the session's day
-// or before it leaves the session's date.
-func (s *Service) turnDate(session time.Time, ts *time.Time) time.Time {
+// turnDate is the date a turn is stored under, in a session dated session
+// whose turn before it is dated prev: its own timestamp when that falls
+// on a later day than the session's, as in a session resumed days later
+// (Claude Code's --resume), else prev. Its header then shows the day it
+// was said, its relative dates are resolved against that day ("yesterday"
+// in a turn of 3 December is 2 December), and a recall bounded by dates
+// finds it by that day. A turn without a timestamp takes prev, and so does
+// one whose timestamp is a day before prev's: a session's days never go
+// back. Each day is read where its date was written (a UTC time in the
+// server's zone: local).
+func (s *Service) turnDate(session, prev time.Time, ts *time.Time) time.Time {
 	if ts == nil {
-		return session
+		return prev
 	}
-	t := ts.In(s.loc)
-	ty, tm, td := t.Date()
-	sy, sm, sd := session.In(s.loc).Date()
-	if time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).After(time.Date(sy, sm, sd, 0, 0, 0, 0, time.UTC)) {
+	t := s.local(*ts)
+	if day := t.Format(time.DateOnly); day > session.Format(time.DateOnly) && day >= prev.Format(time.DateOnly) {
 		return t
 	}
-	return session
+	return prev
+}
+
+// local is t in the server's zone when it was written in UTC ("Z" or
+// "+00:00"), else t: a UTC time is how programs write an instant (Claude
+// Code's transcripts, JSON encoders), not where the user was, and its day
+// in the server's zone is the user's (01:30Z is the evening before in Los
+// Angeles); whoever wrote "+09:00" said where they were.
+func (s *Service) local(t time.Time) time.Time {
+	if _, off := t.Zone(); off == 0 {
+		return t.In(s.loc)
+	}
+	return t
 }

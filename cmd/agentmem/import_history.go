@@ -72,6 +72,7 @@ type historyReport struct {
 	Searchable float64       `json:"searchable_seconds,omitempty"`
 	Vectors    float64       `json:"vectors_seconds,omitempty"`
 	List       []sessionLine `json:"session_list,omitempty"`
+	loc        *time.Location // days are the configured zone's, as the store dates them
 	messages   int
 	first      time.Time
 	last       time.Time
@@ -93,7 +94,11 @@ func (c importCmd) history(e *env, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}}
+	loc, _, err := e.cfg.Clock()
+	if err != nil {
+		return err
+	}
+	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}, loc: loc}
 	if err := src(func(s histSession) error { rep.count(keepInRange(s)); return nil }); err != nil {
 		return fmt.Errorf("%w; nothing stored", err)
 	}
@@ -169,15 +174,24 @@ func (r *historyReport) count(s histSession) {
 		}
 	}
 	if !r.first.IsZero() {
-		r.First, r.Last = r.first.UTC().Format(time.RFC3339), r.last.UTC().Format(time.RFC3339)
+		r.First, r.Last = r.first.In(r.zone()).Format(time.RFC3339), r.last.In(r.zone()).Format(time.RFC3339)
 	}
 	if r.DryRun {
 		d := ""
 		if t := s.date(); !t.IsZero() {
-			d = t.UTC().Format("2006-01-02")
+			d = t.In(r.zone()).Format("2006-01-02")
 		}
 		r.List = append(r.List, sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title})
 	}
+}
+
+// zone is the configured time zone the report's days are in (UTC when
+// none was set).
+func (r *historyReport) zone() *time.Location {
+	if r.loc == nil {
+		return time.UTC
+	}
+	return r.loc
 }
 
 func (r *historyReport) write(w io.Writer) {
@@ -188,7 +202,7 @@ func (r *historyReport) write(w io.Writer) {
 	}
 	span := ""
 	if !r.first.IsZero() {
-		span = fmt.Sprintf(", %s to %s", r.first.UTC().Format("2006-01-02"), r.last.UTC().Format("2006-01-02"))
+		span = fmt.Sprintf(", %s to %s", r.first.In(r.zone()).Format("2006-01-02"), r.last.In(r.zone()).Format("2006-01-02"))
 	}
 	verb := "Imported"
 	if r.DryRun {

@@ -319,3 +319,24 @@ func TestImportJSONReport(t *testing.T) {
 		t.Errorf("report %s", b)
 	}
 }
+
+// The import's listing and summary give the days of the configured zone,
+// as the store dates the sessions: 01:30Z on 21 November is the 20th in
+// Los Angeles.
+func TestImportDaysInTheConfiguredZone(t *testing.T) {
+	e := hookEnv(t)
+	e.cfg.Timezone = "America/Los_Angeles"
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.now = time.Date(2026, 11, 21, 1, 30, 0, 0, time.UTC)
+	x.write(t, x.exchange("Yesterday I repotted the fig tree.", "Nice.", "Figs like sun.", "ok"))
+	c := fromCmd("claude-code", filepath.Dir(filepath.Dir(x.path)))
+	c.DryRun = true
+	out := mustImport(t, e, c)
+	if !strings.Contains(out, "2026-11-20  "+sess1) || !strings.Contains(out, ", 2026-11-20 to 2026-11-20,") {
+		t.Errorf("--dry-run in Los Angeles:\n%s\nwant the session and the span on 2026-11-20", out)
+	}
+	mustImport(t, e, fromCmd("claude-code", filepath.Dir(filepath.Dir(x.path))))
+	if ms := stored(t, e, "default", sess1); len(ms) == 0 || ms[0].SessionDate.Format("2006-01-02") != "2026-11-20" {
+		t.Errorf("stored %+v, want the session dated 2026-11-20", ms)
+	}
+}

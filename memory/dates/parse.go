@@ -20,12 +20,8 @@ const forms = `use ISO 8601 (2023-05-07, 2023-05-07T14:00:00Z) or one of "8 May 
 // Parse reads one date or date-time field value strictly, in one of the
 // forms listed in the package documentation. dateOnly reports a value
 // without a time of day (callers treat an upper bound "2023-05-07" as the end
-// of that day). A value without a zone is in loc (UTC when loc is nil). A
-// value in UTC ("Z") is read in loc: Z is how programs write an instant
-// (Claude Code's transcripts, JSON encoders), not where the user was, and
-// its day in loc is the user's ("01:30Z" is the evening before in Los
-// Angeles). A value with another offset keeps it, in loc when loc has
-// that offset then: whoever wrote "+09:00" said where they were.
+// of that day). A value without a zone is in loc (UTC when loc is nil); a
+// value with one keeps its offset, in loc when loc has that offset then.
 // Errors read well after a field name:
 //
 //	cannot read "31 February, 2023" as a date: February 2023 has 28 days
@@ -57,7 +53,10 @@ func Parse(s string, loc *time.Location) (t time.Time, dateOnly bool, err error)
 		return time.Date(p.y, time.Month(p.m), p.d, p.hh, p.mm, p.ss, p.ns, loc), false, nil
 	}
 	t = time.Date(p.y, time.Month(p.m), p.d, p.hh, p.mm, p.ss, p.ns, time.UTC).Add(-time.Duration(p.offset) * time.Second)
-	if p.utc || offsetAt(t, loc) == p.offset {
+	switch {
+	case p.utc:
+		return t, false, nil
+	case offsetAt(t, loc) == p.offset:
 		return t.In(loc), false, nil
 	}
 	return t.In(time.FixedZone("", p.offset)), false, nil

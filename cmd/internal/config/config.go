@@ -21,7 +21,7 @@ type Base struct {
 	DataDir   string `name:"data-dir" env:"AGENTMEM_DATA_DIR" help:"Where the embedded store and the embedding cache live (default: the user's data directory)." placeholder:"DIR"`
 	Namespace string `name:"namespace" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
 	Now       string `name:"now" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
-	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today and of dates sent without one (IANA name, e.g. Europe/Paris, or UTC)."`
+	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today, of dates sent without one, and of the days of times sent in UTC (IANA name, e.g. Europe/Paris, or UTC)."`
 }
 
 // Clock is the configured time zone and clock.
