@@ -151,11 +151,20 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 
 // dated tells whether rest, the text after a relative date, starts with
 // a date in brackets, as a text that was annotated before it was stored
-// does ("yesterday [2023-05-07] I saw…"): a second annotation would only
-// repeat it.
+// does ("yesterday [2023-05-07] I saw…", "last year [2022]"): a second
+// annotation would only repeat it. A footnote ("last week [1]") is no
+// date.
 func dated(rest string) bool {
 	rest = strings.TrimPrefix(rest, " ")
-	return len(rest) > 1 && rest[0] == '[' && rest[1] >= '0' && rest[1] <= '9'
+	if len(rest) < 6 || rest[0] != '[' {
+		return false
+	}
+	for _, c := range []byte(rest[1:5]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return rest[5] == ']' || rest[5] == '-'
 }
 
 // tokens estimates the tokens of a text as rendered: about four characters

@@ -341,6 +341,9 @@ func TestAnnotatedTextNotAnnotatedTwice(t *testing.T) {
 		"Yesterday[2023-05-07] I saw the otter.":  "Yesterday[2023-05-07] I saw the otter.",
 		"Yesterday I saw the otter.":              "Yesterday [2023-05-07] I saw the otter.",
 		"Yesterday [sic] I saw the otter.":        "Yesterday [2023-05-07] [sic] I saw the otter.",
+		"Last year [2022] we moved.":              "Last year [2022] we moved.",
+		"Yesterday [1] I saw the otter.":          "Yesterday [2023-05-07] [1] I saw the otter.",
+		"Yesterday [2023] I saw the otter.":       "Yesterday [2023] I saw the otter.",
 	} {
 		if got := display(in, day); got != want {
 			t.Errorf("display(%q) = %q, want %q", in, got, want)
