@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode"
 
+	"agentmem/tools"
 	"agentmem/tools/spec"
 )
 
@@ -74,5 +75,20 @@ func TestPrintedTextShowsControls(t *testing.T) {
 		if want := cmp.Or(map[string]string{"sessions": "esc␛[31mRED␛[0m del␡"}[name], shown); !strings.Contains(out, want) {
 			t.Errorf("%s: %q does not show %q", name, out, want)
 		}
+	}
+}
+
+// A transcript dates a turn apart only when its date is neither its
+// session's nor its own time (a resumed turn is dated by its time, which
+// the line shows already).
+func TestTranscriptDatesATurnOnce(t *testing.T) {
+	tr := spec.Transcript{Namespace: "n", SessionID: "s", Date: "2026-11-20T09:00:00-08:00", Turns: []spec.Turn{
+		{ID: "s:0", Role: "user", Text: "a", SessionDate: "2026-11-20T09:00:00-08:00", Timestamp: "2026-11-20T17:00:00Z"},
+		{ID: "s:1", Role: "user", Text: "b", SessionDate: "2026-12-02T17:30:00-08:00", Timestamp: "2026-12-03T01:30:00Z"},
+		{ID: "s:2", Role: "user", Text: "c", SessionDate: "2026-12-04T00:00:00-08:00"},
+	}}
+	out := tools.RenderTranscript(tr)
+	if strings.Count(out, "dated") != 1 || !strings.Contains(out, "s:2 · dated 2026-12-04T00:00:00-08:00") {
+		t.Errorf("transcript:\n%s\nwant only s:2 dated apart", out)
 	}
 }

@@ -226,12 +226,20 @@ func RenderTranscript(tr spec.Transcript) string {
 		if t.Timestamp != "" {
 			when = " · " + t.Timestamp
 		}
-		if t.SessionDate != tr.Date {
-			when += " · session date " + t.SessionDate
+		if !sameInstant(t.SessionDate, tr.Date) && !sameInstant(t.SessionDate, t.Timestamp) { // dated apart from its session, not by its own time
+			when += " · dated " + t.SessionDate
 		}
 		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s%s\n", who, t.ID, when, quote, memory.Indent(t.Text, quote))
 	}
 	return b.String()
+}
+
+// sameInstant tells whether two RFC 3339 times are the same instant,
+// whatever their zones.
+func sameInstant(a, b string) bool {
+	ta, errA := time.Parse(time.RFC3339, a)
+	tb, errB := time.Parse(time.RFC3339, b)
+	return a == b || errA == nil && errB == nil && ta.Equal(tb)
 }
 
 // quote begins each line of a turn's text in a transcript.
