@@ -37,9 +37,13 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 		Namespace: res.Namespace, SessionID: res.SessionID, SessionDate: res.SessionDate.Format(time.RFC3339),
 		Stored: res.Stored, Skipped: res.Skipped, IDs: res.IDs,
 	}
-	text := fmt.Sprintf("Stored %d turn(s) of session %s (%s) in namespace %s", res.Stored, res.SessionID, res.SessionDate.Format("2006-01-02 Mon"), res.Namespace)
+	text := fmt.Sprintf("Stored %s of session %s (%s) in namespace %s", spec.Count(res.Stored, "turn"), res.SessionID, res.SessionDate.Format("2006-01-02 Mon"), res.Namespace)
 	if res.Skipped > 0 {
-		text += fmt.Sprintf("; %d turn(s) were already stored", res.Skipped)
+		verb := "were"
+		if res.Skipped == 1 {
+			verb = "was"
+		}
+		text += fmt.Sprintf("; %s %s already stored", spec.Count(res.Skipped, "turn"), verb)
 	}
 	return out, text + ".", nil
 }

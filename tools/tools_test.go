@@ -124,7 +124,7 @@ func TestToolsRoundTrip(t *testing.T) {
 			{Role: "assistant", Content: "Congratulations on finishing."},
 		},
 	})
-	if err != nil || !strings.Contains(text, "Stored 2 turn(s) of session s-may (2023-05-07 Sun)") {
+	if err != nil || !strings.Contains(text, "Stored 2 turns of session s-may (2023-05-07 Sun)") {
 		t.Fatalf("remember: %s %v", text, err)
 	}
 	if !slices.Equal(rem.IDs, []string{"s-may:0", "s-may:1"}) || rem.SessionDate != "2023-05-07T00:00:00Z" {

@@ -90,7 +90,7 @@ func warnRelayed(e *env, args []string) {
 		}
 		name, ok := strings.CutPrefix(a, "--")
 		name, _, _ = strings.Cut(name, "=")
-		if ok && slices.ContainsFunc(memoryFlags, func(f string) bool { return name == f || strings.HasSuffix(f, "-") && strings.HasPrefix(name, f) }) {
+		if ok && !slices.Contains(given, "--"+name) && slices.ContainsFunc(memoryFlags, func(f string) bool { return name == f || strings.HasSuffix(f, "-") && strings.HasPrefix(name, f) }) {
 			given = append(given, "--"+name)
 		}
 	}

@@ -48,7 +48,7 @@ func TestRelayedCommandWarnsOfIgnoredFlags(t *testing.T) {
 	}
 	p := start(t, dir)
 	defer p.kill()
-	_, errOut, err := try(t, dir, "--namespace", "bob", "--embedder", "none", "remember", "I keep my bike in the shed.")
+	_, errOut, err := try(t, dir, "--namespace", "bob", "--embedder", "none", "--timezone=UTC", "remember", "I keep my bike in the shed.") // --timezone twice, named once
 	if err != nil || !strings.Contains(errOut, "ignores --now, --timezone, --embedder (give them to that server") {
 		t.Errorf("relayed remember: %v, %s", err, errOut)
 	}
