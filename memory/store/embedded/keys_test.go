@@ -59,3 +59,22 @@ func TestFindKeys(t *testing.T) {
 		t.Errorf("after a delete and a replacement: %v, want %v", got, want)
 	}
 }
+
+// A new store has no record whose client id is left to index: it is
+// marked indexed when it is made, so its first keyed lookup scans nothing
+// (and says nothing of a migration).
+func TestNewStoreNeedsNoKeyIndexing(t *testing.T) {
+	s, err := Open(context.Background(), t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta).Get(keyMarker) == nil {
+			t.Error("a new store is not marked as having its client ids indexed")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -141,6 +141,11 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 		}
 		if empty {
 			s.embedderID, s.dims = opts.EmbedderID, opts.Dims
+			// no record to index the client ids of: every put indexes its
+			// own (indexClientKeys is for stores made before the keys)
+			if err := meta.Put(keyMarker, []byte("1")); err != nil {
+				return err
+			}
 			return putMeta(meta, opts.EmbedderID, opts.Dims)
 		}
 		s.embedderID, s.dims = storedID, storedDims
