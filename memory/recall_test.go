@@ -140,20 +140,7 @@ func TestContextJoinsTheSessionPassage(t *testing.T) {
 // Angeles, and a session dated 01:30Z on 21 November took place on the
 // 20th.
 func TestResumedSessionTurnsKeepTheirDay(t *testing.T) {
-	la, err := time.LoadLocation("America/Los_Angeles")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc, err := memory.New(memory.Options{Store: st, Location: la, Now: func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, la) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := func(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }
+	svc, _ := inLosAngeles(t)
 	first := []memory.Message{msg("Starting on the invoice export.", "2026-11-21T01:30:00Z")}
 	resumed := append(first, msg("Back on this after a break: yesterday I finally fixed the invoice rounding bug.", "2026-12-03T01:30:00Z"))
 	for _, ms := range [][]memory.Message{first, resumed} { // as the Stop hook sends a growing transcript
@@ -191,20 +178,7 @@ func TestResumedSessionTurnsKeepTheirDay(t *testing.T) {
 // dates were read in the server's zone) keeps it when the same instant is
 // sent again, so its later turns are not dated the day before.
 func TestTurnDates(t *testing.T) {
-	la, err := time.LoadLocation("America/Los_Angeles")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc, err := memory.New(memory.Options{Store: st, Location: la, Now: func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, la) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := func(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }
+	svc, st := inLosAngeles(t)
 	remember := func(session, date string, ms ...memory.Message) {
 		t.Helper()
 		if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: session, SessionDate: date, Messages: ms}); err != nil {
@@ -242,3 +216,26 @@ func TestTurnDates(t *testing.T) {
 		}
 	}
 }
+
+// inLosAngeles is a service whose zone is Los Angeles, on 5 December 2026,
+// over a new embedded store.
+func inLosAngeles(t *testing.T) (*memory.Service, *embedded.Store) {
+	t.Helper()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Location: la, Now: func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, la) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
+}
+
+// msg is a user's message with a timestamp ("" for none).
+func msg(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }

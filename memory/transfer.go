@@ -259,13 +259,9 @@ func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, error) {
 
 // wouldImport adds to res what importing sess would do.
 func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult) error {
-	n, fresh, err := s.plan(ctx, sess)
-	if err != nil {
+	n, fresh, err := s.planned(ctx, sess, res)
+	if err != nil || n == 0 {
 		return err
-	}
-	res.Skipped += len(sess) - n
-	if n == 0 {
-		return nil
 	}
 	id, dims := s.store.Embedder()
 	embed := 0
@@ -283,6 +279,16 @@ func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lin
 	return nil
 }
 
+// planned is plan's answer for sess, its turns already stored counted in
+// res.Skipped.
+func (s *Service) planned(ctx context.Context, sess []lined, res *ImportResult) (n int, fresh []bool, err error) {
+	n, fresh, err = s.plan(ctx, sess)
+	if err == nil {
+		res.Skipped += len(sess) - n
+	}
+	return n, fresh, err
+}
+
 func errNoEmbedder(first Memory, id string) error {
 	return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
 }
@@ -298,13 +304,9 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 	mu := s.sessionLock(first.Namespace, first.SessionID)
 	mu.Lock()
 	defer mu.Unlock()
-	n, fresh, err := s.plan(ctx, sess)
-	if err != nil {
+	n, fresh, err := s.planned(ctx, sess, res)
+	if err != nil || n == 0 {
 		return err
-	}
-	res.Skipped += len(sess) - n
-	if n == 0 {
-		return nil
 	}
 	id, dims := s.store.Embedder()
 	ms := make([]Memory, 0, n)
