@@ -80,6 +80,8 @@
 //	                                     the one starting 5 months before to 6 after /
 //	                                     the first starting after it
 //	last May, next May, this May         2022-05 (strictly before ref's month), 2024-05, 2023-05
+//	on the 8th, since the 2nd            2023-05-08, 2023-05-02: the latest such day up to ref's
+//	on February 1st, then on the 5th     2023-02-05: the month named before it in its sentence
 //
 // Counts are digits or words (one to twenty, thirty, a, an); "a couple of"
 // is 2; "a few" is the span of 2 to 4 units ("a few days ago" is
@@ -111,7 +113,12 @@
 // abbreviations count only with a capital, and a month or year alone only
 // after a word that announces it (in, of, since, during, until, till, from,
 // through, before, after, early, mid, late, and for months by, around), so
-// "you may go", "1500 points" and "in 2000 people" are not dates. A weekday
+// "you may go", "1500 points" and "in 2000 people" are not dates. A day
+// without its month ("the 15th") needs its ordinal, "on", "by" or one of
+// those cue words before it, and the end of its phrase after it: "on the
+// 3rd floor", "during the 18th century" and "from the 12th to the 15th
+// centuries" are not dates; it looks ahead as a weekday does ("my exam is
+// going to be on the 5th": 2023-06-05). A weekday
 // that names no particular day is skipped: "every Monday", "the Sunday
 // paper", "Black Friday", "Monday:", "Monday to Saturday", "Tuesday or
 // Thursday". Impossible dates ("31 February 2023") are skipped, never moved.

@@ -316,7 +316,10 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
 	case k == kwThe || k == kwDay:
-		return f.dayBefore(i)
+		if m, n := f.dayBefore(i); n > i {
+			return m, n
+		}
+		return f.theNth(i)
 	case k == kwLast || k == kwNext || k == kwThis:
 		return f.lastNext(i)
 	case k == kwEarlier || k == kwLater:
@@ -809,6 +812,93 @@ func (f *finder) dayBefore(i int) (Mention, int) {
 		return f.rel(i, j+3, Day, f.days(2, 3))
 	}
 	return Mention{}, i
+}
+
+// theNth reads a day of a month the text does not name, "the 15th", after
+// on, by, since, until, from or through at i ("I met my teammates on the
+// 15th after my trip"): the latest 15th up to ref's day, or in a sentence
+// about the future the first from it ("my exam is going to be on the
+// 5th"). The ordinal is required, and the phrase must end there, as a
+// year's must: "on the 3rd floor" and "by the 2nd half" are no dates, and
+// "the 22nd of August" is absolute's.
+func (f *finder) theNth(i int) (Mention, int) {
+	if p := f.kw(i - 1); f.kw(i) != kwThe || p != kwOn && p != kwBy && p != kwCue || f.word(i-1, "during") {
+		return Mention{}, i
+	}
+	d, j := f.dayNum(i + 1)
+	if d == 0 || j != i+3 || !f.rightOK(j) || f.ordinalNext(j) {
+		return Mention{}, i
+	}
+	if j < len(f.t) && f.t[j].kind == kWord {
+		switch f.t[j].kw {
+		case kwClause, kwWill, kwWas, kwIs, kwTo, kwOr, kwAt, kwIn, kwBefore, kwAfter:
+		default:
+			return Mention{}, i
+		}
+	}
+	if m := f.monthBefore(i); m > 0 { // "on February 10th, which arrived on the 14th"
+		return f.ymd(i, j, 0, m, d)
+	}
+	var p period
+	if f.has {
+		p = f.nth(d, f.ahead(i))
+	}
+	mm, _ := f.rel(i, j, Day, p)
+	mm.Day = d
+	return mm, j
+}
+
+// monthBefore is the month named last before i in its sentence ("earlier
+// in February, on the 8th"), or 0.
+func (f *finder) monthBefore(i int) int {
+	for j := i - 1; j >= 0 && i-j <= 16 && !f.t[j+1].line; j-- {
+		if t := f.t[j]; t.kind == kPunct && strings.ContainsRune(".!?;", rune(f.s[t.start])) {
+			return 0
+		}
+		if m := f.monthAt(j); m > 0 {
+			return m
+		}
+	}
+	return 0
+}
+
+// ordinalNext reports whether another ordinal follows at j, after "and",
+// "or", "to", "through" or a dash (and "the"): a span of centuries ("from
+// the 12th to the 15th centuries") or of days whose month comes after it
+// ("the 15th and 16th of next month") is no day of its own.
+func (f *finder) ordinalNext(j int) bool {
+	if !f.punct(j, '-') && f.kw(j) != kwTo && f.kw(j) != kwOr && !f.word(j, "and") && !f.word(j, "through") {
+		return false
+	}
+	if j++; f.kw(j) == kwThe {
+		j++
+	}
+	d, n := f.dayNum(j)
+	return d > 0 && n == j+2
+}
+
+// nth is the day d of the latest month up to ref's day that has it, or
+// ahead the first from ref's day.
+func (f *finder) nth(d int, ahead bool) period {
+	y, m := f.y, f.m
+	step := -1
+	if ahead {
+		step = 1
+	}
+	if ahead && d < f.d || !ahead && d > f.d {
+		y, m = addMonths(y, m, step)
+	}
+	for d > daysIn(y, m) { // the 31st: a month that has one
+		y, m = addMonths(y, m, step)
+	}
+	from, to := f.dayOf(y, m, d)
+	return period{from, to}
+}
+
+// addMonths is month m of year y moved by n months.
+func addMonths(y, m, n int) (int, int) {
+	k := y*12 + m - 1 + n
+	return k / 12, k%12 + 1
 }
 
 // lastNext reads last/this/next (and "this past") followed by night,

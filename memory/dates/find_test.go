@@ -547,6 +547,37 @@ func TestFindWeekdayTense(t *testing.T) {
 	})
 }
 
+// A day of a month the text does not name ("on the 15th") is the latest
+// such day up to ref's, or the first from it in a sentence about the
+// future; it must end its phrase, and only after on, by or a cue word
+// (ref: Wednesday 10 May 2023).
+func TestFindTheNth(t *testing.T) {
+	runFind(t, []findCase{
+		{"I met my teammates on the 15th after my trip", wed, []string{"the 15th=2023-04-15/day/rel"}},
+		{"We went on the 5th and it was fun", wed, []string{"the 5th=2023-05-05/day/rel"}},
+		{"We went on the 10th.", wed, []string{"the 10th=2023-05-10/day/rel"}},
+		{"My exam is going to be on the 5th.", wed, []string{"the 5th=2023-06-05/day/rel"}},
+		{"I'm flying out on the 20th", wed, []string{"the 20th=2023-05-20/day/rel"}},
+		{"I have been sick since the 2nd", wed, []string{"the 2nd=2023-05-02/day/rel"}},
+		{"We paid on the 31st", wed, []string{"the 31st=2023-03-31/day/rel"}},
+		{"The 22nd of August", wed, []string{"22nd of August=2022-08-22/day"}},
+		{"on the 3rd floor", wed, nil},
+		{"by the 2nd half", wed, nil},
+		{"the 15th", wed, nil},
+		{"on the 15 we left", wed, nil},
+		{"art from the 12th to the 15th centuries", wed, nil},
+		{"during the 18th and 19th centuries", wed, nil},
+		{"during the 18th century", wed, nil},
+		{"the festival is on the 15th and 16th of next month", wed, []string{"next month=2023-06/month/rel"}},
+		{"fly on the 10th or 12th", wed, nil},
+		{"from the 6th-9th", wed, nil},
+		// a month named before it in its sentence is its month
+		{"I got it on February 10th, and it arrived on the 14th", wed, []string{"February 10th=2023-02-10/day", "the 14th=2023-02-14/day"}},
+		{"Earlier in February, on the 8th, I went", wed, []string{"February=2023-02/month", "the 8th=2023-02-08/day"}},
+		{"It was in February. We went on the 8th", wed, []string{"February=2023-02/month", "the 8th=2023-05-08/day/rel"}},
+	})
+}
+
 // A month or a day without a year is the latest one unless its sentence
 // speaks of the future, as a bare weekday (ref: Wednesday 10 May 2023).
 func TestFindMonthTense(t *testing.T) {
