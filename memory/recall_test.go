@@ -238,4 +238,6 @@ func inLosAngeles(t *testing.T) (*memory.Service, *embedded.Store) {
 }
 
 // msg is a user's message with a timestamp ("" for none).
-func msg(text, ts string) memory.Message { return memory.Message{Role: "user", Content: text, Timestamp: ts} }
+func msg(text, ts string) memory.Message {
+	return memory.Message{Role: "user", Content: text, Timestamp: ts}
+}

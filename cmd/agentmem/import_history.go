@@ -22,21 +22,21 @@ import (
 	"agentmem/tools/spec"
 )
 
-// agentmem import --from claude-code|chatgpt|claude-ai: a history kept
+// agentmem import --from claude-code|codex|chatgpt|claude-ai: a history kept
 // elsewhere stored as raw turns through the remember tool, as the hooks
 // store a live session. Every source is read twice: once whole, to check
 // it (a file cut short or of another format stores nothing) and count it
 // (what --dry-run prints, the progress bar's total), then to store it,
 // session by session. Every turn carries its source's id (a transcript
-// uuid, a ChatGPT node id, a Claude.ai message uuid), so the same history
+// uuid, a Codex item id, a ChatGPT node id, a Claude.ai message uuid), so the same history
 // imported twice, or imported after the hooks captured it, stores nothing
 // twice, and an import cut short is completed by running it again.
 
 // historyOptions are import's flags for another program's history.
 type historyOptions struct {
-	From       string `name:"from" enum:",claude-code,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), chatgpt or claude-ai (FILE is the export's zip or its conversations.json)."`
+	From       string `name:"from" enum:",claude-code,codex,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), codex (FILE is a rollout or a directory of them; default ~/.codex/sessions), chatgpt or claude-ai (FILE is the export's zip or its conversations.json)."`
 	DryRun     bool   `name:"dry-run" help:"Store nothing: with --from, print the sessions, turns, date range and what would be left out; for an agentmem export, check every line against the store and count what would be imported."`
-	PerProject bool   `name:"per-project" help:"With --from claude-code: one namespace per project (the session's cwd), as the hooks' --per-project."`
+	PerProject bool   `name:"per-project" help:"With --from claude-code or codex: one namespace per project (the session's cwd), as the hooks' --per-project."`
 	NoWait     bool   `name:"no-wait" help:"With --from: return as soon as the text is stored (and searchable), without waiting for the semantic vectors: the server holding the memory makes them in the background, or, when this command held it, the next agentmem process to open it (recall's pending and agentmem check count the memories still waiting)."`
 }
 
@@ -68,10 +68,10 @@ type historyReport struct {
 	Held     int                `json:"already_stored"`
 	// Pending counts the memories of the import's namespaces still waiting
 	// for their vectors when it returned (0 unless --no-wait).
-	Pending    int           `json:"vectors_pending"`
-	Searchable float64       `json:"searchable_seconds,omitempty"`
-	Vectors    float64       `json:"vectors_seconds,omitempty"`
-	List       []sessionLine `json:"session_list,omitempty"`
+	Pending    int            `json:"vectors_pending"`
+	Searchable float64        `json:"searchable_seconds,omitempty"`
+	Vectors    float64        `json:"vectors_seconds,omitempty"`
+	List       []sessionLine  `json:"session_list,omitempty"`
 	loc        *time.Location // days are the configured zone's, as the store dates them
 	messages   int
 	first      time.Time
@@ -87,8 +87,8 @@ type sessionLine struct {
 
 // history runs an import --from.
 func (c importCmd) history(e *env, out io.Writer) error {
-	if c.PerProject && c.From != "claude-code" {
-		return fmt.Errorf("--per-project is for --from claude-code (its sessions have a project); %s's go to --namespace", c.From)
+	if c.PerProject && c.From != "claude-code" && c.From != "codex" {
+		return fmt.Errorf("--per-project is for --from claude-code or codex (their sessions have a project); %s's go to --namespace", c.From)
 	}
 	src, label, err := c.source()
 	if err != nil {
@@ -119,6 +119,8 @@ func (c importCmd) source() (histSource, string, error) {
 	switch c.From {
 	case "claude-code":
 		return claudeCodeSource(c.File)
+	case "codex":
+		return codexSource(c.File)
 	case "chatgpt":
 		return exportSource(c.File, "ChatGPT", readChatGPT)
 	default:

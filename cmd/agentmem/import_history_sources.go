@@ -17,6 +17,7 @@ import (
 	"agentmem/memory/history/chatgpt"
 	"agentmem/memory/history/claudeai"
 	"agentmem/memory/history/claudecode"
+	"agentmem/memory/history/codex"
 	"agentmem/tools/spec"
 )
 
@@ -26,12 +27,27 @@ import (
 // by the hooks' parser. Subagents' transcripts are left out, as their
 // sidechain lines are.
 func claudeCodeSource(path string) (histSource, string, error) {
+	return filesSource(path, []string{".claude", "projects"}, transcripts, readTranscript, "Claude Code transcript")
+}
+
+// codexSource reads a Codex CLI rollout, or every rollout under a
+// directory (default ~/.codex/sessions): one session per file, named as
+// Codex's hooks name it (its session id, from the rollout's session_meta),
+// read by the hooks' parser.
+func codexSource(path string) (histSource, string, error) {
+	return filesSource(path, []string{".codex", "sessions"}, rollouts, readRollout, "Codex rollout")
+}
+
+// filesSource reads one session per file: path, or every file list finds
+// under it when it is a directory (by default the directory home in the
+// user's home directory), each with read.
+func filesSource(path string, home []string, list func(string) ([]string, error), read func(string, bool) (histSession, error), what string) (histSource, string, error) {
 	if path == "" {
-		home, err := os.UserHomeDir()
+		dir, err := os.UserHomeDir()
 		if err != nil {
-			return nil, "", fmt.Errorf("no FILE given and no home directory for ~/.claude/projects: %w", err)
+			return nil, "", fmt.Errorf("no FILE given and no home directory for ~/%s: %w", filepath.Join(home...), err)
 		}
-		path = filepath.Join(home, ".claude", "projects")
+		path = filepath.Join(append([]string{dir}, home...)...)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -39,13 +55,13 @@ func claudeCodeSource(path string) (histSource, string, error) {
 	}
 	files := []string{path}
 	if st.IsDir() {
-		if files, err = transcripts(path); err != nil {
+		if files, err = list(path); err != nil {
 			return nil, "", err
 		}
 	}
 	src := func(yield func(histSession) error) error {
 		for _, f := range files {
-			s, err := readTranscript(f, !st.IsDir())
+			s, err := read(f, !st.IsDir())
 			if err != nil {
 				return err
 			}
@@ -55,7 +71,49 @@ func claudeCodeSource(path string) (histSource, string, error) {
 		}
 		return nil
 	}
-	return src, fmt.Sprintf("%s (%s)", path, spec.Count(len(files), "Claude Code transcript")), nil
+	return src, fmt.Sprintf("%s (%s)", path, spec.Count(len(files), what)), nil
+}
+
+// rollouts lists the rollout files under dir (rollout-*.jsonl), in order.
+func rollouts(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	slices.Sort(files)
+	return files, err
+}
+
+// readRollout reads a Codex rollout as one session, named by the session
+// id of its session_meta line as the Codex hooks name it; explicit (a file
+// given by name) makes a file that is not a rollout an error.
+func readRollout(path string, explicit bool) (histSession, error) {
+	s := histSession{Where: path, Skipped: claudecode.Skipped{}}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	res := codex.Parse(data, true)
+	if res.Lines > 0 && len(res.Bad) == res.Lines {
+		if explicit {
+			return s, fmt.Errorf("%s is not a Codex rollout (none of its %d lines is JSON)", path, res.Lines)
+		}
+		s.Skipped["file that is not a Codex rollout"]++
+		return s, nil
+	}
+	s.Skipped = res.Skipped
+	if len(res.Turns) == 0 {
+		return s, nil
+	}
+	s.ID, s.CWD, s.Turns = res.Turns[0].Session, res.Turns[0].CWD, res.Turns
+	if !hook.ValidSession(s.ID) {
+		s.Skipped["rollout without a session id"] += len(s.Turns)
+		s.ID, s.Turns = "", nil
+	}
+	return s, nil
 }
 
 // transcripts lists the session files under dir, in order, leaving out

@@ -13,6 +13,7 @@ import (
 
 	"agentmem/cmd/internal/hook"
 	"agentmem/memory/history/claudecode"
+	"agentmem/memory/history/codex"
 )
 
 // The import of other programs' histories driven through the command, on
@@ -338,5 +339,56 @@ func TestImportDaysInTheConfiguredZone(t *testing.T) {
 	mustImport(t, e, fromCmd("claude-code", filepath.Dir(filepath.Dir(x.path))))
 	if ms := stored(t, e, "default", sess1); len(ms) == 0 || ms[0].SessionDate.Format("2006-01-02") != "2026-11-20" {
 		t.Errorf("stored %+v, want the session dated 2026-11-20", ms)
+	}
+}
+
+// Codex rollouts: the hooks, then the import of the sessions directory
+// (the fixture of memory/history/codex, in Codex's dated directories, and
+// a file that is not a rollout beside it), which stores nothing twice;
+// then the import alone into another data dir, by --dry-run first, every
+// turn stored once, with the hook's ids, in its project's namespace with
+// --per-project.
+func TestImportCodex(t *testing.T) {
+	data := append(codexRollout(t), '\n')
+	sessions := filepath.Join(t.TempDir(), "sessions")
+	path := filepath.Join(sessions, "2026", "12", "02", "rollout-2026-12-02T04-17-29-"+codexSession+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sessions, "2026", "notes.jsonl"), []byte("not a rollout\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := codex.Parse(data, true).Turns
+
+	e := hookEnv(t)
+	runCodexHook(t, e, codexEvent("Stop", path), hookOptions{})
+	hooked := stored(t, e, "default", codexSession)
+	if out := mustImport(t, e, fromCmd("codex", sessions)); !strings.Contains(out, fmt.Sprintf("Stored 0 memories; %d were already stored", len(hooked))) || !strings.Contains(out, "(1 Codex rollout)") {
+		t.Errorf("import after the hooks:\n%s", out)
+	}
+
+	e = hookEnv(t)
+	c := fromCmd("codex", sessions)
+	c.DryRun = true
+	if out := mustImport(t, e, c); !strings.Contains(out, fmt.Sprintf("Would import 1 session, %d turns", len(want))) || !strings.Contains(out, codexSession) {
+		t.Errorf("--dry-run:\n%s", out)
+	}
+	c.DryRun, c.PerProject = false, true
+	mustImport(t, e, c)
+	ns := namespaces(t, e)
+	if len(ns) != 1 || ns[0].Name == "default" {
+		t.Fatalf("--per-project stored in %v, want the project's namespace", ns)
+	}
+	got := stored(t, e, ns[0].Name, codexSession)
+	if len(got) != len(hooked) || len(got) != len(want) {
+		t.Fatalf("imported %d turns, the hooks %d, the reader %d", len(got), len(hooked), len(want))
+	}
+	for i, m := range got {
+		if m.Key != hooked[i].Key || m.Text != want[i].Text || !m.Timestamp.Equal(want[i].Time) {
+			t.Errorf("turn %d = %s %q %v, want the hook's %s, %q %v", i, m.Key, m.Text, m.Timestamp, hooked[i].Key, want[i].Text, want[i].Time)
+		}
 	}
 }

@@ -257,15 +257,15 @@ func (c importCmd) Run(e *env) error {
 func (c importCmd) exportFile() (string, func(), error) {
 	switch {
 	case c.PerProject:
-		return "", nil, errors.New("--per-project is for --from claude-code: an agentmem export keeps each memory's namespace")
+		return "", nil, errors.New("--per-project is for --from claude-code or codex: an agentmem export keeps each memory's namespace")
 	case c.NoWait:
 		return "", nil, errors.New("--no-wait is for --from: the import of an agentmem export stores each memory with its vectors (the file's, or made again as it goes)")
 	case c.File == "":
-		return "", nil, errors.New("give the export file to import (agentmem export writes one), or --from claude-code|chatgpt|claude-ai")
+		return "", nil, errors.New("give the export file to import (agentmem export writes one), or --from claude-code|codex|chatgpt|claude-ai")
 	case c.File != "-":
 		fi, err := os.Stat(c.File)
 		if err == nil && fi.IsDir() {
-			err = fmt.Errorf("%s is a directory: import reads an agentmem export file; a directory of Claude Code transcripts is imported with --from claude-code (--from chatgpt and --from claude-ai read their export's zip or conversations.json)", c.File)
+			err = fmt.Errorf("%s is a directory: import reads an agentmem export file; a directory of Claude Code transcripts is imported with --from claude-code, one of Codex rollouts with --from codex (--from chatgpt and --from claude-ai read their export's zip or conversations.json)", c.File)
 		}
 		return c.File, func() {}, err
 	}
