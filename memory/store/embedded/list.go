@@ -45,7 +45,7 @@ func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) e
 		if !have {
 			return nil
 		}
-		if lastID != nil {
+		if len(lastID) > 0 {
 			if raw := mem.Get([]byte(key(cur.Namespace, string(lastID)))); raw != nil {
 				m, err := decode(raw)
 				if err != nil {
@@ -66,10 +66,10 @@ func sessionsOf(tx *bolt.Tx, prefix []byte, fn func(memory.SessionInfo) error) e
 			lastID = append(lastID[:0], id...)
 			continue
 		}
-		lastID = nil
 		if err := flush(); err != nil {
 			return err
 		}
+		lastID = lastID[:0:0]
 		cur, have = memory.SessionInfo{Namespace: ns, ID: session, Turns: 1}, true
 		if raw := mem.Get([]byte(key(ns, string(id)))); raw != nil {
 			m, err := decode(raw)
