@@ -42,7 +42,8 @@ func codexSource(path string) (histSource, string, error) {
 // under it when it is a directory (by default the directory home in the
 // user's home directory), each with read.
 func filesSource(path string, home []string, list func(string) ([]string, error), read func(string, bool) (histSession, error), what string) (histSource, string, error) {
-	if path == "" {
+	given := path != ""
+	if !given {
 		dir, err := os.UserHomeDir()
 		if err != nil {
 			return nil, "", fmt.Errorf("no FILE given and no home directory for ~/%s: %w", filepath.Join(home...), err)
@@ -50,6 +51,9 @@ func filesSource(path string, home []string, list func(string) ([]string, error)
 		path = filepath.Join(append([]string{dir}, home...)...)
 	}
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) && !given {
+		return nil, "", fmt.Errorf("no %s history at %s: give the directory that holds it, or one file", what, path)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -57,6 +61,9 @@ func filesSource(path string, home []string, list func(string) ([]string, error)
 	if st.IsDir() {
 		if files, err = list(path); err != nil {
 			return nil, "", err
+		}
+		if len(files) == 0 {
+			return nil, "", fmt.Errorf("found no %s under %s", what, path)
 		}
 	}
 	src := func(yield func(histSession) error) error {
@@ -97,9 +104,9 @@ func readRollout(path string, explicit bool) (histSession, error) {
 		return s, err
 	}
 	res := codex.Parse(data, true)
-	if res.Lines > 0 && len(res.Bad) == res.Lines {
+	if len(res.Turns) == 0 && res.Skipped["session_meta"]+res.Skipped["model-side log (response_item)"] == 0 {
 		if explicit {
-			return s, fmt.Errorf("%s is not a Codex rollout (none of its %d lines is JSON)", path, res.Lines)
+			return s, fmt.Errorf("%s is not a Codex rollout (none of its %d lines is a rollout's)", path, res.Lines)
 		}
 		s.Skipped["file that is not a Codex rollout"]++
 		return s, nil
@@ -108,12 +115,36 @@ func readRollout(path string, explicit bool) (histSession, error) {
 	if len(res.Turns) == 0 {
 		return s, nil
 	}
-	s.ID, s.CWD, s.Turns = res.Turns[0].Session, res.Turns[0].CWD, res.Turns
-	if !hook.ValidSession(s.ID) {
-		s.Skipped["rollout without a session id"] += len(s.Turns)
-		s.ID, s.Turns = "", nil
+	s.ID = rolloutSession(path)
+	for _, t := range res.Turns { // the session_meta line may come late, or not at all
+		if t.Session != "" {
+			s.ID, s.CWD = t.Session, t.CWD
+			break
+		}
 	}
+	if !hook.ValidSession(s.ID) {
+		s.Skipped["rollout without a session id"]++
+		return s, nil
+	}
+	s.Turns = res.Turns
 	return s, nil
+}
+
+// rolloutSession is the session id that ends a rollout's file name
+// (rollout-2026-12-02T04-17-29-<uuid>.jsonl), or "".
+func rolloutSession(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(name) < 36 {
+		return ""
+	}
+	id := name[len(name)-36:]
+	for i, c := range id {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (c == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return ""
+		}
+	}
+	return id
 }
 
 // transcripts lists the session files under dir, in order, leaving out

@@ -392,3 +392,38 @@ func TestImportCodex(t *testing.T) {
 		}
 	}
 }
+
+// What is not a Codex history says so: a JSON file that is no rollout
+// named explicitly, and a directory without rollouts; a rollout without
+// its session_meta line is named by the session id ending its file name.
+func TestImportCodexInput(t *testing.T) {
+	e := hookEnv(t)
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "notes.jsonl")
+	if err := os.WriteFile(foreign, []byte(`{"a":1}`+"\n"+`{"type":"user","message":{"role":"user","content":"hi"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importHistory(t, e, fromCmd("codex", foreign)); err == nil || !strings.Contains(err.Error(), "is not a Codex rollout") {
+		t.Errorf("a JSON file that is no rollout: %v", err)
+	}
+	if _, err := importHistory(t, e, fromCmd("codex", t.TempDir())); err == nil || !strings.Contains(err.Error(), "found no Codex rollout under") {
+		t.Errorf("a directory without rollouts: %v", err)
+	}
+	var kept []byte
+	for line := range bytes.Lines(append(codexRollout(t), '\n')) {
+		if !bytes.Contains(line, []byte(`"type": "session_meta"`)) {
+			kept = append(kept, line...)
+		}
+	}
+	noMeta := filepath.Join(dir, "rollout-2026-12-02T04-17-29-"+codexSession+".jsonl")
+	if err := os.WriteFile(noMeta, kept, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustImport(t, e, fromCmd("codex", noMeta))
+	if got, want := len(stored(t, e, "default", codexSession)), len(codex.Parse(kept, true).Turns); got == 0 || got != want {
+		t.Errorf("a rollout without its session_meta: %d turns stored under its file's session id, want %d", got, want)
+	}
+	if ns := namespaces(t, e); len(ns) != 1 {
+		t.Errorf("namespaces after the imports: %+v, want default alone", ns)
+	}
+}
