@@ -829,9 +829,10 @@ func (f *finder) theNth(i int) (Mention, int) {
 	if d == 0 || j != i+3 || !f.rightOK(j) || f.ordinalNext(j) {
 		return Mention{}, i
 	}
-	if j < len(f.t) && f.t[j].kind == kWord {
+	if j < len(f.t) && f.t[j].kind == kWord && !f.word(j, "because") && !f.word(j, "near") {
 		switch f.t[j].kw {
-		case kwClause, kwWill, kwWas, kwIs, kwTo, kwOr, kwAt, kwIn, kwBefore, kwAfter:
+		case kwClause, kwWill, kwWas, kwIs, kwTo, kwOr, kwAt, kwIn, kwOn, kwBy, kwCue, kwBefore, kwAfter,
+			kwMorning, kwNight, kwThe, kwA, kwDet:
 		default:
 			return Mention{}, i
 		}
