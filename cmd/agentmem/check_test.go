@@ -81,6 +81,7 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"frobnicate"}, 80, "unexpected argument frobnicate"},
 		{[]string{"recall"}, 80, "expected \"<query>"},
 		{[]string{"recall", "--bogus", "x"}, 80, "unknown flag --bogus"},
+		{[]string{"--timezone", "Mars/Olympus", "recall", "x"}, 1, "agentmem: timezone: unknown time zone Mars/Olympus"},
 	} {
 		out, code := agentmemIn(t, dir, c.args...)
 		if code != c.code || !strings.Contains(out, c.says) {

@@ -169,6 +169,9 @@ func holdLoading(e *env, dir, sock string) func(context.Context) (io.Closer, err
 
 // startHolding takes the lock and starts loading the memory.
 func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*holder, error) {
+	if _, _, err := e.cfg.Clock(); err != nil { // a bad --timezone or --now is no fault of the store
+		return nil, err
+	}
 	lock, err := server.TryLock(dir)
 	if err != nil {
 		return nil, err
