@@ -90,6 +90,21 @@ func TestExitStatuses(t *testing.T) {
 	}
 }
 
+// A usage error prints the usage on stderr, beside the error: stdout is
+// the protocol's when a host runs agentmem serve, and stays empty.
+func TestUsageErrorsOnStderr(t *testing.T) {
+	for _, args := range [][]string{{"recall"}, {"serve", "--bogus"}} {
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", t.TempDir()}, args...)...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 80 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "Usage: agentmem") {
+			t.Errorf("agentmem %s: %v, stdout %q, stderr %q; want status 80, the usage on stderr and nothing on stdout", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+	}
+}
+
 // A shell command whose memory cannot be opened says why once, as its
 // error: the log line a server writes for its clients is not repeated.
 func TestOpenFailureSaidOnce(t *testing.T) {

@@ -59,7 +59,17 @@ func logLevelGiven(args []string) bool {
 // lines (work resumed in the background, a migration done) are noise
 // beside its own output.
 func Main[E any](name, description string, cli interface{ globals() *Globals }, env func(context.Context, Config, *slog.Logger) E) {
-	k := kong.Parse(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars())
+	parser, err := kong.New(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars())
+	if err != nil {
+		panic(err) // the cli struct is wrong: a programming error
+	}
+	k, err := parser.Parse(os.Args[1:])
+	if err != nil {
+		// the usage that comes with a usage error goes to stderr, beside
+		// it: stdout is the protocol's when a host runs `agentmem serve`
+		parser.Stdout = os.Stderr
+		parser.FatalIfErrorf(err)
+	}
 	g := cli.globals()
 	command, _, _ := strings.Cut(k.Command(), " ")
 	log := NewLogger(logLevel(cli, command, g.LogLevel, logLevelGiven(os.Args[1:])))
