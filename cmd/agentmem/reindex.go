@@ -24,15 +24,28 @@ type textRebuilder interface {
 	RebuildText(ctx context.Context, progress func(done, total int)) error
 }
 
-// progressLine prints "\r<what> done/total" on stderr every tenth.
-func progressLine(what string) func(done, total int) {
-	last := -1
-	return func(done, total int) {
-		if pct := done * 100 / max(total, 1); pct/10 != last/10 || done == total {
-			last = pct
-			fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, done, total)
+// progressLine prints "\r<what> done/total" on stderr every tenth, and
+// ends the line when done reaches total (so that a log line after it
+// starts on its own), or when end is called first (an error).
+func progressLine(what string) (progress func(done, total int), end func()) {
+	last, open, finished := -1, false, false
+	end = func() {
+		if open {
+			fmt.Fprintln(os.Stderr)
+			open = false
 		}
 	}
+	progress = func(done, total int) {
+		if pct := done * 100 / max(total, 1); !finished && (pct/10 != last/10 || done == total) {
+			last, open = pct, true
+			fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, done, total)
+			if done == total {
+				finished = true
+				end()
+			}
+		}
+	}
+	return progress, end
 }
 
 func (c reindexCmd) Run(e *env) error {
@@ -70,9 +83,10 @@ func (c reindexCmd) Run(e *env) error {
 		if emb != nil {
 			to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
 		}
-		e.log.Info("reindexing", "from", fmt.Sprintf("%q (%d dimensions)", from, dims), "to", to)
-		err = memory.Reindex(e.ctx, st, emb, progressLine("reindexed: memories"))
-		fmt.Fprintln(os.Stderr)
+		e.log.Info("reindexing", "from", fmt.Sprintf("%s (%d dimensions)", from, dims), "to", to)
+		progress, end := progressLine("reindexed: memories")
+		err = memory.Reindex(e.ctx, st, emb, progress)
+		end()
 		if err != nil {
 			return err
 		}
@@ -81,8 +95,9 @@ func (c reindexCmd) Run(e *env) error {
 	if tr != nil {
 		// --text, or the text side of a reindex, which leaves nothing
 		// derived unrebuilt
-		err := tr.RebuildText(e.ctx, progressLine("rebuilt the text index: documents"))
-		fmt.Fprintln(os.Stderr)
+		progress, end := progressLine("rebuilt the text index: documents")
+		err := tr.RebuildText(e.ctx, progress)
+		end()
 		if err != nil {
 			return err
 		}

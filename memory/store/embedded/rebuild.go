@@ -427,7 +427,7 @@ func (s *Store) RebuildText(ctx context.Context, progress func(done, total int))
 	if err := s.flushLocked(); err != nil {
 		return err
 	}
-	s.log.Warn("a rebuild of the text indexes was asked for; rebuilding them from the records")
+	s.log.Info("rebuilding the text indexes from the records, as asked")
 	return s.rebuildAll(ctx, progress)
 }
 
