@@ -67,6 +67,19 @@ type sessionsCmd struct {
 	Cursor string `name:"cursor" help:"Start after the page that printed this cursor."`
 }
 
+// bounds says which sessions the dates given keep.
+func (c sessionsCmd) bounds() string {
+	switch {
+	case c.After != "" && c.Before != "":
+		return "from " + c.After + " to " + c.Before
+	case c.After != "":
+		return "with a turn on or after " + c.After
+	case c.Before != "":
+		return "begun on or before " + c.Before
+	}
+	return "on this page"
+}
+
 func (c sessionsCmd) Run(e *env) error {
 	// 0 and negative numbers would be left out of the URI (the default)
 	if c.Limit < 1 || c.Limit > memory.MaxSessionPage {
@@ -84,6 +97,10 @@ func (c sessionsCmd) Run(e *env) error {
 		if c.JSON {
 			return c.print(page, "")
 		}
+		if len(page.Sessions) == 0 {
+			fmt.Printf("No sessions in namespace %s %s (it holds %s).\n", ns, c.bounds(), spec.Count(page.Total, "session"))
+			return nil
+		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DATE\tSESSION\tTURNS\tFIRST WORDS")
 		for _, s := range page.Sessions {
@@ -95,9 +112,6 @@ func (c sessionsCmd) Run(e *env) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
-		}
-		if len(page.Sessions) == 0 {
-			fmt.Printf("No sessions in namespace %s between those dates (it holds %s).\n", ns, spec.Count(page.Total, "session"))
 		}
 		if page.Next != "" {
 			fmt.Printf("\nMore: agentmem sessions --ns %s --cursor %s\n", ns, page.Next)

@@ -148,4 +148,7 @@ func TestSessionsShowResumedSessions(t *testing.T) {
 	if !strings.Contains(out, "2023-05-01 Mon – 2023-05-09 Tue  trip") {
 		t.Errorf("sessions --after 2023-05-05 =\n%s\nwant the trip, begun 1 May and resumed 9 May", out)
 	}
+	if out := run(t, dir, "sessions", "--after", "2023-05-10"); out != "No sessions in namespace default with a turn on or after 2023-05-10 (it holds 1 session).\n" {
+		t.Errorf("sessions --after 2023-05-10 = %q, want the bound said, without a table's header", out)
+	}
 }
