@@ -224,7 +224,7 @@ func RenderTranscript(tr spec.Transcript) string {
 		}
 		when := ""
 		if t.Timestamp != "" {
-			when = " · " + t.Timestamp
+			when = " · " + inZoneOf(t.Timestamp, t.SessionDate)
 		}
 		if !sameInstant(t.SessionDate, tr.Date) && !sameInstant(t.SessionDate, t.Timestamp) { // dated apart from its session, not by its own time
 			when += " · dated " + t.SessionDate
@@ -232,6 +232,19 @@ func RenderTranscript(tr spec.Transcript) string {
 		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s%s\n", who, t.ID, when, quote, memory.Indent(t.Text, quote))
 	}
 	return b.String()
+}
+
+// inZoneOf is the RFC 3339 time ts written in the offset of ref, the
+// turn's date, so that a transcript gives its times in the zone its dates
+// are in (a Claude Code turn's UTC time is the evening before in Los
+// Angeles); ts as it is when either does not parse.
+func inZoneOf(ts, ref string) string {
+	t, errT := time.Parse(time.RFC3339, ts)
+	r, errR := time.Parse(time.RFC3339, ref)
+	if errT != nil || errR != nil {
+		return ts
+	}
+	return t.In(r.Location()).Format(time.RFC3339)
 }
 
 // sameInstant tells whether two RFC 3339 times are the same instant,
