@@ -73,6 +73,9 @@ type historyReport struct {
 	Vectors    float64        `json:"vectors_seconds,omitempty"`
 	List       []sessionLine  `json:"session_list,omitempty"`
 	loc        *time.Location // days are the configured zone's, as the store dates them
+	// namespaceOf names the namespace of a session's project, with
+	// --per-project (nil without).
+	namespaceOf func(cwd string) string
 	messages   int
 	first      time.Time
 	last       time.Time
@@ -83,6 +86,8 @@ type sessionLine struct {
 	Date  string `json:"date,omitempty"`
 	Turns int    `json:"turns"`
 	Title string `json:"title,omitempty"`
+	// Namespace is where the session would go, with --per-project.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // history runs an import --from.
@@ -99,6 +104,9 @@ func (c importCmd) history(e *env, out io.Writer) error {
 		return err
 	}
 	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}, loc: loc}
+	if c.PerProject {
+		rep.namespaceOf = func(cwd string) string { return hookOptions{PerProject: true}.Namespace(e.cfg.Namespace, cwd) }
+	}
 	if err := src(func(s histSession) error { rep.count(keepInRange(s)); return nil }); err != nil {
 		return fmt.Errorf("%w; nothing stored", err)
 	}
@@ -183,7 +191,11 @@ func (r *historyReport) count(s histSession) {
 		if t := s.date(); !t.IsZero() {
 			d = t.In(r.zone()).Format("2006-01-02")
 		}
-		r.List = append(r.List, sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title})
+		line := sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title}
+		if r.namespaceOf != nil {
+			line.Namespace = r.namespaceOf(s.CWD)
+		}
+		r.List = append(r.List, line)
 	}
 }
 
@@ -199,7 +211,14 @@ func (r *historyReport) zone() *time.Location {
 func (r *historyReport) write(w io.Writer) {
 	if r.DryRun {
 		for _, s := range r.List {
-			fmt.Fprintf(w, "%-10s  %s  %s  %s\n", s.Date, s.ID, spec.Count(s.Turns, "turn"), preview(s.Title))
+			line := fmt.Sprintf("%-10s  %s  %s", s.Date, s.ID, spec.Count(s.Turns, "turn"))
+			if s.Namespace != "" {
+				line += "  → " + s.Namespace
+			}
+			if t := preview(s.Title); t != "" {
+				line += "  " + t
+			}
+			fmt.Fprintln(w, line)
 		}
 	}
 	span := ""

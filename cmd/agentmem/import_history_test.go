@@ -372,15 +372,19 @@ func TestImportCodex(t *testing.T) {
 
 	e = hookEnv(t)
 	c := fromCmd("codex", sessions)
-	c.DryRun = true
-	if out := mustImport(t, e, c); !strings.Contains(out, fmt.Sprintf("Would import 1 session, %d turns", len(want))) || !strings.Contains(out, codexSession) {
-		t.Errorf("--dry-run:\n%s", out)
+	c.DryRun, c.PerProject = true, true
+	dry := mustImport(t, e, c)
+	if !strings.Contains(dry, fmt.Sprintf("Would import 1 session, %d turns", len(want))) || !strings.Contains(dry, codexSession) || strings.Contains(dry, " \n") {
+		t.Errorf("--dry-run:\n%s", dry)
 	}
-	c.DryRun, c.PerProject = false, true
+	c.DryRun = false
 	mustImport(t, e, c)
 	ns := namespaces(t, e)
 	if len(ns) != 1 || ns[0].Name == "default" {
 		t.Fatalf("--per-project stored in %v, want the project's namespace", ns)
+	}
+	if !strings.Contains(dry, "→ "+ns[0].Name) {
+		t.Errorf("--dry-run --per-project:\n%s\nwant the session's namespace, %s", dry, ns[0].Name)
 	}
 	got := stored(t, e, ns[0].Name, codexSession)
 	if len(got) != len(hooked) || len(got) != len(want) {
