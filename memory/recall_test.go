@@ -241,3 +241,21 @@ func inLosAngeles(t *testing.T) (*memory.Service, *embedded.Store) {
 func msg(text, ts string) memory.Message {
 	return memory.Message{Role: "user", Content: text, Timestamp: ts}
 }
+
+// A session sent without an id is named by its day in the server's zone,
+// the day it is dated: one instant written in UTC and in Los Angeles's
+// offset is one session, and the same words said the next day another.
+func TestDerivedSessionIDsByLocalDay(t *testing.T) {
+	svc, _ := inLosAngeles(t)
+	var ids []string
+	for _, date := range []string{"2023-05-10T01:30:00Z", "2023-05-09T18:30:00-07:00", "2023-05-10T20:00:00Z"} {
+		res, err := svc.Remember(bg, memory.RememberRequest{SessionDate: date, Messages: []memory.Message{msg("We adopted a cat named Miso.", "")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.SessionID)
+	}
+	if ids[0] != ids[1] || ids[2] == ids[0] {
+		t.Errorf("session ids %v: want the first two alike (one instant, 9 May in Los Angeles) and the third (10 May) apart", ids)
+	}
+}

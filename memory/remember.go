@@ -78,20 +78,8 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, err
 	}
-	var given time.Time
-	if req.SessionDate != "" {
-		if given, _, err = s.parseDate("session_date", req.SessionDate); err != nil {
-			return RememberResult{}, err
-		}
-	}
-	sessionID := req.SessionID
-	if sessionID == "" {
-		day := given
-		if day.IsZero() {
-			day = s.Now()
-		}
-		sessionID = derivedSessionID(turns, day)
-	} else if err := newName("session_id", sessionID, maxSessionID); err != nil {
+	given, sessionID, err := s.sessionOf(req, turns)
+	if err != nil {
 		return RememberResult{}, err
 	}
 
@@ -103,23 +91,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
-	date := given
-	switch {
-	case !date.IsZero() && first != nil && date.Equal(first.SessionDate):
-		date = first.SessionDate // as stored, in its zone: its day unchanged
-	case !date.IsZero():
-		date = s.local(date)
-	case first != nil:
-		date = first.SessionDate
-	default:
-		date = s.Now()
-	}
-	// the date of the turn before each new one: a session's days never go
-	// back (turnDate)
-	prev := date
-	if n := len(existing); n > 0 && existing[n-1].SessionDate.After(prev) {
-		prev = existing[n-1].SessionDate
-	}
+	date, prev := s.sessionDates(given, first, existing)
 
 	next := 0
 	if n := len(existing); n > 0 {
@@ -448,6 +420,50 @@ func derivedSessionID(turns []turn, day time.Time) string {
 		h.Write([]byte(t.Hash))
 	}
 	return "s-" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// sessionOf reads the call's session date (zero when none is given, in
+// the server's zone when written in UTC: local) and names its session:
+// the id given, or one derived from the turns and the session's day.
+func (s *Service) sessionOf(req RememberRequest, turns []turn) (given time.Time, id string, err error) {
+	if req.SessionDate != "" {
+		if given, _, err = s.parseDate("session_date", req.SessionDate); err != nil {
+			return given, "", err
+		}
+		given = s.local(given)
+	}
+	if id = req.SessionID; id != "" {
+		return given, id, newName("session_id", id, maxSessionID)
+	}
+	day := given
+	if day.IsZero() {
+		day = s.Now()
+	}
+	return given, derivedSessionID(turns, day), nil
+}
+
+// sessionDates is the date a call stores its session under (the date
+// given, or the session's stored one, or today) and prev, the date of the
+// turn before the call's first (turnDate): a session's days never go
+// back. A date given that is the instant the session is stored under
+// keeps the stored one, in its zone: a session stored with its date in
+// UTC by an earlier version keeps its day.
+func (s *Service) sessionDates(given time.Time, first *Memory, existing []Memory) (date, prev time.Time) {
+	switch {
+	case !given.IsZero() && first != nil && given.Equal(first.SessionDate):
+		date = first.SessionDate
+	case !given.IsZero():
+		date = given
+	case first != nil:
+		date = first.SessionDate
+	default:
+		date = s.Now()
+	}
+	prev = date
+	if n := len(existing); n > 0 && existing[n-1].SessionDate.After(prev) {
+		prev = existing[n-1].SessionDate
+	}
+	return date, prev
 }
 
 // turnDate is the date a turn is stored under, in a session dated session
