@@ -31,10 +31,14 @@ func claudeCodeSource(path string) (histSource, string, error) {
 }
 
 // codexSource reads a Codex CLI rollout, or every rollout under a
-// directory (default ~/.codex/sessions): one session per file, named as
-// Codex's hooks name it (its session id, from the rollout's session_meta),
-// read by the hooks' parser.
+// directory (default $CODEX_HOME/sessions, or ~/.codex/sessions, where
+// Codex writes them): one session per file, named as Codex's hooks name
+// it (its session id, from the rollout's session_meta), read by the hooks'
+// parser.
 func codexSource(path string) (histSource, string, error) {
+	if home := os.Getenv("CODEX_HOME"); path == "" && home != "" {
+		path = filepath.Join(home, "sessions")
+	}
 	return filesSource(path, []string{".codex", "sessions"}, rollouts, readRollout, "Codex rollout")
 }
 
@@ -104,7 +108,7 @@ func readRollout(path string, explicit bool) (histSession, error) {
 		return s, err
 	}
 	res := codex.Parse(data, true)
-	if len(res.Turns) == 0 && res.Skipped["session_meta"]+res.Skipped["model-side log (response_item)"] == 0 {
+	if res.Lines > 0 && len(res.Turns) == 0 && res.Skipped["session_meta"]+res.Skipped["model-side log (response_item)"] == 0 {
 		if explicit {
 			return s, fmt.Errorf("%s is not a Codex rollout (none of its %d lines is a rollout's)", path, res.Lines)
 		}
@@ -112,21 +116,21 @@ func readRollout(path string, explicit bool) (histSession, error) {
 		return s, nil
 	}
 	s.Skipped = res.Skipped
-	if len(res.Turns) == 0 {
-		return s, nil
-	}
 	s.ID = rolloutSession(path)
 	for _, t := range res.Turns { // the session_meta line may come late, or not at all
-		if t.Session != "" {
+		if t.Session != "" && hook.ValidSession(t.Session) {
 			s.ID, s.CWD = t.Session, t.CWD
 			break
 		}
 	}
 	if !hook.ValidSession(s.ID) {
-		s.Skipped["rollout without a session id"]++
+		if len(res.Turns) > 0 {
+			s.Skipped["rollout without a session id"]++
+		}
+		s.ID = ""
 		return s, nil
 	}
-	s.Turns = res.Turns
+	s.Turns = res.Turns // none: counted as a session without a turn to store
 	return s, nil
 }
 

@@ -430,4 +430,10 @@ func TestImportCodexInput(t *testing.T) {
 	if ns := namespaces(t, e); len(ns) != 1 {
 		t.Errorf("namespaces after the imports: %+v, want default alone", ns)
 	}
+	// without a FILE: $CODEX_HOME/sessions, where Codex writes when it is set
+	codexHome := t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome)
+	if _, err := importHistory(t, e, fromCmd("codex", "")); err == nil || !strings.Contains(err.Error(), filepath.Join(codexHome, "sessions")) {
+		t.Errorf("no FILE, CODEX_HOME set and empty: %v, want its sessions directory named", err)
+	}
 }
