@@ -21,7 +21,8 @@ const forms = `use ISO 8601 (2023-05-07, 2023-05-07T14:00:00Z) or one of "8 May 
 // forms listed in the package documentation. dateOnly reports a value
 // without a time of day (callers treat an upper bound "2023-05-07" as the end
 // of that day). A value without a zone is in loc (UTC when loc is nil); a
-// value with one keeps its offset, in loc when loc has that offset then.
+// value with one keeps its offset, in loc when loc has that offset then
+// ("Z" stays UTC).
 // Errors read well after a field name:
 //
 //	cannot read "31 February, 2023" as a date: February 2023 has 28 days

@@ -18,7 +18,7 @@ import (
 // on the struct.
 type Globals struct {
 	Config
-	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr. Commands that run once (recall, remember, import, …) log at warn unless it is given."`
+	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr. agentmem's commands that run once (recall, remember, import, …) log at warn unless it is given."`
 }
 
 func (g *Globals) globals() *Globals { return g }
