@@ -837,8 +837,17 @@ func (f *finder) theNth(i int) (Mention, int) {
 			return Mention{}, i
 		}
 	}
-	if m := f.monthBefore(i); m > 0 { // "on February 10th, which arrived on the 14th"
-		return f.ymd(i, j, 0, m, d)
+	if y, m := f.monthBefore(i); m > 0 { // "on February 10th, which arrived on the 14th"
+		if y == 0 {
+			return f.ymd(i, j, 0, m, d)
+		}
+		if checkDate(y, m, d) != nil {
+			return Mention{}, j
+		}
+		from, to := f.dayOf(y, m, d)
+		mm := f.mention(i, j, Day, false, from, to)
+		mm.Month, mm.Day = m, d
+		return mm, j
 	}
 	var p period
 	if f.has {
@@ -850,17 +859,25 @@ func (f *finder) theNth(i int) (Mention, int) {
 }
 
 // monthBefore is the month named last before i in its sentence ("earlier
-// in February, on the 8th"), or 0.
-func (f *finder) monthBefore(i int) int {
+// in February, on the 8th"), with the year it resolves to there ("on
+// February 10th 2021", "last December"); the year is 0 when it does not
+// resolve (no reference date), and the month 0 when none is named.
+func (f *finder) monthBefore(i int) (y, m int) {
 	for j := i - 1; j >= 0 && i-j <= 16 && !f.t[j+1].line; j-- {
 		if t := f.t[j]; t.kind == kPunct && strings.ContainsRune(".!?;", rune(f.s[t.start])) {
-			return 0
+			return 0, 0
 		}
-		if m := f.monthAt(j); m > 0 {
-			return m
+		if m = f.monthAt(j); m == 0 {
+			continue
 		}
+		for k := max(0, j-2); k <= j; k++ { // the mention that names it: "last December", "in May", "May 8, 2021"
+			if mm, n := f.at(k); n > j && !mm.From.IsZero() && int(mm.From.Month()) == m {
+				return mm.From.Year(), m
+			}
+		}
+		return 0, m
 	}
-	return 0
+	return 0, 0
 }
 
 // ordinalNext reports whether another ordinal follows at j, after "and",

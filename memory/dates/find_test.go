@@ -578,6 +578,11 @@ func TestFindTheNth(t *testing.T) {
 		{"I got it on February 10th, and it arrived on the 14th", wed, []string{"February 10th=2023-02-10/day", "the 14th=2023-02-14/day"}},
 		{"Earlier in February, on the 8th, I went", wed, []string{"February=2023-02/month", "the 8th=2023-02-08/day"}},
 		{"It was in February. We went on the 8th", wed, []string{"February=2023-02/month", "the 8th=2023-05-08/day/rel"}},
+		// and the year it resolves to there
+		{"I got it on February 10th 2021, and it arrived on the 14th", wed, []string{"February 10th 2021=2021-02-10/day", "the 14th=2021-02-14/day"}},
+		{"I was born in December 1990 and we moved on the 3rd", wed, []string{"December 1990=1990-12/month", "the 3rd=1990-12-03/day"}},
+		{"Last December we went out, on the 28th", wed, []string{"Last December=2022-12/month/rel", "the 28th=2022-12-28/day"}},
+		{"My birthday is in August, and I paid the rent on the 1st", wed, []string{"August=2023-08/month", "the 1st=2023-08-01/day"}},
 	})
 }
 
