@@ -5,8 +5,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
+	"agentmem/memory"
+	"agentmem/memory/store/embedded"
 	"agentmem/tools"
 	"agentmem/tools/spec"
 )
@@ -80,13 +83,37 @@ func TestPrintedTextShowsControls(t *testing.T) {
 
 // A transcript dates a turn apart only when its date is neither its
 // session's nor its own time (a resumed turn is dated by its time, which
-// the line shows already).
+// the line shows already), and gives a turn's time in the zone of its
+// date. The session: three turns stored in Los Angeles, the second
+// resumed days later with a UTC time, the third sent with a later
+// session_date and no time.
 func TestTranscriptDatesATurnOnce(t *testing.T) {
-	tr := spec.Transcript{Namespace: "n", SessionID: "s", Date: "2026-11-20T09:00:00-08:00", Turns: []spec.Turn{
-		{ID: "s:0", Role: "user", Text: "a", SessionDate: "2026-11-20T09:00:00-08:00", Timestamp: "2026-11-20T17:00:00Z"},
-		{ID: "s:1", Role: "user", Text: "b", SessionDate: "2026-12-02T17:30:00-08:00", Timestamp: "2026-12-03T01:30:00Z"},
-		{ID: "s:2", Role: "user", Text: "c", SessionDate: "2026-12-04T00:00:00-08:00"},
-	}}
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Location: la})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []memory.RememberRequest{
+		{SessionID: "s", SessionDate: "2026-11-20T09:00:00-08:00", Messages: []memory.Message{{Role: "user", Content: "a", Timestamp: "2026-11-20T17:00:00Z"}}},
+		{SessionID: "s", SessionDate: "2026-11-20T09:00:00-08:00", Messages: []memory.Message{{Role: "user", Content: "b", Timestamp: "2026-12-03T01:30:00Z"}}},
+		{SessionID: "s", SessionDate: "2026-12-04", Messages: []memory.Message{{Role: "user", Content: "c"}}},
+	} {
+		if _, err := svc.Remember(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := tools.Transcript(context.Background(), svc, "", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := tools.RenderTranscript(tr)
 	if strings.Count(out, "dated") != 1 || !strings.Contains(out, "s:2 · dated 2026-12-04T00:00:00-08:00") {
 		t.Errorf("transcript:\n%s\nwant only s:2 dated apart", out)

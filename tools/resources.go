@@ -198,7 +198,9 @@ func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID s
 	for i, m := range ms {
 		t := spec.Turn{ID: m.ID, Turn: m.Turn, Role: m.Role, Speaker: m.Speaker, Text: m.Text, SessionDate: stamp(m.SessionDate)}
 		if m.Timestamp != nil {
-			t.Timestamp = stamp(*m.Timestamp)
+			// in the zone the turn is dated in: a Claude Code turn's UTC
+			// time is the evening before in Los Angeles
+			t.Timestamp = stamp(m.Timestamp.In(m.SessionDate.Location()))
 		}
 		tr.Turns[i] = t
 	}
@@ -224,35 +226,14 @@ func RenderTranscript(tr spec.Transcript) string {
 		}
 		when := ""
 		if t.Timestamp != "" {
-			when = " · " + inZoneOf(t.Timestamp, t.SessionDate)
+			when = " · " + t.Timestamp
 		}
-		if !sameInstant(t.SessionDate, tr.Date) && !sameInstant(t.SessionDate, t.Timestamp) { // dated apart from its session, not by its own time
+		if t.SessionDate != tr.Date && t.SessionDate != t.Timestamp { // dated apart from its session, not by its own time
 			when += " · dated " + t.SessionDate
 		}
 		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s%s\n", who, t.ID, when, quote, memory.Indent(t.Text, quote))
 	}
 	return b.String()
-}
-
-// inZoneOf is the RFC 3339 time ts written in the offset of ref, the
-// turn's date, so that a transcript gives its times in the zone its dates
-// are in (a Claude Code turn's UTC time is the evening before in Los
-// Angeles); ts as it is when either does not parse.
-func inZoneOf(ts, ref string) string {
-	t, errT := time.Parse(time.RFC3339, ts)
-	r, errR := time.Parse(time.RFC3339, ref)
-	if errT != nil || errR != nil {
-		return ts
-	}
-	return t.In(r.Location()).Format(time.RFC3339)
-}
-
-// sameInstant tells whether two RFC 3339 times are the same instant,
-// whatever their zones.
-func sameInstant(a, b string) bool {
-	ta, errA := time.Parse(time.RFC3339, a)
-	tb, errB := time.Parse(time.RFC3339, b)
-	return a == b || errA == nil && errB == nil && ta.Equal(tb)
 }
 
 // quote begins each line of a turn's text in a transcript.
