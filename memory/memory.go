@@ -65,7 +65,7 @@ func turnHash(role, speaker, text string, ts *time.Time) string {
 // "[2023-05-07 Sun · session s-may · user]". The session date comes first
 // because a model resolves "yesterday" in the text against it.
 func (m Memory) Header() string {
-	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID, m.who())
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), m.SessionID, m.who())
 }
 
 // who names the speaker: "Caroline (user)", or the role alone.

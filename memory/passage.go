@@ -97,8 +97,8 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
 			b.WriteString("\n" + gap)
 		}
-		if d := p.dayLine(i); d != "" {
-			b.WriteString("\n" + d)
+		if p.newDay(i) {
+			b.WriteString("\n[" + m.SessionDate.Format(dayFormat) + "]")
 		}
 		b.WriteByte('\n')
 		b.WriteString(m.who())
@@ -109,22 +109,27 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 
 func (p Passage) header() string {
 	m := p.Memories[0]
-	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format("2006-01-02 Mon"), m.SessionID)
+	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format(dayFormat), m.SessionID)
 }
 
-// dayLine is the line that dates Memories[i] when it was said on another
-// day than the turn before it (a session resumed days later: remember's
-// turnDate), so that the passage's header does not date it; "" otherwise.
-func (p Passage) dayLine(i int) string {
+// newDay tells whether Memories[i] was said on another day than the turn
+// before it (a session resumed days later: remember's turnDate): a line
+// "[2026-12-02 Wed]" then dates it, so that the passage's header does not.
+func (p Passage) newDay(i int) bool {
 	if i == 0 {
-		return ""
+		return false
 	}
-	day := p.Memories[i].SessionDate.Format("2006-01-02 Mon")
-	if day == p.Memories[i-1].SessionDate.Format("2006-01-02 Mon") {
-		return ""
-	}
-	return "[" + day + "]"
+	y, m, d := p.Memories[i].SessionDate.Date()
+	py, pm, pd := p.Memories[i-1].SessionDate.Date()
+	return y != py || m != pm || d != pd
 }
+
+// dayFormat is a day as headers write it; dayLineRunes is the length of
+// "\n[" + it + "]".
+const (
+	dayFormat    = "2006-01-02 Mon"
+	dayLineRunes = 1 + 1 + len(dayFormat) + 1
+)
 
 // annotate writes text with the date each relative expression names, as
 // resolved against the session's date: "yesterday [2023-05-07]", "last
@@ -184,8 +189,8 @@ func (p Passage) size(n func(i int) int) int {
 		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
 			size += 1 + utf8.RuneCountInString(gap)
 		}
-		if d := p.dayLine(i); d != "" {
-			size += 1 + utf8.RuneCountInString(d)
+		if p.newDay(i) {
+			size += dayLineRunes
 		}
 		size += 1 + utf8.RuneCountInString(m.who()) + 2 + n(i)
 	}

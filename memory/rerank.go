@@ -188,7 +188,7 @@ func (s *Service) rerank(ctx context.Context, query string, want *stems, hits []
 	for i, h := range hits {
 		m := h.Memory
 		t := cmp.Or(excerpt(m.Text, want, RerankExcerpt, h.TextRank > 0), m.Text)
-		docs[i] = m.SessionDate.Format("2006-01-02 Mon") + " · " + m.who() + ": " + display(t, m.SessionDate)
+		docs[i] = m.SessionDate.Format(dayFormat) + " · " + m.who() + ": " + display(t, m.SessionDate)
 	}
 	scores, err := s.reranker.Rerank(ctx, s.rerankQuery(query), docs)
 	if err != nil {
