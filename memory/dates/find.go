@@ -605,16 +605,23 @@ func (f *finder) year(i int) (Mention, int) {
 	if y < MinYear || y > MaxYear {
 		return Mention{}, i
 	}
-	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper {
-		switch f.t[j].kw {
-		case kwClause, kwWill, kwWas, kwIs, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
-		default:
-			return Mention{}, i
-		}
+	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) {
+		return Mention{}, i
 	}
 	mm := f.mention(i, i+1, Year, false, time.Date(y, 1, 1, 0, 0, 0, 0, f.loc), time.Date(y+1, 1, 1, 0, 0, 0, 0, f.loc))
 	mm.Year = y
 	return mm, i + 1
+}
+
+// endsPhrase reports whether a word of kind k can follow a date that ends
+// its phrase ("in 2022 we moved", "on the 15th after my trip"), as a noun
+// it would count ("in 2000 people", "on the 3rd floor") cannot.
+func endsPhrase(k kw) bool {
+	switch k {
+	case kwClause, kwWill, kwWas, kwIs, kwDet, kwTo, kwOr, kwThe, kwA, kwIn, kwOn, kwAt, kwCue, kwBefore, kwAfter:
+		return true
+	}
+	return false
 }
 
 // weekday reads a weekday at i: before a date it is part of that date
@@ -830,10 +837,7 @@ func (f *finder) theNth(i int) (Mention, int) {
 		return Mention{}, i
 	}
 	if j < len(f.t) && f.t[j].kind == kWord && !f.word(j, "because") && !f.word(j, "near") {
-		switch f.t[j].kw {
-		case kwClause, kwWill, kwWas, kwIs, kwTo, kwOr, kwAt, kwIn, kwOn, kwBy, kwCue, kwBefore, kwAfter,
-			kwMorning, kwNight, kwThe, kwA, kwDet:
-		default:
+		if k := f.t[j].kw; !endsPhrase(k) && k != kwBy && k != kwMorning && k != kwNight {
 			return Mention{}, i
 		}
 	}
