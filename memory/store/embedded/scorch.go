@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"agentmem/memory/internal/boltfile"
 )
 
 // scorchConfig is how the text index runs bleve's scorch engine.
@@ -44,7 +46,11 @@ func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 		default:
 		}
 	})
-	if err := idx.Batch(b); err != nil {
+	// a damaged segment can make bleve panic as it adds a batch: an
+	// error here, and the next use of the index meets the damage again
+	var err error
+	boltfile.Guard(func() { err = idx.Batch(b) }, func(p any) { err = fmt.Errorf("the text index %s is damaged: %v", dir, p) })
+	if err != nil {
 		return err
 	}
 	deadline := time.After(timeout)

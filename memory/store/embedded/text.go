@@ -269,7 +269,19 @@ func (s *Store) flushIndex(t *textIndex) error {
 		return fmt.Errorf("indexing namespace %q: deriving the documents: %w", t.ns, err)
 	}
 	b.SetInternal(keySeq, seqKey(s.seq))
-	if err := t.idx.Batch(b); err != nil {
+	// a damaged segment that no search reads (its doc values) can make
+	// bleve panic as it adds the batch: read turns that into an
+	// indexDamage, and a segment failing its checksum has the index
+	// rebuilt from the records, which hold the batch's memories too
+	err := t.read(context.Background(), func() error { return t.idx.Batch(b) })
+	var d *indexDamage
+	switch {
+	case errors.As(err, &d) && d.checksum:
+		if err := s.rebuildStale(context.Background(), map[string]string{t.ns: d.Error()}); err != nil {
+			return fmt.Errorf("indexing namespace %q: %w; rebuilding it: %v", t.ns, d, err)
+		}
+		t.rebuilds++
+	case err != nil:
 		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
 	}
 	t.q = s.seq
