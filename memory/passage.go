@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"agentmem/memory/dates"
 	"agentmem/memory/hybrid/kinds"
+	"agentmem/memory/hybrid/verbs"
 )
 
 // MaxContext is the most neighbouring turns a recall adds on each side of
@@ -445,12 +447,29 @@ type stems struct {
 	kinds map[string]int32 // a word's kindsMatch, looked up once a recall
 }
 
+// queryWords are the stems of q's words. The other forms of an irregular
+// verb are stems of the same word (package verbs, as the text index
+// matches them): "buy" finds its excerpt at "bought".
 func queryWords(q string) *stems {
 	out := &stems{index: map[string]int32{}}
-	for _, w := range strings.Fields(q) {
-		if k := stem(w); k != "" && !stopWords[k] && out.index[k] == 0 {
-			out.index[k] = int32(len(out.index) + 1)
+	add := func(k string, i int32) {
+		if k != "" && !stopWords[k] && out.index[k] == 0 {
+			out.index[k] = i
 			out.first[k[0]] = true
+		}
+	}
+	for _, w := range strings.Fields(q) {
+		k := stem(w)
+		if k == "" || stopWords[k] || out.index[k] != 0 {
+			continue
+		}
+		i := int32(len(out.index) + 1)
+		add(k, i)
+		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
+		b := cmp.Or(verbs.Base(lw), lw)
+		add(stem(b), i)
+		for _, f := range verbs.Forms(b) {
+			add(stem(f), i)
 		}
 	}
 	return out

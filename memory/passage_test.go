@@ -35,6 +35,24 @@ func TestExcerptKeepsWhatFollowsTheMatch(t *testing.T) {
 	}
 }
 
+// An irregular verb's forms match each other in an excerpt, as they do in
+// the text index (package verbs): "buy" is shown around "bought", "met"
+// around "meet".
+func TestExcerptMatchesIrregularForms(t *testing.T) {
+	text := "The first week was all unpacking and arguing with the landlord about the heating, which never worked, " +
+		"and most evenings went on phone calls with the movers about a missing box of plates and books. " +
+		"On Saturday I finally bought a second-hand cello from a teacher who wanted it played again. " +
+		"We meet at the community hall every Thursday night now, with the other beginners."
+	for _, c := range []struct{ query, want string }{
+		{"What did I buy?", "cello"},
+		{"Where have we met?", "community hall"},
+	} {
+		if got := excerpt(text, queryWords(c.query), 20, false); !strings.Contains(got, c.want) {
+			t.Errorf("%q: excerpt %q lacks %q", c.query, got, c.want)
+		}
+	}
+}
+
 // A memory found by what its nouns name (kinds: Oregon is a state) is
 // shown around that noun, though it shares no word with the query.
 func TestExcerptShowsTheNounItsKindsMatch(t *testing.T) {

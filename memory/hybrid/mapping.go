@@ -15,6 +15,7 @@ import (
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
 	"agentmem/memory/hybrid/kinds"
+	"agentmem/memory/hybrid/verbs"
 )
 
 // Field names of an indexed memory. Every store indexes these names, so the
@@ -32,6 +33,10 @@ const (
 	// (package kinds: "Oregon" → "state"), matched by the query's words
 	// at weights.kinds.
 	FieldKinds = "kinds"
+	// propVerbs is the document property holding the bases of the
+	// text's irregular past forms (package verbs), indexed in FieldText
+	// beside the text itself: no field of its own.
+	propVerbs = "verbs"
 	// FieldType names a document's type: the embedded store's documents
 	// leave it empty (the default mapping); Couchbase's memory documents
 	// set it, and its index maps them by it.
@@ -46,10 +51,11 @@ const (
 // no impossible dates); 4: a bare weekday in a sentence about the future
 // is the next one, not the last; 5: "two weeks from now" and the like are
 // dates; 6: a month or day without a year in a sentence about the future
-// is the next one; 7: the kinds of the text's nouns (FieldKinds). Each
-// version from 7 on is pinned to the kinds table it derives documents
-// with (TestDocVersionPinsTheKindsTable).
-const DocVersion = 7
+// is the next one; 7: the kinds of the text's nouns (FieldKinds); 8: the
+// bases of the text's irregular past forms (IndexDoc.Verbs). Each version
+// from 7 on is pinned to the tables it derives documents with
+// (TestDocVersionPinsTheTables).
+const DocVersion = 8
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {
@@ -61,6 +67,9 @@ type IndexDoc struct {
 	Text        string    `json:"text"`
 	Entities    []string  `json:"entities"`
 	Kinds       string    `json:"kinds,omitempty"`
+	// Verbs are the bases of the irregular past forms in Text ("bought"
+	// → "buy"), indexed as more words of FieldText.
+	Verbs string `json:"verbs,omitempty"`
 }
 
 // Doc returns the searchable projection of m. Its entities are those of
@@ -80,11 +89,13 @@ func Doc(m memory.Memory) IndexDoc {
 		Text:        m.Text,
 		Entities:    ents,
 		Kinds:       kinds.Of(m.Text),
+		Verbs:       verbs.Bases(m.Text),
 	}
 }
 
 // IndexMapping is the bleve mapping of IndexDoc (the default mapping):
-// English analysis (stemming, stop words) for texts, a plain tokenising
+// English analysis (stemming, stop words) for texts (the verbs' bases
+// are words of the text field), a plain tokenising
 // analyzer for entities so that a phrase of a query entity matches inside
 // a longer stored one, keywords for the
 // filters, and BM25 scoring. Stores that keep vectors add FieldVector to
@@ -92,6 +103,7 @@ func Doc(m memory.Memory) IndexDoc {
 func IndexMapping() *mapping.IndexMappingImpl {
 	doc := bleve.NewDocumentStaticMapping()
 	textField(doc, FieldText, en.AnalyzerName)
+	textField(doc, propVerbs, en.AnalyzerName).Name = FieldText
 	textField(doc, FieldEntities, standard.Name)
 	textField(doc, FieldKinds, en.AnalyzerName)
 	filterFields(doc, FieldRole, FieldSpeaker)
@@ -143,12 +155,13 @@ func lean(dm *mapping.DocumentMapping) {
 	}
 }
 
-func textField(doc *mapping.DocumentMapping, name, analyzer string) {
+func textField(doc *mapping.DocumentMapping, name, analyzer string) *mapping.FieldMapping {
 	f := bleve.NewTextFieldMapping()
 	f.Analyzer = analyzer
 	f.Store = false
 	f.IncludeInAll = false
 	doc.AddFieldMappingsAt(name, f)
+	return f
 }
 
 // filterFields maps the fields every filter reads (namespace, session,

@@ -7,6 +7,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/kinds"
+	"agentmem/memory/hybrid/verbs"
 )
 
 // A document's entities are its text's and its speaker's: the same text
@@ -26,21 +27,26 @@ func TestDocEntities(t *testing.T) {
 	}
 }
 
-// kindsTables pins the kinds table (kinds.Sum) that documents of each
-// DocVersion since 7 are derived with.
-var kindsTables = map[int]string{7: "b9367817da7e4808"}
+// tables pins the tables that documents of each DocVersion since 7 are
+// derived with: the kinds table (kinds.Sum) and, since 8, the irregular
+// verbs (verbs.Sum).
+var tables = map[int]string{7: "b9367817da7e4808", 8: "b9367817da7e4808 " + verbsTable}
+
+// verbsTable is verbs.Sum at DocVersion 8.
+const verbsTable = "13df1c681ea5b40e"
 
 // A kinds table written anew (memory/hybrid/kinds/internal/gen: other
-// numbers, another WordNet) derives documents differently, and stores
-// rebuild their indexes only when DocVersion changes: the table is pinned
-// to the version, so it cannot change without one.
-func TestDocVersionPinsTheKindsTable(t *testing.T) {
-	got := kinds.Sum()
-	want, ok := kindsTables[DocVersion]
+// numbers, another WordNet), or verbs added or removed, derive documents
+// differently, and stores rebuild their indexes only when DocVersion
+// changes: the tables are pinned to the version, so they cannot change
+// without one.
+func TestDocVersionPinsTheTables(t *testing.T) {
+	got := kinds.Sum() + " " + verbs.Sum()
+	want, ok := tables[DocVersion]
 	switch {
 	case !ok:
-		t.Fatalf("DocVersion %d pins no kinds table: add %d: %q to kindsTables", DocVersion, DocVersion, got)
+		t.Fatalf("DocVersion %d pins no tables: add %d: %q to tables", DocVersion, DocVersion, got)
 	case got != want:
-		t.Fatalf("kinds.txt changed (sum %s; DocVersion %d was derived with %s): bump hybrid.DocVersion, say why in its comment, and pin the new sum in kindsTables", got, DocVersion, want)
+		t.Fatalf("kinds.txt or the verbs' table changed (sums %s; DocVersion %d was derived with %s): bump hybrid.DocVersion, say why in its comment, and pin the new sums in tables", got, DocVersion, want)
 	}
 }

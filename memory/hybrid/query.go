@@ -10,6 +10,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
+	"agentmem/memory/hybrid/verbs"
 )
 
 // Filter is the part of q that selects which memories may be returned at
@@ -66,7 +67,9 @@ func TextQuery(q memory.Query) query.Query {
 func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	text, ents := lexical(q)
-	should := matches(text, ents, FieldText, FieldEntities, w.Text, w.Entity)
+	// a past form matches as its base, as the documents index it
+	// (IndexDoc.Verbs): "the day we met" finds "when we first meet"
+	should := matches(verbs.Rewrite(text), ents, FieldText, FieldEntities, w.Text, w.Entity)
 	if w.Kinds > 0 {
 		// the query's words against the kinds of each memory's nouns:
 		// "states" finds a turn about Oregon

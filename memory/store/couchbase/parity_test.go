@@ -94,6 +94,10 @@ func TestParity(t *testing.T) {
 			q.Text, q.K = "Lisbon", 5
 			return q
 		}, keys("alice", "s-june:0")},
+		{"irregular verb", FusionRRF, func(q memory.Query) memory.Query {
+			q.Namespace, q.Text = "bob", "Did anyone win?" // the memory says "won"
+			return q
+		}, keys("bob", "s-may:0")},
 		{"k cuts", FusionRRF, func(q memory.Query) memory.Query { q.K = 1; return q },
 			keys("alice", "s-may:0")},
 	}

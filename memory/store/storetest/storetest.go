@@ -84,6 +84,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("SpeakerInVector", s.speakerInVector)
 	t.Run("NamesMatchAsEntities", s.namesMatchAsEntities)
 	t.Run("KindsMatch", s.kindsMatch)
+	t.Run("IrregularVerbsMatch", s.irregularVerbsMatch)
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
@@ -626,6 +627,28 @@ func (s *suite) kindsMatch(t *testing.T) {
 	q.Weights = &memory.Weights{Kinds: -1}
 	if got := recallIDs(t, s.svc, q); len(got) != 0 {
 		t.Errorf("recall %q with weights.kinds off = %v, want nothing: no memory shares a word with it", q.Query, got)
+	}
+}
+
+// A question asks with a verb's base ("What did she buy?") where the
+// conversation said its irregular past ("I bought"), which stemming does
+// not join; the documents index the past forms' bases (package verbs), and
+// a query's past forms are matched as their bases, so each finds the other.
+func (s *suite) irregularVerbsMatch(t *testing.T) {
+	ns := "verbs"
+	remember(t, s.svc, ns, "s", "2023-08-13",
+		"I bought a red kayak at the harbour.",
+		"We meet every Tuesday for practice.",
+		"The harbour shop sells kayaks and paddles.")
+	for _, c := range []struct{ query, want string }{
+		{"What did I buy?", "s:0"},
+		{"buying", "s:0"},
+		{"When did we first met?", "s:1"},
+	} {
+		q := memory.RecallRequest{Namespace: ns, Query: c.query, K: 3, Fusion: memory.TextOnly}
+		if got := recallIDs(t, s.svc, q); len(got) != 1 || got[0] != c.want {
+			t.Errorf("recall %q = %v, want only %s", c.query, got, c.want)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@
 // only for words mostly read as nouns"). A table written with other
 // numbers, or from another WordNet, changes how documents are derived:
 // bump hybrid.DocVersion with it, so that stores rebuild their indexes
-// (TestDocVersionPinsTheKindsTable in package hybrid fails until the new
+// (TestDocVersionPinsTheTables in package hybrid fails until the new
 // table's sum is pinned to a new version).
 package main
 

@@ -1,0 +1,61 @@
+package verbs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The table reads one way: every form has one base, which lists it, and
+// no form is a base (rewriting one word could not then make another
+// form).
+func TestTable(t *testing.T) {
+	if len(base) < 60 {
+		t.Fatalf("%d forms read from the table", len(base))
+	}
+	for form, b := range base {
+		if !slices.Contains(Forms(b), form) {
+			t.Errorf("%q: base %q, whose forms are %q", form, b, Forms(b))
+		}
+		if Forms(form) != nil {
+			t.Errorf("%q is a form (of %q) and a base", form, b)
+		}
+		if form != strings.ToLower(form) || strings.ContainsFunc(form, func(r rune) bool { return r < 'a' || r > 'z' }) {
+			t.Errorf("form %q is not a word in lower case", form)
+		}
+	}
+	if Base("bought") != "buy" || Base("buy") != "" || Base("saw") != "" {
+		t.Errorf(`Base("bought"), Base("buy"), Base("saw") = %q, %q, %q`, Base("bought"), Base("buy"), Base("saw"))
+	}
+}
+
+func TestBasesAndRewrite(t *testing.T) {
+	for _, c := range []struct{ text, bases, rewrite string }{
+		{"We met and went home.", "meet go", "We meet and go home."},
+		{"I Bought it, BOUGHT it twice", "buy buy", "I buy it, buy it twice"},
+		{"When did we first meet?", "", "When did we first meet?"},
+		// joined to more of a token, as bleve's tokenizer joins them:
+		// a contraction, a domain, digits, an underscore
+		{"I won't go; went.com; met2 ran_fast 3won", "", "I won't go; went.com; met2 ran_fast 3won"},
+		{"It won’t, he said: 'we won'.", "say win", "It won’t, he say: 'we win'."},
+		// words that hold a form are not one
+		{"leftover metal, sentimental", "", "leftover metal, sentimental"},
+		{"Wir gingen; él fue; we ran.", "run", "Wir gingen; él fue; we run."},
+		{"", "", ""},
+	} {
+		if got := Bases(c.text); got != c.bases {
+			t.Errorf("Bases(%q) = %q, want %q", c.text, got, c.bases)
+		}
+		if got := Rewrite(c.text); got != c.rewrite {
+			t.Errorf("Rewrite(%q) = %q, want %q", c.text, got, c.rewrite)
+		}
+	}
+}
+
+func BenchmarkBases(b *testing.B) {
+	text := strings.Repeat("Yesterday I went to the market with my sister and we bought fresh bread, then met Anna for coffee. ", 4)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Bases(text)
+	}
+}
