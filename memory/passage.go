@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -440,6 +439,7 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 type stems struct {
 	index map[string]int32
 	first [256]bool
+	whole map[string]string // a verb form's stem: the form, when longer
 
 	words []string
 	match []int32
@@ -449,27 +449,42 @@ type stems struct {
 
 // queryWords are the stems of q's words. The other forms of an irregular
 // verb are stems of the same word (package verbs, as the text index
-// matches them): "buy" finds its excerpt at "bought".
+// matches them): "buy" finds its excerpt at "bought". A form longer than a
+// stem matches only as itself ("thought", not "though"), and the query's
+// own words come first: a form never takes the place of one.
 func queryWords(q string) *stems {
 	out := &stems{index: map[string]int32{}}
-	add := func(k string, i int32) {
-		if k != "" && !stopWords[k] && out.index[k] == 0 {
-			out.index[k] = i
-			out.first[k[0]] = true
-		}
-	}
-	for _, w := range strings.Fields(q) {
-		k := stem(w)
+	add := func(k string, i int32) bool {
 		if k == "" || stopWords[k] || out.index[k] != 0 {
+			return false
+		}
+		out.index[k] = i
+		out.first[k[0]] = true
+		return true
+	}
+	var alias []string // each query word's verb forms, by index - 1
+	for _, w := range strings.Fields(q) {
+		if !add(stem(w), int32(len(alias)+1)) {
 			continue
 		}
-		i := int32(len(out.index) + 1)
-		add(k, i)
 		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
-		b := cmp.Or(verbs.Base(lw), lw)
-		add(stem(b), i)
-		for _, f := range verbs.Forms(b) {
-			add(stem(f), i)
+		b := verbs.Base(lw)
+		if b == "" && verbs.Forms(lw) != nil {
+			b = lw
+		}
+		alias = append(alias, b)
+	}
+	for i, b := range alias {
+		if b == "" {
+			continue
+		}
+		for _, f := range append([]string{b}, verbs.Forms(b)...) {
+			if k := stem(f); add(k, int32(i+1)) && len(f) > len(k) {
+				if out.whole == nil {
+					out.whole = map[string]string{}
+				}
+				out.whole[k] = f
+			}
 		}
 	}
 	return out
@@ -481,15 +496,21 @@ func (want *stems) of(w string) int32 {
 	if !isASCII(w) {
 		return want.index[stem(w)]
 	}
-	w = asciiStem(w)
-	if w == "" || !want.first[lower(w[0])] {
+	k := asciiStem(w)
+	if k == "" || !want.first[lower(k[0])] {
 		return 0
 	}
 	var buf [5]byte
-	for i := range len(w) {
-		buf[i] = lower(w[i])
+	for i := range len(k) {
+		buf[i] = lower(k[i])
 	}
-	return want.index[string(buf[:len(w)])]
+	i := want.index[string(buf[:len(k)])]
+	if i != 0 && want.whole != nil {
+		if f, ok := want.whole[string(buf[:len(k)])]; ok && !strings.EqualFold(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }), f) {
+			return 0
+		}
+	}
+	return i
 }
 
 // stem is a word lower-cased, stripped of punctuation and cut to its first

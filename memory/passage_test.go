@@ -51,6 +51,19 @@ func TestExcerptMatchesIrregularForms(t *testing.T) {
 			t.Errorf("%q: excerpt %q lacks %q", c.query, got, c.want)
 		}
 	}
+	// a form matches as itself, not as another word with its first five
+	// letters; a word that is no verb brings no forms ("10am" no "am")
+	other := "I am at the dentist now and the landlord rang about the heating, though it never worked, " +
+		"and most evenings went on phone calls with the movers about a missing box of plates and books. " +
+		"I thought about the cello a lot; the next dentist appointment is at 10am on Friday, right after the lesson."
+	for _, c := range []struct{ query, want string }{
+		{"What did I think about?", "thought about the cello"},
+		{"When is the dentist at 10am?", "10am on Friday"},
+	} {
+		if got := excerpt(other, queryWords(c.query), 12, false); !strings.Contains(got, c.want) {
+			t.Errorf("%q: excerpt %q lacks %q", c.query, got, c.want)
+		}
+	}
 }
 
 // A memory found by what its nouns name (kinds: Oregon is a state) is

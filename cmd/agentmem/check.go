@@ -43,6 +43,9 @@ func (checkCmd) Run(e *env) error {
 		if r.Lagging > 0 {
 			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close)", r.Lagging)
 		}
+		if r.Outdated > 0 {
+			fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
+		}
 		fmt.Println()
 	}
 	if r.OK() {

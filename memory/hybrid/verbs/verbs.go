@@ -20,12 +20,14 @@ import (
 // table lists common irregular verbs, each line a base and its past
 // forms. Forms that are mostly another word in conversation are left out:
 // "saw" (the tool), "shot" (a photo, a vaccine), "rose" (a name), "lay"
-// and "lain", "bit", "spoke", "wound", "drunk"; so are the forms of be, do
-// and have, which are stop words.
+// and "lain", "bit", "spoke", "wound", "drunk", "broke" ("I'm broke"),
+// "fed" ("fed up"), "rang" (whose base is the jewel too), "left" ("turn
+// left", "left-handed"); so are the forms of be, do and have, which are
+// stop words.
 const table = `
 become became
 begin began begun
-break broke broken
+break broken
 bring brought
 build built
 buy bought
@@ -38,7 +40,6 @@ drink drank
 drive drove driven
 eat ate eaten
 fall fell fallen
-feed fed
 feel felt
 fight fought
 find found
@@ -57,7 +58,6 @@ keep kept
 know knew known
 lead led
 learn learnt
-leave left
 lend lent
 lose lost
 make made
@@ -65,7 +65,6 @@ mean meant
 meet met
 pay paid
 ride rode ridden
-ring rang
 run ran
 say said
 see seen
@@ -113,7 +112,7 @@ var base, forms = func() (map[string]string, map[string][]string) {
 // pins to hybrid.DocVersion, so that the table cannot change what stores
 // index without the version that makes them rebuild their indexes.
 func Sum() string {
-	sum := sha256.Sum256([]byte(table))
+	sum := sha256.Sum256([]byte(table + rules))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -126,8 +125,7 @@ func Base(word string) string { return base[word] }
 func Forms(word string) []string { return forms[word] }
 
 // Bases are the bases of the past forms in text, one for each time a form
-// occurs, separated by spaces: "We met and went home" → "meet go". A form
-// is a word of letters, in any case.
+// occurs, separated by spaces: "We met and went home" → "meet go".
 func Bases(text string) string {
 	var out []string
 	words(text, func(_, _ int, b string) {
@@ -136,13 +134,16 @@ func Bases(text string) string {
 	return strings.Join(out, " ")
 }
 
-// Rewrite is text with each past form written as its base, in lower case:
-// "When did we meet?" is unchanged, "the day we met" → "the day we meet".
+// Rewrite is text with each past form followed by its base: "the day we
+// met" → "the day we met meet". The form stays, so a memory that says it
+// still matches every word of the query, and a name typed in lower case
+// ("what did drew say") still finds it.
 func Rewrite(text string) string {
 	var out strings.Builder
 	last := 0
-	words(text, func(i, j int, b string) {
-		out.WriteString(text[last:i])
+	words(text, func(_, j int, b string) {
+		out.WriteString(text[last:j])
+		out.WriteByte(' ')
 		out.WriteString(b)
 		last = j
 	})
@@ -153,9 +154,18 @@ func Rewrite(text string) string {
 	return out.String()
 }
 
+// rules names the version of words, joined and lookup: Sum covers them
+// with the table, so changing what they read as a form (what documents
+// hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
+const rules = "1"
+
 // words calls f with the bounds and base of each past form in text. A
-// word is a run of letters; one joined to a digit, an underscore or
-// another word by an apostrophe or a full stop ("went.com") is no form.
+// form is a word of letters in lower case, or capitalised at the start of
+// a sentence ("Went to the market"); capitalised inside one it is a name
+// ("Drew", "Won", "Sung"), in capitals an acronym ("LED", "SAT"). A word
+// joined to a digit, an underscore, a hyphen or another word by an
+// apostrophe or a full stop ("won't", "went.com", "Drew's", "self-taught")
+// is no form either.
 func words(text string, f func(i, j int, base string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
@@ -164,18 +174,47 @@ func words(text string, f func(i, j int, base string)) {
 			continue
 		}
 		j := i + n
+		lower := unicode.IsLower(r)
 		for j < len(text) {
 			r, n := utf8.DecodeRuneInString(text[j:])
 			if !unicode.IsLetter(r) {
 				break
 			}
+			if !unicode.IsLower(r) {
+				lower = false
+			}
 			j += n
 		}
-		if b := lookup(text[i:j]); b != "" && !joined(text, i, j) {
+		if b := lookup(text[i:j]); b != "" && !joined(text, i, j) && (lower || capitalised(text, i, j)) {
 			f(i, j, b)
 		}
 		i = j
 	}
+}
+
+// capitalised reports whether text[i:j] is a word with a capital and then
+// lower case letters that starts a sentence: at the start of text, or
+// after a sentence's end (". ", "! ", "? ", a line break, a colon), past
+// spaces and opening quotes or brackets.
+func capitalised(text string, i, j int) bool {
+	for _, r := range text[i+1 : j] {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	k := i
+	for k > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:k])
+		switch r {
+		case ' ', '\t', '"', '\'', '(', '[', '\u201c', '\u2018':
+			k -= n
+			continue
+		case '\n', '\r', '.', '!', '?', ':':
+			return true
+		}
+		return false
+	}
+	return true
 }
 
 // lookup is the base of w in any case, without making a string: every
@@ -199,7 +238,8 @@ func lookup(w string) string {
 // token, as bleve's tokenizer reads one (Unicode's word boundaries):
 // next to a digit or an underscore, or joined to a letter by an
 // apostrophe, a full stop or a colon ("won't" is not "win't", "went.com"
-// no form).
+// no form); or part of a hyphenated word, which bleve splits but which
+// names no event ("left-handed", "self-taught", "home-grown").
 func joined(text string, i, j int) bool {
 	if i > 0 {
 		r, n := utf8.DecodeLastRuneInString(text[:i])
@@ -222,5 +262,5 @@ func joined(text string, i, j int) bool {
 	return false
 }
 
-func inWord(r rune) bool  { return r == '_' || unicode.IsDigit(r) }
+func inWord(r rune) bool  { return r == '_' || r == '-' || unicode.IsDigit(r) }
 func midWord(r rune) bool { return r == '\'' || r == '.' || r == ':' || r == '\u2019' }

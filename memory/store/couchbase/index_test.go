@@ -142,3 +142,35 @@ func TestSameIndex(t *testing.T) {
 		}
 	}
 }
+
+// An index made by an earlier agentmem, whose mapping lacks a field this
+// one derives (the verbs' bases), is outdated, and the store warns; one
+// as setup makes it now, with BM25 or without, and with other partitions
+// (a tuning setup keeps), is not.
+func TestIndexOutdated(t *testing.T) {
+	cfg := testConfig()
+	for _, bm25 := range []bool{true, false} {
+		def, err := searchIndex(cfg, 384, bm25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		def.PlanParams["indexPartitions"] = 7
+		if outdated(&def, cfg, 384) {
+			t.Errorf("bm25 %v: the index setup makes is outdated", bm25)
+		}
+	}
+	def, err := searchIndex(cfg, 384, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(def.Params["mapping"])
+	var m mapping.IndexMappingImpl
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m.TypeMapping["agentmem.memories.memory"].Properties, "verbs")
+	def.Params["mapping"] = &m
+	if !outdated(&def, cfg, 384) {
+		t.Error("an index without the verbs property is not outdated")
+	}
+}

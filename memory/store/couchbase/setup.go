@@ -163,6 +163,19 @@ func describeIndex(cfg Config, dims int) string {
 // mapping, document selection and plan. Mappings are compared after a round
 // trip through bleve, which fills in the defaults the server adds.
 func sameIndex(cur, want *gocb.SearchIndex) bool {
+	asJSON := func(v any) string {
+		raw, _ := json.Marshal(v)
+		return string(raw)
+	}
+	num := func(p map[string]any, k string) string { return fmt.Sprint(p[k]) }
+	return sameMapping(cur, want) &&
+		asJSON(cur.Params["doc_config"]) == asJSON(want.Params["doc_config"]) &&
+		num(cur.PlanParams, "indexPartitions") == num(want.PlanParams, "indexPartitions") &&
+		num(cur.PlanParams, "numReplicas") == num(want.PlanParams, "numReplicas")
+}
+
+// sameMapping reports whether two index definitions map documents alike.
+func sameMapping(cur, want *gocb.SearchIndex) bool {
 	norm := func(v any) string {
 		raw, err := json.Marshal(v)
 		if err != nil {
@@ -175,16 +188,17 @@ func sameIndex(cur, want *gocb.SearchIndex) bool {
 		out, _ := json.Marshal(&m)
 		return string(out)
 	}
-	asJSON := func(v any) string {
-		raw, _ := json.Marshal(v)
-		return string(raw)
-	}
-	num := func(p map[string]any, k string) string { return fmt.Sprint(p[k]) }
-	return norm(cur.Params["mapping"]) != "" &&
-		norm(cur.Params["mapping"]) == norm(want.Params["mapping"]) &&
-		asJSON(cur.Params["doc_config"]) == asJSON(want.Params["doc_config"]) &&
-		num(cur.PlanParams, "indexPartitions") == num(want.PlanParams, "indexPartitions") &&
-		num(cur.PlanParams, "numReplicas") == num(want.PlanParams, "numReplicas")
+	return norm(cur.Params["mapping"]) != "" && norm(cur.Params["mapping"]) == norm(want.Params["mapping"])
+}
+
+// outdated reports whether the deployed definition cur maps documents
+// otherwise than this version's setup would (with BM25 or without), as an
+// index made by an earlier agentmem does: new searchable fields (the
+// verbs' bases) are then left out of it.
+func outdated(cur *gocb.SearchIndex, cfg Config, dims int) bool {
+	bm25, err1 := searchIndex(cfg, dims, true)
+	tfidf, err2 := searchIndex(cfg, dims, false)
+	return err1 == nil && err2 == nil && !sameMapping(cur, &bm25) && !sameMapping(cur, &tfidf)
 }
 
 // waitIndex waits until the index answers a query, which it does once

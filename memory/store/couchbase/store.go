@@ -117,6 +117,9 @@ func (s *Store) checkIndex(ctx context.Context, dims int) error {
 	if have != dims {
 		return fmt.Errorf("Search index %s indexes vectors of %d dimensions and the embedder makes %d: run `agentmem couchbase setup` with this embedder (then `agentmem reindex` if memories were embedded by another)", s.cfg.Index, have, dims)
 	}
+	if outdated(def, s.cfg, dims) {
+		s.log.Warn("the Search index maps memories as an earlier agentmem did, without the fields this one searches (docs/couchbase.md, upgrading): run `agentmem couchbase setup`, then `agentmem reindex`; until then memories are found as that version found them, or less", "index", s.cfg.Index)
+	}
 	return nil
 }
 

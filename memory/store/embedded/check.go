@@ -34,6 +34,10 @@ type Report struct {
 	// they have not applied (the next open applies them: a crash since the
 	// last write).
 	Indexes, IndexDocuments, Lagging int
+	// Outdated counts the indexes built by another version of agentmem,
+	// which its first use rebuilds from the records: no damage, and their
+	// documents are not counted.
+	Outdated int
 	// Pending counts the memories stored before their vectors were made
 	// (a long remember): the next server embeds them.
 	Pending int
@@ -401,6 +405,9 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, e
 	switch {
 	case err != nil:
 		r.index("namespace %q: the text index %s: %v", ns, path, err)
+		return
+	case why == otherVersion:
+		r.Outdated++
 		return
 	case why != "":
 		r.index("namespace %q: %s (%s)", ns, why, path)

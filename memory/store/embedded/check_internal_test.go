@@ -214,3 +214,40 @@ func TestCheckCountsLaggingIndexes(t *testing.T) {
 		t.Errorf("after an open: check = %+v (%v), want OK, 3 documents, none lagging", r, err)
 	}
 }
+
+// An index built by another version of agentmem (an upgrade: its
+// documents derived otherwise) is no damage: check counts it as outdated
+// and passes, and the namespace's first use rebuilds it.
+func TestCheckCountsOutdatedIndexes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openLogged(t, dir, nil)
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	for _, ns := range []string{"a", "b"} {
+		m := memory.Memory{ID: memory.MemoryID("s", 0), Namespace: ns, SessionID: "s", SessionDate: day,
+			Role: "user", Text: "I bought an okapi", Hash: "h", Created: day}
+		if err := st.Put(ctx, []memory.Memory{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.indexOf(t, "a").SetInternal(keyMapping, []byte("0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check(ctx, dir)
+	if err != nil || !r.OK() || r.Outdated != 1 || r.IndexDocuments != 1 {
+		t.Fatalf("an index of another version: check = %+v (%v), want OK, 1 outdated, 1 document counted", r, err)
+	}
+	st = openLogged(t, dir, nil)
+	if hits, err := st.Search(ctx, memory.Query{Namespace: "a", Text: "buy", K: 10, Fusion: memory.TextOnly}); err != nil || len(hits) != 1 {
+		t.Fatalf("the first use: %v %v, want the okapi bought", hits, err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Check(ctx, dir); err != nil || !r.OK() || r.Outdated != 0 || r.IndexDocuments != 2 {
+		t.Errorf("after the first use: check = %+v (%v), want OK, none outdated, 2 documents", r, err)
+	}
+}

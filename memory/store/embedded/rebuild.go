@@ -298,6 +298,12 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 // textProblem says why idx cannot serve as ns's index in the store rs
 // describes, even after the journal's replay ("" when it can), and returns
 // the last journal entry it applied. Open and Check share it.
+//
+// otherVersion is its answer for an index built by an agentmem that derives
+// documents otherwise (mappingDigest): no damage, and rebuilt at its first
+// use.
+const otherVersion = "the text index was built by another version of agentmem, which derives its documents otherwise"
+
 func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, error) {
 	var vals [4][]byte
 	for i, k := range [][]byte{keyMapping, keyIndexStoreID, keyNamespace, keySeq} {
@@ -312,7 +318,7 @@ func textProblem(idx bleve.Index, ns string, rs recordState) (string, uint64, er
 	case len(built) == 0:
 		return "the text index is incomplete (its rebuild was interrupted)", q, nil
 	case !bytes.Equal(built, mappingDigest()):
-		return "the text index was built by another version", q, nil
+		return otherVersion, q, nil
 	case !bytes.Equal(id, rs.id):
 		return "the text index belongs to another data directory", q, nil
 	case holds != ns:
