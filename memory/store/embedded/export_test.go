@@ -29,3 +29,11 @@ func SetMaxOpen(n int) int {
 	maxOpen = n
 	return old
 }
+
+// SetVerify turns the checks of segments at their first use on or off,
+// returning the previous setting.
+func SetVerify(on bool) bool {
+	old := !verifyOff
+	verifyOff = !on
+	return old
+}

@@ -46,8 +46,9 @@ func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 		default:
 		}
 	})
-	// a damaged segment can make bleve panic as it adds a batch: an
-	// error here, and the next use of the index meets the damage again
+	// a damaged segment can make bleve panic as it adds a batch (its
+	// dictionary of document ids, which no search reads): an error here, and
+	// the next use of the index meets the damage again
 	var err error
 	boltfile.Guard(func() { err = idx.Batch(b) }, func(p any) { err = fmt.Errorf("the text index %s is damaged: %v", dir, p) })
 	if err != nil {

@@ -89,8 +89,9 @@ type Store struct {
 	embedderID string
 	dims       int
 
-	damage atomic.Pointer[error] // set once a use of the record file panicked (damage.go)
-	closed bool
+	damage   atomic.Pointer[error] // set once a use of the record file panicked (damage.go)
+	verified verifier              // the segment files found intact (verify.go)
+	closed   bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -108,8 +109,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: dir, db: db, log: opts.Logger}
+	s.verified.stop = make(chan struct{})
 	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
+		s.stopVerifying()
 		s.closeText()
 		return nil, err
 	}
@@ -209,6 +212,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.stopVerifying()
 	err := s.flushLocked()
 	if err := s.saveSnapshots(true); err != nil {
 		// the records are intact; the next open reads them instead

@@ -71,12 +71,13 @@ var maxOpen = 64
 // documents its next flush derives.
 type textIndex struct {
 	ns, path string
-	idx      bleve.Index     // nil while closed
-	checked  bool            // checked against the records since Open
-	q        uint64          // the last journal entry it is known to have persisted
-	dirty    map[string]bool // keys whose documents the next flush derives
-	used     atomic.Uint64   // when it was last used (Store.clock)
-	rebuilds uint64          // rebuilt after a failed search since Open (repairText)
+	idx      bleve.Index             // nil while closed
+	checked  bool                    // checked against the records since Open
+	q        uint64                  // the last journal entry it is known to have persisted
+	dirty    map[string]bool         // keys whose documents the next flush derives
+	used     atomic.Uint64           // when it was last used (Store.clock)
+	rebuilds uint64                  // rebuilt after a failed search since Open (repairText)
+	damage   atomic.Pointer[damaged] // what a background check of its segments found (verify.go)
 }
 
 // textPath is the directory of ns's index in the store directory dir.
@@ -156,11 +157,17 @@ func (s *Store) use(ctx context.Context, t *textIndex) error {
 		idx, err := openIndex(t.path, scorchConfig())
 		if err == nil {
 			t.idx = idx
+			if err := s.verifySegments(ctx, t); err != nil {
+				return err
+			}
 			return s.evict(t)
 		}
 		t.checked = false // gone since: checked again, so rebuilt
 	}
 	if err := s.check(ctx, t); err != nil {
+		return err
+	}
+	if err := s.verifySegments(ctx, t); err != nil {
 		return err
 	}
 	return s.evict(t)
@@ -201,6 +208,9 @@ func (s *Store) evict(keep *textIndex) error {
 	for _, t := range open[:excess] {
 		if err := s.flushIndex(t); err != nil {
 			return err
+		}
+		if t.idx == nil {
+			continue // closed by the rebuild of a damaged one (flushIndex)
 		}
 		t.persist(s.log)
 		err := t.idx.Close()
@@ -269,11 +279,16 @@ func (s *Store) flushIndex(t *textIndex) error {
 		return fmt.Errorf("indexing namespace %q: deriving the documents: %w", t.ns, err)
 	}
 	b.SetInternal(keySeq, seqKey(s.seq))
-	// a damaged segment that no search reads (its doc values) can make
-	// bleve panic as it adds the batch: read turns that into an
+	// damage that no search reads (a segment's dictionary of document ids)
+	// can make bleve panic as it adds the batch: read turns that into an
 	// indexDamage, and a segment failing its checksum has the index
 	// rebuilt from the records, which hold the batch's memories too
-	err := t.read(context.Background(), func() error { return t.idx.Batch(b) })
+	err := t.read(context.Background(), func() error {
+		if d := t.damageOf(); d != nil {
+			return d // found by a background check (verify.go)
+		}
+		return t.idx.Batch(b)
+	})
 	var d *indexDamage
 	switch {
 	case errors.As(err, &d) && d.checksum:
@@ -281,6 +296,8 @@ func (s *Store) flushIndex(t *textIndex) error {
 			return fmt.Errorf("indexing namespace %q: %w; rebuilding it: %v", t.ns, d, err)
 		}
 		t.rebuilds++
+	case errors.As(err, &d):
+		return fmt.Errorf("indexing namespace %q: %w", t.ns, d.err)
 	case err != nil:
 		return fmt.Errorf("indexing namespace %q: %w", t.ns, err)
 	}
@@ -331,6 +348,10 @@ func (s *Store) readText(ctx context.Context, ns string) (t *textIndex, unlock f
 		t := s.texts[ns]
 		if t == nil || t.idx != nil && (len(t.dirty) == 0 || ready) {
 			if t != nil {
+				if d := t.damageOf(); d != nil {
+					s.mu.RUnlock()
+					return nil, nil, d // Search rebuilds it
+				}
 				t.used.Store(s.clock.Add(1))
 			}
 			return t, s.mu.RUnlock, nil
