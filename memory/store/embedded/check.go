@@ -373,7 +373,14 @@ func liveSegments(idx bleve.Index) (live map[string]bool) {
 	return live
 }
 
-func segmentIntact(path string) error {
+func segmentIntact(path string) error { return segmentIntactUnless(path, nil) }
+
+// errStopped ends a check of a segment cut short by its stop channel.
+var errStopped = errors.New("stopped")
+
+// segmentIntactUnless is segmentIntact, stopping with errStopped once stop
+// is closed (a background check when the store closes).
+func segmentIntactUnless(path string, stop <-chan struct{}) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -387,7 +394,7 @@ func segmentIntact(path string) error {
 		return fmt.Errorf("%d bytes, shorter than its checksum", fi.Size())
 	}
 	h := crc32.NewIEEE()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()-4)); err != nil {
+	if _, err := io.Copy(h, stoppable{io.NewSectionReader(f, 0, fi.Size()-4), stop}); err != nil {
 		return err
 	}
 	var tail [4]byte
@@ -467,5 +474,20 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, e
 	}
 	if missing > 0 {
 		r.index("namespace %q: the text index lacks %d of the %d documents the records make", ns, missing, len(expect))
+	}
+}
+
+// stoppable reads r until stop is closed.
+type stoppable struct {
+	r    io.Reader
+	stop <-chan struct{}
+}
+
+func (s stoppable) Read(p []byte) (int, error) {
+	select {
+	case <-s.stop:
+		return 0, errStopped
+	default:
+		return s.r.Read(p)
 	}
 }

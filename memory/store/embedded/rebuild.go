@@ -292,6 +292,18 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 		return 0, why, nil
 	}
 	t.idx, t.q, t.checked = idx, q, true
+	// the journal's replay (after an unclean stop) must not meet damage:
+	// a batch on a damaged segment can fail or panic, and Open with it.
+	// Every unchecked segment is checked before it, however large; an
+	// index with nothing to replay is checked at its first use
+	// (verifySegments)
+	if todo, _ := s.unchecked(t); len(todo) > 0 && q < rs.text[t.ns] && !verifyOff {
+		if why := s.verifyFiles(todo, nil); why != "" {
+			idx.Close()
+			t.idx, t.checked = nil, false
+			return 0, "the text index is damaged (" + why + ")", nil
+		}
+	}
 	return q, "", nil
 }
 

@@ -239,7 +239,8 @@ func TestDamagedSegmentRebuilt(t *testing.T) {
 	t.Run("checked at first use", func(t *testing.T) {
 		for _, at := range places {
 			var logs bytes.Buffer
-			st := openStore(t, damaged(at), slog.New(slog.NewTextHandler(&logs, nil)))
+			dir := damaged(at)
+			st := openStore(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
 			for _, q := range queries {
 				hits, err := search(st, q)
 				switch {
@@ -248,6 +249,15 @@ func TestDamagedSegmentRebuilt(t *testing.T) {
 				case q == "zebra number said" && len(hits) != sessions*turns:
 					t.Errorf("bytes %d-%d inverted: %q finds %d of %d memories", at, at+64, q, len(hits), sessions*turns)
 				}
+			}
+			// a write after it, and a reopen: nothing lost
+			if err := st.Put(context.Background(), []memory.Memory{mem(sessions, 0)}); err != nil {
+				t.Errorf("bytes %d-%d inverted: a write: %v", at, at+64, err)
+			}
+			st.Close()
+			st = openStore(t, dir, nil)
+			if hits, err := search(st, "zebra number said"); err != nil || len(hits) != sessions*turns+1 {
+				t.Errorf("bytes %d-%d inverted: after a write and a reopen, %d of %d memories found (%v)", at, at+64, len(hits), sessions*turns+1, err)
 			}
 			st.Close()
 			// found by the check of the checksums, or before it by the

@@ -283,15 +283,13 @@ func (s *Store) flushIndex(t *textIndex) error {
 	// can make bleve panic as it adds the batch: read turns that into an
 	// indexDamage, and a segment failing its checksum has the index
 	// rebuilt from the records, which hold the batch's memories too
-	err := t.read(context.Background(), func() error {
-		if d := t.damageOf(); d != nil {
-			return d // found by a background check (verify.go)
-		}
-		return t.idx.Batch(b)
-	})
-	var d *indexDamage
+	var err error
+	d := t.damageOf() // found by a background check (verify.go)
+	if d == nil {
+		err = t.read(context.Background(), func() error { return t.idx.Batch(b) })
+	}
 	switch {
-	case errors.As(err, &d) && d.checksum:
+	case d != nil || errors.As(err, &d) && d.checksum:
 		if err := s.rebuildStale(context.Background(), map[string]string{t.ns: d.Error()}); err != nil {
 			return fmt.Errorf("indexing namespace %q: %w; rebuilding it: %v", t.ns, d, err)
 		}

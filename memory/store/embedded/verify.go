@@ -20,17 +20,19 @@ import (
 // nothing (TestDamagedSegmentRebuilt). So each segment file an index is
 // opened with is checked once against the CRC-32 its footer ends with, as
 // `agentmem check` does, the first time this process opens it: at once
-// when the index's unchecked segments are small (most stores: a few
-// milliseconds, paid at the namespace's first use), in the background when
-// they are large (a million memories are 0.9 GB: 0.24 s read from the page
-// cache, 1.7 s from disk), so that the first recall does not wait for
-// them. A segment failing its checksum has the index rebuilt from the
-// records: at once, or at the index's next use.
+// when the index's unchecked segments are small (up to verifyNow: a few
+// milliseconds, paid at the namespace's first use, under the store's
+// lock), in the background when they are large (a million memories are
+// 0.9 GB: 0.24 s read from the page cache, 1.7 s from disk), so that the
+// first recall does not wait for them; and all of them, at once, before
+// the journal is replayed into an index after an unclean stop
+// (openChecked). A segment failing its checksum has the index rebuilt from
+// the records: at once, or at the index's next search or flush.
 
 // verifyNow is how many bytes of unchecked segments are checked before a
 // first use returns; more are checked in the background. A variable for
 // tests.
-var verifyNow int64 = 64 << 20
+var verifyNow int64 = 16 << 20
 
 // verifyOff turns the checks off (tests of what stands behind them).
 var verifyOff bool
@@ -118,8 +120,10 @@ func (s *Store) verifyFiles(files []segmentFile, stop <-chan struct{}) string {
 			return ""
 		default:
 		}
-		err := segmentIntact(f.path)
+		err := segmentIntactUnless(f.path, stop)
 		switch {
+		case errors.Is(err, errStopped):
+			return ""
 		case errors.Is(err, fs.ErrNotExist):
 			continue // merged away since
 		case err != nil:
@@ -147,8 +151,9 @@ func (s *Store) verifyLater(t *textIndex, idx bleve.Index, files []segmentFile) 
 }
 
 // damageOf is the damage a background check found in t's open index, as a
-// search's failure on it would be (Search and flushIndex rebuild it), or
-// nil. Callers hold s.mu, at least to read.
+// search's failure on it would be (Search and flushIndex rebuild it: a
+// write's memories reach the index at its next flush), or nil. Callers
+// hold s.mu, at least to read.
 func (t *textIndex) damageOf() *indexDamage {
 	d := t.damage.Load()
 	if d == nil || t.idx == nil || d.idx != t.idx {

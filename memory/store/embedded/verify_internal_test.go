@@ -65,30 +65,7 @@ func TestVerifyInBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// damage that hides memories from a search without an error (in the
-	// segment's table of fields), found with the checks off
-	var raw []byte
-	verifyOff = true
-	for at := max(0, len(orig)-1024); at < len(orig)-64 && raw == nil; at += 64 {
-		b := bytes.Clone(orig)
-		for i := at; i < at+64; i++ {
-			b[i] ^= 0xFF
-		}
-		if err := os.WriteFile(files[0], b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		var logs bytes.Buffer
-		st := openLogged(t, dir, &logs)
-		hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "okapi", K: 1000, Pool: 1000, Fusion: memory.TextOnly})
-		st.Close()
-		if err == nil && len(hits) < 200 && logs.Len() == 0 {
-			raw = b
-		}
-	}
-	verifyOff = false
-	if raw == nil {
-		t.Fatal("no damage in the segment's last kilobyte hides memories silently: nothing for the check to find")
-	}
+	raw := silentDamage(t, dir, files[0], orig, 200)
 	for _, next := range []string{"search", "write"} {
 		t.Run(next, func(t *testing.T) {
 			if err := os.WriteFile(files[0], raw, 0o600); err != nil {
@@ -123,5 +100,96 @@ func TestVerifyInBackground(t *testing.T) {
 				t.Errorf("not rebuilt:\n%s", logs.String())
 			}
 		})
+	}
+}
+
+// silentDamage is a copy of the segment file orig (at path, in the store
+// dir holding want memories of "okapi") with 64 bytes inverted where a
+// search, the checks off, finds fewer memories without an error or a
+// rebuild: in the segment's table of fields. path is left as orig.
+func silentDamage(t *testing.T, dir, path string, orig []byte, want int) []byte {
+	t.Helper()
+	defer func(off bool) { verifyOff = off }(verifyOff)
+	verifyOff = true
+	defer os.WriteFile(path, orig, 0o600)
+	for at := max(0, len(orig)-1024); at < len(orig)-64; at += 64 {
+		b := bytes.Clone(orig)
+		for i := at; i < at+64; i++ {
+			b[i] ^= 0xFF
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		st := openLogged(t, dir, &logs)
+		hits, err := st.Search(context.Background(), memory.Query{Namespace: "default", Text: "okapi", K: 1000, Pool: 1000, Fusion: memory.TextOnly})
+		st.Close()
+		if err == nil && len(hits) < want && logs.Len() == 0 {
+			return b
+		}
+	}
+	t.Fatal("no damage in the segment's last kilobyte hides memories silently: nothing for the check to find")
+	return nil
+}
+
+// After an unclean stop, Open itself opens the indexes written since the
+// last clean close and replays the journal into them: their segments are
+// checked before that replay, whatever their size, so the damage is
+// rebuilt, not replayed into, nor left to hide memories.
+func TestVerifyBeforeReplay(t *testing.T) {
+	defer func(n int64) { verifyNow = n }(verifyNow)
+	verifyNow = 0 // the first use would check in the background
+	ctx := context.Background()
+	dir := t.TempDir()
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	mk := func(n int) memory.Memory {
+		return memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day, Turn: n,
+			Role: "user", Text: fmt.Sprintf("the okapi number %d", n), Hash: fmt.Sprint(n), Created: day}
+	}
+	st := openLogged(t, dir, nil)
+	var ms []memory.Memory
+	for n := range 200 {
+		ms = append(ms, mk(n))
+	}
+	if err := st.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "text", "*", "store", "*.zap"))
+	if len(files) != 1 {
+		t.Fatalf("%d segment files, want 1", len(files))
+	}
+	orig, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := silentDamage(t, dir, files[0], orig, 200)
+
+	st = openLogged(t, dir, nil)
+	if err := st.Put(ctx, []memory.Memory{mk(200)}); err != nil { // journalled, not flushed
+		t.Fatal(err)
+	}
+	for _, ti := range st.texts { // kill -9
+		if ti.idx != nil {
+			ti.idx.Close()
+		}
+	}
+	st.db.Close()
+	forgetFile(st.db, false)
+	if err := os.WriteFile(files[0], raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs bytes.Buffer
+	st = openLogged(t, dir, &logs)
+	defer st.Close()
+	hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "okapi", K: 1000, Pool: 1000, Fusion: memory.TextOnly})
+	if err != nil || len(hits) != 201 {
+		t.Errorf("after an unclean stop and damage: %d of 201 found (%v):\n%s", len(hits), err, logs.String())
+	}
+	if !strings.Contains(logs.String(), "checksum does not match") {
+		t.Errorf("the damage was not found before the replay:\n%s", logs.String())
 	}
 }
