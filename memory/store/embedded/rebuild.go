@@ -475,6 +475,7 @@ func (s *Store) rebuildAll(ctx context.Context, progress func(done, total int)) 
 		keep[filepath.Base(textPath(s.dir, ns))] = true
 	}
 	dirs, _ := os.ReadDir(filepath.Join(s.dir, textDir))
+	s.checksDone()
 	for _, d := range dirs {
 		if !keep[d.Name()] {
 			if err := os.RemoveAll(filepath.Join(s.dir, textDir, d.Name())); err != nil {
@@ -580,6 +581,7 @@ func (s *Store) rebuildNamespace(ctx context.Context, ns string, keys []string, 
 	}
 	s.npend -= len(t.dirty)
 	t.idx, t.dirty, t.checked, t.q = nil, nil, false, 0
+	s.checksDone()
 	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the old text index: %w", err)
 	}

@@ -386,6 +386,7 @@ func (s *Store) dropText(ns string) error {
 	if t.idx != nil {
 		t.idx.Close()
 	}
+	s.checksDone()
 	if err := os.RemoveAll(t.path); err != nil {
 		return fmt.Errorf("removing the text index %s of emptied namespace %q: %w", t.path, ns, err)
 	}

@@ -162,6 +162,11 @@ func (t *textIndex) damageOf() *indexDamage {
 	return &indexDamage{ns: t.ns, why: d.why, checksum: true, gen: t.rebuilds, err: errors.New("found by a check of its segments' checksums")}
 }
 
+// checksDone waits for the background checks, before an index's files are
+// removed: a check may hold one open, which Windows would not let be
+// removed. The checks never take s.mu, which callers may hold.
+func (s *Store) checksDone() { s.verified.wg.Wait() }
+
 // stopVerifying ends the background checks and waits for them.
 func (s *Store) stopVerifying() {
 	if s.verified.stop != nil {
