@@ -41,7 +41,7 @@ func (checkCmd) Run(e *env) error {
 		fmt.Println()
 		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
 		if r.Lagging > 0 {
-			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close)", r.Lagging)
+			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close), their documents not counted", r.Lagging)
 		}
 		if r.Outdated > 0 {
 			fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
@@ -61,5 +61,5 @@ func (checkCmd) Run(e *env) error {
 	if len(r.Records) > 0 {
 		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the text index is rebuilt from it afterwards", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
 	}
-	return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them", spec.Count(len(r.Index), "problem"))
+	return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
 }

@@ -763,7 +763,8 @@ func (f *finder) progressive(j int) bool {
 // determiner (every, the, a, my, that: "the Sunday paper", "my Monday
 // routine"), in a name ("Black Friday", "Motivation Monday"), as a heading
 // or in a list item ("Monday:", "* Tuesday"), in a range or a choice
-// ("Monday to Saturday", "Tuesday or Thursday", "Monday, Wednesday").
+// ("Monday to Saturday", "Tuesday or Thursday", "Monday, Wednesday"),
+// before a part of the day in the plural ("on Thursday evenings").
 func (f *finder) habitual(i int) bool {
 	switch f.kw(i - 1) {
 	case kwEvery, kwThe, kwA, kwDet:
@@ -794,6 +795,11 @@ func (f *finder) habitual(i int) bool {
 	j := i + 1
 	if f.glued(j) && f.punct(j, ':') {
 		return true
+	}
+	for _, part := range []string{"mornings", "afternoons", "evenings", "nights"} {
+		if f.word(j, part) { // "on Thursday evenings": every one
+			return true
+		}
 	}
 	if k := f.kw(j); k == kwTo || k == kwCue || k == kwOr || f.punct(j, '-') || f.punct(j, ',') {
 		_, ok := f.kw(j + 1).weekday()

@@ -122,6 +122,8 @@ func TestFindWeekdays(t *testing.T) {
 		{"since Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
 		{"Happy Friday! We met on Friday - it was fun.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"on Mondays", wed, nil},
+		{"the class on Thursday evenings, Sunday mornings", wed, nil},
+		{"on Thursday evening", wed, []string{"Thursday evening=2023-05-04/day/rel"}},
 		{"see you Tue", wed, nil},
 		{"on Fri", wed, nil},
 		{"last Fri", wed, []string{"last Fri=2023-05-05/day/rel"}},

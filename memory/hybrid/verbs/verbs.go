@@ -157,12 +157,13 @@ func Rewrite(text string) string {
 // rules names the version of words, joined and lookup: Sum covers them
 // with the table, so changing what they read as a form (what documents
 // hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
-const rules = "1"
+const rules = "2"
 
 // words calls f with the bounds and base of each past form in text. A
 // form is a word of letters in lower case, or capitalised at the start of
 // a sentence ("Went to the market"); capitalised inside one it is a name
-// ("Drew", "Won", "Sung"), in capitals an acronym ("LED", "SAT"). A word
+// ("Drew", "Won", "Sung"), and so is one of names anywhere; in capitals it
+// is an acronym ("LED", "SAT"). A word
 // joined to a digit, an underscore, a hyphen or another word by an
 // apostrophe or a full stop ("won't", "went.com", "Drew's", "self-taught")
 // is no form either.
@@ -185,12 +186,17 @@ func words(text string, f func(i, j int, base string)) {
 			}
 			j += n
 		}
-		if b := lookup(text[i:j]); b != "" && !joined(text, i, j) && (lower || capitalised(text, i, j)) {
+		if b := lookup(text[i:j]); b != "" && !joined(text, i, j) && (lower || !names[b] && capitalised(text, i, j)) {
 			f(i, j, b)
 		}
 		i = j
 	}
 }
+
+// names are the bases of forms that are also given names (Drew, Won,
+// Sung, Hung): capitalised, one of these is a name even at the start of a
+// sentence ("Drew said the museum was closed").
+var names = map[string]bool{"draw": true, "win": true, "sing": true, "hang": true}
 
 // capitalised reports whether text[i:j] is a word with a capital and then
 // lower case letters that starts a sentence: at the start of text, or

@@ -38,6 +38,8 @@ func TestBasesAndRewrite(t *testing.T) {
 		{"Bought it. Went home! (Met Anna)", "buy go meet", "Bought buy it. Went go home! (Met meet Anna)"},
 		{"I asked Drew, Won and Sung; the LED and the SAT.", "", "I asked Drew, Won and Sung; the LED and the SAT."},
 		{"Caroline: Found it", "find", "Caroline: Found find it"},
+		// a form that is also a given name is one, capitalised, anywhere
+		{"Drew said hi. Won and Sung came. drew", "say come draw", "Drew said say hi. Won and Sung came come. drew draw"},
 		// joined to more of a token, as bleve's tokenizer joins them: a
 		// contraction, a domain, digits, an underscore, a possessive; or
 		// a hyphenated word, which names no event
