@@ -22,20 +22,7 @@ func TestVerifyInBackground(t *testing.T) {
 	defer func(n int64) { verifyNow = n }(verifyNow)
 	verifyNow = 0
 	ctx := context.Background()
-	dir := t.TempDir()
-	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
-	st := openLogged(t, dir, nil)
-	var ms []memory.Memory
-	for n := range 200 {
-		ms = append(ms, memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day, Turn: n,
-			Role: "user", Text: fmt.Sprintf("the okapi number %d", n), Hash: fmt.Sprint(n), Created: day})
-	}
-	if err := st.Put(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, segment, orig := okapiStore(t)
 	found := func(st *Store) int {
 		t.Helper()
 		hits, err := st.Search(ctx, memory.Query{Namespace: "default", Text: "okapi", K: 1000, Pool: 1000, Fusion: memory.TextOnly})
@@ -47,7 +34,7 @@ func TestVerifyInBackground(t *testing.T) {
 
 	// intact: checked once, in the background, nothing rebuilt
 	var logs bytes.Buffer
-	st = openLogged(t, dir, &logs)
+	st := openLogged(t, dir, &logs)
 	if n := found(st); n != 200 {
 		t.Fatalf("intact: %d of 200 found", n)
 	}
@@ -57,18 +44,10 @@ func TestVerifyInBackground(t *testing.T) {
 	}
 	st.Close()
 
-	files, _ := filepath.Glob(filepath.Join(dir, "text", "*", "store", "*.zap"))
-	if len(files) != 1 {
-		t.Fatalf("%d segment files, want 1", len(files))
-	}
-	orig, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := silentDamage(t, dir, files[0], orig, 200)
+	raw := silentDamage(t, dir, segment, orig, 200)
 	for _, next := range []string{"search", "write"} {
 		t.Run(next, func(t *testing.T) {
-			if err := os.WriteFile(files[0], raw, 0o600); err != nil {
+			if err := os.WriteFile(segment, raw, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
@@ -86,9 +65,7 @@ func TestVerifyInBackground(t *testing.T) {
 			}
 			want := 200
 			if next == "write" {
-				m := ms[0]
-				m.ID, m.Turn, m.Text = memory.MemoryID("s", 200), 200, "one more okapi"
-				if err := st.Put(ctx, []memory.Memory{m}); err != nil {
+				if err := st.Put(ctx, []memory.Memory{okapi(200)}); err != nil {
 					t.Fatal(err)
 				}
 				want = 201
@@ -140,35 +117,11 @@ func TestVerifyBeforeReplay(t *testing.T) {
 	defer func(n int64) { verifyNow = n }(verifyNow)
 	verifyNow = 0 // the first use would check in the background
 	ctx := context.Background()
-	dir := t.TempDir()
-	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
-	mk := func(n int) memory.Memory {
-		return memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day, Turn: n,
-			Role: "user", Text: fmt.Sprintf("the okapi number %d", n), Hash: fmt.Sprint(n), Created: day}
-	}
-	st := openLogged(t, dir, nil)
-	var ms []memory.Memory
-	for n := range 200 {
-		ms = append(ms, mk(n))
-	}
-	if err := st.Put(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "text", "*", "store", "*.zap"))
-	if len(files) != 1 {
-		t.Fatalf("%d segment files, want 1", len(files))
-	}
-	orig, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := silentDamage(t, dir, files[0], orig, 200)
+	dir, segment, orig := okapiStore(t)
+	raw := silentDamage(t, dir, segment, orig, 200)
 
-	st = openLogged(t, dir, nil)
-	if err := st.Put(ctx, []memory.Memory{mk(200)}); err != nil { // journalled, not flushed
+	st := openLogged(t, dir, nil)
+	if err := st.Put(ctx, []memory.Memory{okapi(200)}); err != nil { // journalled, not flushed
 		t.Fatal(err)
 	}
 	for _, ti := range st.texts { // kill -9
@@ -178,7 +131,7 @@ func TestVerifyBeforeReplay(t *testing.T) {
 	}
 	st.db.Close()
 	forgetFile(st.db, false)
-	if err := os.WriteFile(files[0], raw, 0o600); err != nil {
+	if err := os.WriteFile(segment, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -192,4 +145,38 @@ func TestVerifyBeforeReplay(t *testing.T) {
 	if !strings.Contains(logs.String(), "checksum does not match") {
 		t.Errorf("the damage was not found before the replay:\n%s", logs.String())
 	}
+}
+
+// okapi is memory n of okapiStore's namespace.
+func okapi(n int) memory.Memory {
+	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
+	return memory.Memory{ID: memory.MemoryID("s", n), Namespace: "default", SessionID: "s", SessionDate: day, Turn: n,
+		Role: "user", Text: fmt.Sprintf("the okapi number %d", n), Hash: fmt.Sprint(n), Created: day}
+}
+
+// okapiStore is a store dir holding 200 okapi memories in one namespace,
+// closed, with its index's one segment file and that file's bytes.
+func okapiStore(t *testing.T) (dir, segment string, orig []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	st := openLogged(t, dir, nil)
+	var ms []memory.Memory
+	for n := range 200 {
+		ms = append(ms, okapi(n))
+	}
+	if err := st.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "text", "*", "store", "*.zap"))
+	if len(files) != 1 {
+		t.Fatalf("%d segment files, want 1", len(files))
+	}
+	orig, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, files[0], orig
 }
