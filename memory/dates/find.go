@@ -701,10 +701,11 @@ func (f *finder) ahead(i int) bool {
 			case kwWill:
 				return true
 			case kwTomorrow, kwNext:
-				// "next month, on 12 August", "tomorrow, and on June 2":
-				// the sentence looks ahead ("the next day" need not; a
-				// list "on Sunday, next Monday" names two days)
-				if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && f.unit(j+1)) {
+				// "next month, on 12 August", "tomorrow, and on June 2",
+				// "next time, maybe in June": the sentence looks ahead
+				// ("the next day" need not; a list "on Sunday, next
+				// Monday" names two days)
+				if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && (f.unit(j+1) || f.word(j+1, "time"))) {
 					return true
 				}
 			case kwIs:

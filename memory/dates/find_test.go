@@ -598,6 +598,7 @@ func TestFindMonthTense(t *testing.T) {
 		{"We'll meet in May", wed, []string{"May=2023-05/month"}},
 		{"We went to Paris in June", wed, []string{"June=2022-06/month"}},
 		{"Paris is lovely in June", wed, []string{"June=2022-06/month"}},
+		{"we should go there next time, maybe in June", wed, []string{"June=2023-06/month"}},
 		{"We will meet on May 3", wed, []string{"May 3=2024-05-03/day"}},
 		{"We will meet on May 10", wed, []string{"May 10=2023-05-10/day"}},
 		{"The launch will be on June 2", wed, []string{"June 2=2023-06-02/day"}},
