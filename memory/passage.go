@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"agentmem/memory/dates"
+	"agentmem/memory/hybrid/forms"
 	"agentmem/memory/hybrid/kinds"
-	"agentmem/memory/hybrid/verbs"
 )
 
 // MaxContext is the most neighbouring turns a recall adds on each side of
@@ -448,7 +448,7 @@ type stems struct {
 }
 
 // queryWords are the stems of q's words. The other forms of an irregular
-// verb are stems of the same word (package verbs, as the text index
+// verb are stems of the same word (package forms, as the text index
 // matches them): "buy" finds its excerpt at "bought". A form longer than a
 // stem matches only as itself ("thought", not "though"), and the query's
 // own words come first: a form never takes the place of one.
@@ -468,8 +468,8 @@ func queryWords(q string) *stems {
 			continue
 		}
 		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
-		b := verbs.Base(lw)
-		if b == "" && verbs.Forms(lw) != nil {
+		b := forms.Base(lw)
+		if b == "" && forms.Forms(lw) != nil {
 			b = lw
 		}
 		alias = append(alias, b)
@@ -478,7 +478,7 @@ func queryWords(q string) *stems {
 		if b == "" {
 			continue
 		}
-		for _, f := range append([]string{b}, verbs.Forms(b)...) {
+		for _, f := range append([]string{b}, forms.Forms(b)...) {
 			if k := stem(f); add(k, int32(i+1)) && len(f) > len(k) {
 				if out.whole == nil {
 					out.whole = map[string]string{}

@@ -14,8 +14,8 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
+	"agentmem/memory/hybrid/forms"
 	"agentmem/memory/hybrid/kinds"
-	"agentmem/memory/hybrid/verbs"
 )
 
 // Field names of an indexed memory. Every store indexes these names, so the
@@ -33,10 +33,11 @@ const (
 	// (package kinds: "Oregon" → "state"), matched by the query's words
 	// at weights.kinds.
 	FieldKinds = "kinds"
-	// propVerbs is the document property holding the bases of the
-	// text's irregular past forms (package verbs), indexed in FieldText
+	// propForms is the document property holding the bases of the
+	// text's words that stemming leaves apart from them (package forms:
+	// irregular past forms, British spellings), indexed in FieldText
 	// beside the text itself: no field of its own.
-	propVerbs = "verbs"
+	propForms = "forms"
 	// FieldType names a document's type: the embedded store's documents
 	// leave it empty (the default mapping); Couchbase's memory documents
 	// set it, and its index maps them by it.
@@ -52,7 +53,8 @@ const (
 // is the next one, not the last; 5: "two weeks from now" and the like are
 // dates; 6: a month or day without a year in a sentence about the future
 // is the next one; 7: the kinds of the text's nouns (FieldKinds); 8: the
-// bases of the text's irregular past forms (IndexDoc.Verbs). Each version
+// bases of the text's irregular past forms and British spellings
+// (IndexDoc.Forms). Each version
 // from 7 on is pinned to the tables it derives documents with
 // (TestDocVersionPinsTheTables).
 const DocVersion = 8
@@ -67,9 +69,10 @@ type IndexDoc struct {
 	Text        string    `json:"text"`
 	Entities    []string  `json:"entities"`
 	Kinds       string    `json:"kinds,omitempty"`
-	// Verbs are the bases of the irregular past forms in Text ("bought"
-	// → "buy"), indexed as more words of FieldText.
-	Verbs string `json:"verbs,omitempty"`
+	// Forms are the bases of the words of Text that stemming leaves apart
+	// from them (package forms: "bought" → "buy", "colour" → "color"),
+	// indexed as more words of FieldText.
+	Forms string `json:"forms,omitempty"`
 }
 
 // Doc returns the searchable projection of m. Its entities are those of
@@ -89,12 +92,12 @@ func Doc(m memory.Memory) IndexDoc {
 		Text:        m.Text,
 		Entities:    ents,
 		Kinds:       kinds.Of(m.Text),
-		Verbs:       verbs.Bases(m.Text),
+		Forms:       forms.Bases(m.Text),
 	}
 }
 
 // IndexMapping is the bleve mapping of IndexDoc (the default mapping):
-// English analysis (stemming, stop words) for texts (the verbs' bases
+// English analysis (stemming, stop words) for texts (the forms' bases
 // are words of the text field), a plain tokenising
 // analyzer for entities so that a phrase of a query entity matches inside
 // a longer stored one, keywords for the
@@ -103,7 +106,7 @@ func Doc(m memory.Memory) IndexDoc {
 func IndexMapping() *mapping.IndexMappingImpl {
 	doc := bleve.NewDocumentStaticMapping()
 	textField(doc, FieldText, en.AnalyzerName)
-	textField(doc, propVerbs, en.AnalyzerName).Name = FieldText
+	textField(doc, propForms, en.AnalyzerName).Name = FieldText
 	textField(doc, FieldEntities, standard.Name)
 	textField(doc, FieldKinds, en.AnalyzerName)
 	filterFields(doc, FieldRole, FieldSpeaker)

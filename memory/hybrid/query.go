@@ -10,7 +10,7 @@ import (
 
 	"agentmem/memory"
 	"agentmem/memory/hybrid/entities"
-	"agentmem/memory/hybrid/verbs"
+	"agentmem/memory/hybrid/forms"
 )
 
 // Filter is the part of q that selects which memories may be returned at
@@ -68,8 +68,8 @@ func TextMatch(q memory.Query) query.Query {
 	w := q.Weights.OrDefault()
 	text, ents := lexical(q)
 	// a past form matches as its base, as the documents index it
-	// (IndexDoc.Verbs): "the day we met" finds "when we first meet"
-	should := matches(verbs.Rewrite(text), ents, FieldText, FieldEntities, w.Text, w.Entity)
+	// (IndexDoc.Forms): "the day we met" finds "when we first meet"
+	should := matches(forms.Rewrite(text), ents, FieldText, FieldEntities, w.Text, w.Entity)
 	if w.Kinds > 0 {
 		// the query's words against the kinds of each memory's nouns:
 		// "states" finds a turn about Oregon

@@ -144,7 +144,7 @@ func TestSameIndex(t *testing.T) {
 }
 
 // An index made by an earlier agentmem, whose mapping lacks a field this
-// one derives (the verbs' bases), is outdated, and the store warns; one
+// one derives (the forms' bases), is outdated, and the store warns; one
 // as setup makes it now, with BM25 or without, and with other partitions
 // (a tuning setup keeps), is not.
 func TestIndexOutdated(t *testing.T) {
@@ -168,9 +168,9 @@ func TestIndexOutdated(t *testing.T) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	delete(m.TypeMapping["agentmem.memories.memory"].Properties, "verbs")
+	delete(m.TypeMapping["agentmem.memories.memory"].Properties, "forms")
 	def.Params["mapping"] = &m
 	if !outdated(&def, cfg, 384) {
-		t.Error("an index without the verbs property is not outdated")
+		t.Error("an index without the forms property is not outdated")
 	}
 }

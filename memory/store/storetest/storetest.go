@@ -632,20 +632,24 @@ func (s *suite) kindsMatch(t *testing.T) {
 
 // A question asks with a verb's base ("What did she buy?") where the
 // conversation said its irregular past ("I bought"), which stemming does
-// not join; the documents index the past forms' bases (package verbs), and
-// a query's past forms are matched as their bases, so each finds the other.
+// not join; so with British and American spellings. The documents index
+// the forms' bases (package forms), and a query's forms are matched as
+// their bases too, so each finds the other.
 func (s *suite) irregularVerbsMatch(t *testing.T) {
 	ns := "verbs"
 	remember(t, s.svc, ns, "s", "2023-08-13",
-		"I bought a red kayak at the harbour.",
+		"I bought a kayak at the market.",
 		"We meet every Tuesday for practice.",
-		"The harbour shop sells kayaks and paddles.")
+		"The harbour shop sells kayaks and paddles.",
+		"The paddles have a bright color.")
 	for _, c := range []struct{ query, want string }{
 		{"What did I buy?", "s:0"},
 		{"buying", "s:0"},
 		{"When did we first met?", "s:1"},
+		{"colour", "s:3"}, // a British spelling finds the American one
+		{"harbor", "s:2"}, // and the other way
 	} {
-		q := memory.RecallRequest{Namespace: ns, Query: c.query, K: 3, Fusion: memory.TextOnly}
+		q := memory.RecallRequest{Namespace: ns, Query: c.query, K: 3, Fusion: memory.TextOnly, Weights: &memory.Weights{Kinds: -1}}
 		if got := recallIDs(t, s.svc, q); len(got) != 1 || got[0] != c.want {
 			t.Errorf("recall %q = %v, want only %s", c.query, got, c.want)
 		}

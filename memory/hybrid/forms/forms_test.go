@@ -1,4 +1,4 @@
-package verbs
+package forms
 
 import (
 	"slices"
@@ -6,10 +6,19 @@ import (
 	"testing"
 )
 
-// The table reads one way: every form has one base, which lists it, and
+// The tables read one way: every form has one base, which lists it, and
 // no form is a base (rewriting one word could not then make another
-// form).
+// form); no word is in both tables.
 func TestTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tab := range []string{table, spellings} {
+		for _, w := range strings.Fields(tab) {
+			if seen[w] {
+				t.Errorf("%q is twice in the tables: one would hide the other", w)
+			}
+			seen[w] = true
+		}
+	}
 	if len(base) < 60 {
 		t.Fatalf("%d forms read from the table", len(base))
 	}
@@ -20,9 +29,15 @@ func TestTable(t *testing.T) {
 		if Forms(form) != nil {
 			t.Errorf("%q is a form (of %q) and a base", form, b)
 		}
+		if len(form) < 3 || len(form) > 16 {
+			t.Errorf("form %q: lookup reads forms of 3 to 16 letters", form)
+		}
 		if form != strings.ToLower(form) || strings.ContainsFunc(form, func(r rune) bool { return r < 'a' || r > 'z' }) {
 			t.Errorf("form %q is not a word in lower case", form)
 		}
+	}
+	if Base("colour") != "color" || Base("organisation") != "organization" || !slices.Contains(Forms("favorite"), "favourite") {
+		t.Errorf(`Base("colour"), Base("organisation"), Forms("favorite") = %q, %q, %q`, Base("colour"), Base("organisation"), Forms("favorite"))
 	}
 	if Base("bought") != "buy" || Base("buy") != "" || Base("saw") != "" {
 		t.Errorf(`Base("bought"), Base("buy"), Base("saw") = %q, %q, %q`, Base("bought"), Base("buy"), Base("saw"))
@@ -46,6 +61,9 @@ func TestBasesAndRewrite(t *testing.T) {
 		{"I won't go; went.com; met2 ran_fast 3won; drew's", "", "I won't go; went.com; met2 ran_fast 3won; drew's"},
 		{"a self-taught, home-grown, made-up story", "", "a self-taught, home-grown, made-up story"},
 		{"It won’t, he said: 'we won'.", "say win", "It won’t, he said say: 'we won win'."},
+		// a British spelling, in any case but capitals: its base is the
+		// American one
+		{"My favourite colour. I told Mum; we organised it. COLOUR", "favorite color tell mom organized", "My favourite favorite colour color. I told tell Mum mom; we organised organized it. COLOUR"},
 		// words that hold a form are not one
 		{"leftover metal, sentimental", "", "leftover metal, sentimental"},
 		{"Wir gingen; él fue; we ran.", "run", "Wir gingen; él fue; we ran run."},

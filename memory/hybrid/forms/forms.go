@@ -1,13 +1,16 @@
-// Package verbs gives the base of the past forms of common irregular
-// English verbs, which the Porter stemmer leaves apart from it: "bought"
-// is not "buy", "met" is not "meet". A question asks with the base after
-// "did" ("What did Caroline buy?") where the conversation said the past
-// ("I bought a new guitar"). A memory's document indexes the bases of its
-// text's forms beside the text, in the same field (hybrid.IndexDoc.Verbs),
-// and a query's forms are matched as their bases (Rewrite), so the two
-// meet whichever form each uses, on every store: the analyzers stay
-// bleve's own.
-package verbs
+// Package forms gives the base of the words that the Porter stemmer
+// leaves apart from it. The past forms of common irregular verbs: "bought"
+// is not "buy", "met" is not "meet", and a question asks with the base
+// after "did" ("What did Caroline buy?") where the conversation said the
+// past ("I bought a new guitar"). And British spellings, whose base is
+// the American one: "colour" is not "color", "organised" not "organized",
+// and a user who writes the one reads an assistant who writes the other.
+// A memory's document indexes the bases of its text's forms beside the
+// text, in the same field (hybrid.IndexDoc.Forms), and a query's forms are
+// matched as themselves and as their bases (Rewrite), so the two meet
+// whichever form each uses, on every store: the analyzers stay bleve's
+// own.
+package forms
 
 import (
 	"crypto/sha256"
@@ -92,27 +95,140 @@ win won
 write wrote written
 `
 
-// base maps each form to its base; forms maps each base to its forms.
-var base, forms = func() (map[string]string, map[string][]string) {
-	b, f := map[string]string{}, map[string][]string{}
-	for line := range strings.Lines(table) {
-		w := strings.Fields(line)
-		if len(w) < 2 {
-			continue
+// spellings lists common words spelt otherwise in British English, each
+// line the American spelling (the base) and the British ones, with the
+// inflections the stemmer does not join ("organised" stems to "organis",
+// "organized" to "organ"). Words whose British spelling is another word
+// are left out: "cheque" (check), "tyre" (tire), "storey" (story), "kerb".
+const spellings = `
+color colour
+colors colours
+colored coloured
+colorful colourful
+favorite favourite
+favorites favourites
+flavor flavour
+flavors flavours
+honor honour
+humor humour
+labor labour
+neighbor neighbour
+neighbors neighbours
+neighborhood neighbourhood
+behavior behaviour
+rumor rumour
+harbor harbour
+center centre
+centers centres
+theater theatre
+theaters theatres
+meter metre
+meters metres
+liter litre
+liters litres
+fiber fibre
+traveled travelled
+traveling travelling
+traveler traveller
+travelers travellers
+canceled cancelled
+canceling cancelling
+labeled labelled
+modeling modelling
+jewelry jewellery
+gray grey
+mom mum
+moms mums
+program programme
+programs programmes
+defense defence
+offense offence
+license licence
+practice practise
+practiced practised
+practicing practising
+catalog catalogue
+analog analogue
+aging ageing
+pajamas pyjamas
+mustache moustache
+skeptical sceptical
+aluminum aluminium
+maneuver manoeuvre
+donut doughnut
+donuts doughnuts
+organize organise
+organized organised
+organizing organising
+organization organisation
+organizations organisations
+organizer organiser
+realize realise
+realized realised
+realizing realising
+recognize recognise
+recognized recognised
+apologize apologise
+apologized apologised
+analyze analyse
+analyzed analysed
+analyzing analysing
+criticize criticise
+criticized criticised
+emphasize emphasise
+summarize summarise
+summarized summarised
+prioritize prioritise
+prioritized prioritised
+customize customise
+customized customised
+finalize finalise
+finalized finalised
+memorize memorise
+specialize specialise
+specialized specialised
+visualize visualise
+personalize personalise
+personalized personalised
+optimize optimise
+optimized optimised
+optimization optimisation
+minimize minimise
+maximize maximise
+categorize categorise
+socialize socialise
+socializing socialising
+familiarize familiarise
+utilize utilise
+standardize standardise
+`
+
+// base maps each form to its base; forms maps each base to its forms;
+// spelt holds the forms of spellings, which count in any case but
+// capitals (a British spelling is no name: "I told Mum").
+var base, forms, spelt = func() (map[string]string, map[string][]string, map[string]bool) {
+	b, f, sp := map[string]string{}, map[string][]string{}, map[string]bool{}
+	for i, t := range []string{table, spellings} {
+		for line := range strings.Lines(t) {
+			w := strings.Fields(line)
+			if len(w) < 2 {
+				continue
+			}
+			for _, form := range w[1:] {
+				b[form] = w[0]
+				sp[form] = i == 1
+			}
+			f[w[0]] = w[1:]
 		}
-		for _, form := range w[1:] {
-			b[form] = w[0]
-		}
-		f[w[0]] = w[1:]
 	}
-	return b, f
+	return b, f, sp
 }()
 
 // Sum is the first 16 hex digits of the table's SHA-256: what a test
 // pins to hybrid.DocVersion, so that the table cannot change what stores
 // index without the version that makes them rebuild their indexes.
 func Sum() string {
-	sum := sha256.Sum256([]byte(table + rules))
+	sum := sha256.Sum256([]byte(table + spellings + rules))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -157,16 +273,16 @@ func Rewrite(text string) string {
 // rules names the version of words, joined and lookup: Sum covers them
 // with the table, so changing what they read as a form (what documents
 // hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
-const rules = "2"
+const rules = "3"
 
-// words calls f with the bounds and base of each past form in text. A
+// words calls f with the bounds and base of each form in text. A verb's
 // form is a word of letters in lower case, or capitalised at the start of
 // a sentence ("Went to the market"); capitalised inside one it is a name
-// ("Drew", "Won", "Sung"), and so is one of names anywhere; in capitals it
-// is an acronym ("LED", "SAT"). A word
-// joined to a digit, an underscore, a hyphen or another word by an
-// apostrophe or a full stop ("won't", "went.com", "Drew's", "self-taught")
-// is no form either.
+// ("Drew", "Won", "Sung"), and so is one of names anywhere. A spelling
+// counts in lower case or capitalised, anywhere. In capitals either is an
+// acronym ("LED", "SAT"). A word joined to a digit, an underscore, a
+// hyphen or another word by an apostrophe or a full stop ("won't",
+// "went.com", "Drew's", "self-taught") is no form either.
 func words(text string, f func(i, j int, base string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
@@ -186,7 +302,8 @@ func words(text string, f func(i, j int, base string)) {
 			}
 			j += n
 		}
-		if b := lookup(text[i:j]); b != "" && !joined(text, i, j) && (lower || !names[b] && capitalised(text, i, j)) {
+		b, spelling := lookup(text[i:j])
+		if b != "" && !joined(text, i, j) && (lower || titled(text[i:j]) && (spelling || !names[b] && sentenceStart(text, i))) {
 			f(i, j, b)
 		}
 		i = j
@@ -198,16 +315,21 @@ func words(text string, f func(i, j int, base string)) {
 // sentence ("Drew said the museum was closed").
 var names = map[string]bool{"draw": true, "win": true, "sing": true, "hang": true}
 
-// capitalised reports whether text[i:j] is a word with a capital and then
-// lower case letters that starts a sentence: at the start of text, or
-// after a sentence's end (". ", "! ", "? ", a line break, a colon), past
-// spaces and opening quotes or brackets.
-func capitalised(text string, i, j int) bool {
-	for _, r := range text[i+1 : j] {
+// titled reports whether w is a capital and then lower case letters.
+func titled(w string) bool {
+	_, n := utf8.DecodeRuneInString(w)
+	for _, r := range w[n:] {
 		if !unicode.IsLower(r) {
 			return false
 		}
 	}
+	return true
+}
+
+// sentenceStart reports whether the word at i starts a sentence: at the
+// start of text, or after a sentence's end (". ", "! ", "? ", a line
+// break, a colon), past spaces and opening quotes or brackets.
+func sentenceStart(text string, i int) bool {
 	k := i
 	for k > 0 {
 		r, n := utf8.DecodeLastRuneInString(text[:k])
@@ -223,13 +345,13 @@ func capitalised(text string, i, j int) bool {
 	return true
 }
 
-// lookup is the base of w in any case, without making a string: every
-// form is 3 to 10 ASCII letters.
-func lookup(w string) string {
-	if len(w) < 3 || len(w) > 10 {
-		return ""
+// lookup is the base of w in any case, and whether w is a spelling,
+// without making a string: every form is 3 to 16 ASCII letters.
+func lookup(w string) (string, bool) {
+	if len(w) < 3 || len(w) > 16 {
+		return "", false
 	}
-	var buf [10]byte
+	var buf [16]byte
 	for i := range len(w) {
 		c := w[i]
 		if c >= 'A' && c <= 'Z' {
@@ -237,7 +359,8 @@ func lookup(w string) string {
 		}
 		buf[i] = c
 	}
-	return base[string(buf[:len(w)])]
+	// indexed with the conversion itself: no string is made
+	return base[string(buf[:len(w)])], spelt[string(buf[:len(w)])]
 }
 
 // joined reports whether the letters text[i:j] are part of a longer
