@@ -194,7 +194,7 @@ func sameMapping(cur, want *gocb.SearchIndex) bool {
 // outdated reports whether the deployed definition cur maps documents
 // otherwise than this version's setup would (with BM25 or without), as an
 // index made by an earlier agentmem does: new searchable fields (the
-// verbs' bases) are then left out of it.
+// forms' bases) are then left out of it.
 func outdated(cur *gocb.SearchIndex, cfg Config, dims int) bool {
 	bm25, err1 := searchIndex(cfg, dims, true)
 	tfidf, err2 := searchIndex(cfg, dims, false)

@@ -118,7 +118,7 @@ func (s *Store) checkIndex(ctx context.Context, dims int) error {
 		return fmt.Errorf("Search index %s indexes vectors of %d dimensions and the embedder makes %d: run `agentmem couchbase setup` with this embedder (then `agentmem reindex` if memories were embedded by another)", s.cfg.Index, have, dims)
 	}
 	if outdated(def, s.cfg, dims) {
-		s.log.Warn("the Search index maps memories as another version of agentmem did, not as this one searches them (an earlier one: no irregular verbs, docs/couchbase.md): run `agentmem couchbase setup`, then `agentmem reindex`; until then memories are found as that version found them, or less", "index", s.cfg.Index)
+		s.log.Warn("the Search index maps memories as another version of agentmem did, not as this one searches them (an earlier one: no irregular verbs or British spellings, docs/couchbase.md): run `agentmem couchbase setup`, then `agentmem reindex`; until then memories are found as that version found them, or less", "index", s.cfg.Index)
 	}
 	return nil
 }
