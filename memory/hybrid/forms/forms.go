@@ -29,25 +29,32 @@ import (
 // stop words.
 const table = `
 become became
+beat beaten
 begin began begun
 break broken
+blow blew blown
 bring brought
 build built
+burn burnt
 buy bought
 catch caught
 choose chose chosen
 come came
+deal dealt
 dig dug
 draw drew drawn
+dream dreamt
 drink drank
 drive drove driven
 eat ate eaten
 fall fell fallen
 feel felt
 fight fought
+flee fled
 find found
 fly flew flown
 forget forgot forgotten
+forgive forgave forgiven
 freeze froze frozen
 get got gotten
 give gave given
@@ -75,9 +82,11 @@ seek sought
 sell sold
 send sent
 shake shook shaken
+show shown
 sing sang sung
 sit sat
 sleep slept
+speak spoken
 spend spent
 stand stood
 steal stole stolen
@@ -98,58 +107,79 @@ write wrote written
 // spellings lists common words spelt otherwise in British English, each
 // line the American spelling (the base) and the British ones, with the
 // inflections the stemmer does not join ("organised" stems to "organis",
-// "organized" to "organ"). Words whose British spelling is another word
-// are left out: "cheque" (check), "tyre" (tire), "storey" (story), "kerb".
+// "organized" to "organ"; "travelled" and "traveled" both to "travel", so
+// they are not listed). Left out: words whose British spelling is another
+// word, "cheque" (check), "tyre" (tire), "storey" (story), "kerb"; and
+// those whose American stem is another word ("finalized" stems to
+// "final", "specialized" to "special", "customized" to "custom").
 const spellings = `
 color colour
 colors colours
 colored coloured
 colorful colourful
+coloring colouring
 favorite favourite
 favorites favourites
 flavor flavour
 flavors flavours
+flavored flavoured
 honor honour
+honors honours
+honored honoured
 humor humour
 labor labour
+labors labours
 neighbor neighbour
 neighbors neighbours
 neighborhood neighbourhood
+neighborhoods neighbourhoods
+neighboring neighbouring
 behavior behaviour
+behaviors behaviours
 rumor rumour
+rumors rumours
 harbor harbour
+harbors harbours
+endeavor endeavour
+savory savoury
 center centre
 centers centres
+centered centred
 theater theatre
 theaters theatres
 meter metre
 meters metres
 liter litre
 liters litres
+kilometer kilometre
+kilometers kilometres
+centimeter centimetre
+centimeters centimetres
+millimeter millimetre
+millimeters millimetres
 fiber fibre
-traveled travelled
-traveling travelling
-traveler traveller
-travelers travellers
-canceled cancelled
-canceling cancelling
-labeled labelled
-modeling modelling
+fibers fibres
 jewelry jewellery
+judgment judgement
+mold mould
+cozy cosy
+yogurt yoghurt
 gray grey
 mom mum
 moms mums
 program programme
 programs programmes
 defense defence
+defenses defences
 offense offence
 license licence
+licenses licences
 practice practise
 practiced practised
 practicing practising
 catalog catalogue
+catalogs catalogues
 analog analogue
-aging ageing
 pajamas pyjamas
 mustache moustache
 skeptical sceptical
@@ -163,44 +193,43 @@ organizing organising
 organization organisation
 organizations organisations
 organizer organiser
+organizers organisers
+organizes organises
 realize realise
 realized realised
 realizing realising
 recognize recognise
 recognized recognised
+recognizing recognising
 apologize apologise
 apologized apologised
+apologizing apologising
 analyze analyse
 analyzed analysed
 analyzing analysing
-criticize criticise
-criticized criticised
+analyzes analyses
 emphasize emphasise
 summarize summarise
 summarized summarised
+summarizing summarising
 prioritize prioritise
 prioritized prioritised
-customize customise
-customized customised
-finalize finalise
-finalized finalised
 memorize memorise
-specialize specialise
-specialized specialised
+memorized memorised
 visualize visualise
+visualized visualised
 personalize personalise
 personalized personalised
 optimize optimise
 optimized optimised
 optimization optimisation
 minimize minimise
+minimized minimised
 maximize maximise
+maximized maximised
 categorize categorise
-socialize socialise
-socializing socialising
-familiarize familiarise
 utilize utilise
-standardize standardise
+utilized utilised
 `
 
 // base maps each form to its base; forms maps each base to its forms;
@@ -273,7 +302,7 @@ func Rewrite(text string) string {
 // rules names the version of words, joined and lookup: Sum covers them
 // with the table, so changing what they read as a form (what documents
 // hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
-const rules = "3"
+const rules = "4"
 
 // words calls f with the bounds and base of each form in text. A verb's
 // form is a word of letters in lower case, or capitalised at the start of
@@ -303,17 +332,21 @@ func words(text string, f func(i, j int, base string)) {
 			j += n
 		}
 		b, spelling := lookup(text[i:j])
-		if b != "" && !joined(text, i, j) && (lower || titled(text[i:j]) && (spelling || !names[b] && sentenceStart(text, i))) {
+		// a spelling may take a possessive: bleve indexes "mum" of "my
+		// mum's birthday"
+		free := !joinedLeft(text, i) && (!joinedRight(text, j) || spelling && possessive(text, j))
+		if b != "" && free && (lower || titled(text[i:j]) && !names[b] && (spelling || sentenceStart(text, i))) {
 			f(i, j, b)
 		}
 		i = j
 	}
 }
 
-// names are the bases of forms that are also given names (Drew, Won,
-// Sung, Hung): capitalised, one of these is a name even at the start of a
-// sentence ("Drew said the museum was closed").
-var names = map[string]bool{"draw": true, "win": true, "sing": true, "hang": true}
+// names are the bases of forms that are also names (Drew, Won, Sung,
+// Hung, Grey) or abbreviations (Sat): capitalised, one of these is a name
+// even at the start of a sentence ("Drew said the museum was closed",
+// "Earl Grey").
+var names = map[string]bool{"draw": true, "win": true, "sing": true, "hang": true, "sit": true, "gray": true}
 
 // titled reports whether w is a capital and then lower case letters.
 func titled(w string) bool {
@@ -369,23 +402,35 @@ func lookup(w string) (string, bool) {
 // apostrophe, a full stop or a colon ("won't" is not "win't", "went.com"
 // no form); or part of a hyphenated word, which bleve splits but which
 // names no event ("left-handed", "self-taught", "home-grown").
-func joined(text string, i, j int) bool {
-	if i > 0 {
-		r, n := utf8.DecodeLastRuneInString(text[:i])
-		if inWord(r) {
-			return true
-		}
-		if p, _ := utf8.DecodeLastRuneInString(text[:i-n]); midWord(r) && unicode.IsLetter(p) {
-			return true
-		}
+func joined(text string, i, j int) bool { return joinedLeft(text, i) || joinedRight(text, j) }
+
+// joinedLeft is joined for what comes before text[i:].
+func joinedLeft(text string, i int) bool {
+	if i == 0 {
+		return false
 	}
-	if j < len(text) {
-		r, n := utf8.DecodeRuneInString(text[j:])
-		if inWord(r) {
-			return true
-		}
-		if p, _ := utf8.DecodeRuneInString(text[j+n:]); midWord(r) && unicode.IsLetter(p) {
-			return true
+	r, n := utf8.DecodeLastRuneInString(text[:i])
+	p, _ := utf8.DecodeLastRuneInString(text[:i-n])
+	return inWord(r) || midWord(r) && unicode.IsLetter(p)
+}
+
+// joinedRight is joined for what comes after text[:j].
+func joinedRight(text string, j int) bool {
+	if j == len(text) {
+		return false
+	}
+	r, n := utf8.DecodeRuneInString(text[j:])
+	p, _ := utf8.DecodeRuneInString(text[j+n:])
+	return inWord(r) || midWord(r) && unicode.IsLetter(p)
+}
+
+// possessive reports whether text[j:] starts with "'s" (or "’s") that ends
+// its word.
+func possessive(text string, j int) bool {
+	for _, a := range []string{"'s", "\u2019s"} {
+		if rest, ok := strings.CutPrefix(text[j:], a); ok {
+			r, _ := utf8.DecodeRuneInString(rest)
+			return rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 		}
 	}
 	return false

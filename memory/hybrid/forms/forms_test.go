@@ -64,6 +64,11 @@ func TestBasesAndRewrite(t *testing.T) {
 		// a British spelling, in any case but capitals: its base is the
 		// American one
 		{"My favourite colour. I told Mum; we organised it. COLOUR", "favorite color tell mom organized", "My favourite favorite colour color. I told tell Mum mom; we organised organized it. COLOUR"},
+		// a spelling may take a possessive (bleve indexes "mum" of
+		// "mum's"), a verb's form not ("Drew's"); Grey and Sat
+		// capitalised are names, anywhere
+		{"my mum's birthday; our neighbour’s dog; a grey cat", "mom neighbor gray", "my mum mom's birthday; our neighbour neighbor’s dog; a grey gray cat"},
+		{"Sat down with Earl Grey. Grey skies", "", "Sat down with Earl Grey. Grey skies"},
 		// words that hold a form are not one
 		{"leftover metal, sentimental", "", "leftover metal, sentimental"},
 		{"Wir gingen; él fue; we ran.", "run", "Wir gingen; él fue; we ran run."},
