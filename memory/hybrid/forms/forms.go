@@ -396,15 +396,13 @@ func lookup(w string) (string, bool) {
 	return base[string(buf[:len(w)])], spelt[string(buf[:len(w)])]
 }
 
-// joined reports whether the letters text[i:j] are part of a longer
-// token, as bleve's tokenizer reads one (Unicode's word boundaries):
-// next to a digit or an underscore, or joined to a letter by an
-// apostrophe, a full stop or a colon ("won't" is not "win't", "went.com"
-// no form); or part of a hyphenated word, which bleve splits but which
-// names no event ("left-handed", "self-taught", "home-grown").
-func joined(text string, i, j int) bool { return joinedLeft(text, i) || joinedRight(text, j) }
-
-// joinedLeft is joined for what comes before text[i:].
+// joinedLeft and joinedRight report whether the letters of a word
+// text[i:j] are part of a longer token, as bleve's tokenizer reads one
+// (Unicode's word boundaries), by what comes before i or after j: next
+// to a digit or an underscore, or joined to a letter by an apostrophe, a
+// full stop or a colon ("won't" is not "win't", "went.com" no form); or
+// part of a hyphenated word, which bleve splits but which names no event
+// ("left-handed", "self-taught", "home-grown").
 func joinedLeft(text string, i int) bool {
 	if i == 0 {
 		return false
@@ -414,7 +412,6 @@ func joinedLeft(text string, i int) bool {
 	return inWord(r) || midWord(r) && unicode.IsLetter(p)
 }
 
-// joinedRight is joined for what comes after text[:j].
 func joinedRight(text string, j int) bool {
 	if j == len(text) {
 		return false

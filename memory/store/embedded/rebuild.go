@@ -297,7 +297,8 @@ func (s *Store) openChecked(t *textIndex, rs recordState) (uint64, string, error
 	// Every unchecked segment is checked before it, however large; an
 	// index with nothing to replay is checked at its first use
 	// (verifySegments)
-	if todo, _ := s.unchecked(t); len(todo) > 0 && q < rs.text[t.ns] && !verifyOff {
+	if q < rs.text[t.ns] {
+		todo, _ := s.unchecked(t)
 		if why := s.verifyFiles(todo, nil); why != "" {
 			idx.Close()
 			t.idx, t.checked = nil, false

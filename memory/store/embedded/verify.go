@@ -63,13 +63,10 @@ type damaged struct {
 // (see above), and rebuilds the index at once when one of those checked
 // before it returns fails. Callers hold s.mu.
 func (s *Store) verifySegments(ctx context.Context, t *textIndex) error {
-	if t.idx == nil || verifyOff {
+	if t.idx == nil {
 		return nil
 	}
 	todo, size := s.unchecked(t)
-	if len(todo) == 0 {
-		return nil
-	}
 	if size > verifyNow {
 		s.verified.wg.Add(1)
 		go s.verifyLater(t, t.idx, todo)
@@ -88,8 +85,11 @@ func (s *Store) verifySegments(ctx context.Context, t *textIndex) error {
 }
 
 // unchecked lists the live segment files of t's index not yet found intact,
-// with their size in all.
+// with their size in all (none while the checks are off).
 func (s *Store) unchecked(t *textIndex) ([]segmentFile, int64) {
+	if verifyOff {
+		return nil, 0
+	}
 	live := liveSegments(t.idx)
 	s.verified.mu.Lock()
 	defer s.verified.mu.Unlock()
@@ -115,12 +115,7 @@ func (s *Store) unchecked(t *textIndex) ([]segmentFile, int64) {
 // stops early, with "", once stop is closed.
 func (s *Store) verifyFiles(files []segmentFile, stop <-chan struct{}) string {
 	for _, f := range files {
-		select {
-		case <-stop:
-			return ""
-		default:
-		}
-		err := segmentIntactUnless(f.path, stop)
+		err := segmentIntactUnless(f.path, stop) // errStopped at its first read once stop is closed
 		switch {
 		case errors.Is(err, errStopped):
 			return ""
