@@ -253,23 +253,24 @@ var base, forms, spelt = func() (map[string]string, map[string][]string, map[str
 	return b, f, sp
 }()
 
-// Sum is the first 16 hex digits of the table's SHA-256: what a test
-// pins to hybrid.DocVersion, so that the table cannot change what stores
-// index without the version that makes them rebuild their indexes.
+// Sum is the first 16 hex digits of the tables' SHA-256 (and the rules'
+// version): what a test pins to hybrid.DocVersion, so that the tables
+// cannot change what stores index without the version that makes them
+// rebuild their indexes.
 func Sum() string {
 	sum := sha256.Sum256([]byte(table + spellings + rules))
 	return hex.EncodeToString(sum[:8])
 }
 
-// Base is the base of a past form in lower case ("bought" → "buy"), and
-// "" for any other word.
+// Base is the base of a form in lower case ("bought" → "buy", "colour"
+// → "color"), and "" for any other word.
 func Base(word string) string { return base[word] }
 
-// Forms are the past forms of a base ("buy" → "bought"), nil for any
-// other word.
+// Forms are the forms of a base ("buy" → "bought", "color" → "colour"),
+// nil for any other word.
 func Forms(word string) []string { return forms[word] }
 
-// Bases are the bases of the past forms in text, one for each time a form
+// Bases are the bases of the forms in text, one for each time a form
 // occurs, separated by spaces: "We met and went home" → "meet go".
 func Bases(text string) string {
 	var out []string
@@ -279,7 +280,7 @@ func Bases(text string) string {
 	return strings.Join(out, " ")
 }
 
-// Rewrite is text with each past form followed by its base: "the day we
+// Rewrite is text with each form followed by its base: "the day we
 // met" → "the day we met meet". The form stays, so a memory that says it
 // still matches every word of the query, and a name typed in lower case
 // ("what did drew say") still finds it.
@@ -299,7 +300,8 @@ func Rewrite(text string) string {
 	return out.String()
 }
 
-// rules names the version of words, joined and lookup: Sum covers them
+// rules names the version of words, joinedLeft, joinedRight and lookup:
+// Sum covers them
 // with the table, so changing what they read as a form (what documents
 // hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
 const rules = "4"
@@ -331,12 +333,13 @@ func words(text string, f func(i, j int, base string)) {
 			}
 			j += n
 		}
-		b, spelling := lookup(text[i:j])
-		// a spelling may take a possessive: bleve indexes "mum" of "my
-		// mum's birthday"
-		free := !joinedLeft(text, i) && (!joinedRight(text, j) || spelling && possessive(text, j))
-		if b != "" && free && (lower || titled(text[i:j]) && !names[b] && (spelling || sentenceStart(text, i))) {
-			f(i, j, b)
+		if b, spelling := lookup(text[i:j]); b != "" {
+			// a spelling may take a possessive: bleve indexes "mum" of
+			// "my mum's birthday"
+			free := !joinedLeft(text, i) && (!joinedRight(text, j) || spelling && possessive(text, j))
+			if free && (lower || titled(text[i:j]) && !names[b] && (spelling || sentenceStart(text, i))) {
+				f(i, j, b)
+			}
 		}
 		i = j
 	}
