@@ -447,9 +447,10 @@ type stems struct {
 	kinds map[string]int32 // a word's kindsMatch, looked up once a recall
 }
 
-// queryWords are the stems of q's words. The other forms of an irregular
-// verb are stems of the same word (package forms, as the text index
-// matches them): "buy" finds its excerpt at "bought". A form longer than a
+// queryWords are the stems of q's words. The other forms of a word (an
+// irregular verb's, a British spelling's) are stems of the same word
+// (package forms, as the text index matches them): "buy" finds its excerpt
+// at "bought", "color" at "colour". A form longer than a
 // stem matches only as itself ("thought", not "though"), and the query's
 // own words come first: a form never takes the place of one.
 func queryWords(q string) *stems {
@@ -462,7 +463,7 @@ func queryWords(q string) *stems {
 		out.first[k[0]] = true
 		return true
 	}
-	var alias []string // each query word's verb forms, by index - 1
+	var alias []string // each query word's base in package forms ("" if none), by index - 1
 	for _, w := range strings.Fields(q) {
 		if !add(stem(w), int32(len(alias)+1)) {
 			continue
