@@ -240,8 +240,8 @@ func previousTurns(ms, existing []Memory) []*Memory {
 }
 
 // vectorize sets the vectors of ms, embedded by e from their text under
-// e's recipe (embedInput); prev, when not nil, holds the turn before each
-// memory of ms.
+// e's recipe (embedInput, then addSentenceWindows); prev, when not nil,
+// holds the turn before each memory of ms.
 func vectorize(ctx context.Context, e Embedder, ms []Memory, prev []*Memory) error {
 	texts := make([]string, len(ms))
 	for i, m := range ms {
@@ -262,7 +262,7 @@ func vectorize(ctx context.Context, e Embedder, ms []Memory, prev []*Memory) err
 		ms[i].Vectors = vecs[i]
 		ms[i].Embedder = e.ID()
 	}
-	return nil
+	return addSentenceWindows(ctx, e, ms)
 }
 
 // EmbedText is what a memory's vector is made from: the raw text, led by

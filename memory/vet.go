@@ -53,10 +53,11 @@ const normTolerance = 1e-2
 const minWindowBytes = 32
 
 // vetVectors refuses vectors no embedder makes for text: more windows
-// than the text has room for, and vectors that are not of unit length
+// than the text has room for (its windows, and a window per sentence of a
+// short text: addSentenceWindows), and vectors that are not of unit length
 // (zero, or with components of 3e38 that would outrank every memory).
 func vetVectors(text string, vs [][]float32) (field, msg string) {
-	if most := 1 + len(text)/minWindowBytes; len(vs) > most {
+	if most := 1 + len(text)/minWindowBytes + len(sentences(text)); len(vs) > most {
 		return "vectors", fmt.Sprintf("holds %d windows for a text of %d bytes; at most %d", len(vs), len(text), most)
 	}
 	for i, v := range vs {
