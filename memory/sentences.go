@@ -90,8 +90,10 @@ func sentences(text string) []string {
 }
 
 // addSentenceWindows appends to each memory of ms its sentence windows
-// under e's recipe, blended with the memory's first window (its whole
-// text, as vectorize embedded it).
+// under e's recipe, blended with the memory's turn vector: the windows
+// vectorize made of its text (led by the end of the turn before it),
+// averaged and normalised. A sentence whose blend has no direction (an embedder
+// that returns zero vectors) gets no window.
 func addSentenceWindows(ctx context.Context, e Embedder, ms []Memory) error {
 	var texts []string
 	var owner []int
@@ -114,22 +116,54 @@ func addSentenceWindows(ctx context.Context, e Embedder, ms []Memory) error {
 	if len(vs) != len(texts) {
 		return fmt.Errorf("embedder %s returned %d vectors for %d sentences", e.ID(), len(vs), len(texts))
 	}
+	turns := map[int][]float32{}
 	for j, v := range vs {
 		m := &ms[owner[j]]
-		w, err := blend(v, m.Vectors[0], SentenceShare)
-		if err != nil {
-			return fmt.Errorf("embedder %s: sentence %d of memory %s: %w", e.ID(), j, m.ID, err)
+		turn, ok := turns[owner[j]]
+		if !ok {
+			turn = mean(m.Vectors)
+			turns[owner[j]] = turn
 		}
-		m.Vectors = append(m.Vectors, w)
+		if len(v) != len(turn) {
+			return fmt.Errorf("embedder %s returned a sentence vector of %d dimensions for a turn's of %d", e.ID(), len(v), len(turn))
+		}
+		if w, ok := blend(v, turn, SentenceShare); ok {
+			m.Vectors = append(m.Vectors, w)
+		}
 	}
 	return nil
 }
 
-// blend returns share*s + (1-share)*w, normalised, as a new vector.
-func blend(s, w []float32, share float64) ([]float32, error) {
-	if len(s) != len(w) {
-		return nil, fmt.Errorf("a vector of %d dimensions for one of %d", len(s), len(w))
+// mean returns the mean of vs (of one length), normalised, as a new
+// vector (vs[0] itself when it is the only one).
+func mean(vs [][]float32) []float32 {
+	if len(vs) == 1 {
+		return vs[0]
 	}
+	sum := make([]float64, len(vs[0]))
+	for _, v := range vs {
+		for i, x := range v {
+			sum[i] += float64(x)
+		}
+	}
+	var n float64
+	for _, x := range sum {
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(sum))
+	for i, x := range sum {
+		if n > 0 {
+			out[i] = float32(x / n)
+		}
+	}
+	return out
+}
+
+// blend returns share*s + (1-share)*w, normalised, as a new vector; false
+// when it has no direction (two unit vectors blend to a length of 0.2 or
+// more, so only vectors that are not give less).
+func blend(s, w []float32, share float64) ([]float32, bool) {
 	out := make([]float32, len(s))
 	var sum float64
 	for i := range s {
@@ -138,11 +172,11 @@ func blend(s, w []float32, share float64) ([]float32, error) {
 		sum += x * x
 	}
 	n := math.Sqrt(sum)
-	if !(n > 1e-6) || math.IsInf(n, 0) { // two unit vectors blend to 0.2 or more
-		return nil, fmt.Errorf("a blended vector of length %v", n)
+	if !(n > 1e-6) || math.IsInf(n, 0) {
+		return nil, false
 	}
 	for i := range out {
 		out[i] = float32(float64(out[i]) / n)
 	}
-	return out, nil
+	return out, true
 }

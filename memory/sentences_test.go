@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -97,11 +98,87 @@ func TestSentenceWindows(t *testing.T) {
 	}
 }
 
-func TestBlendRefusesWhatItCannotNormalise(t *testing.T) {
-	if _, err := blend([]float32{1, 0}, []float32{1}, SentenceShare); err == nil {
-		t.Error("vectors of different dimensions blended")
+// A turn of several windows (its text led by a long end of the turn
+// before it) blends its sentences with its windows' normalised mean; an
+// embedder of zero vectors gets no sentence windows, and no error.
+func TestSentenceWindowsOfOddTurns(t *testing.T) {
+	two := &windows{Embedder: &fake.Embedder{Name: "w"}}
+	e := Contextual(two)
+	ms := []Memory{{ID: "a", Speaker: "Sam", Text: "Hi. I went kayaking."}}
+	if err := vectorize(bg, e, ms, nil); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := blend([]float32{1, 0}, []float32{-1.5, 0}, SentenceShare); err == nil {
+	if n := len(ms[0].Vectors); n != 4 {
+		t.Fatalf("%d windows, want 2 of the text and 2 of its sentences", n)
+	}
+	turn := mean(ms[0].Vectors[:2])
+	sv, _ := two.Embed(bg, []string{"Sam: I went kayaking."})
+	want, _ := blend(sv[0], turn, SentenceShare)
+	for d, x := range ms[0].Vectors[3] {
+		if math.Abs(float64(x-want[d])) > 1e-6 {
+			t.Fatal("a sentence is not blended with the mean of its turn's windows")
+		}
+	}
+
+	zero := []Memory{{ID: "z", Text: "Nothing here. Nothing there."}}
+	if err := vectorize(bg, Contextual(zeros{&fake.Embedder{Name: "z"}}), zero, nil); err != nil {
+		t.Fatalf("an embedder of zero vectors: %v", err)
+	}
+	if n := len(zero[0].Vectors); n != 1 {
+		t.Errorf("an embedder of zero vectors gave %d windows, want its own 1", n)
+	}
+}
+
+// windows embeds every document as two windows: the text and its reverse.
+type windows struct{ *fake.Embedder }
+
+func (w *windows) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
+	out := make([][][]float32, len(texts))
+	for i, t := range texts {
+		r := []rune(t)
+		slices.Reverse(r)
+		vs, err := w.Embed(ctx, []string{t, string(r)})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = vs
+	}
+	return out, nil
+}
+
+// zeros embeds every text as the zero vector.
+type zeros struct{ *fake.Embedder }
+
+func (z zeros) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = make([]float32, z.Dims())
+	}
+	return out, nil
+}
+
+// Import allows the windows of a short text led by the end of a long turn
+// before it, and its sentences, whatever a later version's splitter makes
+// of them; it still refuses windows no embedder makes.
+func TestVetAllowsLeadAndSentences(t *testing.T) {
+	unit := make([]float32, 4)
+	unit[0] = 1
+	for _, c := range []struct {
+		n    int
+		want bool
+	}{{8, true}, {1 + (7+leadBytes)/minWindowBytes + MaxSentences, true}, {2 + (7+leadBytes)/minWindowBytes + MaxSentences, false}} {
+		field, _ := vetVectors("Hi. Ok.", slices.Repeat([][]float32{unit}, c.n))
+		if ok := field == ""; ok != c.want {
+			t.Errorf("%d windows for %q: accepted %v, want %v", c.n, "Hi. Ok.", ok, c.want)
+		}
+	}
+}
+
+func TestBlendRefusesWhatItCannotNormalise(t *testing.T) {
+	if _, ok := blend([]float32{1, 0}, []float32{-1.5, 0}, SentenceShare); ok {
 		t.Error("a blend of length 0 normalised")
+	}
+	if v, ok := blend([]float32{1, 0}, []float32{0, 1}, SentenceShare); !ok || math.Abs(float64(v[0]*v[0]+v[1]*v[1])-1) > 1e-6 || v[0] <= v[1] {
+		t.Errorf("blend of two unit vectors = %v, %v", v, ok)
 	}
 }

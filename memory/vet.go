@@ -52,12 +52,19 @@ const normTolerance = 1e-2
 // tokens).
 const minWindowBytes = 32
 
+// leadBytes is what vetVectors allows for the words of the turn before a
+// memory, which lead its text under the contextual recipe (PrevWords
+// words, each of up to 51 bytes): their windows are the memory's too.
+const leadBytes = 512
+
 // vetVectors refuses vectors no embedder makes for text: more windows
-// than the text has room for (its windows, and a window per sentence of a
-// short text: addSentenceWindows), and vectors that are not of unit length
-// (zero, or with components of 3e38 that would outrank every memory).
+// than the text, led by the end of the turn before it, has room for, and a
+// window per sentence (addSentenceWindows; a fixed allowance, so that a
+// store's export is read by a version that splits sentences otherwise),
+// and vectors that are not of unit length (zero, or with components of
+// 3e38 that would outrank every memory).
 func vetVectors(text string, vs [][]float32) (field, msg string) {
-	if most := 1 + len(text)/minWindowBytes + len(sentences(text)); len(vs) > most {
+	if most := 1 + (len(text)+leadBytes)/minWindowBytes + MaxSentences; len(vs) > most {
 		return "vectors", fmt.Sprintf("holds %d windows for a text of %d bytes; at most %d", len(vs), len(text), most)
 	}
 	for i, v := range vs {
