@@ -26,6 +26,15 @@ import (
 // dev7 recall_all 67.9% -> 71.4%; windows of the sentences alone (no
 // blend) gained less and cost adversarial questions, a blend with more of
 // the sentence (0.8) or less (0.5) gained less.
+// Recipe names how the server makes a memory's vectors beyond its
+// embedder's ID: led by the end of the turn before it (Contextual), with
+// sentence windows. The stores record it, so that a store whose memories
+// were embedded before sentence windows can say so at start (their one
+// vector each ranks a little below a new memory's best window) and
+// `agentmem reindex` gives them theirs. The embedder's ID is unchanged,
+// so such a store still opens.
+const Recipe = "sentences-1"
+
 const (
 	// SentenceShare is the sentence's share of a sentence window's vector.
 	SentenceShare = 0.6

@@ -85,6 +85,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	e.Store = st
 	if emb != nil {
 		e.Embedder = memory.Contextual(e.cached(dir, emb, log))
+		warnRecipe(st, log)
 	}
 	if e.Reranker, err = cfg.NewReranker(ctx); err != nil {
 		return fail(err)
@@ -101,6 +102,16 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	e.closers = append(e.closers, e.Service.Close)
 	log.Debug("memory ready", "data_dir", dir, "embedder", describe(e.Embedder), "reranker", describeReranker(e.Reranker), "namespace", cfg.Namespace)
 	return e, nil
+}
+
+// warnRecipe says when st's memories were embedded by an earlier recipe
+// (memory.Recipe): they are found, but each by its one vector.
+func warnRecipe(st any, log *slog.Logger) {
+	r, ok := st.(interface{ Recipe() string })
+	if !ok || r.Recipe() == memory.Recipe {
+		return
+	}
+	log.Warn("the stored memories were embedded by an earlier agentmem, without a vector for each sentence of a short turn: they rank a little below new ones on the vector side until `agentmem reindex` re-embeds them (once; docs/storage.md)", "recipe", cmp.Or(r.Recipe(), "(none recorded)"), "now", memory.Recipe)
 }
 
 // cached wraps emb in the embedding cache of dir. The cache only saves
@@ -197,11 +208,12 @@ func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEm
 	switch cfg.Store {
 	case "", "embedded":
 		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
-			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, NoSync: cfg.NoSync, Logger: log,
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, Recipe: memory.Recipe, NoSync: cfg.NoSync, Logger: log,
 		})
 	case "couchbase":
 		cb := cfg.Couchbase.Config()
 		cb.Logger = log.With("component", "gocb")
+		cb.Recipe = memory.Recipe
 		if anyEmbedder {
 			return couchbase.OpenForReindex(ctx, cb)
 		}

@@ -185,3 +185,23 @@ func TestRerankerEndpoint(t *testing.T) {
 		}
 	}
 }
+
+type recipeStore string
+
+func (r recipeStore) Recipe() string { return string(r) }
+
+// A store whose memories were embedded by an earlier recipe is named at
+// open, with what to run; one of today's recipe, or one that records
+// none, is not.
+func TestWarnRecipe(t *testing.T) {
+	for _, c := range []struct {
+		st   any
+		want bool
+	}{{recipeStore(memory.Recipe), false}, {recipeStore(""), true}, {recipeStore("older"), true}, {struct{}{}, false}} {
+		var buf strings.Builder
+		warnRecipe(c.st, slog.New(slog.NewTextHandler(&buf, nil)))
+		if got := strings.Contains(buf.String(), "agentmem reindex"); got != c.want {
+			t.Errorf("%#v: warned %v (%q), want %v", c.st, got, buf.String(), c.want)
+		}
+	}
+}

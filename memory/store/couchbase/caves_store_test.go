@@ -267,6 +267,29 @@ func TestCavesConformance(t *testing.T) {
 	})
 }
 
+// The Couchbase store records the recipe of its vectors, on the mock.
+func TestCavesRecipeRecorded(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	storetest.RecipeRecorded(t, func(t *testing.T) storetest.OpenRecipe {
+		cfg := cv.cfg
+		cfg.Collection = "recipe"
+		cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
+		setup := false
+		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
+			if !setup {
+				cv.setup(t, cfg, 32)
+				setup = true
+			}
+			cfg.Recipe = recipe
+			if any {
+				return OpenForReindex(context.Background(), cfg)
+			}
+			return Open(context.Background(), cfg, id, dims)
+		}
+	})
+}
+
 // A reindex rewrites a memory's searchable fields as this version derives
 // them: a document an earlier agentmem wrote, without kinds, gains them.
 func TestCavesReindexDerivesKinds(t *testing.T) {

@@ -48,6 +48,13 @@ type Config struct {
 	IndexPartitions int
 	IndexReplicas   int
 
+	// Recipe names how the vectors are made beyond the embedder's ID
+	// (memory.Recipe): recorded in the meta document with the embedder when
+	// the collection is empty and when Reindex re-embeds it, and reported
+	// by Store.Recipe, so that memories embedded by an earlier recipe can
+	// be told apart. Their vectors are of the embedder's space: a store of
+	// another recipe opens as it is.
+	Recipe string
 	// Logger receives gocb's logs. gocb's logger is process-wide: the last
 	// Open or Setup with a Logger sets it. Nil leaves gocb silent.
 	Logger *slog.Logger

@@ -96,5 +96,6 @@ type metaDoc struct {
 	Type     string    `json:"type"`
 	Embedder string    `json:"embedder"`
 	Dims     int       `json:"dims"`
+	Recipe   string    `json:"recipe,omitempty"` // absent before it was kept
 	Updated  time.Time `json:"updated"`
 }

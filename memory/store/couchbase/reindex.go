@@ -67,12 +67,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 			progress(start+len(chunk), len(keys))
 		}
 	}
-	meta := metaDoc{Type: typeMeta, Embedder: id, Dims: dims, Updated: time.Now().UTC()}
-	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
-		return wrap(err, s.cfg, "recording the embedder in %s", s.cfg.keyspace())
-	}
-	s.embedder, s.dims = id, dims
-	return nil
+	return s.recordEmbedder(ctx, id, dims)
 }
 
 // reembed rewrites the memories at keys with the vectors vectorize gives

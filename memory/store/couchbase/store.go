@@ -23,6 +23,7 @@ type Store struct {
 	log      *slog.Logger
 	embedder string
 	dims     int
+	recipe   string // recorded in the meta document
 	written  tokens
 	spk      speakerCache // see speakers
 }
@@ -136,7 +137,7 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 			return fmt.Errorf("decoding the meta document %s of %s: %w", metaKey, s.cfg.keyspace(), err)
 		}
 		if meta.Embedder == id && meta.Dims == dims {
-			s.embedder, s.dims = id, dims
+			s.embedder, s.dims, s.recipe = id, dims, meta.Recipe
 			return nil
 		}
 		empty, err := s.empty(ctx)
@@ -148,13 +149,27 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 				memory.ErrEmbedderMismatch, s.cfg.keyspace(), describe(meta.Embedder, meta.Dims), describe(id, dims))
 		}
 	}
-	meta := metaDoc{Type: typeMeta, Embedder: id, Dims: dims, Updated: time.Now().UTC()}
+	return s.recordEmbedder(ctx, id, dims)
+}
+
+// recordEmbedder records the embedder (id, dims) and, with an embedder,
+// the configured recipe in the meta document.
+func (s *Store) recordEmbedder(ctx context.Context, id string, dims int) error {
+	recipe := s.cfg.Recipe
+	if id == "" {
+		recipe = "" // no vectors, no recipe
+	}
+	meta := metaDoc{Type: typeMeta, Embedder: id, Dims: dims, Recipe: recipe, Updated: time.Now().UTC()}
 	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
 		return wrap(err, s.cfg, "recording the embedder in %s", s.cfg.keyspace())
 	}
-	s.embedder, s.dims = id, dims
+	s.embedder, s.dims, s.recipe = id, dims, recipe
 	return nil
 }
+
+// Recipe reports the recipe the stored vectors were made by (Config.Recipe;
+// "" in a collection made before recipes were recorded).
+func (s *Store) Recipe() string { return s.recipe }
 
 // empty reports whether the collection holds no memory, by a key range
 // scan that stops at the first memory key.

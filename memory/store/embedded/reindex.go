@@ -76,12 +76,16 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 			progress(start+len(chunk), len(keys))
 		}
 	}
+	recipe := s.wantRecipe
+	if id == "" {
+		recipe = "" // no vectors, no recipe
+	}
 	if err := s.update(func(tx *bolt.Tx) error {
-		return putMeta(tx.Bucket(bucketMeta), id, dims)
+		return putMeta(tx.Bucket(bucketMeta), id, dims, recipe)
 	}); err != nil {
 		return err
 	}
-	s.embedderID, s.dims = id, dims
+	s.embedderID, s.dims, s.recipe = id, dims, recipe
 	// the records changed without the journal: no snapshot holds
 	if err := s.dropSnapshots(); err != nil {
 		return err

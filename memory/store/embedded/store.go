@@ -43,6 +43,7 @@ var (
 
 	keyEmbedder = []byte("embedder")
 	keyDims     = []byte("dims")
+	keyRecipe   = []byte("recipe") // absent in stores made before it was kept
 	// keyRecords holds the records' format (codec.go): absent in stores
 	// of JSON records (format 1), 2 since records are protobuf
 	keyRecords = []byte("records")
@@ -64,6 +65,13 @@ type Options struct {
 	EmbedderID        string
 	Dims              int
 	SkipEmbedderCheck bool
+	// Recipe names how the vectors are made beyond the embedder's ID
+	// (memory.Recipe). It is recorded with the embedder when the store is
+	// empty and when Reindex re-embeds it; Recipe reports the recorded one,
+	// so that a store of memories embedded by an earlier recipe can say
+	// so. The vectors of every recipe are of the embedder's space: a store
+	// of another opens as it is.
+	Recipe string
 	// NoSync skips fsync on each write: much faster bulk ingest, at the risk
 	// of losing the last writes in a power cut (not in a process crash).
 	NoSync bool
@@ -88,6 +96,8 @@ type Store struct {
 
 	embedderID string
 	dims       int
+	recipe     string // recorded (keyRecipe)
+	wantRecipe string // Options.Recipe
 
 	damage   atomic.Pointer[error] // set once a use of the record file panicked (damage.go)
 	verified verifier              // the segment files found intact (verify.go)
@@ -108,7 +118,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, log: opts.Logger}
+	s := &Store{dir: dir, db: db, log: opts.Logger, wantRecipe: opts.Recipe}
 	s.verified.stop = make(chan struct{})
 	if err := s.guard(func() error { return s.init(ctx, opts) }); err != nil {
 		closeQuietly(db)
@@ -149,9 +159,12 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 			if err := meta.Put(keyMarker, []byte("1")); err != nil {
 				return err
 			}
-			return putMeta(meta, opts.EmbedderID, opts.Dims)
+			if opts.EmbedderID != "" { // no vectors, no recipe
+				s.recipe = opts.Recipe
+			}
+			return putMeta(meta, opts.EmbedderID, opts.Dims, s.recipe)
 		}
-		s.embedderID, s.dims = storedID, storedDims
+		s.embedderID, s.dims, s.recipe = storedID, storedDims, string(meta.Get(keyRecipe))
 		return nil
 	})
 	if err != nil {
@@ -190,11 +203,22 @@ func describe(id string, dims int) string {
 	return fmt.Sprintf("%s (%d dimensions)", id, dims)
 }
 
-func putMeta(meta *bolt.Bucket, id string, dims int) error {
+func putMeta(meta *bolt.Bucket, id string, dims int, recipe string) error {
 	if err := meta.Put(keyEmbedder, []byte(id)); err != nil {
 		return err
 	}
+	if err := meta.Put(keyRecipe, []byte(recipe)); err != nil {
+		return err
+	}
 	return meta.Put(keyDims, []byte(strconv.Itoa(dims)))
+}
+
+// Recipe reports the recipe the stored vectors were made by (Options.Recipe;
+// "" in a store made before recipes were recorded).
+func (s *Store) Recipe() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.recipe
 }
 
 // Embedder reports the embedder the stored vectors were made with.

@@ -18,3 +18,13 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+// The embedded store records the recipe of its vectors.
+func TestRecipeRecorded(t *testing.T) {
+	storetest.RecipeRecorded(t, func(t *testing.T) storetest.OpenRecipe {
+		dir := t.TempDir()
+		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
+			return embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: id, Dims: dims, SkipEmbedderCheck: any, Recipe: recipe, NoSync: true})
+		}
+	})
+}

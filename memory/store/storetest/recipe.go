@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"testing"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+)
+
+// OpenRecipe opens the same storage as Open, with recipe as the store's
+// configured recipe (embedded.Options.Recipe, couchbase.Config.Recipe).
+type OpenRecipe func(embedderID string, dims int, anyEmbedder bool, recipe string) (memory.Store, error)
+
+// RecipeRecorded checks that a store records the recipe of its vectors
+// when it is empty and when a reindex re-embeds it, and that a store of
+// another recipe still opens, reporting the recipe its memories were made
+// by. newStorage returns an OpenRecipe over fresh, empty storage.
+func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
+	open := newStorage(t)
+	emb := &fake.Embedder{Name: "recipe", N: 32}
+	recipe := func(st memory.Store) string {
+		t.Helper()
+		r, ok := st.(interface{ Recipe() string })
+		if !ok {
+			t.Fatalf("%T does not report its recipe", st)
+		}
+		return r.Recipe()
+	}
+	st, err := open(emb.ID(), emb.Dims(), false, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recipe(st); got != "r1" {
+		t.Errorf("an empty store opened with recipe r1 records %q", got)
+	}
+	s := &suite{open: func(id string, dims int, any bool) (memory.Store, error) { return open(id, dims, any, "r1") }, emb: emb}
+	remember(t, s.service(t, st, emb), "", "s1", "2023-05-07", "the lake house is in Maine. We go every June.")
+	st.Close()
+
+	st, err = open(emb.ID(), emb.Dims(), false, "r2")
+	if err != nil {
+		t.Fatalf("a store of recipe r1 opened with r2: %v", err)
+	}
+	if got := recipe(st); got != "r1" {
+		t.Errorf("a store of memories made by r1, opened with r2, reports %q", got)
+	}
+	st.Close()
+
+	st, err = open("", 0, true, "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := st.(memory.Reindexer)
+	if !ok {
+		st.Close()
+		t.Fatalf("%T does not implement memory.Reindexer", st)
+	}
+	if err := memory.Reindex(ctx, r, emb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := recipe(st); got != "r2" {
+		t.Errorf("after a reindex with r2 the store reports %q", got)
+	}
+	st.Close()
+	st, err = open(emb.ID(), emb.Dims(), false, "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := recipe(st); got != "r2" {
+		t.Errorf("reopened after a reindex with r2, the store reports %q", got)
+	}
+}
