@@ -47,15 +47,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	st.Close()
 
 	st, err = open("", 0, true, "r2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, ok := st.(memory.Reindexer)
-	if !ok {
-		st.Close()
-		t.Fatalf("%T does not implement memory.Reindexer", st)
-	}
-	if err := memory.Reindex(ctx, r, emb, nil); err != nil {
+	if err := memory.Reindex(ctx, reindexer(t, st, err), emb, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := recipe(st); got != "r2" {
@@ -70,4 +62,19 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	if got := recipe(st); got != "r2" {
 		t.Errorf("reopened after a reindex with r2, the store reports %q", got)
 	}
+}
+
+// reindexer is st, opened for a reindex (err the open's), as the
+// memory.Reindexer it must be.
+func reindexer(t *testing.T, st memory.Store, err error) memory.Reindexer {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := st.(memory.Reindexer)
+	if !ok {
+		st.Close()
+		t.Fatalf("%T does not implement memory.Reindexer", st)
+	}
+	return r
 }

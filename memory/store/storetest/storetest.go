@@ -809,14 +809,7 @@ func embedderMismatchAndReindex(t *testing.T, open Open, keyValue bool) {
 		t.Fatalf("open with another embedder: %v, want ErrEmbedderMismatch naming agentmem reindex", err)
 	}
 	st, err = open("", 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, ok := st.(memory.Reindexer)
-	if !ok {
-		st.Close()
-		t.Fatalf("%T does not implement memory.Reindexer", st)
-	}
+	r := reindexer(t, st, err)
 	var done, total int
 	if err := memory.Reindex(ctx, r, next, func(d, n int) { done, total = d, n }); err != nil {
 		t.Fatal(err)
