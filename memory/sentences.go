@@ -35,6 +35,15 @@ import (
 // so such a store still opens.
 const Recipe = "sentences-1"
 
+// recipeOf is the recipe e makes vectors by: Recipe for a contextual
+// embedder, none for another.
+func recipeOf(e Embedder) string {
+	if prevWords(e) > 0 {
+		return Recipe
+	}
+	return ""
+}
+
 const (
 	// SentenceShare is the sentence's share of a sentence window's vector.
 	SentenceShare = 0.6

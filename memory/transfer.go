@@ -41,12 +41,17 @@ const (
 
 // ExportHeader is the first line of an export.
 type ExportHeader struct {
-	Format     string    `json:"format"`
-	Version    int       `json:"version"`
-	Agentmem   string    `json:"agentmem"`
-	Embedder   string    `json:"embedder"`
-	Dims       int       `json:"dims"`
-	Vectors    bool      `json:"vectors"`
+	Format   string `json:"format"`
+	Version  int    `json:"version"`
+	Agentmem string `json:"agentmem"`
+	Embedder string `json:"embedder"`
+	Dims     int    `json:"dims"`
+	Vectors  bool   `json:"vectors"`
+	// Recipe is the recipe the store recorded for its vectors (Recipe),
+	// written only with them, so that an earlier agentmem reads an
+	// export without vectors: an import keeps a file's vectors only when
+	// its own embedder makes them by the same recipe.
+	Recipe     string    `json:"recipe,omitempty"`
 	Namespaces []string  `json:"namespaces,omitempty"`
 	Created    time.Time `json:"created"`
 }
@@ -105,6 +110,9 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	enc.SetEscapeHTML(false)
 	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
 		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
+	if r, ok := s.store.(interface{ Recipe() string }); ok && head.Vectors {
+		head.Recipe = r.Recipe()
+	}
 	if err := enc.Encode(head); err != nil {
 		return ExportResult{}, err
 	}
@@ -266,7 +274,7 @@ func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lin
 	id, dims := s.store.Embedder()
 	embed := 0
 	for i, l := range sess {
-		if fresh[i] && dims > 0 && !keepsVectors(head, l.m, id, dims) {
+		if fresh[i] && dims > 0 && !s.keepsVectors(head, l.m, id, dims) {
 			embed++
 		}
 	}
@@ -293,10 +301,11 @@ func errNoEmbedder(first Memory, id string) error {
 	return fmt.Errorf("session %s of namespace %s needs embedding, and the store's embedder %s is not configured", first.SessionID, first.Namespace, id)
 }
 
-// keepsVectors says whether m is stored with the vectors of its file,
-// made by the store's embedder (id, dims).
-func keepsVectors(head ExportHeader, m Memory, id string, dims int) bool {
-	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims
+// keepsVectors says whether m is stored with the vectors of its file:
+// made by the store's embedder (id, dims) by the recipe of this service's
+// (recipeOf), else it is embedded again.
+func (s *Service) keepsVectors(head ExportHeader, m Memory, id string, dims int) bool {
+	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims && head.Recipe == recipeOf(s.embedder)
 }
 
 func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult, progress func()) error {
@@ -320,7 +329,7 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		switch {
 		case dims == 0:
 			m.Vectors, m.Embedder = nil, ""
-		case keepsVectors(head, m, id, dims):
+		case s.keepsVectors(head, m, id, dims):
 			m.Embedder = id
 		default:
 			m.Vectors = nil

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -388,4 +389,72 @@ func hitsString(r memory.RecallResult) string {
 		fmt.Fprintf(&b, "%s=%.6g ", h.Memory.ID, h.Score)
 	}
 	return b.String()
+}
+
+// An export with vectors names their recipe; an import keeps a file's
+// vectors only when they were made by the recipe it makes, and embeds the
+// memories of another (an earlier agentmem's export: one vector a short
+// turn) again, so that the store's recorded recipe stays true.
+func TestImportReembedsAnotherRecipe(t *testing.T) {
+	emb := memory.Contextual(&fake.Embedder{Name: "recipe"})
+	openRecipe := func(t *testing.T) *memory.Service {
+		st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.Recipe, NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Now: func() time.Time { return clock }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc
+	}
+	src := openRecipe(t)
+	if _, err := src.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: []memory.Message{
+		{Role: "user", Speaker: "Sam", Content: "I went kayaking. The lake was calm. We had fun."}}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(export(t, src, memory.ExportOptions{Vectors: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(strings.TrimSpace(string(raw)), "\n", 2)
+	if !strings.Contains(lines[0], `"recipe":"`+memory.Recipe+`"`) {
+		t.Fatalf("an export with vectors names no recipe: %s", lines[0])
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &line); err != nil {
+		t.Fatal(err)
+	}
+	windows := len(line["vectors"].([]any))
+	if windows != 4 {
+		t.Fatalf("the exported turn holds %d windows, want 4", windows)
+	}
+	// the same memory as an earlier agentmem exported it
+	line["vectors"] = line["vectors"].([]any)[:1]
+	old, _ := json.Marshal(line)
+	oldFile := strings.Replace(lines[0], `"recipe":"`+memory.Recipe+`",`, "", 1) + "\n" + string(old) + "\n"
+
+	for _, c := range []struct {
+		name, file string
+		reembedded int
+	}{{"this recipe's", string(raw), 0}, {"an earlier recipe's", oldFile, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := openRecipe(t)
+			res, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reembedded != c.reembedded {
+				t.Errorf("re-embedded %d memories, want %d", res.Reembedded, c.reembedded)
+			}
+			again, err := os.ReadFile(export(t, dst, memory.ExportOptions{Vectors: true}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.SplitN(strings.TrimSpace(string(again)), "\n", 2)[1]; got != lines[1] {
+				t.Errorf("the imported memory exports as\n%s\nwant\n%s", got, lines[1])
+			}
+		})
+	}
 }
