@@ -125,7 +125,8 @@ func (s *Store) checkIndex(ctx context.Context, dims int) error {
 }
 
 // adopt checks the embedder recorded in the meta document against the
-// configured one, recording it when there is none or the store is empty.
+// configured one, recording it (and the configured recipe) when there is
+// none or the store is empty.
 func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 	res, err := s.coll.Get(metaKey, &gocb.GetOptions{Context: ctx})
 	if err != nil && !errors.Is(err, gocb.ErrDocumentNotFound) {
@@ -136,7 +137,8 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 		if err := res.Content(&meta); err != nil {
 			return fmt.Errorf("decoding the meta document %s of %s: %w", metaKey, s.cfg.keyspace(), err)
 		}
-		if meta.Embedder == id && meta.Dims == dims {
+		same := meta.Embedder == id && meta.Dims == dims
+		if same && (meta.Recipe == s.cfg.Recipe || id == "") {
 			s.embedder, s.dims, s.recipe = id, dims, meta.Recipe
 			return nil
 		}
@@ -144,7 +146,13 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 		if err != nil {
 			return err
 		}
-		if !empty {
+		switch {
+		case same && !empty:
+			// vectors of another recipe: the embedder's space, so they
+			// are searched as they are (Recipe says which)
+			s.embedder, s.dims, s.recipe = id, dims, meta.Recipe
+			return nil
+		case !empty:
 			return fmt.Errorf("%w: %s holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
 				memory.ErrEmbedderMismatch, s.cfg.keyspace(), describe(meta.Embedder, meta.Dims), describe(id, dims))
 		}

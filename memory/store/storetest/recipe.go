@@ -58,9 +58,22 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	if got := recipe(st); got != "r2" {
 		t.Errorf("reopened after a reindex with r2, the store reports %q", got)
+	}
+	// emptied, a store holds no vectors of any recipe: the next open's is
+	// recorded
+	if _, err := s.service(t, st, emb).Forget(ctx, memory.ForgetRequest{All: true, Confirm: true}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = open(emb.ID(), emb.Dims(), false, "r3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := recipe(st); got != "r3" {
+		t.Errorf("an emptied store opened with r3 reports %q", got)
 	}
 }
 
