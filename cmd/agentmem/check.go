@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"agentmem/memory"
 	"agentmem/memory/store/embedded"
 	"agentmem/tools/spec"
 )
@@ -37,6 +38,9 @@ func (checkCmd) Run(e *env) error {
 		fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
 		if r.Pending > 0 {
 			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+		}
+		if r.Vectors > 0 && r.Recipe != memory.Recipe {
+			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem reindex` re-embeds them (no damage)")
 		}
 		fmt.Println()
 		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // agentmem check passes a healthy data dir, names a lost text index (which
@@ -202,4 +204,47 @@ func agentmemIn(t *testing.T, dir string, args ...string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), 0
+}
+
+// A store whose vectors were made before the recipe was recorded (an
+// earlier agentmem: no vector for each sentence of a short turn) opens as
+// it is; its commands warn, check says so without calling it damage, and
+// a reindex ends both.
+func TestEarlierRecipeUntilReindex(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("remember", "--speaker", "John", "Hey Maria! I started kickboxing last month. My knees hurt though."); err != nil {
+		t.Fatalf("remember: %v\n%s", err, out)
+	}
+	if out, err := run("check"); err != nil || strings.Contains(out, "earlier agentmem") {
+		t.Fatalf("check of a store of today's recipe: %v\n%s", err, out)
+	}
+	// the record file as an earlier agentmem left it: no recipe recorded
+	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("recipe")) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if out, err := run("recall", "What martial art did John start?"); err != nil || !strings.Contains(out, "kickboxing") || !strings.Contains(out, "agentmem reindex") {
+		t.Fatalf("recall on a store of an earlier recipe: %v\n%s", err, out)
+	}
+	if out, err := run("check"); err != nil || !strings.Contains(out, "made by an earlier agentmem") || !strings.Contains(out, "OK") {
+		t.Fatalf("check of a store of an earlier recipe: %v\n%s", err, out)
+	}
+	if out, err := run("reindex"); err != nil {
+		t.Fatalf("reindex: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"check"}, {"recall", "kickboxing"}} {
+		if out, err := run(args...); err != nil || strings.Contains(out, "earlier agentmem") {
+			t.Errorf("%s after reindex: %v\n%s", args[0], err, out)
+		}
+	}
 }

@@ -29,6 +29,9 @@ import (
 // Report is what Check found in a store's directory.
 type Report struct {
 	Memories, Sessions, Vectors int
+	// Recipe is the recipe recorded for the vectors (Options.Recipe; ""
+	// when none was).
+	Recipe string
 	// Indexes counts the namespaces' text indexes, IndexDocuments their
 	// documents; Lagging, the indexes the journal has entries for that
 	// they have not applied (the next open applies them: a crash since the
@@ -178,6 +181,7 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 	meta, mem, vec, sess := buckets["meta"], buckets["mem"], buckets["vec"], buckets["session"]
 	embedderID := string(meta.Get(keyEmbedder))
 	dims, _ := strconv.Atoi(string(meta.Get(keyDims)))
+	r.Recipe = string(meta.Get(keyRecipe))
 	rs.id = append([]byte(nil), meta.Get(keyStoreID)...)
 	readRecordState(tx, &rs)
 	expect := map[string]bool{}
