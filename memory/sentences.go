@@ -37,9 +37,11 @@ import (
 // so such a store still opens.
 const Recipe = "sentences-1"
 
-// recipeOf is the recipe e makes vectors by: Recipe for a contextual
-// embedder, none for another.
-func recipeOf(e Embedder) string {
+// RecipeOf is the recipe e makes vectors by: Recipe for a contextual
+// embedder (the server's), none for another. A store is opened with it
+// (embedded.Options.Recipe, couchbase.Config.Recipe), so that what the
+// store records of its vectors is what the service makes.
+func RecipeOf(e Embedder) string {
 	if prevWords(e) > 0 {
 		return Recipe
 	}

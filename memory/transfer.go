@@ -175,7 +175,7 @@ type ImportResult struct {
 	Sessions   int  `json:"sessions"`          // sessions that received memories
 	Imported   int  `json:"imported"`          // memories stored
 	Skipped    int  `json:"skipped"`           // memories the store already held, identical
-	Reembedded int  `json:"reembedded"`        // memories embedded again (no vectors in the file, or another embedder's)
+	Reembedded int  `json:"reembedded"`        // memories embedded again (no vectors in the file, or another embedder's or recipe's)
 	DryRun     bool `json:"dry_run,omitempty"` // nothing was stored: the counts are what the import would do
 }
 
@@ -303,9 +303,9 @@ func errNoEmbedder(first Memory, id string) error {
 
 // keepsVectors says whether m is stored with the vectors of its file:
 // made by the store's embedder (id, dims) by the recipe of this service's
-// (recipeOf), else it is embedded again.
+// (RecipeOf), else it is embedded again.
 func (s *Service) keepsVectors(head ExportHeader, m Memory, id string, dims int) bool {
-	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims && head.Recipe == recipeOf(s.embedder)
+	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims && head.Recipe == RecipeOf(s.embedder)
 }
 
 func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult, progress func()) error {

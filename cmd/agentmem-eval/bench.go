@@ -126,7 +126,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	}
 	open := func() (*embedded.Store, *memory.Service, time.Duration, error) {
 		start := time.Now()
-		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), NoSync: true, Logger: e.log})
+		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.RecipeOf(emb), NoSync: true, Logger: e.log})
 		if err != nil {
 			return nil, nil, 0, err
 		}

@@ -208,7 +208,7 @@ func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEm
 	switch cfg.Store {
 	case "", "embedded":
 		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
-			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, Recipe: memory.Recipe, NoSync: cfg.NoSync, Logger: log,
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, Recipe: memory.Recipe, NoSync: cfg.NoSync, Logger: log, // every embedder is contextual here (memory.RecipeOf)
 		})
 	case "couchbase":
 		cb := cfg.Couchbase.Config()

@@ -190,9 +190,9 @@ type recipeStore string
 
 func (r recipeStore) Recipe() string { return string(r) }
 
-// A store whose memories were embedded by an earlier recipe is named at
-// open, with what to run; one of today's recipe, or one that records
-// none, is not.
+// A store whose memories were embedded by an earlier recipe (or one that
+// recorded none: before recipes) is named at open, with what to run; one
+// of today's recipe, or a store that keeps no recipe, is not.
 func TestWarnRecipe(t *testing.T) {
 	for _, c := range []struct {
 		st   any

@@ -24,15 +24,36 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	// a delete may remove a speaker's last turn (see speakers)
 	defer s.spk.drop(sel.Namespace)
+	var n int
+	var err error
 	switch {
 	case sel.All:
-		return s.deleteNamespace(ctx, sel.Namespace)
+		n, err = s.deleteNamespace(ctx, sel.Namespace)
 	case sel.SessionID != "":
-		return s.deleteSession(ctx, sel.Namespace, sel.SessionID)
+		n, err = s.deleteSession(ctx, sel.Namespace, sel.SessionID)
 	case len(sel.IDs) > 0:
-		return s.deleteIDs(ctx, sel.Namespace, sel.IDs)
+		n, err = s.deleteIDs(ctx, sel.Namespace, sel.IDs)
 	}
-	return 0, nil
+	if err == nil && n > 0 && s.embedder != "" && s.Recipe() != s.cfg.Recipe {
+		err = s.recordRecipeIfEmpty(ctx)
+	}
+	return n, err
+}
+
+// recordRecipeIfEmpty records the configured recipe when the collection
+// holds no memory any more: it holds no vectors of an earlier recipe, and
+// the memories it takes next are of this one.
+func (s *Store) recordRecipeIfEmpty(ctx context.Context) error {
+	empty, err := s.empty(ctx)
+	if err != nil || !empty {
+		return err
+	}
+	meta := metaDoc{Type: typeMeta, Embedder: s.embedder, Dims: s.dims, Recipe: s.cfg.Recipe, Updated: time.Now().UTC()}
+	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
+		return wrap(err, s.cfg, "recording the recipe in %s", s.cfg.keyspace())
+	}
+	s.setRecipe(s.cfg.Recipe)
+	return nil
 }
 
 func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, error) {

@@ -37,6 +37,7 @@ func OpenForReindex(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, fmt.Errorf("decoding the meta document %s of %s: %w", metaKey, cfg.keyspace(), err)
 		}
 		s.embedder, s.dims = meta.Embedder, meta.Dims
+		s.setRecipe(meta.Recipe)
 	case !errors.Is(err, gocb.ErrDocumentNotFound):
 		cluster.Close(nil)
 		return nil, wrap(err, cfg, "reading the store's meta document from %s", cfg.keyspace())

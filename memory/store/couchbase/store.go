@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/couchbase/gocb/v2"
@@ -23,7 +24,8 @@ type Store struct {
 	log      *slog.Logger
 	embedder string
 	dims     int
-	recipe   string // recorded in the meta document
+	recipeMu sync.Mutex
+	recipe   string // recorded in the meta document (setRecipe, Recipe)
 	written  tokens
 	spk      speakerCache // see speakers
 }
@@ -139,7 +141,8 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 		}
 		same := meta.Embedder == id && meta.Dims == dims
 		if same && (meta.Recipe == s.cfg.Recipe || id == "") {
-			s.embedder, s.dims, s.recipe = id, dims, meta.Recipe
+			s.embedder, s.dims = id, dims
+			s.setRecipe(meta.Recipe)
 			return nil
 		}
 		empty, err := s.empty(ctx)
@@ -150,7 +153,8 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 		case same && !empty:
 			// vectors of another recipe: the embedder's space, so they
 			// are searched as they are (Recipe says which)
-			s.embedder, s.dims, s.recipe = id, dims, meta.Recipe
+			s.embedder, s.dims = id, dims
+			s.setRecipe(meta.Recipe)
 			return nil
 		case !empty:
 			return fmt.Errorf("%w: %s holds vectors of %s, and this server is configured with %s; run `agentmem reindex` with the new embedder to re-embed every memory in place, or start with the old one",
@@ -171,13 +175,26 @@ func (s *Store) recordEmbedder(ctx context.Context, id string, dims int) error {
 	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
 		return wrap(err, s.cfg, "recording the embedder in %s", s.cfg.keyspace())
 	}
-	s.embedder, s.dims, s.recipe = id, dims, recipe
+	s.embedder, s.dims = id, dims
+	s.setRecipe(recipe)
 	return nil
 }
 
 // Recipe reports the recipe the stored vectors were made by (Config.Recipe;
 // "" in a collection made before recipes were recorded).
-func (s *Store) Recipe() string { return s.recipe }
+func (s *Store) Recipe() string {
+	s.recipeMu.Lock()
+	defer s.recipeMu.Unlock()
+	return s.recipe
+}
+
+// setRecipe sets what Recipe reports: a delete that empties the collection
+// records it while other calls run.
+func (s *Store) setRecipe(r string) {
+	s.recipeMu.Lock()
+	s.recipe = r
+	s.recipeMu.Unlock()
+}
 
 // empty reports whether the collection holds no memory, by a key range
 // scan that stops at the first memory key.

@@ -29,7 +29,8 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	var keys []string
 	var seq uint64
 	deleted := 0
-	emptied := false // the namespace holds no memory any more
+	emptied := false  // the namespace holds no memory any more
+	rerecord := false // nor the store: it records its recipe anew
 	var ids = map[string]bool{}
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
@@ -95,8 +96,17 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		if seq, err = s.journal(tx, keys, true); err != nil {
 			return err
 		}
-		if emptied = isEmpty(mem, sel.Namespace); emptied {
-			return forgetText(tx, sel.Namespace)
+		if emptied = isEmpty(mem, sel.Namespace); !emptied {
+			return nil
+		}
+		if err := forgetText(tx, sel.Namespace); err != nil {
+			return err
+		}
+		// a store left without memories holds no vectors of an earlier
+		// recipe: the memories it takes next are of this one
+		if first, _ := mem.Cursor().First(); first == nil && s.embedderID != "" && s.recipe != s.wantRecipe {
+			rerecord = true
+			return tx.Bucket(bucketMeta).Put(keyRecipe, []byte(s.wantRecipe))
 		}
 		return nil
 	})
@@ -105,6 +115,9 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	if deleted == 0 {
 		return 0, nil
+	}
+	if rerecord {
+		s.recipe = s.wantRecipe
 	}
 	s.seq = seq
 	if emptied {

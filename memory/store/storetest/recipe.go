@@ -61,11 +61,24 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	if got := recipe(st); got != "r2" {
 		t.Errorf("reopened after a reindex with r2, the store reports %q", got)
 	}
-	// emptied, a store holds no vectors of any recipe: the next open's is
-	// recorded
-	if _, err := s.service(t, st, emb).Forget(ctx, memory.ForgetRequest{All: true, Confirm: true}); err != nil {
+	st.Close()
+	// emptied, a store holds no vectors of an earlier recipe: the recipe
+	// it was opened with is recorded at once, for what it takes next
+	st, err = open(emb.ID(), emb.Dims(), false, "r3")
+	if err != nil {
 		t.Fatal(err)
 	}
+	if got := recipe(st); got != "r2" {
+		t.Errorf("a store of memories made by r2, opened with r3, reports %q", got)
+	}
+	svc := s.service(t, st, emb)
+	if _, err := svc.Forget(ctx, memory.ForgetRequest{All: true, Confirm: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recipe(st); got != "r3" {
+		t.Errorf("emptied by a forget, a store opened with r3 reports %q", got)
+	}
+	remember(t, svc, "", "s2", "2023-05-08", "the boat is blue. It sleeps four.")
 	st.Close()
 	st, err = open(emb.ID(), emb.Dims(), false, "r3")
 	if err != nil {
@@ -73,7 +86,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	}
 	defer st.Close()
 	if got := recipe(st); got != "r3" {
-		t.Errorf("an emptied store opened with r3 reports %q", got)
+		t.Errorf("refilled after a forget and reopened with r3, the store reports %q", got)
 	}
 }
 
