@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -155,4 +156,43 @@ func TestContextualVectorsOnEveryPath(t *testing.T) {
 			t.Errorf("reindex embedded\n%q\nwant\n%q", got, want)
 		}
 	})
+}
+
+// An import that embeds a session stored in two parts embeds each turn
+// with the end of the turn before it, read from the store for the first
+// turn of the second part, as remember does.
+func TestContextualImportInParts(t *testing.T) {
+	src := open(t, nil)
+	if _, err := src.Remember(bg, contextualSession); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(export(t, src, memory.ExportOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("export of 3 turns has %d lines", len(lines))
+	}
+	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+	ctxl := memory.Contextual(rec)
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dst, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	for _, part := range [][]string{lines[1:2], lines[2:]} {
+		file := lines[0] + "\n" + strings.Join(part, "\n") + "\n"
+		if _, err := dst.Import(bg, textOpener(file), memory.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := rec.seen(), wantContextual(); !slices.Equal(got, want) {
+		t.Errorf("an import in two parts embedded\n%q\nwant\n%q", got, want)
+	}
 }

@@ -342,7 +342,13 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		if s.embedder == nil || s.embedder.ID() != id {
 			return errNoEmbedder(first, id)
 		}
-		if err := s.embed(ctx, embed, ms); err != nil {
+		// the turn before each, from the file or, for a session part of
+		// which is stored already, from the store (as remember reads it)
+		have, err := s.store.Session(ctx, first.Namespace, first.SessionID)
+		if err != nil {
+			return fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
+		}
+		if err := s.embed(ctx, embed, append(have, ms...)); err != nil {
 			return err
 		}
 		for j, at := range embedAt {
