@@ -30,7 +30,7 @@ func open(t testing.TB, emb memory.Embedder) *memory.Service {
 	if emb != nil {
 		id, dims = emb.ID(), emb.Dims()
 	}
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: id, Dims: dims, NoSync: true})
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: id, Dims: dims, Recipe: memory.RecipeOf(emb), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,19 +397,7 @@ func hitsString(r memory.RecallResult) string {
 // turn) again, so that the store's recorded recipe stays true.
 func TestImportReembedsAnotherRecipe(t *testing.T) {
 	emb := memory.Contextual(&fake.Embedder{Name: "recipe"})
-	openRecipe := func(t *testing.T) *memory.Service {
-		st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.Recipe, NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Now: func() time.Time { return clock }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return svc
-	}
-	src := openRecipe(t)
+	src := open(t, emb)
 	if _, err := src.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: []memory.Message{
 		{Role: "user", Speaker: "Sam", Content: "I went kayaking. The lake was calm. We had fun."}}}); err != nil {
 		t.Fatal(err)
@@ -440,7 +428,7 @@ func TestImportReembedsAnotherRecipe(t *testing.T) {
 		reembedded int
 	}{{"this recipe's", string(raw), 0}, {"an earlier recipe's", oldFile, 1}} {
 		t.Run(c.name, func(t *testing.T) {
-			dst := openRecipe(t)
+			dst := open(t, emb)
 			res, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)

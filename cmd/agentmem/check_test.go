@@ -120,12 +120,7 @@ func TestOpenFailureSaidOnce(t *testing.T) {
 // anew, with a warning: the command works, and embeds as it would have.
 func TestDamagedEmbeddingCache(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	run := builtinIn(t, dir)
 	if out, err := run("remember", "Pixel the greyhound likes carrots."); err != nil {
 		t.Fatalf("remember: %v\n%s", err, out)
 	}
@@ -212,12 +207,7 @@ func agentmemIn(t *testing.T, dir string, args ...string) (string, int) {
 // a reindex ends both.
 func TestEarlierRecipeUntilReindex(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	run := builtinIn(t, dir)
 	if out, err := run("remember", "--speaker", "John", "Hey Maria! I started kickboxing last month. My knees hurt though."); err != nil {
 		t.Fatalf("remember: %v\n%s", err, out)
 	}
@@ -246,5 +236,15 @@ func TestEarlierRecipeUntilReindex(t *testing.T) {
 		if out, err := run(args...); err != nil || strings.Contains(out, "earlier agentmem") {
 			t.Errorf("%s after reindex: %v\n%s", args[0], err, out)
 		}
+	}
+}
+
+// builtinIn runs agentmem with its default (built-in) embedder on dir.
+func builtinIn(t *testing.T, dir string) func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
+		cmd := exec.Command(binary(t), append([]string{"--data-dir", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
 	}
 }
