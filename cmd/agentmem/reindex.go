@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,9 +82,14 @@ func (c reindexCmd) Run(e *env) error {
 		from, dims := st.Embedder()
 		to := "none"
 		if emb != nil {
-			to = fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dims())
+			to = fmt.Sprintf("%s (%d dimensions, recipe %s)", emb.ID(), emb.Dims(), memory.RecipeOf(emb))
 		}
-		e.log.Info("reindexing", "from", fmt.Sprintf("%s (%d dimensions)", from, dims), "to", to)
+		if r, ok := st.(interface{ Recipe() string }); ok && from != "" {
+			from = fmt.Sprintf("%s (%d dimensions, recipe %s)", from, dims, cmp.Or(r.Recipe(), "none recorded"))
+		} else {
+			from = fmt.Sprintf("%s (%d dimensions)", from, dims)
+		}
+		e.log.Info("reindexing", "from", from, "to", to)
 		progress, end := progressLine("reindexed: memories")
 		err = memory.Reindex(e.ctx, st, emb, progress)
 		end()
