@@ -157,15 +157,36 @@ func addSentenceWindows(ctx context.Context, e Embedder, ms []Memory) error {
 }
 
 // mean returns the mean of vs (of one length), normalised, as a new
-// vector (vs[0] itself when it is the only one).
+// vector (vs[0] itself when it is the only one; the zero vector when they
+// cancel out).
 func mean(vs [][]float32) []float32 {
 	if len(vs) == 1 {
 		return vs[0]
 	}
+	ws := make([]float64, len(vs))
+	for i := range ws {
+		ws[i] = 1
+	}
+	if out, ok := combine(ws, vs...); ok {
+		return out
+	}
+	return make([]float32, len(vs[0]))
+}
+
+// blend returns share*s + (1-share)*w, normalised, as a new vector; false
+// when it has no direction (two unit vectors blend to a length of 0.2 or
+// more, so only vectors that are not give less).
+func blend(s, w []float32, share float64) ([]float32, bool) {
+	return combine([]float64{share, 1 - share}, s, w)
+}
+
+// combine returns the sum of vs (of one length) weighted by ws, normalised,
+// as a new vector; false when it has no direction.
+func combine(ws []float64, vs ...[]float32) ([]float32, bool) {
 	sum := make([]float64, len(vs[0]))
-	for _, v := range vs {
+	for j, v := range vs {
 		for i, x := range v {
-			sum[i] += float64(x)
+			sum[i] += ws[j] * float64(x)
 		}
 	}
 	var n float64
@@ -173,32 +194,12 @@ func mean(vs [][]float32) []float32 {
 		n += x * x
 	}
 	n = math.Sqrt(n)
-	out := make([]float32, len(sum))
-	for i, x := range sum {
-		if n > 0 {
-			out[i] = float32(x / n)
-		}
-	}
-	return out
-}
-
-// blend returns share*s + (1-share)*w, normalised, as a new vector; false
-// when it has no direction (two unit vectors blend to a length of 0.2 or
-// more, so only vectors that are not give less).
-func blend(s, w []float32, share float64) ([]float32, bool) {
-	out := make([]float32, len(s))
-	var sum float64
-	for i := range s {
-		x := share*float64(s[i]) + (1-share)*float64(w[i])
-		out[i] = float32(x)
-		sum += x * x
-	}
-	n := math.Sqrt(sum)
 	if !(n > 1e-6) || math.IsInf(n, 0) {
 		return nil, false
 	}
-	for i := range out {
-		out[i] = float32(float64(out[i]) / n)
+	out := make([]float32, len(sum))
+	for i, x := range sum {
+		out[i] = float32(x / n)
 	}
 	return out, true
 }
