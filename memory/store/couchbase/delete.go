@@ -48,12 +48,7 @@ func (s *Store) recordRecipeIfEmpty(ctx context.Context) error {
 	if err != nil || !empty {
 		return err
 	}
-	meta := metaDoc{Type: typeMeta, Embedder: s.embedder, Dims: s.dims, Recipe: s.cfg.Recipe, Updated: time.Now().UTC()}
-	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
-		return wrap(err, s.cfg, "recording the recipe in %s", s.cfg.keyspace())
-	}
-	s.setRecipe(s.cfg.Recipe)
-	return nil
+	return s.putMeta(ctx, s.embedder, s.dims)
 }
 
 func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, error) {

@@ -167,15 +167,25 @@ func (s *Store) adopt(ctx context.Context, id string, dims int) error {
 // recordEmbedder records the embedder (id, dims) and, with an embedder,
 // the configured recipe in the meta document.
 func (s *Store) recordEmbedder(ctx context.Context, id string, dims int) error {
+	if err := s.putMeta(ctx, id, dims); err != nil {
+		return err
+	}
+	s.embedder, s.dims = id, dims
+	return nil
+}
+
+// putMeta writes the meta document of the embedder (id, dims) and, with
+// one, the configured recipe (no vectors, no recipe), which Recipe then
+// reports.
+func (s *Store) putMeta(ctx context.Context, id string, dims int) error {
 	recipe := s.cfg.Recipe
 	if id == "" {
-		recipe = "" // no vectors, no recipe
+		recipe = ""
 	}
 	meta := metaDoc{Type: typeMeta, Embedder: id, Dims: dims, Recipe: recipe, Updated: time.Now().UTC()}
 	if _, err := s.coll.Upsert(metaKey, meta, &gocb.UpsertOptions{Context: ctx}); err != nil {
 		return wrap(err, s.cfg, "recording the embedder in %s", s.cfg.keyspace())
 	}
-	s.embedder, s.dims = id, dims
 	s.setRecipe(recipe)
 	return nil
 }

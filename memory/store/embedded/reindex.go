@@ -76,12 +76,10 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 			progress(start+len(chunk), len(keys))
 		}
 	}
-	recipe := s.wantRecipe
-	if id == "" {
-		recipe = "" // no vectors, no recipe
-	}
-	if err := s.update(func(tx *bolt.Tx) error {
-		return putMeta(tx.Bucket(bucketMeta), id, dims, recipe)
+	var recipe string
+	if err := s.update(func(tx *bolt.Tx) (err error) {
+		recipe, err = putMeta(tx.Bucket(bucketMeta), id, dims, s.wantRecipe)
+		return err
 	}); err != nil {
 		return err
 	}

@@ -159,10 +159,9 @@ func (s *Store) init(ctx context.Context, opts Options) error {
 			if err := meta.Put(keyMarker, []byte("1")); err != nil {
 				return err
 			}
-			if opts.EmbedderID != "" { // no vectors, no recipe
-				s.recipe = opts.Recipe
-			}
-			return putMeta(meta, opts.EmbedderID, opts.Dims, s.recipe)
+			var err error
+			s.recipe, err = putMeta(meta, opts.EmbedderID, opts.Dims, opts.Recipe)
+			return err
 		}
 		s.embedderID, s.dims, s.recipe = storedID, storedDims, string(meta.Get(keyRecipe))
 		return nil
@@ -203,14 +202,19 @@ func describe(id string, dims int) string {
 	return fmt.Sprintf("%s (%d dimensions)", id, dims)
 }
 
-func putMeta(meta *bolt.Bucket, id string, dims int, recipe string) error {
+// putMeta records the embedder (id, dims) and, with one, recipe (no
+// vectors, no recipe); it returns the recipe recorded.
+func putMeta(meta *bolt.Bucket, id string, dims int, recipe string) (string, error) {
+	if id == "" {
+		recipe = ""
+	}
 	if err := meta.Put(keyEmbedder, []byte(id)); err != nil {
-		return err
+		return "", err
 	}
 	if err := meta.Put(keyRecipe, []byte(recipe)); err != nil {
-		return err
+		return "", err
 	}
-	return meta.Put(keyDims, []byte(strconv.Itoa(dims)))
+	return recipe, meta.Put(keyDims, []byte(strconv.Itoa(dims)))
 }
 
 // Recipe reports the recipe the stored vectors were made by (Options.Recipe;
