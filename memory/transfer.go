@@ -230,13 +230,14 @@ type lined struct {
 }
 
 // plan compares a session from a file with the store: it returns how many
-// of its memories are new, and which of them (by index); a memory held
-// with other content is a *LineError.
-func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, error) {
+// of its memories are new, which of them (by index), and the session's
+// memories the store holds; a memory held with other content is a
+// *LineError.
+func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, []Memory, error) {
 	first := sess[0].m
 	have, err := s.store.Session(ctx, first.Namespace, first.SessionID)
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
+		return 0, nil, nil, fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
 	}
 	byID := make(map[string]Memory, len(have))
 	byKey := map[string]string{}
@@ -252,22 +253,22 @@ func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, error) {
 		m := l.m
 		if old, ok := byID[m.ID]; ok {
 			if old.Hash != m.Hash || old.Text != m.Text || old.Key != m.Key || !old.SessionDate.Equal(m.SessionDate) {
-				return 0, nil, &LineError{l.line, "id", fmt.Sprintf("memory %s of session %s in namespace %s is already stored with other content; nothing was imported (forget that session first to replace it)", m.ID, m.SessionID, m.Namespace)}
+				return 0, nil, nil, &LineError{l.line, "id", fmt.Sprintf("memory %s of session %s in namespace %s is already stored with other content; nothing was imported (forget that session first to replace it)", m.ID, m.SessionID, m.Namespace)}
 			}
 			continue
 		}
 		if m.Key != "" && byKey[m.Key] != "" {
-			return 0, nil, &LineError{l.line, "key", fmt.Sprintf("%q is already the key of memory %s in session %s of namespace %s; nothing was imported", m.Key, byKey[m.Key], m.SessionID, m.Namespace)}
+			return 0, nil, nil, &LineError{l.line, "key", fmt.Sprintf("%q is already the key of memory %s in session %s of namespace %s; nothing was imported", m.Key, byKey[m.Key], m.SessionID, m.Namespace)}
 		}
 		fresh[i] = true
 		n++
 	}
-	return n, fresh, nil
+	return n, fresh, have, nil
 }
 
 // wouldImport adds to res what importing sess would do.
 func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult) error {
-	n, fresh, err := s.planned(ctx, sess, res)
+	n, fresh, _, err := s.planned(ctx, sess, res)
 	if err != nil || n == 0 {
 		return err
 	}
@@ -289,12 +290,12 @@ func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lin
 
 // planned is plan's answer for sess, its turns already stored counted in
 // res.Skipped.
-func (s *Service) planned(ctx context.Context, sess []lined, res *ImportResult) (n int, fresh []bool, err error) {
-	n, fresh, err = s.plan(ctx, sess)
+func (s *Service) planned(ctx context.Context, sess []lined, res *ImportResult) (n int, fresh []bool, have []Memory, err error) {
+	n, fresh, have, err = s.plan(ctx, sess)
 	if err == nil {
 		res.Skipped += len(sess) - n
 	}
-	return n, fresh, err
+	return n, fresh, have, err
 }
 
 func errNoEmbedder(first Memory, id string) error {
@@ -313,7 +314,7 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 	mu := s.sessionLock(first.Namespace, first.SessionID)
 	mu.Lock()
 	defer mu.Unlock()
-	n, fresh, err := s.planned(ctx, sess, res)
+	n, fresh, have, err := s.planned(ctx, sess, res)
 	if err != nil || n == 0 {
 		return err
 	}
@@ -344,10 +345,6 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		}
 		// the turn before each, from the file or, for a session part of
 		// which is stored already, from the store (as remember reads it)
-		have, err := s.store.Session(ctx, first.Namespace, first.SessionID)
-		if err != nil {
-			return fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
-		}
 		if err := s.embed(ctx, embed, append(have, ms...)); err != nil {
 			return err
 		}
