@@ -86,7 +86,7 @@ func sentenceInputs(e Embedder, m Memory) []string {
 // keeping the first MaxSentences parts that hold a letter or a digit. A
 // longer text gives none.
 func sentences(text string) []string {
-	if len(strings.Fields(text)) > SentenceTurnWords {
+	if moreWords(text, SentenceTurnWords) {
 		return nil
 	}
 	var out []string
@@ -109,6 +109,24 @@ func sentences(text string) []string {
 	}
 	add(text[start:])
 	return out
+}
+
+// moreWords reports whether text holds more than n words (as
+// strings.Fields splits them), reading only as far as word n+1.
+func moreWords(text string, n int) bool {
+	words, in := 0, false
+	for _, r := range text {
+		switch space := unicode.IsSpace(r); {
+		case space:
+			in = false
+		case !in:
+			in = true
+			if words++; words > n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // addSentenceWindows appends to each memory of ms its sentence windows

@@ -182,3 +182,14 @@ func TestBlendRefusesWhatItCannotNormalise(t *testing.T) {
 		t.Errorf("blend of two unit vectors = %v, %v", v, ok)
 	}
 }
+
+// moreWords counts words as strings.Fields does.
+func TestMoreWords(t *testing.T) {
+	for _, text := range []string{"", " ", "one", " one  two\tthree\n", "a\u00a0b c", strings.Repeat("w ", 81), strings.Repeat("w ", 80), "é è\u2028x"} {
+		for _, n := range []int{0, 1, 2, 3, 80} {
+			if got, want := moreWords(text, n), len(strings.Fields(text)) > n; got != want {
+				t.Errorf("moreWords(%q, %d) = %v, want %v", text, n, got, want)
+			}
+		}
+	}
+}
