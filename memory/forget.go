@@ -49,6 +49,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		if err := validName("session_id", req.SessionID, maxSessionID); err != nil {
 			return ForgetResult{}, err
 		}
+		if req.SessionID, err = s.ResolveSession(ctx, "session_id", ns, req.SessionID); err != nil {
+			return ForgetResult{}, err
+		}
 	}
 	if req.All && !req.Confirm {
 		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}

@@ -251,6 +251,9 @@ func (s *Service) Session(ctx context.Context, namespace, sessionID string) ([]M
 	if err := validName("session_id", sessionID, maxSessionID); err != nil {
 		return nil, err
 	}
+	if sessionID, err = s.ResolveSession(ctx, "session_id", ns, sessionID); err != nil {
+		return nil, err
+	}
 	ms, err := s.store.Session(ctx, ns, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("reading session %s of namespace %s: %w", sessionID, ns, err)

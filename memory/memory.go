@@ -63,9 +63,10 @@ func turnHash(role, speaker, text string, ts *time.Time) string {
 
 // Header is the line that introduces a memory in a prompt:
 // "[2023-05-07 Sun · session s-may · user]". The session date comes first
-// because a model resolves "yesterday" in the text against it.
+// because a model resolves "yesterday" in the text against it; a session
+// whose id is a UUID is named by its start (ShortSession).
 func (m Memory) Header() string {
-	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), m.SessionID, m.who())
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), ShortSession(m.SessionID), m.who())
 }
 
 // who names the speaker: "Caroline (user)", or the role alone.

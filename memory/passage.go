@@ -110,7 +110,7 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 
 func (p Passage) header() string {
 	m := p.Memories[0]
-	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format(dayFormat), m.SessionID)
+	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format(dayFormat), ShortSession(m.SessionID))
 }
 
 // newDay tells whether Memories[i] was said on another day than the turn

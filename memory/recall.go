@@ -217,8 +217,12 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if err != nil {
 		return Query{}, "", err
 	}
-	if req.SessionID != "" {
-		if err := validName("session_id", req.SessionID, maxSessionID); err != nil {
+	session := req.SessionID
+	if session != "" {
+		if err := validName("session_id", session, maxSessionID); err != nil {
+			return Query{}, "", err
+		}
+		if session, err = s.ResolveSession(ctx, "session_id", ns, session); err != nil {
 			return Query{}, "", err
 		}
 	}
@@ -236,7 +240,7 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	q := Query{
 		Namespace: ns,
 		Text:      text,
-		SessionID: req.SessionID,
+		SessionID: session,
 		K:         k,
 		Pool:      req.Pool,
 		Fusion:    fusion,

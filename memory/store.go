@@ -33,6 +33,10 @@ type Store interface {
 	// Sessions lists the sessions of a namespace, newest first, one page
 	// at a time (see PageSessions, which every store uses to cut pages).
 	Sessions(ctx context.Context, namespace string, f SessionFilter) (SessionPage, error)
+	// SessionIDs returns the ids of a namespace's sessions that start with
+	// prefix, in byte order, at most limit of them: how a session shown by
+	// the start of its id is found (see ShortSession).
+	SessionIDs(ctx context.Context, namespace, prefix string, limit int) ([]string, error)
 	// Export calls fn with every memory of namespace ("" for all), ordered
 	// by namespace, session and turn, with its vectors when vectors is
 	// set. It streams: a store never holds more than a batch in memory.

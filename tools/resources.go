@@ -103,7 +103,7 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 		return jsonContents(req.Params.URI, page)
 	})
 	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionURI, "session",
-		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date."),
+		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date. session_id may be the first 8 characters a recall shows of an id that is a UUID."),
 		mcp.WithTemplateMIMEType(spec.MIMETranscript),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		a, err := sessionArgs(req.Params.URI)
@@ -194,7 +194,8 @@ func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID s
 	if err != nil {
 		return spec.Transcript{}, err
 	}
-	tr := spec.Transcript{Namespace: namespace, SessionID: sessionID, Date: stamp(ms[0].SessionDate), Turns: make([]spec.Turn, len(ms))}
+	// the session's own id: the argument may be its start (ShortSession)
+	tr := spec.Transcript{Namespace: namespace, SessionID: ms[0].SessionID, Date: stamp(ms[0].SessionDate), Turns: make([]spec.Turn, len(ms))}
 	for i, m := range ms {
 		t := spec.Turn{ID: m.ID, Turn: m.Turn, Role: m.Role, Speaker: m.Speaker, Text: m.Text, SessionDate: stamp(m.SessionDate)}
 		if m.Timestamp != nil {

@@ -51,7 +51,7 @@ type RecallArgs struct {
 	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
 	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return; with excerpts (the default) more may follow, in the space the excerpts save. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
-	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session." schema:"maxLength=256,pattern=name"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session: its id, or the first 8 characters a recall shows of an id that is a UUID." schema:"maxLength=256,pattern=name"`
 	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
 	Before    string   `json:"before,omitempty" jsonschema:"Only sessions on or before this date (a bare date includes that whole day). Not set by default: memories are never hidden for being recent." schema:"maxLength=64"`
 	Order     string   `json:"order,omitempty" jsonschema:"Order of the returned memories: relevance (default, best first), chronological (oldest first) or recency (newest first). The choice of memories is always by relevance." schema:"enum=relevance|chronological|recency"`
@@ -142,7 +142,7 @@ type Today struct {
 // SessionID and All.
 type ForgetArgs struct {
 	IDs       []string `json:"ids,omitempty" jsonschema:"Memory ids to delete, as recall returns them." schema:"maxItems=1000,items.minLength=1,items.maxLength=400"`
-	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session." schema:"maxLength=256,pattern=name"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session: its id, or the first 8 characters a recall shows of an id that is a UUID (refused when they start several)." schema:"maxLength=256,pattern=name"`
 	All       bool     `json:"all,omitempty" jsonschema:"Delete every memory of the namespace; needs confirm=true."`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"Must be true with all=true."`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space. Default: the server's namespace." schema:"maxLength=128,pattern=name"`

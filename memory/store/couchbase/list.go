@@ -25,6 +25,45 @@ func (s *Store) manifests(ctx context.Context, ns string) ([]sessionDoc, error) 
 	if ns != "" {
 		prefix = nsPrefix(kindSess, ns)
 	}
+	return s.scanManifests(ctx, ns, prefix)
+}
+
+// SessionIDs returns the ids of ns's sessions that start with prefix, in
+// byte order, at most limit: a range scan of the manifests whose keys
+// start with it, and one of those whose keys are digests of their ids
+// (ids too long for a key, or unusual ones: see key), which are few.
+func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
+	base := nsPrefix(kindSess, ns)
+	// a digested id's key part ("#" and hex) is no id's start: those are
+	// read whole, and a name only its digest can key is found only there
+	scans := []string{base + "#"}
+	switch {
+	case prefix == "":
+		scans = []string{base}
+	case plain(prefix) && !strings.HasPrefix(prefix, "#"):
+		scans = append(scans, base+prefix)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, kp := range scans {
+		mans, err := s.scanManifests(ctx, ns, kp)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range mans {
+			if strings.HasPrefix(d.Session, prefix) && !seen[d.Session] {
+				seen[d.Session] = true
+				out = append(out, d.Session)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), limit)], nil
+}
+
+// scanManifests returns the session manifests of namespace ns ("" for
+// all) whose keys start with prefix, sorted by namespace and session.
+func (s *Store) scanManifests(ctx context.Context, ns, prefix string) ([]sessionDoc, error) {
 	res, err := s.coll.Scan(gocb.NewRangeScanForPrefix(prefix), &gocb.ScanOptions{
 		Context: ctx, ConsistentWith: s.written.state(time.Now()),
 	})

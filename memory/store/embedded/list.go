@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"math"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -110,6 +111,34 @@ func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter)
 		return memory.SessionPage{}, err
 	}
 	return memory.PageSessions(all, f)
+}
+
+// SessionIDs returns the ids of ns's sessions that start with prefix, in
+// byte order, at most limit: a seek to the first and one past each.
+func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
+	var out []string
+	err := s.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketSession).Cursor()
+		start := []byte(ns + "\x1f" + prefix)
+		for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start) && len(out) < limit; {
+			_, sess, ok := parseSessionKey(k)
+			if !ok { // as sessionsOf: not a session's key
+				k, _ = c.Next()
+				continue
+			}
+			out = append(out, sess)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			// past the session's last turn
+			last := sessionKey(ns, sess, math.MaxUint32)
+			if k, _ = c.Seek(last); bytes.Equal(k, last) {
+				k, _ = c.Next()
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Export hands out every memory of ns ("" for all) in namespace, session

@@ -47,6 +47,7 @@ func RunKeyValue(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("AllOrNothing", s.allOrNothing)
 	t.Run("PutAllOrNothing", s.putAllOrNothing)
 	t.Run("SessionInOrder", s.sessionInOrder)
+	t.Run("SessionIDs", s.sessionIDs)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), true) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
@@ -79,6 +80,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("FiltersAndOrder", s.filtersAndOrder)
 	t.Run("FiltersDoNotScore", s.filtersDoNotScore)
 	t.Run("SessionInOrder", s.sessionInOrder)
+	t.Run("SessionIDs", s.sessionIDs)
 	t.Run("RePutReplaces", s.rePutReplaces)
 	t.Run("SearchSeesLastWrite", s.searchSeesLastWrite)
 	t.Run("SpeakerInVector", s.speakerInVector)

@@ -1,0 +1,58 @@
+package memory_test
+
+import (
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+)
+
+func TestShortSession(t *testing.T) {
+	for id, want := range map[string]string{
+		"5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6f":  "5f0b8a2e",
+		"5F0B8A2E-3C1D-4E7A-9B6F-1A2B3C4D5E6F":  "5F0B8A2E",
+		"5f0b8a2e3c1d4e7a9b6f1a2b3c4d5e6f":      "5f0b8a2e3c1d4e7a9b6f1a2b3c4d5e6f", // not the canonical form
+		"5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6g":  "5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6g",
+		"5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6f0": "5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6f0",
+		"session_1":                             "session_1",
+		"s-may":                                 "s-may",
+	} {
+		if got := memory.ShortSession(id); got != want {
+			t.Errorf("ShortSession(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// A recall's text shows a UUID session by its start, and a recall asked
+// for that start searches that session.
+func TestRecallShowsAndTakesShortSessions(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "short"})
+	const a, b = "0b7c1d2e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+	for _, id := range []string{a, b} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: "we talked about the sailing trip to Maine"}, {Role: "assistant", Content: "the boat leaves in August"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	if strings.Contains(text, a) || strings.Contains(text, b) || !strings.Contains(text, "session 0b7c1d2e]") || !strings.Contains(text, "session 9a8b7c6d]") {
+		t.Errorf("the text shows the sessions' ids otherwise than by their starts:\n%s", text)
+	}
+	only, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 4, SessionID: "9a8b7c6d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(only.Hits) != 2 {
+		t.Fatalf("recall in session 9a8b7c6d: %d hits, want its 2 turns", len(only.Hits))
+	}
+	for _, h := range only.Hits {
+		if h.Memory.SessionID != b {
+			t.Errorf("recall in session 9a8b7c6d returned a memory of %s", h.Memory.SessionID)
+		}
+	}
+}
