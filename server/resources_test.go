@@ -39,6 +39,8 @@ func TestResourcesCompletionsAndLogging(t *testing.T) {
 	remember("alice", "chat/2023:05", "2023-05-08", spec.Message{Role: "user", Speaker: "Alice", Content: "I went to the Nordstrom sale yesterday."}, spec.Message{Role: "assistant", Content: "Did you buy anything?"})
 	remember("alice", "s-june", "2023-06-02", spec.Message{Role: "user", Content: "My daughter plays the violin."})
 	remember("bob", "b1", "2023-01-15", spec.Message{Role: "user", Content: "I adopted a cat."})
+	const uuid = "01680260-06c8-4eee-9979-fbed74082f77" // a host's session id
+	remember("bob", uuid, "2023-01-16", spec.Message{Role: "user", Content: "The cat is called Miso."})
 	for i := range 120 {
 		remember("many", fmt.Sprintf("m%03d", i), fmt.Sprintf("2022-01-01T00:%02d:%02dZ", i/60, i%60), spec.Message{Role: "user", Content: fmt.Sprintf("note %d", i)})
 	}
@@ -60,8 +62,8 @@ func TestResourcesCompletionsAndLogging(t *testing.T) {
 	for _, r := range all {
 		uris = append(uris, r.URI)
 	}
-	if len(uris) != 1+3+120 || len(slices.Compact(slices.Sorted(slices.Values(uris)))) != len(uris) {
-		t.Fatalf("resources/list over every page: %d resources, want 124 distinct", len(uris))
+	if len(uris) != 1+4+120 || len(slices.Compact(slices.Sorted(slices.Values(uris)))) != len(uris) {
+		t.Fatalf("resources/list over every page: %d resources, want 125 distinct", len(uris))
 	}
 	want := "agentmem://alice/sessions/chat%2F2023%3A05"
 	if !slices.Contains(uris, want) {
@@ -75,6 +77,10 @@ func TestResourcesCompletionsAndLogging(t *testing.T) {
 	nordstrom, anything := strings.Index(text, "Nordstrom"), strings.Index(text, "Did you buy anything?")
 	if !strings.HasPrefix(text, "# Session chat/2023:05\n") || !strings.Contains(text, "Monday 8 May 2023") || !strings.Contains(text, "**Alice (user)**") || nordstrom < 0 || anything < nordstrom {
 		t.Errorf("transcript =\n%s", text)
+	}
+	// a session whose id is a UUID, read by the start a recall shows of it
+	if text, err := c.ReadResource(ctx, "agentmem://bob/sessions/01680260"); err != nil || !strings.HasPrefix(text, "# Session "+uuid+"\n") || !strings.Contains(text, "Miso") {
+		t.Errorf("reading session %s by its start: %v\n%s", uuid, err, text)
 	}
 	if _, err := c.ReadResource(ctx, "agentmem://alice/sessions/nope"); err == nil || !strings.Contains(err.Error(), `session "nope" not found in namespace "alice"`) || strings.Contains(err.Error(), "internal error") {
 		t.Errorf("reading a session that does not exist: %v", err)
