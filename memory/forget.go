@@ -18,6 +18,9 @@ type ForgetRequest struct {
 // ForgetResult says what was deleted.
 type ForgetResult struct {
 	Namespace string `json:"namespace"`
+	// SessionID is the session deleted, when the request named one that
+	// held memories: its whole id, also when it was named by its start.
+	SessionID string `json:"session_id,omitempty"`
 	Deleted   int    `json:"deleted"`
 }
 
@@ -60,5 +63,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}
-	return ForgetResult{Namespace: ns, Deleted: n}, nil
+	res := ForgetResult{Namespace: ns, Deleted: n}
+	if n > 0 {
+		res.SessionID = req.SessionID // "" unless a session was named
+	}
+	return res, nil
 }

@@ -65,8 +65,11 @@ func turnHash(role, speaker, text string, ts *time.Time) string {
 // "[2023-05-07 Sun · session s-may · user]". The session date comes first
 // because a model resolves "yesterday" in the text against it; a session
 // whose id is a UUID is named by its start (ShortSession).
-func (m Memory) Header() string {
-	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), ShortSession(m.SessionID), m.who())
+func (m Memory) Header() string { return m.header(ShortSession(m.SessionID)) }
+
+// header is Header with the session named as label.
+func (m Memory) header(label string) string {
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), label, m.who())
 }
 
 // who names the speaker: "Caroline (user)", or the role alone.

@@ -32,6 +32,17 @@ type Passage struct {
 	// Excerpt[i], when not "", is what is shown of Memories[i]: the part of
 	// a long memory that best matches the query (see excerpt).
 	Excerpt []string
+	// Label is the session's id as the header shows it ("": ShortSession's;
+	// Recall sets the start that names no other session: see labels).
+	Label string
+}
+
+// label is the session's id as p's header shows it.
+func (p Passage) label() string {
+	if p.Label != "" {
+		return p.Label
+	}
+	return ShortSession(p.Memories[0].SessionID)
 }
 
 // Text renders passages for a prompt: each introduced by its session's date
@@ -88,7 +99,7 @@ const gap = "…"
 // render writes p with show(i) as what is shown of Memories[i].
 func (p Passage) render(b *strings.Builder, show func(i int) string) {
 	if len(p.Memories) == 1 {
-		b.WriteString(p.Memories[0].Header())
+		b.WriteString(p.Memories[0].header(p.label()))
 		b.WriteString("\n" + indent)
 		b.WriteString(show(0))
 		return
@@ -110,7 +121,7 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 
 func (p Passage) header() string {
 	m := p.Memories[0]
-	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format(dayFormat), ShortSession(m.SessionID))
+	return fmt.Sprintf("[%s · session %s]", m.SessionDate.Format(dayFormat), p.label())
 }
 
 // newDay tells whether Memories[i] was said on another day than the turn

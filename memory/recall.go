@@ -147,6 +147,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		}
 	}
 	ps := group(hits, turns, budget, req.Excerpt, want)
+	if err := s.labels(ctx, q.Namespace, ps); err != nil {
+		return RecallResult{}, err
+	}
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned

@@ -79,6 +79,12 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		return RememberResult{}, err
 	}
 	given, sessionID, err := s.sessionOf(req, turns)
+	if err == nil && req.SessionID != "" {
+		// the start of a UUID a recall showed adds to that session, as
+		// every argument naming a session takes it; an id no session has
+		// starts one
+		sessionID, err = s.ResolveSession(ctx, "session_id", ns, sessionID)
+	}
 	if err != nil {
 		return RememberResult{}, err
 	}

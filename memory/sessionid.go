@@ -5,19 +5,25 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// ShortSessionLen is how many characters of a session id that is a UUID
+// ShortSessionLen is the fewest characters of a session id that is a UUID
 // the text of a recall shows. Hosts name their sessions by UUIDs (Claude
-// Code, Codex, ChatGPT and Claude.ai exports), and a UUID costs about 36
-// tokens to a model (o200k), more than a short turn: shown whole in every
-// passage header it would take a third of a recall's text. Its first 8
-// hex digits cost 4 to 5 and, with the session's date beside them, name
-// it; every argument that names a session accepts them (ResolveSession).
+// Code, Codex, ChatGPT and Claude.ai exports), and a UUID costs a model
+// 19 to 36 tokens (o200k: digits cost less than letters), about what a
+// short turn does: shown whole in every passage header it would take a
+// fifth or more of a recall's text. Its first 8 characters cost 3 to 5
+// and, with the session's date beside them, name it; every argument that
+// names a session takes them (ResolveSession). Where they start another
+// session's id of the namespace too (UUIDv7 ids begin with a timestamp,
+// so sessions started within a minute share them), a recall shows more of
+// the id, as git shortens commit ids (see labels).
 const ShortSessionLen = 8
 
-// ShortSession is the id a recall's text shows for session id: the first
-// ShortSessionLen characters of a UUID, any other id whole.
+// ShortSession is the id a header shows for session id at the least: the
+// first ShortSessionLen characters of a UUID, any other id whole.
 func ShortSession(id string) string {
 	if isUUID(id) {
 		return id[:ShortSessionLen]
@@ -28,76 +34,121 @@ func ShortSession(id string) string {
 // isUUID reports whether s is a UUID in its canonical text form,
 // 8-4-4-4-12 hex digits, in either case.
 func isUUID(s string) bool {
-	if len(s) != 36 {
+	return len(s) == 36 && uuidStart(s)
+}
+
+// uuidStart reports whether s is the start of a UUID's canonical form.
+func uuidStart(s string) bool {
+	const pattern = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+	if len(s) > len(pattern) {
 		return false
 	}
 	for i := range len(s) {
 		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !isHex(c) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// shortForm reports whether id may be the start of a UUID a recall showed
-// (at least ShortSessionLen characters, fewer than a whole UUID), so that
-// an argument naming a session is looked up by its start.
-func shortForm(id string) bool {
-	if len(id) < ShortSessionLen || len(id) >= 36 {
-		return false
-	}
-	const pattern = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-	for i := range len(id) {
-		if pattern[i] == '-' && id[i] != '-' || pattern[i] == 'x' && !isHex(id[i]) {
+		if pattern[i] == '-' && c != '-' || pattern[i] == 'x' && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
 			return false
 		}
 	}
 	return true
 }
 
-// maxResolved bounds the sessions an ambiguous short id is reported with.
-const maxResolved = 5
+// shortForm reports whether id may be the start of a UUID a recall showed
+// (at least ShortSessionLen characters, fewer than a whole UUID), so that
+// an argument naming a session is looked up by its start.
+func shortForm(id string) bool {
+	return len(id) >= ShortSessionLen && len(id) < 36 && uuidStart(id)
+}
+
+// labels sets the header label of every passage whose session id is a
+// UUID: its shortest start, of ShortSessionLen characters or more, that
+// starts no other session id of namespace ns (one lookup a passage; a
+// label never ends in "-"). Other ids are shown whole.
+func (s *Service) labels(ctx context.Context, ns string, ps []Passage) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(4) // a Couchbase lookup is a round trip: a few at a time
+	for i := range ps {
+		id := ps[i].Memories[0].SessionID
+		if !isUUID(id) {
+			continue
+		}
+		g.Go(func() error {
+			n := ShortSessionLen
+			for ; n < len(id); n++ {
+				if id[n-1] == '-' {
+					continue
+				}
+				ids, err := s.store.SessionIDs(ctx, ns, id[:n], 2)
+				if err != nil {
+					return fmt.Errorf("looking up the sessions of namespace %s that start with %s: %w", ns, id[:n], err)
+				}
+				if len(ids) < 2 {
+					break
+				}
+			}
+			ps[i].Label = id[:n]
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// maxResolved bounds the sessions an ambiguous start is reported with,
+// and maxStarting the ids starting with it that are read to decide.
+const (
+	maxResolved = 5
+	maxStarting = 4096
+)
 
 // ResolveSession returns the session a session argument names in
 // namespace ns: the session of that very id when there is one, else the
-// one session whose id is a UUID starting with it when the argument is
-// the start of a UUID as a recall shows it (ShortSession), else the
+// one session whose id is a UUID starting with it (in either case) when
+// the argument is the start of a UUID as a recall shows it, else the
 // argument as it is (a session that holds nothing is the caller's to
-// report). Several sessions starting with it are a *FieldError on field
-// that names them.
+// report, or to start). Several sessions starting with it are a
+// *FieldError on field that names them.
 func (s *Service) ResolveSession(ctx context.Context, field, ns, id string) (string, error) {
 	if !shortForm(id) {
 		return id, nil
 	}
-	ids, err := s.store.SessionIDs(ctx, ns, id, maxResolved+1)
-	if err != nil {
-		return "", fmt.Errorf("looking up the sessions of namespace %s that start with %s: %w", ns, id, err)
-	}
-	if slices.Contains(ids, id) {
-		return id, nil
-	}
-	ids = slices.DeleteFunc(ids, func(s string) bool { return !isUUID(s) || !strings.HasPrefix(s, id) })
-	switch {
-	case len(ids) == 1:
-		return ids[0], nil
-	case len(ids) > 1:
-		more := ""
-		if len(ids) > maxResolved {
-			ids, more = ids[:maxResolved], " and more"
+	var found []string
+	for _, start := range slices.Compact([]string{id, strings.ToLower(id), strings.ToUpper(id)}) {
+		ids, err := s.starting(ctx, ns, start)
+		if err != nil {
+			return "", err
 		}
-		return "", &FieldError{field, fmt.Sprintf("%q starts the ids of several sessions of namespace %s (%s%s); give more of the id", id, ns, strings.Join(ids, ", "), more)}
+		if slices.Contains(ids, id) {
+			return id, nil
+		}
+		for _, sid := range ids {
+			if isUUID(sid) && strings.EqualFold(sid[:len(id)], id) && !slices.Contains(found, sid) {
+				found = append(found, sid)
+			}
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		slices.Sort(found)
+		more := ""
+		if len(found) > maxResolved {
+			found, more = found[:maxResolved], " and more"
+		}
+		return "", &FieldError{field, fmt.Sprintf("%q starts the ids of several sessions of namespace %s (%s%s); give more of the id", id, ns, strings.Join(found, ", "), more)}
 	}
 	return id, nil
+}
+
+// starting returns the session ids of ns that start with start, up to
+// maxStarting: a first look at a few, then at all when they fill it.
+func (s *Service) starting(ctx context.Context, ns, start string) ([]string, error) {
+	for limit := maxResolved + 2; ; limit = maxStarting {
+		ids, err := s.store.SessionIDs(ctx, ns, start, limit)
+		if err != nil {
+			return nil, fmt.Errorf("looking up the sessions of namespace %s that start with %s: %w", ns, start, err)
+		}
+		if len(ids) < limit || limit == maxStarting {
+			return ids, nil
+		}
+	}
 }

@@ -56,3 +56,31 @@ func TestRecallShowsAndTakesShortSessions(t *testing.T) {
 		}
 	}
 }
+
+// UUIDv7 ids start with their time, so sessions started within a minute
+// share their first 8 characters: each is shown by the shortest start
+// that names it alone, which recall takes back.
+func TestRecallLabelsSessionsApart(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "labels"})
+	ids := []string{"01a234f8-ca51-7a82-8000-000000000001", "01a234f8-ca52-7a82-8000-000000000002", "01a234f8-ca52-7b00-8000-000000000003", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"}
+	for _, id := range ids {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: "the sailing trip to Maine, session " + id[len(id)-1:]}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	for _, label := range []string{"01a234f8-ca51", "01a234f8-ca52-7a", "01a234f8-ca52-7b", "9a8b7c6d"} {
+		if !strings.Contains(text, "session "+label+" ·") {
+			t.Errorf("no header names a session %s:\n%s", label, text)
+		}
+		got, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 10, SessionID: label})
+		if err != nil || len(got.Hits) != 1 || !strings.HasPrefix(got.Hits[0].Memory.SessionID, label) {
+			t.Errorf("recall in session %s: %d hits, %v", label, len(got.Hits), err)
+		}
+	}
+}

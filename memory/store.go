@@ -34,8 +34,9 @@ type Store interface {
 	// at a time (see PageSessions, which every store uses to cut pages).
 	Sessions(ctx context.Context, namespace string, f SessionFilter) (SessionPage, error)
 	// SessionIDs returns the ids of a namespace's sessions that start with
-	// prefix, in byte order, at most limit of them: how a session shown by
-	// the start of its id is found (see ShortSession).
+	// prefix, in byte order, at most limit of them (none when limit < 1):
+	// how a session shown by the start of its id is found (see
+	// ShortSession).
 	SessionIDs(ctx context.Context, namespace, prefix string, limit int) ([]string, error)
 	// Export calls fn with every memory of namespace ("" for all), ordered
 	// by namespace, session and turn, with its vectors when vectors is

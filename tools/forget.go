@@ -24,5 +24,9 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if err != nil {
 		return spec.ForgetResult{}, "", err
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, Deleted: res.Deleted}, fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace), nil
+	text := fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace)
+	if res.SessionID != "" {
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+	}
+	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted}, text, nil
 }

@@ -115,10 +115,10 @@ func TestTranscriptDatesATurnOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := tools.RenderTranscript(tr)
-	if strings.Count(out, "dated") != 1 || !strings.Contains(out, "s:2 · dated 2026-12-04T00:00:00-08:00") {
+	if strings.Count(out, "dated") != 1 || !strings.Contains(out, "turn 2 · dated 2026-12-04T00:00:00-08:00") {
 		t.Errorf("transcript:\n%s\nwant only s:2 dated apart", out)
 	}
-	if !strings.Contains(out, "s:1 · 2026-12-02T17:30:00-08:00\n") {
+	if !strings.Contains(out, "turn 1 · 2026-12-02T17:30:00-08:00\n") {
 		t.Errorf("transcript:\n%s\nwant s:1's time in the zone of its date", out)
 	}
 }

@@ -209,17 +209,19 @@ func Transcript(ctx context.Context, svc *memory.Service, namespace, sessionID s
 }
 
 // RenderTranscript writes a session as Markdown: a heading with its date,
-// then each turn with its speaker, and its text quoted: every line of a
-// turn's text begins with "> " (memory.Indent, as recall indents its
-// memories), so that a text holding "**assistant** · s:1" cannot pass for
-// the next turn's header, read raw or rendered.
+// then each turn with its speaker and position, and its text quoted: every
+// line of a turn's text begins with "> " (memory.Indent, as recall indents
+// its memories), so that a text holding "**assistant** · turn 1" cannot
+// pass for the next turn's header, read raw or rendered.
 func RenderTranscript(tr spec.Transcript) string {
 	var b strings.Builder
 	date := tr.Date
 	if t, err := time.Parse(time.RFC3339, tr.Date); err == nil {
 		date = t.Format("Monday 2 January 2006, 15:04 MST")
 	}
-	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)))
+	// a turn is named by its position: its memory id is the session's id,
+	// a colon and it, and a session id may cost a model 36 tokens (a UUID)
+	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s (memory ids: %s:<turn>)\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)), tr.SessionID)
 	for _, t := range tr.Turns {
 		who := t.Role
 		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {
@@ -232,7 +234,7 @@ func RenderTranscript(tr spec.Transcript) string {
 		if t.SessionDate != tr.Date && t.SessionDate != t.Timestamp { // dated apart from its session, not by its own time
 			when += " · dated " + t.SessionDate
 		}
-		fmt.Fprintf(&b, "\n**%s** · %s%s\n\n%s%s\n", who, t.ID, when, quote, memory.Indent(t.Text, quote))
+		fmt.Fprintf(&b, "\n**%s** · turn %d%s\n\n%s%s\n", who, t.Turn, when, quote, memory.Indent(t.Text, quote))
 	}
 	return b.String()
 }

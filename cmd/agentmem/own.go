@@ -121,7 +121,7 @@ func (c sessionsCmd) Run(e *env) error {
 }
 
 type showCmd struct {
-	Session string `arg:"" help:"Session id (as 'agentmem sessions' lists it)."`
+	Session string `arg:"" help:"Session id (as 'agentmem sessions' lists it), or the start of a UUID id as recall shows it."`
 	NS      string `name:"ns" help:"Namespace (default --namespace)."`
 }
 

@@ -47,7 +47,7 @@ func TestExportImportCommands(t *testing.T) {
 	if out := run(t, src, "sessions", "--ns", "alice"); strings.Index(out, "s-june") > strings.Index(out, "s-may") || !strings.Contains(out, "2023-05-08 Mon  s-may    2      Yesterday I went") {
 		t.Errorf("sessions, newest first =\n%s", out)
 	}
-	if out := run(t, src, "--namespace", "alice", "show", "s-may"); !strings.Contains(out, "# Session s-may") || !strings.Contains(out, "**Alice (user)** · s-may:1\n\n> I bought a blue raincoat") {
+	if out := run(t, src, "--namespace", "alice", "show", "s-may"); !strings.Contains(out, "# Session s-may") || !strings.Contains(out, "**Alice (user)** · turn 1\n\n> I bought a blue raincoat") {
 		t.Errorf("show =\n%s", out)
 	}
 

@@ -127,7 +127,7 @@ type rememberCmd struct {
 	File        string   `name:"file" short:"f" placeholder:"PATH" help:"Read the remember tool's JSON arguments ({\"messages\": [...], ...}) or a bare messages array from PATH (- for stdin), checked as the tool checks them."`
 	Role        string   `name:"role" default:"user" help:"Role of the turns given as arguments."`
 	Speaker     string   `name:"speaker" help:"Speaker of the turns given as arguments."`
-	SessionID   string   `name:"session-id" help:"Session id (generated from the content when absent)."`
+	SessionID   string   `name:"session-id" help:"Session id (generated from the content when absent); the start of a UUID id as recall shows it adds to that session."`
 	SessionDate string   `name:"session-date" help:"Session date (ISO 8601 or e.g. '1:56 pm on 8 May, 2023'; default now)."`
 	NS          string   `name:"ns" help:"Namespace of this call (default --namespace)."`
 }
@@ -195,7 +195,7 @@ type recallCmd struct {
 	Query     string `arg:"" help:"What to recall."`
 	K         int    `name:"k" short:"k" default:"10" help:"How many of the best memories (with excerpts, the default, more may follow in the space they save)."`
 	NS        string `name:"ns" help:"Namespace of this call (default --namespace)."`
-	SessionID string `name:"session-id" help:"Only this session."`
+	SessionID string `name:"session-id" help:"Only this session: its id, or the start of a UUID id as recall shows it."`
 	After     string `name:"after" help:"Only sessions on or after this date."`
 	Before    string `name:"before" help:"Only sessions on or before this date."`
 	Order     string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"Order of the results: relevance, chronological or recency."`
@@ -266,7 +266,7 @@ func (c todayCmd) Run(e *env) error {
 type forgetCmd struct {
 	output
 	IDs       []string `arg:"" name:"ids" optional:"" help:"Memory ids to delete."`
-	SessionID string   `name:"session-id" help:"Delete this session."`
+	SessionID string   `name:"session-id" help:"Delete this session: its id, or the start of a UUID id as recall shows it."`
 	All       bool     `name:"all" help:"Delete the whole namespace (needs --confirm)."`
 	Confirm   bool     `name:"confirm" help:"Confirm --all."`
 	NS        string   `name:"ns" help:"Namespace of this call (default --namespace)."`

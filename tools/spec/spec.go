@@ -151,6 +151,7 @@ type ForgetArgs struct {
 // ForgetResult says what was deleted.
 type ForgetResult struct {
 	Namespace string `json:"namespace"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"The session deleted, by its whole id, when session_id named one that held memories (also by its start)."`
 	Deleted   int    `json:"deleted"`
 }
 

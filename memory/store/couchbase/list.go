@@ -33,6 +33,9 @@ func (s *Store) manifests(ctx context.Context, ns string) ([]sessionDoc, error) 
 // start with it, and one of those whose keys are digests of their ids
 // (ids too long for a key, or unusual ones: see key), which are few.
 func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
+	if limit < 1 {
+		return nil, nil
+	}
 	base := nsPrefix(kindSess, ns)
 	// a digested id's key part ("#" and hex) is no id's start: those are
 	// read whole, and a name only its digest can key is found only there

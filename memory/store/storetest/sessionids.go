@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,9 @@ func (s *suite) sessionIDs(t *testing.T) {
 	uuidB := "5f0b8a2e-ffff-4e7a-9b6f-1a2b3c4d5e6f"
 	uuidC := "5f0b8a2f-0000-4000-8000-000000000000"
 	long := "5f0b8a2e-long-" + strings.Repeat("x", 240) // past a Couchbase key: kept as its digest
-	for _, id := range []string{uuidA, uuidB, uuidC, long, "5f0b8a2e", "s1"} {
+	// "5f0b8a2e" first: once uuidA is stored, remembering it would add to
+	// uuidA (the start of a UUID names its session in every call)
+	for _, id := range []string{"5f0b8a2e", uuidA, uuidB, uuidC, long, "s1"} {
 		remember(t, s.svc, ns, id, "2023-05-01", "a turn of session "+id[:min(len(id), 12)], "its answer", "and one more")
 	}
 	remember(t, s.svc, ns+"-other", "5f0b8a2e-0000-4000-8000-000000000000", "2023-05-01", "another namespace")
@@ -37,6 +40,8 @@ func (s *suite) sessionIDs(t *testing.T) {
 		{"5f0b8a2e-long-xx", 10, []string{long}},
 		{"5f0b8a3", 10, nil},
 		{"", 3, []string{"5f0b8a2e", uuidA, uuidB}},
+		{"5f0b8a2e", 0, nil},
+		{"5f0b8a2e", -1, nil},
 	} {
 		got, err := s.st.SessionIDs(ctx, ns, c.prefix, c.limit)
 		if err != nil || !slices.Equal(got, c.want) {
@@ -44,9 +49,13 @@ func (s *suite) sessionIDs(t *testing.T) {
 		}
 	}
 
-	// reading by the start a recall shows
-	ms, err := s.svc.Session(ctx, ns, memory.ShortSession(uuidC))
-	if err != nil || len(ms) != 3 || ms[0].SessionID != uuidC {
+	// remembering by the start a recall shows adds to that session
+	if res := remember(t, s.svc, ns, memory.ShortSession(uuidC), "", "a fourth turn"); res.SessionID != uuidC || res.Stored != 1 {
+		t.Errorf("remember by %s's start: %+v", uuidC, res)
+	}
+	// reading by it, in either case
+	ms, err := s.svc.Session(ctx, ns, strings.ToUpper(memory.ShortSession(uuidC)))
+	if err != nil || len(ms) != 4 || ms[0].SessionID != uuidC {
 		t.Fatalf("session %s by its start: %d memories, %v", uuidC, len(ms), err)
 	}
 	if h := ms[0].Header(); !strings.Contains(h, "session 5f0b8a2f ·") {
@@ -65,12 +74,25 @@ func (s *suite) sessionIDs(t *testing.T) {
 	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "5f0b8a2e-"}); !errors.As(err, &fe) {
 		t.Errorf("forgetting by an ambiguous start: %v, want a field error", err)
 	}
-	// forgetting by the start deletes that session, and only it
+	// forgetting by the start deletes that session, and only it, and says which
 	res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "5f0b8a2e-3c1d"})
-	if err != nil || res.Deleted != 3 {
+	if err != nil || res.Deleted != 3 || res.SessionID != uuidA {
 		t.Fatalf("forget by a start: %+v, %v", res, err)
 	}
 	if got, err := s.st.SessionIDs(ctx, ns, "", 10); err != nil || !slices.Equal(got, []string{"5f0b8a2e", uuidB, long, uuidC, "s1"}) {
 		t.Errorf("after the forget: %q, %v", got, err)
+	}
+
+	// sessions that are no UUIDs but start alike do not hide a second UUID:
+	// six of them sort before the two UUIDs
+	const ns2 = "short-ids-crowded"
+	for i := range 6 {
+		remember(t, s.svc, ns2, fmt.Sprintf("0a1b2c3d+%d", i), "2023-05-01", "a session that is no UUID")
+	}
+	for _, id := range []string{"0a1b2c3d-1111-4000-8000-000000000000", "0a1b2c3d-2222-4000-8000-000000000000"} {
+		remember(t, s.svc, ns2, id, "2023-05-01", "a UUID session")
+	}
+	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns2, SessionID: "0a1b2c3d"}); !errors.As(err, &fe) || !strings.Contains(fe.Msg, "2222") {
+		t.Errorf("forgetting by a start two UUIDs share behind six other ids: %v, want a field error naming both", err)
 	}
 }
