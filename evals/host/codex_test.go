@@ -196,7 +196,10 @@ func checkRecallShown(t *testing.T, reqs []CodexRequest, session string) {
 	if !strings.HasPrefix(text, "Today is ") {
 		t.Errorf("recall's text does not start with 'Today is': %q", text)
 	}
-	header := regexp.MustCompile(`(?m)^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session ` + regexp.QuoteMeta(session) + `\]$`)
+	if strings.Contains(text, session) {
+		t.Errorf("recall's text shows session %s's whole id:\n%s", session, text)
+	}
+	header := regexp.MustCompile(`(?m)^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session ` + startOf(session) + `\]$`)
 	if !header.MatchString(text) || !strings.Contains(text, "\nuser: My sister Ana moved to Lisbon in March") {
 		t.Errorf("the model was shown:\n%s\nwant 'Today is ...', then session %s's dated passage", shown, session)
 	}
@@ -225,7 +228,7 @@ func checkAutoRecall(t *testing.T, reqs []CodexRequest, session string) {
 	for _, it := range reqs[0].Input {
 		for _, p := range it.Content {
 			if strings.HasPrefix(p.Text, "Memories that may bear on this prompt") {
-				if !strings.Contains(p.Text, "· session "+session+"]") || !strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March") {
+				if !regexp.MustCompile(`· session `+startOf(session)+`\]`).MatchString(p.Text) || !strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March") {
 					t.Errorf("the prompt's memories:\n%s\nwant session %s's passage", p.Text, session)
 				}
 				return
@@ -233,4 +236,18 @@ func checkAutoRecall(t *testing.T, reqs []CodexRequest, session string) {
 		}
 	}
 	t.Errorf("no input of the prompt's request carries the UserPromptSubmit hook's memories")
+}
+
+// startOf is a pattern of the starts a recall's header may name a UUID
+// session by: 8 characters of its id or more, to start no other session's
+// (Codex's ids are UUIDv7, which begin with their time, so two sessions
+// begun within a minute share their first 8), never the whole id.
+func startOf(session string) string {
+	var alts []string
+	for n := 8; n < len(session); n++ {
+		if session[n-1] != '-' {
+			alts = append(alts, regexp.QuoteMeta(session[:n]))
+		}
+	}
+	return "(?:" + strings.Join(alts, "|") + ")"
 }
