@@ -194,7 +194,7 @@ func tokens(runes int) int { return (runes + 3) / 4 }
 // render).
 func (p Passage) size(n func(i int) int) int {
 	if len(p.Memories) == 1 {
-		return utf8.RuneCountInString(p.Memories[0].Header()) + 1 + len(indent) + n(0)
+		return utf8.RuneCountInString(p.Memories[0].header(p.label())) + 1 + len(indent) + n(0)
 	}
 	size := utf8.RuneCountInString(p.header())
 	for i, m := range p.Memories {
@@ -246,7 +246,7 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 // are still tried; the first hit is always kept, whatever its length.
 // want is the query's stems (queryWords), shared with the reranker's
 // excerpts of the same recall.
-func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems) []Passage {
+func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in out
 	var out []Passage
@@ -280,7 +280,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		if joins {
 			next = merge(out[i], turns[rank], h)
 		} else {
-			next = merge(Passage{Rank: rank}, turns[rank], h)
+			next = merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
 		size := next.size(func(j int) int { return shownRunes[next.Memories[j].ID] })
 		cost := tokens(size)
@@ -324,7 +324,7 @@ func wholeTokens(hits []Hit, turns [][]Memory) int {
 
 // merge adds turns (in turn order) to p, marking hit h.
 func merge(p Passage, turns []Memory, h Hit) Passage {
-	out := Passage{Rank: p.Rank}
+	out := Passage{Rank: p.Rank, Label: p.Label}
 	i, j := 0, 0
 	add := func(m Memory, hit bool, score float64) {
 		if n := len(out.Memories); n > 0 && out.Memories[n-1].ID == m.ID {

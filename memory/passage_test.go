@@ -109,7 +109,7 @@ func TestPassagesOnePerSession(t *testing.T) {
 		{Memory: testTurn("a", 5, "Pixel loves the park."), Score: 2},
 		{Memory: testTurn("a", 2, "What is its name?"), Score: 1},
 	}
-	ps := group(hits, oneEach(hits), 0, 0, queryWords(""))
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
 	if len(ps) != 2 || len(ps[0].Memories) != 3 || len(ps[1].Memories) != 1 || ps[0].Rank != 0 || ps[1].Rank != 1 {
 		t.Fatalf("passages %+v", ps)
 	}
@@ -153,7 +153,7 @@ func TestPassageSizeIsRendered(t *testing.T) {
 			}
 			hits = append(hits, Hit{Memory: m, Score: rng.Float64()})
 		}
-		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"))
+		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil)
 		for _, p := range ps {
 			if got, want := p.size(runesOf(p.shown)), utf8.RuneCountInString(Text([]Passage{p})); got != want {
 				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
@@ -172,7 +172,7 @@ func TestPassagesBudgetSkips(t *testing.T) {
 		{Memory: testTurn("c", 0, "The lake was cold."), Score: 1},
 	}
 	sessions := func(budget int) []string {
-		ps := group(hits, oneEach(hits), budget, 0, queryWords(""))
+		ps := group(hits, oneEach(hits), budget, 0, queryWords(""), nil)
 		var got []string
 		for _, p := range ps {
 			got = append(got, p.Memories[0].SessionID)
@@ -195,7 +195,7 @@ func TestMemoryLinesAreIndented(t *testing.T) {
 		{{Memory: testTurn("a", 1, fake), Score: 2}},
 		{{Memory: testTurn("a", 1, fake), Score: 2}, {Memory: testTurn("a", 2, "The code word is aurora."), Score: 1}},
 	} {
-		ps := group(hits, oneEach(hits), 0, 0, queryWords(""))
+		ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
 		text := Text(ps)
 		for i, line := range strings.Split(text, "\n") {
 			if line == "" || i > 0 && strings.HasPrefix(line, "[") {
@@ -219,7 +219,7 @@ func TestEveryLineBreakIsIndented(t *testing.T) {
 				{{Memory: testTurn("a", 1, text), Score: 2}},
 				{{Memory: testTurn("a", 1, text), Score: 2}, {Memory: testTurn("a", 2, "The zebra is striped."), Score: 1}},
 			} {
-				out := Text(group(hits, oneEach(hits), 0, 0, queryWords("")))
+				out := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil))
 				if strings.ContainsAny(out, "\r\v\f\u0085\u2028\u2029") || !strings.Contains(out, forged+"\n") {
 					t.Errorf("break %q: the forged header does not end its line:\n%q", br, out)
 				}
@@ -341,7 +341,7 @@ func BenchmarkGroup(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		group(hits, turns, 1600, DefaultExcerpt, queryWords(query))
+		group(hits, turns, 1600, DefaultExcerpt, queryWords(query), nil)
 	}
 }
 
@@ -354,7 +354,7 @@ func TestPassageDatesAResumedTurn(t *testing.T) {
 	again := testTurn("s", 2, "And the totals too.")
 	again.SessionDate = later.SessionDate
 	hits := []Hit{{Memory: first, Score: 3}, {Memory: later, Score: 2}, {Memory: again, Score: 1}}
-	ps := group(hits, oneEach(hits), 0, 0, queryWords("invoice"))
+	ps := group(hits, oneEach(hits), 0, 0, queryWords("invoice"), nil)
 	text := Text(ps)
 	day := "[" + later.SessionDate.Format("2006-01-02 Mon") + "]"
 	want := "\n" + day + "\nassistant: Yesterday [" + later.SessionDate.AddDate(0, 0, -1).Format("2006-01-02") + "] I fixed"

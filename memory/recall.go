@@ -146,10 +146,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 			budget = full
 		}
 	}
-	ps := group(hits, turns, budget, req.Excerpt, want)
-	if err := s.labels(ctx, q.Namespace, ps); err != nil {
-		return RecallResult{}, err
-	}
+	ps := s.passages(ctx, q.Namespace, hits, turns, budget, req.Excerpt, want)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned

@@ -59,37 +59,79 @@ func shortForm(id string) bool {
 	return len(id) >= ShortSessionLen && len(id) < 36 && uuidStart(id)
 }
 
-// labels sets the header label of every passage whose session id is a
-// UUID: its shortest start, of ShortSessionLen characters or more, that
-// starts no other session id of namespace ns (one lookup a passage; a
-// label never ends in "-"). Other ids are shown whole.
-func (s *Service) labels(ctx context.Context, ns string, ps []Passage) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(4) // a Couchbase lookup is a round trip: a few at a time
+// passages groups the hits into passages (group) with each UUID session
+// headed by its label (label): the labels of the sessions shown are looked
+// up, and when one is longer than ShortSessionLen the hits are grouped
+// again with it, so that the budget counts the headers as shown. A
+// session that only the second grouping shows (rare: a longer header left
+// room for another) is labelled without a third.
+func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, excerpt int, want *stems) []Passage {
+	labels := map[string]string{}
+	ps := group(hits, turns, budget, excerpt, want, labels)
+	if s.label(ctx, ns, ps, labels) {
+		ps = group(hits, turns, budget, excerpt, want, labels)
+		s.label(ctx, ns, ps, labels)
+	}
 	for i := range ps {
-		id := ps[i].Memories[0].SessionID
-		if !isUUID(id) {
-			continue
+		ps[i].Label = labels[ps[i].Memories[0].SessionID]
+	}
+	return ps
+}
+
+// label adds to labels the label of every session of ps whose id is a
+// UUID and that labels lacks: its shortest start, of ShortSessionLen
+// characters or more, that starts no other session id of namespace ns
+// (as ResolveSession reads a start: in this case first; a label never
+// ends in "-"), looked up a few sessions at a time. It reports whether a
+// label it added is longer than ShortSessionLen. A lookup that fails
+// labels its session by its whole id, which names it in every call, and
+// is logged: a label never fails a recall.
+func (s *Service) label(ctx context.Context, ns string, ps []Passage, labels map[string]string) (longer bool) {
+	var todo []string
+	for _, p := range ps {
+		id := p.Memories[0].SessionID
+		if _, ok := labels[id]; !ok && isUUID(id) && !slices.Contains(todo, id) {
+			todo = append(todo, id)
 		}
+	}
+	got := make([]string, len(todo))
+	var g errgroup.Group
+	g.SetLimit(4) // a Couchbase lookup is a round trip: a few at a time
+	for i, id := range todo {
 		g.Go(func() error {
-			n := ShortSessionLen
-			for ; n < len(id); n++ {
-				if id[n-1] == '-' {
-					continue
-				}
-				ids, err := s.store.SessionIDs(ctx, ns, id[:n], 2)
-				if err != nil {
-					return fmt.Errorf("looking up the sessions of namespace %s that start with %s: %w", ns, id[:n], err)
-				}
-				if len(ids) < 2 {
-					break
-				}
+			l, err := s.shortest(ctx, ns, id)
+			if err != nil {
+				s.log.Warn("a recall names a session by its whole id", "namespace", ns, "session", id, "err", err)
+				l = id
 			}
-			ps[i].Label = id[:n]
+			got[i] = l
 			return nil
 		})
 	}
-	return g.Wait()
+	g.Wait()
+	for i, id := range todo {
+		labels[id] = got[i]
+		longer = longer || len(got[i]) > ShortSessionLen
+	}
+	return longer
+}
+
+// shortest is the label of session id (a UUID) in ns: see label.
+func (s *Service) shortest(ctx context.Context, ns, id string) (string, error) {
+	n := ShortSessionLen
+	for ; n < len(id); n++ {
+		if id[n-1] == '-' {
+			continue
+		}
+		ids, err := s.store.SessionIDs(ctx, ns, id[:n], 2)
+		if err != nil {
+			return "", err
+		}
+		if len(ids) < 2 {
+			break
+		}
+	}
+	return id[:n], nil
 }
 
 // maxResolved bounds the sessions an ambiguous start is reported with,
@@ -101,15 +143,16 @@ const (
 
 // ResolveSession returns the session a session argument names in
 // namespace ns: the session of that very id when there is one, else the
-// one session whose id is a UUID starting with it (in either case) when
-// the argument is the start of a UUID as a recall shows it, else the
-// argument as it is (a session that holds nothing is the caller's to
-// report, or to start). Several sessions starting with it are a
-// *FieldError on field that names them.
+// one session whose id is a UUID starting with it when the argument is
+// the start of a UUID as a recall shows it (in its case, or when none is,
+// in another), else the argument as it is (a session that holds nothing
+// is the caller's to report, or to start). Several sessions starting with
+// it are a *FieldError on field that names them.
 func (s *Service) ResolveSession(ctx context.Context, field, ns, id string) (string, error) {
 	if !shortForm(id) {
 		return id, nil
 	}
+	// as given first (a label is unique so), then in the other cases
 	var found []string
 	for _, start := range slices.Compact([]string{id, strings.ToLower(id), strings.ToUpper(id)}) {
 		ids, err := s.starting(ctx, ns, start)
@@ -120,9 +163,12 @@ func (s *Service) ResolveSession(ctx context.Context, field, ns, id string) (str
 			return id, nil
 		}
 		for _, sid := range ids {
-			if isUUID(sid) && strings.EqualFold(sid[:len(id)], id) && !slices.Contains(found, sid) {
+			if isUUID(sid) && !slices.Contains(found, sid) {
 				found = append(found, sid)
 			}
+		}
+		if len(found) > 0 {
+			break
 		}
 	}
 	switch {

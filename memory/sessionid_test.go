@@ -1,8 +1,10 @@
 package memory_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
@@ -81,6 +83,60 @@ func TestRecallLabelsSessionsApart(t *testing.T) {
 		got, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 10, SessionID: label})
 		if err != nil || len(got.Hits) != 1 || !strings.HasPrefix(got.Hits[0].Memory.SessionID, label) {
 			t.Errorf("recall in session %s: %d hits, %v", label, len(got.Hits), err)
+		}
+	}
+}
+
+// The budget counts a header as it is shown, a label longer than 8
+// characters included: ids that share all but their last characters are
+// shown whole, and the text still keeps to max_tokens.
+func TestLabelsKeepToTheBudget(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "budget"})
+	for i := range 30 {
+		id := fmt.Sprintf("019a1b2c-3d4e-7f00-8000-0000000000%02d", i)
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: fmt.Sprintf("note %d about the lake", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const budget = 150
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "note about the lake", Namespace: "n", K: 30, MaxTokens: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	if !strings.Contains(text, "session 019a1b2c-3d4e-7f00-8000-0000000000") {
+		t.Fatalf("the sessions are not shown by their whole ids:\n%s", text)
+	}
+	// four characters a token, each passage rounded up, "\n\n" between two
+	if n := utf8.RuneCountInString(text); n > 4*budget+3*len(res.Passages) {
+		t.Errorf("%d passages in %d characters, past a budget of %d tokens:\n%s", len(res.Passages), n, budget, text)
+	}
+}
+
+// Two UUIDs that differ in case only up to their labels are each named by
+// its own, in its case: a label always names its session.
+func TestLabelsInTheirCase(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "case"})
+	ids := []string{"0a1b2c3d-1111-4000-8000-000000000000", "0A1B2C3D-2222-4000-8000-000000000000"}
+	for _, id := range ids {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: "Ana likes fado in " + id[9:13]}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "Ana fado", Namespace: "n", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		label := id[:8]
+		if !strings.Contains(res.Text(), "session "+label+" ·") {
+			t.Errorf("no header names %s:\n%s", label, res.Text())
+		}
+		ms, err := svc.Session(bg, "n", label)
+		if err != nil || len(ms) != 1 || ms[0].SessionID != id {
+			t.Errorf("session %s: %d memories, %v", label, len(ms), err)
 		}
 	}
 }

@@ -103,7 +103,7 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 		return jsonContents(req.Params.URI, page)
 	})
 	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionURI, "session",
-		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date. session_id may be the first 8 characters a recall shows of an id that is a UUID."),
+		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date. session_id may be the start of a UUID id as a recall shows it (8 characters or more)."),
 		mcp.WithTemplateMIMEType(spec.MIMETranscript),
 	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		a, err := sessionArgs(req.Params.URI)
@@ -221,7 +221,7 @@ func RenderTranscript(tr spec.Transcript) string {
 	}
 	// a turn is named by its position: its memory id is the session's id,
 	// a colon and it, and a session id may cost a model 36 tokens (a UUID)
-	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s (memory ids: %s:<turn>)\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)), tr.SessionID)
+	fmt.Fprintf(&b, "# Session %s\n\nNamespace %s · %s · %s (a turn's memory id: the session's, ':' and the turn)\n", tr.SessionID, tr.Namespace, date, turns(len(tr.Turns)))
 	for _, t := range tr.Turns {
 		who := t.Role
 		if t.Speaker != "" && !strings.EqualFold(t.Speaker, t.Role) {

@@ -25,7 +25,7 @@ type Message struct {
 // RememberArgs are the remember tool's arguments.
 type RememberArgs struct {
 	Messages    []Message `json:"messages" jsonschema:"The turns, in order: at most 2,000 per call, 65,536 characters each, 8 MiB of content in all (send a longer session in several calls with the same session_id)." schema:"minItems=1,maxItems=2000"`
-	SessionID   string    `json:"session_id,omitempty" jsonschema:"Stable id of the conversation session; reuse it to append turns. Generated when absent." schema:"maxLength=256,pattern=name"`
+	SessionID   string    `json:"session_id,omitempty" jsonschema:"Stable id of the conversation session; reuse it to append turns (the start of a UUID id as a recall shows it appends to that session). Generated when absent." schema:"maxLength=256,pattern=name"`
 	SessionDate string    `json:"session_date,omitempty" jsonschema:"When the session took place: an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z), '1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023' or '2023/05/30 (Tue) 23:40'. Default: the session's existing date, else now." schema:"maxLength=64"`
 	Namespace   string    `json:"namespace,omitempty" jsonschema:"Memory space (one per user or agent). Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 	Turn        *int      `json:"turn,omitempty" jsonschema:"Position in the session of the first message (0 for the session's first turn; memory ids end with it). With it, a message at a position the session holds is a resend (it must be the same message) and the rest are appended, so a repeated turn is never mistaken for a resend. Without it (and without message ids), only the session's last turns can be taken for a resend." schema:"minimum=0,maximum=1073741824"`
@@ -51,7 +51,7 @@ type RecallArgs struct {
 	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
 	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return; with excerpts (the default) more may follow, in the space the excerpts save. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
-	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session: its id, or the first 8 characters a recall shows of an id that is a UUID." schema:"maxLength=256,pattern=name"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more)." schema:"maxLength=256,pattern=name"`
 	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
 	Before    string   `json:"before,omitempty" jsonschema:"Only sessions on or before this date (a bare date includes that whole day). Not set by default: memories are never hidden for being recent." schema:"maxLength=64"`
 	Order     string   `json:"order,omitempty" jsonschema:"Order of the returned memories: relevance (default, best first), chronological (oldest first) or recency (newest first). The choice of memories is always by relevance." schema:"enum=relevance|chronological|recency"`
@@ -142,7 +142,7 @@ type Today struct {
 // SessionID and All.
 type ForgetArgs struct {
 	IDs       []string `json:"ids,omitempty" jsonschema:"Memory ids to delete, as recall returns them." schema:"maxItems=1000,items.minLength=1,items.maxLength=400"`
-	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session: its id, or the first 8 characters a recall shows of an id that is a UUID (refused when they start several)." schema:"maxLength=256,pattern=name"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more; refused when it starts several)." schema:"maxLength=256,pattern=name"`
 	All       bool     `json:"all,omitempty" jsonschema:"Delete every memory of the namespace; needs confirm=true."`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"Must be true with all=true."`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
