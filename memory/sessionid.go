@@ -60,11 +60,11 @@ func shortForm(id string) bool {
 }
 
 // passages groups the hits into passages (group) with each UUID session
-// headed by its label (label): the labels of the sessions shown are looked
-// up, and when one is longer than ShortSessionLen the hits are grouped
-// again with it, so that the budget counts the headers as shown. A
-// session that only the second grouping shows (rare: a longer header left
-// room for another) is labelled without a third.
+// headed by its label (label), and when a label is longer than the
+// grouping counted, groups them again with it, so that the budget counts
+// the headers as shown. A session that only the second grouping shows
+// (rare: a longer header left room for another) is labelled without a
+// third.
 func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, excerpt int, want *stems) []Passage {
 	labels := map[string]string{}
 	ps := group(hits, turns, budget, excerpt, want, labels)
@@ -78,28 +78,38 @@ func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][
 	return ps
 }
 
-// label adds to labels the label of every session of ps whose id is a
-// UUID and that labels lacks: its shortest start, of ShortSessionLen
-// characters or more, that starts no other session id of namespace ns
-// (as ResolveSession reads a start: in this case first; a label never
-// ends in "-"), looked up a few sessions at a time. It reports whether a
-// label it added is longer than ShortSessionLen. A lookup that fails
-// labels its session by its whole id, which names it in every call, and
-// is logged: a label never fails a recall.
+// label sets in labels the label of every session of ps whose id is a
+// UUID: its shortest start, of ShortSessionLen characters or more (never
+// ending in "-"), that starts no other UUID session id of ps and, on a
+// store with QuickSessionIDs, no other session id of namespace ns (as
+// ResolveSession reads a start, in its case first), looked up a few
+// sessions at a time. It reports whether a label is longer than the one
+// labels held (or ShortSession's). A lookup that fails labels its session
+// by its whole id, which names it in every call, and is logged: a label
+// never fails a recall.
 func (s *Service) label(ctx context.Context, ns string, ps []Passage, labels map[string]string) (longer bool) {
-	var todo []string
+	_, quick := s.store.(QuickSessionIDs)
+	var ids []string // the UUID sessions shown
 	for _, p := range ps {
-		id := p.Memories[0].SessionID
-		if _, ok := labels[id]; !ok && isUUID(id) && !slices.Contains(todo, id) {
-			todo = append(todo, id)
+		if id := p.Memories[0].SessionID; isUUID(id) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
-	got := make([]string, len(todo))
+	got := make([]string, len(ids))
 	var g errgroup.Group
-	g.SetLimit(4) // a Couchbase lookup is a round trip: a few at a time
-	for i, id := range todo {
+	g.SetLimit(4) // lookups of a few sessions at a time
+	for i, id := range ids {
+		n := localShortest(id, ids)
+		if l, ok := labels[id]; ok && quick && len(l) >= n {
+			got[i] = l // unique in the namespace: looked up by the grouping before
+			continue
+		}
+		got[i] = id[:n]
+		if !quick {
+			continue
+		}
 		g.Go(func() error {
-			l, err := s.shortest(ctx, ns, id)
+			l, err := s.shortest(ctx, ns, id, n)
 			if err != nil {
 				s.log.Warn("a recall names a session by its whole id", "namespace", ns, "session", id, "err", err)
 				l = id
@@ -109,16 +119,36 @@ func (s *Service) label(ctx context.Context, ns string, ps []Passage, labels map
 		})
 	}
 	g.Wait()
-	for i, id := range todo {
+	for i, id := range ids {
+		before := labels[id]
+		if before == "" {
+			before = ShortSession(id)
+		}
+		longer = longer || len(got[i]) > len(before)
 		labels[id] = got[i]
-		longer = longer || len(got[i]) > ShortSessionLen
 	}
 	return longer
 }
 
-// shortest is the label of session id (a UUID) in ns: see label.
-func (s *Service) shortest(ctx context.Context, ns, id string) (string, error) {
+// localShortest is the length of the shortest start of id, of
+// ShortSessionLen characters or more and not ending in "-", that starts no
+// other id of ids.
+func localShortest(id string, ids []string) int {
 	n := ShortSessionLen
+	for ; n < len(id); n++ {
+		if id[n-1] == '-' {
+			continue
+		}
+		if !slices.ContainsFunc(ids, func(o string) bool { return o != id && strings.HasPrefix(o, id[:n]) }) {
+			break
+		}
+	}
+	return n
+}
+
+// shortest is the label of session id (a UUID) in ns, of n characters at
+// least: see label.
+func (s *Service) shortest(ctx context.Context, ns, id string, n int) (string, error) {
 	for ; n < len(id); n++ {
 		if id[n-1] == '-' {
 			continue

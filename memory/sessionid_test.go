@@ -1,13 +1,18 @@
 package memory_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
+	"agentmem/memory/store/embedded"
 )
 
 func TestShortSession(t *testing.T) {
@@ -138,5 +143,66 @@ func TestLabelsInTheirCase(t *testing.T) {
 		if err != nil || len(ms) != 1 || ms[0].SessionID != id {
 			t.Errorf("session %s: %d memories, %v", label, len(ms), err)
 		}
+	}
+}
+
+// slowIDs is a store whose SessionIDs is no quick lookup (as Couchbase's
+// range scan): it counts the calls.
+type slowIDs struct {
+	memory.Store
+	calls *atomic.Int32
+}
+
+func (s slowIDs) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
+	s.calls.Add(1)
+	return s.Store.SessionIDs(ctx, ns, prefix, limit)
+}
+
+// On a store without quick lookups a recall looks nothing up: it labels
+// each session by a start the recall's other sessions do not share, and a
+// start an unshown session shares too is refused where a call gives it.
+func TestLabelsWithoutQuickLookups(t *testing.T) {
+	emb := &fake.Embedder{Name: "slow"}
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.RecipeOf(emb), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	calls := new(atomic.Int32)
+	svc, err := memory.New(memory.Options{Store: slowIDs{st, calls}, Embedder: emb, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]string{
+		"01a234f8-ca51-7a82-8000-000000000001": "the sailing trip to Maine",
+		"01a234f8-ca52-7a82-8000-000000000002": "the sailing trip to Maine again",
+		"01a234f8-ca53-7a82-8000-000000000003": "a recipe for bread", // shares 12 characters, not shown
+	}
+	for id, text := range sessions {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls.Store(0)
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "sailing trip to Maine", Namespace: "n", K: 2, Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the recall looked session ids up %d times", n)
+	}
+	text := res.Text()
+	for _, label := range []string{"01a234f8-ca51", "01a234f8-ca52"} {
+		if !strings.Contains(text, "session "+label+" ·") {
+			t.Errorf("no header names %s:\n%s", label, text)
+		}
+	}
+	var fe *memory.FieldError
+	if _, err := svc.Session(bg, "n", "01a234f8-ca5"); !errors.As(err, &fe) || !strings.Contains(fe.Msg, "ca53") {
+		t.Errorf("a start three sessions share: %v, want an error naming them", err)
+	}
+	if ms, err := svc.Session(bg, "n", "01a234f8-ca52"); err != nil || len(ms) != 1 {
+		t.Errorf("session 01a234f8-ca52: %d memories, %v", len(ms), err)
 	}
 }

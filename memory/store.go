@@ -45,6 +45,18 @@ type Store interface {
 	Export(ctx context.Context, namespace string, vectors bool, fn func(Memory) error) error
 }
 
+// QuickSessionIDs is implemented by stores whose SessionIDs is quick
+// enough to run for every passage of a recall (the embedded store: a
+// seek), so that a recall labels each UUID session by a start no other
+// session of its namespace shares. On other stores (Couchbase: a range
+// scan of every vBucket, which its documentation keeps for batch work) a
+// recall labels a session by a start no other session of that recall
+// shares, and a call that gives a start an unshown session shares too is
+// refused, naming both (ResolveSession).
+type QuickSessionIDs interface {
+	QuickSessionIDs()
+}
+
 // Reindexer is implemented by stores that can re-embed everything they hold
 // in place, for when the embedder changes (see the function Reindex).
 type Reindexer interface {

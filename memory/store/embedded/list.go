@@ -113,6 +113,10 @@ func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter)
 	return memory.PageSessions(all, f)
 }
 
+// QuickSessionIDs says that SessionIDs costs a recall little (see
+// memory.QuickSessionIDs).
+func (*Store) QuickSessionIDs() {}
+
 // SessionIDs returns the ids of ns's sessions that start with prefix, in
 // byte order, at most limit: a seek to the first and one past each.
 func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {

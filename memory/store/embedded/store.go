@@ -104,7 +104,10 @@ type Store struct {
 	closed   bool
 }
 
-var _ memory.Store = (*Store)(nil)
+var (
+	_ memory.Store           = (*Store)(nil)
+	_ memory.QuickSessionIDs = (*Store)(nil)
+)
 
 // Open opens or creates the store in dir.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
