@@ -313,10 +313,10 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 // wholeTokens estimates the tokens the hits take shown whole, each on its
 // own with its turns (withContext), as a recall without excerpts shows them
 // one by one: the budget that excerpts fill (RecallRequest.Fill).
-func wholeTokens(hits []Hit, turns [][]Memory) int {
+func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string) int {
 	n := 0
 	for i, h := range hits {
-		p := merge(Passage{}, turns[i], h)
+		p := merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
 		n += tokens(p.size(runesOf(p.shown)))
 	}
 	return n

@@ -138,15 +138,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if err != nil {
 		return RecallResult{}, err
 	}
-	budget := req.MaxTokens
+	fillK := 0 // with fill: the space the best k take shown whole, filled with excerpts
 	if fill {
-		// the space the best k take shown whole, filled with excerpts
-		k := min(len(hits), req.K)
-		if full := wholeTokens(hits[:k], turns[:k]); budget == 0 || full < budget {
-			budget = full
-		}
+		fillK = min(len(hits), req.K)
 	}
-	ps := s.passages(ctx, q.Namespace, hits, turns, budget, req.Excerpt, want)
+	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned

@@ -59,18 +59,26 @@ func shortForm(id string) bool {
 	return len(id) >= ShortSessionLen && len(id) < 36 && uuidStart(id)
 }
 
-// passages groups the hits into passages (group) with each UUID session
-// headed by its label (label), and when a label is longer than the
-// grouping counted, groups them again with it, so that the budget counts
-// the headers as shown. A session that only the second grouping shows
-// (rare: a longer header left room for another) is labelled without a
-// third.
-func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, excerpt int, want *stems) []Passage {
+// passages groups the hits into passages (group) within budget tokens
+// (0: none), with each UUID session headed by its label (label). With
+// fillK > 0 the budget is at most what the best fillK hits take shown
+// whole (wholeTokens), their sessions labelled first, so that their
+// headers count as shown. When a session shown is labelled longer than
+// the grouping counted, the hits are grouped again with its label; a
+// session that only the second grouping shows (rare: a longer header
+// left room for another) is labelled without a third.
+func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems) []Passage {
 	labels := map[string]string{}
+	if fillK > 0 {
+		s.label(ctx, ns, sessionsOf(hits[:fillK]), labels)
+		if full := wholeTokens(hits[:fillK], turns[:fillK], labels); budget == 0 || full < budget {
+			budget = full
+		}
+	}
 	ps := group(hits, turns, budget, excerpt, want, labels)
-	if s.label(ctx, ns, ps, labels) {
+	if s.label(ctx, ns, sessionsOfPassages(ps), labels) {
 		ps = group(hits, turns, budget, excerpt, want, labels)
-		s.label(ctx, ns, ps, labels)
+		s.label(ctx, ns, sessionsOfPassages(ps), labels)
 	}
 	for i := range ps {
 		ps[i].Label = labels[ps[i].Memories[0].SessionID]
@@ -78,30 +86,46 @@ func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][
 	return ps
 }
 
-// label sets in labels the label of every session of ps whose id is a
-// UUID: its shortest start, of ShortSessionLen characters or more (never
-// ending in "-"), that starts no other UUID session id of ps and, on a
-// store with QuickSessionIDs, no other session id of namespace ns (as
-// ResolveSession reads a start, in its case first), looked up a few
-// sessions at a time. It reports whether a label is longer than the one
-// labels held (or ShortSession's). A lookup that fails labels its session
-// by its whole id, which names it in every call, and is logged: a label
-// never fails a recall.
-func (s *Service) label(ctx context.Context, ns string, ps []Passage, labels map[string]string) (longer bool) {
-	_, quick := s.store.(QuickSessionIDs)
-	var ids []string // the UUID sessions shown
+// sessionsOf and sessionsOfPassages are the UUID sessions of hits and of
+// passages, each once.
+func sessionsOf(hits []Hit) []string {
+	var ids []string
+	for _, h := range hits {
+		if id := h.Memory.SessionID; isUUID(id) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func sessionsOfPassages(ps []Passage) []string {
+	var ids []string
 	for _, p := range ps {
 		if id := p.Memories[0].SessionID; isUUID(id) && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
+	return ids
+}
+
+// label sets in labels the label of each of ids (UUID sessions, shown
+// together): its shortest start, of ShortSessionLen characters or more
+// (never ending in "-"), that starts no other of ids and, on a store with
+// QuickSessionIDs, no other session id of namespace ns (as ResolveSession
+// reads a start, in its case first), looked up a few sessions at a time.
+// It reports whether a label is longer than the one labels held (or
+// ShortSession's). A lookup that fails labels its session by its whole
+// id, which names it in every call, and is logged: a label never fails a
+// recall.
+func (s *Service) label(ctx context.Context, ns string, ids []string, labels map[string]string) (longer bool) {
+	_, quick := s.store.(QuickSessionIDs)
 	got := make([]string, len(ids))
 	var g errgroup.Group
 	g.SetLimit(4) // lookups of a few sessions at a time
 	for i, id := range ids {
 		n := localShortest(id, ids)
 		if l, ok := labels[id]; ok && quick && len(l) >= n {
-			got[i] = l // unique in the namespace: looked up by the grouping before
+			got[i] = l // unique in the namespace: looked up before
 			continue
 		}
 		got[i] = id[:n]

@@ -206,3 +206,26 @@ func TestLabelsWithoutQuickLookups(t *testing.T) {
 		t.Errorf("session 01a234f8-ca52: %d memories, %v", len(ms), err)
 	}
 }
+
+// The space of the best k shown whole counts their labels as shown: two
+// sessions whose labels are longer than 8 characters are both returned
+// by a recall of k = 2.
+func TestLabelsCountInTheBestK(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "bestk"})
+	for id, text := range map[string]string{
+		"019a1b2c-3d4e-7f00-8000-000000000001": "Lisbon trams are yellow.",
+		"019a1b2c-3d4f-7000-8000-000000000002": "Lisbon trams are old.",
+	} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2026-11-28",
+			Messages: []memory.Message{{Role: "user", Content: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "Lisbon trams", Namespace: "n", K: 2, Excerpt: memory.DefaultExcerpt, Fill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 {
+		t.Errorf("a recall of k = 2 returned %d memories:\n%s", len(res.Hits), res.Text())
+	}
+}
