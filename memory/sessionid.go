@@ -86,12 +86,12 @@ func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][
 	return ps
 }
 
-// sessionsOf and sessionsOfPassages are the UUID sessions of hits and of
+// sessionsOf and sessionsOfPassages are the sessions of hits and of
 // passages, each once.
 func sessionsOf(hits []Hit) []string {
 	var ids []string
 	for _, h := range hits {
-		if id := h.Memory.SessionID; isUUID(id) && !slices.Contains(ids, id) {
+		if id := h.Memory.SessionID; !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
@@ -101,29 +101,38 @@ func sessionsOf(hits []Hit) []string {
 func sessionsOfPassages(ps []Passage) []string {
 	var ids []string
 	for _, p := range ps {
-		if id := p.Memories[0].SessionID; isUUID(id) && !slices.Contains(ids, id) {
+		if id := p.Memories[0].SessionID; !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
 	return ids
 }
 
-// label sets in labels the label of each of ids (UUID sessions, shown
-// together): its shortest start, of ShortSessionLen characters or more
-// (never ending in "-"), that starts no other of ids and, on a store with
-// QuickSessionIDs, no other session id of namespace ns (as ResolveSession
-// reads a start, in its case first), looked up a few sessions at a time.
-// It reports whether a label is longer than the one labels held (or
-// ShortSession's). A lookup that fails labels its session by its whole
-// id, which names it in every call, and is logged: a label never fails a
-// recall.
+// label sets in labels the label of each UUID session of ids (the
+// sessions shown together): its shortest start, of ShortSessionLen
+// characters or more (never ending in "-"), that is no other of ids and
+// starts no other UUID of them and, on a store with QuickSessionIDs, no
+// other session id of namespace ns (as ResolveSession reads a start, in
+// its case first), looked up a few sessions at a time. On a store without
+// it, a UUIDv7's label holds the whole of its time (uuid7Time
+// characters), so that sessions begun within a minute, which its lookups
+// cannot tell apart, are told apart by it. It reports whether a label is
+// longer than the one labels held (or ShortSession's). A lookup that
+// fails labels its session by its whole id, which names it in every call,
+// and is logged: a label never fails a recall.
 func (s *Service) label(ctx context.Context, ns string, ids []string, labels map[string]string) (longer bool) {
 	_, quick := s.store.(QuickSessionIDs)
 	got := make([]string, len(ids))
 	var g errgroup.Group
 	g.SetLimit(4) // lookups of a few sessions at a time
 	for i, id := range ids {
+		if !isUUID(id) {
+			continue
+		}
 		n := localShortest(id, ids)
+		if !quick && id[14] == '7' {
+			n = max(n, uuid7Time)
+		}
 		if l, ok := labels[id]; ok && quick && len(l) >= n {
 			got[i] = l // unique in the namespace: looked up before
 			continue
@@ -144,6 +153,9 @@ func (s *Service) label(ctx context.Context, ns string, ids []string, labels map
 	}
 	g.Wait()
 	for i, id := range ids {
+		if !isUUID(id) {
+			continue
+		}
 		before := labels[id]
 		if before == "" {
 			before = ShortSession(id)
@@ -154,16 +166,21 @@ func (s *Service) label(ctx context.Context, ns string, ids []string, labels map
 	return longer
 }
 
+// uuid7Time is how many characters of a UUIDv7 hold its time (48 bits of
+// milliseconds).
+const uuid7Time = len("xxxxxxxx-xxxx")
+
 // localShortest is the length of the shortest start of id, of
-// ShortSessionLen characters or more and not ending in "-", that starts no
-// other id of ids.
+// ShortSessionLen characters or more and not ending in "-", that is no
+// other id of ids and starts no other UUID of them (what ResolveSession
+// would take it for).
 func localShortest(id string, ids []string) int {
 	n := ShortSessionLen
 	for ; n < len(id); n++ {
 		if id[n-1] == '-' {
 			continue
 		}
-		if !slices.ContainsFunc(ids, func(o string) bool { return o != id && strings.HasPrefix(o, id[:n]) }) {
+		if !slices.ContainsFunc(ids, func(o string) bool { return o != id && (o == id[:n] || isUUID(o) && strings.HasPrefix(o, id[:n])) }) {
 			break
 		}
 	}

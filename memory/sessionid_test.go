@@ -205,6 +205,48 @@ func TestLabelsWithoutQuickLookups(t *testing.T) {
 	if ms, err := svc.Session(bg, "n", "01a234f8-ca52"); err != nil || len(ms) != 1 {
 		t.Errorf("session 01a234f8-ca52: %d memories, %v", len(ms), err)
 	}
+	// a UUIDv7 shown alone is labelled by its whole time, which sessions
+	// begun within the same minute do not share
+	alone, err := svc.Recall(bg, memory.RecallRequest{Query: "recipe for bread", Namespace: "n", K: 1, Fusion: memory.TextOnly})
+	if err != nil || !strings.Contains(alone.Text(), "session 01a234f8-ca53 ·") {
+		t.Errorf("a UUIDv7 shown alone: %v\n%s", err, alone.Text())
+	}
+
+	// UUIDv4s: 8 characters, unless a session shown with it is named by
+	// them (which a call would take) or starts with them too. "7c7c7c7c"
+	// first: once the UUID is stored, remembering it would add to the UUID
+	for _, st := range [][2]string{
+		{"5f0b8a2e-3c1d-4e7a-9b6f-1a2b3c4d5e6f", "the garden shed roof"},
+		{"5f0b8a2e-ffff-4e7a-9b6f-1a2b3c4d5e6f", "a recipe for soup"}, // not shown
+		{"7c7c7c7c", "the garden shed door"},
+		{"7c7c7c7c-1111-4000-8000-000000000000", "the garden shed key"},
+	} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: st[0], SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: st[1]}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls.Store(0)
+	res, err = svc.Recall(bg, memory.RecallRequest{Query: "garden shed", Namespace: "n", K: 3, Fusion: memory.TextOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the recall looked session ids up %d times", n)
+	}
+	text = res.Text()
+	for _, label := range []string{"5f0b8a2e", "7c7c7c7c", "7c7c7c7c-1"} {
+		if !strings.Contains(text, "session "+label+" ·") {
+			t.Errorf("no header names %s:\n%s", label, text)
+		}
+	}
+	if ms, err := svc.Session(bg, "n", "7c7c7c7c-1"); err != nil || len(ms) != 1 || ms[0].Text != "the garden shed key" {
+		t.Errorf("session 7c7c7c7c-1: %v, %v", ms, err)
+	}
+	// a start an unshown session shares is refused, naming both
+	if _, err := svc.Session(bg, "n", "5f0b8a2e"); !errors.As(err, &fe) || !strings.Contains(fe.Msg, "3c1d") || !strings.Contains(fe.Msg, "ffff") {
+		t.Errorf("session 5f0b8a2e, which an unshown session starts with too: %v", err)
+	}
 }
 
 // The space of the best k shown whole counts their labels as shown: two
