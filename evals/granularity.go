@@ -2,6 +2,8 @@ package evals
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,9 +33,13 @@ var maxMessage = *spec.Schema[spec.Message]().Properties["content"].MaxLength - 
 
 // Call is one remember call: one session at one granularity.
 type Call struct {
+	// SessionID is the id the session is stored under: the benchmark's
+	// (Session), or with Options.UUIDSessions a UUID made from it.
 	SessionID string
-	Date      time.Time
-	Messages  []spec.Message
+	// Session is the benchmark's id of the session, which scoring reads.
+	Session  string
+	Date     time.Time
+	Messages []spec.Message
 	// Refs[i] are the turns message i holds; remember says which memory
 	// holds message i.
 	Refs [][]string
@@ -45,7 +51,7 @@ type Call struct {
 func Calls(u Unit, g Granularity) []Call {
 	calls := make([]Call, 0, len(u.Sessions))
 	for _, s := range u.Sessions {
-		c := Call{SessionID: s.ID, Date: s.Date}
+		c := Call{SessionID: s.ID, Session: s.ID, Date: s.Date}
 		for _, group := range groups(s.Turns, g) {
 			msg, refs := message(group)
 			if strings.TrimSpace(msg.Content) == "" {
@@ -145,7 +151,7 @@ type Held struct {
 func (m IDMap) add(call Call, ids []string) {
 	for i, refs := range call.Refs {
 		h := m[ids[i]]
-		h.Session = call.SessionID
+		h.Session = call.Session
 		for _, r := range refs {
 			if !slices.Contains(h.Refs, r) {
 				h.Refs = append(h.Refs, r)
@@ -174,4 +180,19 @@ func (g Granularity) valid() error {
 		return nil
 	}
 	return fmt.Errorf("granularity %q: use turn, round or session", g)
+}
+
+// uuidSessions stores each session of calls (of unit) under a UUID made
+// from the unit's and the session's ids (the version 4 layout, its bits a
+// digest's), as agent hosts name their sessions: what a recall shows of
+// them then costs what it costs a host's model. The benchmark's id stays
+// the one scoring reads (Call.Session).
+func uuidSessions(unit string, calls []Call) {
+	for i := range calls {
+		h := sha256.Sum256([]byte(unit + "\x00" + calls[i].Session))
+		h[6] = h[6]&0x0f | 0x40 // version 4
+		h[8] = h[8]&0x3f | 0x80 // RFC 9562 variant
+		x := hex.EncodeToString(h[:16])
+		calls[i].SessionID = x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+	}
 }

@@ -43,8 +43,12 @@ type Options struct {
 	Results       *Results
 	// Keep leaves each unit's namespaces in the store after its questions;
 	// by default they are forgotten, which keeps the store small.
-	Keep     bool
-	Progress *Progress // nil: silent
+	Keep bool
+	// UUIDSessions stores every session under a UUID made from its ids, as
+	// agent hosts name theirs, instead of the benchmark's short id (see
+	// uuidSessions): a recall's text then costs what it costs in a host.
+	UUIDSessions bool
+	Progress     *Progress // nil: silent
 }
 
 // Outcome is what a run measured, cached results included.
@@ -242,6 +246,9 @@ func (r *runner) ingest(ctx context.Context, worker int, u Unit, ts []task) (ask
 	for _, g := range granularities(ts) {
 		ns := namespace(u.ID, g)
 		calls := Calls(u, g)
+		if r.o.UUIDSessions {
+			uuidSessions(u.ID, calls)
+		}
 		st := IngestStat{Unit: u.ID, Granularity: g, Turns: Turns(calls), Start: time.Now(), Fingerprint: r.ingestFingerprint(g)}
 		ids := IDMap{}
 		for _, c := range calls {
@@ -330,11 +337,20 @@ func (r *runner) fingerprint(agent string, c Config) string {
 		judge = r.o.Judge.Chat.Model
 	}
 	cfg, _ := json.Marshal(c)
-	return digest(r.o.Version, r.o.DataID, r.o.Dialer.Describe(), agent, string(cfg), chat, judge, fmt.Sprint(r.o.MaxToolCalls))
+	return digest(append(r.naming(), r.o.Version, r.o.DataID, r.o.Dialer.Describe(), agent, string(cfg), chat, judge, fmt.Sprint(r.o.MaxToolCalls))...)
 }
 
 func (r *runner) ingestFingerprint(g Granularity) string {
-	return digest(r.o.Version, r.o.DataID, r.o.Dialer.Describe(), string(g))
+	return digest(append(r.naming(), r.o.Version, r.o.DataID, r.o.Dialer.Describe(), string(g))...)
+}
+
+// naming is what the sessions' naming adds to a fingerprint: nothing for
+// the benchmark's ids, so results stored before the option stay valid.
+func (r *runner) naming() []string {
+	if r.o.UUIDSessions {
+		return []string{"uuid-sessions"}
+	}
+	return nil
 }
 
 func digest(parts ...string) string {

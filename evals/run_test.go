@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -207,5 +208,47 @@ func TestRunLongMemEvalAbstention(t *testing.T) {
 	later := func(id string) bool { return strings.HasPrefix(id, g3+":") }
 	if b, f := recalled("base"), recalled("before=question"); !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || len(f) != len(b)-2 {
 		t.Errorf("base recalled %v, before=question %v", b, f)
+	}
+}
+
+// Sessions stored under UUIDs (as hosts name theirs) are scored by the
+// benchmark's ids, as sessions stored under those ids are.
+func TestRunUUIDSessions(t *testing.T) {
+	d := loadLoCoMo(t)
+	run := func(uuids bool) Outcome {
+		o := testOptions(t, d, t.TempDir(), inProcess(t))
+		o.UUIDSessions = uuids
+		out, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	plain, uuids := run(false), run(true)
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}:\d+$`)
+	scored := 0
+	for _, r := range uuids.Results {
+		for _, id := range r.Recalled {
+			if !uuid.MatchString(id) {
+				t.Errorf("%s recalled %q, not a memory of a UUID session", r.Question, id)
+			}
+		}
+		i := slices.IndexFunc(plain.Results, func(p Result) bool { return p.Question == r.Question && p.Config == r.Config })
+		if i < 0 {
+			t.Fatalf("no plain result for %s", r.Question)
+		}
+		p := plain.Results[i]
+		if (p.Retrieval.Turn == nil) != (r.Retrieval.Turn == nil) || (p.Retrieval.Session == nil) != (r.Retrieval.Session == nil) {
+			t.Fatalf("%s: scored %+v with UUIDs, %+v without", r.Question, r.Retrieval, p.Retrieval)
+		}
+		if r.Retrieval.Turn != nil {
+			scored++
+			if *r.Retrieval.Turn != *p.Retrieval.Turn || *r.Retrieval.Session != *p.Retrieval.Session || len(r.Recalled) != len(p.Recalled) {
+				t.Errorf("%s: with UUIDs %+v %+v (%d recalled), without %+v %+v (%d)", r.Question, *r.Retrieval.Turn, *r.Retrieval.Session, len(r.Recalled), *p.Retrieval.Turn, *p.Retrieval.Session, len(p.Recalled))
+			}
+		}
+	}
+	if scored == 0 {
+		t.Fatal("no question was scored")
 	}
 }

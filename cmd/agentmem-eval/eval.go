@@ -64,6 +64,7 @@ type evalFlags struct {
 	Workers    int    `name:"workers" help:"Units (and questions within one) worked on at once (default: number of CPUs)."`
 	Limit      int    `name:"limit" placeholder:"N" help:"Only N units (conversations or questions), spread evenly over the file: the files are grouped by question type."`
 	Keep       bool   `name:"keep" help:"Keep each unit's namespaces after scoring (default: forget them, which keeps the store small)."`
+	UUIDs      bool   `name:"uuid-sessions" help:"Store each session under a UUID made from its unit and id, as agent hosts (Claude Code, Codex) name sessions, instead of the benchmark's short id: the text a recall shows then costs what it costs a host's model. Scoring is unchanged. agentmem's own runs only (not with --peers)."`
 	Quiet      bool   `name:"quiet" help:"No progress bar."`
 	CPUProfile string `name:"cpuprofile" placeholder:"FILE" help:"Write a CPU profile (go tool pprof) of the run."`
 
@@ -80,9 +81,15 @@ type evalFlags struct {
 // so that another way to reach the memory or to answer is one more case in
 // dialer or options.
 func (c evalFlags) run(e *env, bench string, mproxy int, seed uint64) error {
+	if c.UUIDs && len(c.Peers) > 0 {
+		return fmt.Errorf("--uuid-sessions names agentmem's sessions only: run it without --peers")
+	}
 	d, digest, err := load(bench, c.File)
 	if err != nil {
 		return err
+	}
+	if c.UUIDs {
+		d.Notes = append(d.Notes, "--uuid-sessions: every session was stored under a UUID made from its unit and id, as agent hosts name theirs; scoring reads the benchmark's ids.")
 	}
 	installed, err := c.installPeers(e)
 	if err != nil {
@@ -196,7 +203,7 @@ func (c evalFlags) options(e *env, d *evals.Dataset, dataID string, dialer evals
 	o := evals.Options{
 		Data: d, DataID: dataID, Configs: configs, Dialer: dialer,
 		Scripted: c.Agent != "llm", LLMAgent: c.Agent != "scripted", MaxToolCalls: c.MaxToolCalls,
-		Workers: cmp.Or(c.Workers, runtime.NumCPU()), Keep: c.Keep, Version: revision(),
+		Workers: cmp.Or(c.Workers, runtime.NumCPU()), Keep: c.Keep, UUIDSessions: c.UUIDs, Version: revision(),
 	}
 	if o.Tokenizer, err = evals.NewTokenizer(); err != nil {
 		return evals.Options{}, evals.Meta{}, err
