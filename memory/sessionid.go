@@ -13,13 +13,14 @@ import (
 // the text of a recall shows. Hosts name their sessions by UUIDs (Claude
 // Code, Codex, ChatGPT and Claude.ai exports), and a UUID costs a model
 // 19 to 36 tokens (o200k: digits cost less than letters), about what a
-// short turn does: shown whole in every passage header it would take a
-// fifth or more of a recall's text. Its first 8 characters cost 3 to 5
+// short turn does: shown whole in every passage header they took an eighth
+// to a fifth of a recall's text (EVALS.md, "Session ids shown by their
+// start"). Its first 8 characters cost 3 to 5
 // and, with the session's date beside them, name it; every argument that
 // names a session takes them (ResolveSession). Where they start another
 // session's id of the namespace too (UUIDv7 ids begin with a timestamp,
 // so sessions started within a minute share them), a recall shows more of
-// the id, as git shortens commit ids (see labels).
+// the id, as git shortens commit ids (see label).
 const ShortSessionLen = 8
 
 // ShortSession is the id a header shows for session id at the least: the
