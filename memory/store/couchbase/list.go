@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/couchbase/gocb/v2"
+	"golang.org/x/sync/errgroup"
 
 	"agentmem/memory"
 )
@@ -46,18 +47,24 @@ func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([
 	case plain(prefix) && !strings.HasPrefix(prefix, "#"):
 		scans = append(scans, base+prefix)
 	}
+	// side by side: each scan visits every vBucket
+	found := make([][]sessionDoc, len(scans))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, kp := range scans {
+		g.Go(func() (err error) {
+			found[i], err = s.scanManifests(gctx, ns, kp)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var out []string
-	for _, kp := range scans {
-		mans, err := s.scanManifests(ctx, ns, kp)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range mans {
-			if strings.HasPrefix(d.Session, prefix) && !seen[d.Session] {
-				seen[d.Session] = true
-				out = append(out, d.Session)
-			}
+	for _, d := range slices.Concat(found...) {
+		if strings.HasPrefix(d.Session, prefix) && !seen[d.Session] {
+			seen[d.Session] = true
+			out = append(out, d.Session)
 		}
 	}
 	slices.Sort(out)
