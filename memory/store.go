@@ -45,6 +45,13 @@ type Store interface {
 	Export(ctx context.Context, namespace string, vectors bool, fn func(Memory) error) error
 }
 
+// RecipeReporter is implemented by stores that record the recipe their
+// vectors were made by (Recipe): both stores do, "" in one made before
+// recipes were recorded.
+type RecipeReporter interface {
+	Recipe() string
+}
+
 // QuickSessionIDs is implemented by stores whose SessionIDs is quick
 // enough to run for every passage of a recall (the embedded store: a
 // seek), so that a recall labels each UUID session by a start no other

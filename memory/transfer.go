@@ -110,7 +110,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	enc.SetEscapeHTML(false)
 	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
 		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
-	if r, ok := s.store.(interface{ Recipe() string }); ok && head.Vectors {
+	if r, ok := s.store.(RecipeReporter); ok && head.Vectors {
 		head.Recipe = r.Recipe()
 	}
 	if err := enc.Encode(head); err != nil {

@@ -84,7 +84,7 @@ func (c reindexCmd) Run(e *env) error {
 		if emb != nil {
 			to = fmt.Sprintf("%s (%d dimensions, recipe %s)", emb.ID(), emb.Dims(), memory.RecipeOf(emb))
 		}
-		if r, ok := st.(interface{ Recipe() string }); ok && from != "" {
+		if r, ok := st.(memory.RecipeReporter); ok && from != "" {
 			from = fmt.Sprintf("%s (%d dimensions, recipe %s)", from, dims, cmp.Or(r.Recipe(), "none recorded"))
 		} else {
 			from = fmt.Sprintf("%s (%d dimensions)", from, dims)

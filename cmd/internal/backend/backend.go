@@ -107,7 +107,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 // warnRecipe says when st's memories were embedded by an earlier recipe
 // (memory.Recipe): they are found, but each by its one vector.
 func warnRecipe(st any, log *slog.Logger) {
-	r, ok := st.(interface{ Recipe() string })
+	r, ok := st.(memory.RecipeReporter)
 	if !ok || r.Recipe() == memory.Recipe {
 		return
 	}

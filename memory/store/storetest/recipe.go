@@ -20,7 +20,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	emb := &fake.Embedder{Name: "recipe", N: 32}
 	recipe := func(st memory.Store) string {
 		t.Helper()
-		r, ok := st.(interface{ Recipe() string })
+		r, ok := st.(memory.RecipeReporter)
 		if !ok {
 			t.Fatalf("%T does not report its recipe", st)
 		}
