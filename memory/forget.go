@@ -49,10 +49,7 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		}
 	}
 	if req.SessionID != "" {
-		if err := validName("session_id", req.SessionID, maxSessionID); err != nil {
-			return ForgetResult{}, err
-		}
-		if req.SessionID, err = s.ResolveSession(ctx, "session_id", ns, req.SessionID); err != nil {
+		if req.SessionID, err = s.sessionArg(ctx, ns, req.SessionID); err != nil {
 			return ForgetResult{}, err
 		}
 	}

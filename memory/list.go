@@ -248,10 +248,7 @@ func (s *Service) Session(ctx context.Context, namespace, sessionID string) ([]M
 	if err != nil {
 		return nil, err
 	}
-	if err := validName("session_id", sessionID, maxSessionID); err != nil {
-		return nil, err
-	}
-	if sessionID, err = s.ResolveSession(ctx, "session_id", ns, sessionID); err != nil {
+	if sessionID, err = s.sessionArg(ctx, ns, sessionID); err != nil {
 		return nil, err
 	}
 	ms, err := s.store.Session(ctx, ns, sessionID)

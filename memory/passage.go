@@ -33,7 +33,7 @@ type Passage struct {
 	// a long memory that best matches the query (see excerpt).
 	Excerpt []string
 	// Label is the session's id as the header shows it ("": ShortSession's;
-	// Recall sets the start that names no other session: see labels).
+	// Recall sets the start that names no other session: see label).
 	Label string
 }
 

@@ -215,10 +215,7 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	}
 	session := req.SessionID
 	if session != "" {
-		if err := validName("session_id", session, maxSessionID); err != nil {
-			return Query{}, "", err
-		}
-		if session, err = s.ResolveSession(ctx, "session_id", ns, session); err != nil {
+		if session, err = s.sessionArg(ctx, ns, session); err != nil {
 			return Query{}, "", err
 		}
 	}

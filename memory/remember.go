@@ -83,7 +83,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		// the start of a UUID a recall showed adds to that session, as
 		// every argument naming a session takes it; an id no session has
 		// starts one
-		sessionID, err = s.ResolveSession(ctx, "session_id", ns, sessionID)
+		sessionID, err = s.resolveSession(ctx, ns, sessionID) // newName checked it
 	}
 	if err != nil {
 		return RememberResult{}, err

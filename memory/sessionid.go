@@ -17,7 +17,7 @@ import (
 // to a fifth of a recall's text (EVALS.md, "Session ids shown by their
 // start"). Its first 8 characters cost 3 to 5
 // and, with the session's date beside them, name it; every argument that
-// names a session takes them (ResolveSession). Where they start another
+// names a session takes them (resolveSession). Where they start another
 // session's id of the namespace too (UUIDv7 ids begin with a timestamp,
 // so sessions started within a minute share them), a recall shows more of
 // the id, as git shortens commit ids (see label).
@@ -71,49 +71,42 @@ func shortForm(id string) bool {
 func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems) []Passage {
 	labels := map[string]string{}
 	if fillK > 0 {
-		s.label(ctx, ns, sessionsOf(hits[:fillK]), labels)
+		s.label(ctx, ns, sessionsOf(hits[:fillK], hitSession), labels)
 		if full := wholeTokens(hits[:fillK], turns[:fillK], labels); budget == 0 || full < budget {
 			budget = full
 		}
 	}
 	ps := group(hits, turns, budget, excerpt, want, labels)
-	if s.label(ctx, ns, sessionsOfPassages(ps), labels) {
+	if s.label(ctx, ns, sessionsOf(ps, passageSession), labels) {
 		ps = group(hits, turns, budget, excerpt, want, labels)
-		s.label(ctx, ns, sessionsOfPassages(ps), labels)
+		s.label(ctx, ns, sessionsOf(ps, passageSession), labels)
 	}
 	for i := range ps {
-		ps[i].Label = labels[ps[i].Memories[0].SessionID]
+		ps[i].Label = labels[passageSession(ps[i])]
 	}
 	return ps
 }
 
-// sessionsOf and sessionsOfPassages are the sessions of hits and of
-// passages, each once.
-func sessionsOf(hits []Hit) []string {
+// sessionsOf is the sessions of xs (hits or passages), each once, in
+// their order.
+func sessionsOf[T any](xs []T, session func(T) string) []string {
 	var ids []string
-	for _, h := range hits {
-		if id := h.Memory.SessionID; !slices.Contains(ids, id) {
+	for _, x := range xs {
+		if id := session(x); !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
 	return ids
 }
 
-func sessionsOfPassages(ps []Passage) []string {
-	var ids []string
-	for _, p := range ps {
-		if id := p.Memories[0].SessionID; !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
+func hitSession(h Hit) string         { return h.Memory.SessionID }
+func passageSession(p Passage) string { return p.Memories[0].SessionID }
 
 // label sets in labels the label of each UUID session of ids (the
 // sessions shown together): its shortest start, of ShortSessionLen
 // characters or more (never ending in "-"), that is no other of ids and
 // starts no other UUID of them and, on a store with QuickSessionIDs, no
-// other session id of namespace ns (as ResolveSession reads a start, in
+// other session id of namespace ns (as resolveSession reads a start, in
 // its case first), looked up a few sessions at a time. On a store without
 // it, a UUIDv7's label holds the whole of its time (uuid7Time
 // characters), so that sessions begun within a minute, which its lookups
@@ -173,7 +166,7 @@ const uuid7Time = len("xxxxxxxx-xxxx")
 
 // localShortest is the length of the shortest start of id, of
 // ShortSessionLen characters or more and not ending in "-", that is no
-// other id of ids and starts no other UUID of them (what ResolveSession
+// other id of ids and starts no other UUID of them (what resolveSession
 // would take it for).
 func localShortest(id string, ids []string) int {
 	n := ShortSessionLen
@@ -213,14 +206,23 @@ const (
 	maxStarting = 4096
 )
 
-// ResolveSession returns the session a session argument names in
+// sessionArg checks the session_id argument of a call that reads or
+// deletes a session (validName) and resolves it (resolveSession).
+func (s *Service) sessionArg(ctx context.Context, ns, id string) (string, error) {
+	if err := validName("session_id", id, maxSessionID); err != nil {
+		return "", err
+	}
+	return s.resolveSession(ctx, ns, id)
+}
+
+// resolveSession returns the session a session_id argument names in
 // namespace ns: the session of that very id when there is one, else the
 // one session whose id is a UUID starting with it when the argument is
 // the start of a UUID as a recall shows it (in its case, or when none is,
 // in another), else the argument as it is (a session that holds nothing
 // is the caller's to report, or to start). Several sessions starting with
-// it are a *FieldError on field that names them.
-func (s *Service) ResolveSession(ctx context.Context, field, ns, id string) (string, error) {
+// it are a *FieldError on session_id that names them.
+func (s *Service) resolveSession(ctx context.Context, ns, id string) (string, error) {
 	if !shortForm(id) {
 		return id, nil
 	}
@@ -252,7 +254,7 @@ func (s *Service) ResolveSession(ctx context.Context, field, ns, id string) (str
 		if len(found) > maxResolved {
 			found, more = found[:maxResolved], " and more"
 		}
-		return "", &FieldError{field, fmt.Sprintf("%q starts the ids of several sessions of namespace %s (%s%s); give more of the id", id, ns, strings.Join(found, ", "), more)}
+		return "", &FieldError{"session_id", fmt.Sprintf("%q starts the ids of several sessions of namespace %s (%s%s); give more of the id", id, ns, strings.Join(found, ", "), more)}
 	}
 	return id, nil
 }

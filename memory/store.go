@@ -59,7 +59,7 @@ type RecipeReporter interface {
 // scan of every vBucket, which its documentation keeps for batch work) a
 // recall labels a session by a start no other session of that recall
 // shares, and a call that gives a start an unshown session shares too is
-// refused, naming both (ResolveSession).
+// refused, naming both (resolveSession).
 type QuickSessionIDs interface {
 	QuickSessionIDs()
 }
