@@ -26,6 +26,18 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 		}
 		return r.Recipe()
 	}
+	// reopened opens the storage with recipe r and checks what it reports
+	reopened := func(r, want, what string) {
+		t.Helper()
+		st, err := open(emb.ID(), emb.Dims(), false, r)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer st.Close()
+		if got := recipe(st); got != want {
+			t.Errorf("%s reports %q", what, got)
+		}
+	}
 	st, err := open(emb.ID(), emb.Dims(), false, "r1")
 	if err != nil {
 		t.Fatal(err)
@@ -37,14 +49,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	remember(t, s.service(t, st, emb), "", "s1", "2023-05-07", "the lake house is in Maine. We go every June.")
 	st.Close()
 
-	st, err = open(emb.ID(), emb.Dims(), false, "r2")
-	if err != nil {
-		t.Fatalf("a store of recipe r1 opened with r2: %v", err)
-	}
-	if got := recipe(st); got != "r1" {
-		t.Errorf("a store of memories made by r1, opened with r2, reports %q", got)
-	}
-	st.Close()
+	reopened("r2", "r1", "a store of memories made by r1, opened with r2,")
 
 	st, err = open("", 0, true, "r2")
 	if err := memory.Reindex(ctx, reindexer(t, st, err), emb, nil); err != nil {
@@ -54,14 +59,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 		t.Errorf("after a reindex with r2 the store reports %q", got)
 	}
 	st.Close()
-	st, err = open(emb.ID(), emb.Dims(), false, "r2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := recipe(st); got != "r2" {
-		t.Errorf("reopened after a reindex with r2, the store reports %q", got)
-	}
-	st.Close()
+	reopened("r2", "r2", "reopened after a reindex with r2, the store")
 	// emptied, a store holds no vectors of an earlier recipe: the recipe
 	// it was opened with is recorded at once, for what it takes next
 	st, err = open(emb.ID(), emb.Dims(), false, "r3")
@@ -80,14 +78,7 @@ func RecipeRecorded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	}
 	remember(t, svc, "", "s2", "2023-05-08", "the boat is blue. It sleeps four.")
 	st.Close()
-	st, err = open(emb.ID(), emb.Dims(), false, "r3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := recipe(st); got != "r3" {
-		t.Errorf("refilled after a forget and reopened with r3, the store reports %q", got)
-	}
+	reopened("r3", "r3", "refilled after a forget and reopened with r3, the store")
 }
 
 // reindexer is st, opened for a reindex (err the open's), as the
