@@ -1,12 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // ShortSessionLen is the fewest characters of a session id that is a UUID
@@ -107,55 +106,37 @@ func passageSession(p Passage) string { return p.Memories[0].SessionID }
 // characters or more (never ending in "-"), that is no other of ids and
 // starts no other UUID of them and, on a store with QuickSessionIDs, no
 // other session id of namespace ns (as resolveSession reads a start, in
-// its case first), looked up a few sessions at a time. On a store without
-// it, a UUIDv7's label holds the whole of its time (uuid7Time
-// characters), so that sessions begun within a minute, which its lookups
-// cannot tell apart, are told apart by it. It reports whether a label is
+// its case first), looked up one session after the other (a seek each).
+// On a store without it, a UUIDv7's label holds the whole of its time
+// (uuid7Time characters), so that sessions begun within a minute, which
+// its lookups cannot tell apart, are told apart by it. It reports whether a label is
 // longer than the one labels held (or ShortSession's). A lookup that
 // fails labels its session by its whole id, which names it in every call,
 // and is logged: a label never fails a recall.
 func (s *Service) label(ctx context.Context, ns string, ids []string, labels map[string]string) (longer bool) {
 	_, quick := s.store.(QuickSessionIDs)
-	got := make([]string, len(ids))
-	var g errgroup.Group
-	g.SetLimit(4) // lookups of a few sessions at a time
-	for i, id := range ids {
+	for _, id := range ids {
 		if !isUUID(id) {
 			continue
 		}
+		before := cmp.Or(labels[id], ShortSession(id))
 		n := localShortest(id, ids)
-		if !quick && id[14] == '7' {
+		switch {
+		case !quick && id[14] == '7':
 			n = max(n, uuid7Time)
+		case quick && labels[id] != "" && len(labels[id]) >= n:
+			continue // unique in the namespace: looked up before
 		}
-		if l, ok := labels[id]; ok && quick && len(l) >= n {
-			got[i] = l // unique in the namespace: looked up before
-			continue
-		}
-		got[i] = id[:n]
-		if !quick {
-			continue
-		}
-		g.Go(func() error {
-			l, err := s.shortest(ctx, ns, id, n)
-			if err != nil {
+		l := id[:n]
+		if quick {
+			var err error
+			if l, err = s.shortest(ctx, ns, id, n); err != nil {
 				s.log.Warn("a recall names a session by its whole id", "namespace", ns, "session", id, "err", err)
 				l = id
 			}
-			got[i] = l
-			return nil
-		})
-	}
-	g.Wait()
-	for i, id := range ids {
-		if !isUUID(id) {
-			continue
 		}
-		before := labels[id]
-		if before == "" {
-			before = ShortSession(id)
-		}
-		longer = longer || len(got[i]) > len(before)
-		labels[id] = got[i]
+		longer = longer || len(l) > len(before)
+		labels[id] = l
 	}
 	return longer
 }
