@@ -291,6 +291,7 @@ func (s *Service) startFiller() {
 // Close stops the background work on the service's store (vectors being
 // made are made again after the next open). The store stays open.
 func (s *Service) Close() error {
+	s.stopUpgrade()
 	if s.filler != nil {
 		s.filler.stop()
 	}

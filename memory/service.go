@@ -31,6 +31,7 @@ type Service struct {
 	// bound); filler makes the rest in the background (see put).
 	embedWait time.Duration
 	filler    *filler
+	upgrade   *upgrade // the vectors of an earlier recipe (UpgradeVectors)
 	log       *slog.Logger
 }
 

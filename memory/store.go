@@ -52,6 +52,22 @@ type RecipeReporter interface {
 	Recipe() string
 }
 
+// VectorUpgrader is implemented by stores that can replace the vectors of
+// the memories they hold while they serve (both stores), so that memories
+// embedded by an earlier recipe get the current recipe's vectors without a
+// reindex (Service.UpgradeVectors).
+type VectorUpgrader interface {
+	RecipeReporter
+	// ReplaceVectors stores the vectors of memories the store holds with
+	// the same text (Hash) and embedder, replacing theirs; a memory
+	// deleted, changed, or still waiting for its vectors is skipped. It
+	// returns how many it replaced.
+	ReplaceVectors(ctx context.Context, ms []Memory) (int, error)
+	// RecordRecipe records the recipe the store was opened with as that of
+	// every memory's vectors, as Reindex does when it ends.
+	RecordRecipe(ctx context.Context) error
+}
+
 // QuickSessionIDs is implemented by stores whose SessionIDs is quick
 // enough to run for every passage of a recall (the embedded store: a
 // seek), so that a recall labels each UUID session by a start no other

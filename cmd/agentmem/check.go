@@ -40,7 +40,7 @@ func (checkCmd) Run(e *env) error {
 			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
 		}
 		if r.Vectors > 0 && r.Recipe != memory.Recipe {
-			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem reindex` re-embeds them (no damage)")
+			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
 		}
 		fmt.Println()
 		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)

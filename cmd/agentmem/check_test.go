@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bufio"
 	"bytes"
 	le "encoding/binary"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -214,15 +216,7 @@ func TestEarlierRecipeUntilReindex(t *testing.T) {
 	if out, err := run("check"); err != nil || strings.Contains(out, "earlier agentmem") {
 		t.Fatalf("check of a store of today's recipe: %v\n%s", err, out)
 	}
-	// the record file as an earlier agentmem left it: no recipe recorded
-	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("recipe")) }); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	forgetRecipe(t, dir)
 	if out, err := run("recall", "What martial art did John start?"); err != nil || !strings.Contains(out, "kickboxing") || !strings.Contains(out, "agentmem reindex") {
 		t.Fatalf("recall on a store of an earlier recipe: %v\n%s", err, out)
 	}
@@ -235,6 +229,84 @@ func TestEarlierRecipeUntilReindex(t *testing.T) {
 	for _, args := range [][]string{{"check"}, {"recall", "kickboxing"}} {
 		if out, err := run(args...); err != nil || strings.Contains(out, "earlier agentmem") {
 			t.Errorf("%s after reindex: %v\n%s", args[0], err, out)
+		}
+	}
+}
+
+// forgetRecipe leaves the record file of dir as an earlier agentmem left
+// it: no recipe recorded.
+func forgetRecipe(t *testing.T, dir string) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("recipe")) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentmem serve gives the memories of an earlier recipe this one's
+// vectors in the background, says so, and records the recipe: the next
+// commands no longer warn.
+func TestEarlierRecipeUpgradedByServe(t *testing.T) {
+	dir := t.TempDir()
+	run := builtinIn(t, dir)
+	if out, err := run("remember", "--speaker", "John", "Hey Maria! I started kickboxing last month. My knees hurt though."); err != nil {
+		t.Fatalf("remember: %v\n%s", err, out)
+	}
+	forgetRecipe(t, dir)
+	cmd := exec.Command(binary(t), "serve", "--data-dir", dir, "--log-level", "info")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var seen []string
+	timeout := time.After(2 * time.Minute)
+wait:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("serve ended before it upgraded the vectors:\n%s", strings.Join(seen, "\n"))
+			}
+			seen = append(seen, l)
+			if strings.Contains(l, "have this agentmem's vectors") {
+				break wait
+			}
+		case <-timeout:
+			t.Fatalf("serve did not upgrade the vectors within 2 minutes:\n%s", strings.Join(seen, "\n"))
+		}
+	}
+	in.Close()
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, strings.Join(seen, "\n"))
+	}
+	if all := strings.Join(seen, "\n"); !strings.Contains(all, "earlier agentmem") || !strings.Contains(all, "memories_checked=1") {
+		t.Errorf("serve's log does not say what it upgraded:\n%s", all)
+	}
+	for _, args := range [][]string{{"check"}, {"recall", "kickboxing"}} {
+		if out, err := run(args...); err != nil || strings.Contains(out, "earlier agentmem") {
+			t.Errorf("%s after serve: %v\n%s", args[0], err, out)
 		}
 	}
 }

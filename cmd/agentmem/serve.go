@@ -203,6 +203,7 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 		e.log.Debug("memory loaded", "took", time.Since(start).Round(time.Millisecond))
 		if serve {
 			go eng.ProbeReranker(lctx, e.log)
+			eng.Service.UpgradeVectors()
 			h.serveSocket(lctx, e, sock)
 		}
 	}()

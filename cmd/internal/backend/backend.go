@@ -111,7 +111,7 @@ func warnRecipe(st any, log *slog.Logger) {
 	if !ok || r.Recipe() == memory.Recipe {
 		return
 	}
-	log.Warn("the stored memories were embedded by an earlier agentmem, without a vector for each sentence of a short turn: they rank a little below new ones on the vector side until `agentmem reindex` re-embeds them (once; docs/storage.md)", "recipe", cmp.Or(r.Recipe(), "(none recorded)"), "now", memory.Recipe)
+	log.Warn("the stored memories were embedded by an earlier agentmem, without a vector for each sentence of a short turn: they rank a little below new ones on the vector side until they get theirs, which `agentmem serve` gives them in the background and `agentmem reindex` at once (docs/storage.md)", "recipe", cmp.Or(r.Recipe(), "(none recorded)"), "now", memory.Recipe)
 }
 
 // cached wraps emb in the embedding cache of dir. The cache only saves

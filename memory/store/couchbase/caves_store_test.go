@@ -267,6 +267,27 @@ func TestCavesConformance(t *testing.T) {
 	})
 }
 
+// The Couchbase store's memories of an earlier recipe get the current
+// one's vectors in the background, on the mock.
+func TestCavesVectorsUpgraded(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	storetest.VectorsUpgraded(t, func(t *testing.T) storetest.OpenRecipe {
+		cfg := cv.cfg
+		cfg.Collection = "upgrade"
+		cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
+		setup := false
+		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
+			if !setup {
+				cv.setup(t, cfg, 32)
+				setup = true
+			}
+			cfg.Recipe = recipe
+			return Open(context.Background(), cfg, id, dims)
+		}
+	})
+}
+
 // The Couchbase store records the recipe of its vectors, on the mock.
 func TestCavesRecipeRecorded(t *testing.T) {
 	t.Parallel()

@@ -28,3 +28,14 @@ func TestRecipeRecorded(t *testing.T) {
 		}
 	})
 }
+
+// The embedded store's memories of an earlier recipe get the current one's
+// vectors in the background.
+func TestVectorsUpgraded(t *testing.T) {
+	storetest.VectorsUpgraded(t, func(t *testing.T) storetest.OpenRecipe {
+		dir := t.TempDir()
+		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
+			return embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: id, Dims: dims, SkipEmbedderCheck: any, Recipe: recipe, NoSync: true})
+		}
+	})
+}

@@ -315,6 +315,53 @@ func TestBackgroundVectorsReachStaleSnapshots(t *testing.T) {
 	check(t, "a snapshot from before the background vectors", st, want)
 }
 
+// Vectors replaced while the store serves (ReplaceVectors: the upgrade of
+// an earlier recipe's vectors) are journalled: a snapshot saved before
+// them, left as a crash would leave it, is brought up to date at open.
+func TestReplacedVectorsReachStaleSnapshots(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 140))
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := rebuilt(t, dir, "a")
+	old := t.TempDir()
+	os.CopyFS(filepath.Join(old, "vectors"), os.DirFS(filepath.Join(dir, "vectors")))
+
+	st = openVec(t, dir, nil)
+	var ms []memory.Memory
+	st.Export(context.Background(), "a", true, func(m memory.Memory) error {
+		if len(ms) < 40 {
+			m.Vectors = append(m.Vectors, unit(r), unit(r))
+			ms = append(ms, m)
+		}
+		return nil
+	})
+	if n, err := st.ReplaceVectors(context.Background(), ms); err != nil || n != 40 {
+		t.Fatalf("ReplaceVectors replaced %d of 40 (err %v)", n, err)
+	}
+	check(t, "right after ReplaceVectors", st, rebuilt(t, dir, "a"))
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := rebuilt(t, dir, "a")
+	if reflect.DeepEqual(want, before) {
+		t.Fatal("the replaced vectors change no answer: the test shows nothing")
+	}
+	st = openVec(t, dir, nil)
+	check(t, "the snapshot saved after ReplaceVectors", st, want)
+	st.Close()
+
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	os.CopyFS(filepath.Join(dir, "vectors"), os.DirFS(filepath.Join(old, "vectors")))
+	st = openVec(t, dir, nil)
+	defer st.Close()
+	check(t, "a snapshot from before ReplaceVectors", st, want)
+}
+
 // A namespace past the approximate threshold keeps its inverted file in
 // step with puts and deletes, from a snapshot too, and its vector side
 // keeps recall@10 >= 0.98 against an exact scan of the stored vectors.
