@@ -96,8 +96,9 @@ func (f *filler) bulk() {
 	f.kick()
 }
 
-// yieldToBulk waits while bulk remembers keep arriving, at most bulkDefer.
-func (f *filler) yieldToBulk() {
+// yieldToBulk waits while bulk remembers keep arriving, at most bulkDefer
+// (or until ctx is done).
+func (f *filler) yieldToBulk(ctx context.Context) {
 	deadline := time.Now().Add(bulkDefer)
 	for {
 		quiet := time.Since(time.Unix(0, f.lastBulk.Load()))
@@ -105,7 +106,7 @@ func (f *filler) yieldToBulk() {
 			return
 		}
 		select {
-		case <-f.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-time.After(bulkQuiet - quiet):
 		}
@@ -168,7 +169,7 @@ func (f *filler) pass() (int, error) {
 	go func() {
 		defer close(ready)
 		for {
-			f.yieldToBulk()
+			f.yieldToBulk(f.ctx)
 			select {
 			case <-stop:
 				return

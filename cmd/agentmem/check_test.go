@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,46 @@ func forgetRecipe(t *testing.T, dir string) {
 	}
 }
 
+// turnVectorOnly leaves each memory of dir with its first vector only, as
+// an earlier agentmem embedded a short turn (no vector for each
+// sentence), and drops the vector snapshots, so the store reads them.
+func turnVectorOnly(t *testing.T, dir string) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error {
+		dims, err := strconv.Atoi(string(tx.Bucket([]byte("meta")).Get([]byte("dims"))))
+		if err != nil {
+			return err
+		}
+		vec := tx.Bucket([]byte("vec"))
+		cut := map[string][]byte{}
+		vec.ForEach(func(k, v []byte) error {
+			if len(v) > 4*dims {
+				cut[string(k)] = append([]byte(nil), v[:4*dims]...)
+			}
+			return nil
+		})
+		if len(cut) == 0 {
+			return errors.New("no memory has a vector for each sentence")
+		}
+		for k, v := range cut {
+			if err := vec.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "store", "vectors")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // agentmem serve gives the memories of an earlier recipe this one's
 // vectors in the background, says so, and records the recipe: the next
 // commands no longer warn.
@@ -257,6 +298,7 @@ func TestEarlierRecipeUpgradedByServe(t *testing.T) {
 		t.Fatalf("remember: %v\n%s", err, out)
 	}
 	forgetRecipe(t, dir)
+	turnVectorOnly(t, dir)
 	cmd := exec.Command(binary(t), "serve", "--data-dir", dir, "--log-level", "info")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	in, err := cmd.StdinPipe()
@@ -301,14 +343,35 @@ wait:
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, strings.Join(seen, "\n"))
 	}
-	if all := strings.Join(seen, "\n"); !strings.Contains(all, "earlier agentmem") || !strings.Contains(all, "memories_checked=1") {
+	if all := strings.Join(seen, "\n"); !strings.Contains(all, "earlier agentmem") || !strings.Contains(all, "memories_checked=1 memories_replaced=1") {
 		t.Errorf("serve's log does not say what it upgraded:\n%s", all)
+	}
+	if n := windows(t, dir); n != 4 {
+		t.Errorf("after serve the memory has %d vectors; want 4 (its turn and its 3 sentences)", n)
 	}
 	for _, args := range [][]string{{"check"}, {"recall", "kickboxing"}} {
 		if out, err := run(args...); err != nil || strings.Contains(out, "earlier agentmem") {
 			t.Errorf("%s after serve: %v\n%s", args[0], err, out)
 		}
 	}
+}
+
+// windows is how many vectors the one memory of dir has.
+func windows(t *testing.T, dir string) int {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	n := 0
+	db.View(func(tx *bolt.Tx) error {
+		dims, _ := strconv.Atoi(string(tx.Bucket([]byte("meta")).Get([]byte("dims"))))
+		_, v := tx.Bucket([]byte("vec")).Cursor().First()
+		n = len(v) / (4 * max(dims, 1))
+		return nil
+	})
+	return n
 }
 
 // builtinIn runs agentmem with its default (built-in) embedder on dir.

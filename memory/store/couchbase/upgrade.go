@@ -4,85 +4,108 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/couchbase/gocb/v2"
+	"golang.org/x/sync/errgroup"
 
 	"agentmem/memory"
 )
 
 var _ memory.VectorUpgrader = (*Store)(nil)
 
+// replaceParallel is how many documents ReplaceVectors writes at once.
+const replaceParallel = 16
+
 // ReplaceVectors stores the vectors of memories the collection holds with
-// the same text (Hash) and embedder, replacing theirs. Each document is
-// replaced only as it was read (its CAS), so a memory deleted or rewritten
-// meanwhile keeps what it has; the rest of the document is unchanged.
+// the same text (Hash) and embedder, replacing theirs: a subdocument write
+// of the vector field alone, by the CAS the document was read with, so a
+// memory deleted or rewritten meanwhile keeps what it has and the rest of
+// the document is left as it is.
 func (s *Store) ReplaceVectors(ctx context.Context, ms []memory.Memory) (int, error) {
 	if err := s.checkPut(ms); err != nil {
 		return 0, err
 	}
 	for _, m := range ms {
 		if len(m.Vectors) == 0 {
-			return 0, fmt.Errorf("memory %s has no vectors to replace theirs with", m.ID)
+			return 0, fmt.Errorf("memory %s has no vectors to replace its own with", m.ID)
 		}
 	}
-	n := 0
-	for chunk := range slices.Chunk(ms, 256) {
-		ops := make([]gocb.BulkOp, len(chunk))
-		gets := make([]*gocb.GetOp, len(chunk))
-		for i, m := range chunk {
-			gets[i] = &gocb.GetOp{ID: memoryKey(m.Namespace, m.ID)}
-			ops[i] = gets[i]
-		}
-		if err := s.coll.Do(ops, &gocb.BulkOpOptions{Context: ctx}); err != nil {
-			return n, wrap(err, s.cfg, "reading %d memories from %s", len(chunk), s.cfg.keyspace())
-		}
-		var reps []*gocb.ReplaceOp
-		for i, g := range gets {
-			if errors.Is(g.Err, gocb.ErrDocumentNotFound) {
-				continue
+	var n atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(replaceParallel)
+	for _, m := range ms {
+		g.Go(func() error {
+			ok, err := s.replaceVectors(gctx, m)
+			if ok {
+				n.Add(1)
 			}
-			if g.Err != nil {
-				return n, wrap(g.Err, s.cfg, "reading memory %s", g.ID)
-			}
-			var d memoryDoc
-			if err := g.Result.Content(&d); err != nil {
-				return n, fmt.Errorf("decoding memory %s: %w", g.ID, err)
-			}
-			if d.Hash != chunk[i].Hash || d.Embedder != chunk[i].Embedder {
-				continue // another text since, or no vectors yet
-			}
-			d.Vector = chunk[i].Vectors
-			reps = append(reps, &gocb.ReplaceOp{ID: g.ID, Value: d, Cas: g.Result.Cas()})
-		}
-		if len(reps) == 0 {
-			continue
-		}
-		ops = ops[:0]
-		for _, r := range reps {
-			ops = append(ops, r)
-		}
-		if err := s.coll.Do(ops, &gocb.BulkOpOptions{Context: ctx}); err != nil {
-			return n, wrap(err, s.cfg, "replacing the vectors of %d memories", len(reps))
-		}
-		for _, r := range reps {
-			switch {
-			case r.Err == nil:
-				n++
-				s.written.add(time.Now(), tokenOf(r.Result)...)
-			case errors.Is(r.Err, gocb.ErrCasMismatch), errors.Is(r.Err, gocb.ErrDocumentNotFound):
-				// changed or deleted since it was read: it keeps what it has
-			default:
-				return n, wrap(r.Err, s.cfg, "replacing the vectors of memory %s", r.ID)
-			}
-		}
+			return err
+		})
 	}
-	return n, nil
+	err := g.Wait()
+	return int(n.Load()), err
+}
+
+// replaceVectors replaces m's vectors if the collection holds m with the
+// same text and embedder, and reports whether it did.
+func (s *Store) replaceVectors(ctx context.Context, m memory.Memory) (bool, error) {
+	k := memoryKey(m.Namespace, m.ID)
+	res, err := s.coll.Get(k, &gocb.GetOptions{Context: ctx})
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap(err, s.cfg, "reading memory %s", m.ID)
+	}
+	var d memoryDoc
+	if err := res.Content(&d); err != nil {
+		return false, fmt.Errorf("decoding memory %s: %w", m.ID, err)
+	}
+	if d.Hash != m.Hash || d.Embedder != m.Embedder {
+		return false, nil // another text since, or no vectors yet
+	}
+	mut, err := s.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("vector", m.Vectors, nil)},
+		&gocb.MutateInOptions{Context: ctx, Cas: res.Cas()})
+	switch {
+	case err == nil:
+		s.written.add(time.Now(), tokenOf(&mut.MutationResult)...)
+		return true, nil
+	case errors.Is(err, gocb.ErrCasMismatch), errors.Is(err, gocb.ErrDocumentNotFound):
+		return false, nil // changed or deleted since it was read: it keeps what it has
+	default:
+		return false, wrap(err, s.cfg, "replacing the vectors of memory %s", m.ID)
+	}
 }
 
 // RecordRecipe records the recipe the store was opened with (Config.Recipe)
-// in the meta document, as that of every memory's vectors.
+// in the meta document, as that of every memory's vectors: by the CAS it
+// read the document with, and only while it still names this store's
+// embedder, so that a reindex to another embedder meanwhile (by another
+// server on the collection) is not undone.
 func (s *Store) RecordRecipe(ctx context.Context) error {
-	return s.putMeta(ctx, s.embedder, s.dims)
+	res, err := s.coll.Get(metaKey, &gocb.GetOptions{Context: ctx})
+	if errors.Is(err, gocb.ErrDocumentNotFound) {
+		return s.putMeta(ctx, s.embedder, s.dims)
+	}
+	if err != nil {
+		return wrap(err, s.cfg, "reading the store's meta document from %s", s.cfg.keyspace())
+	}
+	var meta metaDoc
+	if err := res.Content(&meta); err != nil {
+		return fmt.Errorf("decoding the meta document %s of %s: %w", metaKey, s.cfg.keyspace(), err)
+	}
+	if meta.Embedder != s.embedder || meta.Dims != s.dims {
+		return fmt.Errorf("%s now holds vectors of %s, not of %s this server was opened with: the recipe is left as it is", s.cfg.keyspace(), describe(meta.Embedder, meta.Dims), describe(s.embedder, s.dims))
+	}
+	meta.Recipe, meta.Updated = s.cfg.Recipe, time.Now().UTC()
+	if meta.Embedder == "" {
+		meta.Recipe = ""
+	}
+	if _, err := s.coll.Replace(metaKey, meta, &gocb.ReplaceOptions{Context: ctx, Cas: res.Cas()}); err != nil {
+		return wrap(err, s.cfg, "recording the recipe in %s", s.cfg.keyspace())
+	}
+	s.setRecipe(meta.Recipe)
+	return nil
 }

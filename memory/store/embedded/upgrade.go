@@ -23,7 +23,10 @@ func (s *Store) ReplaceVectors(ctx context.Context, ms []memory.Memory) (int, er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range ms {
-		if m.Embedder != s.embedderID || len(m.Vectors) == 0 {
+		if len(m.Vectors) == 0 {
+			return 0, fmt.Errorf("memory %s has no vectors to replace its own with", m.ID)
+		}
+		if m.Embedder != s.embedderID {
 			return 0, fmt.Errorf("memory %s has vectors of %q, but the store holds %s", m.ID, m.Embedder, describe(s.embedderID, s.dims))
 		}
 		if err := checkVectors(m, s.dims); err != nil {
