@@ -96,14 +96,14 @@ func (s *Service) upgradeAll(ctx context.Context, st VectorUpgrader, want string
 	backoff := time.Second
 	replaced := 0 // over every pass
 	for {
-		checked, n, err := s.upgradePass(ctx, st)
+		embedded, n, err := s.upgradePass(ctx, st)
 		replaced += n
 		switch {
 		case ctx.Err() != nil:
-			s.log.Info("stopped giving the stored memories this agentmem's vectors; the next start goes on", "memories_replaced", replaced)
+			s.log.Info("stopped giving the stored memories this agentmem's vectors; the next `agentmem serve` goes on", "memories_replaced", replaced)
 			return
 		case err == nil:
-			s.log.Info("the stored memories have this agentmem's vectors", "recipe", want, "memories_checked", checked, "memories_replaced", replaced, "took", time.Since(start).Round(time.Millisecond))
+			s.log.Info("the stored memories have this agentmem's vectors", "recipe", want, "memories_embedded", embedded, "memories_replaced", replaced, "took", time.Since(start).Round(time.Millisecond))
 			return
 		}
 		s.log.Warn("giving the stored memories this agentmem's vectors; retrying (or run `agentmem reindex`)", "err", err, "memories_replaced", replaced, "in", backoff)
@@ -117,7 +117,7 @@ func (s *Service) upgradeAll(ctx context.Context, st VectorUpgrader, want string
 // upgradePass passes every memory that lacks its windows through
 // upgradeBatch, a batch at a time, then records the recipe. It returns
 // how many memories it embedded again and how many it replaced.
-func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (checked, replaced int, err error) {
+func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (embedded, replaced int, err error) {
 	var batch []Memory
 	flush := func() error {
 		if len(batch) == 0 {
@@ -128,7 +128,7 @@ func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (checked, 
 		}
 		began := time.Now()
 		n, err := s.upgradeBatch(ctx, st, batch)
-		checked, replaced = checked+len(batch), replaced+n
+		embedded, replaced = embedded+len(batch), replaced+n
 		batch = batch[:0]
 		if err != nil {
 			return err
@@ -155,7 +155,7 @@ func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (checked, 
 	if err == nil {
 		err = st.RecordRecipe(ctx)
 	}
-	return checked, replaced, err
+	return embedded, replaced, err
 }
 
 // lacksWindows reports whether m, stored with vectors, has fewer than e's

@@ -343,7 +343,7 @@ wait:
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, strings.Join(seen, "\n"))
 	}
-	if all := strings.Join(seen, "\n"); !strings.Contains(all, "earlier agentmem") || !strings.Contains(all, "memories_checked=1 memories_replaced=1") {
+	if all := strings.Join(seen, "\n"); !strings.Contains(all, "earlier agentmem") || !strings.Contains(all, "memories_embedded=1 memories_replaced=1") {
 		t.Errorf("serve's log does not say what it upgraded:\n%s", all)
 	}
 	if n := windows(t, dir); n != 4 {
