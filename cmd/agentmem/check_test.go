@@ -238,12 +238,23 @@ func TestEarlierRecipeUntilReindex(t *testing.T) {
 // it: no recipe recorded.
 func forgetRecipe(t *testing.T, dir string) {
 	t.Helper()
+	records(t, dir, true, func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("recipe")) })
+}
+
+// records runs fn on the record file of dir (the store closed), in a
+// writable transaction with write.
+func records(t *testing.T, dir string, write bool, fn func(tx *bolt.Tx) error) {
+	t.Helper()
 	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("recipe")) }); err != nil {
+	run := db.View
+	if write {
+		run = db.Update
+	}
+	if err := run(fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -253,12 +264,7 @@ func forgetRecipe(t *testing.T, dir string) {
 // sentence), and drops the vector snapshots, so the store reads them.
 func turnVectorOnly(t *testing.T, dir string) {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Update(func(tx *bolt.Tx) error {
+	records(t, dir, true, func(tx *bolt.Tx) error {
 		dims, err := strconv.Atoi(string(tx.Bucket([]byte("meta")).Get([]byte("dims"))))
 		if err != nil {
 			return err
@@ -280,9 +286,7 @@ func turnVectorOnly(t *testing.T, dir string) {
 			}
 		}
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if err := os.RemoveAll(filepath.Join(dir, "store", "vectors")); err != nil {
 		t.Fatal(err)
 	}
@@ -359,13 +363,8 @@ wait:
 // windows is how many vectors the one memory of dir has.
 func windows(t *testing.T, dir string) int {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(dir, "store", "memories.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	n := 0
-	db.View(func(tx *bolt.Tx) error {
+	records(t, dir, false, func(tx *bolt.Tx) error {
 		dims, _ := strconv.Atoi(string(tx.Bucket([]byte("meta")).Get([]byte("dims"))))
 		_, v := tx.Bucket([]byte("vec")).Cursor().First()
 		n = len(v) / (4 * max(dims, 1))

@@ -271,30 +271,21 @@ func TestCavesConformance(t *testing.T) {
 // one's vectors in the background, on the mock.
 func TestCavesVectorsUpgraded(t *testing.T) {
 	t.Parallel()
-	cv := newCaves(t)
-	storetest.VectorsUpgraded(t, func(t *testing.T) storetest.OpenRecipe {
-		cfg := cv.cfg
-		cfg.Collection = "upgrade"
-		cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
-		setup := false
-		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
-			if !setup {
-				cv.setup(t, cfg, 32)
-				setup = true
-			}
-			cfg.Recipe = recipe
-			return Open(context.Background(), cfg, id, dims)
-		}
-	})
+	storetest.VectorsUpgraded(t, recipeStorage(newCaves(t), "upgrade"))
 }
 
 // The Couchbase store records the recipe of its vectors, on the mock.
 func TestCavesRecipeRecorded(t *testing.T) {
 	t.Parallel()
-	cv := newCaves(t)
-	storetest.RecipeRecorded(t, func(t *testing.T) storetest.OpenRecipe {
+	storetest.RecipeRecorded(t, recipeStorage(newCaves(t), "recipe"))
+}
+
+// recipeStorage gives storetest a collection of cv, set up at its first
+// open, that each open gives a recipe (anyEmbedder: as a reindex opens it).
+func recipeStorage(cv *caves, collection string) func(t *testing.T) storetest.OpenRecipe {
+	return func(t *testing.T) storetest.OpenRecipe {
 		cfg := cv.cfg
-		cfg.Collection = "recipe"
+		cfg.Collection = collection
 		cfg.ConnectTimeout = max(cfg.ConnectTimeout, 15*time.Second)
 		setup := false
 		return func(id string, dims int, any bool, recipe string) (memory.Store, error) {
@@ -308,7 +299,7 @@ func TestCavesRecipeRecorded(t *testing.T) {
 			}
 			return Open(context.Background(), cfg, id, dims)
 		}
-	})
+	}
 }
 
 // A reindex rewrites a memory's searchable fields as this version derives

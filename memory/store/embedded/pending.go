@@ -100,82 +100,90 @@ func (s *Store) CountPending(ctx context.Context, ns string) (int, error) {
 // is no longer pending (deleted, or replaced since) is skipped: its
 // vectors were made from a text the store no longer holds.
 func (s *Store) SetVectors(ctx context.Context, ms []memory.Memory) error {
+	_, err := s.storeVectors(ctx, ms, func(tx *bolt.Tx, k []byte, m memory.Memory, stored *memory.Memory) (bool, error) {
+		b := tx.Bucket(bucketPending)
+		if b == nil {
+			return false, nil
+		}
+		hash := b.Get(k)
+		if hash == nil || stored == nil {
+			return false, nil
+		}
+		if err := b.Delete(k); err != nil {
+			return false, err
+		}
+		if string(hash) != m.Hash || stored.Hash != m.Hash || stored.Embedder != "" {
+			return false, nil // another text, or vectors already made (a reindex)
+		}
+		stored.Embedder = m.Embedder
+		raw, err := encode(*stored)
+		if err != nil {
+			return false, err
+		}
+		return true, tx.Bucket(bucketMem).Put(k, raw)
+	})
+	return err
+}
+
+// storeVectors stores the vectors of the memories of ms that take says to
+// (given the stored memory, nil when there is none; it may change the
+// record), in one transaction, journalled so that a vector snapshot older
+// than it is brought up to date at open (snapshot.go), then puts them in
+// the vector indexes; it returns how many it stored.
+func (s *Store) storeVectors(ctx context.Context, ms []memory.Memory, take func(tx *bolt.Tx, k []byte, m memory.Memory, stored *memory.Memory) (bool, error)) (int, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range ms {
 		if m.Embedder != s.embedderID {
-			return fmt.Errorf("memory %s was embedded by %q, but the store holds %s", m.ID, m.Embedder, describe(s.embedderID, s.dims))
+			return 0, fmt.Errorf("memory %s was embedded by %q, but the store holds %s", m.ID, m.Embedder, describe(s.embedderID, s.dims))
 		}
 		if err := checkVectors(m, s.dims); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	var set []memory.Memory
 	var keys []string
 	var seq uint64
 	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketPending)
-		if b == nil {
-			return nil
-		}
 		mem, vec := tx.Bucket(bucketMem), tx.Bucket(bucketVec)
 		for _, m := range ms {
 			k := []byte(key(m.Namespace, m.ID))
-			hash := b.Get(k)
-			raw := mem.Get(k)
-			if hash == nil || raw == nil {
-				continue
-			}
-			stored, err := decode(raw)
+			stored, err := getMemory(mem, k)
 			if err != nil {
 				return err
 			}
-			if string(hash) != m.Hash || stored.Hash != m.Hash || stored.Embedder != "" {
-				// another text, or vectors already made (a reindex)
-				if err := b.Delete(k); err != nil {
+			if ok, err := take(tx, k, m, stored); err != nil || !ok {
+				if err != nil {
 					return err
 				}
 				continue
-			}
-			stored.Embedder = m.Embedder
-			if raw, err = encode(stored); err != nil {
-				return err
-			}
-			if err := mem.Put(k, raw); err != nil {
-				return err
 			}
 			if len(m.Vectors) > 0 {
 				if err := vec.Put(k, encodeVectors(m.Vectors)); err != nil {
 					return err
 				}
 			}
-			if err := b.Delete(k); err != nil {
-				return err
-			}
 			stored.Vectors = m.Vectors
-			set = append(set, stored)
+			set = append(set, *stored)
 			keys = append(keys, string(k))
 		}
 		if len(keys) == 0 {
 			return nil
 		}
-		// journalled, so that a vector snapshot older than this write is
-		// brought up to date at open (snapshot.go)
 		var err error
 		seq, err = s.journal(tx, keys, false)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("storing the vectors of %d memories: %w", len(ms), err)
+		return 0, fmt.Errorf("storing the vectors of %d memories: %w", len(ms), err)
 	}
 	if seq > 0 {
-		// the text is unchanged: no index needs this entry
-		s.seq = seq
+		s.seq = seq // the text is unchanged: no index needs this entry
 	}
-	return s.vecPut(set)
+	return len(set), s.vecPut(set)
 }
 
 // checkVectors refuses vectors of the wrong length or with a non-finite
