@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -94,16 +95,20 @@ func (s *Service) upgradeAll(ctx context.Context, st VectorUpgrader, want string
 	start := time.Now()
 	s.log.Info("the stored memories were embedded by an earlier agentmem: giving them this one's vectors in the background (a vector for each sentence of a short turn)", "recipe", cmp.Or(st.Recipe(), "(none recorded)"), "now", want)
 	backoff := time.Second
-	replaced := 0 // over every pass
+	embedded, replaced := 0, 0 // over every pass
 	for {
-		embedded, n, err := s.upgradePass(ctx, st)
-		replaced += n
+		e, r, err := s.upgradePass(ctx, st)
+		embedded, replaced = embedded+e, replaced+r
 		switch {
 		case ctx.Err() != nil:
 			s.log.Info("stopped giving the stored memories this agentmem's vectors; the next `agentmem serve` goes on", "memories_replaced", replaced)
 			return
 		case err == nil:
 			s.log.Info("the stored memories have this agentmem's vectors", "recipe", want, "memories_embedded", embedded, "memories_replaced", replaced, "took", time.Since(start).Round(time.Millisecond))
+			return
+		case errors.Is(err, ErrEmbedderMismatch):
+			// another server reindexed the store to another embedder
+			s.log.Warn("stopped giving the stored memories this agentmem's vectors", "err", err)
 			return
 		}
 		s.log.Warn("giving the stored memories this agentmem's vectors; retrying (or run `agentmem reindex`)", "err", err, "memories_replaced", replaced, "in", backoff)
@@ -164,8 +169,11 @@ func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (embedded,
 // built-in model's 128 tokens unless its words are long codes) and one
 // for each of its sentences.
 func lacksWindows(e Embedder, m Memory) bool {
+	if len(m.Vectors) == 0 || m.Embedder != e.ID() {
+		return false // waiting for its vectors, or another embedder's
+	}
 	n := len(sentenceInputs(e, m))
-	return n > 0 && len(m.Vectors) > 0 && len(m.Vectors) < 1+n
+	return n > 0 && len(m.Vectors) < 1+n
 }
 
 // upgradeBatch embeds ms again as Remember would now and replaces the

@@ -20,10 +20,12 @@ import (
 // failing embeds as its fake does, except while fail is set.
 type failing struct {
 	*fake.Embedder
-	fail atomic.Bool
+	fail  atomic.Bool
+	calls atomic.Int64
 }
 
 func (f *failing) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.calls.Add(1)
 	if f.fail.Load() {
 		return nil, errors.New("the embedder is down")
 	}
@@ -161,5 +163,48 @@ func waitFor(t *testing.T, logs *syncBuf, s string, n int) {
 			t.Fatalf("no %q in the logs within 20 s:\n%s", s, logs)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A memory that already has a vector for each sentence (a store whose
+// recipe was not recorded, or an upgrade cut short) is passed over without
+// embedding it again.
+func TestUpgradePassesOverMemoriesWithWindows(t *testing.T) {
+	emb := &failing{Embedder: &fake.Embedder{Name: "upgrade", N: 32}}
+	ctxl := memory.Contextual(emb)
+	dir := t.TempDir()
+	st, err := embedded.Open(bg, dir, embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-01",
+		Messages: []memory.Message{{Role: "user", Content: "One. Two."}, {Role: "assistant", Content: "Three! Four?"}}}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+	st.Close()
+	st, err = embedded.Open(bg, dir, embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Recipe() != "" {
+		t.Fatalf("the store reports recipe %q; want none recorded", st.Recipe())
+	}
+	logs := &syncBuf{}
+	svc, err = memory.New(memory.Options{Store: st, Embedder: ctxl, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb.calls.Store(0)
+	svc.UpgradeVectors()
+	waitFor(t, logs, "have this agentmem's vectors", 1)
+	svc.Close()
+	if n := emb.calls.Load(); n != 0 || !strings.Contains(logs.String(), "memories_embedded=0 memories_replaced=0") || st.Recipe() != memory.Recipe {
+		t.Errorf("an upgrade of memories that have their windows embedded %d times and recorded recipe %q:\n%s", n, st.Recipe(), logs)
 	}
 }

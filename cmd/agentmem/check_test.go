@@ -316,6 +316,7 @@ func TestEarlierRecipeUpgradedByServe(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cmd.Process.Kill() }) // when the test fails before serve ends
 	lines := make(chan string)
 	go func() {
 		defer close(lines)

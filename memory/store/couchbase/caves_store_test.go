@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/couchbase/gocb/v2"
 	"github.com/couchbase/gocbcore/v9/memd"
 
 	"agentmem/memory"
@@ -350,5 +351,83 @@ func TestCavesReindexDerivesKinds(t *testing.T) {
 	s = r
 	if got := doc(); !strings.Contains(got.Kinds, "state") || got.Embedder != "e2" {
 		t.Errorf("after reindex: kinds %q, embedder %q; want Oregon's state and e2", got.Kinds, got.Embedder)
+	}
+}
+
+// A memory rewritten between the upgrade's read and its vector write
+// keeps what it has: the write by the stale CAS is skipped, not an error
+// (gocb reports a subdocument write's CAS mismatch as a document that
+// exists), and the vectors written by a current CAS are the memory's.
+func TestCavesStaleVectorWriteSkipped(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	cfg := cv.cfg
+	cfg.Collection = "stale"
+	svc, st := cavesService(t, cv, cfg)
+	defer st.Close()
+	res := cavesRemember(t, svc, "n", "s", "2024-05-01", "The lighthouse is white.")
+	k := memoryKey("n", res.IDs[0])
+	ctx := context.Background()
+	read, err := st.coll.Get(k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("key", "rewritten", nil)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	vs := [][]float32{make([]float32, 8)}
+	vs[0][0] = 1
+	if ok, err := st.writeVectors(ctx, k, vs, read.Cas()); ok || err != nil {
+		t.Fatalf("a vector write by a stale CAS: wrote %v, err %v; want skipped", ok, err)
+	}
+	now, err := st.coll.Get(k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d memoryDoc
+	if err := now.Content(&d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Key != "rewritten" || len(d.Vector) != 1 || d.Vector[0][0] == 1 {
+		t.Fatalf("after a skipped write the memory holds key %q and vectors %v", d.Key, d.Vector)
+	}
+	if ok, err := st.writeVectors(ctx, k, vs, now.Cas()); !ok || err != nil {
+		t.Fatalf("a vector write by the current CAS: wrote %v, err %v", ok, err)
+	}
+	if err := mustGet(t, st, k).Content(&d); err != nil || d.Key != "rewritten" || d.Vector[0][0] != 1 {
+		t.Errorf("after the write the memory holds key %q and vectors %v (err %v); want its key kept and the new vectors", d.Key, d.Vector, err)
+	}
+}
+
+func mustGet(t *testing.T, st *Store, k string) *gocb.GetResult {
+	t.Helper()
+	r, err := st.coll.Get(k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// RecordRecipe leaves the meta document as it is when it names another
+// embedder than the server's (another server reindexed the collection
+// meanwhile), with an error the upgrade stops on.
+func TestCavesRecordRecipeKeepsAnotherEmbedder(t *testing.T) {
+	t.Parallel()
+	cv := newCaves(t)
+	cfg := cv.cfg
+	cfg.Collection = "other"
+	cfg.Recipe = "r2"
+	st := cv.open(t, cfg, "e1", 8)
+	defer st.Close()
+	other := metaDoc{Type: typeMeta, Embedder: "e2", Dims: 16, Recipe: "r1", Updated: time.Now().UTC()}
+	if _, err := st.coll.Upsert(metaKey, other, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordRecipe(context.Background()); !errors.Is(err, memory.ErrEmbedderMismatch) {
+		t.Fatalf("RecordRecipe over another embedder's meta: %v; want ErrEmbedderMismatch", err)
+	}
+	var meta metaDoc
+	if err := mustGet(t, st, metaKey).Content(&meta); err != nil || meta.Embedder != "e2" || meta.Recipe != "r1" {
+		t.Errorf("the meta document now names %q, recipe %q (err %v); want it left as it was", meta.Embedder, meta.Recipe, err)
 	}
 }

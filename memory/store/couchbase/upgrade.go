@@ -66,16 +66,24 @@ func (s *Store) replaceVectors(ctx context.Context, m memory.Memory) (bool, erro
 	if d.Hash != m.Hash || d.Embedder != m.Embedder {
 		return false, nil // another text since, or no vectors yet
 	}
-	mut, err := s.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("vector", m.Vectors, nil)},
-		&gocb.MutateInOptions{Context: ctx, Cas: res.Cas()})
+	return s.writeVectors(ctx, k, m.Vectors, res.Cas())
+}
+
+// writeVectors writes the vector field of the document at k if its CAS is
+// still cas, and reports whether it did: a document changed or deleted
+// since keeps what it has.
+func (s *Store) writeVectors(ctx context.Context, k string, vs [][]float32, cas gocb.Cas) (bool, error) {
+	mut, err := s.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("vector", vs, nil)},
+		&gocb.MutateInOptions{Context: ctx, Cas: cas})
 	switch {
 	case err == nil:
 		s.written.add(time.Now(), tokenOf(&mut.MutationResult)...)
 		return true, nil
-	case errors.Is(err, gocb.ErrCasMismatch), errors.Is(err, gocb.ErrDocumentNotFound):
-		return false, nil // changed or deleted since it was read: it keeps what it has
+	// gocb reports a subdocument write's CAS mismatch as ErrDocumentExists
+	case errors.Is(err, gocb.ErrCasMismatch), errors.Is(err, gocb.ErrDocumentExists), errors.Is(err, gocb.ErrDocumentNotFound):
+		return false, nil
 	default:
-		return false, wrap(err, s.cfg, "replacing the vectors of memory %s", m.ID)
+		return false, wrap(err, s.cfg, "replacing the vectors of %s", k)
 	}
 }
 
@@ -97,7 +105,7 @@ func (s *Store) RecordRecipe(ctx context.Context) error {
 		return fmt.Errorf("decoding the meta document %s of %s: %w", metaKey, s.cfg.keyspace(), err)
 	}
 	if meta.Embedder != s.embedder || meta.Dims != s.dims {
-		return fmt.Errorf("%s now holds vectors of %s, not of %s this server was opened with: the recipe is left as it is", s.cfg.keyspace(), describe(meta.Embedder, meta.Dims), describe(s.embedder, s.dims))
+		return fmt.Errorf("%w: %s now holds vectors of %s, not of %s this server was opened with: the recipe is left as it is", memory.ErrEmbedderMismatch, s.cfg.keyspace(), describe(meta.Embedder, meta.Dims), describe(s.embedder, s.dims))
 	}
 	meta.Recipe, meta.Updated = s.cfg.Recipe, time.Now().UTC()
 	if meta.Embedder == "" {
