@@ -169,11 +169,19 @@ func (s *Service) upgradePass(ctx context.Context, st VectorUpgrader) (embedded,
 // built-in model's 128 tokens unless its words are long codes) and one
 // for each of its sentences.
 func lacksWindows(e Embedder, m Memory) bool {
-	if len(m.Vectors) == 0 || m.Embedder != e.ID() {
-		return false // waiting for its vectors, or another embedder's
+	if prevWords(e) == 0 || m.Embedder != e.ID() {
+		return false // another recipe's, or another embedder's
 	}
-	n := len(sentenceInputs(e, m))
-	return n > 0 && len(m.Vectors) < 1+n
+	return LacksSentenceWindows(m)
+}
+
+// LacksSentenceWindows reports whether m, stored with vectors made by the
+// server's recipe (Recipe), has fewer than it gives m: a short turn of two
+// sentences or more that an earlier agentmem embedded (see lacksWindows).
+// `agentmem check` counts them.
+func LacksSentenceWindows(m Memory) bool {
+	n := len(sentences(m.Text))
+	return n >= 2 && len(m.Vectors) > 0 && len(m.Vectors) < 1+n
 }
 
 // upgradeBatch embeds ms again as Remember would now and replaces the

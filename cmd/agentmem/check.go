@@ -42,6 +42,9 @@ func (checkCmd) Run(e *env) error {
 		if r.Vectors > 0 && r.Recipe != memory.Recipe {
 			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
 		}
+		if r.LackWindows > 0 {
+			fmt.Printf("; %d of them without a vector for each sentence of their short turn (an earlier agentmem wrote them after the store had this one's vectors): `agentmem reindex` gives them theirs (no damage)", r.LackWindows)
+		}
 		fmt.Println()
 		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
 		if r.Lagging > 0 {

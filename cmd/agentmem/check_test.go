@@ -361,6 +361,31 @@ wait:
 	}
 }
 
+// Memories an earlier agentmem wrote after the store was upgraded (one
+// vector where this recipe gives one per sentence: a downgrade, then this
+// version again) are counted by check, which names the fix, and a
+// reindex gives them theirs.
+func TestCheckCountsMemoriesWithoutTheirWindows(t *testing.T) {
+	dir := t.TempDir()
+	run := builtinIn(t, dir)
+	if out, err := run("remember", "--speaker", "John", "Hey Maria! I started kickboxing last month. My knees hurt though.", "Short one."); err != nil {
+		t.Fatalf("remember: %v\n%s", err, out)
+	}
+	if out, err := run("check"); err != nil || strings.Contains(out, "without a vector for each sentence") {
+		t.Fatalf("check of a store of today's recipe: %v\n%s", err, out)
+	}
+	turnVectorOnly(t, dir)
+	if out, err := run("check"); err != nil || !strings.Contains(out, "; 1 of them without a vector for each sentence") || !strings.Contains(out, "agentmem reindex") || !strings.Contains(out, "OK") {
+		t.Fatalf("check of a memory without its windows: %v\n%s", err, out)
+	}
+	if out, err := run("reindex"); err != nil {
+		t.Fatalf("reindex: %v\n%s", err, out)
+	}
+	if out, err := run("check"); err != nil || strings.Contains(out, "without a vector for each sentence") {
+		t.Errorf("check after reindex: %v\n%s", err, out)
+	}
+}
+
 // windows is how many vectors the one memory of dir has.
 func windows(t *testing.T, dir string) int {
 	t.Helper()

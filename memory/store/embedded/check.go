@@ -44,6 +44,11 @@ type Report struct {
 	// Pending counts the memories stored before their vectors were made
 	// (a long remember): the next server embeds them.
 	Pending int
+	// LackWindows counts, in a store whose recorded recipe is the current
+	// one (memory.Recipe), the memories with fewer vectors than it gives
+	// them (memory.LacksSentenceWindows): an earlier agentmem wrote them
+	// after the store was upgraded. No damage; a reindex gives them theirs.
+	LackWindows int
 	// Records lists damage to the record file: only a backup repairs it.
 	Records []string
 	// Index lists problems of the text indexes, which are derived from the
@@ -215,8 +220,14 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 		case m.Embedder != "" && raw == nil:
 			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
 		case raw != nil:
-			if _, err := decodeVectors(raw, dims); err != nil {
+			vs, err := decodeVectors(raw, dims)
+			if err != nil {
 				r.record("memory %q of namespace %q: %v", m.ID, m.Namespace, err)
+				break
+			}
+			m.Vectors = vs
+			if r.Recipe == memory.Recipe && memory.LacksSentenceWindows(m) {
+				r.LackWindows++
 			}
 		}
 		return nil
