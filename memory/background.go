@@ -105,10 +105,8 @@ func (f *filler) yieldToBulk(ctx context.Context) {
 		if quiet >= bulkQuiet || time.Now().After(deadline) {
 			return
 		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, bulkQuiet-quiet) {
 			return
-		case <-time.After(bulkQuiet - quiet):
 		}
 	}
 }
@@ -133,10 +131,8 @@ func (f *filler) run() {
 		if err != nil {
 			// the memories stay pending: try again later
 			f.log.Warn("making the vectors of stored memories; retrying", "err", err, "in", backoff)
-			select {
-			case <-f.ctx.Done():
+			if !sleep(f.ctx, backoff) {
 				return
-			case <-time.After(backoff):
 			}
 			backoff = min(2*backoff, time.Minute)
 			continue
@@ -354,4 +350,16 @@ func (s *Service) pending(ctx context.Context, ns string) (int, error) {
 		return 0, nil
 	}
 	return pv.CountPending(ctx, ns)
+}
+
+// sleep waits d, or until ctx is done (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

@@ -209,15 +209,3 @@ func (s *Service) upgradeBatch(ctx context.Context, st VectorUpgrader, ms []Memo
 	}
 	return st.ReplaceVectors(ctx, changed)
 }
-
-// sleep waits d, or until ctx is done (false).
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
