@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 )
@@ -185,11 +184,12 @@ func LacksSentenceWindows(m Memory) bool {
 }
 
 // upgradeBatch embeds ms again as Remember would now and replaces the
-// vectors of those whose vectors differ; it returns how many it replaced.
+// vectors of those that gain windows (all of them, but for a sentence
+// whose blend has no direction); it returns how many it replaced.
 func (s *Service) upgradeBatch(ctx context.Context, st VectorUpgrader, ms []Memory) (int, error) {
-	had := make([][][]float32, len(ms))
+	had := make([]int, len(ms))
 	for i := range ms {
-		had[i] = ms[i].Vectors
+		had[i] = len(ms[i].Vectors)
 	}
 	prev, err := storedPrevious(ctx, s.store, s.embedder, ms)
 	if err != nil {
@@ -200,7 +200,7 @@ func (s *Service) upgradeBatch(ctx context.Context, st VectorUpgrader, ms []Memo
 	}
 	var changed []Memory
 	for i, m := range ms {
-		if !slices.EqualFunc(m.Vectors, had[i], slices.Equal[[]float32]) {
+		if len(m.Vectors) > had[i] {
 			changed = append(changed, m)
 		}
 	}
