@@ -830,10 +830,7 @@ func embedderMismatchAndReindex(t *testing.T, open Open, keyValue bool) {
 	}
 	if keyValue {
 		// the memory's vectors are the new embedder's
-		var got []memory.Memory
-		if err := st.Export(ctx, "", true, func(m memory.Memory) error { got = append(got, m); return nil }); err != nil {
-			t.Fatal(err)
-		}
+		got := exported(t, st)
 		if len(got) != 1 || got[0].Embedder != next.ID() || len(got[0].Vectors) == 0 || len(got[0].Vectors[0]) != next.Dims() {
 			t.Fatalf("after reindex the store exports %+v, want the memory with the new embedder's vector", got)
 		}
