@@ -52,7 +52,8 @@ func (s *Store) ReplaceVectors(ctx context.Context, ms []memory.Memory) (int, er
 // same text and embedder, and reports whether it did.
 func (s *Store) replaceVectors(ctx context.Context, m memory.Memory) (bool, error) {
 	k := memoryKey(m.Namespace, m.ID)
-	res, err := s.coll.Get(k, &gocb.GetOptions{Context: ctx})
+	// the two fields it checks, not the document with its vectors
+	res, err := s.coll.Get(k, &gocb.GetOptions{Context: ctx, Project: []string{"hash", "embedder"}})
 	if errors.Is(err, gocb.ErrDocumentNotFound) {
 		return false, nil
 	}
