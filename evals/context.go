@@ -10,7 +10,8 @@ import (
 // header matches the line that introduces a passage in agentmem's recall
 // text: a memory alone, "[2023-05-08 Mon · session s-may · Caroline
 // (user)]", or several turns of one session, "[2023-05-08 Mon · session
-// s-may]", each on its own "Caroline (user): …" line.
+// s-may]", each on its own "Caroline (user): …" line ("Caroline: …" once
+// the text has given Caroline that role).
 var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session [^\]]*\]$`)
 
 // Context is what the answer model is shown of a recall: the text the
@@ -75,7 +76,7 @@ func cutPassage(block string, in []spec.Recalled, keep int) string {
 	lines := strings.Split(block, "\n")
 	next := 0 // the memory whose line is looked for
 	for i := 1; i < len(lines); i++ {
-		if next < len(in) && strings.HasPrefix(lines[i], who(in[next])+": ") {
+		if next < len(in) && saysWho(lines[i], in[next]) {
 			if next == keep {
 				end := i
 				if end > 1 && lines[end-1] == "…" {
@@ -89,13 +90,14 @@ func cutPassage(block string, in []spec.Recalled, keep int) string {
 	return block
 }
 
-// who is how a passage names a turn's speaker: "Caroline (user)", or the
-// role alone (memory.Memory's rule).
-func who(m spec.Recalled) string {
+// saysWho reports whether line is m's in a passage, which names its
+// speaker as "Caroline (user): " where the text first gives Caroline that
+// role, "Caroline: " after it, or the role alone (memory.Memory's rule).
+func saysWho(line string, m spec.Recalled) bool {
 	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
-		return m.Speaker + " (" + m.Role + ")"
+		return strings.HasPrefix(line, m.Speaker+" ("+m.Role+"): ") || strings.HasPrefix(line, m.Speaker+": ")
 	}
-	return m.Role
+	return strings.HasPrefix(line, m.Role+": ")
 }
 
 // passageBlocks cuts a recall text into one block per passage: a block

@@ -72,7 +72,7 @@ func TestContextIsToolText(t *testing.T) {
 				n++
 			}
 			for _, m := range res.Memories {
-				if strings.HasPrefix(l, who(m)+": ") {
+				if saysWho(l, m) {
 					n++
 					grouped = true
 					break

@@ -65,17 +65,37 @@ func turnHash(role, speaker, text string, ts *time.Time) string {
 // "[2023-05-07 Sun · session s-may · user]". The session date comes first
 // because a model resolves "yesterday" in the text against it; a session
 // whose id is a UUID is named by its start (ShortSession).
-func (m Memory) Header() string { return m.header(ShortSession(m.SessionID)) }
+func (m Memory) Header() string { return m.header(ShortSession(m.SessionID), nil) }
 
-// header is Header with the session named as label.
-func (m Memory) header(label string) string {
-	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), label, m.who())
+// header is Header with the session named as label, its speaker named as
+// in (see whoIn).
+func (m Memory) header(label string, in speakers) string {
+	return fmt.Sprintf("[%s · session %s · %s]", m.SessionDate.Format(dayFormat), label, m.whoIn(in))
 }
 
 // who names the speaker: "Caroline (user)", or the role alone.
-func (m Memory) who() string {
-	if m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) {
-		return OneLine(m.Speaker) + " (" + m.Role + ")"
+func (m Memory) who() string { return m.whoIn(nil) }
+
+// speakers is what a text has said of its named speakers so far: the role
+// it last gave each name (see whoIn). nil: nothing is remembered.
+type speakers map[string]string
+
+// whoIn names the speaker in a text that has said in of its speakers:
+// "Caroline (user)" where the text has not yet given Caroline that role,
+// then "Caroline" alone (noted in in), or the role alone for a turn
+// without a name. A model reads a recall in order, so the role said once
+// holds for the lines after it, in a few tokens less each (EVALS.md,
+// "A speaker's role said once").
+func (m Memory) whoIn(in speakers) string {
+	if m.Speaker == "" || strings.EqualFold(m.Speaker, m.Role) {
+		return m.Role
 	}
-	return m.Role
+	name := OneLine(m.Speaker)
+	if in != nil && in[name] == m.Role {
+		return name
+	}
+	if in != nil {
+		in[name] = m.Role
+	}
+	return name + " (" + m.Role + ")"
 }

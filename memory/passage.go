@@ -52,17 +52,20 @@ func (p Passage) label() string {
 // and one "who: text" line per turn, with a line "…" where turns of the
 // session are left out between two of them. A memory's own lines are
 // indented by two spaces (see display); in a passage of several turns,
-// its first follows its "who: " instead.
+// its first follows its "who: " instead. A named speaker's role is given
+// at the first line that names them ("Caroline (user)"), then the name
+// alone (see whoIn).
 func Text(ps []Passage) string {
 	if len(ps) == 0 {
 		return "No stored memories match."
 	}
 	var b strings.Builder
+	said := speakers{}
 	for i, p := range ps {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		p.render(&b, p.shown)
+		p.render(&b, p.shown, said)
 	}
 	return b.String()
 }
@@ -96,10 +99,12 @@ const indent = "  "
 // other.
 const gap = "…"
 
-// render writes p with show(i) as what is shown of Memories[i].
-func (p Passage) render(b *strings.Builder, show func(i int) string) {
+// render writes p with show(i) as what is shown of Memories[i], its
+// speakers named after what the text before it said of them (said, which
+// render updates: see whoIn).
+func (p Passage) render(b *strings.Builder, show func(i int) string, said speakers) {
 	if len(p.Memories) == 1 {
-		b.WriteString(p.Memories[0].header(p.label()))
+		b.WriteString(p.Memories[0].header(p.label(), said))
 		b.WriteString("\n" + indent)
 		b.WriteString(show(0))
 		return
@@ -113,7 +118,7 @@ func (p Passage) render(b *strings.Builder, show func(i int) string) {
 			b.WriteString("\n[" + m.SessionDate.Format(dayFormat) + "]")
 		}
 		b.WriteByte('\n')
-		b.WriteString(m.who())
+		b.WriteString(m.whoIn(said))
 		b.WriteString(": ")
 		b.WriteString(show(i))
 	}
@@ -188,13 +193,14 @@ func dated(rest string) bool {
 // a token, as common tokenizers count English.
 func tokens(runes int) int { return (runes + 3) / 4 }
 
-// size is the length in runes of p as render writes it, with n(i) the
-// runes shown of Memories[i]: counted, not rendered, since a passage is
-// measured again each time a hit joins it (TestPassageSizeIsRendered holds it to
+// size is the length in runes of p as render writes it after a text that
+// said said of its speakers (updated as render does), with n(i) the runes
+// shown of Memories[i]: counted, not rendered, since passages are measured
+// again each time a hit joins one (TestPassageSizeIsRendered holds it to
 // render).
-func (p Passage) size(n func(i int) int) int {
+func (p Passage) size(n func(i int) int, said speakers) int {
 	if len(p.Memories) == 1 {
-		return utf8.RuneCountInString(p.Memories[0].header(p.label())) + 1 + len(indent) + n(0)
+		return utf8.RuneCountInString(p.Memories[0].header(p.label(), said)) + 1 + len(indent) + n(0)
 	}
 	size := utf8.RuneCountInString(p.header())
 	for i, m := range p.Memories {
@@ -204,7 +210,7 @@ func (p Passage) size(n func(i int) int) int {
 		if p.newDay(i) {
 			size += dayLineRunes
 		}
-		size += 1 + utf8.RuneCountInString(m.who()) + 2 + n(i)
+		size += 1 + utf8.RuneCountInString(m.whoIn(said)) + 2 + n(i)
 	}
 	return size
 }
@@ -250,7 +256,6 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in out
 	var out []Passage
-	var sizes []int
 	// what is shown of each memory, made once: a session's passage is
 	// measured again each time a hit joins it
 	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
@@ -269,35 +274,30 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		shown[m.ID] = display(t, m.SessionDate)
 		shownRunes[m.ID] = utf8.RuneCountInString(shown[m.ID])
 	}
-	used := 0
+	runes := func(p Passage) func(j int) int {
+		return func(j int) int { return shownRunes[p.Memories[j].ID] }
+	}
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
 			show(t, t.ID == h.Memory.ID && h.TextRank > 0)
 		}
 		k := key{h.Memory.Namespace, h.Memory.SessionID}
 		i, joins := bySession[k]
-		var next Passage
+		next := slices.Clone(out)
 		if joins {
-			next = merge(out[i], turns[rank], h)
+			next[i] = merge(out[i], turns[rank], h)
 		} else {
-			next = merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
+			next = append(next, merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h))
 		}
-		size := next.size(func(j int) int { return shownRunes[next.Memories[j].ID] })
-		cost := tokens(size)
-		if joins {
-			cost -= tokens(sizes[i])
-		}
-		if maxTokens > 0 && used+cost > maxTokens && len(out) > 0 {
+		// measured whole: a hit that joins a passage can name a speaker
+		// before the passages after it did, which then say less
+		if maxTokens > 0 && tokensOf(next, runes) > maxTokens && len(out) > 0 {
 			continue
 		}
-		used += cost
-		if joins {
-			out[i], sizes[i] = next, size
-			continue
+		if !joins {
+			bySession[k] = len(out)
 		}
-		bySession[k] = len(out)
-		out = append(out, next)
-		sizes = append(sizes, size)
+		out = next
 	}
 	if excerptTokens > 0 {
 		for i, p := range out {
@@ -314,10 +314,19 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 // own with its turns (withContext), as a recall without excerpts shows them
 // one by one: the budget that excerpts fill (RecallRequest.Fill).
 func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string) int {
-	n := 0
+	ps := make([]Passage, len(hits))
 	for i, h := range hits {
-		p := merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
-		n += tokens(p.size(runesOf(p.shown)))
+		ps[i] = merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
+	}
+	return tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+}
+
+// tokensOf estimates the tokens of ps as Text renders them, passage by
+// passage, with runes(p)(i) the runes shown of p.Memories[i].
+func tokensOf(ps []Passage, runes func(p Passage) func(i int) int) int {
+	said, n := speakers{}, 0
+	for _, p := range ps {
+		n += tokens(p.size(runes(p), said))
 	}
 	return n
 }

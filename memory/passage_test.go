@@ -130,6 +130,67 @@ func TestPassagesOnePerSession(t *testing.T) {
 	}
 }
 
+// A named speaker's role is said at the speaker's first line of the
+// recall, header or turn, and again only where the same name comes with
+// another role; a turn without a name shows its role every time.
+func TestSpeakerRoleSaidOnce(t *testing.T) {
+	named := func(session string, n int, speaker, text string) Memory {
+		m := testTurn(session, n, text)
+		m.Speaker = speaker
+		return m
+	}
+	hits := []Hit{
+		{Memory: named("a", 1, "Gina", "I opened my store."), Score: 5},
+		{Memory: named("a", 2, "Jon", "Congrats!"), Score: 4},
+		{Memory: named("b", 3, "Gina", "The ads are working."), Score: 3},
+		{Memory: named("c", 4, "Gina", "I am the user this time."), Score: 2},
+		{Memory: named("d", 5, "", "A turn without a name."), Score: 1},
+		{Memory: named("e", 7, "", "Another one."), Score: 0.5},
+	}
+	want := "[2023-05-08 Mon · session a]\n" +
+		"Gina (assistant): I opened my store.\n" +
+		"Jon (user): Congrats!\n\n" +
+		"[2023-05-08 Mon · session b · Gina]\n" +
+		"  The ads are working.\n\n" +
+		"[2023-05-08 Mon · session c · Gina (user)]\n" +
+		"  I am the user this time.\n\n" +
+		"[2023-05-08 Mon · session d · assistant]\n" +
+		"  A turn without a name.\n\n" +
+		"[2023-05-08 Mon · session e · assistant]\n" +
+		"  Another one."
+	if got := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil)); got != want {
+		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A hit that joins an earlier passage and names a speaker there makes the
+// passages after it say less: the budget counts the text as a whole, so
+// the room that frees holds another memory.
+func TestBudgetCountsRolesSaidOnce(t *testing.T) {
+	named := func(session string, n int, speaker, text string) Memory {
+		m := testTurn(session, n, text)
+		m.Speaker = speaker
+		return m
+	}
+	hits := []Hit{
+		{Memory: named("a", 2, "Gina", "The lake."), Score: 4},
+		{Memory: named("b", 3, "Jonathan", "The lake was cold."), Score: 3},
+		{Memory: named("a", 5, "Jonathan", "The lake froze."), Score: 2},
+		{Memory: named("c", 2, "Gina", "Lake."), Score: 1},
+	}
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
+	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+	if got := tokens(utf8.RuneCountInString(Text(ps))); got-all > len(ps) || all > got {
+		t.Fatalf("the whole text counted %d tokens, rendered %d:\n%s", all, got, Text(ps))
+	}
+	// every hit fits in what the four take together, though passage b
+	// alone, measured before the third hit named Jonathan's role in a,
+	// took the role's tokens
+	if ps := group(hits, oneEach(hits), all, 0, queryWords(""), nil); len(ps) != 3 || len(ps[0].Memories) != 2 {
+		t.Errorf("budget %d: %d passages, want all three:\n%s", all, len(ps), Text(ps))
+	}
+}
+
 // The size a passage is measured at while the budget is spent is the
 // length of its rendered text, whatever it holds: gaps, excerpts, dates
 // annotated, text that is not ASCII.
@@ -154,10 +215,15 @@ func TestPassageSizeIsRendered(t *testing.T) {
 			hits = append(hits, Hit{Memory: m, Score: rng.Float64()})
 		}
 		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil)
+		said, whole := speakers{}, 2*(len(ps)-1) // the blank lines between passages
 		for _, p := range ps {
-			if got, want := p.size(runesOf(p.shown)), utf8.RuneCountInString(Text([]Passage{p})); got != want {
+			if got, want := p.size(runesOf(p.shown), speakers{}), utf8.RuneCountInString(Text([]Passage{p})); got != want {
 				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
 			}
+			whole += p.size(runesOf(p.shown), said)
+		}
+		if got := utf8.RuneCountInString(Text(ps)); whole != got {
+			t.Fatalf("trial %d: passages sized %d runes in order, rendered %d:\n%s", trial, whole, got, Text(ps))
 		}
 	}
 }
