@@ -76,6 +76,9 @@ func (m Memory) header(label string, in speakers) string {
 // who names the speaker: "Caroline (user)", or the role alone.
 func (m Memory) who() string { return m.whoIn(nil) }
 
+// named reports whether m has a speaker's name beside its role.
+func (m Memory) named() bool { return m.Speaker != "" && !strings.EqualFold(m.Speaker, m.Role) }
+
 // speakers is what a text has said of its named speakers so far: the role
 // it last gave each name (see whoIn). nil: nothing is remembered.
 type speakers map[string]string
@@ -87,7 +90,7 @@ type speakers map[string]string
 // holds for the lines after it, in a few tokens less each (EVALS.md,
 // "A speaker's role said once").
 func (m Memory) whoIn(in speakers) string {
-	if m.Speaker == "" || strings.EqualFold(m.Speaker, m.Role) {
+	if !m.named() {
 		return m.Role
 	}
 	name := OneLine(m.Speaker)

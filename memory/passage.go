@@ -254,8 +254,7 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 // excerpts of the same recall.
 func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string) []Passage {
 	type key struct{ ns, session string }
-	bySession := map[key]int{} // index in out
-	var out []Passage
+	bySession := map[key]int{} // index in the layout
 	// what is shown of each memory, made once: a session's passage is
 	// measured again each time a hit joins it
 	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
@@ -277,28 +276,24 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 	runes := func(p Passage) func(j int) int {
 		return func(j int) int { return shownRunes[p.Memories[j].ID] }
 	}
+	var l layout
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
 			show(t, t.ID == h.Memory.ID && h.TextRank > 0)
 		}
 		k := key{h.Memory.Namespace, h.Memory.SessionID}
 		i, joins := bySession[k]
-		next := slices.Clone(out)
+		var next Passage
 		if joins {
-			next[i] = merge(out[i], turns[rank], h)
+			next = merge(l.ps[i], turns[rank], h)
 		} else {
-			next = append(next, merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h))
+			i, next = len(l.ps), merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
-		// measured whole: a hit that joins a passage can name a speaker
-		// before the passages after it did, which then say less
-		if maxTokens > 0 && tokensOf(next, runes) > maxTokens && len(out) > 0 {
-			continue
+		if l.put(i, next, runes, maxTokens) && !joins {
+			bySession[k] = i
 		}
-		if !joins {
-			bySession[k] = len(out)
-		}
-		out = next
 	}
+	out := l.ps
 	if excerptTokens > 0 {
 		for i, p := range out {
 			out[i].Excerpt = make([]string, len(p.Memories))
@@ -319,16 +314,6 @@ func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string) int {
 		ps[i] = merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
 	}
 	return tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
-}
-
-// tokensOf estimates the tokens of ps as Text renders them, passage by
-// passage, with runes(p)(i) the runes shown of p.Memories[i].
-func tokensOf(ps []Passage, runes func(p Passage) func(i int) int) int {
-	said, n := speakers{}, 0
-	for _, p := range ps {
-		n += tokens(p.size(runes(p), said))
-	}
-	return n
 }
 
 // merge adds turns (in turn order) to p, marking hit h.

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -99,6 +100,13 @@ func testTurn(session string, n int, text string) Memory {
 		SessionDate: time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC), Role: []string{"user", "assistant"}[n%2], Text: text}
 }
 
+// namedTurn is testTurn said by speaker.
+func namedTurn(session string, n int, speaker, text string) Memory {
+	m := testTurn(session, n, text)
+	m.Speaker = speaker
+	return m
+}
+
 // A session's hits share one passage, in turn order, with a gap line
 // between turns that do not follow each other; passages come in the order
 // of their best hit, and a session's only hit keeps its own header.
@@ -134,18 +142,13 @@ func TestPassagesOnePerSession(t *testing.T) {
 // recall, header or turn, and again only where the same name comes with
 // another role; a turn without a name shows its role every time.
 func TestSpeakerRoleSaidOnce(t *testing.T) {
-	named := func(session string, n int, speaker, text string) Memory {
-		m := testTurn(session, n, text)
-		m.Speaker = speaker
-		return m
-	}
 	hits := []Hit{
-		{Memory: named("a", 1, "Gina", "I opened my store."), Score: 5},
-		{Memory: named("a", 2, "Jon", "Congrats!"), Score: 4},
-		{Memory: named("b", 3, "Gina", "The ads are working."), Score: 3},
-		{Memory: named("c", 4, "Gina", "I am the user this time."), Score: 2},
-		{Memory: named("d", 5, "", "A turn without a name."), Score: 1},
-		{Memory: named("e", 7, "", "Another one."), Score: 0.5},
+		{Memory: namedTurn("a", 1, "Gina", "I opened my store."), Score: 5},
+		{Memory: namedTurn("a", 2, "Jon", "Congrats!"), Score: 4},
+		{Memory: namedTurn("b", 3, "Gina", "The ads are working."), Score: 3},
+		{Memory: namedTurn("c", 4, "Gina", "I am the user this time."), Score: 2},
+		{Memory: namedTurn("d", 5, "", "A turn without a name."), Score: 1},
+		{Memory: namedTurn("e", 7, "", "Another one."), Score: 0.5},
 	}
 	want := "[2023-05-08 Mon · session a]\n" +
 		"Gina (assistant): I opened my store.\n" +
@@ -167,16 +170,11 @@ func TestSpeakerRoleSaidOnce(t *testing.T) {
 // passages after it say less: the budget counts the text as a whole, so
 // the room that frees holds another memory.
 func TestBudgetCountsRolesSaidOnce(t *testing.T) {
-	named := func(session string, n int, speaker, text string) Memory {
-		m := testTurn(session, n, text)
-		m.Speaker = speaker
-		return m
-	}
 	hits := []Hit{
-		{Memory: named("a", 2, "Gina", "The lake."), Score: 4},
-		{Memory: named("b", 3, "Jonathan", "The lake was cold."), Score: 3},
-		{Memory: named("a", 5, "Jonathan", "The lake froze."), Score: 2},
-		{Memory: named("c", 2, "Gina", "Lake."), Score: 1},
+		{Memory: namedTurn("a", 2, "Gina", "The lake."), Score: 4},
+		{Memory: namedTurn("b", 3, "Jonathan", "The lake was cold."), Score: 3},
+		{Memory: namedTurn("a", 5, "Jonathan", "The lake froze."), Score: 2},
+		{Memory: namedTurn("c", 2, "Gina", "Lake."), Score: 1},
 	}
 	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
 	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
@@ -188,6 +186,53 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 	// took the role's tokens
 	if ps := group(hits, oneEach(hits), all, 0, queryWords(""), nil); len(ps) != 3 || len(ps[0].Memories) != 2 {
 		t.Errorf("budget %d: %d passages, want all three:\n%s", all, len(ps), Text(ps))
+	}
+}
+
+// The layout's count, kept as passages are placed and grown one hit at a
+// time, is what measuring the whole text afresh gives, whichever speakers
+// the hits name and in whatever order they join their passages; and a
+// hit that does not fit leaves the layout as it was.
+func TestLayoutCountsAsRendered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
+	for trial := range 300 {
+		var l layout
+		at := map[string]int{}
+		budget := 0
+		if trial%2 == 1 {
+			budget = 20 + rng.IntN(200)
+		}
+		for range 1 + rng.IntN(24) {
+			m := namedTurn(string(rune('a'+rng.IntN(6))), rng.IntN(10), []string{"", "Zoë", "Ann", "user", "Bartholomew"}[rng.IntN(5)], strings.Repeat("word ", 1+rng.IntN(12)))
+			h := Hit{Memory: m, Score: rng.Float64()}
+			i, joins := at[m.SessionID]
+			if joins && slices.ContainsFunc(l.ps[i].Memories, func(x Memory) bool { return x.ID == m.ID }) {
+				continue
+			}
+			p := merge(Passage{}, []Memory{m}, h)
+			if joins {
+				p = merge(l.ps[i], []Memory{m}, h)
+			} else {
+				i = len(l.ps)
+			}
+			before, tokensBefore := slices.Clone(l.ps), l.tokens
+			if l.put(i, p, runes, budget) {
+				at[m.SessionID] = i
+			} else if !slices.EqualFunc(before, l.ps, func(a, b Passage) bool { return len(a.Memories) == len(b.Memories) }) || l.tokens != tokensBefore {
+				t.Fatalf("trial %d: a hit that did not fit changed the layout", trial)
+			}
+			if want := tokensOf(l.ps, runes); l.tokens != want {
+				t.Fatalf("trial %d: the layout counts %d tokens, the text measured afresh %d:\n%s", trial, l.tokens, want, Text(l.ps))
+			}
+			said := speakers{}
+			for _, q := range l.ps {
+				q.say(said)
+			}
+			if !maps.Equal(said, l.said) {
+				t.Fatalf("trial %d: the layout's speakers %v, the text's %v", trial, l.said, said)
+			}
+		}
 	}
 }
 
@@ -405,10 +450,20 @@ func BenchmarkGroup(b *testing.B) {
 		h := Hit{Memory: m, Score: float64(40 - i), TextRank: i + 1}
 		hits, turns = append(hits, h), append(turns, []Memory{m})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		group(hits, turns, 1600, DefaultExcerpt, queryWords(query), nil)
+	run := func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			group(hits, turns, 1600, DefaultExcerpt, queryWords(query), nil)
+		}
 	}
+	b.Run("roles", run)
+	// two named speakers, as LoCoMo's: the layout measures the passages
+	// after one that a hit joins again
+	for i := range hits {
+		hits[i].Memory.Speaker = []string{"Caroline", "Melanie"}[i%2]
+		turns[i][0].Speaker = hits[i].Memory.Speaker
+	}
+	b.Run("named", run)
 }
 
 // A passage of a session resumed days later dates the turns said on
