@@ -17,7 +17,8 @@ var header = regexp.MustCompile(`^\[\d{4}-\d{2}-\d{2} [A-Z][a-z]{2} · session [
 // Context is what the answer model is shown of a recall: the text the
 // recall tool returned, exactly; with noPrefix, the same text without the
 // lines that introduce each passage with its date and session (and, for a
-// memory alone, its speaker; a passage's turns keep their speakers).
+// memory alone, its speaker, and the role the text says there once for
+// the lines after it; a passage's turns keep their speakers).
 func Context(text string, noPrefix bool) string {
 	if !noPrefix {
 		return text

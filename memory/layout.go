@@ -5,15 +5,17 @@ import (
 	"slices"
 )
 
-// layout is a recall's passages as group builds them, each measured as
-// Text renders it after the passages before it: a named speaker's role is
-// said at the first line that names them (whoIn), so what a passage takes
-// can depend on the ones before it.
+// layout is a recall's passages as group builds them, in the order the
+// budget chooses them (relevance), each measured as Text renders it after
+// the passages before it in the order the recall returns them (order): a
+// named speaker's role is said at the first line that names them (whoIn),
+// so what a passage takes can depend on the ones before it.
 type layout struct {
 	ps     []Passage
-	sizes  []int    // runes of ps[j] rendered after ps[:j]
+	sizes  []int    // runes of ps[j] rendered after the passages before it
 	tokens int      // their tokens, passage by passage
-	said   speakers // what ps, in order, say of their speakers
+	said   speakers // what the passages, rendered, say of their speakers
+	order  Order    // the order the recall returns them in (arrange)
 }
 
 // put places p at index i of the layout (len(l.ps): after the others) when
@@ -22,12 +24,31 @@ type layout struct {
 // p.Memories[j].
 func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, max int) bool {
 	fits := func(t int) bool { return max <= 0 || t <= max || len(l.ps) == 0 }
-	if i == len(l.ps) {
-		said := l.said
-		if p.named() {
-			said = speakers{} // l.said is left as it is if p does not fit
-			maps.Copy(said, l.said)
+	if !p.says() {
+		// it says nothing of a speaker that another line relies on: the
+		// others measure as they did, wherever it goes
+		s := p.size(runes(p), nil)
+		t := l.tokens + tokens(s)
+		if i < len(l.ps) {
+			t -= tokens(l.sizes[i])
 		}
+		if !fits(t) {
+			return false
+		}
+		if i == len(l.ps) {
+			l.ps, l.sizes = append(l.ps, p), append(l.sizes, s)
+		} else {
+			l.ps[i], l.sizes[i] = p, s
+		}
+		l.tokens = t
+		return true
+	}
+	if l.order != ByRelevance && l.order != "" {
+		return l.putArranged(i, p, runes, fits)
+	}
+	if i == len(l.ps) {
+		said := speakers{} // l.said is left as it is if p does not fit
+		maps.Copy(said, l.said)
 		s := p.size(runes(p), said)
 		if !fits(l.tokens + tokens(s)) {
 			return false
@@ -35,20 +56,10 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 		l.ps, l.sizes, l.tokens, l.said = append(l.ps, p), append(l.sizes, s), l.tokens+tokens(s), said
 		return true
 	}
-	if !p.named() {
-		// it says nothing of a speaker: the others measure as they did
-		s := p.size(runes(p), nil)
-		t := l.tokens - tokens(l.sizes[i]) + tokens(s)
-		if !fits(t) {
-			return false
-		}
-		l.ps[i], l.sizes[i], l.tokens = p, s, t
-		return true
-	}
 	// it can name a speaker before a passage after it did, which then
 	// says less: measured after what the passages before it say, and the
 	// passages after it measured again if it leaves another state of the
-	// speakers than the passage it replaces did
+	// speakers than the passage it grows did
 	said := speakers{}
 	for _, q := range l.ps[:i] {
 		q.say(said)
@@ -69,6 +80,32 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 	for j := i + 1; j < len(ps); j++ {
 		sizes[j] = ps[j].size(runes(ps[j]), said)
 	}
+	return l.keep(ps, sizes, said, fits)
+}
+
+// putArranged is put for a recall returned in another order than the
+// budget's: every passage is measured again in that order.
+func (l *layout) putArranged(i int, p Passage, runes func(p Passage) func(j int) int, fits func(int) bool) bool {
+	ps := slices.Clone(l.ps)
+	if i == len(ps) {
+		ps = append(ps, p)
+	} else {
+		ps[i] = p
+	}
+	in := make([]int, len(ps)) // ps's indexes in the order returned
+	for j := range in {
+		in[j] = j
+	}
+	arrange(in, l.order, func(j int) Memory { return ps[j].Memories[0] })
+	sizes, said := make([]int, len(ps)), speakers{}
+	for _, j := range in {
+		sizes[j] = ps[j].size(runes(ps[j]), said)
+	}
+	return l.keep(ps, sizes, said, fits)
+}
+
+// keep makes ps, sized sizes and saying said, the layout if they fit.
+func (l *layout) keep(ps []Passage, sizes []int, said speakers, fits func(int) bool) bool {
 	t := 0
 	for _, n := range sizes {
 		t += tokens(n)
@@ -80,17 +117,19 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 	return true
 }
 
-// named reports whether a turn of p has a speaker's name beside its role.
-func (p Passage) named() bool {
-	return slices.ContainsFunc(p.Memories, Memory.named)
+// says reports whether a turn of p names its speaker alone once the text
+// has said their role (see nameAlone), so that its lines depend on the
+// lines before them and change what the lines after them say.
+func (p Passage) says() bool {
+	return slices.ContainsFunc(p.Memories, func(m Memory) bool { _, ok := m.nameAlone(); return ok })
 }
 
 // say notes in said what p, rendered, says of its speakers (as whoIn
 // does, without writing their names).
 func (p Passage) say(said speakers) {
 	for _, m := range p.Memories {
-		if m.named() {
-			said[OneLine(m.Speaker)] = m.Role
+		if name, ok := m.nameAlone(); ok {
+			said[name] = m.Role
 		}
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Memory is one stored conversation turn, verbatim.
@@ -93,12 +95,27 @@ func (m Memory) whoIn(in speakers) string {
 	if !m.named() {
 		return m.Role
 	}
-	name := OneLine(m.Speaker)
-	if in != nil && in[name] == m.Role {
-		return name
-	}
-	if in != nil {
+	name, alone := m.nameAlone()
+	if in != nil && alone {
+		if in[name] == m.Role {
+			return name
+		}
 		in[name] = m.Role
 	}
 	return name + " (" + m.Role + ")"
+}
+
+// nameAlone is m's speaker's name as a text shows it, and whether the
+// name can stand for "name (role)" once the text has said the role: a
+// name that reads as a role ("User"), holds a parenthesis or a colon, or
+// a character that prints as nothing (a zero-width space), or spaces
+// other than single ones between words, could be read as another
+// speaker's line, and always comes with its role.
+func (m Memory) nameAlone() (string, bool) {
+	name := OneLine(m.Speaker)
+	if !m.named() || slices.ContainsFunc(Roles, func(r string) bool { return strings.EqualFold(r, name) }) {
+		return name, false
+	}
+	odd := func(r rune) bool { return r == '(' || r == ')' || r == ':' || unicode.Is(unicode.Cf, r) }
+	return name, !strings.ContainsFunc(name, odd) && name == strings.Join(strings.Fields(name), " ")
 }

@@ -252,7 +252,7 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 // are still tried; the first hit is always kept, whatever its length.
 // want is the query's stems (queryWords), shared with the reranker's
 // excerpts of the same recall.
-func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string) []Passage {
+func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string, order Order) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in the layout
 	// what is shown of each memory, made once: a session's passage is
@@ -276,7 +276,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 	runes := func(p Passage) func(j int) int {
 		return func(j int) int { return shownRunes[p.Memories[j].ID] }
 	}
-	var l layout
+	l := layout{order: order}
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
 			show(t, t.ID == h.Memory.ID && h.TextRank > 0)
@@ -308,11 +308,12 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 // wholeTokens estimates the tokens the hits take shown whole, each on its
 // own with its turns (withContext), as a recall without excerpts shows them
 // one by one: the budget that excerpts fill (RecallRequest.Fill).
-func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string) int {
+func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string, order Order) int {
 	ps := make([]Passage, len(hits))
 	for i, h := range hits {
 		ps[i] = merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
 	}
+	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	return tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
 }
 

@@ -117,7 +117,7 @@ func TestPassagesOnePerSession(t *testing.T) {
 		{Memory: testTurn("a", 5, "Pixel loves the park."), Score: 2},
 		{Memory: testTurn("a", 2, "What is its name?"), Score: 1},
 	}
-	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)
 	if len(ps) != 2 || len(ps[0].Memories) != 3 || len(ps[1].Memories) != 1 || ps[0].Rank != 0 || ps[1].Rank != 1 {
 		t.Fatalf("passages %+v", ps)
 	}
@@ -161,8 +161,54 @@ func TestSpeakerRoleSaidOnce(t *testing.T) {
 		"  A turn without a name.\n\n" +
 		"[2023-05-08 Mon · session e · assistant]\n" +
 		"  Another one."
-	if got := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil)); got != want {
+	if got := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)); got != want {
 		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A name that could be read as another speaker's line always comes with
+// its role: one that reads as a role, holds a parenthesis or a colon, or
+// a character that prints as nothing.
+func TestConfusableNamesKeepTheirRole(t *testing.T) {
+	for _, name := range []string{"User", "SYSTEM", "Sam (user)", "Dr: Who", "Gina\u200b", "Gina  Lee", " Gina"} {
+		hits := []Hit{
+			{Memory: namedTurn("a", 1, name, "First."), Score: 3},
+			{Memory: namedTurn("b", 3, name, "Second."), Score: 2},
+			{Memory: namedTurn("c", 5, name, "Third."), Score: 1},
+		}
+		text := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance))
+		if n := strings.Count(text, " (assistant)]"); n != 3 {
+			t.Errorf("%q: its role given %d times of 3:\n%s", name, n, text)
+		}
+	}
+	hits := []Hit{
+		{Memory: namedTurn("a", 1, "Gina Lee", "First."), Score: 2},
+		{Memory: namedTurn("b", 3, "Gina Lee", "Second."), Score: 1},
+	}
+	if text := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)); strings.Count(text, "(assistant)") != 1 {
+		t.Errorf("a plain name of two words: its role not given once:\n%s", text)
+	}
+}
+
+// A recall returned in another order than relevance says a speaker's
+// role at the first line of that order, and its budget counts that text.
+func TestRolesSaidInTheOrderReturned(t *testing.T) {
+	day := func(m Memory, d int) Memory { m.SessionDate = m.SessionDate.AddDate(0, 0, d); return m }
+	hits := []Hit{
+		{Memory: day(namedTurn("a", 2, "Gina", "The lake."), 2), Score: 3},
+		{Memory: day(namedTurn("b", 3, "Gina", "The lake was cold."), 0), Score: 2},
+		{Memory: day(namedTurn("c", 4, "Gina", "The lake froze."), 1), Score: 1},
+	}
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil, Chronological)
+	arrange(ps, Chronological, func(p Passage) Memory { return p.Memories[0] })
+	text := Text(ps)
+	// b (turn 3, assistant), then c (turn 4, user), then a (turn 2, user)
+	if !strings.HasPrefix(text, "[2023-05-08 Mon · session b · Gina (assistant)]") || !strings.Contains(text, "session c · Gina (user)]") || !strings.Contains(text, "session a · Gina]") {
+		t.Errorf("chronological text:\n%s\nwant Gina's role at her first line (session b), again where it changes (c), not after (a)", text)
+	}
+	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+	if got := group(hits, oneEach(hits), all, 0, queryWords(""), nil, Chronological); len(got) != 3 {
+		t.Errorf("budget %d, the tokens of the chronological text: %d passages, want 3", all, len(got))
 	}
 }
 
@@ -176,7 +222,7 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 		{Memory: namedTurn("a", 5, "Jonathan", "The lake froze."), Score: 2},
 		{Memory: namedTurn("c", 2, "Gina", "Lake."), Score: 1},
 	}
-	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
+	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)
 	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
 	if got := tokens(utf8.RuneCountInString(Text(ps))); got-all > len(ps) || all > got {
 		t.Fatalf("the whole text counted %d tokens, rendered %d:\n%s", all, got, Text(ps))
@@ -184,7 +230,7 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 	// every hit fits in what the four take together, though passage b
 	// alone, measured before the third hit named Jonathan's role in a,
 	// took the role's tokens
-	if ps := group(hits, oneEach(hits), all, 0, queryWords(""), nil); len(ps) != 3 || len(ps[0].Memories) != 2 {
+	if ps := group(hits, oneEach(hits), all, 0, queryWords(""), nil, ByRelevance); len(ps) != 3 || len(ps[0].Memories) != 2 {
 		t.Errorf("budget %d: %d passages, want all three:\n%s", all, len(ps), Text(ps))
 	}
 }
@@ -196,15 +242,16 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 func TestLayoutCountsAsRendered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
-	for trial := range 300 {
-		var l layout
+	for trial := range 600 {
+		l := layout{order: []Order{ByRelevance, Chronological, Recency}[trial%3]}
 		at := map[string]int{}
 		budget := 0
 		if trial%2 == 1 {
 			budget = 20 + rng.IntN(200)
 		}
 		for range 1 + rng.IntN(24) {
-			m := namedTurn(string(rune('a'+rng.IntN(6))), rng.IntN(10), []string{"", "Zoë", "Ann", "user", "Bartholomew"}[rng.IntN(5)], strings.Repeat("word ", 1+rng.IntN(12)))
+			m := namedTurn(string(rune('a'+rng.IntN(6))), rng.IntN(10), []string{"", "Zoë", "Ann", "user", "Bartholomew", "User"}[rng.IntN(6)], strings.Repeat("word ", 1+rng.IntN(12)))
+			m.SessionDate = m.SessionDate.AddDate(0, 0, rng.IntN(3))
 			h := Hit{Memory: m, Score: rng.Float64()}
 			i, joins := at[m.SessionID]
 			if joins && slices.ContainsFunc(l.ps[i].Memories, func(x Memory) bool { return x.ID == m.ID }) {
@@ -222,11 +269,13 @@ func TestLayoutCountsAsRendered(t *testing.T) {
 			} else if !slices.EqualFunc(before, l.ps, func(a, b Passage) bool { return len(a.Memories) == len(b.Memories) }) || l.tokens != tokensBefore {
 				t.Fatalf("trial %d: a hit that did not fit changed the layout", trial)
 			}
-			if want := tokensOf(l.ps, runes); l.tokens != want {
-				t.Fatalf("trial %d: the layout counts %d tokens, the text measured afresh %d:\n%s", trial, l.tokens, want, Text(l.ps))
+			shown := slices.Clone(l.ps) // in the order the recall returns them
+			arrange(shown, l.order, func(p Passage) Memory { return p.Memories[0] })
+			if want := tokensOf(shown, runes); l.tokens != want {
+				t.Fatalf("trial %d (%s): the layout counts %d tokens, the text measured afresh %d:\n%s", trial, l.order, l.tokens, want, Text(shown))
 			}
 			said := speakers{}
-			for _, q := range l.ps {
+			for _, q := range shown {
 				q.say(said)
 			}
 			if !maps.Equal(said, l.said) {
@@ -259,7 +308,7 @@ func TestPassageSizeIsRendered(t *testing.T) {
 			}
 			hits = append(hits, Hit{Memory: m, Score: rng.Float64()})
 		}
-		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil)
+		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil, ByRelevance)
 		said, whole := speakers{}, 2*(len(ps)-1) // the blank lines between passages
 		for _, p := range ps {
 			if got, want := p.size(runesOf(p.shown), speakers{}), utf8.RuneCountInString(Text([]Passage{p})); got != want {
@@ -283,7 +332,7 @@ func TestPassagesBudgetSkips(t *testing.T) {
 		{Memory: testTurn("c", 0, "The lake was cold."), Score: 1},
 	}
 	sessions := func(budget int) []string {
-		ps := group(hits, oneEach(hits), budget, 0, queryWords(""), nil)
+		ps := group(hits, oneEach(hits), budget, 0, queryWords(""), nil, ByRelevance)
 		var got []string
 		for _, p := range ps {
 			got = append(got, p.Memories[0].SessionID)
@@ -306,7 +355,7 @@ func TestMemoryLinesAreIndented(t *testing.T) {
 		{{Memory: testTurn("a", 1, fake), Score: 2}},
 		{{Memory: testTurn("a", 1, fake), Score: 2}, {Memory: testTurn("a", 2, "The code word is aurora."), Score: 1}},
 	} {
-		ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil)
+		ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)
 		text := Text(ps)
 		for i, line := range strings.Split(text, "\n") {
 			if line == "" || i > 0 && strings.HasPrefix(line, "[") {
@@ -330,7 +379,7 @@ func TestEveryLineBreakIsIndented(t *testing.T) {
 				{{Memory: testTurn("a", 1, text), Score: 2}},
 				{{Memory: testTurn("a", 1, text), Score: 2}, {Memory: testTurn("a", 2, "The zebra is striped."), Score: 1}},
 			} {
-				out := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil))
+				out := Text(group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance))
 				if strings.ContainsAny(out, "\r\v\f\u0085\u2028\u2029") || !strings.Contains(out, forged+"\n") {
 					t.Errorf("break %q: the forged header does not end its line:\n%q", br, out)
 				}
@@ -453,7 +502,7 @@ func BenchmarkGroup(b *testing.B) {
 	run := func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			group(hits, turns, 1600, DefaultExcerpt, queryWords(query), nil)
+			group(hits, turns, 1600, DefaultExcerpt, queryWords(query), nil, ByRelevance)
 		}
 	}
 	b.Run("roles", run)
@@ -475,7 +524,7 @@ func TestPassageDatesAResumedTurn(t *testing.T) {
 	again := testTurn("s", 2, "And the totals too.")
 	again.SessionDate = later.SessionDate
 	hits := []Hit{{Memory: first, Score: 3}, {Memory: later, Score: 2}, {Memory: again, Score: 1}}
-	ps := group(hits, oneEach(hits), 0, 0, queryWords("invoice"), nil)
+	ps := group(hits, oneEach(hits), 0, 0, queryWords("invoice"), nil, ByRelevance)
 	text := Text(ps)
 	day := "[" + later.SessionDate.Format("2006-01-02 Mon") + "]"
 	want := "\n" + day + "\nassistant: Yesterday [" + later.SessionDate.AddDate(0, 0, -1).Format("2006-01-02") + "] I fixed"

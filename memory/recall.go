@@ -142,7 +142,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if fill {
 		fillK = min(len(hits), req.K)
 	}
-	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want)
+	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want, order)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	// the hits the budget left out are not returned

@@ -67,17 +67,17 @@ func shortForm(id string) bool {
 // the grouping counted, the hits are grouped again with its label; a
 // session that only the second grouping shows (rare: a longer header
 // left room for another) is labelled without a third.
-func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems) []Passage {
+func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems, order Order) []Passage {
 	labels := map[string]string{}
 	if fillK > 0 {
 		s.label(ctx, ns, sessionsOf(hits[:fillK], hitSession), labels)
-		if full := wholeTokens(hits[:fillK], turns[:fillK], labels); budget == 0 || full < budget {
+		if full := wholeTokens(hits[:fillK], turns[:fillK], labels, order); budget == 0 || full < budget {
 			budget = full
 		}
 	}
-	ps := group(hits, turns, budget, excerpt, want, labels)
+	ps := group(hits, turns, budget, excerpt, want, labels, order)
 	if s.label(ctx, ns, sessionsOf(ps, passageSession), labels) {
-		ps = group(hits, turns, budget, excerpt, want, labels)
+		ps = group(hits, turns, budget, excerpt, want, labels, order)
 		s.label(ctx, ns, sessionsOf(ps, passageSession), labels)
 	}
 	for i := range ps {
