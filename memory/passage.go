@@ -255,31 +255,11 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string, order Order) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in the layout
-	// what is shown of each memory, made once: a session's passage is
-	// measured again each time a hit joins it
-	shown, excerpts, shownRunes := map[string]string{}, map[string]string{}, map[string]int{}
-	// textFound: the text side found m (so a memory without a query word
-	// in it was found by its kinds)
-	show := func(m Memory, textFound bool) {
-		if _, ok := shown[m.ID]; ok {
-			return
-		}
-		t := m.Text
-		if excerptTokens > 0 {
-			if e := excerpt(m.Text, want, excerptTokens, textFound); e != "" {
-				t, excerpts[m.ID] = e, e
-			}
-		}
-		shown[m.ID] = display(t, m.SessionDate)
-		shownRunes[m.ID] = utf8.RuneCountInString(shown[m.ID])
-	}
-	runes := func(p Passage) func(j int) int {
-		return func(j int) int { return shownRunes[p.Memories[j].ID] }
-	}
+	sh := shownTexts{excerpt: excerptTokens, want: want}
 	l := layout{order: order}
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
-			show(t, t.ID == h.Memory.ID && h.TextRank > 0)
+			sh.show(t, t.ID == h.Memory.ID && h.TextRank > 0)
 		}
 		k := key{h.Memory.Namespace, h.Memory.SessionID}
 		i, joins := bySession[k]
@@ -289,8 +269,17 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		} else {
 			i, next = len(l.ps), merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
-		if l.put(i, next, runes, maxTokens) && !joins {
+		if l.put(i, next, sh.runes, maxTokens) && !joins {
 			bySession[k] = i
+		}
+	}
+	if maxTokens > 0 {
+		best := 0
+		for _, h := range hits {
+			if i, ok := bySession[key{h.Memory.Namespace, h.Memory.SessionID}]; ok && best < WidenHits && l.ps[i].holds(h.Memory.ID) {
+				sh.widen(&l, i, h.Memory, maxTokens)
+				best++
+			}
 		}
 	}
 	out := l.ps
@@ -298,7 +287,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		for i, p := range out {
 			out[i].Excerpt = make([]string, len(p.Memories))
 			for j, m := range p.Memories {
-				out[i].Excerpt[j] = excerpts[m.ID]
+				out[i].Excerpt[j] = sh.parts[m.ID]
 			}
 		}
 	}

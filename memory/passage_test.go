@@ -285,6 +285,51 @@ func TestLayoutCountsAsRendered(t *testing.T) {
 	}
 }
 
+// What the fill leaves of the budget shows the best few hits longer: the
+// best WidenHits shown as excerpts get up to three times the excerpt's
+// length, best first, within the budget; the hits after them keep theirs.
+func TestBestHitsShownLonger(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	want := queryWords("lake")
+	var hits []Hit
+	for i := range WidenHits + 3 {
+		hits = append(hits, Hit{Memory: testTurn(fmt.Sprintf("s%d", i), 1, randomTurn(rng, 300, want)), Score: float64(10 - i), TextRank: i + 1})
+	}
+	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
+	tight := tokensOf(group(hits, oneEach(hits), 0, 10, want, nil, ByRelevance), runes)
+	for _, budget := range []int{tight, tight + 25, tight + 1000} {
+		ps := group(hits, oneEach(hits), budget, 10, want, nil, ByRelevance)
+		if len(ps) != len(hits) {
+			t.Fatalf("budget %d: %d passages, want every hit's", budget, len(ps))
+		}
+		if got := tokensOf(ps, runes); got > budget {
+			t.Errorf("budget %d: the text takes %d tokens", budget, got)
+		}
+		longer := 0
+		for i, p := range ps {
+			short := excerpt(p.Memories[0].Text, want, 10, true)
+			switch e := p.Excerpt[0]; {
+			case e == short:
+			case i >= WidenHits:
+				t.Errorf("budget %d: hit %d, past the best %d, shown longer", budget, i, WidenHits)
+			case e != excerpt(p.Memories[0].Text, want, 30, true) && e != excerpt(p.Memories[0].Text, want, 20, true) && e != excerpt(p.Memories[0].Text, want, 15, true):
+				t.Errorf("budget %d: hit %d shown as %q, not an excerpt of 1.5, 2 or 3 times the length", budget, i, e)
+			default:
+				longer++
+			}
+		}
+		first := ps[0].Excerpt[0] != excerpt(ps[0].Memories[0].Text, want, 10, true)
+		switch {
+		case budget == tight && longer != 0:
+			t.Errorf("no room: %d hits shown longer", longer)
+		case budget > tight && !first:
+			t.Errorf("budget %d: the best hit not shown longer (%d others are)", budget, longer)
+		case budget > tight+500 && longer != WidenHits:
+			t.Errorf("budget %d, room for all: %d hits shown longer, want %d", budget, longer, WidenHits)
+		}
+	}
+}
+
 // The size a passage is measured at while the budget is spent is the
 // length of its rendered text, whatever it holds: gaps, excerpts, dates
 // annotated, text that is not ASCII.

@@ -1,0 +1,85 @@
+package memory
+
+import "unicode/utf8"
+
+// WidenHits is how many of a recall's best hits are shown longer than
+// the excerpt's length when the budget leaves room for it (see widen).
+const WidenHits = 3
+
+// shownTexts is what a recall shows of each memory (its excerpt or its
+// whole text, dates annotated), made once: a session's passage is
+// measured again each time a hit joins it.
+type shownTexts struct {
+	excerpt int    // the excerpts' length in tokens; 0: memories whole
+	want    *stems // the query's stems
+	text    map[string]string
+	count   map[string]int    // text's runes
+	parts   map[string]string // the excerpt shown, "" for a whole memory
+	found   map[string]bool   // the text side found the memory (see excerpt's byKinds)
+}
+
+// show makes what is shown of m, once. textFound: the text side found m
+// (so a memory without a query word in it was found by its kinds).
+func (sh *shownTexts) show(m Memory, textFound bool) {
+	if sh.text == nil {
+		sh.text, sh.count, sh.parts, sh.found = map[string]string{}, map[string]int{}, map[string]string{}, map[string]bool{}
+	}
+	if _, ok := sh.text[m.ID]; ok {
+		return
+	}
+	sh.found[m.ID] = textFound
+	sh.set(m, sh.excerpt)
+}
+
+// set shows m as its excerpt of about n tokens, or whole where n is 0 or
+// its text is that short.
+func (sh *shownTexts) set(m Memory, n int) {
+	t, part := m.Text, ""
+	if n > 0 {
+		if part = excerpt(m.Text, sh.want, n, sh.found[m.ID]); part != "" {
+			t = part
+		}
+	}
+	sh.text[m.ID], sh.parts[m.ID] = display(t, m.SessionDate), part
+	sh.count[m.ID] = utf8.RuneCountInString(sh.text[m.ID])
+}
+
+// runes is the runes shown of p.Memories[j] (a layout's measure).
+func (sh *shownTexts) runes(p Passage) func(j int) int {
+	return func(j int) int { return sh.count[p.Memories[j].ID] }
+}
+
+// widen shows m, a hit of the layout's passage i shown as an excerpt, at
+// three times the excerpt's length, or twice, or one and a half, the
+// longest that keeps the text within max tokens (whole where its text is
+// that short). The fill spends the budget on more memories first; what it
+// leaves when every candidate is shown or tried shows more of the best
+// few, where the answer to the query most often is, rather than nothing
+// (EVALS.md, "The best hits shown longer").
+func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
+	if sh.parts[m.ID] == "" {
+		return
+	}
+	text, count, part := sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID]
+	whole, now := tokens(utf8.RuneCountInString(m.Text)), tokens(count)
+	for _, n := range []int{3 * sh.excerpt, 2 * sh.excerpt, 3 * sh.excerpt / 2} {
+		if min(n, whole)-now > max-l.tokens {
+			continue // about what it would add, beyond the room left: not made
+		}
+		sh.set(m, n)
+		if l.put(i, l.ps[i], sh.runes, max) {
+			return
+		}
+	}
+	sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID] = text, count, part // as it was
+}
+
+// holds reports whether the memory id is one of p's.
+func (p Passage) holds(id string) bool {
+	for _, m := range p.Memories {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
