@@ -274,9 +274,10 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		}
 	}
 	if maxTokens > 0 {
-		best := 0
+		best := 0 // the best hits shown as excerpts, in rank order
 		for _, h := range hits {
-			if i, ok := bySession[key{h.Memory.Namespace, h.Memory.SessionID}]; ok && best < WidenHits && l.ps[i].holds(h.Memory.ID) {
+			i, ok := bySession[key{h.Memory.Namespace, h.Memory.SessionID}]
+			if ok && best < WidenHits && l.ps[i].hit(h.Memory.ID) && sh.parts[h.Memory.ID] != "" {
 				sh.widen(&l, i, h.Memory, maxTokens)
 				best++
 			}

@@ -291,9 +291,11 @@ func TestLayoutCountsAsRendered(t *testing.T) {
 func TestBestHitsShownLonger(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	want := queryWords("lake")
-	var hits []Hit
+	// the best hit is short, so shown whole: the best WidenHits shown as
+	// excerpts are the ones after it
+	hits := []Hit{{Memory: testTurn("short", 1, "The lake."), Score: 11, TextRank: 1}}
 	for i := range WidenHits + 3 {
-		hits = append(hits, Hit{Memory: testTurn(fmt.Sprintf("s%d", i), 1, randomTurn(rng, 300, want)), Score: float64(10 - i), TextRank: i + 1})
+		hits = append(hits, Hit{Memory: testTurn(fmt.Sprintf("s%d", i), 1, randomTurn(rng, 300, want)), Score: float64(10 - i), TextRank: i + 2})
 	}
 	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
 	tight := tokensOf(group(hits, oneEach(hits), 0, 10, want, nil, ByRelevance), runes)
@@ -305,7 +307,11 @@ func TestBestHitsShownLonger(t *testing.T) {
 		if got := tokensOf(ps, runes); got > budget {
 			t.Errorf("budget %d: the text takes %d tokens", budget, got)
 		}
+		if ps[0].Memories[0].ID != "short:1" || ps[0].Excerpt[0] != "" {
+			t.Fatalf("budget %d: the best hit not first and whole: %+v", budget, ps[0])
+		}
 		longer := 0
+		ps = ps[1:]
 		for i, p := range ps {
 			short := excerpt(p.Memories[0].Text, want, 10, true)
 			switch e := p.Excerpt[0]; {

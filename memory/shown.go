@@ -2,7 +2,7 @@ package memory
 
 import "unicode/utf8"
 
-// WidenHits is how many of a recall's best hits are shown longer than
+// WidenHits is how many of a recall's best hits shown as excerpts are shown longer than
 // the excerpt's length when the budget leaves room for it (see widen).
 const WidenHits = 3
 
@@ -74,11 +74,12 @@ func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
 	sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID] = text, count, part // as it was
 }
 
-// holds reports whether the memory id is one of p's.
-func (p Passage) holds(id string) bool {
-	for _, m := range p.Memories {
+// hit reports whether the memory id is one of p's hits (not a turn shown
+// as a hit's context).
+func (p Passage) hit(id string) bool {
+	for i, m := range p.Memories {
 		if m.ID == id {
-			return true
+			return p.Hit[i]
 		}
 	}
 	return false
