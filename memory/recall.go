@@ -31,13 +31,15 @@ type RecallRequest struct {
 	Context int
 	// MaxTokens bounds the returned text (estimated as rendered); 0 means
 	// no bound. A hit (with its context) that would pass it is left out and
-	// the next ones are still tried; the best is always kept.
+	// the next ones are still tried; the best is always kept. With Excerpt,
+	// what the hits leave of it shows the best WidenHits excerpts longer.
 	MaxTokens int
 	// Excerpt, when not 0, shows a memory longer than about that many
 	// tokens as its part that best matches the query.
 	Excerpt int
 	// Fill, with Excerpt, returns more than K memories: as many as fit in
-	// the tokens the best K would take shown whole (or in MaxTokens).
+	// the tokens the best K would take shown whole (or in MaxTokens), and
+	// what they leave shows the best WidenHits excerpts longer.
 	Fill bool
 	// Reranker says whether the service's reranker orders the candidates:
 	// nil means whenever the service has one; true when it has none is an
