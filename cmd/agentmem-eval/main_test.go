@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"agentmem/evals/host"
 	"agentmem/evals/peers/peertest"
 )
 
@@ -48,6 +49,9 @@ func binary(t *testing.T, name string) string {
 				return
 			}
 		}
+		// agentmem is not part of this test binary: its sources key go
+		// test's cache
+		buildErr = host.WatchSources("agentmem/cmd/agentmem")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"agentmem/evals/host"
 )
 
 // agentmem-hook as a host runs it: a process per event, beside agentmem
@@ -33,9 +35,19 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// The binaries TestMain builds are not part of this test binary: their
+// sources key go test's cache, stated here since what TestMain reads
+// before the tests run is not recorded.
+func TestBuiltFromTheirSources(t *testing.T) {
+	if err := host.WatchSources("agentmem/cmd/agentmem", "agentmem/cmd/agentmem-hook"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // alone is a copy of agentmem-hook in a directory without agentmem.

@@ -72,37 +72,12 @@ func agentmemBinary(t *testing.T) string {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 			return
 		}
-		buildErr = watchSources("agentmem/cmd/agentmem", "agentmem/cmd/agentmem-hook")
+		buildErr = WatchSources("agentmem/cmd/agentmem", "agentmem/cmd/agentmem-hook")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return built
-}
-
-// watchSources stats every Go file of the module that the packages are
-// built from. go test caches a passing run by what the test binary is
-// made of and the files the test reads; the binaries built here are
-// neither, so without this a change to the server would be answered by
-// the last run's cached pass (it was, once).
-func watchSources(pkgs ...string) error {
-	args := append([]string{"list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}"}, pkgs...)
-	out, err := exec.Command("go", args...).Output()
-	if err != nil {
-		return fmt.Errorf("go list: %v", err)
-	}
-	for _, dir := range strings.Fields(string(out)) {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if _, err := os.Stat(f); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func TestMain(m *testing.M) {
