@@ -336,6 +336,29 @@ func TestBestHitsShownLonger(t *testing.T) {
 	}
 }
 
+// A hit the budget could not take, shown only as the context of a better
+// hit, is not one of the best hits shown longer: the room is left for
+// the hits.
+func TestContextTurnNotShownLonger(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	want := queryWords("lake")
+	a5 := testTurn("a", 5, "The lake.")
+	a6 := testTurn("a", 6, randomTurn(rng, 300, want))
+	a7 := testTurn("a", 7, randomTurn(rng, 300, want))
+	hits := []Hit{{Memory: a5, Score: 2, TextRank: 1}, {Memory: a6, Score: 1, TextRank: 2}}
+	turns := [][]Memory{{a5, a6}, {a6, a7}} // each hit with the turn after it
+	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
+	first := tokensOf(group(hits[:1], turns[:1], 0, 10, want, nil, ByRelevance), runes)
+	budget := first + 8 // less than a7's line, more than a6 shown half as long again
+	ps := group(hits, turns, budget, 10, want, nil, ByRelevance)
+	if len(ps) != 1 || len(ps[0].Memories) != 2 || ps[0].Hit[1] {
+		t.Fatalf("budget %d: %+v; want a5 with a6 as its context, a6's own turns left out", budget, ps)
+	}
+	if got, short := ps[0].Excerpt[1], excerpt(a6.Text, want, 10, true); got != short {
+		t.Errorf("the context turn a6 shown as %q, longer than its excerpt %q", got, short)
+	}
+}
+
 // The size a passage is measured at while the budget is spent is the
 // length of its rendered text, whatever it holds: gaps, excerpts, dates
 // annotated, text that is not ASCII.
