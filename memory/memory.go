@@ -116,6 +116,12 @@ func (m Memory) nameAlone() (string, bool) {
 	if !m.named() || slices.ContainsFunc(Roles, func(r string) bool { return strings.EqualFold(r, name) }) {
 		return name, false
 	}
-	odd := func(r rune) bool { return r == '(' || r == ')' || r == ':' || unicode.Is(unicode.Cf, r) }
-	return name, !strings.ContainsFunc(name, odd) && name == strings.Join(strings.Fields(name), " ")
+	prev := ' ' // a space first, last or after another one is odd
+	for _, r := range name {
+		if r == '(' || r == ')' || r == ':' || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) && (r != ' ' || prev == ' ') {
+			return name, false
+		}
+		prev = r
+	}
+	return name, prev != ' '
 }
