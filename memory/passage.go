@@ -255,7 +255,7 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string, order Order) []Passage {
 	type key struct{ ns, session string }
 	bySession := map[key]int{} // index in the layout
-	sh := shownTexts{excerpt: excerptTokens, want: want}
+	sh := newShownTexts(excerptTokens, want)
 	l := layout{order: order}
 	for rank, h := range hits {
 		for _, t := range turns[rank] {

@@ -2,8 +2,9 @@ package memory
 
 import "unicode/utf8"
 
-// WidenHits is how many of a recall's best hits shown as excerpts are shown longer than
-// the excerpt's length when the budget leaves room for it (see widen).
+// WidenHits is how many of a recall's best hits shown as excerpts are
+// shown longer than the excerpt's length when the budget leaves room for
+// it (see widen).
 const WidenHits = 3
 
 // shownTexts is what a recall shows of each memory (its excerpt or its
@@ -18,12 +19,16 @@ type shownTexts struct {
 	found   map[string]bool   // the text side found the memory (see excerpt's byKinds)
 }
 
+// newShownTexts shows memories as excerpts of about excerpt tokens (0:
+// whole) around the query's stems want.
+func newShownTexts(excerpt int, want *stems) *shownTexts {
+	return &shownTexts{excerpt: excerpt, want: want,
+		text: map[string]string{}, count: map[string]int{}, parts: map[string]string{}, found: map[string]bool{}}
+}
+
 // show makes what is shown of m, once. textFound: the text side found m
 // (so a memory without a query word in it was found by its kinds).
 func (sh *shownTexts) show(m Memory, textFound bool) {
-	if sh.text == nil {
-		sh.text, sh.count, sh.parts, sh.found = map[string]string{}, map[string]int{}, map[string]string{}, map[string]bool{}
-	}
 	if _, ok := sh.text[m.ID]; ok {
 		return
 	}
