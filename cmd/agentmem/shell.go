@@ -78,7 +78,7 @@ func connect(e *env, shell bool) (*client.Client, func(), error) {
 // clock, store, embedder, fusion, reranker), by name or, ending in -, by
 // prefix: a command relayed to the server that holds the data dir runs
 // with that server's.
-var memoryFlags = []string{"now", "timezone", "embedder", "store", "fusion", "no-sync", "openai-", "reranker-", "couchbase-"}
+var memoryFlags = []string{"now", "timezone", "embedder", "store", "fusion", "no-sync", "text-cache", "openai-", "reranker-", "couchbase-"}
 
 // warnRelayed warns, naming them, that the flags of args that configure
 // the memory do not apply to a command relayed to another process.

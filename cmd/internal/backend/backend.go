@@ -207,8 +207,15 @@ func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexa
 func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (Reindexable, error) {
 	switch cfg.Store {
 	case "", "embedded":
+		if cfg.TextCache < 0 {
+			return nil, fmt.Errorf("text-cache: must be 0 MB or more, got %d", cfg.TextCache)
+		}
+		textCache := int64(cfg.TextCache) << 20
+		if textCache == 0 {
+			textCache = -1 // none (0 is the store's default)
+		}
 		return embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{
-			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, Recipe: memory.Recipe, NoSync: cfg.NoSync, Logger: log, // every embedder is contextual here (memory.RecipeOf)
+			EmbedderID: id, Dims: dims, SkipEmbedderCheck: anyEmbedder, Recipe: memory.Recipe, NoSync: cfg.NoSync, TextCache: textCache, Logger: log, // every embedder is contextual here (memory.RecipeOf)
 		})
 	case "couchbase":
 		cb := cfg.Couchbase.Config()

@@ -14,6 +14,7 @@ import (
 
 	"agentmem/cmd/internal/config"
 	"agentmem/memory"
+	"agentmem/memory/store/embedded/maxscore"
 )
 
 func TestOpenNoneAndClock(t *testing.T) {
@@ -47,9 +48,29 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Base: config.Base{DataDir: dir, Now: "when pigs fly"}}, "now"},
 		{Config{Base: config.Base{DataDir: dir}, Embedder: "magic"}, "unknown"},
 		{Config{Base: config.Base{DataDir: dir, Namespace: "no spaces"}}, "namespace"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: -1}, "text-cache: must be 0 MB or more, got -1"},
 	} {
 		if _, err := Open(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one about %s", c.cfg, err, c.want)
+		}
+	}
+}
+
+// --text-cache reaches the text side: in MB, 0 for none.
+func TestTextCache(t *testing.T) {
+	defer maxscore.SetDecodedBytes(maxscore.DecodedBytes)
+	for _, c := range []struct {
+		mb   int
+		want int64
+	}{{64, 64 << 20}, {0, 0}, {512, 512 << 20}} {
+		cfg := Config{Base: config.Base{DataDir: t.TempDir()}, Embedder: "none", TextCache: c.mb}
+		e, err := Open(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		if maxscore.DecodedBytes != c.want {
+			t.Errorf("--text-cache %d: %d bytes of decoded postings, want %d", c.mb, maxscore.DecodedBytes, c.want)
 		}
 	}
 }

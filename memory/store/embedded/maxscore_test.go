@@ -34,35 +34,55 @@ import (
 // index's bounds do).
 func TestMaxScoreRanksAsBleve(t *testing.T) {
 	type setting struct {
-		prime, probe, windows bool
-		memo                  uint64
-		walkers               int
+		prime, probe, windows, decoded bool
+		memo                           uint64
+		walkers                        int
+		budget                         int64 // of decoded postings; 0: the default
 	}
 	var cs []setting
 	for _, prime := range []bool{true, false} {
 		for _, memo := range []uint64{0, math.MaxUint64} {
 			for _, probe := range []bool{true, false} {
 				for _, windows := range []bool{true, false} {
-					cs = append(cs, setting{prime, probe, windows, memo, 1})
+					for _, decoded := range []bool{true, false} {
+						cs = append(cs, setting{prime, probe, windows, decoded, memo, 1, 0})
+					}
 				}
 			}
 		}
-		cs = append(cs, setting{prime, true, true, maxscore.MemoPostings, 2})
+		cs = append(cs, setting{prime, true, true, true, maxscore.MemoPostings, 2, 0}, setting{prime, true, true, false, maxscore.MemoPostings, 2, 0})
 	}
+	// decoded postings let go of while searching: a budget of a few lists
+	cs = append(cs, setting{false, true, true, true, maxscore.MemoPostings, 1, 16 << 10})
 	walked := map[setting]int{}
 	for _, c := range cs {
-		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,windows=%v,walkers=%d", c.prime, c.memo == 0, c.probe, c.windows, c.walkers), func(t *testing.T) {
+		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,windows=%v,decoded=%v,walkers=%d,budget=%d", c.prime, c.memo == 0, c.probe, c.windows, c.decoded, c.walkers, c.budget), func(t *testing.T) {
 			if c.walkers > runtime.GOMAXPROCS(0) {
 				t.Skipf("%d walkers need GOMAXPROCS %d or more (it is %d)", c.walkers, c.walkers, runtime.GOMAXPROCS(0))
 			}
-			defer func(p, pr, wi bool, m uint64, w int, d, pd, wp uint64, wb uint) {
+			defer func(p, pr, wi bool, m uint64, w int, d, pd, wp uint64, wb uint, dp uint64) {
 				maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs = p, pr, wi, m, w, d, pd
-				maxscore.WindowPostings, maxscore.WindowBits = wp, wb
-			}(maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs, maxscore.WindowPostings, maxscore.WindowBits)
+				maxscore.WindowPostings, maxscore.WindowBits, maxscore.DecodePostings = wp, wb, dp
+			}(maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers, maxscore.WalkDocs, maxscore.PartDocs, maxscore.WindowPostings, maxscore.WindowBits, maxscore.DecodePostings)
 			maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers = c.prime, c.probe, c.windows, c.memo, c.walkers
 			maxscore.WalkDocs, maxscore.PartDocs = 0, 97 // several walkers on every index, in parts
 			maxscore.WindowPostings, maxscore.WindowBits = 1, 4
-			walked[c] = testMaxScoreRanksAsBleve(t)
+			maxscore.DecodePostings = 0 // off
+			if c.decoded {
+				maxscore.DecodePostings = 1 // every word decoded
+			}
+			if c.budget > 0 {
+				defer maxscore.SetDecodedBytes(maxscore.DecodedBytes)
+				maxscore.SetDecodedBytes(c.budget)
+			}
+			var decoded int
+			walked[c], decoded = testMaxScoreRanksAsBleve(t)
+			if c.decoded != (decoded > 0) {
+				t.Errorf("decoded=%v: %d postings lists walked decoded", c.decoded, decoded)
+			}
+			if n := maxscore.DecodedInUse(); n > maxscore.DecodedBytes {
+				t.Errorf("%d bytes of decoded postings kept, over the budget of %d", n, maxscore.DecodedBytes)
+			}
 		})
 	}
 	for c, n := range walked {
@@ -78,8 +98,9 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 }
 
 // testMaxScoreRanksAsBleve checks MaxScore against bleve over a random
-// store and returns how many postings MaxScore walked.
-func testMaxScoreRanksAsBleve(t *testing.T) int {
+// store and returns how many postings MaxScore walked, and how many
+// postings lists it walked decoded.
+func testMaxScoreRanksAsBleve(t *testing.T) (walked, decoded int) {
 	dir := t.TempDir()
 	s, err := Open(context.Background(), dir, Options{NoSync: true})
 	if err != nil {
@@ -143,9 +164,10 @@ func testMaxScoreRanksAsBleve(t *testing.T) int {
 		t.Fatal(err)
 	}
 
-	var walked, postings, parallel int
+	var postings, parallel int
 	maxScoreTrace = func(res maxscore.Result) {
 		walked += res.Walked
+		decoded += res.Decoded
 		postings += res.Postings
 		if res.Walkers > 1 {
 			parallel++
@@ -191,7 +213,7 @@ func testMaxScoreRanksAsBleve(t *testing.T) int {
 	if w := min(maxscore.Walkers, runtime.GOMAXPROCS(0)); (w > 1) != (parallel > 0) {
 		t.Errorf("%d walkers: %d of %d queries walked by more than one", w, parallel, queries)
 	}
-	return walked
+	return walked, decoded
 }
 
 // A segment without window bounds after one with them is walked with the

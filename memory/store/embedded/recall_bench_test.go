@@ -95,7 +95,7 @@ func logSlowest(b *testing.B, qs []memory.Query, modes []memory.Fusion, recall f
 
 // BenchmarkTextVariants compares the ways MaxScore can walk (package
 // maxscore's settings: the priming walk, the scores memo, the probes of the
-// words not walked, the window bounds) on the text side of AGENTMEM_BENCH_STORE, one query
+// words not walked, the window bounds, the decoded postings) on the text side of AGENTMEM_BENCH_STORE, one query
 // after the other in every variant (robust to a changing load): the same
 // pools, and the CPU and wall time of each.
 func BenchmarkTextVariants(b *testing.B) {
@@ -108,21 +108,24 @@ func BenchmarkTextVariants(b *testing.B) {
 		prime          bool
 		memo           uint64
 		probe, windows bool
+		decode         uint64
 	}
 	vs := []variant{
-		{"no memo, no priming, no probe, no windows", false, math.MaxUint64, false, false},
-		{"no probe, no windows", true, maxscore.MemoPostings, false, false},
-		{"no windows", true, maxscore.MemoPostings, true, false},
-		{"windows and priming", true, maxscore.MemoPostings, true, true},
-		{"windows, no priming", false, maxscore.MemoPostings, true, true},
+		{"no memo, no priming, no probe, no windows", false, math.MaxUint64, false, false, 0},
+		{"no probe, no windows", true, maxscore.MemoPostings, false, false, 0},
+		{"no windows", true, maxscore.MemoPostings, true, false, 0},
+		{"windows and priming", true, maxscore.MemoPostings, true, true, 0},
+		{"windows, no priming", false, maxscore.MemoPostings, true, true, 0},
+		{"windows, no priming, decoded", false, maxscore.MemoPostings, true, true, maxscore.DecodePostings},
 	}
-	defer func(p bool, m uint64, pr, w bool) {
-		maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows = p, m, pr, w
-	}(maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows)
+	defer func(p bool, m uint64, pr, w bool, d uint64) {
+		maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings = p, m, pr, w, d
+	}(maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings)
 	cpu := make([][]time.Duration, len(vs))
 	wall := make([][]time.Duration, len(vs))
-	// one untimed pass first: a word's window maxima are computed once
-	// per segment, by whichever variant meets it first
+	// one untimed pass first: a word's window maxima and decoded postings
+	// are computed once per segment, by whichever variant meets it first
+	maxscore.DecodePostings = vs[len(vs)-1].decode
 	for _, q := range qs {
 		if tq := textQuery(q); tq != nil {
 			if _, err := ti.textTop(context.Background(), tq, q.PoolSize()); err != nil {
@@ -130,15 +133,18 @@ func BenchmarkTextVariants(b *testing.B) {
 			}
 		}
 	}
+	b.Logf("decoded postings after the untimed pass: %d MB", maxscore.DecodedInUse()>>20)
 	for range b.N {
-		for _, q := range qs {
+		for qi, q := range qs {
 			tq := textQuery(q)
 			if tq == nil {
 				continue
 			}
 			var first []hybrid.Ranked
-			for i, v := range vs {
-				maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows = v.prime, v.memo, v.probe, v.windows
+			for j := range vs {
+				i := (j + qi) % len(vs) // the order rotates: no variant always runs first
+				v := vs[i]
+				maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings = v.prime, v.memo, v.probe, v.windows, v.decode
 				c0, w0 := cpuTime(), time.Now()
 				r, err := ti.textTop(context.Background(), tq, q.PoolSize())
 				if err != nil {
@@ -146,10 +152,10 @@ func BenchmarkTextVariants(b *testing.B) {
 				}
 				wall[i] = append(wall[i], time.Since(w0))
 				cpu[i] = append(cpu[i], cpuTime()-c0)
-				if i == 0 {
+				if j == 0 {
 					first = r
 				} else if !reflect.DeepEqual(r, first) {
-					b.Fatalf("%q: %s\n%v\n%s\n%v", q.Text, v.name, r, vs[0].name, first)
+					b.Fatalf("%q: %s\n%v\n%s\n%v", q.Text, v.name, r, vs[(qi)%len(vs)].name, first)
 				}
 			}
 		}

@@ -32,6 +32,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"agentmem/memory"
+	"agentmem/memory/store/embedded/maxscore"
 )
 
 var (
@@ -75,7 +76,12 @@ type Options struct {
 	// NoSync skips fsync on each write: much faster bulk ingest, at the risk
 	// of losing the last writes in a power cut (not in a process crash).
 	NoSync bool
-	Logger *slog.Logger
+	// TextCache is the most the text indexes keep of their common words'
+	// postings decoded in memory, in bytes, for fast recall in large
+	// namespaces (maxscore.SetDecodedBytes). It is process-wide: the last
+	// store opened sets it. 0: maxscore's default (512 MB); negative: none.
+	TextCache int64
+	Logger    *slog.Logger
 }
 
 // Store is the embedded memory.Store.
@@ -113,6 +119,9 @@ var (
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.TextCache != 0 {
+		maxscore.SetDecodedBytes(opts.TextCache) // negative: none
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)

@@ -33,6 +33,7 @@ type Result struct {
 	Hits             []Hit
 	Walked, Postings int
 	Walkers          int // how many walked the segments (walk)
+	Decoded          int // the words' postings lists (one a segment) kept decoded (decoded.go)
 }
 
 // evaluator is one evaluation of a disjunction over one index snapshot.
@@ -384,6 +385,13 @@ func (e *evaluator) word(field string, term []byte, boost, avg float64) (*leaf, 
 		}
 		l.pls[i] = pl
 		l.count += pl.Count()
+		d, err := decodedOf(ss.Segment(), field, term, pl.Count())
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			l.pls[i] = newDecodedList(pl, d, ss.Deleted())
+		}
 	}
 	if Windows {
 		if err := e.windowsOf(l, field, term); err != nil {

@@ -29,6 +29,10 @@ type leaf struct {
 	probing  bool
 	probeSeg int // the segment probe iterates (startProbe), -1: none
 	seg      int
+	// dec walks the current segment's postings when they are decoded
+	// (decoded.go); it, probe and p are then unused: the word is at its
+	// posting whether walked or not, so it needs no probe
+	dec *decodedIterator
 	// another disjunct: its documents (global numbers) and their scores
 	ids    []uint64
 	scores []float64
@@ -85,17 +89,22 @@ func (l *leaf) compute() float64 {
 	if !l.term {
 		return l.scores[l.pos]
 	}
-	freq := l.p.Frequency()
-	if !l.memoize || freq == 0 || freq > memoFreqs {
-		return l.bm25(freq)
+	if l.dec != nil {
+		return l.memoized(l.dec.posting())
 	}
+	freq := l.p.Frequency()
 	nb, ok := l.p.(normBits)
 	if !ok {
-		return l.bm25(freq)
+		return l.bm25(freq, l.p.Norm())
 	}
-	bits := nb.NormUint64()
-	if bits >= memoLengths {
-		return l.bm25(freq)
+	return l.memoized(freq, nb.NormUint64())
+}
+
+// memoized is the score of a posting of frequency freq in a field of
+// bits tokens (zap's NormUint64), from the memo when known.
+func (l *leaf) memoized(freq, bits uint64) float64 {
+	if !l.memoize || freq == 0 || freq > memoFreqs || bits >= memoLengths {
+		return l.bm25(freq, lengthNorm(bits))
 	}
 	if l.memo == nil {
 		l.memo = make([]float64, memoFreqs*memoLengths)
@@ -104,20 +113,25 @@ func (l *leaf) compute() float64 {
 	if s := l.memo[k]; s != 0 {
 		return s
 	}
-	s := l.bm25(freq)
+	s := l.bm25(freq, lengthNorm(bits))
 	l.memo[k] = s
 	return s
 }
 
-// bm25 is the score of the current posting, of frequency freq.
-func (l *leaf) bm25(freq uint64) float64 {
+// lengthNorm is the norm of a field of bits tokens, as zap's posting
+// (v15 and later) computes it from its NormUint64.
+func lengthNorm(bits uint64) float64 {
+	return float64(float32(1.0 / math.Sqrt(float64(bits))))
+}
+
+// bm25 is the score of a posting of frequency freq and norm norm.
+func (l *leaf) bm25(freq uint64, norm float64) float64 {
 	var tf float64
 	if freq < scorer.MaxSqrtCache {
 		tf = scorer.SqrtCache[int(freq)]
 	} else {
 		tf = math.Sqrt(float64(freq))
 	}
-	norm := l.p.Norm()
 	fieldLength := 1 / (norm * norm)
 	score := l.idf * (tf * search.BM25_k1) /
 		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/l.avg)))
@@ -133,6 +147,11 @@ func (l *leaf) setPosting(p segment.Posting, err error) error {
 		l.p = p
 	}
 	return l.land(p, err)
+}
+
+// landDecoded moves the leaf's current document to its decoded posting.
+func (l *leaf) landDecoded() {
+	l.id, l.scored = l.dec.doc(), false
 }
 
 // land moves the leaf's current document to p's (nil: no more).
@@ -166,8 +185,15 @@ func (l *leaf) start(i int, off, end uint64) error {
 	}
 	l.id, l.seg, l.probing, l.p, l.probeSeg = done, i, false, nil, -1
 	if l.pls[i] == nil {
+		l.dec = nil
 		return nil
 	}
+	if dl, ok := l.pls[i].(*decodedList); ok {
+		l.dec = dl.walk(l.dec)
+		l.landDecoded()
+		return nil
+	}
+	l.dec = nil
 	l.it = l.pls[i].Iterator(true, true, false, l.it)
 	if !l.essential && Probe {
 		l.startProbe()
@@ -202,7 +228,7 @@ func (l *leaf) startProbe() {
 // sync brings the posting of a probing word to its current document, to
 // score it.
 func (l *leaf) sync() error {
-	if !l.probing || l.id == done || (l.p != nil && l.p.Number() == l.id) {
+	if l.dec != nil || !l.probing || l.id == done || (l.p != nil && l.p.Number() == l.id) {
 		return nil
 	}
 	p, err := l.it.Advance(l.id)
@@ -237,6 +263,11 @@ func (l *leaf) next(end uint64) error {
 		l.setPos(end)
 		return nil
 	}
+	if l.dec != nil {
+		l.dec.step()
+		l.landDecoded()
+		return nil
+	}
 	if l.probing {
 		return l.land(l.probe.Next())
 	}
@@ -250,6 +281,11 @@ func (l *leaf) advance(local, end uint64) error {
 			l.pos++
 		}
 		l.setPos(end)
+		return nil
+	}
+	if l.dec != nil {
+		l.dec.seek(local)
+		l.landDecoded()
 		return nil
 	}
 	if !l.essential && !l.probing && Probe && l.pls[l.seg] != nil {

@@ -272,6 +272,11 @@ func (e *evaluator) result() (Result, bool, error) {
 		if l.term {
 			res.Walked += l.walked
 			res.Postings += int(l.count)
+			for _, pl := range l.pls {
+				if _, ok := pl.(*decodedList); ok {
+					res.Decoded++
+				}
+			}
 		}
 	}
 	kept := e.pool.all()

@@ -214,7 +214,7 @@ func (e *evaluator) fork() (*evaluator, error) {
 	of := make(map[*leaf]*leaf, len(e.leaves))
 	for _, l := range e.leaves {
 		c := *l
-		c.it, c.probe, c.p, c.memo, c.walked, c.pos, c.seg, c.probeSeg = nil, nil, nil, nil, 0, 0, -1, -1
+		c.it, c.probe, c.p, c.dec, c.memo, c.walked, c.pos, c.seg, c.probeSeg = nil, nil, nil, nil, nil, 0, 0, -1, -1
 		of[l] = &c
 		f.leaves = append(f.leaves, &c)
 	}

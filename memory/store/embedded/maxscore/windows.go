@@ -85,31 +85,44 @@ func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]f
 	if m, ok := windowCache.Get(key); ok {
 		return m, nil
 	}
-	d, err := seg.Dictionary(field)
-	if err != nil {
-		return nil, err
-	}
-	pl, err := d.PostingsList(term, nil, nil) // every posting: deletions only grow
-	if err != nil {
-		return nil, err
-	}
 	m := make([]float32, (seg.Count()+(1<<WindowBits)-1)>>WindowBits)
-	it := pl.Iterator(true, true, false, nil)
-	for {
-		p, err := it.Next()
-		if err != nil {
-			return nil, err
+	put := func(doc, freq uint64, norm float64) {
+		if f := roundUp(middle(freq, norm, l.avg)); f > m[doc>>WindowBits] {
+			m[doc>>WindowBits] = f
 		}
-		if p == nil {
-			break
+	}
+	if dl, ok := l.pls[i].(*decodedList); ok {
+		d := dl.d // every posting already
+		for j, doc := range d.docs {
+			put(uint64(doc), uint64(d.freqs[j]), lengthNorm(uint64(d.lens[j])))
 		}
-		w := p.Number() >> WindowBits
-		if f := roundUp(middle(p.Frequency(), p.Norm(), l.avg)); f > m[w] {
-			m[w] = f
-		}
+	} else if err := eachPosting(seg, field, term, func(p segment.Posting) { put(p.Number(), p.Frequency(), p.Norm()) }); err != nil {
+		return nil, err
 	}
 	windowCache.Add(key, m)
 	return m, nil
+}
+
+// eachPosting calls f with every posting of term in field of seg,
+// deleted documents included (deletions only grow, so what is computed
+// from them holds for every snapshot of the segment).
+func eachPosting(seg segment.Segment, field string, term []byte, f func(segment.Posting)) error {
+	d, err := seg.Dictionary(field)
+	if err != nil {
+		return err
+	}
+	pl, err := d.PostingsList(term, nil, nil)
+	if err != nil {
+		return err
+	}
+	it := pl.Iterator(true, true, false, nil)
+	for {
+		p, err := it.Next()
+		if err != nil || p == nil {
+			return err
+		}
+		f(p)
+	}
 }
 
 // middle is the factor of bleve's BM25 term score that depends on the
