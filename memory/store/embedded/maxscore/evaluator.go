@@ -54,6 +54,7 @@ type evaluator struct {
 	leaves   []*leaf
 	bounded  []*leaf // the words, by bound, least first
 	t        float64 // how many children (bleve's coordination over them)
+	invT     float64 // 1/t, for bounds
 
 	// the filter, asked about the documents that would enter the pool
 	filterQ query.Query
@@ -214,6 +215,12 @@ func (e *evaluator) plan(top *query.DisjunctionQuery, filter query.Query) (ok bo
 	}
 	e.sortBounded()
 	e.t = float64(len(e.children))
+	e.invT = 1 / e.t
+	for _, c := range e.children {
+		if c.total > 0 {
+			c.inv = 1 / float64(c.total)
+		}
+	}
 	e.sums, e.neSums = make([]float64, len(e.children)), make([]float64, len(e.children))
 	e.counts, e.neCounts = make([]int, len(e.children)), make([]int, len(e.children))
 	e.splitEssential()

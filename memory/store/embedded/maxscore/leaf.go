@@ -307,6 +307,7 @@ type child struct {
 	leaves []*leaf // in the order bleve sums them
 	match  bool
 	total  int
+	inv    float64 // 1/total, for bounds
 	count  uint64
 	weight float64
 }
