@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -207,8 +208,8 @@ func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexa
 func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (Reindexable, error) {
 	switch cfg.Store {
 	case "", "embedded":
-		if cfg.TextCache < 0 {
-			return nil, fmt.Errorf("text-cache: must be 0 MB or more, got %d", cfg.TextCache)
+		if cfg.TextCache < 0 || int64(cfg.TextCache) > math.MaxInt64>>20 {
+			return nil, fmt.Errorf("text-cache: must be between 0 and %d MB, got %d", int64(math.MaxInt64>>20), cfg.TextCache)
 		}
 		textCache := int64(cfg.TextCache) << 20
 		if textCache == 0 {

@@ -48,7 +48,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Base: config.Base{DataDir: dir, Now: "when pigs fly"}}, "now"},
 		{Config{Base: config.Base{DataDir: dir}, Embedder: "magic"}, "unknown"},
 		{Config{Base: config.Base{DataDir: dir, Namespace: "no spaces"}}, "namespace"},
-		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: -1}, "text-cache: must be 0 MB or more, got -1"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: -1}, "text-cache: must be between 0 and 8796093022207 MB, got -1"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: 1 << 43}, "text-cache: must be between 0 and 8796093022207 MB, got 8796093022208"},
 	} {
 		if _, err := Open(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one about %s", c.cfg, err, c.want)
@@ -58,7 +59,7 @@ func TestConfigErrors(t *testing.T) {
 
 // --text-cache reaches the text side: in MB, 0 for none.
 func TestTextCache(t *testing.T) {
-	defer maxscore.SetDecodedBytes(maxscore.DecodedBytes)
+	defer maxscore.SetDecodedBytes(maxscore.DecodedBytes())
 	for _, c := range []struct {
 		mb   int
 		want int64
@@ -69,8 +70,8 @@ func TestTextCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Close()
-		if maxscore.DecodedBytes != c.want {
-			t.Errorf("--text-cache %d: %d bytes of decoded postings, want %d", c.mb, maxscore.DecodedBytes, c.want)
+		if maxscore.DecodedBytes() != c.want {
+			t.Errorf("--text-cache %d: %d bytes of decoded postings, want %d", c.mb, maxscore.DecodedBytes(), c.want)
 		}
 	}
 }

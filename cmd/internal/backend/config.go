@@ -23,7 +23,7 @@ type Config struct {
 	Fusion   string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
 	NoSync   bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
 	// TextCache is in MB: kong has no byte sizes, and MB is the unit that matters here
-	TextCache int `name:"text-cache" env:"AGENTMEM_TEXT_CACHE" default:"512" help:"Most the embedded store keeps in memory of its common words' postings, decoded, in MB: recall in namespaces of a million memories is twice as fast with them (0: none)."`
+	TextCache int `name:"text-cache" env:"AGENTMEM_TEXT_CACHE" default:"512" help:"Most the embedded store keeps in memory of its common words' postings, decoded, in MB: in a namespace of a million memories they halve the text side of a recall (0: none)."`
 
 	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
 	Reranker  RerankerConfig `embed:"" prefix:"reranker-" envprefix:"AGENTMEM_RERANKER_"`

@@ -72,7 +72,7 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 				maxscore.DecodePostings = 1 // every word decoded
 			}
 			if c.budget > 0 {
-				defer maxscore.SetDecodedBytes(maxscore.DecodedBytes)
+				defer maxscore.SetDecodedBytes(maxscore.DecodedBytes())
 				maxscore.SetDecodedBytes(c.budget)
 			}
 			var decoded int
@@ -80,8 +80,8 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 			if c.decoded != (decoded > 0) {
 				t.Errorf("decoded=%v: %d postings lists walked decoded", c.decoded, decoded)
 			}
-			if n := maxscore.DecodedInUse(); n > maxscore.DecodedBytes {
-				t.Errorf("%d bytes of decoded postings kept, over the budget of %d", n, maxscore.DecodedBytes)
+			if n := maxscore.DecodedInUse(); n > maxscore.DecodedBytes() {
+				t.Errorf("%d bytes of decoded postings kept, over the budget of %d", n, maxscore.DecodedBytes())
 			}
 		})
 	}

@@ -79,7 +79,8 @@ type Options struct {
 	// TextCache is the most the text indexes keep of their common words'
 	// postings decoded in memory, in bytes, for fast recall in large
 	// namespaces (maxscore.SetDecodedBytes). It is process-wide: the last
-	// store opened sets it. 0: maxscore's default (512 MB); negative: none.
+	// store opened with it sets it. 0: the process's as it is
+	// (maxscore.DefaultDecodedBytes, 512 MB, unless set); negative: none.
 	TextCache int64
 	Logger    *slog.Logger
 }

@@ -11,44 +11,51 @@ import (
 
 // Decoded postings: zap keeps a word's postings compressed (a roaring
 // bitmap of documents, and chunks of uvarints for the frequencies and
-// norms), and stepping through them costs about 50 ns a posting, most
-// of a common word's walk at a million memories (EVALS.md, "Decoded
-// postings"). A word of DecodePostings postings or more in a segment on
-// disk keeps them decoded (a document number, a frequency and a field
-// length: 8 bytes a posting), so walking and advancing it is stepping
-// and searching in arrays. A segment never changes, so they are decoded
-// once, every posting (deleted ones included: the iterator skips the
-// documents deleted in the snapshot it walks), and kept in an LRU of at
-// most DecodedBytes. The same postings give the same scores: the
-// frequency and the field length are what zap's posting gives.
-var (
-	// DecodePostings is the fewest postings of a word in a segment for it
-	// to be kept decoded; 0 turns decoding off.
-	DecodePostings uint64 = 128
-	// DecodedBytes is the most the decoded postings of all indexes take
-	// together, process-wide (SetDecodedBytes).
-	DecodedBytes int64 = 512 << 20
-)
+// norms), and stepping through them was about half of the 135 ns a
+// walked posting cost at a million memories (EVALS.md, "Decoded
+// postings for the text side"). A word of DecodePostings postings or
+// more in a segment on disk keeps them decoded (a document number, a
+// frequency and a field length: 8 bytes a posting), so walking and
+// advancing it is stepping and searching in arrays. A segment never
+// changes, so they are decoded once, every posting (deleted ones
+// included: the walk skips the documents deleted in its snapshot), and
+// kept in an LRU of at most the budget (SetDecodedBytes). The same
+// postings give the same scores: the frequency and the field length are
+// what zap's posting gives.
 
-// SetDecodedBytes sets DecodedBytes (0: decode nothing), and lets go of
-// the postings decoded least recently until they fit.
+// DecodePostings is the fewest postings of a word in a segment for it to
+// be kept decoded; 0 turns decoding off (tests and benchmarks).
+var DecodePostings uint64 = 128
+
+// DefaultDecodedBytes is the budget of decoded postings until
+// SetDecodedBytes sets another.
+const DefaultDecodedBytes = 512 << 20
+
+// SetDecodedBytes sets the most the decoded postings of all indexes take
+// together, process-wide (0: decode nothing), and lets go of the ones
+// decoded least recently until they fit.
 func SetDecodedBytes(n int64) {
-	DecodedBytes = max(n, 0)
-	for decodedSize.Load() > DecodedBytes {
-		if _, _, ok := decodedCache.RemoveOldest(); !ok {
-			break
-		}
-	}
+	budget.Store(max(n, 0))
+	fit()
 }
 
-// decoded is one word's postings in one segment, in document order.
+// DecodedBytes is the budget of decoded postings.
+func DecodedBytes() int64 { return budget.Load() }
+
+// DecodedInUse is how many bytes the decoded postings take now.
+func DecodedInUse() int64 { return decodedSize.Load() }
+
+// decoded is one word's postings in one segment, in document order; a
+// list with a posting that does not fit has none (unfit), so that it is
+// not decoded again.
 type decoded struct {
 	docs  []uint32
 	freqs []uint16
 	lens  []uint16 // the field's length (zap's NormUint64)
+	unfit bool
 }
 
-func (d *decoded) bytes() int64 { return int64(len(d.docs)) * 8 }
+func (d *decoded) bytes() int64 { return int64(cap(d.docs))*4 + int64(cap(d.freqs)+cap(d.lens))*2 }
 
 // postingsKey names a word's postings in a segment (the object, which
 // the key keeps alive, so no other segment can take its address).
@@ -58,20 +65,32 @@ type postingsKey struct {
 	term  string
 }
 
-// decodedCache holds the decoded postings asked for most recently, at
-// most DecodedBytes of them (decodedSize).
+// decodedCache holds the decoded postings asked for most recently; their
+// bytes are decodedSize, kept within budget by fit.
 var (
 	decodedCache, _ = lru.NewWithEvict[postingsKey, *decoded](1<<20, func(_ postingsKey, d *decoded) {
 		decodedSize.Add(-d.bytes())
 	})
 	decodedSize atomic.Int64
+	budget      = func() (b atomic.Int64) { b.Store(DefaultDecodedBytes); return }()
 )
 
+// fit lets go of the postings decoded least recently until they fit the
+// budget.
+func fit() {
+	for decodedSize.Load() > budget.Load() {
+		if _, _, ok := decodedCache.RemoveOldest(); !ok {
+			return
+		}
+	}
+}
+
 // decodedOf is the decoded postings of term in field of segment seg
-// (every posting), kept or decoded now; nil when the word is too rare
-// there, the segment is not on disk, or a posting does not fit.
-func decodedOf(seg segment.Segment, field string, term []byte, count uint64) (*decoded, error) {
-	if DecodePostings == 0 || count < DecodePostings || int64(count)*8 > DecodedBytes/4 {
+// (every posting, deleted ones included), kept or decoded now; nil when
+// the word is too rare there, the segment is not on disk, or a posting
+// does not fit.
+func decodedOf(seg segment.Segment, field string, term []byte, live uint64) (*decoded, error) {
+	if DecodePostings == 0 || live < DecodePostings {
 		return nil, nil
 	}
 	if _, onDisk := seg.(segment.PersistedSegment); !onDisk {
@@ -79,32 +98,63 @@ func decodedOf(seg segment.Segment, field string, term []byte, count uint64) (*d
 	}
 	key := postingsKey{seg, field, string(term)}
 	if d, ok := decodedCache.Get(key); ok {
-		return d, nil
+		return usable(d), nil
 	}
-	d := &decoded{docs: make([]uint32, 0, count), freqs: make([]uint16, 0, count), lens: make([]uint16, 0, count)}
-	fits := true
-	err := eachPosting(seg, field, term, func(p segment.Posting) {
+	pl, err := allPostings(seg, field, term) // deletions only grow
+	if err != nil {
+		return nil, err
+	}
+	n := pl.Count()
+	if int64(n)*8 > budget.Load()/4 {
+		return nil, nil
+	}
+	d, err := decode(pl, n)
+	if err != nil {
+		return nil, err
+	}
+	// two recalls may have decoded the same list at once: the first one
+	// kept is the one kept, and counted once
+	decodedSize.Add(d.bytes())
+	if prev, found, _ := decodedCache.PeekOrAdd(key, d); found {
+		decodedSize.Add(-d.bytes())
+		d = prev
+	}
+	fit()
+	return usable(d), nil
+}
+
+func usable(d *decoded) *decoded {
+	if d.unfit {
+		return nil
+	}
+	return d
+}
+
+// decode decodes the n postings of pl; unfit when one does not fit (or
+// its segment has no lengths to read).
+func decode(pl segment.PostingsList, n uint64) (*decoded, error) {
+	d := &decoded{docs: make([]uint32, 0, n), freqs: make([]uint16, 0, n), lens: make([]uint16, 0, n)}
+	it := pl.Iterator(true, true, false, nil)
+	for {
+		p, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			return d, nil
+		}
 		nb, ok := p.(normBits)
-		if !ok || !fits {
-			fits = false
-			return
+		if !ok {
+			return &decoded{unfit: true}, nil
 		}
 		doc, freq, length := p.Number(), p.Frequency(), nb.NormUint64()
 		if doc > math.MaxUint32 || freq > math.MaxUint16 || length > math.MaxUint16 {
-			fits = false
-			return
+			return &decoded{unfit: true}, nil
 		}
 		d.docs = append(d.docs, uint32(doc))
 		d.freqs = append(d.freqs, uint16(freq))
 		d.lens = append(d.lens, uint16(length))
-	})
-	if err != nil || !fits {
-		return nil, err
 	}
-	decodedSize.Add(d.bytes())
-	decodedCache.Add(key, d)
-	SetDecodedBytes(DecodedBytes)
-	return d, nil
 }
 
 // decodedList is a word's postings list in a snapshot's segment, which a
@@ -196,6 +246,3 @@ func (it *decodedIterator) doc() uint64 {
 func (it *decodedIterator) posting() (freq, length uint64) {
 	return uint64(it.d.freqs[it.i]), uint64(it.d.lens[it.i])
 }
-
-// DecodedInUse is how many bytes the decoded postings take now.
-func DecodedInUse() int64 { return decodedSize.Load() }

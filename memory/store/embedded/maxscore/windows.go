@@ -103,15 +103,21 @@ func (e *evaluator) windowMaxima(l *leaf, i int, field string, term []byte) ([]f
 	return m, nil
 }
 
-// eachPosting calls f with every posting of term in field of seg,
-// deleted documents included (deletions only grow, so what is computed
-// from them holds for every snapshot of the segment).
-func eachPosting(seg segment.Segment, field string, term []byte, f func(segment.Posting)) error {
+// allPostings is term's postings list in field of seg, deleted documents
+// included (deletions only grow, so what is computed from them holds for
+// every snapshot of the segment).
+func allPostings(seg segment.Segment, field string, term []byte) (segment.PostingsList, error) {
 	d, err := seg.Dictionary(field)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	pl, err := d.PostingsList(term, nil, nil)
+	return d.PostingsList(term, nil, nil)
+}
+
+// eachPosting calls f with every posting of term in field of seg,
+// deleted documents included (allPostings).
+func eachPosting(seg segment.Segment, field string, term []byte, f func(segment.Posting)) error {
+	pl, err := allPostings(seg, field, term)
 	if err != nil {
 		return err
 	}
