@@ -39,20 +39,34 @@ func decodedStore(t *testing.T, n int) *Store {
 			ms = append(ms, memory.Memory{ID: memory.MemoryID(session, i%10), Namespace: "a", SessionID: session, Turn: i % 10,
 				Role: "user", Text: strings.Join(w, " "), SessionDate: day.AddDate(0, 0, i/10)})
 		}
-		if err := s.Put(context.Background(), ms); err != nil {
-			t.Fatal(err)
-		}
-		if err := flushAll(s); err != nil {
-			t.Fatal(err)
-		}
+		putFlushed(t, s, ms)
 	}
+	s = reopened(t, s, dir)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// putFlushed stores ms and flushes the text indexes: a segment.
+func putFlushed(t *testing.T, s *Store, ms []memory.Memory) {
+	t.Helper()
+	if err := s.Put(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := flushAll(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reopened closes s, of dir, and opens it again: every segment on disk.
+func reopened(t *testing.T, s *Store, dir string) *Store {
+	t.Helper()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
+	s, err := Open(context.Background(), dir, Options{NoSync: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -161,18 +175,8 @@ func TestDecodedLongMemory(t *testing.T) {
 		ms = append(ms, memory.Memory{ID: memory.MemoryID("short", i), Namespace: "a", SessionID: "short", Turn: i, Role: "user",
 			Text: fmt.Sprintf("a lantern by the harbour, number %d", i), SessionDate: day})
 	}
-	if err := s.Put(context.Background(), ms); err != nil {
-		t.Fatal(err)
-	}
-	if err := flushAll(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
-		t.Fatal(err)
-	}
+	putFlushed(t, s, ms)
+	s = reopened(t, s, dir)
 	var decoded int
 	maxScoreTrace = func(res maxscore.Result) { decoded += res.Decoded }
 	defer func() { maxScoreTrace = nil }()

@@ -139,12 +139,7 @@ func testMaxScoreRanksAsBleve(t *testing.T) (walked, decoded int) {
 			ms = append(ms, memory.Memory{ID: memory.MemoryID(session, i%20), Namespace: ns, SessionID: session, Turn: i % 20,
 				Role: "user", Text: sentence(n), SessionDate: day.AddDate(0, 0, i/20)})
 		}
-		if err := s.Put(context.Background(), ms); err != nil {
-			t.Fatal(err)
-		}
-		if err := flushAll(s); err != nil {
-			t.Fatal(err)
-		}
+		putFlushed(t, s, ms)
 	}
 	// several batches: several segments
 	for b := range 6 {
@@ -157,12 +152,7 @@ func testMaxScoreRanksAsBleve(t *testing.T) (walked, decoded int) {
 		t.Fatal(err)
 	}
 	// opened again: every segment on disk, as only those have window bounds
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s, err = Open(context.Background(), dir, Options{NoSync: true}); err != nil {
-		t.Fatal(err)
-	}
+	s = reopened(t, s, dir)
 
 	var postings, parallel int
 	maxScoreTrace = func(res maxscore.Result) {
