@@ -38,6 +38,7 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 		memo                           uint64
 		walkers                        int
 		budget                         int64 // of decoded postings; 0: the default
+		oneAtATime                     bool  // documents walked one at a time (maxscore.Bulk off)
 	}
 	var cs []setting
 	for _, prime := range []bool{true, false} {
@@ -45,18 +46,22 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 			for _, probe := range []bool{true, false} {
 				for _, windows := range []bool{true, false} {
 					for _, decoded := range []bool{true, false} {
-						cs = append(cs, setting{prime, probe, windows, decoded, memo, 1, 0})
+						cs = append(cs, setting{prime, probe, windows, decoded, memo, 1, 0, false})
+						if memo == 0 {
+							cs = append(cs, setting{prime, probe, windows, decoded, memo, 1, 0, true})
+						}
 					}
 				}
 			}
 		}
-		cs = append(cs, setting{prime, true, true, true, maxscore.MemoPostings, 2, 0}, setting{prime, true, true, false, maxscore.MemoPostings, 2, 0})
+		cs = append(cs, setting{prime, true, true, true, maxscore.MemoPostings, 2, 0, false}, setting{prime, true, true, false, maxscore.MemoPostings, 2, 0, false},
+			setting{prime, true, true, true, maxscore.MemoPostings, 2, 0, true})
 	}
 	// decoded postings let go of while searching: a budget of a few lists
-	cs = append(cs, setting{false, true, true, true, maxscore.MemoPostings, 1, 16 << 10})
+	cs = append(cs, setting{false, true, true, true, maxscore.MemoPostings, 1, 16 << 10, false})
 	walked := map[setting]int{}
 	for _, c := range cs {
-		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,windows=%v,decoded=%v,walkers=%d,budget=%d", c.prime, c.memo == 0, c.probe, c.windows, c.decoded, c.walkers, c.budget), func(t *testing.T) {
+		t.Run(fmt.Sprintf("prime=%v,memo=%v,probe=%v,windows=%v,decoded=%v,walkers=%d,budget=%d,oneAtATime=%v", c.prime, c.memo == 0, c.probe, c.windows, c.decoded, c.walkers, c.budget, c.oneAtATime), func(t *testing.T) {
 			if c.walkers > runtime.GOMAXPROCS(0) {
 				t.Skipf("%d walkers need GOMAXPROCS %d or more (it is %d)", c.walkers, c.walkers, runtime.GOMAXPROCS(0))
 			}
@@ -67,6 +72,8 @@ func TestMaxScoreRanksAsBleve(t *testing.T) {
 			maxscore.Prime, maxscore.Probe, maxscore.Windows, maxscore.MemoPostings, maxscore.Walkers = c.prime, c.probe, c.windows, c.memo, c.walkers
 			maxscore.WalkDocs, maxscore.PartDocs = 0, 97 // several walkers on every index, in parts
 			maxscore.WindowPostings, maxscore.WindowBits = 1, 4
+			defer func(b bool) { maxscore.Bulk = b }(maxscore.Bulk)
+			maxscore.Bulk = !c.oneAtATime
 			maxscore.DecodePostings = 0 // off
 			if c.decoded {
 				maxscore.DecodePostings = 1 // every word decoded

@@ -95,7 +95,7 @@ func logSlowest(b *testing.B, qs []memory.Query, modes []memory.Fusion, recall f
 
 // BenchmarkTextVariants compares the ways MaxScore can walk (package
 // maxscore's settings: the priming walk, the scores memo, the probes of the
-// words not walked, the window bounds, the decoded postings) on the text side of AGENTMEM_BENCH_STORE, one query
+// words not walked, the window bounds, the decoded postings, the walk a window at a time) on the text side of AGENTMEM_BENCH_STORE, one query
 // after the other in every variant (robust to a changing load): the same
 // pools, and the CPU and wall time of each.
 func BenchmarkTextVariants(b *testing.B) {
@@ -109,18 +109,20 @@ func BenchmarkTextVariants(b *testing.B) {
 		memo           uint64
 		probe, windows bool
 		decode         uint64
+		oneAtATime     bool
 	}
 	vs := []variant{
-		{"no memo, no priming, no probe, no windows", false, math.MaxUint64, false, false, 0},
-		{"no probe, no windows", true, maxscore.MemoPostings, false, false, 0},
-		{"no windows", true, maxscore.MemoPostings, true, false, 0},
-		{"windows and priming", true, maxscore.MemoPostings, true, true, 0},
-		{"windows, no priming", false, maxscore.MemoPostings, true, true, 0},
-		{"windows, no priming, decoded", false, maxscore.MemoPostings, true, true, maxscore.DecodePostings},
+		{"no memo, no priming, no probe, no windows, one at a time", false, math.MaxUint64, false, false, 0, true},
+		{"no probe, no windows, one at a time", true, maxscore.MemoPostings, false, false, 0, true},
+		{"no windows, one at a time", true, maxscore.MemoPostings, true, false, 0, true},
+		{"windows and priming, one at a time", true, maxscore.MemoPostings, true, true, 0, true},
+		{"windows, no priming, one at a time", false, maxscore.MemoPostings, true, true, 0, true},
+		{"windows, no priming, decoded, one at a time", false, maxscore.MemoPostings, true, true, maxscore.DecodePostings, true},
+		{"windows, no priming, decoded, a window at a time", false, maxscore.MemoPostings, true, true, maxscore.DecodePostings, false},
 	}
-	defer func(p bool, m uint64, pr, w bool, d uint64) {
-		maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings = p, m, pr, w, d
-	}(maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings)
+	defer func(p bool, m uint64, pr, w bool, d uint64, bulk bool) {
+		maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings, maxscore.Bulk = p, m, pr, w, d, bulk
+	}(maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings, maxscore.Bulk)
 	cpu := make([][]time.Duration, len(vs))
 	wall := make([][]time.Duration, len(vs))
 	// one untimed pass first: a word's window maxima and decoded postings
@@ -145,6 +147,7 @@ func BenchmarkTextVariants(b *testing.B) {
 				i := (j + qi) % len(vs) // the order rotates: no variant always runs first
 				v := vs[i]
 				maxscore.Prime, maxscore.MemoPostings, maxscore.Probe, maxscore.Windows, maxscore.DecodePostings = v.prime, v.memo, v.probe, v.windows, v.decode
+				maxscore.Bulk = !v.oneAtATime
 				c0, w0 := cpuTime(), time.Now()
 				r, err := ti.textTop(context.Background(), tq, q.PoolSize())
 				if err != nil {

@@ -79,7 +79,8 @@ type evaluator struct {
 	windowBounds bool
 	// floor is at most the pool's final lowest score (prime); 0: unknown
 	floor  float64
-	primed int // the postings prime walked
+	primed int   // the postings prime walked
+	bulk   *bulk // bulkWindow's buffers, made at its first window
 }
 
 // Search evaluates top (under filter, when not nil) on idx with MaxScore
@@ -147,6 +148,8 @@ var (
 	Probe = true
 	// Windows bounds the words per window of documents (windows.go).
 	Windows = true
+	// Bulk walks the documents a window of BulkDocs at a time (bulk.go).
+	Bulk = true
 )
 
 func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.IndexReader, snap *scorch.IndexSnapshot, docs uint64, n int) *evaluator {
@@ -324,6 +327,7 @@ func (e *evaluator) planLeaves(otherOf map[*child]search.Searcher, qnorm float64
 		}
 		for _, l := range c.leaves {
 			l.child = ci
+			l.index = len(e.leaves)
 			l.essential = true
 			if l.term {
 				l.qw = l.qw * qnorm

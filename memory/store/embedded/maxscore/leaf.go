@@ -13,6 +13,7 @@ import (
 // bleve beforehand: ids and scores).
 type leaf struct {
 	child int
+	index int // in the evaluator's leaves
 	term  bool
 	// a word: its postings list in each segment, its iterator and
 	// posting in the current one; idf, query weight and average length

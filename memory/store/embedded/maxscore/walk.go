@@ -18,7 +18,7 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 	}
 	e.share()
 	if !Windows {
-		return e.walkTo(off, hi, end)
+		return e.walkDocs(off, hi, end)
 	}
 	if !e.windowed(si) {
 		if e.windowBounds {
@@ -28,13 +28,13 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 				return err
 			}
 		}
-		return e.walkTo(off, hi, end)
+		return e.walkDocs(off, hi, end)
 	}
 	for w := lo >> WindowBits; w<<WindowBits < hi; w++ {
 		if err := e.enterWindow(si, w, max(w<<WindowBits, lo), end); err != nil {
 			return err
 		}
-		if err := e.walkTo(off, min((w+1)<<WindowBits, hi), end); err != nil {
+		if err := e.walkDocs(off, min((w+1)<<WindowBits, hi), end); err != nil {
 			return err
 		}
 	}
@@ -115,6 +115,15 @@ func (e *evaluator) canReach(id, end uint64) (bool, error) {
 			e.counts[l.child]++
 		}
 	}
+	return e.reachRest(theta, id, end)
+}
+
+// reachRest tells whether document id can still enter a pool of lowest
+// score theta, from what e.sums and e.counts hold (the walked words'
+// scores at it, the bounds of the others): the others are advanced to it,
+// the greatest bound first, each found or not, until it cannot or all are
+// known.
+func (e *evaluator) reachRest(theta float64, id, end uint64) (bool, error) {
 	if e.bound()*(1+1e-9) < theta {
 		return false, nil
 	}

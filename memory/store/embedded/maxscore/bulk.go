@@ -1,0 +1,166 @@
+package maxscore
+
+import "math/bits"
+
+// The walk a window at a time (Lucene's MaxScoreBulkScorer): walkTo
+// takes the documents the walked words bring up one at a time, each time
+// finding the least of their documents, adding up the words at it and
+// moving them on, which at a million memories cost more than the test of
+// whether the document can reach the pool (EVALS.md, "Decoded postings
+// for the text side"). walkBulk instead runs each walked word through a
+// window of BulkDocs documents at once, keeping, per document it holds,
+// its score and the sums and counts per child, then tests the window's
+// documents in order with those sums and the bounds of the words not
+// walked (bulkReach), and scores the ones that pass as bleve sums them
+// (bulkScore). Which words are walked is decided again between windows
+// (demote), never within one, so a window's sums are of the words it
+// walked.
+
+// BulkDocs is how many documents walkBulk takes at a time.
+const BulkDocs = 1024
+
+// bulk holds one window's walked scores: per document (d, its number
+// less the window's first), whether a walked word holds it (touched), the
+// sums and counts per child (at d*children+child), and per word (its
+// index) whether it holds d (has) and its score there (scores).
+type bulk struct {
+	touched       [BulkDocs / 64]uint64
+	sums          []float64
+	counts        []int32
+	has           []uint64
+	scores        []float64
+	children, per int
+}
+
+func (e *evaluator) buffers() *bulk {
+	if e.bulk == nil {
+		c := len(e.children)
+		e.bulk = &bulk{children: c, sums: make([]float64, BulkDocs*c), counts: make([]int32, BulkDocs*c),
+			has: make([]uint64, len(e.leaves)*BulkDocs/64), scores: make([]float64, len(e.leaves)*BulkDocs), per: BulkDocs / 64}
+	}
+	return e.bulk
+}
+
+// walkDocs walks the documents of the part the walked words bring up, up
+// to local document to (excluded), a window at a time or one at a time.
+func (e *evaluator) walkDocs(off, to, end uint64) error {
+	if !Bulk {
+		return e.walkTo(off, to, end)
+	}
+	for {
+		ws := uint64(done)
+		for _, l := range e.walked {
+			ws = min(ws, l.id)
+		}
+		if ws >= to {
+			return nil
+		}
+		if err := e.bulkWindow(off, ws, min(ws+BulkDocs, to), end); err != nil {
+			return err
+		}
+		e.demote()
+	}
+}
+
+// bulkWindow walks local documents ws to we (excluded, at most BulkDocs).
+func (e *evaluator) bulkWindow(off, ws, we, end uint64) error {
+	b := e.buffers()
+	clear(b.touched[:])
+	for _, l := range e.walked {
+		clear(b.has[l.index*b.per : (l.index+1)*b.per])
+		for l.id < we {
+			d := l.id - ws
+			if b.touched[d>>6]&(1<<(d&63)) == 0 {
+				b.touched[d>>6] |= 1 << (d & 63)
+				clear(b.sums[int(d)*b.children : int(d+1)*b.children])
+				clear(b.counts[int(d)*b.children : int(d+1)*b.children])
+			}
+			s := l.score()
+			b.sums[int(d)*b.children+l.child] += s
+			b.counts[int(d)*b.children+l.child]++
+			b.has[l.index*b.per+int(d>>6)] |= 1 << (d & 63)
+			b.scores[l.index*BulkDocs+int(d)] = s
+			if err := l.next(end); err != nil {
+				return err
+			}
+		}
+	}
+	for wi, word := range b.touched {
+		for word != 0 {
+			d := uint64(wi*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+			reach, err := e.bulkReach(b, d, ws+d, end)
+			if err != nil {
+				return err
+			}
+			if !reach {
+				continue
+			}
+			for _, l := range e.notWalk {
+				if l.id == ws+d {
+					if err := l.sync(); err != nil {
+						return err
+					}
+				}
+			}
+			if err := e.admit(e.bulkScore(b, d, ws+d), off+ws+d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bulkReach is canReach for document id (d in the window), with the
+// walked words' sums and counts from the window.
+func (e *evaluator) bulkReach(b *bulk, d, id, end uint64) (bool, error) {
+	theta, known := e.theta()
+	if !known || len(e.notWalk) == 0 {
+		for _, l := range e.notWalk {
+			if l.id < id {
+				if err := l.advance(id, end); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	at := int(d) * b.children
+	for c := range e.sums {
+		e.sums[c] = e.neSums[c] + b.sums[at+c]
+		e.counts[c] = e.neCounts[c] + int(b.counts[at+c])
+	}
+	return e.reachRest(theta, id, end)
+}
+
+// bulkScore is score for document id (d in the window): the walked
+// words' scores from the window, the others' at id, summed in bleve's
+// order.
+func (e *evaluator) bulkScore(b *bulk, d, id uint64) float64 {
+	sum, matched := 0.0, 0
+	for _, c := range e.children {
+		cs, m := 0.0, 0
+		for _, l := range c.leaves {
+			if l.essential {
+				if b.has[l.index*b.per+int(d>>6)]&(1<<(d&63)) != 0 {
+					cs += b.scores[l.index*BulkDocs+int(d)]
+					m++
+				}
+			} else if l.id == id {
+				cs += l.score()
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		if c.match {
+			coord := float64(m) / float64(c.total)
+			cs = cs * coord
+		}
+		sum += cs
+		matched++
+	}
+	coord := float64(matched) / e.t
+	return sum * coord
+}
