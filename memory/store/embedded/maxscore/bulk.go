@@ -1,6 +1,9 @@
 package maxscore
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // The walk a window at a time (Lucene's MaxScoreBulkScorer): walkTo
 // takes the documents the walked words bring up one at a time, each time
@@ -32,13 +35,44 @@ type bulk struct {
 	children, per int
 }
 
+// bulkPool keeps buffers between evaluations: about 10 KB a word, which
+// a recall of a small namespace would otherwise allocate every time.
+var bulkPool sync.Pool
+
+// buffers is e's window buffers, sized for its children and leaves (what
+// an earlier window left in them is cleared before it is read).
 func (e *evaluator) buffers() *bulk {
-	if e.bulk == nil {
-		c := len(e.children)
-		e.bulk = &bulk{children: c, sums: make([]float64, BulkDocs*c), counts: make([]int32, BulkDocs*c),
-			has: make([]uint64, len(e.leaves)*BulkDocs/64), scores: make([]float64, len(e.leaves)*BulkDocs), per: BulkDocs / 64}
+	if e.bulk != nil {
+		return e.bulk
 	}
-	return e.bulk
+	b, _ := bulkPool.Get().(*bulk)
+	if b == nil {
+		b = &bulk{per: BulkDocs / 64}
+	}
+	c, l := len(e.children), len(e.leaves)
+	b.children = c
+	b.sums = grown(b.sums, BulkDocs*c)
+	b.counts = grown(b.counts, BulkDocs*c)
+	b.has = grown(b.has, l*b.per)
+	b.scores = grown(b.scores, l*BulkDocs)
+	e.bulk = b
+	return b
+}
+
+// grown is s with length n, reallocated when shorter.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// release gives e's buffers back to the pool.
+func (e *evaluator) release() {
+	if e.bulk != nil {
+		bulkPool.Put(e.bulk)
+		e.bulk = nil
+	}
 }
 
 // walkDocs walks the documents of the part the walked words bring up, up

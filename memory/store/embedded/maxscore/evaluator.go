@@ -173,6 +173,7 @@ func newEvaluator(ctx context.Context, im *mapping.IndexMappingImpl, r index.Ind
 }
 
 func (e *evaluator) close() {
+	e.release()
 	for _, sr := range e.others {
 		sr.Close()
 	}
