@@ -47,6 +47,11 @@
 //     kept in an LRU of DecodedBytes), not from zap's compressed ones:
 //     stepping and seeking in arrays, about half the text side's time at
 //     a million memories.
+//   - The walked words go through a window of BulkDocs documents at a time
+//     (bulk.go, as Lucene's MaxScoreBulkScorer): their scores and sums
+//     per child are kept in arrays, then the window's documents are
+//     tested in order, and those that can enter the pool scored from the
+//     arrays in bleve's order.
 //   - A word no longer walked is advanced on its documents alone (an
 //     iterator without frequencies or norms: in a segment without deleted
 //     documents its Advance skips through the postings' bitmap, where one
