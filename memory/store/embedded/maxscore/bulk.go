@@ -10,7 +10,7 @@ import (
 // finding the least of their documents, adding up the words at it and
 // moving them on, which at a million memories cost more than the test of
 // whether the document can reach the pool (EVALS.md, "Decoded postings
-// for the text side"). walkBulk instead runs each walked word through a
+// for the text side"). walkDocs instead runs each walked word through a
 // window of BulkDocs documents at once, keeping, per document it holds,
 // its score and the sums and counts per child, then tests the window's
 // documents in order with those sums and the bounds of the words not
@@ -19,7 +19,7 @@ import (
 // (demote), never within one, so a window's sums are of the words it
 // walked.
 
-// BulkDocs is how many documents walkBulk takes at a time.
+// BulkDocs is how many documents bulkWindow takes at a time.
 const BulkDocs = 1024
 
 // bulk holds one window's walked scores: per document (d, its number
@@ -150,14 +150,7 @@ func (e *evaluator) bulkWindow(off, ws, we, end uint64) error {
 func (e *evaluator) bulkReach(b *bulk, d, id, end uint64) (bool, error) {
 	theta, known := e.theta()
 	if !known || len(e.notWalk) == 0 {
-		for _, l := range e.notWalk {
-			if l.id < id {
-				if err := l.advance(id, end); err != nil {
-					return false, err
-				}
-			}
-		}
-		return true, nil
+		return true, e.advanceNotWalked(id, end)
 	}
 	at := int(d) * b.children
 	for c := range e.sums {
@@ -171,30 +164,16 @@ func (e *evaluator) bulkReach(b *bulk, d, id, end uint64) (bool, error) {
 // words' scores from the window, the others' at id, summed in bleve's
 // order.
 func (e *evaluator) bulkScore(b *bulk, d, id uint64) float64 {
-	sum, matched := 0.0, 0
-	for _, c := range e.children {
-		cs, m := 0.0, 0
-		for _, l := range c.leaves {
-			if l.essential {
-				if b.has[l.index*b.per+int(d>>6)]&(1<<(d&63)) != 0 {
-					cs += b.scores[l.index*BulkDocs+int(d)]
-					m++
-				}
-			} else if l.id == id {
-				cs += l.score()
-				m++
+	return e.sumScores(func(l *leaf) (float64, bool) {
+		if l.essential {
+			if b.has[l.index*b.per+int(d>>6)]&(1<<(d&63)) != 0 {
+				return b.scores[l.index*BulkDocs+int(d)], true
 			}
+			return 0, false
 		}
-		if m == 0 {
-			continue
+		if l.id == id {
+			return l.score(), true
 		}
-		if c.match {
-			coord := float64(m) / float64(c.total)
-			cs = cs * coord
-		}
-		sum += cs
-		matched++
-	}
-	coord := float64(matched) / e.t
-	return sum * coord
+		return 0, false
+	})
 }

@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 )
 
-// walkPart walks the documents lo to hi (excluded) of segment si: document
-// by document in number order, as bleve's collector sees them, the next
-// one an essential leaf brings up; window by window (enterWindow) where a
-// word has window bounds in the segment.
+// walkPart walks the documents lo to hi (excluded) of segment si that an
+// essential leaf brings up, in number order, as bleve's collector sees
+// them (walkDocs: a window of BulkDocs at a time, or one by one); window
+// by window of bounds (enterWindow) where a word has them in the segment.
 func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 	off := e.offsets[si]
 	end := off + hi
@@ -98,14 +98,7 @@ func (e *evaluator) pass(leaves []*leaf, id, end uint64) error {
 func (e *evaluator) canReach(id, end uint64) (bool, error) {
 	theta, known := e.theta()
 	if !known || len(e.notWalk) == 0 {
-		for _, l := range e.notWalk {
-			if l.id < id {
-				if err := l.advance(id, end); err != nil {
-					return false, err
-				}
-			}
-		}
-		return true, nil
+		return true, e.advanceNotWalked(id, end)
 	}
 	copy(e.sums, e.neSums)
 	copy(e.counts, e.neCounts)
@@ -116,6 +109,18 @@ func (e *evaluator) canReach(id, end uint64) (bool, error) {
 		}
 	}
 	return e.reachRest(theta, id, end)
+}
+
+// advanceNotWalked advances the leaves not walked to document id.
+func (e *evaluator) advanceNotWalked(id, end uint64) error {
+	for _, l := range e.notWalk {
+		if l.id < id {
+			if err := l.advance(id, end); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // reachRest tells whether document id can still enter a pool of lowest
@@ -183,12 +188,23 @@ func (e *evaluator) bound() float64 {
 // (scorer.DisjunctionQueryScorer: the sum in their order, times
 // matched/total).
 func (e *evaluator) score(id uint64) float64 {
+	return e.sumScores(func(l *leaf) (float64, bool) {
+		if l.id == id {
+			return l.score(), true
+		}
+		return 0, false
+	})
+}
+
+// sumScores is a document's score as bleve's disjunctions compute it,
+// from at: whether a leaf holds the document, and its score there.
+func (e *evaluator) sumScores(at func(l *leaf) (float64, bool)) float64 {
 	sum, matched := 0.0, 0
 	for _, c := range e.children {
 		cs, m := 0.0, 0
 		for _, l := range c.leaves {
-			if l.id == id {
-				cs += l.score()
+			if s, ok := at(l); ok {
+				cs += s
 				m++
 			}
 		}
