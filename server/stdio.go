@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,8 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -17,14 +20,19 @@ import (
 // ServeStdio serves s on in/out (stdin/stdout) until in closes or ctx ends.
 // Nothing else may write to out: it belongs to the protocol. A client that
 // closes its end of out (a host shutting down) ends nothing worse than a
-// debug record; any other failure to write is logged as an error.
+// debug record; any other failure to write is logged as an error. When in
+// closes, the calls already sent are finished and answered first (for up
+// to ShutdownGrace; see heldEOF), as over HTTP and on the socket.
 func ServeStdio(ctx context.Context, s *mcpserver.MCPServer, in io.Reader, out io.Writer, logger *slog.Logger) error {
 	stdio := mcpserver.NewStdioServer(s)
 	registerSession("stdio", nil) // mcp-go's one stdio session: this process's own client
 	defer unregisterSession("stdio")
 	w := &closeWatch{w: out}
 	stdio.SetErrorLogger(log.New(&stdioLog{log: logger, out: w}, "", 0))
-	err := stdio.Listen(ctx, in, &fixingWriter{w: w})
+	calls := &unanswered{ids: map[string]bool{}}
+	answers := &lineWriter{w: w, onLine: calls.answered}
+	in = &heldEOF{r: in, calls: calls, ctx: ctx, grace: ShutdownGrace, log: logger}
+	err := stdio.Listen(ctx, in, &fixingWriter{w: answers})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -68,4 +76,110 @@ func (l *stdioLog) Write(p []byte) (int, error) {
 		l.log.Error(msg)
 	}
 	return len(p), nil
+}
+
+// unanswered is the requests read from a stdio client that have had no
+// answer yet, by id.
+type unanswered struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+// sent counts a request the client sent; a notification that cancels
+// one uncounts it (a cancelled request may get no answer).
+func (u *unanswered) sent(line []byte) {
+	m := peek(line)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	switch {
+	case m.kind == request:
+		u.ids[m.id] = true
+	case m.kind == notification && m.method == "notifications/cancelled":
+		if id, ok := cancelledID(m.params); ok {
+			delete(u.ids, id)
+		}
+	}
+}
+
+// answered uncounts the request a response line answers.
+func (u *unanswered) answered(line []byte) {
+	if m := peek(line); m.kind == response {
+		u.mu.Lock()
+		delete(u.ids, m.id)
+		u.mu.Unlock()
+	}
+}
+
+func (u *unanswered) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.ids)
+}
+
+// heldEOF is a stdio client's input that holds its end back until every
+// request read from it is answered (for up to grace, or until ctx ends).
+// mcp-go's stdio server cancels every call in progress when its input
+// ends, so a client that sends a remember and closes its end at once (a
+// script's pipe, a host exiting) would lose the turns it sent. Each whole
+// line is counted before the server reads it, so no answer can come
+// before its request is counted; a last line without its newline is not
+// read as a request by the server either, and is not counted.
+type heldEOF struct {
+	r     io.Reader
+	calls *unanswered
+	ctx   context.Context
+	grace time.Duration
+	log   *slog.Logger
+	line  []byte // the line read so far, up to its newline
+	eof   bool   // the input ended with the bytes last returned
+}
+
+func (h *heldEOF) Read(p []byte) (int, error) {
+	if h.eof {
+		h.wait()
+		return 0, io.EOF
+	}
+	n, err := h.r.Read(p)
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			h.line = append(h.line, rest...)
+			break
+		}
+		if len(h.line) == 0 {
+			h.calls.sent(rest[:i+1])
+		} else {
+			h.line = append(h.line, rest[:i+1]...)
+			h.calls.sent(h.line)
+			h.line = h.line[:0]
+		}
+		rest = rest[i+1:]
+	}
+	if err == io.EOF && n > 0 {
+		// the server must read these lines before anything waits for
+		// their answers
+		h.eof = true
+		return n, nil
+	}
+	if err == io.EOF {
+		h.wait()
+	}
+	return n, err
+}
+
+// wait returns once every counted request is answered, grace has passed
+// (logged) or ctx has ended.
+func (h *heldEOF) wait() {
+	deadline := time.Now().Add(h.grace)
+	for n := h.calls.count(); n > 0; n = h.calls.count() {
+		if time.Now().After(deadline) {
+			h.log.Warn("stdin closed with calls still running; ending them", "calls", n, "grace", h.grace)
+			return
+		}
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
