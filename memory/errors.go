@@ -57,6 +57,10 @@ func validName(field, s string, limit int) error {
 	return nil
 }
 
+// ValidNamespace reports whether ns can name a namespace, as every call
+// checks it (a server checks its default namespace before it starts).
+func ValidNamespace(ns string) error { return validName("namespace", ns, maxNamespace) }
+
 // newName is validName for a name that a call creates (remember, import):
 // it also refuses "." and "..", which a resource URI would hold as a
 // whole path step (agentmem://{namespace}/sessions/{session_id}) and a

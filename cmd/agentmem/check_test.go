@@ -87,6 +87,11 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"recall"}, 80, "expected \"<query>"},
 		{[]string{"recall", "--bogus", "x"}, 80, "unknown flag --bogus"},
 		{[]string{"--timezone", "Mars/Olympus", "recall", "x"}, 1, "agentmem: timezone: unknown time zone Mars/Olympus"},
+		// settings that can never work fail serve at start, naming the flag,
+		// not in every call of a server that seems to run
+		{[]string{"--text-cache=-1", "serve"}, 1, "agentmem: --text-cache: must be between 0 and"},
+		{[]string{"--namespace", "a%b", "serve"}, 1, "agentmem: --namespace: \"a%b\" has the character '%'"},
+		{[]string{"--reranker-url", "localhost:8080/rerank", "serve"}, 1, "agentmem: --reranker-url: "},
 	} {
 		out, code := agentmemIn(t, dir, c.args...)
 		if code != c.code || !strings.Contains(out, c.says) {

@@ -172,6 +172,9 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 	if _, _, err := e.cfg.Clock(); err != nil { // a bad --timezone or --now is no fault of the store
 		return nil, err
 	}
+	if err := e.cfg.Check(); err != nil { // nor a bad --text-cache, --namespace or --reranker-*
+		return nil, err
+	}
 	lock, err := server.TryLock(dir)
 	if err != nil {
 		return nil, err

@@ -208,8 +208,8 @@ func OpenForReindex(ctx context.Context, cfg Config, log *slog.Logger) (Reindexa
 func (cfg Config) openStore(ctx context.Context, dir, id string, dims int, anyEmbedder bool, log *slog.Logger) (Reindexable, error) {
 	switch cfg.Store {
 	case "", "embedded":
-		if cfg.TextCache < 0 || int64(cfg.TextCache) > math.MaxInt64>>20 {
-			return nil, fmt.Errorf("text-cache: must be between 0 and %d MB, got %d", int64(math.MaxInt64>>20), cfg.TextCache)
+		if err := cfg.checkTextCache(); err != nil {
+			return nil, err
 		}
 		textCache := int64(cfg.TextCache) << 20
 		if textCache == 0 {
@@ -258,6 +258,27 @@ func describeReranker(r memory.Reranker) string {
 	return r.ID()
 }
 
+// Check reports a setting that can never work, naming its flag, with
+// nothing opened or sent: serve checks it before it answers a client, so
+// that a bad setting fails at start rather than in every call.
+func (cfg Config) Check() error {
+	if err := memory.ValidNamespace(cfg.Namespace); err != nil {
+		return fmt.Errorf("--%w", err) // "--namespace: …": the field is the flag
+	}
+	if err := cfg.checkTextCache(); err != nil {
+		return err
+	}
+	_, err := cfg.NewReranker(context.Background())
+	return err
+}
+
+func (cfg Config) checkTextCache() error {
+	if cfg.TextCache < 0 || int64(cfg.TextCache) > math.MaxInt64>>20 {
+		return fmt.Errorf("--text-cache: must be between 0 and %d MB, got %d", int64(math.MaxInt64>>20), cfg.TextCache)
+	}
+	return nil
+}
+
 // NewReranker returns the configured reranker (nil for none), its
 // settings checked. It sends nothing: a reranker that does not answer
 // leaves recalls in the fused order, and the memory works without it (see
@@ -275,7 +296,11 @@ func (cfg Config) NewReranker(ctx context.Context) (memory.Reranker, error) {
 	}
 	r, err := endpoint.New(endpoint.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, API: c.API, Timeout: c.Timeout})
 	if err != nil {
-		return nil, err
+		flag := "--reranker-url"
+		if c.API != "" && c.API != endpoint.Cohere && c.API != endpoint.TEI {
+			flag = "--reranker-api"
+		}
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	// one guard for every service over it (serve's, and the eval's one per
 	// unit): they pause together when it fails

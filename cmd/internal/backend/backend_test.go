@@ -48,11 +48,38 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Base: config.Base{DataDir: dir, Now: "when pigs fly"}}, "now"},
 		{Config{Base: config.Base{DataDir: dir}, Embedder: "magic"}, "unknown"},
 		{Config{Base: config.Base{DataDir: dir, Namespace: "no spaces"}}, "namespace"},
-		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: -1}, "text-cache: must be between 0 and 8796093022207 MB, got -1"},
-		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: 1 << 43}, "text-cache: must be between 0 and 8796093022207 MB, got 8796093022208"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: -1}, "--text-cache: must be between 0 and 8796093022207 MB, got -1"},
+		{Config{Base: config.Base{DataDir: dir}, Embedder: "none", TextCache: 1 << 43}, "--text-cache: must be between 0 and 8796093022207 MB, got 8796093022208"},
 	} {
 		if _, err := Open(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one about %s", c.cfg, err, c.want)
+		}
+	}
+}
+
+// Check finds every setting that can never work, naming its flag, with
+// nothing opened: serve fails at start on it, not in every call.
+func TestCheck(t *testing.T) {
+	ok := Config{Base: config.Base{Namespace: "default"}, TextCache: 512, Reranker: RerankerConfig{Timeout: time.Second}}
+	if err := ok.Check(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	for _, c := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Namespace = "a%b" }, `--namespace: "a%b" has the character '%'`},
+		{func(c *Config) { c.Namespace = "" }, "--namespace: must not be empty"},
+		{func(c *Config) { c.TextCache = -1 }, "--text-cache: must be between 0 and"},
+		{func(c *Config) { c.Reranker.URL = "ftp://x" }, `--reranker-url: reranker url "ftp://x": must be an http:// or https:// URL`},
+		{func(c *Config) { c.Reranker.URL = "localhost:8080/rerank" }, "--reranker-url: "},
+		{func(c *Config) { c.Reranker.URL, c.Reranker.Timeout = "http://x", 0 }, "--reranker-timeout: must be more than 0"},
+		{func(c *Config) { c.Reranker.Candidates = 101 }, "--reranker-candidates: must be between 1 and 100"},
+	} {
+		bad := ok
+		c.set(&bad)
+		if err := bad.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", bad, err, c.want)
 		}
 	}
 }
