@@ -170,6 +170,28 @@ func TestResumedSessionTurnsKeepTheirDay(t *testing.T) {
 	}
 }
 
+// remember says the date the turns it stored carry: a session_date given
+// before the session's last turn's day is not theirs (a session's days
+// never go back), and the result used to report it anyway.
+func TestRememberSaysTheDateItStored(t *testing.T) {
+	svc := open(t, nil)
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "k1", SessionDate: "2023-08-01", Messages: []memory.Message{{Role: "user", Content: "The boat is blue."}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Remember(bg, memory.RememberRequest{SessionID: "k1", SessionDate: "2023-06-01", Messages: []memory.Message{{Role: "user", Content: "The sail is red."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := svc.Session(bg, "", "k1")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("session k1: %v, %d turns", err, len(ms))
+	}
+	stored := ms[1].SessionDate.Format(time.DateOnly)
+	if stored != "2023-08-01" || res.SessionDate.Format(time.DateOnly) != stored {
+		t.Errorf("remember said %s; the turn is stored under %s (want 2023-08-01 for both)", res.SessionDate.Format(time.DateOnly), stored)
+	}
+}
+
 // How remember dates the turns of a session (turnDate, local): an explicit
 // offset other than UTC is kept (Tokyo's 22 November stays the 22nd, not
 // the 21st in Los Angeles); "+00:00" is read as "Z" is; a turn without a

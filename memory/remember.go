@@ -142,6 +142,9 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if len(ms) == 0 {
 		return res, nil
 	}
+	// the date the call's turns are stored under: a session's days never
+	// go back, so a date given before its last turn's day is not theirs
+	res.SessionDate = ms[0].SessionDate
 	if last := ms[len(ms)-1].Turn; last > MaxTurn {
 		return RememberResult{}, &FieldError{"messages", fmt.Sprintf("session %s is full: its turns would reach %d; the limit is %d (start a new session_id)", sessionID, last, MaxTurn)}
 	}
