@@ -146,6 +146,10 @@ func TestRememberByPosition(t *testing.T) {
 	if _, err := at(7, "later"); err == nil || !strings.Contains(err.Error(), "turn: is 7, but session s holds turns up to 4: the next one is turn 5") {
 		t.Errorf("a gap: %v", err)
 	}
+	five := 5
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "new", Messages: []memory.Message{{Role: "user", Content: "hi"}}, Turn: &five}); err == nil || !strings.Contains(err.Error(), "turn: is 5, but session new holds no turns yet: its first is turn 0") {
+		t.Errorf("a gap in a new session: %v", err)
+	}
 	want := []string{"yes", "yes", "Deleting file A now.", "yes", "Deleting file B now."}
 	if got := texts(t, svc, "default", "s"); !slices.Equal(got, want) {
 		t.Errorf("session = %q, want %q", got, want)

@@ -164,6 +164,9 @@ func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next
 	if at < 0 || at > MaxTurn {
 		return nil, &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
 	}
+	if at > next && next == 0 {
+		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds no turns yet: its first is turn 0", at, sessionID)}
+	}
 	if at > next {
 		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds turns up to %d: the next one is turn %d", at, sessionID, next-1, next)}
 	}
