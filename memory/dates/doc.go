@@ -99,9 +99,15 @@
 // told in the past tense ("on Tuesday we went..."), unless the nearest
 // tense word of its sentence (within six words) speaks of the future: will,
 // shall, 'll, going, gonna, plan, a schedule (starts, begins, ends,
-// arrives, launches, upcoming: "the job starts in September"), "is on Friday", "is due on 3 March", "is in March", the present
+// arrives, launches, upcoming: "the job starts in September"), what is to
+// be done (should, must, need, let's; not "should have"), "is on Friday",
+// "is due on 3 March", "is in March", "is Friday" ("the deadline is
+// Friday"; not "it is Friday", "today is Friday"), an event one has ("I
+// have a concert on 3 June", "on Monday I have my exam"; not "I have
+// been"), a question that begins "can we" or "can I", the present
 // progressive of a plan ("I'm flying there on Friday", "she is leaving in
-// June"; not after it, that or this: "it is amazing in June"), or "next
+// June", "what am I doing on Friday?"; not after it, that or this: "it is
+// amazing in June"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm

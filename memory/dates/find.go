@@ -699,7 +699,10 @@ func (f *finder) ahead(i int) bool {
 			}
 			switch f.t[j].kw {
 			case kwWill:
-				return true
+				// "I should have called on Monday" looks back
+				if !f.word(j+1, "have") {
+					return true
+				}
 			case kwTomorrow, kwNext:
 				// "next month, on 12 August", "tomorrow, and on June 2",
 				// "next time, maybe in June": the sentence looks ahead
@@ -715,10 +718,25 @@ func (f *finder) ahead(i int) bool {
 					j == i-3 && f.word(j+1, "due") && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
 					return true
 				}
+				// "the deadline is Friday", "my birthday is 14 August";
+				// not "it is Friday", "today is Friday" (today's name)
+				if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
+					return true
+				}
 			case kwWas:
 				return false
 			}
 			if j < i && !from && f.progressive(j) {
+				return true
+			}
+			// an event one has: "I have a concert on 3 June", "on Monday
+			// I have my exam" (not "I have been", nor "from Saturday")
+			if !from && (f.word(j, "have") || f.word(j, "has")) && (f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe) {
+				return true
+			}
+			// a question that begins with "can" asks for a plan: "Can we
+			// meet on Thursday?"
+			if j < i && j == lo && f.word(j, "can") && f.pronoun(j+1) {
 				return true
 			}
 		}
@@ -746,16 +764,34 @@ func (f *finder) unit(i int) bool {
 // mostly an adjective ("it is amazing in June").
 func (f *finder) progressive(j int) bool {
 	be := f.kw(j) == kwIs || f.word(j, "am") || (f.word(j, "m") && (f.punct(j-1, '\'') || f.glued(j)))
+	if be && f.pronoun(j+1) && f.ing(j+2) {
+		return true // a question: "what am I doing on Friday?"
+	}
 	if !be || f.word(j-1, "it") || f.word(j-1, "that") || f.word(j-1, "this") || f.word(j-1, "what") {
 		return false
 	}
-	if n := j + 1; n < len(f.t) && f.t[n].kind == kWord {
-		w := strings.ToLower(f.s[f.t[n].start:f.t[n].end])
-		switch w {
-		case "during", "morning", "evening", "nothing", "something", "anything", "everything", "spring", "string":
-			return false // no verbs ("the best time is during the winter")
+	return f.ing(j + 1)
+}
+
+// ing reports a verb in -ing at n ("flying", not "morning").
+func (f *finder) ing(n int) bool {
+	if n < 0 || n >= len(f.t) || f.t[n].kind != kWord {
+		return false
+	}
+	w := strings.ToLower(f.s[f.t[n].start:f.t[n].end])
+	switch w {
+	case "during", "morning", "evening", "nothing", "something", "anything", "everything", "spring", "string":
+		return false // no verbs ("the best time is during the winter")
+	}
+	return len(w) >= 5 && strings.HasSuffix(w, "ing")
+}
+
+// pronoun reports a personal pronoun that can lead a clause at n.
+func (f *finder) pronoun(n int) bool {
+	for _, p := range [...]string{"i", "we", "you", "he", "she", "they"} {
+		if f.word(n, p) {
+			return true
 		}
-		return len(w) >= 5 && strings.HasSuffix(w, "ing")
 	}
 	return false
 }

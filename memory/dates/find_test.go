@@ -546,6 +546,25 @@ func TestFindWeekdayTense(t *testing.T) {
 		{"I will call you. On Friday we deployed", thu, []string{"Friday=2023-05-26/day/rel"}},
 		{"We went out.\nThe deploy is on Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
 		{"It was Tuesday when we will know", thu, []string{"Tuesday=2023-05-30/day/rel"}},
+		// plans said with a modal, "let's", "have" and an event, "is" and
+		// the day, or a question in the progressive (a new-user trial
+		// found each one dated in the past)
+		{"I have a dentist appointment on Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"On Monday I have my exam", thu, []string{"Monday=2023-06-05/day/rel"}},
+		{"The deadline is Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"I need to finish the report by Friday", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"Let's meet on Thursday", thu, []string{"Thursday=2023-06-08/day/rel"}},
+		{"Can we meet on Thursday?", thu, []string{"Thursday=2023-06-08/day/rel"}},
+		{"I should call her on Monday", thu, []string{"Monday=2023-06-05/day/rel"}},
+		{"What am I doing on Friday?", thu, []string{"Friday=2023-06-02/day/rel"}},
+		{"Where are you going on Saturday?", thu, []string{"Saturday=2023-06-03/day/rel"}},
+		// and what stays behind
+		{"I had a dentist appointment on Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"I have been at the lake since Monday", thu, []string{"Monday=2023-05-29/day/rel"}},
+		{"I have a photo from Saturday", thu, []string{"Saturday=2023-05-27/day/rel"}},
+		{"It is Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"What was I doing on Friday?", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"I couldn't sleep on Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
 	})
 }
 
@@ -632,5 +651,12 @@ func TestFindMonthTense(t *testing.T) {
 		{"I'm doing the same workout since late September", wed, []string{"September=2022-09/month"}},
 		{"I'm uploading the pictures from June 2", wed, []string{"June 2=2022-06-02/day"}},
 		{"We will be open from June 2", wed, []string{"June 2=2023-06-02/day"}},
+		// plans said with "have" and an event, "is" and the date, a modal
+		{"I have a concert on 3 June", wed, []string{"3 June=2023-06-03/day"}},
+		{"My birthday is 14 August", wed, []string{"14 August=2023-08-14/day"}},
+		{"I must renew it before June", wed, []string{"June=2023-06/month"}},
+		{"We should visit them in August", wed, []string{"August=2023-08/month"}},
+		{"I had a concert on 3 June", wed, []string{"3 June=2022-06-03/day"}},
+		{"I have been to Paris in June", wed, []string{"June=2022-06/month"}},
 	})
 }
