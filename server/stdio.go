@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -86,9 +87,16 @@ type unanswered struct {
 }
 
 // sent counts a request the client sent; a notification that cancels
-// one uncounts it (a cancelled request may get no answer).
+// one uncounts it (a cancelled request may get no answer). A request
+// whose envelope mcp-go cannot read (a "jsonrpc" that is not the string
+// "2.0", an id that is neither a string nor a number) is answered with a
+// null id, if at all: it is not counted, or the end of input would wait
+// for an answer that names it.
 func (u *unanswered) sent(line []byte) {
 	m := peek(line)
+	if m.kind == request && !readableEnvelope(line) {
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	switch {
@@ -99,6 +107,20 @@ func (u *unanswered) sent(line []byte) {
 			delete(u.ids, id)
 		}
 	}
+}
+
+// readableEnvelope reports a message whose "jsonrpc" is "2.0" and whose
+// id, if any, is a string or a number.
+func readableEnvelope(line []byte) bool {
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" {
+		return false
+	}
+	id := bytes.TrimSpace(m.ID)
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9')
 }
 
 // answered uncounts the request a response line answers.

@@ -228,7 +228,13 @@ func checkAutoRecall(t *testing.T, reqs []CodexRequest, session string) {
 	for _, it := range reqs[0].Input {
 		for _, p := range it.Content {
 			if strings.HasPrefix(p.Text, "Memories that may bear on this prompt") {
-				if !regexp.MustCompile(`· session `+startOf(session)+`\]`).MatchString(p.Text) || !strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March") {
+				// a passage of the session's turns, or its one turn that
+				// clears the hook's floor, alone under a header that names
+				// its role (which turns clear the floor moves with the
+				// vectors' last digits, which differ between CPUs)
+				passage := regexp.MustCompile(`· session `+startOf(session)+`\]`).MatchString(p.Text) && strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March")
+				alone := regexp.MustCompile(`· session `+startOf(session)+` · user\]\n  My sister Ana moved to Lisbon in March`).MatchString(p.Text)
+				if !passage && !alone {
 					t.Errorf("the prompt's memories:\n%s\nwant session %s's passage", p.Text, session)
 				}
 				return
