@@ -252,9 +252,27 @@ func noneIf(off bool) *bool {
 
 type todayCmd struct{ output }
 
-// Run prints the date from the configured clock, as the today tool does,
-// without opening the store.
+// Run prints the date, as the today tool does: the server that holds the
+// data dir, when one runs, answers with its clock (its --now and
+// --timezone), as every command relayed to it runs with its settings;
+// else this process's clock, without opening the store.
 func (c todayCmd) Run(e *env) error {
+	if dir, err := e.cfg.Dir(); err == nil {
+		none := func(context.Context) (io.Closer, error) { return io.NopCloser(nil), nil }
+		if conn, _, err := server.Attach(e.ctx, server.SocketPath(dir), none, 0, e.log); err == nil && conn != nil {
+			warnRelayed(e, os.Args[1:])
+			cl, err := client.Conn(e.ctx, conn, cliName)
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			res, text, err := cl.Today(e.ctx)
+			if err != nil {
+				return err
+			}
+			return c.print(res, text)
+		}
+	}
 	loc, now, err := e.cfg.Clock()
 	if err != nil {
 		return err

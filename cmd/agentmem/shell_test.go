@@ -55,6 +55,10 @@ func TestRelayedCommandWarnsOfIgnoredFlags(t *testing.T) {
 	if out := run(t, dir, "namespaces"); !strings.Contains(out, "bob ") {
 		t.Errorf("the relayed remember left out --namespace bob:\n%s", out)
 	}
+	// today too is the server's: its --now, not this process's clock
+	if out, errOut, err := try(t, dir, "--now", "2030-01-01", "today"); err != nil || !strings.Contains(out, "Today is Thursday, 1 June 2023") || !strings.Contains(errOut, "ignores --now") {
+		t.Errorf("relayed today: %v, %q, %q; want the server's 1 June 2023, and --now said to be ignored", err, out, errOut)
+	}
 	if out := run(t, dir, "sessions", "--ns", "alice"); !strings.Contains(out, "Namespace alice holds no memories") {
 		t.Errorf("relayed sessions of a namespace that holds nothing: %s", out)
 	}
