@@ -149,14 +149,19 @@ func (c rememberCmd) Run(e *env) error {
 	default:
 		return errors.New("nothing to remember: give turns as arguments or --file")
 	}
-	if c.SessionID != "" {
-		args.SessionID = c.SessionID
-	}
-	if c.SessionDate != "" {
-		args.SessionDate = c.SessionDate
+	// a flag fills in what the file leaves out; one that says otherwise
+	// than the file is an error, not a silent choice of one of them
+	for _, f := range []struct {
+		flag, given string
+		file        *string
+	}{{"--session-id", c.SessionID, &args.SessionID}, {"--session-date", c.SessionDate, &args.SessionDate}, {"--ns", c.NS, &args.Namespace}} {
+		if f.given != "" && *f.file != "" && *f.file != f.given {
+			return fmt.Errorf("%s %q and the file's %q differ: give one of them", f.flag, f.given, *f.file)
+		}
+		*f.file = cmp.Or(*f.file, f.given)
 	}
 	// named in the call, so that a relayed server uses it too
-	args.Namespace = cmp.Or(c.NS, args.Namespace, e.cfg.Namespace)
+	args.Namespace = cmp.Or(args.Namespace, e.cfg.Namespace)
 	return callTool(e, c.output, (*client.Client).Remember, args)
 }
 

@@ -31,6 +31,13 @@ func TestRememberFileIsStrict(t *testing.T) {
 	if out := run(t, data, "--embedder", "none", "namespaces"); !strings.Contains(out, "No memories stored yet.") {
 		t.Errorf("a refused remember -f stored something:\n%s", out)
 	}
+	withID := write("with-id.json", `{"session_id":"ff","messages":[{"role":"user","content":"I moved to Lisbon."}]}`)
+	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", withID, "--session-id", "other"); err == nil || !strings.Contains(errOut, `--session-id "other" and the file's "ff" differ`) {
+		t.Errorf("remember -f with a session_id and another --session-id: %v, %s; want an error naming both", err, errOut)
+	}
+	if out := run(t, data, "--embedder", "none", "remember", "-f", withID, "--session-id", "ff"); !strings.Contains(out, "of session ff") {
+		t.Errorf("remember -f with the same --session-id: %s", out)
+	}
 	good := write("good.json", `[{"role":"user","content":"I moved to Lisbon.","speaker":"Ana"}]`)
 	if out := run(t, data, "--embedder", "none", "remember", "-f", good, "--session-date", "2023-01-05"); !strings.Contains(out, "(2023-01-05 Thu)") {
 		t.Errorf("remember -f of a bare messages array: %s", out)
