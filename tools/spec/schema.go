@@ -250,6 +250,9 @@ func validate(s *jsonschema.Schema, v any, path string) error {
 			return fail("must be one of %s, got %q", enumText(s.Enum), clip(str))
 		}
 		if s.Pattern != "" && !regexpFor(s.Pattern).MatchString(str) {
+			if str == "" {
+				return fail("must not be empty")
+			}
 			return fail("%q has a character outside %s", clip(str), s.Pattern)
 		}
 	case "integer", "number":

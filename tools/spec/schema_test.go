@@ -37,6 +37,7 @@ func TestValidate(t *testing.T) {
 		{"recall", `{"query":"x","weights":{"bogus":1}}`, "weights.bogus: is not an argument"},
 		{"recall", `{"query":"x","order":"random"}`, "order: must be one of relevance, chronological, recency"},
 		{"recall", `{"query":"x","namespace":"no spaces"}`, `namespace: "no spaces" has a character outside`},
+		{"recall", `{"query":"x","namespace":""}`, `namespace: must not be empty`},
 		{"recall", `{"query":"x","limit":5}`, "limit: is not an argument of this tool"},
 		{"recall", `{"query":"x","before":"` + strings.Repeat("9", 65) + `"}`, "before: is 65 characters; the limit is 64"},
 		{"remember", `{}`, "messages: is required"},
