@@ -100,6 +100,7 @@ func TestResourceErrorCodes(t *testing.T) {
 		"agentmem://default/sessions?foo=1":      -32602,
 		"agentmem://default/sessions?limit=x":    -32602,
 		"agentmem://default/sessions?limit=5000": -32602,
+		"agentmem://default/sessions?limit=0":    -32602,
 		"agentmem://bad%20name/sessions":         -32602,
 		"agentmem://default/sessions/nosuch":     -32002,
 		"agentmem://nobody/sessions":             -32002,

@@ -90,6 +90,9 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 			if err != nil {
 				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
 			}
+			if n < 1 { // 0 is the default only when limit is left out
+				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be between 1 and %d, got %d", memory.MaxSessionPage, n)}
+			}
 			limit = n
 		}
 		svc, err := mem.Service(ctx)
