@@ -162,3 +162,22 @@ func TestRememberByPosition(t *testing.T) {
 		t.Errorf("resend over a forgotten turn: %+v %v", res, err)
 	}
 }
+
+// forget by ids says which ids named no memory (a typo, a memory already
+// forgotten): "Deleted 0 memories" alone left the caller guessing.
+func TestForgetNamesUnknownIDs(t *testing.T) {
+	svc := open(t, nil)
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s:june", Messages: []memory.Message{{Role: "user", Content: "one"}, {Role: "user", Content: "two"}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:june:1", "s:june:99", "nocolon", "s:june:x", "s:june:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 1 || !slices.Equal(res.Unknown, []string{"s:june:99", "nocolon", "s:june:x"}) {
+		t.Errorf("forget: deleted %d, unknown %q; want 1 and the three ids that name nothing", res.Deleted, res.Unknown)
+	}
+	if got := texts(t, svc, "default", "s:june"); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("the session holds %q, want only its first turn", got)
+	}
+}

@@ -3,6 +3,9 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // ForgetRequest deletes memories of one namespace: by ids, by session, or
@@ -22,6 +25,9 @@ type ForgetResult struct {
 	// held memories: its whole id, also when it was named by its start.
 	SessionID string `json:"session_id,omitempty"`
 	Deleted   int    `json:"deleted"`
+	// Unknown is the ids of the request that named no memory of the
+	// namespace (a typo, a memory forgotten before), in their order.
+	Unknown []string `json:"unknown,omitempty"`
 }
 
 // Forget deletes what req selects. Exactly one of IDs, SessionID and All
@@ -56,13 +62,39 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if req.All && !req.Confirm {
 		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
 	}
+	unknown, err := s.unknownIDs(ctx, ns, req.IDs)
+	if err != nil {
+		return ForgetResult{}, err
+	}
 	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: req.IDs, SessionID: req.SessionID, All: req.All})
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}
-	res := ForgetResult{Namespace: ns, Deleted: n}
+	res := ForgetResult{Namespace: ns, Deleted: n, Unknown: unknown}
 	if n > 0 {
 		res.SessionID = req.SessionID // "" unless a session was named
 	}
 	return res, nil
+}
+
+// unknownIDs is the ids that name no memory of namespace ns: a memory's id
+// is its session's id, ":" and its turn, looked up as that turn.
+func (s *Service) unknownIDs(ctx context.Context, ns string, ids []string) ([]string, error) {
+	var unknown []string
+	for _, id := range ids {
+		i := strings.LastIndexByte(id, ':')
+		turn, err := strconv.Atoi(id[i+1:])
+		if i <= 0 || err != nil || turn < 0 {
+			unknown = append(unknown, id)
+			continue
+		}
+		ts, err := s.store.Turns(ctx, ns, id[:i], turn, turn)
+		if err != nil {
+			return nil, fmt.Errorf("looking up memory %s: %w", id, err)
+		}
+		if !slices.ContainsFunc(ts, func(m Memory) bool { return m.ID == id }) {
+			unknown = append(unknown, id)
+		}
+	}
+	return unknown, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -28,5 +29,8 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if res.SessionID != "" {
 		text = fmt.Sprintf("Deleted %s of session %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted}, text, nil
+	if n := len(res.Unknown); n > 0 {
+		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))
+	}
+	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown}, text, nil
 }

@@ -150,9 +150,10 @@ type ForgetArgs struct {
 
 // ForgetResult says what was deleted.
 type ForgetResult struct {
-	Namespace string `json:"namespace"`
-	SessionID string `json:"session_id,omitempty" jsonschema:"The session deleted, by its whole id, when session_id named one that held memories (also by its start)."`
-	Deleted   int    `json:"deleted"`
+	Namespace string   `json:"namespace"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"The session deleted, by its whole id, when session_id named one that held memories (also by its start)."`
+	Deleted   int      `json:"deleted"`
+	Unknown   []string `json:"unknown,omitempty" jsonschema:"The ids given that named no memory of the namespace, in their order."`
 }
 
 // ToolError is a tool's own error result: the call reached the tool, which
