@@ -699,8 +699,17 @@ func (f *finder) ahead(i int) bool {
 			}
 			switch f.t[j].kw {
 			case kwWill:
-				// "I should have called on Monday" looks back
-				if !f.word(j+1, "have") {
+				return true
+			case kwModal:
+				// what is to be done, said before the date: "I should call
+				// her on Monday", "I need to finish it by Friday", "let's
+				// meet on Thursday"; not "should have" (it looks back),
+				// "need polishing", "let them know that on Monday we…",
+				// nor a modal after the date, mostly another clause's ("I
+				// applied on 25 January, so you should receive it soon")
+				if j < i && (f.word(j, "should") && !f.word(j+1, "have") ||
+					(f.word(j, "need") || f.word(j, "needs")) && f.kw(j+1) == kwTo ||
+					f.word(j, "let") && (f.word(j+1, "s") || f.glued(j+1) && f.word(j+2, "s") && f.glued(j+2))) {
 					return true
 				}
 			case kwTomorrow, kwNext:
@@ -729,9 +738,12 @@ func (f *finder) ahead(i int) bool {
 			if j < i && !from && f.progressive(j) {
 				return true
 			}
-			// an event one has: "I have a concert on 3 June", "on Monday
-			// I have my exam" (not "I have been", nor "from Saturday")
-			if !from && (f.word(j, "have") || f.word(j, "has")) && (f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe) {
+			// an event one has, said before its date: "I have a concert
+			// on 3 June", "do I have any events on Saturday?"; not "I
+			// have been", "didn't have a concert", "might have", nor
+			// "from Saturday"
+			if j < i && !from && (f.word(j, "have") || f.word(j, "has")) && f.pronoun(j-1) &&
+				(f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe) {
 				return true
 			}
 			// a question that begins with "can" asks for a plan: "Can we

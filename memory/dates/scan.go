@@ -197,9 +197,10 @@ const (
 	kwDet    // my, your, that, each...: "my Sunday routine" is no date
 	kwTo
 	kwOr
-	kwWill // will, shall, gonna, going, plan(s/ning), ll ("we'll"), starts, begins, ends, arrives, launches, upcoming, should, must, need(s), let: a weekday near it is ahead
-	kwWas  // was, were, went, did, had: a weekday near it is behind
-	kwIs   // is, are, re ("we're"): "is on Friday" is ahead
+	kwWill  // will, shall, gonna, going, plan(s/ning), ll ("we'll"), starts, begins, ends, arrives, launches, upcoming: a weekday near it is ahead
+	kwModal // should, need(s), let: what is to be done, ahead when before the date (finder.ahead)
+	kwWas   // was, were, went, did, had: a weekday near it is behind
+	kwIs    // is, are, re ("we're"): "is on Friday" is ahead
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -473,11 +474,10 @@ func otherWord(s string) (kw, int32) {
 		return kwOr, 0
 	case "will", "shall", "gonna", "going", "plan", "plans", "planning", "ll",
 		// a schedule in the present tense: "the job starts in September"
-		"starts", "begins", "ends", "arrives", "launches", "upcoming",
-		// what is to be done: "I should call her on Monday", "let's
-		// meet on Thursday" (not "should have": finder.ahead)
-		"should", "must", "need", "needs", "let":
+		"starts", "begins", "ends", "arrives", "launches", "upcoming":
 		return kwWill, 0
+	case "should", "need", "needs", "let":
+		return kwModal, 0
 	case "was", "were", "went", "did", "had":
 		return kwWas, 0
 	case "is", "are", "re":
