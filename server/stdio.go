@@ -94,7 +94,9 @@ type unanswered struct {
 // for an answer that names it.
 func (u *unanswered) sent(line []byte) {
 	m := peek(line)
-	if m.kind == request && !readableEnvelope(line) {
+	if m.kind == request && (!readableEnvelope(line) || m.result != nil || m.err != nil || m.method == "subscriptions/listen") {
+		// a request that also carries a result gets no answer; a listen
+		// stream is answered only when the session ends
 		return
 	}
 	u.mu.Lock()
@@ -120,7 +122,8 @@ func readableEnvelope(line []byte) bool {
 		return false
 	}
 	id := bytes.TrimSpace(m.ID)
-	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9')
+	var v any // as mcp-go reads it: 1e400 is no id it can answer
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') && json.Unmarshal(id, &v) == nil
 }
 
 // answered uncounts the request a response line answers.
@@ -174,6 +177,9 @@ func (h *heldEOF) Read(p []byte) (int, error) {
 			h.line = append(h.line, rest[:i+1]...)
 			h.calls.sent(h.line)
 			h.line = h.line[:0]
+			if cap(h.line) > 1<<16 {
+				h.line = nil // a large call's buffer is not kept for the session
+			}
 		}
 		rest = rest[i+1:]
 	}

@@ -35,6 +35,11 @@ func TestStdioFinishesCallsAtEOF(t *testing.T) {
 		{"call then EOF", initLine + initialized + slowCall, false, true},
 		{"call with EOF in the same read", initLine + initialized + slowCall, true, true},
 		{"cancelled call", initLine + initialized + slowCall + cancelSlow, false, false},
+		// requests that get no answer before the session ends are not
+		// waited for (a review found each one holding the end for 30 s)
+		{"listen stream", initLine + initialized + `{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true}}}` + "\n", false, false},
+		{"id mcp-go cannot read", initLine + initialized + `{"jsonrpc":"2.0","id":1e400,"method":"ping"}` + "\n", false, false},
+		{"request with a result", initLine + initialized + `{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}` + "\n", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mcpserver.NewMCPServer("t", "1", mcpserver.WithToolCapabilities(false))
