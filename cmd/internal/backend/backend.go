@@ -262,7 +262,7 @@ func describeReranker(r memory.Reranker) string {
 // nothing opened or sent: serve checks it before it answers a client, so
 // that a bad setting fails at start rather than in every call.
 func (cfg Config) Check() error {
-	if err := memory.ValidNamespace(cfg.Namespace); err != nil {
+	if err := memory.ValidNamespace(cmp.Or(cfg.Namespace, memory.DefaultNamespace)); err != nil { // "" is the default, as memory.Options reads it
 		return fmt.Errorf("--%w", err) // "--namespace: …": the field is the flag
 	}
 	if err := cfg.checkTextCache(); err != nil {

@@ -64,12 +64,16 @@ func TestCheck(t *testing.T) {
 	if err := ok.Check(); err != nil {
 		t.Fatalf("the defaults: %v", err)
 	}
+	empty := ok
+	empty.Namespace = "" // AGENTMEM_NAMESPACE= : the default namespace, as before
+	if err := empty.Check(); err != nil {
+		t.Errorf("an empty --namespace: %v, want the default", err)
+	}
 	for _, c := range []struct {
 		set  func(*Config)
 		want string
 	}{
 		{func(c *Config) { c.Namespace = "a%b" }, `--namespace: "a%b" has the character '%'`},
-		{func(c *Config) { c.Namespace = "" }, "--namespace: must not be empty"},
 		{func(c *Config) { c.TextCache = -1 }, "--text-cache: must be between 0 and"},
 		{func(c *Config) { c.Reranker.URL = "ftp://x" }, `--reranker-url: reranker url "ftp://x": must be an http:// or https:// URL`},
 		{func(c *Config) { c.Reranker.URL = "localhost:8080/rerank" }, "--reranker-url: "},
