@@ -190,6 +190,11 @@ func TestRememberSaysTheDateItStored(t *testing.T) {
 	if stored != "2023-08-01" || res.SessionDate.Format(time.DateOnly) != stored {
 		t.Errorf("remember said %s; the turn is stored under %s (want 2023-08-01 for both)", res.SessionDate.Format(time.DateOnly), stored)
 	}
+	// the same call sent again stores nothing, and says the same date
+	again, err := svc.Remember(bg, memory.RememberRequest{SessionID: "k1", SessionDate: "2023-06-01", Messages: []memory.Message{{Role: "user", Content: "The sail is red."}}})
+	if err != nil || again.Stored != 0 || again.SessionDate.Format(time.DateOnly) != stored {
+		t.Errorf("the resend: stored %d, said %s (%v); want 0 and %s", again.Stored, again.SessionDate.Format(time.DateOnly), err, stored)
+	}
 }
 
 // How remember dates the turns of a session (turnDate, local): an explicit

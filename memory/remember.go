@@ -140,6 +140,9 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		ms = append(ms, m)
 	}
 	if len(ms) == 0 {
+		if !given.IsZero() && prev.Format(time.DateOnly) > given.Format(time.DateOnly) {
+			res.SessionDate = prev // a resend: not a date before the session's last turn's day
+		}
 		return res, nil
 	}
 	// the date the call's turns are stored under: a session's days never
