@@ -100,16 +100,17 @@
 // tense word of its sentence (within six words) speaks of the future: will,
 // shall, 'll, going, gonna, plan, a schedule (starts, begins, ends,
 // arrives, launches, upcoming: "the job starts in September"), what is to
-// be done, said before the date (should, need to, let's: "I should call
-// her on Monday"; not "should have", nor "you should receive it soon"
-// after "I applied on 25 January"), "is on Friday", "is due on 3 March",
-// "is in March", "is Friday" ("the deadline is Friday"; not "it is
-// Friday", "today is Friday"), an event one has, said before its date ("I
-// have a concert on 3 June"; not "I have been", "didn't have", "might
-// have"), a question that begins "can we" or "can I", the present
-// progressive of a plan ("I'm flying there on Friday", "she is leaving in
-// June", "what am I doing on Friday?"; not after it, that or this: "it is
-// amazing in June"), or "next
+// be done, said before a date that a preposition of time sets (should,
+// need to, let's: "I should call her on Monday"; not "should have", "I
+// need to tell you about Friday", nor "you should receive it soon" after
+// "I applied on 25 January"), "is on Friday", "is due on 3 March", "is in
+// March", "is Friday" ("the deadline is Friday"; not "it is Friday",
+// "today is Friday"), an event one has, just before such a date ("I have
+// a concert on 3 June"; not "I have been", "didn't have", "might have",
+// "did you have a good time on Saturday?"), "can we" or "can I" opening
+// the sentence, the present progressive of a plan ("I'm flying there on
+// Friday", "she is leaving in June", "what am I doing on Friday?"; not
+// after it, that or this: "it is amazing in June"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm

@@ -707,7 +707,9 @@ func (f *finder) ahead(i int) bool {
 				// "need polishing", "let them know that on Monday we…",
 				// nor a modal after the date, mostly another clause's ("I
 				// applied on 25 January, so you should receive it soon")
-				if j < i && (f.word(j, "should") && !f.word(j+1, "have") ||
+				// ("should've"), and only for a date set by a preposition
+				// of time ("I need to tell you about Friday" is no plan)
+				if j < i && f.setAt(i) && (f.word(j, "should") && !f.word(j+1, "have") && !(f.glued(j+1) && f.word(j+2, "ve")) ||
 					(f.word(j, "need") || f.word(j, "needs")) && f.kw(j+1) == kwTo ||
 					f.word(j, "let") && (f.word(j+1, "s") || f.glued(j+1) && f.word(j+2, "s") && f.glued(j+2))) {
 					return true
@@ -738,17 +740,23 @@ func (f *finder) ahead(i int) bool {
 			if j < i && !from && f.progressive(j) {
 				return true
 			}
-			// an event one has, said before its date: "I have a concert
+			// an event one has, just before its date: "I have a concert
 			// on 3 June", "do I have any events on Saturday?"; not "I
-			// have been", "didn't have a concert", "might have", nor
-			// "from Saturday"
-			if j < i && !from && (f.word(j, "have") || f.word(j, "has")) && f.pronoun(j-1) &&
+			// have been", "didn't have a concert", "might have", "did
+			// you have a good time on Saturday?", "I have a photo of us
+			// on Friday" (the event further off), nor "from Saturday"
+			if j < i && j >= i-5 && !from && f.setAt(i) && (f.word(j, "have") || f.word(j, "has")) && f.pronoun(j-1) && f.kw(j-2) != kwWas &&
 				(f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe) {
 				return true
 			}
-			// a question that begins with "can" asks for a plan: "Can we
-			// meet on Thursday?"
-			if j < i && j == lo && f.word(j, "can") && f.pronoun(j+1) {
+			// the progressive asked as a question: "what am I doing on
+			// Friday?" (not "what are you thinking about Friday?")
+			if j < i && !from && f.setAt(i) && (f.kw(j) == kwIs || f.word(j, "am")) && f.pronoun(j+1) && f.ing(j+2) {
+				return true
+			}
+			// a question that begins "can we" or "can I" asks for a
+			// plan: "Can we meet on Thursday?"
+			if j < i && j == lo && f.word(j, "can") && (f.word(j+1, "we") || f.word(j+1, "i")) && f.setAt(i) {
 				return true
 			}
 		}
@@ -776,13 +784,27 @@ func (f *finder) unit(i int) bool {
 // mostly an adjective ("it is amazing in June").
 func (f *finder) progressive(j int) bool {
 	be := f.kw(j) == kwIs || f.word(j, "am") || (f.word(j, "m") && (f.punct(j-1, '\'') || f.glued(j)))
-	if be && f.pronoun(j+1) && f.ing(j+2) {
-		return true // a question: "what am I doing on Friday?"
-	}
 	if !be || f.word(j-1, "it") || f.word(j-1, "that") || f.word(j-1, "this") || f.word(j-1, "what") {
 		return false
 	}
 	return f.ing(j + 1)
+}
+
+// setAt reports a date at i set by a preposition of time before it (on,
+// by, before, until, till, in, for, at; "the" between them allowed): an
+// event's time, as in "let's meet on Thursday", where "let's talk about
+// Thursday" is none.
+func (f *finder) setAt(i int) bool {
+	p := i - 1
+	if f.kw(p) == kwThe {
+		p--
+	}
+	for _, w := range [...]string{"on", "by", "before", "until", "till", "in", "for", "at"} {
+		if f.word(p, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ing reports a verb in -ing at n ("flying", not "morning").

@@ -569,6 +569,15 @@ func TestFindWeekdayTense(t *testing.T) {
 		{"I should have called her on Monday", thu, []string{"Monday=2023-05-29/day/rel"}},
 		{"Let them know that on Monday we closed the page", thu, []string{"Monday=2023-05-29/day/rel"}},
 		{"Let’s meet on Thursday", thu, []string{"Thursday=2023-06-08/day/rel"}},
+		// a review found these read ahead by a draft
+		{"You should've seen it on Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"Did you have a good time on Saturday?", thu, []string{"Saturday=2023-05-27/day/rel"}},
+		{"I have a photo of us on Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"Let me tell you about Saturday", thu, []string{"Saturday=2023-05-27/day/rel"}},
+		{"I need to tell you about Friday", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"Can you believe what happened on Monday?", thu, []string{"Monday=2023-05-29/day/rel"}},
+		{"What are you thinking about Friday?", thu, []string{"Friday=2023-05-26/day/rel"}},
+		{"Let's start with Monday. You grabbed a coffee", thu, []string{"Monday=2023-05-29/day/rel"}},
 	})
 }
 
