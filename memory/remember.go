@@ -335,11 +335,8 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 		if err := plainField(field+".speaker", speaker); err != nil {
 			return nil, err
 		}
-		if err := plainField(field+".id", m.Key); err != nil {
+		if err := CheckMessageID(field+".id", m.Key); err != nil {
 			return nil, err
-		}
-		if n := utf8.RuneCountInString(m.Key); n > maxKey {
-			return nil, &FieldError{field + ".id", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey)}
 		}
 		if m.Key != "" {
 			if j, dup := keys[m.Key]; dup {

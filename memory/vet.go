@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Checks shared by remember and import on fields that renderers print
@@ -22,6 +23,20 @@ func plainField(field, v string) error {
 		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) || bidiControl(r) {
 			return &FieldError{field, fmt.Sprintf("has the character %U; names and ids must be one line of printable text", r)}
 		}
+	}
+	return nil
+}
+
+// CheckMessageID is what remember asks of a message's id (its "id", the
+// client's own): one line of printable text of at most 256 characters.
+// The history importers leave out a message whose id fails it, as the
+// hooks do, rather than fail the whole session.
+func CheckMessageID(field, id string) error {
+	if err := plainField(field, id); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(id); n > maxKey {
+		return &FieldError{field, fmt.Sprintf("is %d characters; the limit is %d", n, maxKey)}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"agentmem/cmd/internal/hook"
+	"agentmem/memory"
 	"agentmem/memory/dates"
 	"agentmem/memory/history/claudecode"
 	"agentmem/tools/client"
@@ -136,15 +137,27 @@ func (c importCmd) source() (histSource, string, error) {
 	}
 }
 
-// keepInRange leaves out the turns no memory can hold the time of.
+// keepInRange leaves out the turns remember would refuse, counted as the
+// hooks leave them out: a time no memory can hold, a message id that is
+// not one line of printable text of at most 256 characters
+// (memory.CheckMessageID), an id repeated. Both passes of an import (the
+// count and the store) see the same turns, so a history that passes the
+// first is stored whole.
 func keepInRange(s histSession) histSession {
 	kept := s.Turns[:0:0]
+	seen := map[string]bool{}
 	for _, t := range s.Turns {
-		if !t.Time.IsZero() && (t.Time.Year() < dates.MinYear || t.Time.Year() > dates.MaxYear) {
+		switch {
+		case !t.Time.IsZero() && (t.Time.Year() < dates.MinYear || t.Time.Year() > dates.MaxYear):
 			s.Skipped["date out of range"]++
-			continue
+		case memory.CheckMessageID("id", t.ID) != nil:
+			s.Skipped["message id that remember refuses (not one line of printable text, or over 256 characters)"]++
+		case t.ID != "" && seen[t.ID]:
+			s.Skipped["message id repeated"]++
+		default:
+			seen[t.ID] = t.ID != ""
+			kept = append(kept, t)
 		}
-		kept = append(kept, t)
 	}
 	s.Turns = kept
 	return s

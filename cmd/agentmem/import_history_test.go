@@ -437,3 +437,47 @@ func TestImportCodexInput(t *testing.T) {
 		t.Errorf("no FILE, CODEX_HOME set and empty: %v, want its sessions directory named", err)
 	}
 }
+
+// A message that remember would refuse (an id of 300 characters, one with
+// a bidi control, an id repeated) is left out and counted, as the hooks
+// leave it out, and a conversation id of ".." is no session: the first
+// pass sees what the second stores, so an import that passes it is never
+// stored in part (a new-user trial had the second conversation fail after
+// the first was stored, every run again).
+func TestImportLeavesOutWhatRememberRefuses(t *testing.T) {
+	e := hookEnv(t)
+	long := strings.Repeat("x", 300)
+	data := `[{"uuid":"conv-a","name":"n","created_at":"2024-01-01T00:00:00Z","chat_messages":[{"uuid":"a1","sender":"human","text":"the first conversation","created_at":"2024-01-01T00:00:00Z"}]},` +
+		`{"uuid":"conv-b","name":"n","created_at":"2024-01-02T00:00:00Z","chat_messages":[` +
+		`{"uuid":"b1","sender":"human","text":"kept","created_at":"2024-01-02T00:00:00Z"},` +
+		`{"uuid":"` + long + `","sender":"assistant","text":"an id too long","created_at":"2024-01-02T00:00:01Z"},` +
+		`{"uuid":"b\u202e3","sender":"human","text":"an id with a bidi control","created_at":"2024-01-02T00:00:02Z"},` +
+		`{"uuid":"b1","sender":"assistant","text":"an id repeated","created_at":"2024-01-02T00:00:03Z"}]}]`
+	p := filepath.Join(t.TempDir(), "conversations.json")
+	os.WriteFile(p, []byte(data), 0o600)
+	out, err := importHistory(t, e, fromCmd("claude-ai", p))
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, want := range []string{"message id that remember refuses", "message id repeated"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not count a %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "Stored 2 memories") {
+		t.Errorf("want the two storable turns stored:\n%s", out)
+	}
+	if got := stored(t, e, "default", "conv-b"); len(got) != 1 || got[0].Text != "kept" {
+		t.Errorf("conv-b holds %+v, want only its first turn", got)
+	}
+	// a conversation id remember refuses is found by the first pass
+	dots := filepath.Join(t.TempDir(), "conversations.json")
+	os.WriteFile(dots, []byte(`[{"uuid":"conv-c","name":"n","created_at":"2024-01-03T00:00:00Z","chat_messages":[{"uuid":"c1","sender":"human","text":"fine","created_at":"2024-01-03T00:00:00Z"}]},`+
+		`{"uuid":"..","name":"n","created_at":"2024-01-03T00:00:00Z","chat_messages":[{"uuid":"d1","sender":"human","text":"a dot-dot conversation","created_at":"2024-01-03T00:00:00Z"}]}]`), 0o600)
+	if _, err := importHistory(t, e, fromCmd("claude-ai", dots)); err == nil || !strings.Contains(err.Error(), `the id ".." is not a session id`) || !strings.Contains(err.Error(), "nothing stored") {
+		t.Errorf("a conversation id of ..: %v", err)
+	}
+	if got := stored(t, e, "default", "conv-c"); len(got) != 0 {
+		t.Errorf("conv-c was stored from a file refused: %+v", got)
+	}
+}

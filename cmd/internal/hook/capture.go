@@ -56,7 +56,7 @@ func (h Hook) sessionCWD(session, cwd string) string {
 // '_' or '-'. (Not a regexp with {1,200}: compiled at start-up, its 200
 // repetitions cost every hook process a few thousand allocations.)
 func ValidSession(id string) bool {
-	if id == "" || len(id) > 200 {
+	if id == "" || len(id) > 200 || id == "." || id == ".." { // remember refuses the two: a resource URI's path steps
 		return false
 	}
 	for _, r := range id {
