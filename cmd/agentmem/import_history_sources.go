@@ -38,6 +38,9 @@ func claudeCodeSource(path string) (histSource, string, error) {
 func codexSource(path string) (histSource, string, error) {
 	if home := os.Getenv("CODEX_HOME"); path == "" && home != "" {
 		path = filepath.Join(home, "sessions")
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, "", fmt.Errorf("no Codex rollout history at %s ($CODEX_HOME/sessions): give the directory that holds it, or one file", path)
+		}
 	}
 	return filesSource(path, []string{".codex", "sessions"}, rollouts, readRollout, "Codex rollout")
 }
@@ -63,7 +66,13 @@ func filesSource(path string, home []string, list func(string) ([]string, error)
 	}
 	files := []string{path}
 	if st.IsDir() {
-		if files, err = list(path); err != nil {
+		// a directory given as a symbolic link is walked where it leads
+		// (filepath.WalkDir does not follow a link at its root)
+		root, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, "", err
+		}
+		if files, err = list(root); err != nil {
 			return nil, "", err
 		}
 		if len(files) == 0 {
@@ -89,7 +98,7 @@ func filesSource(path string, home []string, list func(string) ([]string, error)
 func rollouts(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+		if err == nil && regularFile(p, d) && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
 			files = append(files, p)
 		}
 		return err
@@ -151,6 +160,15 @@ func rolloutSession(path string) string {
 	return id
 }
 
+// regularFile reports a regular file at p, or a symbolic link to one.
+func regularFile(p string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular()
+	}
+	return d.Type().IsRegular()
+}
+
 // transcripts lists the session files under dir, in order, leaving out
 // subagents' (…/subagents/agent-*.jsonl, and agent-*.jsonl of older
 // versions).
@@ -162,7 +180,7 @@ func transcripts(dir string) ([]string, error) {
 			return err
 		case d.IsDir() && d.Name() == "subagents":
 			return filepath.SkipDir
-		case d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), "agent-"):
+		case regularFile(p, d) && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), "agent-"):
 			files = append(files, p)
 		}
 		return nil
@@ -205,6 +223,14 @@ func readTranscript(path string, explicit bool) (histSession, error) {
 func exportSource(path, app string, read func(io.Reader, string, func(histSession) error) error) (histSource, string, error) {
 	if path == "" {
 		return nil, "", fmt.Errorf("give the %s export: its zip or its conversations.json", app)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// the folder the export unzips to
+		inside := filepath.Join(path, "conversations.json")
+		if _, err := os.Stat(inside); err != nil {
+			return nil, "", fmt.Errorf("%s is a directory without a conversations.json: want the %s export's zip, its conversations.json, or the folder it unzips to", path, app)
+		}
+		path = inside
 	}
 	f, err := os.Open(path)
 	if err != nil {

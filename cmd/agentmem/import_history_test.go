@@ -481,3 +481,50 @@ func TestImportLeavesOutWhatRememberRefuses(t *testing.T) {
 		t.Errorf("conv-c was stored from a file refused: %+v", got)
 	}
 }
+
+// A history directory given as a symbolic link (a projects folder moved
+// to another disk), a transcript that is a link, and a ChatGPT export's
+// unzipped folder are read as what they lead to (a new-user trial found
+// each one imported nothing).
+func TestImportFollowsLinksAndExportFolders(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("I adopted a golden retriever named Biscuit last week.", "Congratulations!", "Goldens love water.", "notes"))
+	projects := filepath.Dir(filepath.Dir(x.path))
+	links := t.TempDir()
+	linked := filepath.Join(links, "projects")
+	if err := os.Symlink(projects, linked); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	c := fromCmd("claude-code", linked)
+	c.DryRun = true
+	if out := mustImport(t, e, c); !strings.Contains(out, "Would import 1 session") {
+		t.Errorf("a linked projects directory:\n%s", out)
+	}
+	// a directory whose transcript is a link to the file
+	dir := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(dir, 0o700)
+	if err := os.Symlink(x.path, filepath.Join(dir, filepath.Base(x.path))); err != nil {
+		t.Fatal(err)
+	}
+	c = fromCmd("claude-code", dir)
+	c.DryRun = true
+	if out := mustImport(t, e, c); !strings.Contains(out, "Would import 1 session") {
+		t.Errorf("a linked transcript:\n%s", out)
+	}
+	// the folder a ChatGPT export unzips to
+	unzipped := t.TempDir()
+	data, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(unzipped, "conversations.json"), data, 0o600)
+	c = fromCmd("chatgpt", unzipped)
+	c.DryRun = true
+	if out := mustImport(t, e, c); !strings.Contains(out, "Would import 2 sessions") {
+		t.Errorf("an unzipped export folder:\n%s", out)
+	}
+	if _, err := importHistory(t, e, fromCmd("chatgpt", t.TempDir())); err == nil || !strings.Contains(err.Error(), "is a directory without a conversations.json") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}
