@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -91,9 +92,10 @@ func (c setupClaudeCmd) Run(e *env) error {
 		return fmt.Errorf("this agentmem runs from go run's temporary build (%s), which is deleted when it exits: install it first (go install ./cmd/agentmem), then run agentmem setup claude-code", exe)
 	}
 	global := carried(e.cfg)
+	abs := exe
 	exe = c.command(exe, global, os.Stderr)
 	server := map[string]any{"type": "stdio", "command": exe, "args": append(slices.Clone(global), "serve")}
-	hookExe, why := hookBinary(exe)
+	hookExe, why := hookCommand(abs, exe)
 	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("claude-code")...))
 	mcp := fileChange{file: files.mcp, edit: func(doc map[string]any) { setServer(doc, files.mcpPath, server, c.Uninstall) }}
 	if !c.Uninstall {
@@ -119,6 +121,23 @@ const hookName = "agentmem-hook"
 // beside agentmem (exe), which starts in a fraction of agentmem's time
 // and runs agentmem itself only when no server is running; else agentmem,
 // with a line saying why (or "").
+// hookCommand is hookBinary for the binary at abs, named cmd in the
+// settings: by its bare name too when cmd is one (a project's settings,
+// agentmem on PATH) and PATH finds that same lean binary by it.
+func hookCommand(abs, cmd string) (string, string) {
+	lean, why := hookBinary(abs)
+	if cmd == abs {
+		return lean, why
+	}
+	if why != "" {
+		return cmd, why
+	}
+	if found, err := exec.LookPath(filepath.Base(lean)); err == nil && sameFile(found, lean) {
+		return filepath.Base(lean), ""
+	}
+	return lean, ""
+}
+
 func hookBinary(exe string) (string, string) {
 	name := hookName
 	if runtime.GOOS == "windows" {

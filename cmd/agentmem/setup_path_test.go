@@ -78,3 +78,32 @@ func TestSetupProjectCommand(t *testing.T) {
 		t.Errorf("uninstall left the server named by its bare name")
 	}
 }
+
+// A project's settings name the lean hooks binary by its bare name when
+// agentmem itself is named so and PATH finds the same agentmem-hook (the
+// hooks ran the slow binary, and setup said agentmem-hook was not beside
+// it, looking for it in the current directory).
+func TestHookCommandOnPath(t *testing.T) {
+	dir := t.TempDir()
+	abs := filepath.Join(dir, "agentmem")
+	for _, f := range []string{abs, filepath.Join(dir, hookName)} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	if got, why := hookCommand(abs, "agentmem"); got != hookName || why != "" {
+		t.Errorf("on PATH: %q (%s), want %q", got, why, hookName)
+	}
+	if got, why := hookCommand(abs, abs); got != filepath.Join(dir, hookName) || why != "" {
+		t.Errorf("by path: %q (%s), want the lean binary's path", got, why)
+	}
+	t.Setenv("PATH", t.TempDir()) // PATH finds agentmem-hook nowhere: its path
+	if got, _ := hookCommand(abs, "agentmem"); got != filepath.Join(dir, hookName) {
+		t.Errorf("lean binary not on PATH: %q, want its path", got)
+	}
+	os.Remove(filepath.Join(dir, hookName)) // none beside: agentmem itself, as named
+	if got, why := hookCommand(abs, "agentmem"); got != "agentmem" || !strings.Contains(why, "is not beside it") {
+		t.Errorf("no lean binary: %q (%s), want agentmem and why", got, why)
+	}
+}
