@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,11 +94,24 @@ func (c setupCodexCmd) Run(e *env) error {
 	if c.Uninstall {
 		return c.uninstall(ctx, dir, ch)
 	}
+	// hooks.json is written first (Codex reads it to list the hooks to
+	// trust); if Codex then fails, it is put back as it was, so a failed
+	// setup leaves no half-install
+	before, readErr := os.ReadFile(hooksFile)
 	if err := ch.apply(false); err != nil {
 		return err
 	}
 	if err := c.install(ctx, dir, server, hook); err != nil {
-		return err
+		var rerr error
+		if readErr == nil {
+			rerr = os.WriteFile(hooksFile, before, 0o600)
+		} else if errors.Is(readErr, fs.ErrNotExist) {
+			rerr = os.Remove(hooksFile)
+		}
+		if rerr != nil {
+			return fmt.Errorf("%w; putting %s back failed too: %v", err, hooksFile, rerr)
+		}
+		return fmt.Errorf("%w; %s is as it was", err, hooksFile)
 	}
 	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -86,5 +87,32 @@ func TestSetupCodexWithoutCodex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); !os.IsNotExist(err) {
 		t.Errorf("hooks.json written without codex: %v", err)
+	}
+}
+
+// A codex that fails (here one that exits at once) leaves hooks.json as it
+// was, absent or the user's: no half-install (a new-user trial found it
+// rewritten and the setup failed).
+func TestSetupCodexFailingCodexRestoresHooks(t *testing.T) {
+	falseBin, err := exec.LookPath("false")
+	if err != nil {
+		t.Skip("no false binary on PATH to play a failing codex")
+	}
+	home := t.TempDir()
+	e := hookEnv(t)
+	hooks := filepath.Join(home, ".codex", "hooks.json")
+	if err := (setupCodexCmd{Codex: falseBin, home: home}).Run(e); err == nil || !strings.Contains(err.Error(), "is as it was") {
+		t.Fatalf("err = %v, want a failure saying hooks.json is as it was", err)
+	}
+	if _, err := os.Stat(hooks); !os.IsNotExist(err) {
+		t.Errorf("hooks.json left behind by a failed setup: %v", err)
+	}
+	users := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"my-own-hook"}]}]}}`
+	os.WriteFile(hooks, []byte(users), 0o600)
+	if err := (setupCodexCmd{Codex: falseBin, home: home}.Run(e)); err == nil {
+		t.Fatal("setup with a failing codex succeeded")
+	}
+	if got, _ := os.ReadFile(hooks); string(got) != users {
+		t.Errorf("hooks.json after a failed setup:\n%s\nwant the user's:\n%s", got, users)
 	}
 }
