@@ -327,7 +327,9 @@ func (e errStop) Unwrap() error { return e.error }
 // twice.
 func validSession(s histSession, yield func(histSession) error) error {
 	if !hook.ValidSession(s.ID) {
-		return fmt.Errorf("%s: the id %q is not a session id (1 to 200 letters, digits, '.', '_' or '-'; not . or ..)", s.Where, s.ID)
+		// an export that can be read, with an id remember refuses: said
+		// as it is (errStop), not as a file that is no export
+		return errStop{fmt.Errorf("%s: the id %q is not a session id (1 to 200 letters, digits, '.', '_' or '-'; not . or ..)", s.Where, s.ID)}
 	}
 	seen := map[string]bool{}
 	kept := s.Turns[:0]

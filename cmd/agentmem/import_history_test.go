@@ -474,8 +474,8 @@ func TestImportLeavesOutWhatRememberRefuses(t *testing.T) {
 	dots := filepath.Join(t.TempDir(), "conversations.json")
 	os.WriteFile(dots, []byte(`[{"uuid":"conv-c","name":"n","created_at":"2024-01-03T00:00:00Z","chat_messages":[{"uuid":"c1","sender":"human","text":"fine","created_at":"2024-01-03T00:00:00Z"}]},`+
 		`{"uuid":"..","name":"n","created_at":"2024-01-03T00:00:00Z","chat_messages":[{"uuid":"d1","sender":"human","text":"a dot-dot conversation","created_at":"2024-01-03T00:00:00Z"}]}]`), 0o600)
-	if _, err := importHistory(t, e, fromCmd("claude-ai", dots)); err == nil || !strings.Contains(err.Error(), `the id ".." is not a session id`) || !strings.Contains(err.Error(), "nothing stored") {
-		t.Errorf("a conversation id of ..: %v", err)
+	if _, err := importHistory(t, e, fromCmd("claude-ai", dots)); err == nil || !strings.Contains(err.Error(), `the id ".." is not a session id`) || !strings.Contains(err.Error(), "nothing stored") || strings.Contains(err.Error(), "not a Claude.ai export") || strings.Count(err.Error(), dots) != 1 {
+		t.Errorf("a conversation id of ..: %v, want it said once, of an export that can be read", err)
 	}
 	if got := stored(t, e, "default", "conv-c"); len(got) != 0 {
 		t.Errorf("conv-c was stored from a file refused: %+v", got)
