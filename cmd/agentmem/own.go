@@ -146,6 +146,17 @@ type exportCmd struct {
 }
 
 func (c exportCmd) Run(e *env) error {
+	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
+		// a new or mistyped --data-dir holds nothing to export: say so,
+		// and create no store there
+		dir, err := e.cfg.Dir()
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(dir, "store")); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("no store in %s: nothing to export (is --data-dir right?)", dir)
+		}
+	}
 	b, err := openOwned(e)
 	if err != nil {
 		return err

@@ -152,3 +152,17 @@ func TestSessionsShowResumedSessions(t *testing.T) {
 		t.Errorf("sessions --after 2023-05-10 = %q, want the bound said, without a table's header", out)
 	}
 }
+
+// export from a data dir that holds no store (new, or mistyped) says so,
+// and creates nothing there (it created a store and an embedding cache,
+// then said the namespace was not found).
+func TestExportFromNoStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "typo")
+	_, errOut, err := try(t, dir, "--embedder", "none", "export")
+	if err == nil || !strings.Contains(errOut, "no store in "+dir+": nothing to export") {
+		t.Errorf("export from %s: %v, %s", dir, err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+		t.Errorf("export created a store: %v", err)
+	}
+}
