@@ -490,7 +490,7 @@ func (ch fileChange) plan() (old, neu []byte, err error) {
 		}
 	}
 	ch.edit(doc)
-	return old, encodeDoc(doc), nil
+	return old, encodeDocLike(doc, old), nil
 }
 
 // write writes neu over the file after a backup of old, unless they are
@@ -561,17 +561,6 @@ func decodeDoc(b []byte) (map[string]any, error) {
 		return nil, errors.New("text after its end")
 	}
 	return doc, nil
-}
-
-// encodeDoc writes doc indented, its text as is (json.Marshal would write
-// a hook's "a > b && c" as "a \u003e b \u0026\u0026 c").
-func encodeDoc(doc map[string]any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	enc.Encode(doc)
-	return b.Bytes()
 }
 
 // canonical is a JSON document re-encoded with sorted keys, to compare
