@@ -51,6 +51,8 @@ type histSession struct {
 	Turns []claudecode.Turn
 	// Skipped counts what its reader left out, by reason.
 	Skipped claudecode.Skipped
+	// Bad names the lines of its file that are not JSON, FILE:LINE.
+	Bad []string
 }
 
 // histSource reads a history, calling yield with each session in order.
@@ -69,11 +71,15 @@ type historyReport struct {
 	Held     int                `json:"already_stored"`
 	// Pending counts the memories of the import's namespaces still waiting
 	// for their vectors when it returned (0 unless --no-wait).
-	Pending    int            `json:"vectors_pending"`
-	Searchable float64        `json:"searchable_seconds,omitempty"`
-	Vectors    float64        `json:"vectors_seconds,omitempty"`
-	List       []sessionLine  `json:"session_list,omitempty"`
-	loc        *time.Location // days are the configured zone's, as the store dates them
+	Pending    int           `json:"vectors_pending"`
+	Searchable float64       `json:"searchable_seconds,omitempty"`
+	Vectors    float64       `json:"vectors_seconds,omitempty"`
+	List       []sessionLine `json:"session_list,omitempty"`
+	// BadLines names the first lines that are not JSON (FILE:LINE), as
+	// the hooks name them, so that a damaged file can be found.
+	BadLines []string `json:"bad_lines,omitempty"`
+	badLines int
+	loc      *time.Location // days are the configured zone's, as the store dates them
 	// namespaceOf names the namespace of a session's project, with
 	// --per-project (nil without).
 	namespaceOf func(cwd string) string
@@ -176,6 +182,8 @@ func (s histSession) date() time.Time {
 
 func (r *historyReport) count(s histSession) {
 	r.Skipped.Add(s.Skipped)
+	r.badLines += len(s.Bad)
+	r.BadLines = append(r.BadLines, s.Bad[:min(len(s.Bad), maxBadLines-len(r.BadLines))]...)
 	if len(s.Turns) == 0 {
 		if s.ID != "" {
 			r.Skipped["session without a turn to store"]++
@@ -262,10 +270,20 @@ func (r *historyReport) write(w io.Writer) {
 			fmt.Fprintf(w, "  %6d  %s\n", r.Skipped[k], k)
 		}
 	}
+	if len(r.BadLines) > 0 {
+		more := ""
+		if n := r.badLines - len(r.BadLines); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		fmt.Fprintf(w, "Lines that are not JSON: %s%s.\n", strings.Join(r.BadLines, ", "), more)
+	}
 	if r.DryRun {
 		fmt.Fprintln(w, "Nothing stored (--dry-run).")
 	}
 }
+
+// maxBadLines is how many lines that are not JSON a report names.
+const maxBadLines = 5
 
 // were is the verb of a count: "was" for one, else "were".
 func were(n int) string {

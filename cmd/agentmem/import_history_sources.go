@@ -125,6 +125,7 @@ func readRollout(path string, explicit bool) (histSession, error) {
 		return s, nil
 	}
 	s.Skipped = res.Skipped
+	s.Bad = linesOf(path, res.Bad)
 	s.ID = rolloutSession(path)
 	for _, t := range res.Turns { // the session_meta line may come late, or not at all
 		if t.Session != "" && hook.ValidSession(t.Session) {
@@ -158,6 +159,15 @@ func rolloutSession(path string) string {
 		}
 	}
 	return id
+}
+
+// linesOf names lines of path, FILE:LINE, at most maxBadLines of them.
+func linesOf(path string, lines []int) []string {
+	var out []string
+	for _, n := range lines[:min(len(lines), maxBadLines)] {
+		out = append(out, fmt.Sprintf("%s:%d", path, n))
+	}
+	return out
 }
 
 // regularFile reports a regular file at p, or a symbolic link to one.
@@ -211,7 +221,7 @@ func readTranscript(path string, explicit bool) (histSession, error) {
 		s.Skipped["file not named as a session id"]++
 		return s, nil
 	}
-	s.ID, s.Skipped, s.Turns = id, res.Skipped, res.Turns
+	s.ID, s.Skipped, s.Turns, s.Bad = id, res.Skipped, res.Turns, linesOf(path, res.Bad)
 	if len(res.Turns) > 0 {
 		s.CWD = res.Turns[0].CWD
 	}

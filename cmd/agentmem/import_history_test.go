@@ -528,3 +528,23 @@ func TestImportFollowsLinksAndExportFolders(t *testing.T) {
 		t.Errorf("an empty folder: %v", err)
 	}
 }
+
+// The report names the lines that are not JSON, FILE:LINE, as the hooks
+// do (it gave only their count, which left a damaged file to be hunted).
+func TestImportNamesBadLines(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("I adopted a golden retriever named Biscuit last week.", "Congratulations!", "Goldens love water.", "notes"))
+	before, err := os.ReadFile(x.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.write(t, []byte("{not json\n"))
+	x.write(t, x.exchange("Where should I walk him?", "A park.", "ok", "fine"))
+	c := fromCmd("claude-code", filepath.Dir(filepath.Dir(x.path)))
+	c.DryRun = true
+	out := mustImport(t, e, c)
+	if want := fmt.Sprintf("Lines that are not JSON: %s:%d.", x.path, bytes.Count(before, []byte("\n"))+1); !strings.Contains(out, want) {
+		t.Errorf("the report:\n%s\nwant %q", out, want)
+	}
+}
