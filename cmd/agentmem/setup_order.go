@@ -162,4 +162,3 @@ func writeScalar(w *bytes.Buffer, v any) {
 	}
 	w.Write(bytes.TrimRight(b.Bytes(), "\n"))
 }
-

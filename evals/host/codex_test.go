@@ -233,7 +233,7 @@ func checkAutoRecall(t *testing.T, reqs []CodexRequest, session string) {
 				// its role (which turns clear the floor moves with the
 				// vectors' last digits, which differ between CPUs)
 				passage := regexp.MustCompile(`· session `+startOf(session)+`\]`).MatchString(p.Text) && strings.Contains(p.Text, "\nuser: My sister Ana moved to Lisbon in March")
-				alone := regexp.MustCompile(`· session `+startOf(session)+` · user\]\n  My sister Ana moved to Lisbon in March`).MatchString(p.Text)
+				alone := regexp.MustCompile(`· session ` + startOf(session) + ` · user\]\n  My sister Ana moved to Lisbon in March`).MatchString(p.Text)
 				if !passage && !alone {
 					t.Errorf("the prompt's memories:\n%s\nwant session %s's passage", p.Text, session)
 				}
