@@ -82,10 +82,7 @@ func (e *evaluator) walkDocs(off, to, end uint64) error {
 		return e.walkTo(off, to, end)
 	}
 	for {
-		ws := uint64(done)
-		for _, l := range e.walked {
-			ws = min(ws, l.id)
-		}
+		ws := e.nextWalked()
 		if ws >= to {
 			return nil
 		}

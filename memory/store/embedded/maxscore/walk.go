@@ -41,14 +41,20 @@ func (e *evaluator) walkPart(si int, lo, hi uint64) error {
 	return nil
 }
 
+// nextWalked is the next document a walked leaf is on (done when none is).
+func (e *evaluator) nextWalked() uint64 {
+	id := uint64(done)
+	for _, l := range e.walked {
+		id = min(id, l.id)
+	}
+	return id
+}
+
 // walkTo walks the documents the essential leaves bring up, up to local
 // document to (excluded); the part's documents end at global number end.
 func (e *evaluator) walkTo(off, to, end uint64) error {
 	for {
-		id := uint64(done)
-		for _, l := range e.walked {
-			id = min(id, l.id)
-		}
+		id := e.nextWalked()
 		if id >= to {
 			return nil
 		}
