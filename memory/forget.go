@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // ForgetRequest deletes memories of one namespace: by ids, by session, or
@@ -82,13 +80,12 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 func (s *Service) unknownIDs(ctx context.Context, ns string, ids []string) ([]string, error) {
 	var unknown []string
 	for _, id := range ids {
-		i := strings.LastIndexByte(id, ':')
-		turn, err := strconv.Atoi(id[i+1:])
-		if i <= 0 || err != nil || turn < 0 {
+		session, turn, ok := ParseMemoryID(id)
+		if !ok {
 			unknown = append(unknown, id)
 			continue
 		}
-		ts, err := s.store.Turns(ctx, ns, id[:i], turn, turn)
+		ts, err := s.store.Turns(ctx, ns, session, turn, turn)
 		if err != nil {
 			return nil, fmt.Errorf("looking up memory %s: %w", id, err)
 		}

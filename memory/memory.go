@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -46,6 +47,20 @@ type Memory struct {
 // unique within a namespace, so re-ingesting a session rewrites the same ids.
 func MemoryID(sessionID string, turn int) string {
 	return fmt.Sprintf("%s:%d", sessionID, turn)
+}
+
+// ParseMemoryID splits a memory id into its session id and turn, as
+// MemoryID joins them; ok is false for an id MemoryID cannot have made.
+func ParseMemoryID(id string) (sessionID string, turn int, ok bool) {
+	i := strings.LastIndexByte(id, ':')
+	if i <= 0 {
+		return "", 0, false
+	}
+	turn, err := strconv.Atoi(id[i+1:])
+	if err != nil || turn < 0 {
+		return "", 0, false
+	}
+	return id[:i], turn, true
 }
 
 // turnHash is what makes ingest idempotent: two messages are the same turn

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -105,10 +104,8 @@ func (s *Store) scanManifests(ctx context.Context, ns, prefix string) ([]session
 
 // turnOf reads the turn from a memory id (session:turn); -1 when it has none.
 func turnOf(id string) int {
-	if i := strings.LastIndexByte(id, ':'); i >= 0 {
-		if n, err := strconv.Atoi(id[i+1:]); err == nil {
-			return n
-		}
+	if _, n, ok := memory.ParseMemoryID(id); ok {
+		return n
 	}
 	return -1
 }
