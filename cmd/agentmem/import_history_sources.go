@@ -341,18 +341,14 @@ func validSession(s histSession, yield func(histSession) error) error {
 		// as it is (errStop), not as a file that is no export
 		return errStop{fmt.Errorf("%s: the id %q is not a session id (1 to 200 letters, digits, '.', '_' or '-'; not . or ..)", s.Where, s.ID)}
 	}
-	seen := map[string]bool{}
+	// (a repeated id is left out with every source's, by keepInRange)
 	kept := s.Turns[:0]
 	for _, t := range s.Turns {
-		switch {
-		case t.ID == "":
+		if t.ID == "" {
 			s.Skipped["message without an id"]++
-		case seen[t.ID]:
-			s.Skipped["message id repeated"]++
-		default:
-			seen[t.ID] = true
-			kept = append(kept, t)
+			continue
 		}
+		kept = append(kept, t)
 	}
 	s.Turns = kept
 	if err := yield(s); err != nil {

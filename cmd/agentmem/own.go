@@ -146,16 +146,12 @@ type exportCmd struct {
 }
 
 func (c exportCmd) Run(e *env) error {
-	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
-		// a new or mistyped --data-dir holds nothing to export: say so,
-		// and create no store there
-		dir, err := e.cfg.Dir()
-		if err != nil {
-			return err
-		}
-		if _, err := os.Stat(filepath.Join(dir, "store")); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("no store in %s: nothing to export (is --data-dir right?)", dir)
-		}
+	// a new or mistyped --data-dir holds nothing to export: say so, and
+	// create no store there
+	if dir, none, err := noStore(e); err != nil {
+		return err
+	} else if none {
+		return fmt.Errorf("no store in %s: nothing to export (is --data-dir right?)", dir)
 	}
 	b, err := openOwned(e)
 	if err != nil {
@@ -317,15 +313,23 @@ func importSummary(r memory.ImportResult) string {
 	return fmt.Sprintf("Imported %s in %s (%d already stored, skipped; %d embedded again).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded)
 }
 
+// noStore reports whether e's memory is an embedded store that its data
+// dir (dir) does not hold yet: opening it would create one.
+func noStore(e *env) (dir string, none bool, err error) {
+	if dir, err = e.cfg.Dir(); err != nil || e.cfg.Store == "couchbase" {
+		return dir, false, err
+	}
+	_, err = os.Stat(filepath.Join(dir, "store"))
+	return dir, errors.Is(err, fs.ErrNotExist), nil
+}
+
 // openDry opens the memory a dry run checks the file against: the data
 // dir's, or, when it holds no store yet, an empty one in a temporary
 // directory, so that a dry run creates nothing.
 func openDry(e *env) (*backend.Backend, error) {
-	dir, err := e.cfg.Dir()
-	if err != nil {
+	if _, none, err := noStore(e); err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(filepath.Join(dir, "store")); e.cfg.Store == "couchbase" || !errors.Is(err, fs.ErrNotExist) {
+	} else if !none {
 		return openOwned(e)
 	}
 	tmp, err := os.MkdirTemp("", "agentmem-dry-run-*")
