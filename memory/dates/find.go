@@ -700,20 +700,6 @@ func (f *finder) ahead(i int) bool {
 			switch f.t[j].kw {
 			case kwWill:
 				return true
-			case kwModal:
-				// what is to be done, said before the date: "I should call
-				// her on Monday", "I need to finish it by Friday", "let's
-				// meet on Thursday"; not "should have" (it looks back),
-				// "need polishing", "let them know that on Monday we…",
-				// nor a modal after the date, mostly another clause's ("I
-				// applied on 25 January, so you should receive it soon")
-				// ("should've"), and only for a date set by a preposition
-				// of time ("I need to tell you about Friday" is no plan)
-				if j < i && f.setAt(i) && (f.word(j, "should") && !f.word(j+1, "have") && !(f.glued(j+1) && f.word(j+2, "ve")) ||
-					(f.word(j, "need") || f.word(j, "needs")) && f.kw(j+1) == kwTo ||
-					f.word(j, "let") && (f.word(j+1, "s") || f.glued(j+1) && f.word(j+2, "s") && f.glued(j+2))) {
-					return true
-				}
 			case kwTomorrow, kwNext:
 				// "next month, on 12 August", "tomorrow, and on June 2",
 				// "next time, maybe in June": the sentence looks ahead
@@ -740,23 +726,7 @@ func (f *finder) ahead(i int) bool {
 			if j < i && !from && f.progressive(j) {
 				return true
 			}
-			// an event one has, just before its date: "I have a concert
-			// on 3 June", "do I have any events on Saturday?"; not "I
-			// have been", "didn't have a concert", "might have", "did
-			// you have a good time on Saturday?", "I have a photo of us
-			// on Friday" (the event further off), nor "from Saturday"
-			if j < i && j >= i-5 && !from && f.setAt(i) && (f.word(j, "have") || f.word(j, "has")) && f.pronoun(j-1) && f.kw(j-2) != kwWas &&
-				(f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe) {
-				return true
-			}
-			// the progressive asked as a question: "what am I doing on
-			// Friday?" (not "what are you thinking about Friday?")
-			if j < i && !from && f.setAt(i) && (f.kw(j) == kwIs || f.word(j, "am")) && f.pronoun(j+1) && f.ing(j+2) {
-				return true
-			}
-			// a question that begins "can we" or "can I" asks for a
-			// plan: "Can we meet on Thursday?"
-			if j < i && j == lo && f.word(j, "can") && (f.word(j+1, "we") || f.word(j+1, "i")) && f.setAt(i) {
+			if j < i && f.planAt(i, j, lo, from) {
 				return true
 			}
 		}
@@ -788,6 +758,55 @@ func (f *finder) progressive(j int) bool {
 		return false
 	}
 	return f.ing(j + 1)
+}
+
+// planAt reports a word at j, before a date at i that a preposition of
+// time sets (setAt), that says the date is a plan (lo is where its
+// sentence's window starts; from, whether "from" comes before the date):
+//   - what is to be done: "I should call her on Monday", "I need to finish
+//     it by Friday", "let's meet on Thursday"; not "should have" or
+//     "should've" (they look back), "need polishing", "let them know",
+//     and never a modal after the date, mostly another clause's ("I
+//     applied on 25 January, so you should receive it soon");
+//   - an event one has, just before its date: "I have a concert on 3
+//     June", "do I have any events on Saturday?"; not "I have been",
+//     "didn't have a concert", "might have", "did you have a good time on
+//     Saturday?", "I have a photo of us on Friday" (the event further
+//     off), nor "from Saturday";
+//   - the progressive asked as a question: "what am I doing on Friday?";
+//   - a question that begins "can we" or "can I": "Can we meet on
+//     Thursday?".
+//
+// None counts for a date no preposition of time sets ("I need to tell you
+// about Friday", "what are you thinking about Friday?").
+func (f *finder) planAt(i, j, lo int, from bool) bool {
+	if !f.setAt(i) {
+		return false
+	}
+	switch {
+	case f.word(j, "should"):
+		return !f.word(j+1, "have") && !f.clitic(j, "ve")
+	case f.word(j, "need") || f.word(j, "needs"):
+		return f.kw(j+1) == kwTo
+	case f.word(j, "let"):
+		return f.clitic(j, "s")
+	case from:
+		return false
+	case f.word(j, "have") || f.word(j, "has"):
+		return j >= i-5 && f.pronoun(j-1) && f.kw(j-2) != kwWas && (f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe)
+	case f.kw(j) == kwIs || f.word(j, "am"):
+		return f.pronoun(j+1) && f.ing(j+2)
+	case f.word(j, "can"):
+		return j == lo && (f.word(j+1, "we") || f.word(j+1, "i"))
+	}
+	return false
+}
+
+// clitic reports a contraction of the word at j with c: "let's", "let’s",
+// "should've" (the apostrophe a token of its own, glued on both sides), or
+// the two words apart ("let s").
+func (f *finder) clitic(j int, c string) bool {
+	return f.word(j+1, c) || f.glued(j+1) && f.word(j+2, c) && f.glued(j+2)
 }
 
 // setAt reports a date at i set by a preposition of time before it (on,
