@@ -19,13 +19,14 @@ const (
 )
 
 type message struct {
-	kind   kind
-	id     string // canonical form of the id (see idKey), for requests and responses
-	rawID  json.RawMessage
-	method string
-	params json.RawMessage
-	result json.RawMessage
-	err    *rpcError
+	kind    kind
+	version string // "jsonrpc"
+	id      string // canonical form of the id (see idKey), for requests and responses
+	rawID   json.RawMessage
+	method  string
+	params  json.RawMessage
+	result  json.RawMessage
+	err     *rpcError
 }
 
 type rpcError struct {
@@ -36,18 +37,19 @@ type rpcError struct {
 
 func peek(line []byte) message {
 	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result json.RawMessage `json:"result"`
-		Error  *rpcError       `json:"error"`
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result"`
+		Error   *rpcError       `json:"error"`
 	}
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
 		return message{kind: opaque}
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
-	out := message{rawID: m.ID, method: m.Method, params: m.Params, result: m.Result, err: m.Error}
+	out := message{version: m.JSONRPC, rawID: m.ID, method: m.Method, params: m.Params, result: m.Result, err: m.Error}
 	switch {
 	case m.Method != "" && hasID:
 		out.kind = request

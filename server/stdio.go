@@ -94,7 +94,7 @@ type unanswered struct {
 // for an answer that names it.
 func (u *unanswered) sent(line []byte) {
 	m := peek(line)
-	if m.kind == request && (!readableEnvelope(line) || m.result != nil || m.err != nil || m.method == "subscriptions/listen") {
+	if m.kind == request && (!readableEnvelope(m) || m.result != nil || m.err != nil || m.method == "subscriptions/listen") {
 		// a request that also carries a result gets no answer; a listen
 		// stream is answered only when the session ends
 		return
@@ -112,16 +112,12 @@ func (u *unanswered) sent(line []byte) {
 }
 
 // readableEnvelope reports a message whose "jsonrpc" is "2.0" and whose
-// id, if any, is a string or a number.
-func readableEnvelope(line []byte) bool {
-	var m struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" {
+// id is a string or a number mcp-go can read.
+func readableEnvelope(m message) bool {
+	if m.version != "2.0" {
 		return false
 	}
-	id := bytes.TrimSpace(m.ID)
+	id := bytes.TrimSpace(m.rawID)
 	var v any // as mcp-go reads it: 1e400 is no id it can answer
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') && json.Unmarshal(id, &v) == nil
 }
