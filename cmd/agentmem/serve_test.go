@@ -160,6 +160,11 @@ func TestServeAnswersWhileLoading(t *testing.T) {
 	}
 	r := sec.a
 	r.recalls("locker code", "4417")
+	// its log comes through a pipe copied by another goroutine: give the
+	// line it wrote before relaying a moment to arrive
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(r.logs.String(), "relaying") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if !strings.Contains(r.logs.String(), "relaying") {
 		t.Errorf("the second agent did not relay to the first")
 	}
