@@ -46,6 +46,9 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	context := Context(text, cfg.NoPrefix)
 	res.Tokens = r.o.Tokenizer.Count(context)
 	res.AnswerShown = AnswerShown(res.Gold, context)
+	if err := r.logFeatures(ctx, a, cfg); err != nil {
+		return Result{}, err
+	}
 	if r.o.Chat == nil {
 		return res, nil
 	}

@@ -36,6 +36,8 @@ type Config struct {
 	Adjacent *float64 `json:"adjacent,omitempty"`
 	// Kinds is weights.kinds (nil: the server's default; 0: off).
 	Kinds *float64 `json:"kinds,omitempty"`
+	// Learned is weights.learned (nil: the server's default; 0: off).
+	Learned *float64 `json:"learned,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
 	// recall's other weights (0: the server's default).
 	TextWeight   float64 `json:"text_weight,omitempty"`
@@ -111,8 +113,8 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
-	if c.Time != nil || c.Adjacent != nil || c.Kinds != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
-		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds,
+	if c.Time != nil || c.Adjacent != nil || c.Kinds != nil || c.Learned != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
+		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds, Learned: c.Learned,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
 	args.Context, args.MaxTokens, args.Excerpt, args.Reranker = c.Context, c.MaxTokens, c.Excerpt, c.Reranker
@@ -146,6 +148,7 @@ var numericFactors = map[string]func(c *Config, f float64){
 	"w.rank":     func(c *Config, f float64) { c.RankConstant = int(f) },
 	"time":       func(c *Config, f float64) { c.Time = &f },
 	"adjacent":   func(c *Config, f float64) { c.Adjacent = &f },
+	"learned":    func(c *Config, f float64) { c.Learned = &f },
 	"kinds":      func(c *Config, f float64) { c.Kinds = &f },
 }
 

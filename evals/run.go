@@ -49,6 +49,9 @@ type Options struct {
 	// uuidSessions): a recall's text then costs what it costs in a host.
 	UUIDSessions bool
 	Progress     *Progress // nil: silent
+	// Features, when set, logs every candidate of each question's recall
+	// under the first configuration, to fit the learned order (FeatureLog).
+	Features *FeatureLog
 }
 
 // Outcome is what a run measured, cached results included.

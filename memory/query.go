@@ -73,6 +73,9 @@ type Query struct {
 	// hybrid.QueryNames). Their names are matched as the speaker or a name
 	// a turn mentions, not as words of the text (see hybrid.TextMatch).
 	Speakers []string
+	// Explain asks for each hit's Features: what the learned order reads
+	// of it, whether or not it orders them.
+	Explain bool
 }
 
 // Period is a time expression of a query and the period it names,
@@ -90,8 +93,8 @@ func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Befor
 // dated in a period the query names; Kinds weights the match of the
 // query's words on the kinds of a memory's nouns (hybrid.FieldKinds,
 // package kinds) inside the text ranking; RankConstant is RRF's k. Zero
-// means the default; a negative Time, Adjacent or Kinds turns that factor
-// off.
+// means the default; a negative Time, Adjacent, Kinds or Learned turns
+// that factor off.
 type Weights struct {
 	Text   float64
 	Vector float64
@@ -102,14 +105,19 @@ type Weights struct {
 	// session) that is one of the few best candidates, so an answer ranks
 	// with the question it answers; read from the candidates' scores
 	// alone (see hybrid.Rank). On by default (0.5).
-	Adjacent     float64
-	Kinds        float64
+	Adjacent float64
+	Kinds    float64
+	// Learned orders the candidates by the learned model's chance that
+	// each is evidence (see hybrid.Rank): 1, the default, by the model
+	// alone; between 0 and 1, a blend with the fused order; negative, the
+	// fused order. Only reciprocal-rank fusion, the model's, is reordered.
+	Learned      float64
 	RankConstant int
 }
 
 // DefaultWeights are the weights used when a Query sets none.
 func DefaultWeights() Weights {
-	return Weights{Text: 1, Vector: 1, Entity: 1.5, Time: 0.5, Adjacent: 0.5, Kinds: 0.3, RankConstant: DefaultRankConstant}
+	return Weights{Text: 1, Vector: 1, Entity: 1.5, Time: 0.5, Adjacent: 0.5, Kinds: 0.3, Learned: 1, RankConstant: DefaultRankConstant}
 }
 
 // OrDefault is w with DefaultWeights for the fields it leaves zero: every
@@ -128,6 +136,7 @@ func (w Weights) OrDefault() Weights {
 	w.Time = cmp.Or(w.Time, d.Time)
 	w.Adjacent = cmp.Or(w.Adjacent, d.Adjacent)
 	w.Kinds = cmp.Or(w.Kinds, d.Kinds)
+	w.Learned = cmp.Or(w.Learned, d.Learned)
 	if w.RankConstant <= 0 {
 		w.RankConstant = d.RankConstant
 	}
@@ -171,4 +180,13 @@ type Hit struct {
 	// FusedRank is the hit's rank in the fused ranking when a reranker
 	// ordered the hits (and Score is then the reranker's); 0 otherwise.
 	FusedRank int `json:"fused_rank,omitempty"`
+	// Prior is the hit's score before the learned order scored it (the
+	// fused score with its boosts; 0 when the learned order did not
+	// apply): a recall's default budget is what its best k by Prior take
+	// whole, so the learned order changes which memories are shown, not
+	// how many tokens they take (see Service.passages).
+	Prior float64 `json:"-"`
+	// Features are what the learned order read of the hit (named by
+	// hybrid.FeatureNames), with Query.Explain; nil otherwise.
+	Features []float64 `json:"-"`
 }

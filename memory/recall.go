@@ -45,6 +45,10 @@ type RecallRequest struct {
 	// nil means whenever the service has one; true when it has none is an
 	// error.
 	Reranker *bool
+	// Explain returns every fused candidate with what the learned order
+	// read of it (RecallResult.Candidates); the recall is otherwise the
+	// same.
+	Explain bool
 }
 
 // DefaultExcerpt is the excerpt length (in tokens, about) the tools use
@@ -82,6 +86,10 @@ type RecallResult struct {
 	// up).
 	Reranker    string
 	RerankError string
+	// Candidates, with RecallRequest.Explain, are every candidate of the
+	// fused pool (both sides' pools, up to twice the pool), best first by
+	// the ranking before any reranker, each with its Features.
+	Candidates []Hit
 }
 
 // Text renders the result for a prompt (see Text).
@@ -109,6 +117,12 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Vector = vs[0]
 	}
 	rerankN := s.candidates(&q, req, reranked)
+	k := q.K // the candidates the recall works on
+	if req.Explain {
+		// every candidate of the same pools, the best k of them the same
+		q.Explain, q.Pool = true, q.PoolSize()
+		q.K = max(q.K, 2*q.Pool)
+	}
 	// counted before the search: a memory not counted had its vectors
 	// before the search began, so a result that says none are pending
 	// never lacks a vector hit for want of its vectors
@@ -120,9 +134,13 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
+	var res RecallResult
+	if req.Explain {
+		res.Candidates = slices.Clone(hits)
+		hits = hits[:min(len(hits), k)]
+	}
 	fill := req.Fill && req.Excerpt > 0
 	want := queryWords(q.Text) // the reranker's excerpts and the passages'
-	var res RecallResult
 	if reranked {
 		// the reranked candidates are the recall's: every hit returned
 		// was read by the reranker
@@ -311,6 +329,9 @@ func validWeights(w Weights) error {
 		if math.IsNaN(f.v) || f.v > MaxWeight || f.v < 0 && !f.off {
 			return &FieldError{f.name, fmt.Sprintf("must be greater than 0 and at most %d, got %v", MaxWeight, f.v)}
 		}
+	}
+	if math.IsNaN(w.Learned) || w.Learned > 1 {
+		return &FieldError{"weights.learned", fmt.Sprintf("must be between 0 and 1, got %v", w.Learned)}
 	}
 	if math.IsNaN(w.Adjacent) || w.Adjacent > 1 {
 		return &FieldError{"weights.adjacent", fmt.Sprintf("must be between 0 and 1, got %v", w.Adjacent)}

@@ -62,16 +62,18 @@ func shortForm(id string) bool {
 // passages groups the hits into passages (group) within budget tokens
 // (0: none), with each UUID session headed by its label (label). With
 // fillK > 0 the budget is at most what the best fillK hits take shown
-// whole (wholeTokens), their sessions labelled first, so that their
-// headers count as shown. When a session shown is labelled longer than
+// whole (wholeTokens; best by their Prior where the learned order scored
+// them), their sessions labelled first, so that their headers count as
+// shown. When a session shown is labelled longer than
 // the grouping counted, the hits are grouped again with its label; a
 // session that only the second grouping shows (rare: a longer header
 // left room for another) is labelled without a third.
 func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems, order Order) []Passage {
 	labels := map[string]string{}
 	if fillK > 0 {
-		s.label(ctx, ns, sessionsOf(hits[:fillK], hitSession), labels)
-		if full := wholeTokens(hits[:fillK], turns[:fillK], labels, order); budget == 0 || full < budget {
+		bh, bt := bestByPrior(hits, turns, fillK)
+		s.label(ctx, ns, sessionsOf(bh, hitSession), labels)
+		if full := wholeTokens(bh, bt, labels, order); budget == 0 || full < budget {
 			budget = full
 		}
 	}
@@ -84,6 +86,26 @@ func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][
 		ps[i].Label = labels[passageSession(ps[i])]
 	}
 	return ps
+}
+
+// bestByPrior is the best n hits, with their turns, by the score they had
+// before the learned order (Hit.Prior), or the first n where it did not
+// apply (a reranker's or a fusion's own order).
+func bestByPrior(hits []Hit, turns [][]Memory, n int) ([]Hit, [][]Memory) {
+	if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Prior > 0 }) {
+		return hits[:n], turns[:n]
+	}
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	// stable: equal priors keep the order they came in
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(hits[b].Prior, hits[a].Prior) })
+	bh, bt := make([]Hit, 0, n), make([][]Memory, 0, n)
+	for _, i := range idx[:n] {
+		bh, bt = append(bh, hits[i]), append(bt, turns[i])
+	}
+	return bh, bt
 }
 
 // sessionsOf is the sessions of xs (hits or passages), each once, in

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"agentmem/memory"
+	"agentmem/memory/hybrid"
 	"agentmem/tools/spec"
 )
 
@@ -20,6 +21,9 @@ func recallTool() mcp.Tool {
 }
 
 func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallResult, string, error) {
+	if in.Explain && !recallStructured(in) {
+		return spec.RecallResult{}, "", &memory.FieldError{Field: "explain", Msg: "needs format json: the candidates are in the structured result"}
+	}
 	res, err := h.svc.Recall(ctx, recallRequest(in))
 	if err != nil {
 		return spec.RecallResult{}, "", err
@@ -33,6 +37,7 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
 		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt, Reranker: in.Reranker,
+		Explain: in.Explain,
 	}
 	if in.Excerpt != nil {
 		req.Excerpt = *in.Excerpt
@@ -40,7 +45,7 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 	req.Fill = req.Excerpt > 0
 	if w := in.Weights; w != nil {
 		req.Weights = &memory.Weights{Text: w.Text, Vector: w.Vector, Entity: w.Entity, RankConstant: w.RankConstant,
-			Time: offOrValue(w.Time), Adjacent: offOrValue(w.Adjacent), Kinds: offOrValue(w.Kinds)}
+			Time: offOrValue(w.Time), Adjacent: offOrValue(w.Adjacent), Kinds: offOrValue(w.Kinds), Learned: offOrValue(w.Learned)}
 	}
 	return req
 }
@@ -55,10 +60,7 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 	}
 	for n, p := range res.Passages {
 		for i, m := range p.Memories {
-			score := p.Score[i]
-			if math.IsNaN(score) || math.IsInf(score, 0) {
-				score = 0 // never sent: JSON has no NaN, and a result that cannot be encoded never answers
-			}
+			score := finite(p.Score[i])
 			text, part := m.Text, !whole && len(p.Excerpt) > i && p.Excerpt[i] != ""
 			if part {
 				text = p.Excerpt[i] // what the text shows; the whole turn is in its session
@@ -81,7 +83,27 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 	out.TimeBoost = res.TimeBoost
 	out.Pending = res.Pending
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
+	names := hybrid.FeatureNames()
+	if res.Candidates != nil {
+		out.FeatureNames = names
+	}
+	for _, h := range res.Candidates {
+		c := spec.Candidate{ID: h.Memory.ID, Score: finite(h.Score), TextRank: h.TextRank, VectorRank: h.VectorRank, Features: map[string]float64{}}
+		for i, f := range h.Features {
+			c.Features[names[i]] = finite(f)
+		}
+		out.Candidates = append(out.Candidates, c)
+	}
 	return out
+}
+
+// finite is f, or 0 for a NaN or an infinity: JSON has neither, and a
+// result that cannot be encoded never answers.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // recallStructured says whether a recall returns its structured result

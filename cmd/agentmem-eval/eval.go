@@ -67,6 +67,7 @@ type evalFlags struct {
 	UUIDs      bool   `name:"uuid-sessions" help:"Store each session under a UUID made from its unit and id, as agent hosts (Claude Code, Codex) name sessions, instead of the benchmark's short id: the text a recall shows then costs what it costs a host's model. Scoring is unchanged. agentmem's own runs only (not with --peers)."`
 	Quiet      bool   `name:"quiet" help:"No progress bar."`
 	CPUProfile string `name:"cpuprofile" placeholder:"FILE" help:"Write a CPU profile (go tool pprof) of the run."`
+	Features   string `name:"features" placeholder:"FILE" help:"Also write every candidate of each question's recall under the first configuration, with what the learned order read of it and whether it holds evidence (JSON lines), to fit the learned order (evals/learn). Questions already in --out's results are not asked again, so use a fresh --out."`
 
 	Peers       []string      `name:"peers" sep:"," placeholder:"NAME" help:"Also run these other MCP memory servers on the same questions with the same k, and write compare.md, compare.json and compare.svg beside agentmem's report: server-memory, ai-devkit-memory, memory-keeper. They are installed from the npm registry into --peer-cache (Node.js and npm are needed)."`
 	PeerCache   string        `name:"peer-cache" placeholder:"DIR" help:"Where the peers are installed (default: <user cache dir>/agentmem-eval/peers)."`
@@ -230,6 +231,15 @@ func (c evalFlags) runAgentmem(e *env, bench string, o evals.Options, meta evals
 	}
 	if !c.Quiet {
 		o.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
+	}
+	if c.Features != "" {
+		f, err := os.Create(c.Features)
+		if err != nil {
+			o.Results.Close(nil)
+			return evals.Summary{}, fmt.Errorf("--features: %w", err)
+		}
+		defer f.Close()
+		o.Features = evals.NewFeatureLog(f, bench)
 	}
 	d := o.Data
 	e.log.Info("eval", "benchmark", bench, "units", len(d.Units), "questions", d.Questions(), "turns", d.Turns(),

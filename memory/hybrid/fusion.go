@@ -21,14 +21,18 @@ type Fused struct {
 	Score      float64
 	TextRank   int
 	VectorRank int
+	// TextScore and VectorScore are its score on each side (0 where that
+	// side did not find it): BM25, and the similarity of the vectors.
+	TextScore   float64
+	VectorScore float64
 }
 
 // Fuse combines the text and vector candidate lists of q into one ranking
 // of every candidate (Rank cuts it to q.K). RRF and RSF are bleve's own fusion functions (the
 // ones Couchbase Search runs server-side), fed with our two lists.
 func Fuse(q memory.Query, text, vector []Ranked) []Fused {
-	textRank := ranks(text)
-	vecRank := ranks(vector)
+	textRank, textScore := ranks(text)
+	vecRank, vecScore := ranks(vector)
 	var out []Fused
 	switch q.Fusion {
 	case memory.TextOnly:
@@ -43,18 +47,23 @@ func Fuse(q memory.Query, text, vector []Ranked) []Fused {
 	for i := range out {
 		out[i].TextRank = textRank[out[i].ID]
 		out[i].VectorRank = vecRank[out[i].ID]
+		out[i].TextScore = textScore[out[i].ID]
+		out[i].VectorScore = vecScore[out[i].ID]
 	}
 	return out
 }
 
-func ranks(rs []Ranked) map[string]int {
+// ranks gives each candidate's rank (from 1) and score on one side.
+func ranks(rs []Ranked) (map[string]int, map[string]float64) {
 	m := make(map[string]int, len(rs))
+	sc := make(map[string]float64, len(rs))
 	for i, r := range rs {
 		if _, ok := m[r.ID]; !ok {
 			m[r.ID] = i + 1
+			sc[r.ID] = r.Score
 		}
 	}
-	return m
+	return m, sc
 }
 
 func ordered(rs []Ranked) []Fused {

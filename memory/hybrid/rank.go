@@ -35,7 +35,8 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 // weight means the same on any fusion's scale: a boost, never a filter.
 // Then each candidate scores at least Weights.Adjacent times its
 // neighbouring turn's score when that turn is one of the best few
-// candidates (see adjacent).
+// candidates (see adjacent). Last, the learned order scores each
+// candidate by its chance of being evidence (see learned).
 func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.Hit {
 	w := q.Weights.OrDefault()
 	unit := 0.0
@@ -43,6 +44,7 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 		unit = fused[0].Score
 	}
 	hits := make([]memory.Hit, 0, len(fused))
+	kept := make([]Fused, 0, len(fused))
 	for _, f := range fused {
 		m, ok := ms[f.ID]
 		if !ok {
@@ -53,8 +55,10 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 			score += w.Time * unit
 		}
 		hits = append(hits, memory.Hit{Memory: m, Score: score, TextRank: f.TextRank, VectorRank: f.VectorRank})
+		kept = append(kept, f)
 	}
 	adjacent(hits, w.Adjacent)
+	learned(q, hits, kept)
 	// stable: equal scores keep the fused order
 	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	if len(hits) > q.K {

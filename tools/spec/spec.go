@@ -63,6 +63,7 @@ type RecallArgs struct {
 	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
 	Reranker  *bool    `json:"reranker,omitempty" jsonschema:"Advanced: whether the server's reranker (a model that reads the query and each memory together) orders the best candidates. Default: yes when the server has one (--reranker-url); true when it has none is an error."`
 	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks; each memory as the text shows it), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
+	Explain   bool     `json:"explain,omitempty" jsonschema:"Advanced, with format json: also return every candidate of the fused pool (both sides' pools) with what the learned order read of it, as structured candidates; the recall is otherwise the same."`
 }
 
 // Weights tune fusion; each one left out keeps its default.
@@ -73,6 +74,7 @@ type Weights struct {
 	Adjacent     *float64 `json:"adjacent,omitempty" jsonschema:"A memory scores at least this fraction of the score of its neighbouring turn (just before or after it in its session) when that turn is one of the 5 best candidates, so an answer ranks with the question it answers (default 0.5); 0 turns it off." schema:"minimum=0,maximum=1"`
 	Time         *float64 `json:"time,omitempty" jsonschema:"Boost of a memory dated in, or mentioning a date in, a period the query names ('last week', 'in May 2023'), in units of the best candidate's score (default 0.5); 0 turns it off. Never a filter." schema:"minimum=0,maximum=100"`
 	Kinds        *float64 `json:"kinds,omitempty" jsonschema:"Weight of the query's words matched against what kind of thing each memory's nouns name (WordNet: a turn about Oregon names a state, so 'which states' finds it), inside the text ranking (default 0.3); 0 turns it off." schema:"minimum=0,maximum=100"`
+	Learned      *float64 `json:"learned,omitempty" jsonschema:"How far the candidates are ordered by the learned model's chance that each is evidence, read from what the search knows of it and of the other candidates (default 1: by the model alone; between 0 and 1 a blend with the fused order); 0 keeps the fused order. Only the default fusion (rrf) is reordered." schema:"minimum=0,maximum=1"`
 	RankConstant int      `json:"rank_constant,omitempty" jsonschema:"Reciprocal-rank fusion's k (default 1: each side's best few decide)." schema:"minimum=1,maximum=1000"`
 }
 
@@ -118,6 +120,20 @@ type RecallResult struct {
 	// why the configured one did not (the fused order stands).
 	Reranker    string `json:"reranker,omitempty" jsonschema:"The reranker that ordered the memories; absent when none did."`
 	RerankError string `json:"rerank_error,omitempty" jsonschema:"Why the server's reranker did not order the memories (they are in the fused order); absent when it did or there is none."`
+	// Candidates, with explain, are every candidate of the fused pool.
+	Candidates []Candidate `json:"candidates,omitempty" jsonschema:"With explain: every candidate of the fused pool, best first by the ranking before any reranker, with what the learned order read of it."`
+	// FeatureNames, with explain, name the candidates' features in the
+	// order the learned order's model reads them.
+	FeatureNames []string `json:"feature_names,omitempty" jsonschema:"With explain: the names of the candidates' features, in the order the learned order's model reads them."`
+}
+
+// Candidate is one candidate of a recall's fused pool, as explain shows it.
+type Candidate struct {
+	ID         string             `json:"id"`
+	Score      float64            `json:"score" jsonschema:"The candidate's score in the ranking (the learned order's chance that it is evidence, where it applies)."`
+	TextRank   int                `json:"text_rank,omitempty"`
+	VectorRank int                `json:"vector_rank,omitempty"`
+	Features   map[string]float64 `json:"features" jsonschema:"What the learned order read of the candidate, by name (docs/tools.md, 'The learned order')."`
 }
 
 // Period is a time expression of a query and the period it names.

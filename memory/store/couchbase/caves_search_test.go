@@ -167,7 +167,9 @@ func TestCavesRecordedSearch(t *testing.T) {
 		return "hybrid"
 	}
 	rs.mu.Unlock()
-	q := memory.Query{Namespace: "alice", Text: "What did Caroline say about Biscuit?", Vector: unit([]float32{1, 0, 0, 0}), K: 4, Fusion: memory.RRF}
+	// the learned order off: one hybrid request, fused by the server
+	q := memory.Query{Namespace: "alice", Text: "What did Caroline say about Biscuit?", Vector: unit([]float32{1, 0, 0, 0}), K: 4, Fusion: memory.RRF,
+		Weights: memory.Weights{Learned: -1}}
 	hits, err := s.Search(ctx, q)
 	if err != nil {
 		t.Fatal(err)

@@ -120,14 +120,23 @@ func TestRequestShape(t *testing.T) {
 // A hybrid recall that asks for more than its pool (one that fills) runs
 // as two requests, each side for the pool, fused as the embedded store
 // fuses: the server's fusion would return at most one pool of candidates.
+// So does one the learned order ranks (the default), whatever its k: the
+// model reads each side's rank and score, which the server's fusion does
+// not report.
 func TestFillRunsTheSidesApart(t *testing.T) {
 	q := queries()[0].q
 	q.K, q.Pool = 12, 5
 	if !sides(q) {
 		t.Fatal("a hybrid query for more than its pool is not run side by side")
 	}
+	if o := q; true {
+		o.K = 5
+		if !sides(o) {
+			t.Error("a hybrid query the learned order ranks is not run side by side")
+		}
+	}
 	for _, not := range []func(*memory.Query){
-		func(q *memory.Query) { q.K = 5 },
+		func(q *memory.Query) { q.K = 5; q.Weights.Learned = -1 },
 		func(q *memory.Query) { q.Fusion = memory.TextOnly },
 		func(q *memory.Query) { q.Fusion = memory.VectorOnly },
 		func(q *memory.Query) { q.Fusion = memory.Rerank },

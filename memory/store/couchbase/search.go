@@ -78,9 +78,10 @@ func (s *Store) rank(ctx context.Context, q memory.Query, fused []hybrid.Fused) 
 // space excerpts save) wants every fused candidate of the two pools, up to
 // twice the pool, and the server's fusion returns at most its window (the
 // pool) of them: a wider window would deepen both sides and rank the best
-// k otherwise.
+// k otherwise. The learned order (hybrid.Learned) reads each side's rank
+// and score of every candidate, which the server's fusion does not report.
 func sides(q memory.Query) bool {
-	return q.Vector != nil && (q.Fusion == memory.RRF || q.Fusion == memory.RSF) && q.K > q.PoolSize()
+	return q.Vector != nil && (q.Fusion == memory.RRF || q.Fusion == memory.RSF) && (q.K > q.PoolSize() || hybrid.Learned(q))
 }
 
 // fuseSides runs the text side and the kNN side of q as two requests, at

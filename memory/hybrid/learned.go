@@ -1,0 +1,285 @@
+package hybrid
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"agentmem/memory"
+)
+
+// The learned order: each fused candidate's chance of being evidence,
+// from what the search already knows of it and of the pool it came with,
+// by a model fit on the dev sets (learned_model.go; EVALS.md, "The
+// learned order"). Rank orders the candidates by it; it reads the
+// candidates alone, with no search beyond the one that made the pool.
+
+// features are what the model reads of one candidate, in featureNames'
+// order.
+type features [numFeatures]float64
+
+const numFeatures = 19
+
+// featureNames name the features, in order (the model's file and the
+// tests name them so).
+var featureNames = [numFeatures]string{
+	"score", "fused", "text_rr", "vector_rr", "text_score", "vector_score",
+	"boosted", "log_words", "log_content", "question", "coverage",
+	"speaker", "other_speaker", "log_session", "session_best", "near_best",
+	"rank_rr", "periods", "user",
+}
+
+// candidate is one fused candidate as the model sees it: its memory, its
+// score after the boosts, and what fusion made of it.
+type candidate struct {
+	m     memory.Memory
+	score float64
+	fused Fused
+}
+
+// featuresOf gives each candidate's features. The query's content words
+// are weighted by how rare they are among the candidates (an idf over the
+// pool), so the coverage of a candidate is the share of the query's
+// weight its words carry.
+func featuresOf(q memory.Query, cs []candidate) []features {
+	if len(cs) == 0 {
+		return nil
+	}
+	var best, textBest, vecBest float64
+	for _, c := range cs {
+		best = max(best, c.score)
+		textBest = max(textBest, c.fused.TextScore)
+		vecBest = max(vecBest, c.fused.VectorScore)
+	}
+	var v vocabulary
+	words := make([][]int32, len(cs))
+	counts := make([]int, len(cs))
+	for i, c := range cs {
+		words[i], counts[i] = v.contentWords(c.m.Text)
+	}
+	qwords, _ := v.contentWords(q.Text)
+	df := make([]int, len(v.ids))
+	for _, ws := range words {
+		for _, w := range ws {
+			df[w]++
+		}
+	}
+	idf := func(w int32) float64 { return math.Log(1 + float64(len(cs))/float64(1+df[w])) }
+	var qweight float64
+	for _, w := range qwords {
+		qweight += idf(w)
+	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[b].score, cs[a].score) })
+	rank := make([]int, len(cs))
+	sessions := map[string]int{}
+	sessionBest := map[string]int{}
+	top := map[turnKey]bool{}
+	for r, i := range order {
+		rank[i] = r
+		s := cs[i].m.SessionID
+		sessions[s]++
+		if _, ok := sessionBest[s]; !ok {
+			sessionBest[s] = i
+		}
+		if r < AdjacentFrom {
+			top[turnKey{s, cs[i].m.Turn}] = true
+		}
+	}
+	out := make([]features, len(cs))
+	for i, c := range cs {
+		m, f := c.m, &out[i]
+		f[0] = ratio(c.score, best)
+		f[1] = ratio(c.fused.Score, best)
+		f[2] = reciprocal(c.fused.TextRank)
+		f[3] = reciprocal(c.fused.VectorRank)
+		f[4] = ratio(c.fused.TextScore, textBest)
+		f[5] = ratio(c.fused.VectorScore, vecBest)
+		f[6] = flag(c.score > c.fused.Score)
+		f[7] = math.Log1p(float64(counts[i]))
+		f[8] = math.Log1p(float64(len(words[i])))
+		f[9] = flag(strings.HasSuffix(strings.TrimSpace(m.Text), "?"))
+		if qweight > 0 {
+			var got float64
+			for _, w := range qwords {
+				if _, found := slices.BinarySearch(words[i], w); found {
+					got += idf(w)
+				}
+			}
+			f[10] = got / qweight
+		}
+		named := slices.Contains(q.Speakers, m.Speaker)
+		f[11] = flag(named)
+		f[12] = flag(len(q.Speakers) > 0 && !named)
+		f[13] = math.Log(float64(sessions[m.SessionID]))
+		f[14] = flag(sessionBest[m.SessionID] == i)
+		f[15] = flag(top[turnKey{m.SessionID, m.Turn - 1}] || top[turnKey{m.SessionID, m.Turn + 1}])
+		f[16] = 1 / float64(1+rank[i])
+		f[17] = flag(len(q.Periods) > 0)
+		f[18] = flag(m.Role == "user")
+	}
+	return out
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+func reciprocal(rank int) float64 {
+	if rank <= 0 {
+		return 0
+	}
+	return 1 / float64(rank)
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scanWords calls f with each word of text, a run of ASCII letters and
+// apostrophes, lower-cased; w is only valid during the call.
+func scanWords(text string, f func(w []byte)) {
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i <= len(text); i++ {
+		var c byte
+		if i < len(text) {
+			c = text[i]
+		}
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		case c >= 'a' && c <= 'z' || c == '\'':
+			b = append(b, c)
+		case len(b) > 0:
+			f(b)
+			b = b[:0]
+		}
+	}
+}
+
+// vocabulary numbers the content words of one recall's candidates, so a
+// word is made a string once per recall, not once per use.
+type vocabulary struct{ ids map[string]int32 }
+
+// contentWords is text's words of three letters or more that are not
+// stop words, each once and in the vocabulary's numbers, sorted (their
+// commonest endings cut: "volunteering" and "volunteered" are
+// "volunteer"), and how many words it has in all.
+func (v *vocabulary) contentWords(text string) ([]int32, int) {
+	if v.ids == nil {
+		v.ids = map[string]int32{}
+	}
+	var out []int32
+	n := 0
+	scanWords(text, func(w []byte) {
+		n++
+		if len(w) < 3 || learnedStop[string(w)] {
+			return
+		}
+		for _, suf := range stemEndings {
+			if len(w)-len(suf) >= 3 && string(w[len(w)-len(suf):]) == suf {
+				w = w[:len(w)-len(suf)]
+				break
+			}
+		}
+		id, ok := v.ids[string(w)]
+		if !ok {
+			id = int32(len(v.ids))
+			v.ids[string(w)] = id
+		}
+		out = append(out, id)
+	})
+	slices.Sort(out)
+	return slices.Compact(out), n
+}
+
+var stemEndings = []string{"ing", "ed", "es", "s", "ly"}
+
+var learnedStop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
+		because been before being below between both but by can did do does doing don down during each
+		few for from further had has have having he her here hers herself him himself his how i if in
+		into is it its itself just me more most my myself no nor not now of off on once only or other
+		our ours ourselves out over own same she should so some such than that the their theirs them
+		themselves then there these they this those through to too under until up very was we were
+		what when where which while who whom why will with you your yours yourself yourselves would
+		could also get got one`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// learned scores the hits by the learned order where it applies (weights
+// learned above 0, reciprocal-rank fusion of both sides: the fusion the
+// model was fit on) and, with q.Explain, gives each hit the features it
+// read (kept holds each hit's fused candidate).
+func learned(q memory.Query, hits []memory.Hit, kept []Fused) {
+	apply := Learned(q)
+	if !apply && !q.Explain || len(hits) == 0 {
+		return
+	}
+	cs := make([]candidate, len(hits))
+	for i, h := range hits {
+		cs[i] = candidate{m: h.Memory, score: h.Score, fused: kept[i]}
+	}
+	fs := featuresOf(q, cs)
+	if q.Explain {
+		for i := range hits {
+			hits[i].Features = slices.Clone(fs[i][:])
+		}
+	}
+	if apply {
+		learnedOrder(hits, fs, q.Weights.OrDefault().Learned)
+	}
+}
+
+// Learned says whether the learned order ranks q's candidates: reciprocal-
+// rank fusion of both sides (the fusion the model was fit on) with
+// weights.learned above 0. A store whose server can fuse fuses such a
+// query's two sides itself, as the model reads each side's rank and
+// score.
+func Learned(q memory.Query) bool {
+	return q.Fusion == memory.RRF && q.Vector != nil && q.Weights.OrDefault().Learned > 0
+}
+
+// learnedOrder scores each hit by the learned model, from its features
+// fs[i]: with weight 1 its chance of being evidence, below 1 a blend of
+// that and its score, each over the best; the score it had is kept as
+// its Prior. A model that cannot be read leaves the scores as they were
+// (TestLearnedModelMatchesItsTrainer fails on it, so no build ships one).
+func learnedOrder(hits []memory.Hit, fs []features, weight float64) {
+	model, err := theModel()
+	if err != nil {
+		return
+	}
+	ps := make([]float64, len(hits))
+	var best, bestP float64
+	for i := range fs {
+		ps[i] = model.predict(&fs[i])
+		best, bestP = max(best, hits[i].Score), max(bestP, ps[i])
+	}
+	for i := range hits {
+		hits[i].Prior = hits[i].Score
+		if weight >= 1 {
+			hits[i].Score = ps[i]
+			continue
+		}
+		hits[i].Score = (1-weight)*ratio(hits[i].Score, best) + weight*ratio(ps[i], bestP)
+	}
+}
+
+// FeatureNames names what the learned order reads of a candidate, in the
+// order of Hit.Features.
+func FeatureNames() []string { return slices.Clone(featureNames[:]) }

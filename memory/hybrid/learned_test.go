@@ -1,0 +1,112 @@
+package hybrid
+
+import (
+	"fmt"
+	"time"
+
+	"agentmem/memory"
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The embedded model reads the features this code computes, and gives the
+// chances its trainer gave for the same rows (testdata/learned_check.json,
+// written with the model).
+func TestLearnedModelMatchesItsTrainer(t *testing.T) {
+	m, err := theModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/learned_check.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check struct {
+		X [][]float64 `json:"x"`
+		P []float64   `json:"p"`
+	}
+	if err := json.Unmarshal(b, &check); err != nil {
+		t.Fatal(err)
+	}
+	if len(check.X) == 0 || len(check.X) != len(check.P) {
+		t.Fatalf("%d rows, %d chances", len(check.X), len(check.P))
+	}
+	for i, row := range check.X {
+		var f features
+		copy(f[:], row)
+		if got := m.predict(&f); math.Abs(got-check.P[i]) > 1e-9 {
+			t.Errorf("row %d: %v, the trainer said %v", i, got, check.P[i])
+		}
+	}
+}
+
+func TestParseModelRefusesAnotherModel(t *testing.T) {
+	names, _ := json.Marshal(featureNames[:])
+	for name, doc := range map[string]string{
+		"not json":        `{`,
+		"fewer features":  `{"features":["score"],"fits":[{"trees":[[{"f":-1}]]}]}`,
+		"renamed feature": strings.Replace(`{"features":NAMES,"fits":[{"trees":[[{"f":-1}]]}]}`, "NAMES", strings.Replace(string(names), `"user"`, `"role"`, 1), 1),
+		"no fits":         strings.Replace(`{"features":NAMES,"fits":[]}`, "NAMES", string(names), 1),
+		"empty tree":      strings.Replace(`{"features":NAMES,"fits":[{"trees":[[]]}]}`, "NAMES", string(names), 1),
+		"unknown feature": strings.Replace(`{"features":NAMES,"fits":[{"trees":[[{"f":19,"l":1,"r":2},{"f":-1},{"f":-1}]]}]}`, "NAMES", string(names), 1),
+		"loop":            strings.Replace(`{"features":NAMES,"fits":[{"trees":[[{"f":0,"l":0,"r":1},{"f":-1}]]}]}`, "NAMES", string(names), 1),
+		"past the tree":   strings.Replace(`{"features":NAMES,"fits":[{"trees":[[{"f":0,"l":1,"r":3},{"f":-1}]]}]}`, "NAMES", string(names), 1),
+	} {
+		if _, err := parseModel([]byte(doc)); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+	ok := strings.Replace(`{"features":NAMES,"fits":[{"base":-1,"trees":[[{"f":9,"t":0.5,"l":1,"r":2},{"f":-1,"v":1},{"f":-1,"v":-1}]]}]}`, "NAMES", string(names), 1)
+	m, err := parseModel([]byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var question, statement features
+	question[9] = 1
+	if p, want := m.predict(&statement), 1/(1+math.Exp(0)); p != want {
+		t.Errorf("statement: %v, want %v", p, want)
+	}
+	if p, want := m.predict(&question), 1/(1+math.Exp(2)); math.Abs(p-want) > 1e-12 {
+		t.Errorf("question: %v, want %v", p, want)
+	}
+}
+
+// What the model reads of a pool: each feature of a small pool, worked
+// out by hand.
+func TestFeaturesOf(t *testing.T) {
+	day := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
+	mem := func(session string, turn int, speaker, text string) memory.Memory {
+		return memory.Memory{ID: fmt.Sprintf("%s:%d", session, turn), SessionID: session, Turn: turn, Role: "user", Speaker: speaker, Text: text, SessionDate: day}
+	}
+	cs := []candidate{
+		{m: mem("a", 1, "Maria", "I volunteered at the homeless shelter."), score: 1,
+			fused: Fused{Score: 1, TextRank: 1, VectorRank: 2, TextScore: 4, VectorScore: 0.5}},
+		{m: mem("a", 2, "John", "Which shelter?"), score: 0.5,
+			fused: Fused{Score: 0.25, TextRank: 0, VectorRank: 1, VectorScore: 0.8}},
+		{m: mem("b", 0, "Maria", "Volunteering is fun"), score: 0.4,
+			fused: Fused{Score: 0.4, TextRank: 2, VectorRank: 0, TextScore: 2}},
+	}
+	q := memory.Query{Text: "Where does Maria volunteer at a shelter?", Speakers: []string{"Maria"}}
+	fs := featuresOf(q, cs)
+	if len(fs) != 3 {
+		t.Fatalf("%d rows", len(fs))
+	}
+	// the query's content words: maria, volunteer, shelter; maria is in
+	// no text, volunteer in two of three, shelter in two of three
+	rare, common := math.Log(1+3.0/1), math.Log(1+3.0/3)
+	want := []features{
+		{1, 1, 1, 0.5, 1, 0.5 / 0.8, 0, math.Log1p(6), math.Log1p(3), 0, 2 * common / (rare + 2*common), 1, 0, math.Log(2), 1, 1, 1, 0, 1},
+		{0.5, 0.25, 0, 1, 0, 1, 1, math.Log1p(2), math.Log1p(1), 1, common / (rare + 2*common), 0, 1, math.Log(2), 0, 1, 0.5, 0, 1},
+		{0.4, 0.4, 0.5, 0, 0.5, 0, 0, math.Log1p(3), math.Log1p(2), 0, common / (rare + 2*common), 1, 0, 0, 1, 0, 1.0 / 3, 0, 1},
+	}
+	for i := range want {
+		for j := range want[i] {
+			if math.Abs(fs[i][j]-want[i][j]) > 1e-12 {
+				t.Errorf("candidate %d, %s: %v, want %v", i, featureNames[j], fs[i][j], want[i][j])
+			}
+		}
+	}
+}

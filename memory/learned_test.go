@@ -1,0 +1,142 @@
+package memory_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+	"agentmem/memory/embedder/fake"
+	"agentmem/memory/hybrid"
+)
+
+// A conversation of two people whose turns share words in many ways, so
+// the fused order and the learned order differ.
+func learnedConversation(t *testing.T) *memory.Service {
+	t.Helper()
+	svc := open(t, &fake.Embedder{Name: "learned"})
+	lines := []string{
+		"Maria: I volunteered at the homeless shelter yesterday.",
+		"John: Which shelter do you volunteer at?",
+		"Maria: The one downtown, I help at the front desk on Fridays.",
+		"John: I ran a 5K charity race for veterans last week.",
+		"Maria: That's amazing! How did the race go?",
+		"John: I finished second, and we raised money for the shelter too.",
+		"Maria: Take care, John!",
+		"John: You too, Maria. Say hi to the dogs at the animal shelter.",
+		"Maria: I adopted a dog from the animal shelter, her name is Coco.",
+		"John: Coco is a lovely name. Do you still volunteer on weekends?",
+	}
+	for s := 0; s < 6; s++ {
+		req := memory.RememberRequest{Namespace: "n", SessionID: fmt.Sprintf("session_%d", s), SessionDate: fmt.Sprintf("2023-05-%02d", 1+s)}
+		for i, l := range lines {
+			who, text, _ := strings.Cut(lines[(i+s)%len(lines)], ": ")
+			_ = l
+			req.Messages = append(req.Messages, memory.Message{Role: "user", Speaker: who, Content: text})
+		}
+		if _, err := svc.Remember(bg, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return svc
+}
+
+// explain returns every candidate of the fused pool with the features the
+// learned order read, and changes nothing of the recall itself.
+func TestExplainReturnsTheCandidates(t *testing.T) {
+	svc := learnedConversation(t)
+	for _, fill := range []bool{false, true} {
+		req := memory.RecallRequest{Query: "Which shelters does Maria volunteer at?", Namespace: "n", K: 5, Fill: fill}
+		if fill {
+			req.Excerpt = 40
+		}
+		plain, err := svc.Recall(bg, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Explain = true
+		explained, err := svc.Recall(bg, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Candidates != nil {
+			t.Errorf("fill %v: candidates without explain", fill)
+		}
+		if plain.Text() != explained.Text() {
+			t.Errorf("fill %v: explain changed the text:\n%s\n--- without:\n%s", fill, explained.Text(), plain.Text())
+		}
+		if len(explained.Candidates) < len(explained.Hits) || len(explained.Candidates) <= req.K {
+			t.Fatalf("fill %v: %d candidates for %d hits", fill, len(explained.Candidates), len(explained.Hits))
+		}
+		names := hybrid.FeatureNames()
+		for i, c := range explained.Candidates {
+			if len(c.Features) != len(names) {
+				t.Fatalf("candidate %d: %d features, %d names", i, len(c.Features), len(names))
+			}
+			if i > 0 && c.Score > explained.Candidates[i-1].Score {
+				t.Errorf("candidate %d scores %v, above the one before it (%v)", i, c.Score, explained.Candidates[i-1].Score)
+			}
+			if c.Score < 0 || c.Score > 1 {
+				t.Errorf("candidate %d: the learned order's chance %v is not a probability", i, c.Score)
+			}
+		}
+	}
+}
+
+// weights.learned 0 (negative inside the service) keeps the fused order:
+// the candidates come by their score before the learned order, whose
+// first feature (score over the best) then falls from 1.
+func TestLearnedOffKeepsTheFusedOrder(t *testing.T) {
+	svc := learnedConversation(t)
+	req := memory.RecallRequest{Query: "How did John's race go?", Namespace: "n", K: 5, Explain: true}
+	on, err := svc.Recall(bg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Weights = &memory.Weights{Learned: -1}
+	off, err := svc.Recall(bg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := func(h memory.Hit) float64 { return h.Features[0] }
+	if !slices.IsSortedFunc(off.Candidates, func(a, b memory.Hit) int { return cmpDesc(prior(a), prior(b)) }) {
+		t.Errorf("learned off: the candidates are not in the fused order")
+	}
+	if prior(off.Candidates[0]) != 1 || off.Candidates[0].Score < off.Candidates[1].Score {
+		t.Errorf("learned off: the first candidate is not the fused best")
+	}
+	if slices.IsSortedFunc(on.Candidates, func(a, b memory.Hit) int { return cmpDesc(prior(a), prior(b)) }) {
+		t.Errorf("learned on: the candidates are in the fused order exactly; this conversation should reorder them")
+	}
+}
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// weights.learned is a share between the fused order and the model's:
+// above 1, or NaN, it is refused naming the field and its limit.
+func TestLearnedWeightBounds(t *testing.T) {
+	svc := learnedConversation(t)
+	for _, w := range []float64{1.5, math.NaN()} {
+		_, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Learned: w}})
+		var fe *memory.FieldError
+		if !errors.As(err, &fe) || fe.Field != "weights.learned" || !strings.Contains(fe.Msg, "between 0 and 1") {
+			t.Errorf("learned %v: %v, want a field error naming weights.learned and its limit", w, err)
+		}
+	}
+	for _, w := range []float64{0.5, 1} {
+		if _, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Learned: w}}); err != nil {
+			t.Errorf("learned %v: %v", w, err)
+		}
+	}
+}
