@@ -52,23 +52,21 @@ func featuresOf(q memory.Query, cs []candidate) []features {
 		textBest = max(textBest, c.fused.TextScore)
 		vecBest = max(vecBest, c.fused.VectorScore)
 	}
-	var v vocabulary
-	words := make([][]int32, len(cs))
-	counts := make([]int, len(cs))
+	qwords := queryContent(q.Text)
+	counts := make([]wordCounts, len(cs))
+	df := make([]int, len(qwords))
 	for i, c := range cs {
-		words[i], counts[i] = v.contentWords(c.m.Text)
-	}
-	qwords, _ := v.contentWords(q.Text)
-	df := make([]int, len(v.ids))
-	for _, ws := range words {
-		for _, w := range ws {
-			df[w]++
+		counts[i] = countWords(c.m.Text, qwords)
+		for j := range qwords {
+			if counts[i].has&(1<<j) != 0 {
+				df[j]++
+			}
 		}
 	}
-	idf := func(w int32) float64 { return math.Log(1 + float64(len(cs))/float64(1+df[w])) }
+	idf := func(j int) float64 { return math.Log(1 + float64(len(cs))/float64(1+df[j])) }
 	var qweight float64
-	for _, w := range qwords {
-		qweight += idf(w)
+	for j := range qwords {
+		qweight += idf(j)
 	}
 	order := make([]int, len(cs))
 	for i := range order {
@@ -100,14 +98,14 @@ func featuresOf(q memory.Query, cs []candidate) []features {
 		f[4] = ratio(c.fused.TextScore, textBest)
 		f[5] = ratio(c.fused.VectorScore, vecBest)
 		f[6] = flag(c.score > c.fused.Score)
-		f[7] = math.Log1p(float64(counts[i]))
-		f[8] = math.Log1p(float64(len(words[i])))
+		f[7] = math.Log1p(float64(counts[i].words))
+		f[8] = math.Log1p(float64(counts[i].content))
 		f[9] = flag(strings.HasSuffix(strings.TrimSpace(m.Text), "?"))
 		if qweight > 0 {
 			var got float64
-			for _, w := range qwords {
-				if _, found := slices.BinarySearch(words[i], w); found {
-					got += idf(w)
+			for j := range qwords {
+				if counts[i].has&(1<<j) != 0 {
+					got += idf(j)
 				}
 			}
 			f[10] = got / qweight
@@ -168,46 +166,131 @@ func scanWords(text string, f func(w []byte)) {
 	}
 }
 
-// vocabulary numbers the content words of one recall's candidates, so a
-// word is made a string once per recall, not once per use.
-type vocabulary struct{ ids map[string]int32 }
+// maxQueryWords bounds the query's content words the coverage counts.
+const maxQueryWords = 64
 
-// contentWords is text's words of three letters or more that are not
-// stop words, each once and in the vocabulary's numbers, sorted (their
-// commonest endings cut: "volunteering" and "volunteered" are
-// "volunteer"), and how many words it has in all.
-func (v *vocabulary) contentWords(text string) ([]int32, int) {
-	if v.ids == nil {
-		v.ids = map[string]int32{}
-	}
-	var out []int32
-	n := 0
-	scanWords(text, func(w []byte) {
-		n++
-		if len(w) < 3 || learnedStop[string(w)] {
-			return
-		}
-		for _, suf := range stemEndings {
-			if len(w)-len(suf) >= 3 && string(w[len(w)-len(suf):]) == suf {
-				w = w[:len(w)-len(suf)]
-				break
-			}
-		}
-		id, ok := v.ids[string(w)]
-		if !ok {
-			id = int32(len(v.ids))
-			v.ids[string(w)] = id
-		}
-		out = append(out, id)
-	})
-	slices.Sort(out)
-	return slices.Compact(out), n
+// wordCounts are what the learned order reads of a candidate's words:
+// how many it has, how many of them are content words (repeats
+// counted), and which of the query's content words it holds (bit j for
+// the query's word j).
+type wordCounts struct {
+	words, content int
+	has            uint64
 }
 
-var stemEndings = []string{"ing", "ed", "es", "s", "ly"}
+// countWords counts text's words against the query's content words.
+// The scan is written out (not scanWords): it is most of a recall's cost
+// of the learned order on long memories.
+func countWords(text string, qwords []string) wordCounts {
+	var c wordCounts
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i <= len(text); i++ {
+		var ch byte
+		if i < len(text) {
+			ch = text[i]
+		}
+		switch {
+		case ch >= 'a' && ch <= 'z' || ch == '\'':
+			b = append(b, ch)
+			continue
+		case ch >= 'A' && ch <= 'Z':
+			b = append(b, ch+'a'-'A')
+			continue
+		case len(b) == 0:
+			continue
+		}
+		c.words++
+		if w, ok := contentWord(b); ok {
+			c.content++
+			for j, q := range qwords {
+				if string(w) == q {
+					c.has |= 1 << j
+					break
+				}
+			}
+		}
+		b = b[:0]
+	}
+	return c
+}
 
-var learnedStop = func() map[string]bool {
-	m := map[string]bool{}
+// queryContent is the query's distinct content words, in order, at most
+// maxQueryWords.
+func queryContent(text string) []string {
+	var out []string
+	scanWords(text, func(w []byte) {
+		if w, ok := contentWord(w); ok && len(out) < maxQueryWords && !slices.Contains(out, string(w)) {
+			out = append(out, string(w))
+		}
+	})
+	return out
+}
+
+// contentWord is w with its commonest ending cut ("volunteering" and
+// "volunteered" are "volunteer"), if it is a content word: three letters
+// or more, and not a stop word.
+func contentWord(w []byte) ([]byte, bool) {
+	if len(w) < 3 || isStop(w) {
+		return nil, false
+	}
+	n := len(w)
+	cut := 0
+	switch w[n-1] {
+	case 'g':
+		if n >= 6 && w[n-3] == 'i' && w[n-2] == 'n' {
+			cut = 3 // -ing
+		}
+	case 'd':
+		if n >= 5 && w[n-2] == 'e' {
+			cut = 2 // -ed
+		}
+	case 's':
+		if n >= 5 && w[n-2] == 'e' {
+			cut = 2 // -es
+		} else if n >= 4 {
+			cut = 1 // -s
+		}
+	case 'y':
+		if n >= 5 && w[n-2] == 'l' {
+			cut = 2 // -ly
+		}
+	}
+	return w[:n-cut], true
+}
+
+// isStop says whether w is a stop word: a word of at most 8 letters is
+// looked up packed in a number, in a small open-addressed table (no
+// string hashed: this runs for every word of every candidate), a longer
+// one in a short list.
+func isStop(w []byte) bool {
+	if len(w) > 8 {
+		return slices.Contains(longStop, string(w))
+	}
+	p := pack(w)
+	for i := stopSlot(p); ; i = (i + 1) & (len(learnedStop) - 1) {
+		switch learnedStop[i] {
+		case p:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+func pack(w []byte) uint64 {
+	var p uint64
+	for _, c := range w {
+		p = p<<8 | uint64(c)
+	}
+	return p
+}
+
+func stopSlot(p uint64) int { return int((p * 0x9E3779B97F4A7C15) >> (64 - 9)) }
+
+var learnedStop, longStop = func() (*[512]uint64, []string) {
+	var short [512]uint64
+	var long []string
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
 		because been before being below between both but by can did do does doing don down during each
 		few for from further had has have having he her here hers herself him himself his how i if in
@@ -216,9 +299,18 @@ var learnedStop = func() map[string]bool {
 		themselves then there these they this those through to too under until up very was we were
 		what when where which while who whom why will with you your yours yourself yourselves would
 		could also get got one`) {
-		m[w] = true
+		if len(w) > 8 {
+			long = append(long, w)
+			continue
+		}
+		p := pack([]byte(w))
+		i := stopSlot(p)
+		for short[i] != 0 && short[i] != p {
+			i = (i + 1) & (len(short) - 1)
+		}
+		short[i] = p
 	}
-	return m
+	return &short, long
 }()
 
 // learned scores the hits by the learned order where it applies (weights

@@ -86,7 +86,7 @@ func TestFeaturesOf(t *testing.T) {
 			fused: Fused{Score: 1, TextRank: 1, VectorRank: 2, TextScore: 4, VectorScore: 0.5}},
 		{m: mem("a", 2, "John", "Which shelter?"), score: 0.5,
 			fused: Fused{Score: 0.25, TextRank: 0, VectorRank: 1, VectorScore: 0.8}},
-		{m: mem("b", 0, "Maria", "Volunteering is fun"), score: 0.4,
+		{m: mem("b", 0, "Maria", "Volunteering is fun, fun"), score: 0.4,
 			fused: Fused{Score: 0.4, TextRank: 2, VectorRank: 0, TextScore: 2}},
 	}
 	q := memory.Query{Text: "Where does Maria volunteer at a shelter?", Speakers: []string{"Maria"}}
@@ -95,12 +95,13 @@ func TestFeaturesOf(t *testing.T) {
 		t.Fatalf("%d rows", len(fs))
 	}
 	// the query's content words: maria, volunteer, shelter; maria is in
-	// no text, volunteer in two of three, shelter in two of three
+	// no text, volunteer in two of three, shelter in two of three; a
+	// content word said twice counts twice
 	rare, common := math.Log(1+3.0/1), math.Log(1+3.0/3)
 	want := []features{
 		{1, 1, 1, 0.5, 1, 0.5 / 0.8, 0, math.Log1p(6), math.Log1p(3), 0, 2 * common / (rare + 2*common), 1, 0, math.Log(2), 1, 1, 1, 0, 1},
 		{0.5, 0.25, 0, 1, 0, 1, 1, math.Log1p(2), math.Log1p(1), 1, common / (rare + 2*common), 0, 1, math.Log(2), 0, 1, 0.5, 0, 1},
-		{0.4, 0.4, 0.5, 0, 0.5, 0, 0, math.Log1p(3), math.Log1p(2), 0, common / (rare + 2*common), 1, 0, 0, 1, 0, 1.0 / 3, 0, 1},
+		{0.4, 0.4, 0.5, 0, 0.5, 0, 0, math.Log1p(4), math.Log1p(3), 0, common / (rare + 2*common), 1, 0, 0, 1, 0, 1.0 / 3, 0, 1},
 	}
 	for i := range want {
 		for j := range want[i] {
