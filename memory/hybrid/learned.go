@@ -144,26 +144,22 @@ func flag(b bool) float64 {
 	return 0
 }
 
-// scanWords calls f with each word of text, a run of ASCII letters and
-// apostrophes, lower-cased; w is only valid during the call.
-func scanWords(text string, f func(w []byte)) {
-	var buf [64]byte
+// nextWord is the first word of text at or after i, lower-cased into
+// buf (a run of ASCII letters and apostrophes), and where to look for the
+// next; an empty word when there is none.
+func nextWord(text string, i int, buf []byte) ([]byte, int) {
 	b := buf[:0]
-	for i := 0; i <= len(text); i++ {
-		var c byte
-		if i < len(text) {
-			c = text[i]
-		}
-		switch {
-		case c >= 'A' && c <= 'Z':
-			b = append(b, c+'a'-'A')
-		case c >= 'a' && c <= 'z' || c == '\'':
-			b = append(b, c)
+	for ; i < len(text); i++ {
+		switch ch := text[i]; {
+		case ch >= 'a' && ch <= 'z' || ch == '\'':
+			b = append(b, ch)
+		case ch >= 'A' && ch <= 'Z':
+			b = append(b, ch+'a'-'A')
 		case len(b) > 0:
-			f(b)
-			b = b[:0]
+			return b, i + 1
 		}
 	}
+	return b, i
 }
 
 // maxQueryWords bounds the query's content words the coverage counts.
@@ -179,29 +175,16 @@ type wordCounts struct {
 }
 
 // countWords counts text's words against the query's content words.
-// The scan is written out (not scanWords): it is most of a recall's cost
-// of the learned order on long memories.
 func countWords(text string, qwords []string) wordCounts {
 	var c wordCounts
 	var buf [64]byte
-	b := buf[:0]
-	for i := 0; i <= len(text); i++ {
-		var ch byte
-		if i < len(text) {
-			ch = text[i]
-		}
-		switch {
-		case ch >= 'a' && ch <= 'z' || ch == '\'':
-			b = append(b, ch)
-			continue
-		case ch >= 'A' && ch <= 'Z':
-			b = append(b, ch+'a'-'A')
-			continue
-		case len(b) == 0:
-			continue
+	for i := 0; ; {
+		var w []byte
+		if w, i = nextWord(text, i, buf[:]); len(w) == 0 {
+			return c
 		}
 		c.words++
-		if w, ok := contentWord(b); ok {
+		if w, ok := contentWord(w); ok {
 			c.content++
 			for j, q := range qwords {
 				if string(w) == q {
@@ -210,20 +193,23 @@ func countWords(text string, qwords []string) wordCounts {
 				}
 			}
 		}
-		b = b[:0]
 	}
-	return c
 }
 
 // queryContent is the query's distinct content words, in order, at most
 // maxQueryWords.
 func queryContent(text string) []string {
 	var out []string
-	scanWords(text, func(w []byte) {
-		if w, ok := contentWord(w); ok && len(out) < maxQueryWords && !slices.Contains(out, string(w)) {
+	var buf [64]byte
+	for i := 0; len(out) < maxQueryWords; {
+		var w []byte
+		if w, i = nextWord(text, i, buf[:]); len(w) == 0 {
+			break
+		}
+		if w, ok := contentWord(w); ok && !slices.Contains(out, string(w)) {
 			out = append(out, string(w))
 		}
-	})
+	}
 	return out
 }
 
