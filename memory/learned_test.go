@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
 	"agentmem/memory/hybrid"
+	"agentmem/memory/store/embedded"
 )
 
 // A conversation of two people whose turns share words in many ways, so
@@ -18,6 +20,13 @@ import (
 func learnedConversation(t *testing.T) *memory.Service {
 	t.Helper()
 	svc := open(t, &fake.Embedder{Name: "learned"})
+	fillLearned(t, svc)
+	return svc
+}
+
+// fillLearned stores learnedConversation's six sessions in namespace n.
+func fillLearned(t *testing.T, svc *memory.Service) {
+	t.Helper()
 	lines := []string{
 		"Maria: I volunteered at the homeless shelter yesterday.",
 		"John: Which shelter do you volunteer at?",
@@ -41,7 +50,6 @@ func learnedConversation(t *testing.T) *memory.Service {
 			t.Fatal(err)
 		}
 	}
-	return svc
 }
 
 // explain returns every candidate of the fused pool with the features the
@@ -138,5 +146,47 @@ func TestLearnedWeightBounds(t *testing.T) {
 		if _, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 5, Weights: &memory.Weights{Learned: w}}); err != nil {
 			t.Errorf("learned %v: %v", w, err)
 		}
+	}
+}
+
+// With a reranker, the reranker orders the fused candidates, as it was
+// measured to: the learned order does not choose or order what it reads.
+func TestRerankerReadsTheFusedOrder(t *testing.T) {
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: "fake:learned", Dims: (&fake.Embedder{Name: "learned"}).Dims(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := &scripted{score: func(doc string) float64 { return -float64(len(doc)) }}
+	svc, err := memory.New(memory.Options{Store: st, Embedder: &fake.Embedder{Name: "learned"}, Reranker: r, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillLearned(t, svc)
+	q := "Which shelters does Maria volunteer at?"
+	if _, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 5}); err != nil {
+		t.Fatal(err)
+	}
+	fused, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 5, Reranker: new(false), Weights: &memory.Weights{Learned: -1}, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 5, Reranker: new(false), Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.docs) == 0 || len(r.docs) > len(fused.Candidates) {
+		t.Fatalf("the reranker read %d memories of %d candidates", len(r.docs), len(fused.Candidates))
+	}
+	differ := false
+	for i, d := range r.docs {
+		m := fused.Candidates[i].Memory
+		if !strings.HasPrefix(d, m.SessionDate.Format("2006-01-02")) || !strings.Contains(d, m.Text[:min(20, len(m.Text))]) {
+			t.Fatalf("the reranker's memory %d is %q, the fused order's %q of %s", i, d, m.Text, m.SessionDate.Format("2006-01-02"))
+		}
+		differ = differ || learned.Candidates[i].Memory.ID != fused.Candidates[i].Memory.ID
+	}
+	if !differ {
+		t.Error("the learned order is the fused order on these candidates; the test proves nothing")
 	}
 }

@@ -73,8 +73,9 @@ type Query struct {
 	// hybrid.QueryNames). Their names are matched as the speaker or a name
 	// a turn mentions, not as words of the text (see hybrid.TextMatch).
 	Speakers []string
-	// Explain asks for each hit's Features: what the learned order reads
-	// of it, whether or not it orders them.
+	// Explain asks for each hit's Features (what the learned order reads
+	// of it, whether or not it orders them) and for every candidate, not
+	// the best K alone: the caller cuts them.
 	Explain bool
 }
 

@@ -117,11 +117,13 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		q.Vector = vs[0]
 	}
 	rerankN := s.candidates(&q, req, reranked)
-	k := q.K // the candidates the recall works on
-	if req.Explain {
-		// every candidate of the same pools, the best k of them the same
-		q.Explain, q.Pool = true, q.PoolSize()
-		q.K = max(q.K, 2*q.Pool)
+	// with explain, the store returns every candidate of the same pools
+	// (hybrid.Rank), the recall working on its first q.K as without
+	q.Explain = req.Explain
+	if reranked {
+		// the reranker orders the fused candidates, as it was measured
+		// to (EVALS.md, "A reranker endpoint")
+		q.Weights.Learned = -1
 	}
 	// counted before the search: a memory not counted had its vectors
 	// before the search began, so a result that says none are pending
@@ -137,7 +139,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	var res RecallResult
 	if req.Explain {
 		res.Candidates = slices.Clone(hits)
-		hits = hits[:min(len(hits), k)]
+		hits = hits[:min(len(hits), q.K)]
 	}
 	fill := req.Fill && req.Excerpt > 0
 	want := queryWords(q.Text) // the reranker's excerpts and the passages'

@@ -232,6 +232,10 @@ func (c evalFlags) runAgentmem(e *env, bench string, o evals.Options, meta evals
 	if !c.Quiet {
 		o.Progress = evals.NewProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	}
+	if c.Features != "" && !o.Scripted {
+		o.Results.Close(nil)
+		return evals.Summary{}, errors.New("--features logs the scripted agent's recalls: use --agent scripted or both")
+	}
 	if c.Features != "" {
 		f, err := os.Create(c.Features)
 		if err != nil {

@@ -213,10 +213,24 @@ func queryContent(text string) []string {
 	return out
 }
 
-// contentWord is w with its commonest ending cut ("volunteering" and
-// "volunteered" are "volunteer"), if it is a content word: three letters
-// or more, and not a stop word.
+// contentWord is w as the learned order compares it, if it is a content
+// word (three letters or more, not a stop word): quotes and a possessive
+// 's cut ("John's" is "john"), then its commonest ending ("-ing", "-ed",
+// "-es" after s, x, z, ch or sh, "-s", "-ly" of a long word), then a
+// final e, so that a word and its inflections meet: "volunteering",
+// "volunteered" and "volunteers" are "volunteer"; "race", "races",
+// "raced" and "racing" are "rac". A cheap stemmer, not Porter's: it runs
+// for every word of every candidate.
 func contentWord(w []byte) ([]byte, bool) {
+	for len(w) > 0 && w[0] == '\'' {
+		w = w[1:]
+	}
+	for len(w) > 0 && w[len(w)-1] == '\'' {
+		w = w[:len(w)-1]
+	}
+	if n := len(w); n > 2 && w[n-2] == '\'' && w[n-1] == 's' {
+		w = w[:n-2]
+	}
 	if len(w) < 3 || isStop(w) {
 		return nil, false
 	}
@@ -232,17 +246,35 @@ func contentWord(w []byte) ([]byte, bool) {
 			cut = 2 // -ed
 		}
 	case 's':
-		if n >= 5 && w[n-2] == 'e' {
+		switch {
+		case n >= 5 && w[n-2] == 'e' && sibilant(w[:n-2]):
 			cut = 2 // -es
-		} else if n >= 4 {
-			cut = 1 // -s
+		case n >= 4 && w[n-2] != 's':
+			cut = 1 // -s, not of "class"
 		}
 	case 'y':
-		if n >= 5 && w[n-2] == 'l' {
+		if n >= 7 && w[n-2] == 'l' {
 			cut = 2 // -ly
 		}
 	}
-	return w[:n-cut], true
+	w = w[:n-cut]
+	if n := len(w); n > 3 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w, true
+}
+
+// sibilant says whether a stem ends in s, x, z, ch or sh, which take
+// "-es".
+func sibilant(w []byte) bool {
+	n := len(w)
+	switch w[n-1] {
+	case 's', 'x', 'z':
+		return true
+	case 'h':
+		return n > 1 && (w[n-2] == 'c' || w[n-2] == 's')
+	}
+	return false
 }
 
 // isStop says whether w is a stop word: a word of at most 8 letters is
@@ -304,7 +336,11 @@ var learnedStop, longStop = func() (*[512]uint64, []string) {
 // model was fit on) and, with q.Explain, gives each hit the features it
 // read (kept holds each hit's fused candidate).
 func learned(q memory.Query, hits []memory.Hit, kept []Fused) {
-	apply := Learned(q)
+	// both sides found candidates: the pools the model was fit on (with
+	// one side empty, no word of the query matched, or no vectors are
+	// made yet, the fusion passes the other side's own scores through)
+	apply := Learned(q) && slices.ContainsFunc(kept, func(f Fused) bool { return f.TextRank > 0 }) &&
+		slices.ContainsFunc(kept, func(f Fused) bool { return f.VectorRank > 0 })
 	if !apply && !q.Explain || len(hits) == 0 {
 		return
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // learnedModel is the model of the learned order: gradient-boosted trees
-// over features, several fits averaged (learned_model.json, written by
-// evals' learn command from the dev sets; EVALS.md, "The learned order").
+// over features (learned_model.json, written by evals/learn/train.py
+// from the harness's --features rows of the dev sets; EVALS.md, "The
+// learned order"). A model of several fits is read as their mean.
 type learnedModel struct {
 	Features []string `json:"features"`
 	Fits     []fit    `json:"fits"`

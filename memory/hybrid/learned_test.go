@@ -1,15 +1,15 @@
 package hybrid
 
 import (
-	"fmt"
-	"time"
-
-	"agentmem/memory"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"agentmem/memory"
 )
 
 // The embedded model reads the features this code computes, and gives the
@@ -108,6 +108,52 @@ func TestFeaturesOf(t *testing.T) {
 			if math.Abs(fs[i][j]-want[i][j]) > 1e-12 {
 				t.Errorf("candidate %d, %s: %v, want %v", i, featureNames[j], fs[i][j], want[i][j])
 			}
+		}
+	}
+}
+
+// A word and its inflections meet; quotes and a possessive are cut; stop
+// words and short words are not content words.
+func TestContentWord(t *testing.T) {
+	for w, want := range map[string]string{
+		"race": "rac", "races": "rac", "raced": "rac", "racing": "rac",
+		"volunteering": "volunteer", "volunteered": "volunteer", "volunteers": "volunteer",
+		"john's": "john", "'biscuit'": "biscuit", "class": "class", "classes": "class",
+		"boxes": "box", "watches": "watch", "homes": "hom", "home": "hom", "hikes": "hik", "hiking": "hik",
+		"quickly": "quick", "family": "family", "early": "early", "dogs": "dog",
+		"its": "", "the": "", "ok": "", "yourselves": "",
+	} {
+		got, ok := contentWord([]byte(w))
+		if string(got) != want || ok != (want != "") {
+			t.Errorf("%q: %q %v, want %q", w, got, ok, want)
+		}
+	}
+}
+
+// The learned order reorders pools like those it was fit on: with one
+// side empty (no word of the query matched, or no vectors yet) the fused
+// order stands, scores and all.
+func TestLearnedNeedsBothSides(t *testing.T) {
+	day := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
+	ms := map[string]memory.Memory{}
+	var textOnly, both []Fused
+	for i := range 6 {
+		id := fmt.Sprintf("s:%d", i)
+		ms[id] = memory.Memory{ID: id, SessionID: "s", Turn: i, Role: "user", SessionDate: day, Text: strings.Repeat("word ", 1+5*i) + "?"}
+		textOnly = append(textOnly, Fused{ID: id, Score: 1 / float64(i+1), TextRank: i + 1, TextScore: 6 - float64(i)})
+		f := textOnly[i]
+		f.VectorRank, f.VectorScore = 6-i, 0.1*float64(i+1)
+		both = append(both, f)
+	}
+	q := memory.Query{Text: "word", K: 6, Fusion: memory.RRF, Vector: []float32{1}}
+	for i, h := range Rank(q, textOnly, ms) {
+		if h.Memory.ID != textOnly[i].ID || h.Score != textOnly[i].Score || h.Prior != 0 {
+			t.Errorf("text side alone: hit %d is %s scoring %v (prior %v), want %s at its fused %v", i, h.Memory.ID, h.Score, h.Prior, textOnly[i].ID, textOnly[i].Score)
+		}
+	}
+	for _, h := range Rank(q, both, ms) {
+		if h.Prior == 0 {
+			t.Errorf("both sides: %s was not scored by the learned order", h.Memory.ID)
 		}
 	}
 }

@@ -28,7 +28,8 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 
 // Rank turns the fused candidates of q into its hits: each candidate with
 // its memory (ms[id]; a candidate without one, deleted since it was
-// indexed, is dropped), best first, cut to q.K.
+// indexed, is dropped), best first, cut to q.K (with q.Explain, every
+// candidate, for the caller to cut).
 //
 // A candidate dated in a period the query names, or mentioning a date in
 // one, gains Weights.Time in units of the best fused score, so the same
@@ -61,7 +62,7 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 	learned(q, hits, kept)
 	// stable: equal scores keep the fused order
 	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
-	if len(hits) > q.K {
+	if len(hits) > q.K && !q.Explain {
 		hits = hits[:q.K]
 	}
 	return hits

@@ -137,6 +137,7 @@ func TestFillRunsTheSidesApart(t *testing.T) {
 	}
 	for _, not := range []func(*memory.Query){
 		func(q *memory.Query) { q.K = 5; q.Weights.Learned = -1 },
+		func(q *memory.Query) { q.K = 5; q.Weights.Learned = -1; q.Explain = true }, // explain changes nothing
 		func(q *memory.Query) { q.Fusion = memory.TextOnly },
 		func(q *memory.Query) { q.Fusion = memory.VectorOnly },
 		func(q *memory.Query) { q.Fusion = memory.Rerank },
