@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"testing"
 
 	"agentmem/tools/spec"
@@ -60,5 +61,43 @@ func TestRelevanceFloorReranked(t *testing.T) {
 	// the floor is -2.5: best and near
 	if n := relevant(ms); n != 2 {
 		t.Errorf("relevant = %d, want 2 (best and near)", n)
+	}
+}
+
+// recording is a memory that answers every recall with two memories that
+// clear the floor, and keeps the arguments it was asked with.
+type recording struct{ args []spec.RecallArgs }
+
+func (r *recording) Remember(context.Context, spec.RememberArgs) (spec.RememberResult, string, error) {
+	return spec.RememberResult{}, "", nil
+}
+
+func (r *recording) Recall(_ context.Context, a spec.RecallArgs) (spec.RecallResult, string, error) {
+	r.args = append(r.args, a)
+	return spec.RecallResult{Memories: []spec.Recalled{{ID: "a", Hit: true, TextRank: 1, Score: 1}, {ID: "b", Hit: true, TextRank: 2, Score: 0.8}}}, "", nil
+}
+
+func (r *recording) RecallText(_ context.Context, a spec.RecallArgs) (string, error) {
+	r.args = append(r.args, a)
+	return "memories", nil
+}
+
+// The auto-recall asks for the fused order and no kinds, in both of its
+// recalls: its floor is measured on fused scores and on words in common
+// (the learned order's chances are another scale).
+func TestAutoRecallAsksForTheFusedOrder(t *testing.T) {
+	rec := &recording{}
+	h := Hook{Connect: func(context.Context) (Memory, func(), error) { return rec, func() {}, nil }}
+	text, err := h.recallFor(context.Background(), Input{CWD: t.TempDir()}, "Where does Ana live?", 500)
+	if err != nil || text != "memories" {
+		t.Fatalf("recallFor: %q, %v", text, err)
+	}
+	if len(rec.args) != 2 {
+		t.Fatalf("%d recalls, want 2", len(rec.args))
+	}
+	for i, a := range rec.args {
+		if w := a.Weights; w == nil || w.Learned == nil || *w.Learned != 0 || w.Kinds == nil || *w.Kinds != 0 {
+			t.Errorf("recall %d: weights %+v, want learned 0 and kinds 0", i, w)
+		}
 	}
 }
