@@ -40,3 +40,13 @@ func BenchmarkLearnedOrder(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseModel reads the embedded model, as a server's first
+// learned recall does once.
+func BenchmarkParseModel(b *testing.B) {
+	for range b.N {
+		if _, err := parseModel(learnedJSON); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
