@@ -182,8 +182,7 @@ func (p *pause) clock() time.Time {
 // (the part of a long one that best matches the query), relative dates
 // annotated; never its session id or memory id, which are names, not
 // content. Equal scores keep the fused order. Each hit's Score becomes the
-// reranker's, and FusedRank its rank before; its Prior is cleared, since
-// the budget is then what the reranker's best k take whole.
+// reranker's, and FusedRank its rank before.
 func (s *Service) rerank(ctx context.Context, query string, want *stems, hits []Hit) ([]Hit, error) {
 	docs := make([]string, len(hits))
 	for i, h := range hits {
@@ -205,7 +204,6 @@ func (s *Service) rerank(ctx context.Context, query string, want *stems, hits []
 	for i := range out {
 		out[i].FusedRank = i + 1
 		out[i].Score = scores[i]
-		out[i].Prior = 0
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return out, nil

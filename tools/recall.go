@@ -83,14 +83,13 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 	out.TimeBoost = res.TimeBoost
 	out.Pending = res.Pending
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
-	names := hybrid.FeatureNames()
 	if res.Candidates != nil {
-		out.FeatureNames = names
+		out.FeatureNames = hybrid.FeatureNames()
 	}
 	for _, h := range res.Candidates {
 		c := spec.Candidate{ID: h.Memory.ID, Score: finite(h.Score), TextRank: h.TextRank, VectorRank: h.VectorRank, Features: map[string]float64{}}
 		for i, f := range h.Features {
-			c.Features[names[i]] = finite(f)
+			c.Features[out.FeatureNames[i]] = finite(f)
 		}
 		out.Candidates = append(out.Candidates, c)
 	}

@@ -30,33 +30,26 @@ var featureNames = [numFeatures]string{
 	"rank_rr", "periods", "user",
 }
 
-// candidate is one fused candidate as the model sees it: its memory, its
-// score after the boosts, and what fusion made of it.
-type candidate struct {
-	m     memory.Memory
-	score float64
-	fused Fused
-}
-
-// featuresOf gives each candidate's features. The query's content words
+// featuresOf gives each hit's features (kept[i] is hit i's fused
+// candidate; its Score, the boosts included). The query's content words
 // are weighted by how rare they are among the candidates (an idf over the
 // pool), so the coverage of a candidate is the share of the query's
 // weight its words carry.
-func featuresOf(q memory.Query, cs []candidate) []features {
+func featuresOf(q memory.Query, cs []memory.Hit, kept []Fused) []features {
 	if len(cs) == 0 {
 		return nil
 	}
 	var best, textBest, vecBest float64
-	for _, c := range cs {
-		best = max(best, c.score)
-		textBest = max(textBest, c.fused.TextScore)
-		vecBest = max(vecBest, c.fused.VectorScore)
+	for i, c := range cs {
+		best = max(best, c.Score)
+		textBest = max(textBest, kept[i].TextScore)
+		vecBest = max(vecBest, kept[i].VectorScore)
 	}
 	qwords := queryContent(q.Text)
 	counts := make([]wordCounts, len(cs))
 	df := make([]int, len(qwords))
 	for i, c := range cs {
-		counts[i] = countWords(c.m.Text, qwords)
+		counts[i] = countWords(c.Memory.Text, qwords)
 		for j := range qwords {
 			if counts[i].has&(1<<j) != 0 {
 				df[j]++
@@ -72,32 +65,32 @@ func featuresOf(q memory.Query, cs []candidate) []features {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[b].score, cs[a].score) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[b].Score, cs[a].Score) })
 	rank := make([]int, len(cs))
 	sessions := map[string]int{}
 	sessionBest := map[string]int{}
 	top := map[turnKey]bool{}
 	for r, i := range order {
 		rank[i] = r
-		s := cs[i].m.SessionID
+		s := cs[i].Memory.SessionID
 		sessions[s]++
 		if _, ok := sessionBest[s]; !ok {
 			sessionBest[s] = i
 		}
 		if r < AdjacentFrom {
-			top[turnKey{s, cs[i].m.Turn}] = true
+			top[turnKey{s, cs[i].Memory.Turn}] = true
 		}
 	}
 	out := make([]features, len(cs))
 	for i, c := range cs {
-		m, f := c.m, &out[i]
-		f[0] = ratio(c.score, best)
-		f[1] = ratio(c.fused.Score, best)
-		f[2] = reciprocal(c.fused.TextRank)
-		f[3] = reciprocal(c.fused.VectorRank)
-		f[4] = ratio(c.fused.TextScore, textBest)
-		f[5] = ratio(c.fused.VectorScore, vecBest)
-		f[6] = flag(c.score > c.fused.Score)
+		m, fu, f := c.Memory, kept[i], &out[i]
+		f[0] = ratio(c.Score, best)
+		f[1] = ratio(fu.Score, best)
+		f[2] = reciprocal(fu.TextRank)
+		f[3] = reciprocal(fu.VectorRank)
+		f[4] = ratio(fu.TextScore, textBest)
+		f[5] = ratio(fu.VectorScore, vecBest)
+		f[6] = flag(c.Score > fu.Score)
 		f[7] = math.Log1p(float64(counts[i].words))
 		f[8] = math.Log1p(float64(counts[i].content))
 		f[9] = flag(strings.HasSuffix(strings.TrimSpace(m.Text), "?"))
@@ -344,11 +337,7 @@ func learned(q memory.Query, hits []memory.Hit, kept []Fused) {
 	if !apply && !q.Explain || len(hits) == 0 {
 		return
 	}
-	cs := make([]candidate, len(hits))
-	for i, h := range hits {
-		cs[i] = candidate{m: h.Memory, score: h.Score, fused: kept[i]}
-	}
-	fs := featuresOf(q, cs)
+	fs := featuresOf(q, hits, kept)
 	if q.Explain {
 		for i := range hits {
 			hits[i].Features = slices.Clone(fs[i][:])

@@ -81,16 +81,18 @@ func TestFeaturesOf(t *testing.T) {
 	mem := func(session string, turn int, speaker, text string) memory.Memory {
 		return memory.Memory{ID: fmt.Sprintf("%s:%d", session, turn), SessionID: session, Turn: turn, Role: "user", Speaker: speaker, Text: text, SessionDate: day}
 	}
-	cs := []candidate{
-		{m: mem("a", 1, "Maria", "I volunteered at the homeless shelter."), score: 1,
-			fused: Fused{Score: 1, TextRank: 1, VectorRank: 2, TextScore: 4, VectorScore: 0.5}},
-		{m: mem("a", 2, "John", "Which shelter?"), score: 0.5,
-			fused: Fused{Score: 0.25, TextRank: 0, VectorRank: 1, VectorScore: 0.8}},
-		{m: mem("b", 0, "Maria", "Volunteering is fun, fun"), score: 0.4,
-			fused: Fused{Score: 0.4, TextRank: 2, VectorRank: 0, TextScore: 2}},
+	hits := []memory.Hit{
+		{Memory: mem("a", 1, "Maria", "I volunteered at the homeless shelter."), Score: 1},
+		{Memory: mem("a", 2, "John", "Which shelter?"), Score: 0.5},
+		{Memory: mem("b", 0, "Maria", "Volunteering is fun, fun"), Score: 0.4},
+	}
+	kept := []Fused{
+		{Score: 1, TextRank: 1, VectorRank: 2, TextScore: 4, VectorScore: 0.5},
+		{Score: 0.25, TextRank: 0, VectorRank: 1, VectorScore: 0.8},
+		{Score: 0.4, TextRank: 2, VectorRank: 0, TextScore: 2},
 	}
 	q := memory.Query{Text: "Where does Maria volunteer at a shelter?", Speakers: []string{"Maria"}}
-	fs := featuresOf(q, cs)
+	fs := featuresOf(q, hits, kept)
 	if len(fs) != 3 {
 		t.Fatalf("%d rows", len(fs))
 	}
