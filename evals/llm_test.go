@@ -88,8 +88,11 @@ func TestRunWithChatModel(t *testing.T) {
 	defer srv.Close()
 	d := loadLoCoMo(t)
 	d.Units = d.Units[:1]
+	// the space of the best k, so that k=10 of 8 turns shows them all
 	base := Baseline()
+	base.Budget = "k"
 	o := testOptions(t, d, t.TempDir(), inProcess(t))
+	o.Configs = []Config{base}
 	o.LLMAgent, o.MaxToolCalls = true, 3
 	o.Chat = NewChat(srv.URL+"/v1", "test-key", "answerer")
 	o.Judge = &Judge{Chat: NewChat(srv.URL+"/v1/", "test-key", "judge-1")}

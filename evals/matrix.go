@@ -38,6 +38,8 @@ type Config struct {
 	Kinds *float64 `json:"kinds,omitempty"`
 	// Learned is weights.learned (nil: the server's default; 0: off).
 	Learned *float64 `json:"learned,omitempty"`
+	// Budget is recall's budget argument ("": the server's default).
+	Budget string `json:"budget,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
 	// recall's other weights (0: the server's default).
 	TextWeight   float64 `json:"text_weight,omitempty"`
@@ -91,6 +93,7 @@ func Matrix() []Config {
 		out = append(out, vary(fmt.Sprintf("k=%d", k), func(c *Config) { c.K = k }))
 	}
 	out = append(out,
+		vary("budget=k", func(c *Config) { c.Budget = "k" }),
 		vary("prefix=off", func(c *Config) { c.NoPrefix = true }),
 		vary("fusion=text", func(c *Config) { c.Fusion = "text" }),
 		vary("fusion=vector", func(c *Config) { c.Fusion = "vector"; c.NeedsVectors = true }),
@@ -117,7 +120,7 @@ func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds, Learned: c.Learned,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
 	}
-	args.Context, args.MaxTokens, args.Excerpt, args.Reranker = c.Context, c.MaxTokens, c.Excerpt, c.Reranker
+	args.Context, args.MaxTokens, args.Excerpt, args.Reranker, args.Budget = c.Context, c.MaxTokens, c.Excerpt, c.Reranker, c.Budget
 	if c.Before {
 		// The question's exact time, not its day: LongMemEval has sessions
 		// later on the question's own day (an artefact of its source
@@ -155,7 +158,7 @@ var numericFactors = map[string]func(c *Config, f float64){
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// time, adjacent, kinds, reranker=off|on,
+// time, adjacent, kinds, learned, budget=chance|k, reranker=off|on,
 // w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.
@@ -184,6 +187,8 @@ func ParseConfig(name string) (Config, error) {
 			c.NeedsVectors = v == "vector" || v == "rerank"
 		case "order":
 			c.Order = v
+		case "budget":
+			c.Budget = v
 		case "granularity":
 			c.Granularity = Granularity(v)
 		case "prefix":
@@ -214,6 +219,9 @@ func (c Config) Validate() error {
 	case "", byRelevance, recency, chronological:
 	default:
 		return fmt.Errorf("config %s: order %q", c.Name, c.Order)
+	}
+	if c.Budget != "" && c.Budget != "chance" && c.Budget != "k" {
+		return fmt.Errorf("config %s: budget %q, want chance or k", c.Name, c.Budget)
 	}
 	return nil
 }

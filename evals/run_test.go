@@ -102,8 +102,14 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 		return out.Results[i]
 	}
 	base := get("base", "conv-1/q0")
-	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) != 8 {
+	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) < 3 {
 		t.Errorf("base dog question: %+v", base)
+	}
+	// the space of the best 10 holds all 8 turns; the default's, read
+	// from the chances, at most as much
+	byK := get("budget=k", "conv-1/q0")
+	if len(byK.Recalled) != 8 || !byK.Retrieval.Turn.All || byK.Tokens < base.Tokens {
+		t.Errorf("budget=k dog question: recalled %d, %d tokens (base %d)", len(byK.Recalled), byK.Tokens, base.Tokens)
 	}
 	// its answer, "golden retriever", is in the text shown, excerpts and all
 	if base.AnswerShown == nil || !*base.AnswerShown {
@@ -111,8 +117,8 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	}
 	// the best 5, and as many more as excerpts and one header per session
 	// leave room for in the tokens the 5 take whole
-	if r := get("k=5", "conv-1/q0"); len(r.Recalled) < 5 || len(r.Recalled) > len(base.Recalled) || r.Tokens > base.Tokens {
-		t.Errorf("k=5 recalled %d (base %d), %d tokens (base %d)", len(r.Recalled), len(base.Recalled), r.Tokens, base.Tokens)
+	if r := get("k=5", "conv-1/q0"); len(r.Recalled) < 3 || len(r.Recalled) > len(byK.Recalled) || r.Tokens > byK.Tokens {
+		t.Errorf("k=5 recalled %d (budget=k %d), %d tokens (budget=k %d)", len(r.Recalled), len(byK.Recalled), r.Tokens, byK.Tokens)
 	}
 	if r := get("prefix=off", "conv-1/q0"); r.Tokens >= base.Tokens || !slices.Equal(r.Recalled, base.Recalled) {
 		t.Errorf("prefix=off: %d tokens (base %d), recalled %v", r.Tokens, base.Tokens, r.Recalled)
@@ -206,7 +212,11 @@ func TestRunLongMemEvalAbstention(t *testing.T) {
 	u := d.Units[slices.IndexFunc(d.Units, func(u Unit) bool { return u.Questions[0].ID == "q_ms" })]
 	g3 := u.Sessions[slices.IndexFunc(u.Sessions, func(s Session) bool { return s.Date.After(u.Now) })].ID
 	later := func(id string) bool { return strings.HasPrefix(id, g3+":") }
-	if b, f := recalled("base"), recalled("before=question"); !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || len(f) != len(b)-2 {
+	// (the memories in its place may differ: the budget is read from the
+	// candidates' chances, and they differ without the later session)
+	b, f := recalled("base"), recalled("before=question")
+	kept := slices.DeleteFunc(slices.Clone(b), later)
+	if !slices.ContainsFunc(b, later) || slices.ContainsFunc(f, later) || slices.ContainsFunc(kept, func(id string) bool { return !slices.Contains(f, id) }) {
 		t.Errorf("base recalled %v, before=question %v", b, f)
 	}
 }

@@ -35,3 +35,41 @@ func TestBestByPrior(t *testing.T) {
 		}
 	}
 }
+
+// The chance budget's n counts the hits at least ChanceFloor as likely
+// as the best, between ChanceFewest·k and ChanceMost·k and never more
+// than the hits; without the learned order's chances (no Prior), or asked
+// for k, it is k.
+func TestFillCount(t *testing.T) {
+	chances := func(ps ...float64) []Hit {
+		hits := make([]Hit, len(ps))
+		for i, p := range ps {
+			hits[i] = Hit{Score: p, Prior: 1 / float64(i+1)}
+		}
+		return hits
+	}
+	spread := make([]float64, 40) // many alike: all above the floor
+	for i := range spread {
+		spread[i] = 0.5 - float64(i)/200
+	}
+	for _, c := range []struct {
+		name     string
+		hits     []Hit
+		k        int
+		byChance bool
+		want     int
+	}{
+		{"one stands out: the fewest", chances(0.9, 0.05, 0.04, 0.01, 0.01, 0.01), 10, true, 3},
+		{"one stands out, k 1: one", chances(0.9, 0.05), 1, true, 1},
+		{"the floor counts", chances(0.5, 0.4, 0.1, 0.03, 0.031, 0.029, 0.01, 0.001), 4, true, 5},
+		{"many alike: up to 3k", chances(spread...), 10, true, 30},
+		{"many alike, few hits: the hits", chances(spread[:12]...), 10, true, 12},
+		{"asked for k", chances(spread...), 10, false, 10},
+		{"no chances: k", func() []Hit { h := chances(spread...); clear(h); return h }(), 10, true, 10},
+		{"k above the hits", chances(0.9), 10, false, 1},
+	} {
+		if got := fillCount(c.hits, c.k, c.byChance); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}

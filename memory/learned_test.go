@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"agentmem/memory"
 	"agentmem/memory/embedder/fake"
@@ -188,5 +189,63 @@ func TestRerankerReadsTheFusedOrder(t *testing.T) {
 	}
 	if !differ {
 		t.Error("the learned order is the fused order on these candidates; the test proves nothing")
+	}
+}
+
+// By default a recall that fills takes the space of as many memories as
+// the learned order's chances say (memory.ByChance): n candidates at least
+// ChanceFloor as likely as the best; budget k takes the space of the best
+// k. The recall's text is bounded by what the best n take shown whole,
+// so a question whose n is below k reads fewer tokens, one whose n is
+// above reads more; an unknown budget is refused naming the field.
+func TestBudgetByChance(t *testing.T) {
+	svc := learnedConversation(t)
+	// one fact said once, among turns said six times each
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "lisbon", SessionDate: "2023-05-09", Messages: []memory.Message{
+		{Role: "user", Speaker: "Maria", Content: "My sister Lucia moved to Lisbon in March for a job at the aquarium."},
+		{Role: "user", Speaker: "John", Content: "Lisbon! Does she like the aquarium job?"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, query := range []string{"How did John's race go?", "Where did Maria's sister Lucia move to?", "Which shelters does Maria volunteer at?", "charity"} {
+		req := memory.RecallRequest{Query: query, Namespace: "n", K: 4, Fill: true, Excerpt: 40, Explain: true}
+		chance, err := svc.Recall(bg, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Budget = memory.ByK
+		byK, err := svc.Recall(bg, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, n := chance.Candidates[0].Score, 0
+		for _, c := range chance.Candidates[:min(len(chance.Candidates), memory.FillCandidates*req.K)] {
+			if c.Score >= memory.ChanceFloor*best {
+				n++
+			}
+		}
+		n = min(max(n, 1), memory.ChanceMost*req.K)
+		tc, tk := utf8.RuneCountInString(chance.Text()), utf8.RuneCountInString(byK.Text())
+		switch {
+		case n < req.K:
+			seen["fewer"] = true
+			if tc >= tk {
+				t.Errorf("%q: n %d < k, but %d characters by chance against %d by k", query, n, tc, tk)
+			}
+		case n > req.K:
+			seen["more"] = true
+			if tc <= tk || len(chance.Hits) <= len(byK.Hits) {
+				t.Errorf("%q: n %d > k, but %d characters and %d hits by chance against %d and %d by k", query, n, tc, len(chance.Hits), tk, len(byK.Hits))
+			}
+		}
+	}
+	if !seen["fewer"] || !seen["more"] {
+		t.Errorf("the queries gave n below k: %v, above k: %v; the test needs both", seen["fewer"], seen["more"])
+	}
+	_, err := svc.Recall(bg, memory.RecallRequest{Query: "race", Namespace: "n", K: 4, Budget: "tokens"})
+	var fe *memory.FieldError
+	if !errors.As(err, &fe) || fe.Field != "budget" {
+		t.Errorf("budget tokens: %v, want a field error naming budget", err)
 	}
 }

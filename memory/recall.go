@@ -49,7 +49,34 @@ type RecallRequest struct {
 	// read of it (RecallResult.Candidates); the recall is otherwise the
 	// same.
 	Explain bool
+	// Budget says how a recall that fills sets its space: "" or ByChance
+	// by the learned order's chances, ByK by the best K (see Budget).
+	Budget Budget
 }
+
+// Budget is how a recall that fills (Fill) sets its space: what its best
+// n memories take shown whole, n being K or read from the chances.
+type Budget string
+
+const (
+	// ByChance, the default, sets n by the learned order's chances where
+	// it ranked the candidates alone (weights.learned 1): the candidates
+	// at least ChanceFloor as likely to be evidence as the best, and
+	// between ChanceFewest and ChanceMost times K of them. A question
+	// that one memory answers shows fewer memories than K; one whose
+	// answer is spread over many shows more. Elsewhere n is K.
+	ByChance Budget = "chance"
+	// ByK sets n to K.
+	ByK Budget = "k"
+)
+
+// The chance budget's constants, measured on the dev sets (EVALS.md,
+// "A budget read from the chances").
+const (
+	ChanceFloor  = 0.06
+	ChanceFewest = 0.3
+	ChanceMost   = 3
+)
 
 // DefaultExcerpt is the excerpt length (in tokens, about) the tools use
 // when a recall names none: long memories shown as their best-matching
@@ -160,9 +187,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if err != nil {
 		return RecallResult{}, err
 	}
-	fillK := 0 // with fill: the space the best k take shown whole, filled with excerpts
+	fillK := 0 // with fill: the space the best n take shown whole, filled with excerpts
 	if fill {
-		fillK = min(len(hits), req.K)
+		fillK = fillCount(hits, req.K, req.Budget != ByK && q.Weights.OrDefault().Learned >= 1)
 	}
 	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want, order)
 	// chosen by relevance, then arranged as asked
@@ -184,6 +211,29 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		res.TimeBoost = w.Time
 	}
 	return res, nil
+}
+
+// fillCount is the n of a recall that fills: k or, byChance, the hits
+// at least ChanceFloor as likely as the best, between ChanceFewest·k and
+// ChanceMost·k of them, where the learned order scored the hits (their
+// Prior is set: their Score is the model's chance); never more than the
+// hits.
+func fillCount(hits []Hit, k int, byChance bool) int {
+	if !byChance || !slices.ContainsFunc(hits, func(h Hit) bool { return h.Prior > 0 }) {
+		return min(k, len(hits))
+	}
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, h.Score)
+	}
+	n := 0
+	for _, h := range hits {
+		if h.Score >= ChanceFloor*best {
+			n++
+		}
+	}
+	n = max(n, int(math.Round(ChanceFewest*float64(k))), 1)
+	return min(n, ChanceMost*k, len(hits))
 }
 
 // candidates sets how many fused candidates q asks the store for: k, or
@@ -227,6 +277,9 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	}
 	if req.MaxTokens < 0 || req.MaxTokens > MaxTokens {
 		return Query{}, "", &FieldError{"max_tokens", fmt.Sprintf("must be between 1 and %d, got %d", MaxTokens, req.MaxTokens)}
+	}
+	if req.Budget != "" && req.Budget != ByChance && req.Budget != ByK {
+		return Query{}, "", &FieldError{"budget", fmt.Sprintf("must be chance or k, got %q", req.Budget)}
 	}
 	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
 		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}

@@ -37,7 +37,7 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
 		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt, Reranker: in.Reranker,
-		Explain: in.Explain,
+		Explain: in.Explain, Budget: memory.Budget(in.Budget),
 	}
 	if in.Excerpt != nil {
 		req.Excerpt = *in.Excerpt

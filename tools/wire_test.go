@@ -59,7 +59,7 @@ func TestArgumentErrorsWire(t *testing.T) {
 		{"recall", `{"query":"x","namespace":"no spaces"}`}, {"recall", `{"query":"x","limit":5}`},
 		{"recall", `{"query":"x","k":0,"limit":3,"order":"y"}`}, {"recall", `{"query":"x","excerpt":-1}`},
 		{"recall", `{"query":"x","before":"` + strings.Repeat("9", 65) + `"}`}, {"recall", `{"query":"x","format":"xml"}`},
-		{"recall", `{"query":"x","explain":true}`}, {"recall", `{"query":"x","weights":{"learned":2}}`},
+		{"recall", `{"query":"x","explain":true}`}, {"recall", `{"query":"x","weights":{"learned":2}}`}, {"recall", `{"query":"x","budget":"tokens"}`},
 		{"remember", `{}`}, {"remember", `{"messages":[]}`}, {"remember", `{"messages":"hello"}`},
 		{"remember", `{"messages":[{"role":"user"}]}`}, {"remember", `{"messages":[{"role":"user","content":"a"},{"role":"robot","content":"b"}]}`},
 		{"remember", `{"messages":[{"role":"user","content":5}]}`}, {"remember", `{"messages":[{"role":"user","content":2000000000}]}`},
