@@ -71,7 +71,7 @@ const (
 )
 
 // The chance budget's constants, measured on the dev sets (EVALS.md,
-// "A budget read from the chances").
+// "The budget read from the chances").
 const (
 	ChanceFloor  = 0.06
 	ChanceFewest = 0.3

@@ -49,7 +49,7 @@ type RememberResult struct {
 // RecallArgs are the recall tool's arguments.
 type RecallArgs struct {
 	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
-	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return; with excerpts (the default) more may follow, in the space the excerpts save. About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
+	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return. With excerpts (the default) a recall takes the space its best n would take shown whole and fills it with as many memories as fit, n being k or, by default, read from k and the candidates (see budget). About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more)." schema:"maxLength=256,pattern=name"`
 	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
