@@ -114,9 +114,9 @@ func TestRunWithChatModel(t *testing.T) {
 		if r.Abstain != (r.Sufficient == nil) {
 			t.Errorf("%s %s: sufficiency asked of an abstention question, or not asked of another", r.Agent, r.Question)
 		}
-		// the model's recall asks for k=3: the best 3, and the memories
-		// excerpts leave room for
-		if r.Agent == "llm" && (r.Recalls != 1 || len(r.Recalled) < 3) {
+		// the model's recall asks for k=3: the best n (1 to 9, from the
+		// chances), and the memories excerpts leave room for
+		if r.Agent == "llm" && (r.Recalls != 1 || len(r.Recalled) < 1) {
 			t.Errorf("llm agent: %d recalls, recalled %v", r.Recalls, r.Recalled)
 		}
 	}

@@ -40,6 +40,9 @@ type Config struct {
 	Learned *float64 `json:"learned,omitempty"`
 	// Budget is recall's budget argument ("": the server's default).
 	Budget string `json:"budget,omitempty"`
+	// AutoK leaves k out of the recall, which then takes one from the
+	// size of the history (K is still the k the figures are told by).
+	AutoK bool `json:"auto_k,omitempty"`
 	// TextWeight, VectorWeight, EntityWeight and RankConstant are the
 	// recall's other weights (0: the server's default).
 	TextWeight   float64 `json:"text_weight,omitempty"`
@@ -116,6 +119,9 @@ func Matrix() []Config {
 // RecallArgs are the recall tool's arguments for question q in namespace ns.
 func (c Config) RecallArgs(q Question, ns string) spec.RecallArgs {
 	args := spec.RecallArgs{Query: q.Text, K: c.K, Namespace: ns, Fusion: c.Fusion, Pool: c.Pool}
+	if c.AutoK {
+		args.K = 0
+	}
 	if c.Time != nil || c.Adjacent != nil || c.Kinds != nil || c.Learned != nil || c.TextWeight != 0 || c.VectorWeight != 0 || c.EntityWeight != 0 || c.RankConstant != 0 {
 		args.Weights = &spec.Weights{Time: c.Time, Adjacent: c.Adjacent, Kinds: c.Kinds, Learned: c.Learned,
 			Text: c.TextWeight, Vector: c.VectorWeight, Entity: c.EntityWeight, RankConstant: c.RankConstant}
@@ -158,7 +164,8 @@ var numericFactors = map[string]func(c *Config, f float64){
 // ParseConfig reads a configuration named by its differences from the
 // baseline, joined by "+": "k=20", "time=0+adjacent=0",
 // "fusion=text+k=15". Factors: k, pool, fusion, order, granularity,
-// time, adjacent, kinds, learned, budget=chance|k, reranker=off|on,
+// k=auto (the server's k for the history's size), time, adjacent, kinds,
+// learned, budget=chance|k, reranker=off|on,
 // w.text, w.vector, w.entity, w.rank (weights),
 // context, max_tokens, prefix=off,
 // before=question.
@@ -172,6 +179,10 @@ func ParseConfig(name string) (Config, error) {
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
 			return c, fmt.Errorf("config %q: %q is not factor=value", name, part)
+		}
+		if k == "k" && v == "auto" {
+			c.AutoK = true
+			continue
 		}
 		if set, ok := numericFactors[k]; ok {
 			f, err := strconv.ParseFloat(v, 64)
@@ -228,7 +239,11 @@ func (c Config) Validate() error {
 
 // Describe is a one-line description of how c differs from nothing.
 func (c Config) Describe() string {
-	parts := []string{fmt.Sprintf("k=%d", c.K), "granularity=" + string(c.Granularity),
+	kk := fmt.Sprintf("k=%d", c.K)
+	if c.AutoK {
+		kk = "k=auto (the server's, from the history's size)"
+	}
+	parts := []string{kk, "granularity=" + string(c.Granularity),
 		"fusion=" + cmp.Or(c.Fusion, "server default (rrf)")}
 	if c.Pool > 0 {
 		parts = append(parts, fmt.Sprintf("pool=%d", c.Pool))

@@ -24,3 +24,22 @@ func TestParseConfigReranker(t *testing.T) {
 		t.Errorf("reranker=maybe: %v", err)
 	}
 }
+
+// k=auto leaves k out of the recall (the server takes one from the
+// history's size); budget=k asks for the best k's space; a budget the
+// tool does not know is refused before the run.
+func TestParseConfigKAndBudget(t *testing.T) {
+	q := Question{Text: "q"}
+	for name, want := range map[string][2]any{"base": {10, ""}, "k=auto": {0, ""}, "k=auto+budget=k": {0, "k"}, "k=15+budget=chance": {15, "chance"}} {
+		c, err := ParseConfig(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := c.RecallArgs(q, "ns"); a.K != want[0] || a.Budget != want[1] {
+			t.Errorf("%s: k %d, budget %q; want %v, %q", name, a.K, a.Budget, want[0], want[1])
+		}
+	}
+	if _, err := ParseConfig("budget=tokens"); err == nil || !strings.Contains(err.Error(), "chance or k") {
+		t.Errorf("budget=tokens: %v", err)
+	}
+}

@@ -115,9 +115,10 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	if base.AnswerShown == nil || !*base.AnswerShown {
 		t.Errorf("base dog question: answer shown %v, want true", base.AnswerShown)
 	}
-	// the best 5, and as many more as excerpts and one header per session
-	// leave room for in the tokens the 5 take whole
-	if r := get("k=5", "conv-1/q0"); len(r.Recalled) < 3 || len(r.Recalled) > len(byK.Recalled) || r.Tokens > byK.Tokens {
+	// the best n (2 to 15 at k=5, from the chances), and as many more as
+	// excerpts and one header per session leave room for in the tokens
+	// they take whole: at least 2, and never more than the best 10's
+	if r := get("k=5", "conv-1/q0"); len(r.Recalled) < 2 || len(r.Recalled) > len(byK.Recalled) || r.Tokens > byK.Tokens {
 		t.Errorf("k=5 recalled %d (budget=k %d), %d tokens (budget=k %d)", len(r.Recalled), len(byK.Recalled), r.Tokens, byK.Tokens)
 	}
 	if r := get("prefix=off", "conv-1/q0"); r.Tokens >= base.Tokens || !slices.Equal(r.Recalled, base.Recalled) {

@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// The default budget is what the best k by their score before the
-// learned order take whole (Hit.Prior), so the learned order changes
-// which memories are shown, not how many tokens: bestByPrior picks them,
+// The budget is what the best n by their score before the learned order
+// take whole (Hit.Prior), so the learned order's ranking changes which
+// memories are shown, not the space they fill: bestByPrior picks them,
 // each with its own turns; with no Prior (a reranker's order, or a fusion
-// the learned order does not reorder) the first k.
+// the learned order does not reorder) the first n.
 func TestBestByPrior(t *testing.T) {
 	var hits []Hit
 	var turns [][]Memory
@@ -61,7 +61,7 @@ func TestFillCount(t *testing.T) {
 	}{
 		{"one stands out: the fewest", chances(0.9, 0.05, 0.04, 0.01, 0.01, 0.01), 10, true, 3},
 		{"one stands out, k 1: one", chances(0.9, 0.05), 1, true, 1},
-		{"the floor counts", chances(0.5, 0.4, 0.1, 0.03, 0.031, 0.029, 0.01, 0.001), 4, true, 5},
+		{"the floor counts", chances(0.5, 0.4, 0.1, 0.0301, 0.031, 0.0299, 0.01, 0.001), 4, true, 5},
 		{"many alike: up to 3k", chances(spread...), 10, true, 30},
 		{"many alike, few hits: the hits", chances(spread[:12]...), 10, true, 12},
 		{"asked for k", chances(spread...), 10, false, 10},

@@ -219,13 +219,16 @@ func TestBudgetByChance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		best, n := chance.Candidates[0].Score, 0
-		for _, c := range chance.Candidates[:min(len(chance.Candidates), memory.FillCandidates*req.K)] {
+		// n as fillCount counts it: over the candidates the fill holds
+		// (the best 4k), between 0.3k and 3k of them
+		held := chance.Candidates[:min(len(chance.Candidates), memory.FillCandidates*req.K)]
+		best, n := held[0].Score, 0
+		for _, c := range held {
 			if c.Score >= memory.ChanceFloor*best {
 				n++
 			}
 		}
-		n = min(max(n, 1), memory.ChanceMost*req.K)
+		n = min(max(n, int(math.Round(memory.ChanceFewest*float64(req.K))), 1), memory.ChanceMost*req.K, len(held))
 		tc, tk := utf8.RuneCountInString(chance.Text()), utf8.RuneCountInString(byK.Text())
 		switch {
 		case n < req.K:

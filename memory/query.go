@@ -183,9 +183,10 @@ type Hit struct {
 	FusedRank int `json:"fused_rank,omitempty"`
 	// Prior is the hit's score before the learned order scored it (the
 	// fused score with its boosts; 0 when the learned order did not
-	// apply): a recall's default budget is what its best k by Prior take
-	// whole, so the learned order changes which memories are shown, not
-	// how many tokens they take (see Service.passages).
+	// apply): a recall's budget is what its best n by Prior take whole
+	// (n from the learned order's chances, see Budget), so the learned
+	// order's ranking changes which memories are shown, and its chances
+	// how many (see Service.passages).
 	Prior float64 `json:"-"`
 	// Features are what the learned order read of the hit (named by
 	// hybrid.FeatureNames), with Query.Explain; nil otherwise.

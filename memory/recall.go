@@ -15,7 +15,7 @@ import (
 // RecallRequest asks for the memories that best answer a query.
 type RecallRequest struct {
 	Query     string
-	K         int // 1 to MaxK; the tools default it to DefaultK
+	K         int // 1 to MaxK; 0 takes one from the history's size (AutoK)
 	Namespace string
 	SessionID string
 	// After and Before bound session dates, inclusive. A date without a time
@@ -37,9 +37,10 @@ type RecallRequest struct {
 	// Excerpt, when not 0, shows a memory longer than about that many
 	// tokens as its part that best matches the query.
 	Excerpt int
-	// Fill, with Excerpt, returns more than K memories: as many as fit in
-	// the tokens the best K would take shown whole (or in MaxTokens), and
-	// what they leave shows the best WidenHits excerpts longer.
+	// Fill, with Excerpt, returns as many memories as fit in the tokens
+	// the best n would take shown whole (n from Budget: K, or read from
+	// the chances; or in MaxTokens), and what they leave shows the best
+	// WidenHits excerpts longer.
 	Fill bool
 	// Reranker says whether the service's reranker orders the candidates:
 	// nil means whenever the service has one; true when it has none is an
@@ -91,7 +92,9 @@ const DefaultExcerpt = 40
 // EVALS.md, "Recall defaults").
 const FillCandidates = 4
 
-// DefaultK suits a history of about fifty sessions; use about 20 for five hundred.
+// DefaultK suits a history of about fifty sessions; about 20 suits five
+// hundred. A recall that names no k takes one from the history's size
+// (AutoK).
 const DefaultK = 10
 
 // RecallResult is what a recall found, in the requested order: the hits,
@@ -99,9 +102,11 @@ const DefaultK = 10
 // the periods the query named, which weighed the ranking.
 type RecallResult struct {
 	Namespace string
-	Hits      []Hit
-	Passages  []Passage
-	Periods   []Period
+	// K is the recall's k: the one asked for, or AutoK's.
+	K        int
+	Hits     []Hit
+	Passages []Passage
+	Periods  []Period
 	// TimeBoost is the weight the periods had (0: none).
 	TimeBoost float64
 	// Pending counts the namespace's memories whose vectors are still being
@@ -125,6 +130,7 @@ func (r RecallResult) Text() string { return Text(r.Passages) }
 // Recall runs one hybrid search: BM25 over the text, a match on the
 // query's entities and, with an embedder, vector similarity, fused.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
+	req.K = s.autoK(ctx, req)
 	q, order, err := s.query(ctx, req)
 	if err != nil {
 		return RecallResult{}, err
@@ -205,7 +211,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
 	arrange(hits, order, func(h Hit) Memory { return h.Memory })
-	res.Namespace, res.Hits, res.Passages, res.Periods = q.Namespace, hits, ps, q.Periods
+	res.Namespace, res.K, res.Hits, res.Passages, res.Periods = q.Namespace, req.K, hits, ps, q.Periods
 	res.Pending = pending
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time

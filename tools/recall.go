@@ -53,7 +53,7 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 // recalled is the structured result of res: each memory as the text
 // shows it (a long one's excerpt), or whole, with its scores and ranks.
 func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
-	out := spec.RecallResult{Namespace: res.Namespace, Memories: []spec.Recalled{}}
+	out := spec.RecallResult{Namespace: res.Namespace, K: res.K, Memories: []spec.Recalled{}}
 	hits := map[string]memory.Hit{}
 	for _, h := range res.Hits {
 		hits[h.Memory.ID] = h

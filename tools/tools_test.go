@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -220,7 +221,6 @@ func TestSchemaLimitsMatchDomain(t *testing.T) {
 		got, want int
 	}{
 		{"recall.k maximum", int(*recall["k"].Maximum), memory.MaxK},
-		{"recall.k default", mustInt(t, recall["k"].Default), memory.DefaultK},
 		{"recall.pool maximum", int(*recall["pool"].Maximum), memory.MaxPool},
 		{"recall.query maxLength", *recall["query"].MaxLength, memory.MaxQueryChars},
 		{"recall.weights.text maximum", int(*recall["weights"].Properties["text"].Maximum), memory.MaxWeight},
@@ -234,19 +234,17 @@ func TestSchemaLimitsMatchDomain(t *testing.T) {
 			t.Errorf("%s: schema %d, domain %d", c.name, c.got, c.want)
 		}
 	}
+	// k has no default in the schema: a call that names none takes one from
+	// the size of its history (memory.AutoK), which the description gives
+	if d := recall["k"].Description; recall["k"].Default != nil || !strings.Contains(d, fmt.Sprintf("%d up to %s memories", memory.DefaultK, "1,000")) ||
+		memory.AutoKFrom != 1000 || !strings.Contains(d, fmt.Sprintf("at most %d", memory.AutoKMost)) {
+		t.Errorf("recall.k: default %s, description %q; want none, and AutoK's numbers", recall["k"].Default, d)
+	}
 	for i, r := range memory.Roles {
 		if msg["role"].Enum[i] != r {
 			t.Errorf("roles: schema %v, domain %v", msg["role"].Enum, memory.Roles)
 		}
 	}
-}
-
-func mustInt(t *testing.T, raw json.RawMessage) int {
-	var n int
-	if err := json.Unmarshal(raw, &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // A recall as a model makes it returns text alone, so that a host which

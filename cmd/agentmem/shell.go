@@ -198,7 +198,7 @@ func readRememberArgs(path string) (spec.RememberArgs, error) {
 type recallCmd struct {
 	output
 	Query     string `arg:"" help:"What to recall."`
-	K         int    `name:"k" short:"k" default:"10" help:"How many of the best memories (with excerpts, the default, more may follow in the space they save)."`
+	K         *int   `name:"k" short:"k" help:"About how many memories (default: from the size of the history, 10 up to 1,000 memories, at most 20; with excerpts, the default, the space the best take is filled, and --budget sets it)."`
 	NS        string `name:"ns" help:"Namespace of this call (default --namespace)."`
 	SessionID string `name:"session-id" help:"Only this session: its id, or the start of a UUID id as recall shows it."`
 	After     string `name:"after" help:"Only sessions on or after this date."`
@@ -208,17 +208,21 @@ type recallCmd struct {
 	Context   int    `name:"context" help:"Neighbouring turns of its session with each memory, on each side (0-3)."`
 	MaxTokens int    `name:"max-tokens" help:"An approximate budget for the returned text."`
 	NoRerank  bool   `name:"no-reranker" help:"Keep the fused order: the server's reranker (--reranker-url) does not order the memories."`
+	Budget    string `name:"budget" help:"The space a recall with excerpts fills: chance (default: what the best n take, n read from how many candidates are likely answers, 0.3k to 3k) or k (what the best k take)."`
 }
 
 func (c recallCmd) Run(e *env) error {
 	// 0 and negative numbers would be left out of the arguments (the
 	// tool's default): refuse them here as the tool refuses them
-	if c.K < 1 {
-		return fmt.Errorf("recall: invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, c.K)
+	if c.K != nil && *c.K < 1 {
+		return fmt.Errorf("recall: invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, *c.K)
 	}
 	args := spec.RecallArgs{
-		Query: c.Query, K: c.K, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,
-		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank),
+		Query: c.Query, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,
+		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank), Budget: c.Budget,
+	}
+	if c.K != nil {
+		args.K = *c.K
 	}
 	return withClient(e, func(cl *client.Client) error {
 		res, text, err := cl.Recall(e.ctx, args)

@@ -75,10 +75,11 @@ func TestDecodeDefaultsAndValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.K != 10 || got.Weights == nil || got.Weights.Text != 2 || got.Weights.Vector != 0 {
+	// excerpt has a default, k none (the server takes one from the history)
+	if got.K != 0 || got.Excerpt == nil || *got.Excerpt != 40 || got.Weights == nil || got.Weights.Text != 2 || got.Weights.Vector != 0 {
 		t.Errorf("decoded %+v (weights %+v)", got, got.Weights)
 	}
-	if _, ok := a.(map[string]any)["k"]; ok {
+	if _, ok := a.(map[string]any)["excerpt"]; ok {
 		t.Error("Decode wrote the default into the caller's arguments")
 	}
 	if _, err := Decode[TodayArgs](nil); err != nil {
@@ -93,7 +94,7 @@ func TestDecodeDefaultsAndValid(t *testing.T) {
 // which arguments are required, and never "null or T" for an optional one.
 func TestSchemaShape(t *testing.T) {
 	raw := string(SchemaJSON[RecallArgs]())
-	for _, want := range []string{`"required":["query"]`, `"k":{"type":"integer","description"`, `"default":10,"minimum":1,"maximum":100`, `"exclusiveMinimum":0`, `"additionalProperties":false`} {
+	for _, want := range []string{`"required":["query"]`, `"k":{"type":"integer","description"`, `"minimum":1,"maximum":100}`, `"default":40,"minimum":0,"maximum":100000`, `"exclusiveMinimum":0`, `"additionalProperties":false`} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("recall schema lacks %s:\n%s", want, raw)
 		}
@@ -110,7 +111,7 @@ func TestDecodeRawOverDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.K != 10 || got.Excerpt == nil || *got.Excerpt != 0 || got.Weights.Time == nil || *got.Weights.Time != 0 {
+	if got.K != 0 || got.Excerpt == nil || *got.Excerpt != 0 || got.Weights.Time == nil || *got.Weights.Time != 0 {
 		t.Errorf("decoded %+v (weights %+v)", got, got.Weights)
 	}
 	if _, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","k":0}`)); err == nil || err.Error() != "k: must be at least 1 and at most 100, got 0" {

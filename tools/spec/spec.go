@@ -49,7 +49,7 @@ type RememberResult struct {
 // RecallArgs are the recall tool's arguments.
 type RecallArgs struct {
 	Query     string   `json:"query" jsonschema:"The question or topic, in natural language." schema:"minLength=1,maxLength=4096"`
-	K         int      `json:"k,omitempty" jsonschema:"How many of the best memories to return. With excerpts (the default) a recall takes the space its best n would take shown whole and fills it with as many memories as fit, n being k or, by default, read from k and the candidates (see budget). About 10 suits ~50 sessions of history, about 20 suits ~500." schema:"minimum=1,maximum=100,default=10"`
+	K         int      `json:"k,omitempty" jsonschema:"About how many memories to return. With excerpts (the default), a recall fills the space its best memories would take shown whole with as many as fit; by default that space is read from how many candidates are likely answers, between 0.3k and 3k memories (see budget). Default: from the size of the history: 10 up to 1,000 memories (about 50 sessions), one more for each quarter more, at most 20." schema:"minimum=1,maximum=100"`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space to search. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 	SessionID string   `json:"session_id,omitempty" jsonschema:"Only memories of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more)." schema:"maxLength=256,pattern=name"`
 	After     string   `json:"after,omitempty" jsonschema:"Only sessions on or after this date (a date or date-time, as session_date)." schema:"maxLength=64"`
@@ -60,10 +60,10 @@ type RecallArgs struct {
 	Weights   *Weights `json:"weights,omitempty" jsonschema:"Advanced: fusion weights."`
 	Context   int      `json:"context,omitempty" jsonschema:"How many neighbouring turns of its session come with each memory found, on each side (0 to 3), in its session's passage, in turn order." schema:"minimum=0,maximum=3"`
 	Excerpt   *int     `json:"excerpt,omitempty" jsonschema:"Show a memory longer than about this many tokens as its part that best matches the query (marked with …), and fill the space that saves with more memories, up to what the best memories would take shown whole (see budget), each with its own header (never more tokens). 0: exactly k memories, whole." schema:"minimum=0,maximum=100000,default=40"`
-	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond k." schema:"minimum=1,maximum=100000"`
+	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"An approximate budget for the returned text, counted as it is rendered (about four characters a token): a memory (with its context) that would take the text past it is left out, and the next ones are still tried; the best one is always kept. Default: no budget beyond the one budget sets." schema:"minimum=1,maximum=100000"`
 	Reranker  *bool    `json:"reranker,omitempty" jsonschema:"Advanced: whether the server's reranker (a model that reads the query and each memory together) orders the best candidates. Default: yes when the server has one (--reranker-url); true when it has none is an error."`
 	Format    string   `json:"format,omitempty" jsonschema:"text (default): the memories as text to read, after a first line 'Today is ...'. json: also the structured result (ids, scores, ranks; each memory as the text shows it), for programs; hosts that show a model the structured result (Claude Code does) then show it that instead of the text." schema:"enum=text|json"`
-	Budget    string   `json:"budget,omitempty" jsonschema:"Advanced: how the space of a recall with excerpts is set, as what its best n memories take shown whole. chance (default): n counts the candidates the learned order finds at least 6% as likely to hold the answer as the best one, between 0.3k and 3k: fewer memories where one answers the question, more where the answer is spread over many (k where the learned order does not rank alone). k: n is k." schema:"enum=chance|k"`
+	Budget    string   `json:"budget,omitempty" jsonschema:"Advanced: the space a recall with excerpts fills: what its best n memories take shown whole. chance (default): n counts the best 4k candidates that the learned order finds at least 6% as likely to hold the answer as the best one, between 0.3k and 3k: fewer memories where one answers the question, more where the answer is spread over many (n is k where the learned order is off or blended). k: n is k." schema:"enum=chance|k"`
 	Explain   bool     `json:"explain,omitempty" jsonschema:"Advanced, with format json: also return every candidate of the fused pool (both sides' pools) with what the learned order read of it, as structured candidates; the recall is otherwise the same."`
 }
 
@@ -110,6 +110,9 @@ type RecallResult struct {
 	// call named none): with a memory's session_id, its session's URI.
 	Namespace string     `json:"namespace" jsonschema:"The namespace searched: with a memory's session_id it names the memory's session (agentmem://{namespace}/sessions/{session_id})."`
 	Memories  []Recalled `json:"memories"`
+	// K is the recall's k: the one asked for, or the one the history's
+	// size gave.
+	K int `json:"k" jsonschema:"The k this recall used: the one asked for or, when the call named none, the one the size of the namespace's history gave."`
 	// Periods are the time expressions the query named, resolved against
 	// the server's today, and TimeBoost the weight they had (0: none).
 	Periods   []Period `json:"periods,omitempty" jsonschema:"The time expressions of the query, resolved against today: memories dated in one (or mentioning a date in one) were boosted by time_boost, never filtered."`

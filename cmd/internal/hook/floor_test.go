@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"agentmem/memory"
 	"agentmem/tools/spec"
 )
 
@@ -84,7 +85,8 @@ func (r *recording) RecallText(_ context.Context, a spec.RecallArgs) (string, er
 
 // The auto-recall asks for the fused order and no kinds, in both of its
 // recalls: its floor is measured on fused scores and on words in common
-// (the learned order's chances are another scale).
+// (the learned order's chances are another scale), and at k 10 in its
+// first (not the k a large history would give).
 func TestAutoRecallAsksForTheFusedOrder(t *testing.T) {
 	rec := &recording{}
 	h := Hook{Connect: func(context.Context) (Memory, func(), error) { return rec, func() {}, nil }}
@@ -94,6 +96,9 @@ func TestAutoRecallAsksForTheFusedOrder(t *testing.T) {
 	}
 	if len(rec.args) != 2 {
 		t.Fatalf("%d recalls, want 2", len(rec.args))
+	}
+	if rec.args[0].K != memory.DefaultK {
+		t.Errorf("first recall: k %d, want %d", rec.args[0].K, memory.DefaultK)
 	}
 	for i, a := range rec.args {
 		if w := a.Weights; w == nil || w.Learned == nil || *w.Learned != 0 || w.Kinds == nil || *w.Kinds != 0 {

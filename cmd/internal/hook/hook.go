@@ -275,8 +275,9 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	// kinds off: a memory is given unasked only for a word or name it
 	// shares with the prompt ("which dog" does not bring the retriever);
 	// the learned order off: the floor is half the best fused score, as
-	// measured, and a model's chance is another scale
-	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD),
+	// measured, and a model's chance is another scale; k the default the
+	// floor was measured at, whatever the history's size
+	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), K: memory.DefaultK,
 		Weights: &spec.Weights{Kinds: new(0.0), Learned: new(0.0)}}
 	// without the budget: relevant must see every one of the best k, or
 	// a memory below the floor that the budget left out would be missed

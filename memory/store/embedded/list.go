@@ -207,3 +207,20 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 		}
 	}
 }
+
+// CountMemories is the number of memories namespace ns holds, read from
+// its text index (its writes flushed first): a recall that names no k
+// takes one from it (memory.AutoK).
+func (s *Store) CountMemories(ctx context.Context, ns string) (int, error) {
+	t, unlock, err := s.readText(ctx, ns) // nil: the namespace holds nothing
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	if t == nil {
+		return 0, nil
+	}
+	var n uint64
+	err = t.read(ctx, func() (err error) { n, err = t.idx.DocCount(); return err })
+	return int(n), err
+}

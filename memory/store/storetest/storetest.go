@@ -479,7 +479,7 @@ func (s *suite) filtersAndOrder(t *testing.T) {
 	}
 	var fe *memory.FieldError
 	for _, req := range []memory.RecallRequest{
-		{Query: ""}, {Query: "x", K: 101}, {Query: "x", K: -1}, {Query: "x", K: 0}, {Query: "x", After: "soonish"},
+		{Query: ""}, {Query: "x", K: 101}, {Query: "x", K: -1}, {Query: "x", After: "soonish"},
 		{Query: "x", Order: "random"}, {Query: "x", Fusion: "magic"},
 		{Query: "x", After: "2023-05-01", Before: "2023-04-01"},
 		{Query: "x", Weights: &memory.Weights{Text: math.NaN()}}, {Query: "x", Weights: &memory.Weights{Vector: 1e308}},
