@@ -28,8 +28,10 @@ func AutoK(n int) int {
 }
 
 // MemoryCounter is implemented by stores that count a namespace's
-// memories cheaply (the embedded store reads its text index's count), for
-// AutoK. On other stores a recall that names no k takes DefaultK.
+// memories cheaply, for AutoK: the embedded store reads its text index's
+// count, Couchbase the hits of the request that reads the namespace's
+// speakers (kept a while). On other stores a recall that names no k takes
+// DefaultK.
 type MemoryCounter interface {
 	CountMemories(ctx context.Context, namespace string) (int, error)
 }

@@ -177,8 +177,16 @@ func TestCavesRecordedSearch(t *testing.T) {
 	if got := ids(hits); !slices.Equal(got, []string{"s-june:1", "s-may:0"}) {
 		t.Errorf("hits %v, want s-june:1 then s-may:0 (the deleted one and bob's left out)", got)
 	}
-	if terms, _, ok := s.spk.get("alice", time.Now()); !ok || !slices.Equal(terms, []string{"Caroline", "Melanie"}) {
-		t.Errorf("speakers read from the facet: %v (%v), want Caroline and Melanie", terms, ok)
+	if f, _, ok := s.spk.get("alice", time.Now()); !ok || !slices.Equal(f.speakers, []string{"Caroline", "Melanie"}) || f.memories != 5 {
+		t.Errorf("speakers read from the facet: %v, %d memories (%v), want Caroline and Melanie, and the 5 hits", f.speakers, f.memories, ok)
+	}
+	// the memories counted by the same request, kept with the speakers
+	before := len(rs.queries)
+	if n, err := s.CountMemories(ctx, "alice"); err != nil || n != 5 {
+		t.Errorf("CountMemories: %d, %v; want the facet request's 5 hits", n, err)
+	}
+	if len(rs.queries) != before {
+		t.Errorf("CountMemories sent %d requests; the speakers' request had counted them", len(rs.queries)-before)
 	}
 	rs.mu.Lock()
 	sent := slices.Clone(rs.queries)

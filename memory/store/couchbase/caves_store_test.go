@@ -204,7 +204,7 @@ func TestCavesSpeakerDrops(t *testing.T) {
 	}
 	fill := func() {
 		_, gen, _ := s.spk.get("alice", time.Now())
-		s.spk.put("alice", []string{"Alice", "Carol"}, gen, time.Now())
+		s.spk.put("alice", nsFacts{speakers: []string{"Alice", "Carol"}}, gen, time.Now())
 	}
 	ms := fixture()
 	fill()

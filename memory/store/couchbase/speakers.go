@@ -16,8 +16,8 @@ import (
 // name's does).
 const speakerTTL = 30 * time.Second
 
-// speakerCache holds the speakers of the namespaces recently recalled
-// with a name. Every write moves its generation on: a read that began
+// speakerCache holds the speakers and the memory counts of the
+// namespaces recently recalled (nsFacts). Every write moves its generation on: a read that began
 // before a write (to any namespace) does not store what it read. Entries
 // past speakerTTL are swept when the cache grows, so it holds about the
 // namespaces recalled with a name in the last speakerTTL.
@@ -28,8 +28,15 @@ type speakerCache struct {
 }
 
 type speakerEntry struct {
-	terms []string
+	facts nsFacts
 	at    time.Time
+}
+
+// nsFacts are what one request tells of a namespace (fetchFacts): its
+// speakers, and how many memories it holds (memory.MemoryCounter).
+type nsFacts struct {
+	speakers []string
+	memories int
 }
 
 // sweepAt is the size past which put drops expired entries.
@@ -37,19 +44,19 @@ const sweepAt = 256
 
 // get returns ns's speakers when they were read less than speakerTTL
 // before now, and the generation a read begun now stores them under.
-func (c *speakerCache) get(ns string, now time.Time) ([]string, uint64, bool) {
+func (c *speakerCache) get(ns string, now time.Time) (nsFacts, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byNS[ns]
 	if ok && now.Sub(e.at) < speakerTTL {
-		return e.terms, c.gen, true
+		return e.facts, c.gen, true
 	}
-	return nil, c.gen, false
+	return nsFacts{}, c.gen, false
 }
 
 // put stores ns's speakers, read at generation gen; a write since then
 // (drop) makes it a no-op.
-func (c *speakerCache) put(ns string, terms []string, gen uint64, now time.Time) {
+func (c *speakerCache) put(ns string, facts nsFacts, gen uint64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -65,7 +72,7 @@ func (c *speakerCache) put(ns string, terms []string, gen uint64, now time.Time)
 			}
 		}
 	}
-	c.byNS[ns] = speakerEntry{terms, now}
+	c.byNS[ns] = speakerEntry{facts, now}
 }
 
 // drop forgets the speakers of namespaces nss, written to or deleted from.
@@ -85,46 +92,72 @@ func (c *speakerCache) drop(nss ...string) {
 // Another process's deletes are seen within speakerTTL as well: until
 // then a speaker whose last turn it deleted still counts as one.
 func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]string, error) {
-	terms, gen, ok := s.spk.get(ns, time.Now())
-	if !ok {
-		var err error
-		if terms, err = s.fetchSpeakers(ctx, ns); err != nil {
-			return nil, err
-		}
-		s.spk.put(ns, terms, gen, time.Now())
-	}
-	return namedSpeakers(terms, names), nil
-}
-
-// fetchSpeakers reads the speakers of namespace ns: a facet of its
-// speakers (speakersRequest), consistent with this Store's writes.
-func (s *Store) fetchSpeakers(ctx context.Context, ns string) ([]string, error) {
-	r, err := speakersRequest(ns)
+	f, err := s.facts(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
+	return namedSpeakers(f.speakers, names), nil
+}
+
+// CountMemories is how many memories namespace ns holds: the hits of
+// the request that reads its speakers, kept as they are (see speakers),
+// so that a recall that names no k takes one from its history's size
+// (memory.AutoK) for one request now and then.
+func (s *Store) CountMemories(ctx context.Context, ns string) (int, error) {
+	f, err := s.facts(ctx, ns)
+	return f.memories, err
+}
+
+// facts returns ns's facts, from the cache or read (fetchFacts).
+func (s *Store) facts(ctx context.Context, ns string) (nsFacts, error) {
+	f, gen, ok := s.spk.get(ns, time.Now())
+	if !ok {
+		var err error
+		if f, err = s.fetchFacts(ctx, ns); err != nil {
+			return nsFacts{}, err
+		}
+		s.spk.put(ns, f, gen, time.Now())
+	}
+	return f, nil
+}
+
+// fetchFacts reads the speakers of namespace ns, a facet of its speakers
+// (speakersRequest), and how many memories it holds, that request's hits,
+// consistent with this Store's writes.
+func (s *Store) fetchFacts(ctx context.Context, ns string) (nsFacts, error) {
+	r, err := speakersRequest(ns)
+	if err != nil {
+		return nsFacts{}, err
+	}
+	failed := func(err error) (nsFacts, error) {
+		return nsFacts{}, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+	}
 	res, err := s.search(ctx, r)
 	if err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+		return failed(err)
 	}
 	defer res.Close()
 	for res.Next() {
 	}
 	if err := res.Err(); err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+		return failed(err)
 	}
 	if err := s.partial(res); err != nil {
-		return nil, err
+		return nsFacts{}, err
 	}
 	facets, err := res.Facets()
 	if err != nil {
-		return nil, wrap(err, s.cfg, "reading the speakers of namespace %s from index %s", ns, s.cfg.Index)
+		return failed(err)
 	}
-	var terms []string
+	md, err := res.MetaData()
+	if err != nil {
+		return failed(err)
+	}
+	f := nsFacts{memories: int(md.Metrics.TotalRows)}
 	for _, t := range facets[speakersFacet].Terms {
-		terms = append(terms, t.Term)
+		f.speakers = append(f.speakers, t.Term)
 	}
-	return terms, nil
+	return f, nil
 }
 
 // namedSpeakers is the speakers among terms that one of names names.

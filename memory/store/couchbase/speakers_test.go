@@ -19,9 +19,9 @@ func TestSpeakerCache(t *testing.T) {
 		t.Fatal("an empty cache has speakers")
 	}
 	_, gen, _ := c.get("alice", t0)
-	c.put("alice", []string{"Caroline"}, gen, t0)
-	if got, _, ok := c.get("alice", t0.Add(speakerTTL-time.Second)); !ok || !slices.Equal(got, []string{"Caroline"}) {
-		t.Errorf("within the TTL: %q %v, want [Caroline] true", got, ok)
+	c.put("alice", nsFacts{speakers: []string{"Caroline"}}, gen, t0)
+	if got, _, ok := c.get("alice", t0.Add(speakerTTL-time.Second)); !ok || !slices.Equal(got.speakers, []string{"Caroline"}) {
+		t.Errorf("within the TTL: %q %v, want [Caroline] true", got.speakers, ok)
 	}
 	if _, _, ok := c.get("bob", t0); ok {
 		t.Error("another namespace has alice's speakers")
@@ -31,7 +31,7 @@ func TestSpeakerCache(t *testing.T) {
 	}
 
 	// a write drops them at once
-	c.put("alice", []string{"Caroline"}, gen, t0)
+	c.put("alice", nsFacts{speakers: []string{"Caroline"}}, gen, t0)
 	c.drop("alice", "carol")
 	if _, _, ok := c.get("alice", t0); ok {
 		t.Error("speakers kept after a write to the namespace")
@@ -40,24 +40,24 @@ func TestSpeakerCache(t *testing.T) {
 	// a read begun before a write stores nothing; one begun after does
 	_, before, _ := c.get("alice", t0)
 	c.drop("alice")
-	c.put("alice", []string{"Caroline"}, before, t0)
+	c.put("alice", nsFacts{speakers: []string{"Caroline"}}, before, t0)
 	if _, _, ok := c.get("alice", t0); ok {
 		t.Error("a read begun before a write stored what it read")
 	}
 	_, after, _ := c.get("alice", t0)
-	c.put("alice", []string{"Caroline", "Melanie"}, after, t0)
-	if got, _, ok := c.get("alice", t0); !ok || len(got) != 2 {
-		t.Errorf("a read begun after the write: %q %v", got, ok)
+	c.put("alice", nsFacts{speakers: []string{"Caroline", "Melanie"}}, after, t0)
+	if got, _, ok := c.get("alice", t0); !ok || len(got.speakers) != 2 {
+		t.Errorf("a read begun after the write: %q %v", got.speakers, ok)
 	}
 
 	// expired entries are swept once the cache grows
 	for i := range sweepAt {
 		_, g, _ := c.get("ns", t0)
-		c.put(string(rune('A'+i%26))+strconv.Itoa(i), nil, g, t0)
+		c.put(string(rune('A'+i%26))+strconv.Itoa(i), nsFacts{}, g, t0)
 	}
 	later := t0.Add(speakerTTL)
 	_, g, _ := c.get("new", later)
-	c.put("new", []string{"Ken"}, g, later)
+	c.put("new", nsFacts{speakers: []string{"Ken"}}, g, later)
 	if len(c.byNS) != 1 {
 		t.Errorf("%d entries after a sweep, want 1: the expired ones dropped", len(c.byNS))
 	}
