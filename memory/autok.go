@@ -6,9 +6,9 @@ import (
 )
 
 // A recall that names no k takes one that grows with the history
-// (AutoK): DefaultK up to AutoKFrom memories, then one more for each
-// quarter more memories (10 per tenfold), up to AutoKMost. The seed study's
-// rule, k about 10 for 50 sessions and 20 for 500 (EVALS.md, "Recall
+// (AutoK): DefaultK up to AutoKFrom memories, then about one more for
+// each quarter more memories (10 per tenfold), up to AutoKMost. The seed
+// study's rule, k about 10 for 50 sessions and 20 for 500 (EVALS.md, "Recall
 // defaults"), read in memories at about 20 turns a session (LoCoMo's are
 // 22, LongMemEval's 10); measured in EVALS.md, "k from the history's
 // size".
@@ -36,26 +36,21 @@ type MemoryCounter interface {
 	CountMemories(ctx context.Context, namespace string) (int, error)
 }
 
-// autoK is the k of req: its own, or for none (0) AutoK of its
-// namespace's memories where the store counts them cheaply, else
-// DefaultK. Within one session (SessionID) it is DefaultK: a session is
-// not the history. A count that fails is logged and gives DefaultK: the
-// search that follows meets the fault itself, and repairs it or says so.
-func (s *Service) autoK(ctx context.Context, req RecallRequest) int {
-	if req.K != 0 {
-		return req.K
-	}
+// autoK is the k of a recall in namespace ns that names none: AutoK of
+// its memories where the store counts them cheaply, else DefaultK.
+// Within one session it is DefaultK: a session is not the history. A
+// count that fails is logged and gives DefaultK: the search that follows
+// meets the fault itself, and repairs it or says so.
+func (s *Service) autoK(ctx context.Context, ns, session string) int {
 	c, ok := s.store.(MemoryCounter)
-	if !ok || req.SessionID != "" {
+	if !ok || session != "" {
 		return DefaultK
-	}
-	ns, err := s.ns(ctx, req.Namespace, false)
-	if err != nil {
-		return DefaultK // the query's own check says why
 	}
 	n, err := c.CountMemories(ctx, ns)
 	if err != nil {
-		s.log.Warn("counting the memories for k; using the default", "namespace", ns, "k", DefaultK, "err", err)
+		if ctx.Err() == nil {
+			s.log.Warn("counting the memories for k; using the default", "namespace", ns, "k", DefaultK, "err", err)
+		}
 		return DefaultK
 	}
 	return AutoK(n)

@@ -130,11 +130,11 @@ func (r RecallResult) Text() string { return Text(r.Passages) }
 // Recall runs one hybrid search: BM25 over the text, a match on the
 // query's entities and, with an embedder, vector similarity, fused.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, error) {
-	req.K = s.autoK(ctx, req)
 	q, order, err := s.query(ctx, req)
 	if err != nil {
 		return RecallResult{}, err
 	}
+	req.K = q.K // the one asked for, or the history's (autoK)
 	reranked, err := s.useReranker(req)
 	if err != nil {
 		return RecallResult{}, err
@@ -271,8 +271,8 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if n := utf8.RuneCountInString(text); n > MaxQueryChars {
 		return Query{}, "", &FieldError{"query", fmt.Sprintf("is %d characters; the limit is %d", n, MaxQueryChars)}
 	}
-	k := req.K
-	if k < 1 || k > MaxK {
+	k := req.K // 0: the history's, once the request is read (autoK)
+	if k < 0 || k > MaxK {
 		return Query{}, "", &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
 	}
 	if req.Context < 0 || req.Context > MaxContext {
@@ -311,6 +311,14 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if s.embedder == nil && (fusion == VectorOnly || fusion == Rerank) {
 		return Query{}, "", &FieldError{"fusion", fmt.Sprintf("%q needs vectors, and this server runs without an embedder (--embedder none)", fusion)}
 	}
+	if req.Weights != nil {
+		if err := validWeights(*req.Weights); err != nil {
+			return Query{}, "", err
+		}
+	}
+	if k == 0 {
+		k = s.autoK(ctx, ns, session)
+	}
 	q := Query{
 		Namespace: ns,
 		Text:      text,
@@ -324,9 +332,6 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 		q.Pool = max(q.Pool, k) // never fewer candidates per side than k
 	}
 	if req.Weights != nil {
-		if err := validWeights(*req.Weights); err != nil {
-			return Query{}, "", err
-		}
 		q.Weights = *req.Weights
 	}
 	for _, m := range dates.Find(text, s.Now()) {

@@ -208,7 +208,7 @@ async function searchView(params) {
     show(notice(), el("h1", {}, "Search"), el("p", { class: "sub" }, "The same recall an agent runs: BM25 over the text, the names and dates of the question, and vector similarity, fused."), form);
     return;
   }
-  const res = await api("/api/recall", { query: q, namespace: ns, k: 10 });
+  const res = await api("/api/recall", { query: q, namespace: ns });
   const hits = res.memories.map((m, i) => el("div", { class: "hit", id: "m-" + m.id },
     el("div", { class: "who" }, el("b", {}, `#${i + 1} ${who(m)}`), el("a", { href: sessionHref(ns, m.session_id) }, `${m.session_id} · ${day(m.session_date)}`), el("span", { class: "spacer" }),
       el("button", { class: "small secondary delete-memory", "data-id": m.id, onclick: async () => {
