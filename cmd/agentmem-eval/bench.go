@@ -28,7 +28,7 @@ import (
 
 // benchCmd measures the embedded store at scale (issue 11): one namespace
 // of N memories of real text, a 512-dimensional embedder that costs
-// nothing (a bag of hashed words), k=10.
+// nothing (a bag of hashed words), k=10 (--k).
 type benchCmd struct {
 	Sizes   []int  `default:"10000,100000" help:"Memories per run (one namespace each, a fresh store each)."`
 	Data    string `default:"../shared/data" help:"Directory holding longmemeval/longmemeval_s_dev.json.gz: its unique turns are the memories (cycled past their count) and its questions the queries; generated text when it is absent."`
@@ -38,6 +38,7 @@ type benchCmd struct {
 	Keep    bool   `help:"Keep each run's data dir in --work (--work/SIZE; its store, in --work/SIZE/store, holds one namespace, bench), e.g. for agentmem check or the text-side benchmark of memory/store/embedded."`
 	PerCall int    `name:"per-call" help:"Turns per remember call while ingesting: 0 sends each session whole (as an import does), 1 one turn at a time (as an agent remembering as it talks does)."`
 	Reuse   bool   `help:"With --keep: a store of that size an earlier --keep run left in --work is measured again without its ingest (recall, open, RSS; ingest is not reported)."`
+	K       int    `default:"10" help:"The k of each recall; 0 leaves it out, so that the recall takes the one the history's size gives (memory.AutoK: 20 at a million memories), as a call that names none does."`
 	Real    bool   `help:"Embed with the configured embedder (--embedder) through the embedding cache of --data-dir, as the server does (each turn led by its predecessor's last words), instead of the zero-cost bag of hashed words. With a cache an eval filled from the same LongMemEval file, the vectors are a real model's at about no embedding cost; a text the cache lacks is embedded by the model (slowly)."`
 }
 
@@ -59,6 +60,9 @@ func (c benchCmd) Run(e *env) error {
 	work := c.Work
 	if work == "" && c.Keep {
 		return errors.New("--keep needs --work")
+	}
+	if c.K < 0 || c.K > memory.MaxK {
+		return fmt.Errorf("--k must be between 0 (the history's) and %d, got %d", memory.MaxK, c.K)
 	}
 	if c.Reuse && !c.Keep {
 		return errors.New("--reuse needs --keep (and --work)")
@@ -84,10 +88,14 @@ func (c benchCmd) Run(e *env) error {
 		defer closeCache()
 		what = "embedder through the cache"
 	}
-	fmt.Printf("agentmem bench: %s; %d queries per mode; k=10; %d-d %s (%s); GOMAXPROCS %d; %s\n\n",
-		source, len(queries), emb.Dims(), what, emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
+	k := strconv.Itoa(c.K)
+	if c.K == 0 {
+		k = "the history's (memory.AutoK)"
+	}
+	fmt.Printf("agentmem bench: %s; %d queries per mode; k=%s; %d-d %s (%s); GOMAXPROCS %d; %s\n\n",
+		source, len(queries), k, emb.Dims(), what, emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
-		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.Reuse, c.PerCall); err != nil {
+		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.Reuse, c.PerCall, c.K); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
 		}
 	}
@@ -119,7 +127,7 @@ func benchEmbedder(e *env) (memory.Embedder, func() error, error) {
 	return memory.Contextual(c), c.Close, nil
 }
 
-func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb memory.Embedder, keep, reuse bool, perCall int) error {
+func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb memory.Embedder, keep, reuse bool, perCall, k int) error {
 	ctx := e.ctx
 	if !keep {
 		defer os.RemoveAll(dir)
@@ -142,7 +150,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	// ingest
 	if reuse {
 		if _, err := os.Stat(filepath.Join(dir, "store", "memories.db")); err == nil {
-			return benchRecall(e, dir, n, queries, emb, open, nil)
+			return benchRecall(e, dir, n, queries, k, emb, open, nil)
 		}
 		fmt.Printf("(--reuse: no store kept in %s; ingesting)\n\n", dir)
 	}
@@ -197,7 +205,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		embedShare = time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
 	}
 
-	return benchRecall(e, dir, n, queries, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing})
+	return benchRecall(e, dir, n, queries, k, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing})
 }
 
 // benchClose closes a run's service (its background filler holds the
@@ -216,7 +224,7 @@ type benchIngest struct {
 
 // benchRecall measures recall, open and RSS on the store in dir (ing: its
 // ingest, nil when reused).
-func benchRecall(e *env, dir string, n int, queries []string, emb memory.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
+func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
 	ctx := e.ctx
 	// searches, on a store opened from its snapshot
 	runtime.GC()
@@ -231,7 +239,7 @@ func benchRecall(e *env, dir string, n int, queries []string, emb memory.Embedde
 	// would otherwise pay for faulting in the pages of the snapshot and the
 	// text index that every mode then finds in memory
 	for _, q := range queries {
-		if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: 10, Namespace: benchNS}); err != nil {
+		if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS}); err != nil {
 			benchClose(svc, st)
 			return err
 		}
@@ -244,7 +252,7 @@ func benchRecall(e *env, dir string, n int, queries []string, emb memory.Embedde
 				cpu[mode] = -cpuTime()
 			}
 			start := time.Now()
-			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: 10, Namespace: benchNS, Fusion: mode}); err != nil {
+			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS, Fusion: mode}); err != nil {
 				benchClose(svc, st)
 				return err
 			}
@@ -330,7 +338,11 @@ func benchRecall(e *env, dir string, n int, queries []string, emb memory.Embedde
 	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", recallSum/float64(len(qvecs)))
 	perQ := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(len(queries)) }
 	plainC := perQ(plainCPU)
-	fmt.Printf("| recall (k=10) | p50 ms | p95 ms | p50 / plain scan | CPU ms per query | CPU / plain scan |\n|---|---:|---:|---:|---:|---:|\n")
+	kk := k
+	if k == 0 {
+		kk = memory.AutoK(n)
+	}
+	fmt.Printf("| recall (k=%d) | p50 ms | p95 ms | p50 / plain scan | CPU ms per query | CPU / plain scan |\n|---|---:|---:|---:|---:|---:|\n", kk)
 	fmt.Printf("| plain f32 scan of the same vectors (reference) | %.2f | %.2f | 1 | %.2f | 1 |\n", plain50, p(plain, 0.95), plainC)
 	for _, mode := range benchModes {
 		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", mode, p(lat[mode], 0.5), p(lat[mode], 0.95), p(lat[mode], 0.5)/plain50, perQ(cpu[mode]), perQ(cpu[mode])/plainC)
