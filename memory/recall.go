@@ -225,7 +225,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 // Prior is set: their Score is the model's chance); never more than the
 // hits.
 func fillCount(hits []Hit, k int, byChance bool) int {
-	if !byChance || !slices.ContainsFunc(hits, func(h Hit) bool { return h.Prior > 0 }) {
+	if !byChance || !learnedScored(hits) {
 		return min(k, len(hits))
 	}
 	best := 0.0

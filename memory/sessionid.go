@@ -92,7 +92,7 @@ func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][
 // before the learned order (Hit.Prior), or the first n where it did not
 // apply (a reranker's or a fusion's own order).
 func bestByPrior(hits []Hit, turns [][]Memory, n int) ([]Hit, [][]Memory) {
-	if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Prior > 0 }) {
+	if !learnedScored(hits) {
 		return hits[:n], turns[:n]
 	}
 	idx := make([]int, len(hits))
@@ -106,6 +106,12 @@ func bestByPrior(hits []Hit, turns [][]Memory, n int) ([]Hit, [][]Memory) {
 		bh, bt = append(bh, hits[i]), append(bt, turns[i])
 	}
 	return bh, bt
+}
+
+// learnedScored says whether the learned order scored hits: it sets
+// every hit's Prior (a fused score, above 0) where it applies.
+func learnedScored(hits []Hit) bool {
+	return slices.ContainsFunc(hits, func(h Hit) bool { return h.Prior > 0 })
 }
 
 // sessionsOf is the sessions of xs (hits or passages), each once, in
