@@ -41,6 +41,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	res.RecallMS = float64(took.Microseconds()) / 1000
 	res.Recalls = 1
 	res.Recalled = ids(ms)
+	res.K = rec.K
 	res.RerankError = rec.RerankError
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])
 	context := Context(text, cfg.NoPrefix)

@@ -231,6 +231,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("config %s: order %q", c.Name, c.Order)
 	}
+	if c.AutoK && c.Order == recency {
+		// the recency row recalls a large pool and keeps its newest k,
+		// which must be known before the recall
+		return fmt.Errorf("config %s: order=recency keeps the newest k of a large pool and needs a k; k=auto leaves it to the server", c.Name)
+	}
 	if c.Budget != "" && c.Budget != "chance" && c.Budget != "k" {
 		return fmt.Errorf("config %s: budget %q, want chance or k", c.Name, c.Budget)
 	}

@@ -42,4 +42,27 @@ func TestParseConfigKAndBudget(t *testing.T) {
 	if _, err := ParseConfig("budget=tokens"); err == nil || !strings.Contains(err.Error(), "chance or k") {
 		t.Errorf("budget=tokens: %v", err)
 	}
+	if _, err := ParseConfig("k=auto+order=recency"); err == nil || !strings.Contains(err.Error(), "needs a k") {
+		t.Errorf("k=auto+order=recency: %v", err)
+	}
+}
+
+// A k=auto row is summarised (and charted) at the k its recalls reported,
+// their median; a row with a k at that k.
+func TestSummaryKOfAutoK(t *testing.T) {
+	auto, err := ParseConfig("k=auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []Result{{K: 10}, {K: 17}, {K: 17}, {}}
+	if got := summarizeConfig("longmemeval", auto, "scripted", rs, nil).K; got != 17 {
+		t.Errorf("k=auto summarised at k %d, want 17 (the reported median)", got)
+	}
+	if got := summarizeConfig("longmemeval", auto, "scripted", []Result{{}}, nil).K; got != auto.K {
+		t.Errorf("k=auto without reported k: %d, want %d", got, auto.K)
+	}
+	base := Baseline()
+	if got := summarizeConfig("longmemeval", base, "scripted", rs, nil).K; got != base.K {
+		t.Errorf("base summarised at k %d, want its %d", got, base.K)
+	}
 }

@@ -26,7 +26,10 @@ type Result struct {
 	Abstain  bool   `json:"abstain,omitempty"`
 	// Recalled are the ids of the memories the agent was given, in the
 	// order it was given them.
-	Recalled  []string  `json:"recalled"`
+	Recalled []string `json:"recalled"`
+	// K is the k the recall reported using: the configuration's, or with
+	// k=auto the one the server took from the history's size.
+	K         int       `json:"k,omitempty"`
 	Evidence  []string  `json:"evidence,omitempty"`
 	Retrieval Retrieval `json:"retrieval"`
 	// Tokens is the o200k size of the recalled context the answer model

@@ -102,7 +102,7 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 		return out.Results[i]
 	}
 	base := get("base", "conv-1/q0")
-	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) < 3 {
+	if base.Unit != "conv-1" || !base.Retrieval.Turn.All || base.Tokens == 0 || base.Recalls != 1 || len(base.Recalled) < 3 || base.K != 10 {
 		t.Errorf("base dog question: %+v", base)
 	}
 	// the space of the best 10 holds all 8 turns; the default's, read

@@ -146,6 +146,23 @@ func Summarize(d *Dataset, configs []Config, out Outcome, m Meta) Summary {
 	return s
 }
 
+// reportedK is the median of the k the recalls reported (k=auto: the
+// server's, from each history's size), or def when none did (results
+// cached before they recorded it).
+func reportedK(rs []Result, def int) int {
+	var ks []int
+	for _, r := range rs {
+		if r.K > 0 {
+			ks = append(ks, r.K)
+		}
+	}
+	if len(ks) == 0 {
+		return def
+	}
+	slices.Sort(ks)
+	return ks[len(ks)/2]
+}
+
 func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest map[string]Ingest) ConfigSummary {
 	cs := ConfigSummary{
 		Config: c.Name, Agent: agent, Description: c.Describe(), Answered: len(rs), K: c.K,
@@ -166,6 +183,9 @@ func summarizeConfig(bench string, c Config, agent string, rs []Result, ingest m
 		}
 	}
 	cs.ContextTokens, cs.RecallMS = NewDist(tokens), NewDist(ms)
+	if c.AutoK {
+		cs.K = reportedK(rs, c.K)
+	}
 	cs.RecallsPerQ = float64(recalls) / float64(len(rs))
 	// Overall retrieval leaves out LoCoMo's adversarial questions, as is usual.
 	overall := slices.DeleteFunc(slices.Clone(rs), func(r Result) bool { return r.Category == "adversarial" })
