@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -349,10 +350,22 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 	fmt.Println()
 
 	// open from the records (no snapshots), for comparison: last, as it
-	// rebuilds every vector in RAM (what came before is printed by then)
+	// rebuilds every vector in RAM (what came before is printed by then).
+	// The snapshot measured above is set aside and put back after, so that
+	// a kept store is the one measured: the rebuild trains its inverted
+	// file afresh, and its lists, not the measured ones, would otherwise be
+	// what --reuse measures.
 	runtime.GC()
 	debug.FreeOSMemory()
-	if err := os.RemoveAll(filepath.Join(dir, "store", "vectors")); err != nil {
+	vecs := filepath.Join(dir, "store", "vectors")
+	aside := vecs + ".measured"
+	if err := os.RemoveAll(aside); err != nil {
+		return err
+	}
+	kept := true
+	if err := os.Rename(vecs, aside); errors.Is(err, fs.ErrNotExist) {
+		kept = false // a store too small for a snapshot
+	} else if err != nil {
 		return err
 	}
 	st, svc, openRecords, err := open()
@@ -360,7 +373,16 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 		return err
 	}
 	fmt.Printf("- open from the records (no vector snapshot): %.2f s\n\n", openRecords.Seconds())
-	return benchClose(svc, st)
+	if err := benchClose(svc, st); err != nil {
+		return err
+	}
+	if !kept {
+		return nil
+	}
+	if err := os.RemoveAll(vecs); err != nil {
+		return err
+	}
+	return os.Rename(aside, vecs)
 }
 
 // plainScan is the reference: a float32 dot product per window, one

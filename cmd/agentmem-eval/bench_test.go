@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,32 @@ func TestBenchCommand(t *testing.T) {
 	// the kept run is a data dir: check reads it
 	if out := run(t, "agentmem", filepath.Join(work, "300"), "check"); !strings.Contains(out, "300 memories") || !strings.Contains(out, "OK") {
 		t.Errorf("check of the kept data dir:\n%s", out)
+	}
+	// the open from the records, last, rebuilds the vectors and saves them:
+	// the snapshot measured is set aside and put back, so that a kept store
+	// is the one measured (and its inverted file's lists, above ApproxAt):
+	// a --reuse run leaves the file as it found it
+	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--work", work)
+	snap := func() os.FileInfo {
+		t.Helper()
+		vecs := filepath.Join(work, "10000", "store", "vectors")
+		if _, err := os.Stat(vecs + ".measured"); !os.IsNotExist(err) {
+			t.Errorf("the snapshot set aside is left behind: %v", err)
+		}
+		snaps, _ := filepath.Glob(filepath.Join(vecs, "*.snap"))
+		if len(snaps) != 1 {
+			t.Fatalf("vector snapshots of the kept store: %v, want one", snaps)
+		}
+		fi, err := os.Stat(snaps[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	before := snap()
+	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--reuse", "--work", work)
+	if after := snap(); !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("--reuse left a vector snapshot written at %v, not the one measured (%v)", after.ModTime(), before.ModTime())
 	}
 	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
 	if !strings.Contains(out, "--reuse: no store kept in") || !strings.Contains(out, "- ingest: ") {
