@@ -227,6 +227,9 @@ type benchIngest struct {
 // ingest, nil when reused).
 func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
 	ctx := e.ctx
+	if err := putBack(dir); err != nil { // a run stopped in its last step
+		return err
+	}
 	// searches, on a store opened from its snapshot
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -351,21 +354,14 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 
 	// open from the records (no snapshots), for comparison: last, as it
 	// rebuilds every vector in RAM (what came before is printed by then).
-	// The snapshot measured above is set aside and put back after, so that
-	// a kept store is the one measured: the rebuild trains its inverted
-	// file afresh, and its lists, not the measured ones, would otherwise be
+	// The snapshot measured is set aside and put back after, so that a
+	// kept store is the one measured: the rebuild trains its inverted file
+	// afresh, and its lists, not the measured ones, would otherwise be
 	// what --reuse measures.
 	runtime.GC()
 	debug.FreeOSMemory()
-	vecs := filepath.Join(dir, "store", "vectors")
-	aside := vecs + ".measured"
-	if err := os.RemoveAll(aside); err != nil {
-		return err
-	}
-	kept := true
-	if err := os.Rename(vecs, aside); errors.Is(err, fs.ErrNotExist) {
-		kept = false // a store too small for a snapshot
-	} else if err != nil {
+	vecs, aside := measuredSnapshot(dir)
+	if err := os.Rename(vecs, aside); err != nil && !errors.Is(err, fs.ErrNotExist) { // none: too small a store
 		return err
 	}
 	st, svc, openRecords, err := open()
@@ -376,8 +372,24 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 	if err := benchClose(svc, st); err != nil {
 		return err
 	}
-	if !kept {
+	return putBack(dir)
+}
+
+// measuredSnapshot is where the store in dir keeps its vector snapshots,
+// and where the last step of a run sets them aside.
+func measuredSnapshot(dir string) (vecs, aside string) {
+	vecs = filepath.Join(dir, "store", "vectors")
+	return vecs, vecs + ".measured"
+}
+
+// putBack restores the snapshots set aside in dir, if any, over the
+// rebuilt ones.
+func putBack(dir string) error {
+	vecs, aside := measuredSnapshot(dir)
+	if _, err := os.Stat(aside); errors.Is(err, fs.ErrNotExist) {
 		return nil
+	} else if err != nil {
+		return err
 	}
 	if err := os.RemoveAll(vecs); err != nil {
 		return err

@@ -55,6 +55,19 @@ func TestBenchCommand(t *testing.T) {
 	if after := snap(); !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("--reuse left a vector snapshot written at %v, not the one measured (%v)", after.ModTime(), before.ModTime())
 	}
+	// a run stopped in that last step leaves the snapshot aside, and
+	// perhaps a partial rebuild: the next run puts it back first
+	vecs := filepath.Join(work, "10000", "store", "vectors")
+	if err := os.Rename(vecs, vecs+".measured"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(vecs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--reuse", "--work", work)
+	if after := snap(); !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("after a stopped run, --reuse measured a snapshot written at %v, not the one set aside (%v)", after.ModTime(), before.ModTime())
+	}
 	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
 	if !strings.Contains(out, "--reuse: no store kept in") || !strings.Contains(out, "- ingest: ") {
 		t.Errorf("--reuse of a size never kept:\n%s", out)
