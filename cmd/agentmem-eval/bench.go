@@ -329,7 +329,7 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
 	}
 	plain50 := p(plain, 0.5)
-	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists after the recalls, %d at open)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists, opened.Probe)
+	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists after the recalls, set by %d searches checked against the exact scan; %d at open)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists, vs.Checked, opened.Probe)
 	if ing != nil {
 		share := "the cached embedder's share: not measured"
 		if !math.IsNaN(ing.embedShare) {

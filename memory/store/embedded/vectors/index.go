@@ -354,8 +354,11 @@ type Stats struct {
 	Memories, Rows int
 	Approximate    bool
 	// Lists and Probe are the inverted file's lists and how many of them
-	// a search scans (0 without one).
-	Lists, Probe int
+	// a search scans (0 without one); Checked, how many searches since the
+	// inverted file was built or loaded were checked against the exact
+	// scan: the probe count follows the last 200 of them (calibrate.go),
+	// so a count read from a few has yet to meet the rarer questions.
+	Lists, Probe, Checked int
 	// Bytes held, by part: the float32 copy (for re-scoring), the int8
 	// codes (scanned), per-row and per-memory bookkeeping, the inverted
 	// file.
@@ -375,6 +378,9 @@ func (x *Index) Stats() Stats {
 	}
 	if v := x.ivf; v != nil {
 		st.Lists, st.Probe = v.nlist, v.getProbe()
+		v.tune.mu.Lock()
+		st.Checked = v.tune.queries
+		v.tune.mu.Unlock()
 		st.ApproxBytes = int64(len(v.cent))*4 + int64(len(v.codes)) + int64(cap(v.of)+cap(v.pos))*4
 		for _, l := range v.lists {
 			st.ApproxBytes += int64(cap(l))*4 + 24

@@ -85,6 +85,11 @@ func TestApproxRecall(t *testing.T) {
 	} else {
 		t.Logf("recall@10 after build: %.3f (probe %d of %d)", r, x.Stats().Probe, x.Stats().Lists)
 	}
+	// of its 100 searches, the first tuneMin were checked, then one in
+	// tuneEvery: the 32nd, 64th and 96th (Stats.Checked)
+	if st, want := x.Stats(), tuneMin+len(qs)/tuneEvery-tuneMin/tuneEvery; st.Probe < st.Lists && st.Checked != want {
+		t.Errorf("%d searches checked, want %d", st.Checked, want)
+	}
 
 	rnd := rand.New(rand.NewPCG(9, 9))
 	for i, m := range ms {
@@ -303,6 +308,11 @@ func TestApproxTunesToQueries(t *testing.T) {
 	before := measure(fixed)
 	measure(x) // the first 16 searches are checked
 	after, st := measure(x), x.Stats()
+	// the first tuneMin searches are checked, then one in tuneEvery, or
+	// every one once the checks have sent them to the exact scan
+	if st.Checked < tuneMin || st.Checked > 2*len(qs) || st.Probe == st.Lists && st.Checked != 2*len(qs) {
+		t.Errorf("%d of %d searches checked (probing %d of %d lists)", st.Checked, 2*len(qs), st.Probe, st.Lists)
+	}
 	t.Logf("recall@10 with the sample's %d of %d lists: %.3f; after the searches tuned it to %d: %.3f", probe, st.Lists, before, st.Probe, after)
 	if after < 0.98 {
 		t.Errorf("recall@10 after tuning (%d of %d lists): %.3f, want >= 0.98", st.Probe, st.Lists, after)
