@@ -42,6 +42,9 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	res.Recalls = 1
 	res.Recalled = ids(ms)
 	res.K = rec.K
+	if cfg.Order == recency {
+		res.K = min(rec.K, cfg.K) // the recall's k was the pool's
+	}
 	res.RerankError = rec.RerankError
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])
 	context := Context(text, cfg.NoPrefix)

@@ -28,7 +28,8 @@ type Result struct {
 	// order it was given them.
 	Recalled []string `json:"recalled"`
 	// K is the k the recall reported using: the configuration's, or with
-	// k=auto the one the server took from the history's size.
+	// k=auto the one the server took from the history's size (a recency
+	// row's, which recalls a larger pool and keeps its newest k: that k).
 	K         int       `json:"k,omitempty"`
 	Evidence  []string  `json:"evidence,omitempty"`
 	Retrieval Retrieval `json:"retrieval"`

@@ -130,8 +130,8 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 	if r := get("order=chronological", "conv-1/q0"); !slices.IsSortedFunc(r.Recalled, byTurnOrder) {
 		t.Errorf("chronological order: %v", r.Recalled)
 	}
-	if r := get("order=recency", "conv-1/q0"); len(r.Recalled) != 8 || r.Recalled[0][:9] != "session_2" {
-		t.Errorf("recency selection: %v", r.Recalled)
+	if r := get("order=recency", "conv-1/q0"); len(r.Recalled) != 8 || r.Recalled[0][:9] != "session_2" || r.K != 10 {
+		t.Errorf("recency selection: %v, k %d", r.Recalled, r.K)
 	}
 	// Every ingest is searchable and timed.
 	for _, g := range []Granularity{ByTurn, ByRound, BySession} {

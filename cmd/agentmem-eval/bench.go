@@ -155,6 +155,11 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		}
 		fmt.Printf("(--reuse: no store kept in %s; ingesting)\n\n", dir)
 	}
+	// a fresh store: one an earlier --keep run left (with its snapshot
+	// perhaps still set aside) would skip every turn as already stored
+	if err := os.RemoveAll(filepath.Join(dir, "store")); err != nil {
+		return err
+	}
 	st, svc, _, err := open()
 	if err != nil {
 		return err
@@ -366,13 +371,10 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 	}
 	st, svc, openRecords, err := open()
 	if err != nil {
-		return err
+		return errors.Join(err, putBack(dir))
 	}
 	fmt.Printf("- open from the records (no vector snapshot): %.2f s\n\n", openRecords.Seconds())
-	if err := benchClose(svc, st); err != nil {
-		return err
-	}
-	return putBack(dir)
+	return errors.Join(benchClose(svc, st), putBack(dir))
 }
 
 // measuredSnapshot is where the store in dir keeps its vector snapshots,

@@ -52,7 +52,7 @@ func TestBenchCommand(t *testing.T) {
 	}
 	before := snap()
 	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--reuse", "--work", work)
-	if after := snap(); !after.ModTime().Equal(before.ModTime()) {
+	if after := snap(); !os.SameFile(after, before) {
 		t.Errorf("--reuse left a vector snapshot written at %v, not the one measured (%v)", after.ModTime(), before.ModTime())
 	}
 	// a run stopped in that last step leaves the snapshot aside, and
@@ -65,8 +65,21 @@ func TestBenchCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--reuse", "--work", work)
-	if after := snap(); !after.ModTime().Equal(before.ModTime()) {
+	if after := snap(); !os.SameFile(after, before) {
 		t.Errorf("after a stopped run, --reuse measured a snapshot written at %v, not the one set aside (%v)", after.ModTime(), before.ModTime())
+	}
+	// a run without --reuse starts from an empty store, whatever an
+	// earlier one kept (a snapshot set aside included): it stores every
+	// turn again, and its snapshot is its own
+	if err := os.Rename(vecs, vecs+".measured"); err != nil {
+		t.Fatal(err)
+	}
+	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--work", work)
+	if after := snap(); os.SameFile(after, before) {
+		t.Errorf("a run without --reuse measured the kept snapshot")
+	}
+	if out := run(t, "agentmem", filepath.Join(work, "10000"), "check"); !strings.Contains(out, "10000 memories") {
+		t.Errorf("check after a fresh run over a kept store:\n%s", out)
 	}
 	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "200", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
 	if !strings.Contains(out, "--reuse: no store kept in") || !strings.Contains(out, "- ingest: ") {
