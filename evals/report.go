@@ -39,11 +39,11 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 		p("| (all results were cached; nothing was stored in this run) | | | | |\n")
 	}
 
-	p("\n## Overall\n\n| config | agent | answered | recall_all | recall_any | NDCG | tokens mean | p50 | p95 | recall ms p50 | p95 | recalls/q | J | sufficiency |\n")
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	p("\n## Overall\n\n| config | agent | k | answered | recall_all | recall_any | NDCG | tokens mean | p50 | p95 | recall ms p50 | p95 | recalls/q | J | sufficiency |\n")
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range s.Configs {
-		p("| %s | %s | %d | %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %s | %s |\n",
-			c.Config, c.Agent, c.Answered, Pct(c.Retrieval.RecallAll), Pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
+		p("| %s | %s | %d | %d | %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %s | %s |\n",
+			c.Config, c.Agent, c.K, c.Answered, Pct(c.Retrieval.RecallAll), Pct(c.Retrieval.RecallAny), num(c.Retrieval.NDCG),
 			c.ContextTokens.Mean, c.ContextTokens.P50, c.ContextTokens.P95, c.RecallMS.P50, c.RecallMS.P95, c.RecallsPerQ,
 			Pct(c.J), Pct(c.Sufficiency))
 	}

@@ -168,7 +168,7 @@ func TestRunMatrixLoCoMo(t *testing.T) {
 		}
 	}
 	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	for _, want := range []string{"| granularity=session |", "single-hop", "J not measured", "day after its last session", "## Answer shown"} {
+	for _, want := range []string{"| granularity=session |", "| base | scripted | 10 | 7 |", "| k=5 | scripted | 5 |", "single-hop", "J not measured", "day after its last session", "## Answer shown"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q", want)
 		}
