@@ -16,7 +16,7 @@ func TestBenchCommand(t *testing.T) {
 	work := filepath.Join(dir, "work")
 	noData := filepath.Join(dir, "no-data")
 	out := run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--work", work)
-	for _, want := range []string{"generated text", "## 300 memories", "- ingest: ", "zero-cost embedder (fake:bench)", "| rrf |", "vector recall@10 against the exact float32 scan: 1.0000"} {
+	for _, want := range []string{"generated text", "## 300 memories", "- ingest: ", "- open: ", "from the records (a namespace this small has no vector snapshot)", "zero-cost embedder (fake:bench)", "| rrf |", "vector recall@10 against the exact float32 scan: 1.0000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)
 		}
@@ -33,7 +33,9 @@ func TestBenchCommand(t *testing.T) {
 	// the snapshot measured is set aside and put back, so that a kept store
 	// is the one measured (and its inverted file's lists, above ApproxAt):
 	// a --reuse run leaves the file as it found it
-	run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--work", work)
+	if out := run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "10000", "--queries", "3", "--data", noData, "--keep", "--work", work); !strings.Contains(out, "s from the snapshot\n") {
+		t.Errorf("a store with a snapshot opened from it:\n%s", out)
+	}
 	snap := func() os.FileInfo {
 		t.Helper()
 		vecs := filepath.Join(work, "10000", "store", "vectors")
