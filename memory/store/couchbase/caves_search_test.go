@@ -177,7 +177,7 @@ func TestCavesRecordedSearch(t *testing.T) {
 	if got := ids(hits); !slices.Equal(got, []string{"s-june:1", "s-may:0"}) {
 		t.Errorf("hits %v, want s-june:1 then s-may:0 (the deleted one and bob's left out)", got)
 	}
-	if f, _, ok := s.spk.get("alice", time.Now()); !ok || !slices.Equal(f.speakers, []string{"Caroline", "Melanie"}) || f.memories != 5 {
+	if f, _, ok := s.known.get("alice", time.Now()); !ok || !slices.Equal(f.speakers, []string{"Caroline", "Melanie"}) || f.memories != 5 {
 		t.Errorf("speakers read from the facet: %v, %d memories (%v), want Caroline and Melanie, and the 5 hits", f.speakers, f.memories, ok)
 	}
 	// the memories counted by the same request, kept with the speakers

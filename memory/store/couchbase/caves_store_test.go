@@ -199,12 +199,12 @@ func TestCavesSpeakerDrops(t *testing.T) {
 	cv := newCaves(t)
 	s := cv.open(t, cv.cfg, fakeEmbedder, 4)
 	cached := func() bool {
-		_, _, ok := s.spk.get("alice", time.Now())
+		_, _, ok := s.known.get("alice", time.Now())
 		return ok
 	}
 	fill := func() {
-		_, gen, _ := s.spk.get("alice", time.Now())
-		s.spk.put("alice", nsFacts{speakers: []string{"Alice", "Carol"}}, gen, time.Now())
+		_, gen, _ := s.known.get("alice", time.Now())
+		s.known.put("alice", nsFacts{speakers: []string{"Alice", "Carol"}}, gen, time.Now())
 	}
 	ms := fixture()
 	fill()

@@ -23,7 +23,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		return 0, errors.New("delete: no namespace")
 	}
 	// a delete may remove a speaker's last turn (see speakers)
-	defer s.spk.drop(sel.Namespace)
+	defer s.known.drop(sel.Namespace)
 	var n int
 	var err error
 	switch {

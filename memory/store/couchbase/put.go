@@ -37,7 +37,7 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 	}
 	// a write may add a speaker: the next recall that names someone reads
 	// the speakers again, whether the write succeeded or not
-	defer s.spk.drop(namespacesOf(ms)...)
+	defer s.known.drop(namespacesOf(ms)...)
 	docs := make(map[string]memoryDoc, len(ms))
 	added := map[string]sessionDoc{} // session key -> the ids this Put adds
 	for _, m := range ms {

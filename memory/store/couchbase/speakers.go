@@ -8,26 +8,27 @@ import (
 	"agentmem/memory/hybrid"
 )
 
-// speakerTTL is how long a namespace's speakers, once read, serve the
-// recalls that name someone, so that such a recall costs one more request
-// only now and then. This Store's own writes to a namespace drop its
-// entry at once; another process's new speaker is seen within speakerTTL
+// factsTTL is how long a namespace's facts (its speakers and memory
+// count), once read, serve the recalls that need them (a name in the
+// query, a recall that names no k), so that such a recall costs one more
+// request only now and then. This Store's own writes to a namespace drop
+// its entry at once; another process's new speaker is seen within factsTTL
 // (until then its name stays a word of the text's match, as any other
 // name's does).
-const speakerTTL = 30 * time.Second
+const factsTTL = 30 * time.Second
 
-// speakerCache holds the speakers and the memory counts of the
-// namespaces recently recalled (nsFacts). Every write moves its generation on: a read that began
-// before a write (to any namespace) does not store what it read. Entries
-// past speakerTTL are swept when the cache grows, so it holds about the
-// namespaces recalled with a name in the last speakerTTL.
-type speakerCache struct {
+// factsCache holds the facts (nsFacts) of the namespaces recently
+// recalled. Every write moves its generation on: a read that began before
+// a write (to any namespace) does not store what it read. Entries past
+// factsTTL are swept when the cache grows, so it holds about the
+// namespaces recalled in the last factsTTL.
+type factsCache struct {
 	mu   sync.Mutex
-	byNS map[string]speakerEntry
+	byNS map[string]factsEntry
 	gen  uint64
 }
 
-type speakerEntry struct {
+type factsEntry struct {
 	facts nsFacts
 	at    time.Time
 }
@@ -42,41 +43,41 @@ type nsFacts struct {
 // sweepAt is the size past which put drops expired entries.
 const sweepAt = 256
 
-// get returns ns's speakers when they were read less than speakerTTL
+// get returns ns's facts when they were read less than factsTTL
 // before now, and the generation a read begun now stores them under.
-func (c *speakerCache) get(ns string, now time.Time) (nsFacts, uint64, bool) {
+func (c *factsCache) get(ns string, now time.Time) (nsFacts, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byNS[ns]
-	if ok && now.Sub(e.at) < speakerTTL {
+	if ok && now.Sub(e.at) < factsTTL {
 		return e.facts, c.gen, true
 	}
 	return nsFacts{}, c.gen, false
 }
 
-// put stores ns's speakers, read at generation gen; a write since then
+// put stores ns's facts, read at generation gen; a write since then
 // (drop) makes it a no-op.
-func (c *speakerCache) put(ns string, facts nsFacts, gen uint64, now time.Time) {
+func (c *factsCache) put(ns string, facts nsFacts, gen uint64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return
 	}
 	if c.byNS == nil {
-		c.byNS = map[string]speakerEntry{}
+		c.byNS = map[string]factsEntry{}
 	}
 	if len(c.byNS) >= sweepAt {
 		for k, e := range c.byNS {
-			if now.Sub(e.at) >= speakerTTL {
+			if now.Sub(e.at) >= factsTTL {
 				delete(c.byNS, k)
 			}
 		}
 	}
-	c.byNS[ns] = speakerEntry{facts, now}
+	c.byNS[ns] = factsEntry{facts, now}
 }
 
-// drop forgets the speakers of namespaces nss, written to or deleted from.
-func (c *speakerCache) drop(nss ...string) {
+// drop forgets the facts of namespaces nss, written to or deleted from.
+func (c *factsCache) drop(nss ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ns := range nss {
@@ -87,9 +88,9 @@ func (c *speakerCache) drop(nss ...string) {
 
 // speakers returns the speakers of namespace ns named by one of names
 // (hybrid.QueryNames, hybrid.SpeakerNamed), as the embedded store does.
-// A namespace's speakers are read with one request (fetchSpeakers) and
-// kept for speakerTTL, or until this Store writes to the namespace.
-// Another process's deletes are seen within speakerTTL as well: until
+// A namespace's speakers are read with one request (fetchFacts) and
+// kept for factsTTL, or until this Store writes to the namespace.
+// Another process's deletes are seen within factsTTL as well: until
 // then a speaker whose last turn it deleted still counts as one.
 func (s *Store) speakers(ctx context.Context, ns string, names []string) ([]string, error) {
 	f, err := s.facts(ctx, ns)
@@ -110,13 +111,13 @@ func (s *Store) CountMemories(ctx context.Context, ns string) (int, error) {
 
 // facts returns ns's facts, from the cache or read (fetchFacts).
 func (s *Store) facts(ctx context.Context, ns string) (nsFacts, error) {
-	f, gen, ok := s.spk.get(ns, time.Now())
+	f, gen, ok := s.known.get(ns, time.Now())
 	if !ok {
 		var err error
 		if f, err = s.fetchFacts(ctx, ns); err != nil {
 			return nsFacts{}, err
 		}
-		s.spk.put(ns, f, gen, time.Now())
+		s.known.put(ns, f, gen, time.Now())
 	}
 	return f, nil
 }

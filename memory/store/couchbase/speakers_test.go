@@ -13,20 +13,20 @@ import (
 // that namespace, and a read that began before a write does not store
 // what it read.
 func TestSpeakerCache(t *testing.T) {
-	var c speakerCache
+	var c factsCache
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	if _, _, ok := c.get("alice", t0); ok {
 		t.Fatal("an empty cache has speakers")
 	}
 	_, gen, _ := c.get("alice", t0)
 	c.put("alice", nsFacts{speakers: []string{"Caroline"}}, gen, t0)
-	if got, _, ok := c.get("alice", t0.Add(speakerTTL-time.Second)); !ok || !slices.Equal(got.speakers, []string{"Caroline"}) {
+	if got, _, ok := c.get("alice", t0.Add(factsTTL-time.Second)); !ok || !slices.Equal(got.speakers, []string{"Caroline"}) {
 		t.Errorf("within the TTL: %q %v, want [Caroline] true", got.speakers, ok)
 	}
 	if _, _, ok := c.get("bob", t0); ok {
 		t.Error("another namespace has alice's speakers")
 	}
-	if _, _, ok := c.get("alice", t0.Add(speakerTTL)); ok {
+	if _, _, ok := c.get("alice", t0.Add(factsTTL)); ok {
 		t.Error("speakers kept past the TTL")
 	}
 
@@ -55,7 +55,7 @@ func TestSpeakerCache(t *testing.T) {
 		_, g, _ := c.get("ns", t0)
 		c.put(string(rune('A'+i%26))+strconv.Itoa(i), nsFacts{}, g, t0)
 	}
-	later := t0.Add(speakerTTL)
+	later := t0.Add(factsTTL)
 	_, g, _ := c.get("new", later)
 	c.put("new", nsFacts{speakers: []string{"Ken"}}, g, later)
 	if len(c.byNS) != 1 {

@@ -27,7 +27,7 @@ type Store struct {
 	recipeMu sync.Mutex
 	recipe   string // recorded in the meta document (setRecipe, Recipe)
 	written  tokens
-	spk      speakerCache // see speakers
+	known    factsCache // each namespace's speakers and count, a while (see speakers)
 }
 
 var _ memory.Store = (*Store)(nil)
