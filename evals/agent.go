@@ -43,7 +43,7 @@ func (r *runner) scripted(ctx context.Context, a asked, cfg Config) (Result, err
 	res.Recalled = ids(ms)
 	res.K = rec.K
 	if cfg.Order == recency {
-		res.K = min(rec.K, cfg.K) // the recall's k was the pool's
+		res.K = cfg.K // the recall's k was the pool's; the row keeps k
 	}
 	res.RerankError = rec.RerankError
 	res.Retrieval = Score(a.q, res.Recalled, a.ids[cfg.Granularity])

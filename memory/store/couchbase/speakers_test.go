@@ -9,7 +9,7 @@ import (
 	"agentmem/memory"
 )
 
-// A namespace's speakers are kept for speakerTTL, dropped by a write to
+// A namespace's speakers are kept for factsTTL, dropped by a write to
 // that namespace, and a read that began before a write does not store
 // what it read.
 func TestSpeakerCache(t *testing.T) {
