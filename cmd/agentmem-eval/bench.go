@@ -347,7 +347,11 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
 	}
 	plain50 := p(plain, 0.5)
-	fmt.Printf("## %d memories (%d windows; inverted file: %v, probing %d of %d lists after the recalls, set by %d searches checked against the exact scan; %d at open)\n\n", n, vs.Rows, vs.Approximate, vs.Probe, vs.Lists, vs.Checked, opened.Probe)
+	ivf := "no inverted file: the exact vector scan"
+	if vs.Approximate {
+		ivf = fmt.Sprintf("inverted file: probing %d of %d lists after the recalls, set by %d searches checked against the exact scan; %d at open", vs.Probe, vs.Lists, vs.Checked, opened.Probe)
+	}
+	fmt.Printf("## %d memories (%d windows; %s)\n\n", n, vs.Rows, ivf)
 	if ing != nil {
 		share := "the cached embedder's share: not measured"
 		if !math.IsNaN(ing.embedShare) {
