@@ -169,6 +169,9 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 		}
 		if why != "" {
 			s.log.Warn("vector snapshot not used; rebuilding that namespace from the records", "namespace", ns, "why", why)
+			if x != nil {
+				x.Release()
+			}
 			drop = append(drop, ns)
 			continue
 		}

@@ -259,6 +259,7 @@ func (s *Store) Close() error {
 		// the records are intact; the next open reads them instead
 		s.log.Warn("saving the vector snapshots", "err", err)
 	}
+	s.vec.release()
 	if cerr := s.closeText(); err == nil {
 		err = cerr
 	}

@@ -41,6 +41,19 @@ func newVecSide() *vecSide {
 	return &vecSide{byNS: map[string]*vectors.Index{}, unsaved: map[string]int{}, stamps: map[string]uint64{}, through: map[string]uint64{}}
 }
 
+// release gives every namespace's vectors back to the system now
+// (vectors.Index.Release) and forgets them: at close, and before the side
+// is loaded again. Callers hold s.mu.
+func (v *vecSide) release() {
+	if v == nil {
+		return
+	}
+	for _, x := range v.byNS {
+		x.Release()
+	}
+	clear(v.byNS)
+}
+
 // vecIndex returns ns's index, creating it.
 func (s *Store) vecIndex(ns string) (*vectors.Index, error) {
 	x := s.vec.byNS[ns]
@@ -123,6 +136,7 @@ func (s *Store) vecSearch(q memory.Query, n int) ([]hybrid.Ranked, error) {
 // one is usable (brought up to date from the journal), the others from
 // the records. Callers hold s.mu or have the store to themselves.
 func (s *Store) loadVectors() error {
+	s.vec.release()
 	s.vec = newVecSide()
 	if s.dims == 0 {
 		return nil

@@ -95,7 +95,7 @@ type Index struct {
 type chunk struct {
 	f32 []float32 // dims per row
 	i8  []int8    // stride per row
-	m   *mapping  // the snapshot file f32 and i8 may be mapped from
+	m   *mapping  // what f32 and i8 may lie in: a snapshot file, or memory off the heap
 }
 
 type rowInfo struct {
@@ -232,11 +232,11 @@ func (x *Index) Remove(ids ...string) {
 		x.freeMems = append(x.freeMems, slot)
 	}
 	if x.ivf != nil && x.live < x.opts.ApproxAt/2 {
+		x.ivf.release()
 		x.ivf = nil
 	}
 	if x.live == 0 {
-		// an emptied namespace gives its memory back
-		*x = Index{dims: x.dims, stride: x.stride, opts: x.opts, slots: map[string]int32{}, sess: sessTable{ord: map[string]int32{}}}
+		x.Release() // an emptied namespace gives its memory back
 	}
 }
 
@@ -278,15 +278,52 @@ func (x *Index) newRow() int32 {
 	}
 	c := x.chunks[ci]
 	if off*x.dims >= len(c.f32) {
-		// grow by doubling up to a full chunk
+		// grow by doubling up to a full chunk, which lies off the heap
 		n := min(chunkRows, max(16, 2*len(c.f32)/x.dims))
-		c.f32 = grow(c.f32, n*x.dims)
-		c.i8 = grow(c.i8, n*x.stride)
+		if n < chunkRows || !c.offHeap(x.dims, x.stride) {
+			c.f32 = grow(c.f32, n*x.dims)
+			c.i8 = grow(c.i8, n*x.stride)
+		}
 	}
 	if x.ivf != nil {
 		x.ivf.grow(len(x.rows))
 	}
 	return r
+}
+
+// Release gives the index's memory back to the system now, rather than
+// when the collector finds the index unreachable: the rows' chunks and the
+// inverted lists off the heap, and the snapshot it was loaded from. The
+// index is empty after, as a new one; the caller has it to itself, as for
+// Add.
+func (x *Index) Release() {
+	ms := []*mapping{}
+	for _, c := range x.chunks {
+		ms = append(ms, c.m)
+	}
+	if v := x.ivf; v != nil {
+		ms = append(ms, v.m)
+		v.release()
+	}
+	for _, m := range ms {
+		m.release() // shared ones once: a second release does nothing
+	}
+	*x = Index{dims: x.dims, stride: x.stride, opts: x.opts, slots: map[string]int32{}, sess: sessTable{ord: map[string]int32{}}}
+}
+
+// offHeap moves c's rows into a full chunk's room outside the Go heap
+// (anonMapping); false if there is none.
+func (c *chunk) offHeap(dims, stride int) bool {
+	nf := chunkRows * dims * 4
+	m := anonMapping(nf + chunkRows*stride)
+	if m == nil {
+		return false
+	}
+	f32, i8 := sliceOf[float32](m.data[:nf:nf]), sliceOf[int8](m.data[nf:])
+	copy(f32, c.f32)
+	copy(i8, c.i8)
+	c.f32, c.i8, c.m = f32, i8, m
+	return true
 }
 
 func grow[T any](s []T, n int) []T {

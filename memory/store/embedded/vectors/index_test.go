@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -235,4 +237,116 @@ func TestEmptyAndReuse(t *testing.T) {
 	ref = map[string]genMem{}
 	add(t, x, ref, ms[:10]...)
 	checkExact(t, x, ref, c.queries(5), rand.New(rand.NewPCG(7, 7)))
+}
+
+// A full chunk's rows lie outside the Go heap (anonMapping), so the
+// collector's pacing does not double the memory of a large index; the
+// answers are the same, through growth, a snapshot and a load.
+func TestFullChunksLieOffTheHeap(t *testing.T) {
+	if anonMapping(4096) == nil {
+		t.Skip("no anonymous mappings on this system: chunks stay on the heap")
+	}
+	const dims = 512
+	c := newCorpus(dims, 20, 12)
+	ms := c.memories(2*chunkRows+500, "")
+	x := mustNew(t, dims, Options{ApproxAt: -1})
+	ref := map[string]genMem{}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	add(t, x, ref, ms...)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	full := len(x.rows) / chunkRows
+	if full < 2 {
+		t.Fatalf("only %d rows", len(x.rows))
+	}
+	vecs := uint64(len(x.rows) * (dims*4 + x.stride))
+	if grew := after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc); grew > vecs/4 {
+		t.Fatalf("the heap grew by %d bytes for %d bytes of vectors in %d rows", grew, vecs, len(x.rows))
+	}
+	for i, ch := range x.chunks[:full] {
+		if ch.m == nil || len(ch.f32) != chunkRows*dims || len(ch.i8) != chunkRows*x.stride {
+			t.Fatalf("chunk %d: mapping %v, %d floats, %d codes", i, ch.m != nil, len(ch.f32), len(ch.i8))
+		}
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	qs := c.queries(8)
+	checkExact(t, x, ref, qs, r)
+
+	path := filepath.Join(t.TempDir(), "vectors.snap")
+	if err := x.Save(path, 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := Load(path, Options{ApproxAt: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := y.chunks[0].m
+	last := len(y.chunks) - 1
+	more := c.memories(chunkRows, "n")
+	add(t, y, map[string]genMem{}, more...) // the loaded last chunk fills up
+	add(t, x, ref, more...)
+	if ch := y.chunks[last]; ch.m == nil || ch.m == file || len(ch.f32) != chunkRows*dims {
+		t.Fatalf("the loaded last chunk, full: mapping %v (the file's: %v), %d floats", ch.m != nil, ch.m == file, len(ch.f32))
+	}
+	sameResults(t, x, y, qs, filters(r, ref))
+	checkExact(t, y, ref, qs, r)
+}
+
+// Release gives the memory off the heap back at once (a list that
+// outgrows its room gives that room back when it moves, a retrain the old
+// lists'), leaves an empty index that works as a new one, and releases a
+// loaded snapshot's mapping too.
+func TestReleaseGivesMemoryBack(t *testing.T) {
+	if !offHeapHere() {
+		t.Skip("no anonymous mappings on this system: nothing lies off the heap")
+	}
+	c := newCorpus(32, 20, 13)
+	x := mustNew(t, 32, Options{ApproxAt: 3000})
+	add(t, x, map[string]genMem{}, c.memories(9000, "")...)
+	v := x.ivf
+	if v == nil || v.room == nil {
+		t.Fatal("no inverted file in a room off the heap")
+	}
+	var moved *mapping
+	for _, m := range v.own {
+		if m != nil {
+			moved = m
+			break
+		}
+	}
+	if moved == nil {
+		t.Fatal("no list outgrew its room")
+	}
+	room := v.room
+	add(t, x, map[string]genMem{}, c.memories(12000, "n")...) // the rows double: a retrain
+	if x.ivf == v || room.data != nil || moved.data != nil {
+		t.Fatalf("retrained %v; the old lists' rooms still mapped: %v, %v", x.ivf != v, room.data != nil, moved.data != nil)
+	}
+	checkIVF(t, x)
+
+	path := filepath.Join(t.TempDir(), "vectors.snap")
+	if err := x.Save(path, 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := Load(path, Options{ApproxAt: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk, file := x.chunks[0].m, y.chunks[0].m
+	x.Release()
+	y.Release()
+	if chunk.data != nil || file.data != nil {
+		t.Fatalf("after Release: a chunk still mapped %v, the snapshot %v", chunk.data != nil, file.data != nil)
+	}
+	q := c.queries(1)[0]
+	for _, z := range []*Index{x, y} {
+		if rs, err := z.Search(q, 10, Filter{}); err != nil || len(rs) != 0 || z.Len() != 0 || z.Rows() != 0 {
+			t.Fatalf("released index: %d results (%v), %d memories, %d rows", len(rs), err, z.Len(), z.Rows())
+		}
+		ref := map[string]genMem{}
+		add(t, z, ref, c.memories(50, "again")...)
+		checkExact(t, z, ref, c.queries(3), rand.New(rand.NewPCG(13, 13)))
+	}
 }

@@ -46,10 +46,12 @@ type ivf struct {
 	// bitset; probing 100, 0.4x that of gathering them row by row)
 	lcodes  [][]int8
 	lmeta   [][]listRow
-	m       *mapping // the snapshot lcodes may lie in, kept mapped while used
-	of      []int32  // by row: its list, -1 for none
-	pos     []int32  // by row: its place in that list
-	trained int      // live rows when trained
+	m       *mapping   // the snapshot lcodes may lie in, kept mapped while used
+	room    *mapping   // or the room off the heap a build gave them
+	own     []*mapping // by list: the room off the heap its codes moved to when they outgrew theirs
+	of      []int32    // by row: its list, -1 for none
+	pos     []int32    // by row: its place in that list
+	trained int        // live rows when trained
 	// probe is how many lists a search scans; tune holds what searches
 	// observed of it (calibrate.go)
 	probe atomic.Int32
@@ -133,22 +135,79 @@ type listRow struct {
 // are its part of mapped, whole already (file then leaves them), its
 // capacity ending where the next list's begin: an append past it copies
 // the list to the heap, a remove writes a private copy of the page.
+//
+// Without mapped, the lists' codes get their room off the Go heap, as the
+// rows' chunks do (anonMapping): at 1M memories they are half a gigabyte per
+// million windows that the collector's pacing would double.
 func (v *ivf) initLists(nlist, stride int, sizes []int, mapped []int8) {
 	v.lists = make([][]int32, nlist)
 	v.lcodes = make([][]int8, nlist)
 	v.lmeta = make([][]listRow, nlist)
+	v.own = make([]*mapping, nlist)
+	var room []int8
+	if total := stride * sumInts(sizes); mapped == nil && total > 0 {
+		if m := anonMapping(total); m != nil {
+			room, v.room = sliceOf[int8](m.data), m
+		}
+	}
 	off := 0
 	for l, n := range sizes {
 		v.lists[l] = make([]int32, 0, n)
 		v.lmeta[l] = make([]listRow, 0, n)
-		if mapped != nil {
-			end := off + n*stride
+		end := off + n*stride
+		switch {
+		case mapped != nil:
 			v.lcodes[l] = mapped[off:end:end]
-			off = end
-		} else {
+		case room != nil:
+			v.lcodes[l] = room[off:off:end]
+		default:
 			v.lcodes[l] = make([]int8, 0, n*stride)
 		}
+		off = end
 	}
+}
+
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// appendCodes appends a row's codes to list l's. Past the list's room, the
+// codes move to room twice as large off the heap (on it where there is
+// none); the room they leave is unmapped once nothing refers to it, which
+// is safe because Add, the only caller, has the index to itself.
+func (v *ivf) appendCodes(l int32, c []int8) []int8 {
+	codes := v.lcodes[l]
+	if len(codes)+len(c) <= cap(codes) {
+		return append(codes, c...)
+	}
+	m := anonMapping(max(2*cap(codes), 64*len(c)))
+	if m == nil {
+		return append(codes, c...)
+	}
+	moved := sliceOf[int8](m.data)[:len(codes)]
+	copy(moved, codes)
+	v.own[l].release() // the room it outgrew, if its own
+	v.own[l] = m
+	return append(moved, c...)
+}
+
+// release unmaps the room off the heap v's lists lie in, when v is
+// replaced or dropped (under the caller's exclusive access, as Add); a
+// snapshot's mapping, which the rows' chunks may share, is left to the
+// index's Release or the collector.
+func (v *ivf) release() {
+	if v == nil {
+		return
+	}
+	v.room.release()
+	for _, m := range v.own {
+		m.release()
+	}
+	v.lcodes, v.room, v.own = nil, nil, nil
 }
 
 // put files row r (its codes and scalars already set) under list l.
@@ -160,7 +219,7 @@ func (v *ivf) file(x *Index, r, l int32, codes bool) {
 	v.of[r], v.pos[r] = l, int32(len(v.lists[l]))
 	v.lists[l] = append(v.lists[l], r)
 	if codes {
-		v.lcodes[l] = append(v.lcodes[l], x.rowI8(r)...)
+		v.lcodes[l] = v.appendCodes(l, x.rowI8(r))
 	}
 	ri := &x.rows[r]
 	v.lmeta[l] = append(v.lmeta[l], listRow{mem: ri.mem, sum: ri.sum, scale: ri.scale, resid: ri.resid, norm: ri.norm})
@@ -279,6 +338,7 @@ func (x *Index) buildIVF() {
 	for j, r := range live {
 		v.put(x, r, nearest[j])
 	}
+	x.ivf.release() // the lists trained before, if any
 	x.ivf = v
 	x.calibrate()
 }

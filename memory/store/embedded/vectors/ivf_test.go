@@ -7,7 +7,9 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
+	"unsafe"
 )
 
 func meanRecall(t *testing.T, x *Index, ref map[string]genMem, qs [][]float32, f Filter) float64 {
@@ -48,6 +50,9 @@ func checkIVF(t *testing.T, x *Index) {
 			}
 			n++
 		}
+		if lc := v.lcodes[l]; cap(lc) > 0 && offHeapHere() && !within(lc, v.m) && !within(lc, v.room) && !within(lc, v.own[l]) {
+			t.Fatalf("list %d: its codes lie on the heap, not in a mapping", l)
+		}
 		if len(v.lcodes[l]) != len(list)*x.stride || len(v.lmeta[l]) != len(list) {
 			t.Fatalf("list %d: %d rows, %d codes, %d scalars", l, len(list), len(v.lcodes[l]), len(v.lmeta[l]))
 		}
@@ -55,6 +60,19 @@ func checkIVF(t *testing.T, x *Index) {
 	if n != x.live {
 		t.Fatalf("%d rows in lists, %d live", n, x.live)
 	}
+}
+
+// offHeapHere says whether this system gives anonymous mappings (where it
+// does not, the index keeps everything on the heap).
+var offHeapHere = sync.OnceValue(func() bool { return anonMapping(pageSize) != nil })
+
+// within says whether c's first element lies in m.
+func within(c []int8, m *mapping) bool {
+	if m == nil || cap(c) == 0 {
+		return false
+	}
+	p, lo := uintptr(unsafe.Pointer(unsafe.SliceData(c))), uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+	return p >= lo && p < lo+uintptr(len(m.data))
 }
 
 // The inverted file keeps recall@10 >= 0.98 against the exact scan, through
@@ -469,4 +487,44 @@ func reload(t *testing.T, x *Index, opts Options) *Index {
 		t.Fatal(err)
 	}
 	return y
+}
+
+// A list's codes that outgrow their room move off the heap, whole, and the
+// room they leave, if it was theirs, is unmapped at once.
+func TestListCodesMove(t *testing.T) {
+	if !offHeapHere() {
+		t.Skip("no anonymous mappings on this system: lists stay on the heap")
+	}
+	const stride = 64
+	v := &ivf{lcodes: make([][]int8, 1), own: make([]*mapping, 1)}
+	var want []int8
+	var left []*mapping
+	for i := range 1000 {
+		row := make([]int8, stride)
+		for j := range row {
+			row[j] = int8(i + j)
+		}
+		before := v.own[0]
+		v.lcodes[0] = v.appendCodes(0, row)
+		want = append(want, row...)
+		if v.own[0] != before {
+			if before != nil {
+				left = append(left, before)
+			}
+			if !within(v.lcodes[0], v.own[0]) {
+				t.Fatalf("row %d: the codes moved, but not into their new room", i)
+			}
+		}
+	}
+	if !slices.Equal(v.lcodes[0], want) {
+		t.Fatal("the codes changed as they moved")
+	}
+	if len(left) < 3 {
+		t.Fatalf("moved %d times", len(left))
+	}
+	for i, m := range left {
+		if m.data != nil {
+			t.Fatalf("room %d still mapped after the codes left it", i)
+		}
+	}
 }

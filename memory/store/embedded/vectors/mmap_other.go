@@ -23,3 +23,13 @@ func mapFile(path string) (*mapping, error) {
 	}
 	return &mapping{data: data}, nil
 }
+
+// release lets the collector have m's memory.
+func (m *mapping) release() {
+	if m != nil {
+		m.data = nil
+	}
+}
+
+// anonMapping is nil where mmap is not available: chunks stay on the heap.
+func anonMapping(n int) *mapping { return nil }
