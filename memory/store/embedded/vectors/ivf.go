@@ -47,8 +47,7 @@ type ivf struct {
 	lcodes  [][]int8
 	lmeta   [][]listRow
 	m       *mapping   // the snapshot lcodes may lie in, kept mapped while used
-	room    *mapping   // or the room off the heap a build gave them
-	own     []*mapping // by list: the room off the heap its codes moved to when they outgrew theirs
+	own     []*mapping // or by list, the room off the heap its codes lie in
 	of      []int32    // by row: its list, -1 for none
 	pos     []int32    // by row: its place in that list
 	trained int        // live rows when trained
@@ -136,63 +135,54 @@ type listRow struct {
 // capacity ending where the next list's begin: an append past it copies
 // the list to the heap, a remove writes a private copy of the page.
 //
-// Without mapped, the lists' codes get their room off the Go heap, as the
-// rows' chunks do (anonMapping): at 1M memories they are half a gigabyte per
-// million windows that the collector's pacing would double.
+// Without mapped, each list's codes get their room off the Go heap, as the
+// rows' chunks do (anonMapping), a mapping per list so that the room a
+// list outgrows is given back when it moves: at 1M memories the lists'
+// codes are half a gigabyte per million windows, which on the heap the
+// collector's pacing would double.
 func (v *ivf) initLists(nlist, stride int, sizes []int, mapped []int8) {
 	v.lists = make([][]int32, nlist)
 	v.lcodes = make([][]int8, nlist)
 	v.lmeta = make([][]listRow, nlist)
 	v.own = make([]*mapping, nlist)
-	var room []int8
-	if total := stride * sumInts(sizes); mapped == nil && total > 0 {
-		if m := anonMapping(total); m != nil {
-			room, v.room = sliceOf[int8](m.data), m
-		}
-	}
 	off := 0
 	for l, n := range sizes {
 		v.lists[l] = make([]int32, 0, n)
 		v.lmeta[l] = make([]listRow, 0, n)
-		end := off + n*stride
-		switch {
-		case mapped != nil:
+		if mapped != nil {
+			end := off + n*stride
 			v.lcodes[l] = mapped[off:end:end]
-		case room != nil:
-			v.lcodes[l] = room[off:off:end]
-		default:
-			v.lcodes[l] = make([]int8, 0, n*stride)
+			off = end
+		} else {
+			v.lcodes[l] = v.room(int32(l), nil, n*stride)
 		}
-		off = end
 	}
 }
 
-func sumInts(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
-}
-
-// appendCodes appends a row's codes to list l's. Past the list's room, the
-// codes move to room twice as large off the heap (on it where there is
-// none); the room they leave is unmapped once nothing refers to it, which
-// is safe because Add, the only caller, has the index to itself.
+// appendCodes appends a row's codes to list l's, which move to room half
+// as large again when they outgrow theirs.
 func (v *ivf) appendCodes(l int32, c []int8) []int8 {
 	codes := v.lcodes[l]
-	if len(codes)+len(c) <= cap(codes) {
-		return append(codes, c...)
+	if len(codes)+len(c) > cap(codes) {
+		codes = v.room(l, codes, max(cap(codes)+cap(codes)/2, 64*len(c)))
 	}
-	m := anonMapping(max(2*cap(codes), 64*len(c)))
+	return append(codes, c...)
+}
+
+// room gives list l's codes (whole, moved there) room for n bytes off the
+// heap, on it where the system has no anonymous mappings. The room they
+// leave, if it was the list's own, is unmapped at once: safe because the
+// callers (a build, a load, Add) have the index to themselves.
+func (v *ivf) room(l int32, codes []int8, n int) []int8 {
+	m := anonMapping(n)
 	if m == nil {
-		return append(codes, c...)
+		return append(make([]int8, 0, n), codes...)
 	}
 	moved := sliceOf[int8](m.data)[:len(codes)]
 	copy(moved, codes)
-	v.own[l].release() // the room it outgrew, if its own
+	v.own[l].release()
 	v.own[l] = m
-	return append(moved, c...)
+	return moved
 }
 
 // release unmaps the room off the heap v's lists lie in, when v is
@@ -203,11 +193,10 @@ func (v *ivf) release() {
 	if v == nil {
 		return
 	}
-	v.room.release()
 	for _, m := range v.own {
 		m.release()
 	}
-	v.lcodes, v.room, v.own = nil, nil, nil
+	v.lcodes, v.own = nil, nil
 }
 
 // put files row r (its codes and scalars already set) under list l.

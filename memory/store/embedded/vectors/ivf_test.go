@@ -50,7 +50,7 @@ func checkIVF(t *testing.T, x *Index) {
 			}
 			n++
 		}
-		if lc := v.lcodes[l]; cap(lc) > 0 && offHeapHere() && !within(lc, v.m) && !within(lc, v.room) && !within(lc, v.own[l]) {
+		if lc := v.lcodes[l]; cap(lc) > 0 && offHeapHere() && !within(lc, v.m) && !within(lc, v.own[l]) {
 			t.Fatalf("list %d: its codes lie on the heap, not in a mapping", l)
 		}
 		if len(v.lcodes[l]) != len(list)*x.stride || len(v.lmeta[l]) != len(list) {
