@@ -52,6 +52,11 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	var verr error
 	wantVec := q.Fusion != memory.TextOnly && q.Vector != nil
 	var wg sync.WaitGroup
+	// the vector search runs under the read lock, so it must end before
+	// the unlock, even when the text side panics (a recall's panic is
+	// recovered, and an Add or Delete may then release the memory the
+	// search would still read)
+	defer wg.Wait()
 	if wantVec {
 		if q.Fusion == memory.Rerank || q.Fusion == memory.VectorOnly || sequential {
 			vec, verr = s.vecSearch(q, pool)

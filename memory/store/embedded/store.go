@@ -137,6 +137,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		closeQuietly(db)
 		s.stopVerifying()
 		s.closeText()
+		s.vec.release()
 		return nil, err
 	}
 	return s, nil

@@ -593,19 +593,3 @@ func setPending(t *testing.T, dir string, r *rand.Rand) {
 		t.Fatal(err)
 	}
 }
-
-// Close gives the vectors' memory back at once (vectors.Index.Release),
-// not at a later collection: much of it lies off the Go heap.
-func TestCloseGivesVectorsBack(t *testing.T) {
-	st := openVec(t, t.TempDir(), nil)
-	put(t, st, mems(rand.New(rand.NewPCG(3, 4)), "a", 0, 60))
-	if n := st.VectorStats("a").Rows; n == 0 {
-		t.Fatal("no vectors before the close")
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s := st.VectorStats("a"); s.Rows != 0 || s.VectorBytes != 0 {
-		t.Fatalf("after the close the store still holds %d windows (%d bytes)", s.Rows, s.VectorBytes)
-	}
-}

@@ -324,11 +324,13 @@ func Load(path string, opts Options) (*Index, LoadInfo, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		m.release()
 		return nil, info, err
 	}
 	defer f.Close()
 	x, info, err := decodeSnapshot(m, f, opts)
 	if err != nil {
+		m.release() // unmapped now, not at a later collection
 		return nil, info, fmt.Errorf("%s: %w", path, err)
 	}
 	return x, info, nil
@@ -349,8 +351,13 @@ var mappedSections = [nSections]bool{0: true, 1: true, 7: true}
 // place are checksummed by reading f, not through the mapping, so that
 // checking does not make them part of the process's resident set (only
 // the rows a search touches become so).
-func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo, error) {
-	var info LoadInfo
+func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (_ *Index, info LoadInfo, err error) {
+	var decoded *Index // released if the file turns out damaged
+	defer func() {
+		if err != nil && decoded != nil {
+			decoded.Release()
+		}
+	}()
 	b := mp.data
 	if len(b) < pageSize || string(b[:8]) != fileMagic {
 		return nil, info, corrupt("no snapshot header")
@@ -397,6 +404,7 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (*Index, LoadInfo,
 	}
 
 	x, err := New(dims, opts)
+	decoded = x
 	if err != nil {
 		return nil, info, corrupt("%v", err)
 	}

@@ -15,10 +15,11 @@
 // whose filter leaves fewer rows than ApproxAt still scan everything.
 // README.md has the design, the measurements and the snapshot format.
 //
-// Thread-safety: Add, Remove, Save and Close need exclusive access; Search,
-// Len, Rows and Stats may run concurrently with each other. The embedded
-// store's RWMutex gives exactly that (writers under Lock, recalls under
-// RLock).
+// Thread-safety: Add, Remove, Save and Release need exclusive access;
+// Search, Len, Rows and Stats may run concurrently with each other. The
+// embedded store's RWMutex gives exactly that (writers under Lock, recalls
+// under RLock). A search beside a writer is not only a data race: memory
+// off the heap that a writer gives back is unmapped at once.
 package vectors
 
 import (
@@ -293,7 +294,9 @@ func (x *Index) newRow() int32 {
 
 // Release gives the index's memory back to the system now, rather than
 // when the collector finds the index unreachable: the rows' chunks and the
-// inverted lists off the heap, and the snapshot it was loaded from. The
+// inverted lists off the heap, and the snapshot it was loaded from while
+// its rows or lists lie in it (once they have all moved off it, the
+// collector unmaps it). The
 // index is empty after, as a new one; the caller has it to itself, as for
 // Add.
 func (x *Index) Release() {

@@ -176,7 +176,10 @@ func (v *ivf) appendCodes(l int32, c []int8) []int8 {
 func (v *ivf) room(l int32, codes []int8, n int) []int8 {
 	m := anonMapping(n)
 	if m == nil {
-		return append(make([]int8, 0, n), codes...)
+		codes = append(make([]int8, 0, n), codes...)
+		v.own[l].release()
+		v.own[l] = nil
+		return codes
 	}
 	moved := sliceOf[int8](m.data)[:len(codes)]
 	copy(moved, codes)

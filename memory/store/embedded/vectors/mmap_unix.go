@@ -10,9 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapping is a snapshot file mapped copy-on-write: its pages are the page
-// cache's until the index writes one (a reused row), which then becomes
-// the process's own. It is unmapped when nothing refers to it any more.
+// mapping is a snapshot file mapped copy-on-write (its pages are the page
+// cache's until the index writes one, a reused row, which then becomes the
+// process's own), or memory off the Go heap (anonMapping). It is unmapped
+// by release, or when nothing refers to it any more.
 type mapping struct {
 	data    []byte
 	cleanup runtime.Cleanup
