@@ -144,10 +144,7 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 func TestCheckCountsPendingVectors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := Open(ctx, dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openDims4(t, dir)
 	day := time.Date(2023, 5, 7, 0, 0, 0, 0, time.UTC)
 	var ms []memory.Memory
 	for n := range 3 {

@@ -7,6 +7,17 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
+// openDims4 opens a store in dir for 4-dimensional vectors of the
+// embedder "test".
+func openDims4(t testing.TB, dir string) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), dir, Options{NoSync: true, EmbedderID: "test", Dims: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // indexOf returns ns's text index, open and with its pending batch sent.
 func (s *Store) indexOf(t testing.TB, ns string) bleve.Index {
 	t.Helper()

@@ -14,10 +14,7 @@ import (
 // collector's pacing does not see it.
 func TestCloseGivesVectorsBack(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, t.TempDir(), Options{NoSync: true, EmbedderID: "test", Dims: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openDims4(t, t.TempDir())
 	day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	var ms []memory.Memory
 	for n := range 30 {
