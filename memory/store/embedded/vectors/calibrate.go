@@ -33,8 +33,10 @@ import (
 // rows: 51 probes of 894 lists found 0.705 of the true top ten at 1M), so
 // the searches themselves keep the count honest: the first tuneMin
 // unfiltered approximate searches after a build or load, and then every
-// tuneEvery-th, also run the exact scan for their query and record the
-// ranks its true top ten needed; once tuneMin queries are recorded, the
+// tuneEvery-th, run the exact scan instead, answer with it (a checked
+// search is exact: the first searches after a load do not miss what the
+// count has yet to learn) and record the ranks its true top ten needed;
+// once tuneMin queries are recorded, the
 // probe count is the rank covering calibrationTarget of the last tuneKeep
 // of them (real queries only), never less than the sample's. A snapshot
 // keeps the count the checks had set, and a load starts from it, but as
@@ -176,29 +178,25 @@ type tuner struct {
 	floor    int // the probe count from the sample (or the snapshot)
 }
 
-// observe counts an unfiltered approximate search of q and, every
-// tuneEvery-th, checks it (see above). exact is q's exact top memories when
-// the search was the exact scan because the checks had sent it there: then
-// every search is a check, at almost no cost (the scan is done), so the
-// count comes back from the exact scan as soon as the last tuneKeep
-// queries say it may, rather than after tuneKeep·tuneEvery searches.
-// Searches run concurrently.
+// checks counts an unfiltered approximate search and says whether it is
+// checked against the exact scan: each of the first tuneMin, so that the
+// count follows real queries from the first few on, then one in
+// tuneEvery. Searches run concurrently.
+func (v *ivf) checks() bool {
+	n := v.tune.searches.Add(1)
+	return n <= tuneMin || n%tuneEvery == 0
+}
+
+// observe records what a checked search needed: exact is q's exact top
+// memories, the search's answer (checked). A search is checked when
+// checks says so, and every search is while the checks have sent searches
+// to the exact scan: then the check costs almost nothing (the scan is
+// done), so the count comes back from the exact scan as soon as the last
+// tuneKeep queries say it may, rather than after tuneKeep·tuneEvery
+// searches.
 func (x *Index) observe(qq *quantQuery, q []float32, exact *topK) {
 	v := x.ivf
-	if x.opts.NProbe > 0 {
-		return
-	}
-	var needs []int
-	if exact != nil {
-		needs = x.needsOf(qq, q, exact, nil)
-	} else {
-		// the first tuneMin searches are all checked, so the count follows
-		// real queries from the first few on; then one in tuneEvery
-		if n := v.tune.searches.Add(1); n > tuneMin && n%tuneEvery != 0 {
-			return
-		}
-		needs = x.needs(qq, q, nil)
-	}
+	needs := x.needsOf(qq, q, exact, nil)
 	v.tune.mu.Lock()
 	defer v.tune.mu.Unlock()
 	v.tune.needs = append(v.tune.needs, needs...)

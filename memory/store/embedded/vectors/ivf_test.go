@@ -528,3 +528,37 @@ func TestListCodesMove(t *testing.T) {
 		}
 	}
 }
+
+// A checked search answers with the exact scan it runs for its check, so
+// the first tuneMin searches after a build or load are exact whatever the
+// probe count; one probed list alone misses some of their answers.
+func TestCheckedSearchesAreExact(t *testing.T) {
+	c := newCorpus(32, 60, 21)
+	x := mustNew(t, 32, Options{ApproxAt: 2000})
+	add(t, x, map[string]genMem{}, c.memories(5000, "")...)
+	if x.ivf == nil {
+		t.Fatal("no inverted file")
+	}
+	x.ivf.setProbe(1)
+	all, _ := x.compile(Filter{})
+	missed := 0
+	for i, q := range c.queries(tuneMin) {
+		want, err := x.SearchExact(q, 10, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk, ok := x.searchIVF(newQuantQuery(q, x.stride), q, 10, &all); !ok || !equal(x.results(tk), want) {
+			missed++
+		}
+		got, err := x.Search(q, 10, Filter{})
+		if err != nil || !equal(got, want) {
+			t.Fatalf("checked search %d: %v (%v), want the exact %v", i, head(got), err, head(want))
+		}
+	}
+	if missed == 0 {
+		t.Fatal("one probed list found every answer: the test shows nothing")
+	}
+	if st := x.Stats(); st.Checked != tuneMin {
+		t.Fatalf("%d searches checked, want %d", st.Checked, tuneMin)
+	}
+}

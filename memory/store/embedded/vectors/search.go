@@ -73,23 +73,32 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, err
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
+	tuned := approx && x.ivf != nil && !cf.active && x.opts.NProbe == 0
 	if v := x.ivf; approx && v != nil && int(v.getProbe()) < v.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
+		if tuned && v.checks() {
+			// a checked search runs the exact scan for its check, so
+			// that scan is its answer (observe)
+			return x.checked(qq, q, k, &cf), nil
+		}
 		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
-			if !cf.active {
-				x.observe(qq, q, nil)
-			}
 			return x.results(tk), nil
 		}
 	}
-	if v := x.ivf; approx && v != nil && !cf.active && x.opts.NProbe == 0 {
-		// the checks sent the search to the exact scan: its answer checks
-		// the probe count (observe)
-		tk := x.scan(qq, q, max(k, min(calibrationK, x.Len())), &cf)
-		x.observe(qq, q, tk)
-		out := x.results(tk)
-		return out[:min(k, len(out))], nil
+	if tuned {
+		// the checks sent the search to the exact scan (or the lists
+		// held too few memories): its answer checks the probe count
+		return x.checked(qq, q, k, &cf), nil
 	}
 	return x.results(x.scan(qq, q, k, &cf)), nil
+}
+
+// checked is the exact scan's answer for q, which checks the probe count
+// (observe) on the way.
+func (x *Index) checked(qq *quantQuery, q []float32, k int, f *filt) []Result {
+	tk := x.scan(qq, q, max(k, min(calibrationK, x.Len())), f)
+	x.observe(qq, q, tk)
+	out := x.results(tk)
+	return out[:min(k, len(out))]
 }
 
 // filt is a compiled Filter.
