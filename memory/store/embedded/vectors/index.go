@@ -279,8 +279,13 @@ func (x *Index) newRow() int32 {
 	}
 	c := x.chunks[ci]
 	if off*x.dims >= len(c.f32) {
-		// grow by doubling up to a full chunk, which lies off the heap
+		// grow by doubling up to a full chunk, which lies off the heap;
+		// past the first chunk, a chunk is full-sized from its first row
+		// (its pages are only resident once written)
 		n := min(chunkRows, max(16, 2*len(c.f32)/x.dims))
+		if ci > 0 {
+			n = chunkRows
+		}
 		if n < chunkRows || !c.offHeap(x.dims, x.stride) {
 			c.f32 = grow(c.f32, n*x.dims)
 			c.i8 = grow(c.i8, n*x.stride)
