@@ -301,9 +301,8 @@ func (x *Index) newRow() int32 {
 // when the collector finds the index unreachable: the rows' chunks and the
 // inverted lists off the heap, and the snapshot it was loaded from while
 // its rows or lists lie in it (once they have all moved off it, the
-// collector unmaps it). The
-// index is empty after, as a new one; the caller has it to itself, as for
-// Add.
+// collector unmaps it). The index is empty after, as a new one; the caller
+// has it to itself, as for Add.
 func (x *Index) Release() {
 	ms := []*mapping{}
 	for _, c := range x.chunks {

@@ -174,7 +174,10 @@ func (v *ivf) appendCodes(l int32, c []int8) []int8 {
 // leave, if it was the list's own, is unmapped at once: safe because the
 // callers (a build, a load, Add) have the index to themselves.
 func (v *ivf) room(l int32, codes []int8, n int) []int8 {
-	m := anonMapping(n)
+	var m *mapping
+	if n > 0 { // an empty list needs no room (and mmap refuses none)
+		m = anonMapping(n)
+	}
 	if m == nil {
 		codes = append(make([]int8, 0, n), codes...)
 		v.own[l].release()
