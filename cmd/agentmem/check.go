@@ -54,9 +54,12 @@ func (checkCmd) Run(e *env) error {
 			fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
 		}
 		fmt.Println()
+		if r.Snapshotted > 0 || len(r.Snapshots) > 0 {
+			fmt.Printf("vector snapshots %s: %d namespaces, %d windows, equal to the records\n", filepath.Join(store, "vectors"), r.Snapshotted, r.SnapshotWindows)
+		}
 	}
 	if r.OK() {
-		fmt.Println("OK: the records are readable and the index matches them")
+		fmt.Println("OK: the records are readable and the indexes match them")
 		return nil
 	}
 	for _, p := range r.Records {
@@ -65,8 +68,17 @@ func (checkCmd) Run(e *env) error {
 	for _, p := range r.Index {
 		fmt.Println("index:", p)
 	}
-	if len(r.Records) > 0 {
-		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the text index is rebuilt from it afterwards", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
+	for _, p := range r.Snapshots {
+		fmt.Println("vectors:", p)
 	}
-	return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
+	if len(r.Records) > 0 {
+		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the indexes are rebuilt from it afterwards", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
+	}
+	switch {
+	case len(r.Snapshots) == 0:
+		return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
+	case len(r.Index) == 0:
+		return fmt.Errorf("the vector snapshots do not match the records (%s above); they are intact: run `agentmem reindex --vectors` to rebuild the vector index from them now (no re-embedding)", spec.Count(len(r.Snapshots), "problem"))
+	}
+	return fmt.Errorf("the text index and the vector snapshots do not match the records (%s above); they are intact: run `agentmem reindex --text --vectors` to rebuild both from them now (no re-embedding)", spec.Count(len(r.Index)+len(r.Snapshots), "problem"))
 }

@@ -43,6 +43,14 @@ func TestCheckCommand(t *testing.T) {
 	if out, code := run("check"); code != 0 {
 		t.Fatalf("check after the rebuild: exit %d\n%s", code, out)
 	}
+	for args, want := range map[string]string{"--vectors": "Rebuilt the vector index", "--text --vectors": "Rebuilt the vector and text indexes"} {
+		if out, code := run(append([]string{"reindex"}, strings.Fields(args)...)...); code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("reindex %s: exit %d\n%s", args, code, out)
+		}
+	}
+	if out, code := run("recall", "boiler"); code != 0 || !strings.Contains(out, "The boiler was serviced") {
+		t.Fatalf("recall after reindex --text --vectors: exit %d\n%s", code, out)
+	}
 
 	// zero the freelist page the newer meta page names
 	db := filepath.Join(store, "memories.db")
@@ -185,7 +193,7 @@ func TestReindexRefusesDamagedRecords(t *testing.T) {
 	if out, code := run("show", "s-keys"); code != 1 || !strings.Contains(out, "memories.db is damaged") || !strings.Contains(out, `names memory "s-keys:1"`) {
 		t.Errorf("show of a session whose memory's key changed: exit %d\n%s", code, out)
 	}
-	for _, args := range [][]string{{"reindex", "--text"}, {"reindex"}} {
+	for _, args := range [][]string{{"reindex", "--text"}, {"reindex", "--vectors"}, {"reindex"}} {
 		if out, code := run(args...); code != 1 || !strings.Contains(out, "nothing was reindexed") || !strings.Contains(out, "backup") {
 			t.Errorf("%s on damaged records: exit %d\n%s", strings.Join(args, " "), code, out)
 		}

@@ -16,13 +16,20 @@ import (
 )
 
 type reindexCmd struct {
-	Text bool `help:"Rebuild only the text index from the records (no re-embedding): what agentmem check advises when the index is stale."`
+	Text    bool `help:"Rebuild only the text index from the records (no re-embedding): what agentmem check advises when the index is stale."`
+	Vectors bool `help:"Rebuild only the vector index and its snapshots from the records' vectors (no re-embedding): what agentmem check advises when a snapshot does not match the records."`
 }
 
 // textRebuilder is a store whose text index is derived from its records
 // and can be rebuilt from them (the embedded store).
 type textRebuilder interface {
 	RebuildText(ctx context.Context, progress func(done, total int)) error
+}
+
+// vectorRebuilder is a store whose vector index and snapshots are derived
+// from its records' vectors (the embedded store).
+type vectorRebuilder interface {
+	RebuildVectors(ctx context.Context) error
 }
 
 // progressLine prints "\r<what> done/total" on stderr every tenth, and
@@ -77,7 +84,23 @@ func (c reindexCmd) Run(e *env) error {
 	if c.Text && tr == nil {
 		return fmt.Errorf("the %s store keeps no text index of its own to rebuild", e.cfg.Store)
 	}
+	vr, _ := st.(vectorRebuilder)
+	if c.Vectors && vr == nil {
+		return fmt.Errorf("the %s store keeps no vector index of its own to rebuild", e.cfg.Store)
+	}
+	if c.Vectors {
+		if err := vr.RebuildVectors(e.ctx); err != nil {
+			return err
+		}
+		if !c.Text {
+			fmt.Println("Rebuilt the vector index from the records")
+			return nil
+		}
+	}
 	done := "Rebuilt the text index"
+	if c.Vectors {
+		done = "Rebuilt the vector and text indexes"
+	}
 	if !c.Text {
 		from, dims := st.Embedder()
 		to := "none"

@@ -55,10 +55,18 @@ type Report struct {
 	// records: `agentmem reindex --text` (or opening the store, for what
 	// its cheap checks see) rebuilds it.
 	Index []string
+	// Snapshotted counts the namespaces whose vector snapshot was found
+	// intact and equal to the records, SnapshotWindows their windows.
+	Snapshotted, SnapshotWindows int
+	// Snapshots lists problems of the vector snapshots, which are derived
+	// from the records too: `agentmem reindex --vectors` rebuilds them
+	// (the next open rebuilds, by itself, a snapshot it cannot use; not
+	// one whose checksums hold over wrong vectors).
+	Snapshots []string
 }
 
 // OK reports whether Check found nothing wrong.
-func (r *Report) OK() bool { return len(r.Records) == 0 && len(r.Index) == 0 }
+func (r *Report) OK() bool { return len(r.Records) == 0 && len(r.Index) == 0 && len(r.Snapshots) == 0 }
 
 // maxProblems bounds each list of a report: a badly damaged file could
 // otherwise give one line per record.
@@ -66,6 +74,9 @@ const maxProblems = 50
 
 func (r *Report) record(format string, args ...any) { addProblem(&r.Records, format, args) }
 func (r *Report) index(format string, args ...any)  { addProblem(&r.Index, format, args) }
+func (r *Report) snapshot(format string, args ...any) {
+	addProblem(&r.Snapshots, format, args)
+}
 
 func addProblem(list *[]string, format string, args []any) {
 	if len(*list) < maxProblems {
@@ -80,7 +91,8 @@ func addProblem(list *[]string, format string, args []any) {
 // key is its namespace and id, its session entry and vectors agree with
 // it), and each namespace's text index (it opens, it is this store's and
 // this namespace's and up to date, and it holds exactly one document per
-// memory of the namespace; no other index is left). It
+// memory of the namespace; no other index is left), and each namespace's
+// vector snapshot (checkSnapshots). It
 // returns an error only when it cannot check at all (the store is in use).
 func Check(ctx context.Context, dir string) (*Report, error) {
 	return check(ctx, dir, true)
@@ -134,6 +146,7 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 		return r, ctx.Err()
 	}
 	checkIndexes(ctx, dir, expect, rs, r)
+	checkSnapshots(ctx, dir, db, r)
 	return r, ctx.Err()
 }
 

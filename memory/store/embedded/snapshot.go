@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -82,8 +83,10 @@ func snapFile(ns string) string {
 
 // snapTag is what a namespace's snapshot records as its tag: it names the
 // store, the embedder, the dimensions and the namespace.
-func (s *Store) snapTag(ns string) string {
-	sum := sha256.Sum256([]byte(s.vec.storeID + "\x1f" + s.embedderID + "\x1f" + strconv.Itoa(s.dims) + "\x1f" + ns))
+func (s *Store) snapTag(ns string) string { return snapTagOf(s.vec.storeID, s.embedderID, s.dims, ns) }
+
+func snapTagOf(storeID, embedderID string, dims int, ns string) string {
+	sum := sha256.Sum256([]byte(storeID + "\x1f" + embedderID + "\x1f" + strconv.Itoa(dims) + "\x1f" + ns))
 	return "agentmem vectors " + hex.EncodeToString(sum[:])
 }
 
@@ -117,61 +120,24 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 	if err == nil {
 		err = json.Unmarshal(raw, &mf)
 	}
-	if err != nil || mf.Version != manifestVer || mf.Store != s.vec.storeID || mf.Embedder != s.embedderID || mf.Dims != s.dims {
-		why := "it belongs to another store or embedder"
-		if err != nil {
-			why = err.Error()
-		}
+	if why := mf.foreign(err, s.vec.storeID, s.embedderID, s.dims); why != "" {
 		s.log.Warn("vector snapshots not used; rebuilding the vector index from the records", "why", why)
 		return nil, s.dropSnapshots()
 	}
-	// the records' sequence: the last journal entry ever written (the
-	// index is opened after the vectors, so it cannot be asked)
-	var written uint64
+	var span journalAt
 	if err := s.view(func(tx *bolt.Tx) error {
-		written = seqOf(tx.Bucket(bucketMeta).Get(keyLastSeq))
+		span = journalOf(tx, s.seq)
 		return nil
 	}); err != nil {
-		return nil, err
-	}
-	cur := max(s.seq, written)
-	first, last, err := s.journalSpan()
-	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	covered := map[string]bool{}
 	var drop []string
 	for ns, e := range mf.Namespaces {
-		why := ""
-		switch {
-		case e.File != snapFile(ns):
-			why = "the manifest names another file"
-		case e.Through < e.Stamp:
-			why = "the manifest is inconsistent"
-		case e.Through > cur:
-			why = "it is ahead of the records"
-		case e.Through < cur && (first == 0 || first > e.Through+1 || last < cur):
-			why = "the journal no longer reaches back to it"
-		}
-		var x *vectors.Index
-		if why == "" {
-			var info vectors.LoadInfo
-			x, info, err = vectors.Load(filepath.Join(dir, e.File), vectors.Options{ApproxAt: approxAt})
-			switch {
-			case err != nil:
-				why = err.Error()
-			case info.Tag != s.snapTag(ns) || info.Stamp != e.Stamp:
-				why = "it was written for another store, embedder or sequence"
-			case x.Dims() != s.dims:
-				why = "it holds vectors of another dimension"
-			}
-		}
+		x, why := span.load(dir, ns, e, s.snapTag(ns), s.dims)
 		if why != "" {
 			s.log.Warn("vector snapshot not used; rebuilding that namespace from the records", "namespace", ns, "why", why)
-			if x != nil {
-				x.Release()
-			}
 			drop = append(drop, ns)
 			continue
 		}
@@ -189,7 +155,7 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 			return nil, err
 		}
 	}
-	if err := s.catchUp(cur); err != nil {
+	if err := s.catchUp(span.cur); err != nil {
 		return nil, err
 	}
 	if len(covered) > 0 {
@@ -198,19 +164,66 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 	return covered, nil
 }
 
-// journalSpan is the first and last journal entry (0, 0 when empty).
-func (s *Store) journalSpan() (first, last uint64, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketJournal).Cursor()
-		if k, _ := c.First(); k != nil {
-			first = binary.BigEndian.Uint64(k)
-		}
-		if k, _ := c.Last(); k != nil {
-			last = binary.BigEndian.Uint64(k)
-		}
-		return nil
-	})
-	return first, last, err
+// foreign says why no snapshot of the manifest (read with err) can be
+// used by the store of that id, embedder and dimension ("" when they can).
+func (mf *manifest) foreign(err error, storeID, embedderID string, dims int) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case mf.Version != manifestVer || mf.Store != storeID || mf.Embedder != embedderID || mf.Dims != dims:
+		return "it belongs to another store or embedder"
+	}
+	return ""
+}
+
+// journalAt is where the records are when snapshots are loaded: their
+// sequence and the journal's first and last entry (0, 0 when empty).
+type journalAt struct{ cur, first, last uint64 }
+
+// journalOf reads where the records are in tx: their sequence is the last
+// journal entry ever written, or seq if the store knows a later one (the
+// index is opened after the vectors, so it cannot be asked).
+func journalOf(tx *bolt.Tx, seq uint64) journalAt {
+	j := journalAt{cur: max(seq, seqOf(tx.Bucket(bucketMeta).Get(keyLastSeq)))}
+	c := tx.Bucket(bucketJournal).Cursor()
+	if k, _ := c.First(); k != nil {
+		j.first = binary.BigEndian.Uint64(k)
+	}
+	if k, _ := c.Last(); k != nil {
+		j.last = binary.BigEndian.Uint64(k)
+	}
+	return j
+}
+
+// load loads namespace ns's snapshot e from dir, or says why it cannot be
+// used (then nothing is kept mapped): tag and dims are what the store
+// expects of it.
+func (j journalAt) load(dir, ns string, e snapEntry, tag string, dims int) (*vectors.Index, string) {
+	switch {
+	case e.File != snapFile(ns):
+		return nil, "the manifest names another file"
+	case e.Through < e.Stamp:
+		return nil, "the manifest is inconsistent"
+	case e.Through > j.cur:
+		return nil, "it is ahead of the records"
+	case e.Through < j.cur && (j.first == 0 || j.first > e.Through+1 || j.last < j.cur):
+		return nil, "the journal no longer reaches back to it"
+	}
+	x, info, err := vectors.Load(filepath.Join(dir, e.File), vectors.Options{ApproxAt: approxAt})
+	why := ""
+	switch {
+	case err != nil:
+		return nil, err.Error()
+	case info.Tag != tag || info.Stamp != e.Stamp:
+		why = "it was written for another store, embedder or sequence"
+	case x.Dims() != dims:
+		why = "it holds vectors of another dimension"
+	}
+	if why != "" {
+		x.Release()
+		return nil, why
+	}
+	return x, ""
 }
 
 // catchUp re-reads, for each loaded snapshot older than cur, the memories
@@ -392,6 +405,25 @@ func (s *Store) writeManifest() error {
 		d.Close()
 	}
 	return nil
+}
+
+// RebuildVectors replaces the vector side and its snapshots with what the
+// records give (no re-embedding): `agentmem reindex --vectors` runs it,
+// when agentmem check finds a snapshot that does not match the records.
+func (s *Store) RebuildVectors(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.log.Info("rebuilding the vectors from the records, as asked")
+	if err := s.dropSnapshots(); err != nil {
+		return err
+	}
+	if err := s.guard(s.loadVectors); err != nil {
+		return err
+	}
+	return s.saveSnapshots(true)
 }
 
 // dropSnapshots removes every snapshot and the manifest.
