@@ -147,6 +147,7 @@ func (s *Store) loadVectors() error {
 	}
 	start := time.Now()
 	n, stale := 0, 0
+	bulk := map[string]*vectors.Index{}
 	err = s.db.View(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		c := tx.Bucket(bucketVec).Cursor()
@@ -173,6 +174,10 @@ func (s *Store) loadVectors() error {
 					if err != nil {
 						return err
 					}
+					if bulk[m.Namespace] == nil {
+						x.Bulk(true)
+						bulk[m.Namespace] = x
+					}
 					if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
 						return fmt.Errorf("memory %s: %w", m.ID, err)
 					}
@@ -184,6 +189,9 @@ func (s *Store) loadVectors() error {
 		}
 		return nil
 	})
+	for _, x := range bulk {
+		x.Bulk(false) // its inverted file, built once on all its rows
+	}
 	if stale > 0 {
 		s.log.Warn("memories embedded by another model are left out of vector search; run `agentmem reindex`", "memories", stale)
 	}

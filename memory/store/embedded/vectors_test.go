@@ -466,10 +466,21 @@ func TestVectorApproximate(t *testing.T) {
 	measure("after puts and deletes", st)
 	st.Close()
 	st = openVec(t, dir, nil)
-	defer st.Close()
 	measure("from the snapshot", st)
 	put(t, st, clustered(mems(r, "a", 2200, 100)))
 	measure("from the snapshot, then puts", st)
+	st.Close()
+
+	// from the records: the inverted file is built once, on every row,
+	// not at the threshold and again at each doubling
+	os.RemoveAll(filepath.Join(dir, "vectors"))
+	defer embedded.SetApproxAt(embedded.SetApproxAt(400))
+	st = openVec(t, dir, nil)
+	defer st.Close()
+	if vs := st.VectorStats("a"); vs.Trained != vs.Rows {
+		t.Fatalf("from the records: lists trained on %d of %d windows", vs.Trained, vs.Rows)
+	}
+	measure("from the records", st)
 }
 
 // A namespace nobody writes to keeps its snapshot file, and the manifest

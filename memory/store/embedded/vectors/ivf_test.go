@@ -562,3 +562,36 @@ func TestCheckedSearchesAreExact(t *testing.T) {
 		t.Fatalf("%d searches checked, want %d", st.Checked, tuneMin)
 	}
 }
+
+// Rows added under Bulk build no inverted file, however many; Bulk(false)
+// builds it once, on all of them, and the index answers as one built by
+// single Adds would: every row filed, recall kept.
+func TestBulkBuildsOnce(t *testing.T) {
+	c := newCorpus(48, 60, 21)
+	x := mustNew(t, 48, Options{ApproxAt: 1000})
+	ref := map[string]genMem{}
+	x.Bulk(true)
+	add(t, x, ref, c.memories(3500, "")...)
+	if x.Approximate() {
+		t.Fatalf("an inverted file built under Bulk, at %d rows", x.Rows())
+	}
+	x.Bulk(false)
+	if !x.Approximate() || x.ivf.trained != x.Rows() {
+		t.Fatalf("after Bulk(false): approximate %v, trained on %d of %d rows", x.Approximate(), x.ivf.trained, x.Rows())
+	}
+	checkIVF(t, x)
+	if errs := slices.Collect(x.Check()); len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if r := meanRecall(t, x, ref, c.queries(100), Filter{}); r < 0.98 {
+		t.Fatalf("recall@10 %.3f after a bulk build", r)
+	}
+	// below the threshold, Bulk(false) builds nothing
+	y := mustNew(t, 48, Options{ApproxAt: 1000})
+	y.Bulk(true)
+	add(t, y, map[string]genMem{}, c.memories(500, "small")...)
+	y.Bulk(false)
+	if y.Approximate() {
+		t.Fatal("an inverted file below ApproxAt")
+	}
+}
