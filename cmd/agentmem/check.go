@@ -33,11 +33,14 @@ func (checkCmd) Run(e *env) error {
 	if len(r.Records) > 0 {
 		// counts of a file read only part way, and indexes not checked
 		// against it, would mislead
-		fmt.Printf("records %s: damaged (below); the text indexes are not checked against damaged records\n", filepath.Join(store, "memories.db"))
+		fmt.Printf("records %s: damaged (below); the text indexes and vector snapshots are not checked against damaged records\n", filepath.Join(store, "memories.db"))
 	} else {
 		fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
 		if r.Pending > 0 {
 			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+		}
+		if r.Reembedded > 0 {
+			fmt.Printf("; %d embedded by another model than the store's, by an interrupted `agentmem reindex`: run it again to finish (no damage; vector search leaves them out until then)", r.Reembedded)
 		}
 		if r.Vectors > 0 && r.Recipe != memory.Recipe {
 			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
@@ -54,8 +57,15 @@ func (checkCmd) Run(e *env) error {
 			fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
 		}
 		fmt.Println()
-		if r.Snapshotted > 0 || len(r.Snapshots) > 0 {
-			fmt.Printf("vector snapshots %s: %d namespaces, %d windows, equal to the records\n", filepath.Join(store, "vectors"), r.Snapshotted, r.SnapshotWindows)
+		if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers > 0 {
+			fmt.Printf("vector snapshots %s: %d namespaces, %d vectors, equal to the records", filepath.Join(store, "vectors"), r.Snapshotted, r.SnapshotWindows)
+			if r.SnapshotsStale > 0 {
+				fmt.Printf("; %d saved after the manifest was last written (a stop between the two), which the next server rebuilds from the records (no damage)", r.SnapshotsStale)
+			}
+			if r.SnapshotLeftovers > 0 {
+				fmt.Printf("; %s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file"))
+			}
+			fmt.Println()
 		}
 	}
 	if r.OK() {
@@ -76,9 +86,9 @@ func (checkCmd) Run(e *env) error {
 	}
 	switch {
 	case len(r.Snapshots) == 0:
-		return fmt.Errorf("the text index does not match the records (%s above); they are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
+		return fmt.Errorf("the text index does not match the records (%s above); the records are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
 	case len(r.Index) == 0:
-		return fmt.Errorf("the vector snapshots do not match the records (%s above); they are intact: run `agentmem reindex --vectors` to rebuild the vector index from them now (no re-embedding)", spec.Count(len(r.Snapshots), "problem"))
+		return fmt.Errorf("the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --vectors` to rebuild the vector index from them now (no re-embedding)", spec.Count(len(r.Snapshots), "problem"))
 	}
-	return fmt.Errorf("the text index and the vector snapshots do not match the records (%s above); they are intact: run `agentmem reindex --text --vectors` to rebuild both from them now (no re-embedding)", spec.Count(len(r.Index)+len(r.Snapshots), "problem"))
+	return fmt.Errorf("the text index and the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --text --vectors` to rebuild both from them now (no re-embedding)", spec.Count(len(r.Index)+len(r.Snapshots), "problem"))
 }

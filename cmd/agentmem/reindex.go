@@ -29,7 +29,7 @@ type textRebuilder interface {
 // vectorRebuilder is a store whose vector index and snapshots are derived
 // from its records' vectors (the embedded store).
 type vectorRebuilder interface {
-	RebuildVectors(ctx context.Context) error
+	RebuildVectors(ctx context.Context) (memories, windows int, err error)
 }
 
 // progressLine prints "\r<what> done/total" on stderr every tenth, and
@@ -89,11 +89,16 @@ func (c reindexCmd) Run(e *env) error {
 		return fmt.Errorf("the %s store keeps no vector index of its own to rebuild", e.cfg.Store)
 	}
 	if c.Vectors {
-		if err := vr.RebuildVectors(e.ctx); err != nil {
+		n, w, err := vr.RebuildVectors(e.ctx)
+		if err != nil {
 			return err
 		}
+		if from, _ := st.Embedder(); from == "" || from == "none" {
+			fmt.Println("The store holds no vectors (it has no embedder): none to rebuild")
+		} else {
+			fmt.Printf("Rebuilt the vector index from the records: %d memories, %d vectors\n", n, w)
+		}
 		if !c.Text {
-			fmt.Println("Rebuilt the vector index from the records")
 			return nil
 		}
 	}

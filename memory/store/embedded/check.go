@@ -44,6 +44,11 @@ type Report struct {
 	// Pending counts the memories stored before their vectors were made
 	// (a long remember): the next server embeds them.
 	Pending int
+	// Reembedded counts the memories embedded by another embedder than the
+	// store's: an interrupted `agentmem reindex` (the store records its new
+	// embedder once every memory has it), which running it again
+	// finishes. No damage; vector search leaves them out until then.
+	Reembedded int
 	// LackWindows counts, in a store whose recorded recipe is the current
 	// one (memory.Recipe), the memories with fewer vectors than it gives
 	// them (memory.LacksSentenceWindows): an earlier agentmem wrote them
@@ -58,6 +63,12 @@ type Report struct {
 	// Snapshotted counts the namespaces whose vector snapshot was found
 	// intact and equal to the records, SnapshotWindows their windows.
 	Snapshotted, SnapshotWindows int
+	// SnapshotsStale counts the snapshots saved after the manifest was
+	// last written (a stop between the two), and SnapshotLeftovers the
+	// files of vectors/ no manifest names (a stop during a save): the next
+	// open rebuilds the first from the records and removes the second. No
+	// damage.
+	SnapshotsStale, SnapshotLeftovers int
 	// Snapshots lists problems of the vector snapshots, which are derived
 	// from the records too: `agentmem reindex --vectors` rebuilds them
 	// (the next open rebuilds, by itself, a snapshot it cannot use; not
@@ -133,10 +144,14 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 	defer closeQuietly(db)
 	var expect map[string]bool
 	var rs recordState
+	var sums recordSums
+	if indexes && exists(filepath.Join(dir, snapDir, manifestName)) {
+		sums = recordSums{} // what the snapshots are compared with
+	}
 	boltfile.Guard(func() {
 		if err := db.View(func(tx *bolt.Tx) error {
 			var err error
-			expect, rs, err = checkRecords(ctx, tx, path, r)
+			expect, rs, err = checkRecords(ctx, tx, path, r, sums)
 			return err
 		}); err != nil {
 			r.record("%s: %v", path, err)
@@ -146,7 +161,7 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 		return r, ctx.Err()
 	}
 	checkIndexes(ctx, dir, expect, rs, r)
-	checkSnapshots(ctx, dir, db, r)
+	checkSnapshots(ctx, dir, db, sums, r)
 	return r, ctx.Err()
 }
 
@@ -178,7 +193,7 @@ func openReadOnly(path string) (db *bolt.DB, err error) {
 
 // checkRecords verifies the record file in tx and returns the index keys
 // its records imply.
-func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map[string]bool, recordState, error) {
+func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums recordSums) (map[string]bool, recordState, error) {
 	var rs recordState
 	for err := range tx.Check() {
 		r.record("%s: %v", path, err)
@@ -225,11 +240,12 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report) (map
 			r.record("memory %q of namespace %q: its session entry (session %q, turn %d) names %q", m.ID, m.Namespace, m.SessionID, m.Turn, id)
 		}
 		raw := vec.Get(k)
+		sums.add(m, raw, m.Embedder == embedderID)
 		switch {
 		case m.Embedder == "" && raw != nil:
 			r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
 		case m.Embedder != "" && m.Embedder != embedderID:
-			r.record("memory %q of namespace %q was embedded by %q, the store holds %s", m.ID, m.Namespace, m.Embedder, describe(embedderID, dims))
+			r.Reembedded++ // by the new embedder of an interrupted reindex
 		case m.Embedder != "" && raw == nil:
 			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
 		case raw != nil:

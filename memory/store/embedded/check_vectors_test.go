@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -159,16 +160,124 @@ func TestCheckVectorSnapshots(t *testing.T) {
 				// its checksums hold: the open uses it as it is, and only
 				// a rebuild from the records mends it
 				st := openVec(t, dir, nil)
-				if err := st.RebuildVectors(context.Background()); err != nil {
-					t.Fatal(err)
+				n, w, err := st.RebuildVectors(context.Background())
+				if cerr := st.Close(); err == nil {
+					err = cerr
 				}
-				if err := st.Close(); err != nil {
-					t.Fatal(err)
+				// a: 220 memories, 275 windows; b: 79, 99; small: 20, 25
+				if err != nil || n != 319 || w != 399 {
+					t.Fatalf("RebuildVectors: %d memories, %d windows, %v; want 319 and 399", n, w, err)
 				}
 				if rep := checkStore(t, dir); !rep.OK() || rep.Snapshotted != 2 {
 					t.Fatalf("after RebuildVectors: %d checked, problems %q", rep.Snapshotted, rep.Snapshots)
 				}
 			}
 		})
+	}
+}
+
+// What a stop leaves in vectors/ is no damage: a snapshot saved after the
+// manifest was last written and a save's temporary file are counted, not
+// reported, and the next open rebuilds the one and removes the other.
+func TestCheckSnapshotsAfterAStop(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(13, 14))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 200))
+	put(t, st, mems(r, "b", 0, 80))
+	st.Close()
+	manifest := filepath.Join(dir, "vectors", "manifest.json")
+	before, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 200, 20))
+	st.Close()
+	// the manifest as it was before a's new snapshot: a stop between them
+	os.WriteFile(manifest, before, 0o600)
+	tmp := snapshotOf(t, dir, "b") + ".tmp123"
+	os.WriteFile(tmp, []byte("half a save"), 0o600)
+	rep := checkStore(t, dir)
+	if !rep.OK() || rep.SnapshotsStale != 1 || rep.SnapshotLeftovers != 1 || rep.Snapshotted != 1 {
+		t.Fatalf("after a stop: OK %v, stale %d, leftovers %d, intact %d (want true, 1, 1, 1); problems %q", rep.OK(), rep.SnapshotsStale, rep.SnapshotLeftovers, rep.Snapshotted, rep.Snapshots)
+	}
+	st = openVec(t, dir, nil)
+	st.Close()
+	if _, err := os.Stat(tmp); err == nil {
+		t.Error("the open left the save's temporary file")
+	}
+	if rep := checkStore(t, dir); !rep.OK() || rep.SnapshotsStale+rep.SnapshotLeftovers != 0 || rep.Snapshotted != 2 {
+		t.Fatalf("after an open: stale %d, leftovers %d, intact %d; problems %q", rep.SnapshotsStale, rep.SnapshotLeftovers, rep.Snapshotted, rep.Snapshots)
+	}
+}
+
+// A store emptied and then given no embedder keeps no snapshot of the
+// embedder it had, which check would otherwise report for ever.
+func TestSnapshotsDroppedWithoutEmbedder(t *testing.T) {
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	dir := t.TempDir()
+	st := openVec(t, dir, nil)
+	put(t, st, mems(rand.New(rand.NewPCG(15, 16)), "a", 0, 100))
+	if _, err := st.Delete(context.Background(), memory.Selector{Namespace: "a", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err := embedded.Open(context.Background(), dir, embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(context.Background(), []memory.Memory{{ID: "s1:0", Namespace: "a", SessionID: "s1", Role: "user", Text: "no vectors"}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if rep := checkStore(t, dir); !rep.OK() {
+		t.Fatalf("a store without an embedder: %q", rep.Snapshots)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "vectors")); err == nil {
+		t.Error("the other embedder's snapshots were kept")
+	}
+}
+
+// An interrupted reindex leaves memories of the new embedder among those
+// of the store's: check counts them, no damage, and a reindex run again
+// finishes.
+func TestCheckAfterAnInterruptedReindex(t *testing.T) {
+	dir := t.TempDir()
+	st := openVec(t, dir, nil)
+	put(t, st, mems(rand.New(rand.NewPCG(17, 18)), "a", 0, 600))
+	r := rand.New(rand.NewPCG(19, 20))
+	batches := 0
+	vectorize := func(fail bool) func(context.Context, []memory.Memory) error {
+		return func(_ context.Context, ms []memory.Memory) error {
+			if batches++; fail && batches > 1 {
+				return errors.New("the embedder went away")
+			}
+			for i := range ms {
+				ms[i].Embedder, ms[i].Vectors = "new", [][]float32{unit(r)[:16]}
+			}
+			return nil
+		}
+	}
+	if err := st.Reindex(context.Background(), "new", 16, vectorize(true), nil); err == nil {
+		t.Fatal("the reindex did not fail")
+	}
+	st.Close()
+	rep := checkStore(t, dir)
+	if !rep.OK() || rep.Reembedded == 0 || rep.Reembedded == 600 {
+		t.Fatalf("after an interrupted reindex: OK %v, %d of 600 re-embedded", rep.OK(), rep.Reembedded)
+	}
+	st, err := embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: "new", Dims: 16, NoSync: true, SkipEmbedderCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Reindex(context.Background(), "new", 16, vectorize(false), nil)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := checkStore(t, dir); !rep.OK() || rep.Reembedded != 0 {
+		t.Fatalf("after the reindex finished: %d re-embedded", rep.Reembedded)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -114,7 +115,7 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 	dir := filepath.Join(s.dir, snapDir)
 	raw, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, s.dropSnapshots() // files no manifest names, if any
 	}
 	var mf manifest
 	if err == nil {
@@ -155,6 +156,9 @@ func (s *Store) loadSnapshots() (map[string]bool, error) {
 			return nil, err
 		}
 	}
+	for _, f := range leftovers(dir, mf) {
+		os.Remove(f) // a stop during a save left it
+	}
 	if err := s.catchUp(span.cur); err != nil {
 		return nil, err
 	}
@@ -170,10 +174,30 @@ func (mf *manifest) foreign(err error, storeID, embedderID string, dims int) str
 	switch {
 	case err != nil:
 		return err.Error()
-	case mf.Version != manifestVer || mf.Store != storeID || mf.Embedder != embedderID || mf.Dims != dims:
+	case mf.Version != manifestVer:
+		return fmt.Sprintf("it is of version %d, this agentmem reads %d", mf.Version, manifestVer)
+	case mf.Store != storeID || mf.Embedder != embedderID || mf.Dims != dims:
 		return "it belongs to another store or embedder"
 	}
 	return ""
+}
+
+// leftovers lists the files of dir that the manifest mf does not name
+// (temporary files of a save a stop interrupted; snapshots of a manifest
+// that was lost).
+func leftovers(dir string, mf manifest) []string {
+	named := map[string]bool{manifestName: true}
+	for _, e := range mf.Namespaces {
+		named[e.File] = true
+	}
+	var out []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !named[e.Name()] {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }
 
 // journalAt is where the records are when snapshots are loaded: their
@@ -195,6 +219,11 @@ func journalOf(tx *bolt.Tx, seq uint64) journalAt {
 	return j
 }
 
+// savedAfterManifest is why a snapshot whose stamp is not the manifest's is
+// not used: it was saved, and a stop came before the manifest naming it
+// was written. No damage: the open rebuilds it from the records.
+const savedAfterManifest = "it was saved after the manifest was last written (a stop between the two)"
+
 // load loads namespace ns's snapshot e from dir, or says why it cannot be
 // used (then nothing is kept mapped): tag and dims are what the store
 // expects of it.
@@ -209,13 +238,16 @@ func (j journalAt) load(dir, ns string, e snapEntry, tag string, dims int) (*vec
 	case e.Through < j.cur && (j.first == 0 || j.first > e.Through+1 || j.last < j.cur):
 		return nil, "the journal no longer reaches back to it"
 	}
-	x, info, err := vectors.Load(filepath.Join(dir, e.File), vectors.Options{ApproxAt: approxAt})
+	path := filepath.Join(dir, e.File)
+	x, info, err := vectors.Load(path, vectors.Options{ApproxAt: approxAt})
 	why := ""
 	switch {
 	case err != nil:
-		return nil, err.Error()
-	case info.Tag != tag || info.Stamp != e.Stamp:
-		why = "it was written for another store, embedder or sequence"
+		return nil, strings.TrimPrefix(err.Error(), path+": ")
+	case info.Tag != tag:
+		why = "it was written for another store, embedder or namespace"
+	case info.Stamp != e.Stamp:
+		why = savedAfterManifest
 	case x.Dims() != dims:
 		why = "it holds vectors of another dimension"
 	}
@@ -408,22 +440,26 @@ func (s *Store) writeManifest() error {
 }
 
 // RebuildVectors replaces the vector side and its snapshots with what the
-// records give (no re-embedding): `agentmem reindex --vectors` runs it,
-// when agentmem check finds a snapshot that does not match the records.
-func (s *Store) RebuildVectors(ctx context.Context) error {
+// records give (no re-embedding), and returns how many memories and
+// windows it holds: `agentmem reindex --vectors` runs it, when agentmem
+// check finds a snapshot that does not match the records.
+func (s *Store) RebuildVectors(ctx context.Context) (memories, windows int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, 0, err
 	}
 	s.log.Info("rebuilding the vectors from the records, as asked")
 	if err := s.dropSnapshots(); err != nil {
-		return err
+		return 0, 0, err
 	}
 	if err := s.guard(s.loadVectors); err != nil {
-		return err
+		return 0, 0, err
 	}
-	return s.saveSnapshots(true)
+	for _, x := range s.vec.byNS {
+		memories, windows = memories+x.Len(), windows+x.Rows()
+	}
+	return memories, windows, s.saveSnapshots(true)
 }
 
 // dropSnapshots removes every snapshot and the manifest.

@@ -139,7 +139,9 @@ func (s *Store) loadVectors() error {
 	s.vec.release()
 	s.vec = newVecSide()
 	if s.dims == 0 {
-		return nil
+		// no vectors: snapshots left from before the store's embedder
+		// became none are another embedder's
+		return s.dropSnapshots()
 	}
 	covered, err := s.loadSnapshots()
 	if err != nil {

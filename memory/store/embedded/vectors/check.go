@@ -7,7 +7,8 @@ import (
 )
 
 // Check verifies what Load cannot see from a snapshot's structure and
-// checksums: that every live row's values are finite, that its int8 code
+// checksums: that every live row's date is its memory's, its values are
+// finite, that its int8 code
 // and the terms the exact re-score relies on (scale, code sum, the bounds
 // on its quantisation error and on its code's norm) are those of its own
 // float32 values, and that the inverted file holds every live row once,
@@ -41,6 +42,9 @@ const errorTol = 1e-5
 // checkRow says what is wrong with live row r ("" when nothing).
 func (x *Index) checkRow(r int32) string {
 	ri, f, code := &x.rows[r], x.rowF32(r), x.rowI8(r)
+	if ri.date != x.mems[ri.mem].date {
+		return "its date is not its memory's" // what date filters read
+	}
 	var maxAbs float32
 	for _, v := range f {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {

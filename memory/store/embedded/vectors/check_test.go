@@ -77,6 +77,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			x.rows[r].sum = sumOf(c) // the sum agrees, so only the error term can tell
 		}},
 		{"a code sum changed", "code sum", func(x *Index) { x.rows[r].sum++ }},
+		{"a row's date changed", "date", func(x *Index) { x.rows[r].date++ }},
 		{"the error bound changed", "quantisation error", func(x *Index) { x.rows[r].resid *= 1.01 }},
 		{"the norm bound changed", "norm", func(x *Index) { x.rows[r].norm *= 0.99 }},
 		{"the padding not zero", "padding", func(x *Index) { x.rowI8(r)[x.dims+1] = 1 }},
