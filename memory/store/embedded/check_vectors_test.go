@@ -68,15 +68,7 @@ func resave(t *testing.T, path string, harm func(x *vectors.Index)) {
 // the last, which no open would notice.
 func TestCheckVectorSnapshots(t *testing.T) {
 	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(11, 12))
-	st := openVec(t, dir, nil)
-	put(t, st, mems(r, "a", 0, 200))
-	put(t, st, mems(r, "b", 0, 80))
-	put(t, st, mems(r, "small", 0, 20)) // below the minimum: no snapshot
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, r := snapshotted(t, 11)
 	rep := checkStore(t, dir)
 	if !rep.OK() || rep.Snapshotted != 2 || rep.SnapshotWindows != 250+100 {
 		t.Fatalf("an intact store: OK %v, %d snapshots of %d windows (want 2 of 350); problems %q", rep.OK(), rep.Snapshotted, rep.SnapshotWindows, rep.Snapshots)
@@ -86,7 +78,7 @@ func TestCheckVectorSnapshots(t *testing.T) {
 	// compared
 	old := t.TempDir()
 	os.CopyFS(old, os.DirFS(filepath.Join(dir, "vectors")))
-	st = openVec(t, dir, nil)
+	st := openVec(t, dir, nil)
 	put(t, st, mems(r, "a", 190, 30))
 	if _, err := st.Delete(context.Background(), memory.Selector{Namespace: "b", IDs: []string{"s1:1"}}); err != nil {
 		t.Fatal(err)
@@ -181,18 +173,13 @@ func TestCheckVectorSnapshots(t *testing.T) {
 // reported, and the next open rebuilds the one and removes the other.
 func TestCheckSnapshotsAfterAStop(t *testing.T) {
 	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(13, 14))
-	st := openVec(t, dir, nil)
-	put(t, st, mems(r, "a", 0, 200))
-	put(t, st, mems(r, "b", 0, 80))
-	st.Close()
+	dir, r := snapshotted(t, 13)
 	manifest := filepath.Join(dir, "vectors", "manifest.json")
 	before, err := os.ReadFile(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st = openVec(t, dir, nil)
+	st := openVec(t, dir, nil)
 	put(t, st, mems(r, "a", 200, 20))
 	st.Close()
 	// the manifest as it was before a's new snapshot: a stop between them
@@ -200,7 +187,7 @@ func TestCheckSnapshotsAfterAStop(t *testing.T) {
 	tmp := snapshotOf(t, dir, "b") + ".tmp123"
 	os.WriteFile(tmp, []byte("half a save"), 0o600)
 	rep := checkStore(t, dir)
-	if !rep.OK() || rep.SnapshotsStale != 1 || rep.SnapshotLeftovers != 1 || rep.Snapshotted != 1 {
+	if !rep.OK() || rep.SnapshotsStale != 1 || rep.SnapshotLeftovers != 1 || rep.Snapshotted != 1 { // b
 		t.Fatalf("after a stop: OK %v, stale %d, leftovers %d, intact %d (want true, 1, 1, 1); problems %q", rep.OK(), rep.SnapshotsStale, rep.SnapshotLeftovers, rep.Snapshotted, rep.Snapshots)
 	}
 	st = openVec(t, dir, nil)

@@ -139,21 +139,30 @@ func check(t *testing.T, what string, st *embedded.Store, want map[string][][]ve
 	}
 }
 
+// snapshotted is a closed store of namespaces "a" (200 memories), "b" (80)
+// and "small" (20: below a snapshot minimum of 50), with the generator
+// that made them, seeded with seed.
+func snapshotted(t *testing.T, seed uint64) (string, *rand.Rand) {
+	t.Helper()
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	st := openVec(t, dir, nil)
+	put(t, st, mems(r, "a", 0, 200))
+	put(t, st, mems(r, "b", 0, 80))
+	put(t, st, mems(r, "small", 0, 20))
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, r
+}
+
 // Snapshots are saved at close and used at open; a stale one is brought
 // up to date from the journal; a damaged, foreign or unreachable one is
 // rebuilt from the records; every way, the answers are those of a store
 // that read the records.
 func TestVectorSnapshots(t *testing.T) {
 	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(1, 2))
-	st := openVec(t, dir, nil)
-	put(t, st, mems(r, "a", 0, 200))
-	put(t, st, mems(r, "b", 0, 80))
-	put(t, st, mems(r, "small", 0, 20)) // below the minimum: no snapshot
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, r := snapshotted(t, 1)
 	snaps, _ := filepath.Glob(filepath.Join(dir, "vectors", "*.snap"))
 	if len(snaps) != 2 {
 		t.Fatalf("%d snapshots after close, want 2 (a, b)", len(snaps))
@@ -163,7 +172,7 @@ func TestVectorSnapshots(t *testing.T) {
 	want := rebuilt(t, dir, "a", "b", "small")
 
 	var log logBuf
-	st = openVec(t, dir, &log)
+	st := openVec(t, dir, &log)
 	if strings.Contains(log.String(), "not used") || !strings.Contains(log.String(), "vectors loaded from snapshots") {
 		t.Fatalf("the snapshots were not used:\n%s", log.String())
 	}
