@@ -15,7 +15,7 @@ import (
 // with a copy of its code and terms equal to the row's. A snapshot written
 // after its mapped file was changed in place passes Load's checksums but
 // not this. Errors wrap ErrCorrupt; the caller stops when it has seen
-// enough. The caller has the index to itself, as for Add.
+// enough. It only reads, as a search does.
 func (x *Index) Check() iter.Seq[error] {
 	return func(yield func(error) bool) {
 		for r := range x.rows {
@@ -123,8 +123,8 @@ func (v *ivf) check(x *Index, yield func(error) bool) {
 	}
 }
 
-// IDs yields the id of every memory in the index. The caller has the
-// index to itself, as for Add, until the iteration ends.
+// IDs yields the id of every memory in the index. It only reads, as a
+// search does, until the iteration ends.
 func (x *Index) IDs() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for _, m := range x.mems {

@@ -15,8 +15,9 @@
 // whose filter leaves fewer rows than ApproxAt still scan everything.
 // README.md has the design, the measurements and the snapshot format.
 //
-// Thread-safety: Add, Remove, Save and Release need exclusive access;
-// Search, Len, Rows and Stats may run concurrently with each other. The
+// Thread-safety: Add, Remove, Save, Release and Bulk need exclusive
+// access; Search, Len, Rows, Stats, Check, IDs and Memory may run
+// concurrently with each other. The
 // embedded store's RWMutex gives exactly that (writers under Lock, recalls
 // under RLock). A search beside a writer is not only a data race: memory
 // off the heap that a writer gives back is unmapped at once.
