@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"agentmem/memory"
 	"agentmem/memory/store/embedded"
@@ -40,7 +41,7 @@ func (checkCmd) Run(e *env) error {
 			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
 		}
 		if r.Reembedded > 0 {
-			fmt.Printf("; %d embedded by another model than the store's, by an interrupted `agentmem reindex`: run it again to finish (no damage; vector search leaves them out until then)", r.Reembedded)
+			fmt.Printf("; %d embedded by another model than the store's (%s), by an interrupted `agentmem reindex` to it: run it again to finish (no damage; vector search leaves them out until then)", r.Reembedded, r.ReembeddedTo)
 		}
 		if r.Vectors > 0 && r.Recipe != memory.Recipe {
 			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
@@ -58,14 +59,17 @@ func (checkCmd) Run(e *env) error {
 		}
 		fmt.Println()
 		if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers > 0 {
-			fmt.Printf("vector snapshots %s: %d namespaces, %d vectors, equal to the records", filepath.Join(store, "vectors"), r.Snapshotted, r.SnapshotWindows)
+			var parts []string
+			if r.Snapshotted > 0 {
+				parts = append(parts, fmt.Sprintf("%s of %s, equal to the records (with the journal after them)", spec.Count(r.Snapshotted, "namespace"), spec.Count(r.SnapshotWindows, "vector")))
+			}
 			if r.SnapshotsStale > 0 {
-				fmt.Printf("; %d saved after the manifest was last written (a stop between the two), which the next server rebuilds from the records (no damage)", r.SnapshotsStale)
+				parts = append(parts, fmt.Sprintf("%s whose stamp is not the manifest's (a stop between saving it and writing the manifest), which the next server rebuilds from the records (no damage)", spec.Count(r.SnapshotsStale, "snapshot")))
 			}
 			if r.SnapshotLeftovers > 0 {
-				fmt.Printf("; %s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file"))
+				parts = append(parts, fmt.Sprintf("%s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file")))
 			}
-			fmt.Println()
+			fmt.Printf("vector snapshots %s: %s\n", filepath.Join(store, "vectors"), strings.Join(parts, "; "))
 		}
 	}
 	if r.OK() {

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -49,6 +50,9 @@ type Report struct {
 	// embedder once every memory has it), which running it again
 	// finishes. No damage; vector search leaves them out until then.
 	Reembedded int
+	// ReembeddedTo describes the embedder of one of them: the one to
+	// reindex with again.
+	ReembeddedTo string
 	// LackWindows counts, in a store whose recorded recipe is the current
 	// one (memory.Recipe), the memories with fewer vectors than it gives
 	// them (memory.LacksSentenceWindows): an earlier agentmem wrote them
@@ -145,8 +149,8 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 	var expect map[string]bool
 	var rs recordState
 	var sums recordSums
-	if indexes && exists(filepath.Join(dir, snapDir, manifestName)) {
-		sums = recordSums{} // what the snapshots are compared with
+	if indexes {
+		sums = snapshotted(dir) // what the snapshots are compared with
 	}
 	boltfile.Guard(func() {
 		if err := db.View(func(tx *bolt.Tx) error {
@@ -212,6 +216,10 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 		return nil, rs, nil
 	}
 	meta, mem, vec, sess := buckets["meta"], buckets["mem"], buckets["vec"], buckets["session"]
+	pending := tx.Bucket(bucketPending)
+	if pending == nil {
+		pending = vec // an older store's: none is pending, and vec holds no key without vectors
+	}
 	embedderID := string(meta.Get(keyEmbedder))
 	dims, _ := strconv.Atoi(string(meta.Get(keyDims)))
 	r.Recipe = string(meta.Get(keyRecipe))
@@ -244,10 +252,16 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 		switch {
 		case m.Embedder == "" && raw != nil:
 			r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
-		case m.Embedder != "" && m.Embedder != embedderID:
-			r.Reembedded++ // by the new embedder of an interrupted reindex
 		case m.Embedder != "" && raw == nil:
 			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
+		case m.Embedder != embedderID && (m.Embedder != "" || pending.Get(k) == nil):
+			// by the new embedder of an interrupted reindex (none: the
+			// vectors dropped), not waiting for the store's
+			r.Reembedded++
+			r.ReembeddedTo = cmp.Or(m.Embedder, "none")
+			if len(raw)%4 != 0 {
+				r.record("memory %q of namespace %q: its vectors are %d bytes, not float32 values", m.ID, m.Namespace, len(raw))
+			}
 		case raw != nil:
 			vs, err := decodeVectors(raw, dims)
 			if err != nil {

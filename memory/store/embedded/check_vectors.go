@@ -117,21 +117,33 @@ func (p *problems) add(format string, args ...any) bool {
 // files did not fit the page cache together (check took 375 s).
 type recordSum struct{ vectors, meta uint64 }
 
-// recordSums holds them by namespace and id; a nil one adds nothing.
+// recordSums holds them by namespace and id, for the namespaces it was
+// made with (nil: none).
 type recordSums map[string]map[string]recordSum
+
+// snapshotted makes the recordSums of the namespaces the manifest of the
+// store in dir names (nil when it names none, or cannot be read).
+func snapshotted(dir string) recordSums {
+	raw, err := os.ReadFile(filepath.Join(dir, snapDir, manifestName))
+	var mf manifest
+	if err != nil || json.Unmarshal(raw, &mf) != nil || len(mf.Namespaces) == 0 {
+		return nil
+	}
+	rs := recordSums{}
+	for ns := range mf.Namespaces {
+		rs[ns] = map[string]recordSum{}
+	}
+	return rs
+}
 
 var sumSeed = maphash.MakeSeed()
 
 // add records m's sums; vecs is its stored vectors, ours whether they are
 // the store's embedder's.
 func (rs recordSums) add(m memory.Memory, vecs []byte, ours bool) {
-	if rs == nil {
-		return
-	}
 	byID := rs[m.Namespace]
 	if byID == nil {
-		byID = map[string]recordSum{}
-		rs[m.Namespace] = byID
+		return // no snapshot of that namespace to compare
 	}
 	s := recordSum{meta: metaSum(m.SessionID, m.SessionDate.UnixNano())}
 	if ours && len(vecs) > 0 {

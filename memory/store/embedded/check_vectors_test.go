@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -227,44 +228,66 @@ func TestSnapshotsDroppedWithoutEmbedder(t *testing.T) {
 	}
 }
 
-// An interrupted reindex leaves memories of the new embedder among those
-// of the store's: check counts them, no damage, and a reindex run again
+// An interrupted reindex leaves memories of the new embedder (or of none)
+// among those of the store's: check counts them, no damage, and names the
+// embedder; no snapshot keeps their old vectors (the reindex drops the
+// snapshots before its first batch, and the close saves none), so the
+// next open leaves them out of vector search; a reindex run again
 // finishes.
 func TestCheckAfterAnInterruptedReindex(t *testing.T) {
-	dir := t.TempDir()
-	st := openVec(t, dir, nil)
-	put(t, st, mems(rand.New(rand.NewPCG(17, 18)), "a", 0, 600))
-	r := rand.New(rand.NewPCG(19, 20))
-	batches := 0
-	vectorize := func(fail bool) func(context.Context, []memory.Memory) error {
-		return func(_ context.Context, ms []memory.Memory) error {
-			if batches++; fail && batches > 1 {
-				return errors.New("the embedder went away")
-			}
-			for i := range ms {
-				ms[i].Embedder, ms[i].Vectors = "new", [][]float32{unit(r)[:16]}
-			}
-			return nil
+	defer embedded.SetSnapshotMin(embedded.SetSnapshotMin(50))
+	for _, to := range []string{"new", ""} {
+		dir := t.TempDir()
+		st := openVec(t, dir, nil)
+		put(t, st, mems(rand.New(rand.NewPCG(17, 18)), "a", 0, 600))
+		st.Close()
+		if rep := checkStore(t, dir); rep.Snapshotted != 1 {
+			t.Fatalf("no snapshot to begin with: %+v", rep)
 		}
-	}
-	if err := st.Reindex(context.Background(), "new", 16, vectorize(true), nil); err == nil {
-		t.Fatal("the reindex did not fail")
-	}
-	st.Close()
-	rep := checkStore(t, dir)
-	if !rep.OK() || rep.Reembedded == 0 || rep.Reembedded == 600 {
-		t.Fatalf("after an interrupted reindex: OK %v, %d of 600 re-embedded", rep.OK(), rep.Reembedded)
-	}
-	st, err := embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: "new", Dims: 16, NoSync: true, SkipEmbedderCheck: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Reindex(context.Background(), "new", 16, vectorize(false), nil)
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep := checkStore(t, dir); !rep.OK() || rep.Reembedded != 0 {
-		t.Fatalf("after the reindex finished: %d re-embedded", rep.Reembedded)
+		r := rand.New(rand.NewPCG(19, 20))
+		dims, batches := 0, 0
+		if to != "" {
+			dims = 16
+		}
+		vectorize := func(fail bool) func(context.Context, []memory.Memory) error {
+			return func(_ context.Context, ms []memory.Memory) error {
+				if batches++; fail && batches > 1 {
+					return errors.New("the embedder went away")
+				}
+				for i := range ms {
+					ms[i].Embedder, ms[i].Vectors = to, nil
+					if to != "" {
+						ms[i].Vectors = [][]float32{unit(r)[:dims]}
+					}
+				}
+				return nil
+			}
+		}
+		st = openVec(t, dir, nil)
+		if err := st.Reindex(context.Background(), to, dims, vectorize(true), nil); err == nil {
+			t.Fatal("the reindex did not fail")
+		}
+		st.Close()
+		rep := checkStore(t, dir)
+		if !rep.OK() || rep.Reembedded == 0 || rep.Reembedded == 600 || rep.ReembeddedTo != cmp.Or(to, "none") {
+			t.Fatalf("to %q, after an interrupted reindex: OK %v, %d of 600 re-embedded, to %q; snapshot problems %q", to, rep.OK(), rep.Reembedded, rep.ReembeddedTo, rep.Snapshots)
+		}
+		st = openVec(t, dir, nil)
+		if n := st.VectorStats("a").Memories; n != 600-rep.Reembedded {
+			t.Errorf("to %q: vector search holds %d memories after the interruption, want the %d not re-embedded", to, n, 600-rep.Reembedded)
+		}
+		st.Close()
+		st, err := embedded.Open(context.Background(), dir, embedded.Options{EmbedderID: to, Dims: dims, NoSync: true, SkipEmbedderCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.Reindex(context.Background(), to, dims, vectorize(false), nil)
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep := checkStore(t, dir); !rep.OK() || rep.Reembedded != 0 {
+			t.Fatalf("to %q, after the reindex finished: %d re-embedded; %q", to, rep.Reembedded, rep.Snapshots)
+		}
 	}
 }

@@ -18,6 +18,16 @@ const reindexBatch = 256
 func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func(context.Context, []memory.Memory) error, progress func(done, total int)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// the records change without the journal from the first batch: no
+	// snapshot holds from then on, and the vectors in memory, which the
+	// close would save as one, are the old embedder's (they are loaded
+	// again at the end; a reindex cut short leaves the next open to load
+	// the records, without the memories already re-embedded)
+	if err := s.dropSnapshots(); err != nil {
+		return err
+	}
+	s.vec.release()
+	s.vec = newVecSide()
 	var keys [][]byte
 	if err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMem).ForEach(func(k, _ []byte) error {

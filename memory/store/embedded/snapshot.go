@@ -221,8 +221,9 @@ func journalOf(tx *bolt.Tx, seq uint64) journalAt {
 
 // savedAfterManifest is why a snapshot whose stamp is not the manifest's is
 // not used: it was saved, and a stop came before the manifest naming it
-// was written. No damage: the open rebuilds it from the records.
-const savedAfterManifest = "it was saved after the manifest was last written (a stop between the two)"
+// was written (or the manifest is an older copy). No damage: the open
+// rebuilds it from the records.
+const savedAfterManifest = "its stamp is not the manifest's (a stop between saving it and writing the manifest)"
 
 // load loads namespace ns's snapshot e from dir, or says why it cannot be
 // used (then nothing is kept mapped): tag and dims are what the store
