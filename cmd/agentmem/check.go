@@ -50,7 +50,7 @@ func (checkCmd) Run(e *env) error {
 			fmt.Printf("; %d of them without a vector for each sentence of their short turn (an earlier agentmem wrote them after the store had this one's vectors): `agentmem reindex` gives them theirs (no damage)", r.LackWindows)
 		}
 		fmt.Println()
-		fmt.Printf("text indexes %s: %d namespaces, %d documents", filepath.Join(store, "text"), r.Indexes, r.IndexDocuments)
+		fmt.Printf("text indexes %s: %s, %s", filepath.Join(store, "text"), spec.Count(r.Indexes, "namespace"), spec.Count(r.IndexDocuments, "document"))
 		if r.Lagging > 0 {
 			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close), their documents not counted", r.Lagging)
 		}
