@@ -86,13 +86,26 @@ func (checkCmd) Run(e *env) error {
 		fmt.Println("vectors:", p)
 	}
 	if len(r.Records) > 0 {
-		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the indexes are rebuilt from it afterwards", spec.Count(len(r.Records), "problem"), filepath.Join(store, "memories.db"))
+		return fmt.Errorf("the record file is damaged (%s above): stop agentmem and restore %s from a backup; the indexes are rebuilt from it afterwards", problems(r.Records), filepath.Join(store, "memories.db"))
 	}
 	switch {
 	case len(r.Snapshots) == 0:
-		return fmt.Errorf("the text index does not match the records (%s above); the records are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", spec.Count(len(r.Index), "problem"))
+		return fmt.Errorf("the text index does not match the records (%s above); the records are intact: run `agentmem reindex --text` to rebuild the index from them now (a damaged segment is also rebuilt at its namespace's first use)", problems(r.Index))
 	case len(r.Index) == 0:
-		return fmt.Errorf("the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --vectors` to rebuild the vector index from them now (no re-embedding)", spec.Count(len(r.Snapshots), "problem"))
+		return fmt.Errorf("the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --vectors` to rebuild the vector index from them now (no re-embedding)", problems(r.Snapshots))
 	}
-	return fmt.Errorf("the text index and the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --text --vectors` to rebuild both from them now (no re-embedding)", spec.Count(len(r.Index)+len(r.Snapshots), "problem"))
+	return fmt.Errorf("the text index and the vector snapshots do not match the records (%s above); the records are intact: run `agentmem reindex --text --vectors` to rebuild both from them now (no re-embedding)", problems(append(r.Index[:len(r.Index):len(r.Index)], r.Snapshots...)))
+}
+
+// problems counts a report's list of problems, whose last line says so
+// when the list was cut ("more than 50 problems").
+func problems(list []string) string {
+	n := 0
+	for _, p := range list {
+		if p == embedded.MoreProblems {
+			return fmt.Sprintf("more than %d problems", n)
+		}
+		n++
+	}
+	return spec.Count(n, "problem")
 }

@@ -87,6 +87,9 @@ func (r *Report) OK() bool { return len(r.Records) == 0 && len(r.Index) == 0 && 
 // otherwise give one line per record.
 const maxProblems = 50
 
+// MoreProblems ends a report's list that was cut at maxProblems.
+const MoreProblems = "… (more problems not listed)"
+
 func (r *Report) record(format string, args ...any) { addProblem(&r.Records, format, args) }
 func (r *Report) index(format string, args ...any)  { addProblem(&r.Index, format, args) }
 func (r *Report) snapshot(format string, args ...any) {
@@ -97,7 +100,7 @@ func addProblem(list *[]string, format string, args []any) {
 	if len(*list) < maxProblems {
 		*list = append(*list, fmt.Sprintf(format, args...))
 	} else if len(*list) == maxProblems {
-		*list = append(*list, "… (more problems not listed)")
+		*list = append(*list, MoreProblems)
 	}
 }
 
