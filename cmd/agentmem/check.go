@@ -36,7 +36,7 @@ func (checkCmd) Run(e *env) error {
 		// against it, would mislead
 		fmt.Printf("records %s: damaged (below); the text indexes and vector snapshots are not checked against damaged records\n", filepath.Join(store, "memories.db"))
 	} else {
-		fmt.Printf("records %s: %d memories, %d sessions, %d with vectors", filepath.Join(store, "memories.db"), r.Memories, r.Sessions, r.Vectors)
+		fmt.Printf("records %s: %s, %s, %d with vectors", filepath.Join(store, "memories.db"), spec.Count(r.Memories, "memory"), spec.Count(r.Sessions, "session"), r.Vectors)
 		if r.Pending > 0 {
 			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
 		}

@@ -96,7 +96,7 @@ func (c reindexCmd) Run(e *env) error {
 		if from, _ := st.Embedder(); from == "" || from == "none" {
 			fmt.Println("The store holds no vectors (it has no embedder): none to rebuild")
 		} else {
-			fmt.Printf("Rebuilt the vector index from the records: %d memories, %d vectors\n", n, w)
+			fmt.Printf("Rebuilt the vector index from the records: %s, %s\n", spec.Count(n, "memory"), spec.Count(w, "vector"))
 		}
 		if !c.Text {
 			return nil
