@@ -219,10 +219,7 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 		return nil, rs, nil
 	}
 	meta, mem, vec, sess := buckets["meta"], buckets["mem"], buckets["vec"], buckets["session"]
-	pending := tx.Bucket(bucketPending)
-	if pending == nil {
-		pending = vec // an older store's: none is pending, and vec holds no key without vectors
-	}
+	pending := tx.Bucket(bucketPending) // nil in an older store's
 	embedderID := string(meta.Get(keyEmbedder))
 	dims, _ := strconv.Atoi(string(meta.Get(keyDims)))
 	r.Recipe = string(meta.Get(keyRecipe))
@@ -257,7 +254,7 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 			r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
 		case m.Embedder != "" && raw == nil:
 			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
-		case m.Embedder != embedderID && (m.Embedder != "" || pending.Get(k) == nil):
+		case m.Embedder != embedderID && (m.Embedder != "" || pending == nil || pending.Get(k) == nil):
 			// by the new embedder of an interrupted reindex (none: the
 			// vectors dropped), not waiting for the store's
 			r.Reembedded++

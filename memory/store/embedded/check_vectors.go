@@ -180,7 +180,7 @@ func windowsSum(ws [][]float32) uint64 {
 // the memories the journal names after through.
 func compareSnapshot(ctx context.Context, tx *bolt.Tx, through uint64, sums map[string]recordSum, x *vectors.Index, p *problems) error {
 	ns := p.ns
-	later, err := journalKeys(tx, ns, through)
+	later, err := keysAfter(tx, map[string]uint64{ns: through})
 	if err != nil {
 		return err
 	}
@@ -232,22 +232,3 @@ func compareSnapshot(ctx context.Context, tx *bolt.Tx, through uint64, sums map[
 
 // nanoTime formats Unix nanoseconds as a date and time.
 func nanoTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
-
-// journalKeys is the set of namespace ns's memory keys that the journal's
-// entries after seq name.
-func journalKeys(tx *bolt.Tx, ns string, seq uint64) (map[string]bool, error) {
-	keys := map[string]bool{}
-	c := tx.Bucket(bucketJournal).Cursor()
-	for k, v := c.Seek(seqKey(seq + 1)); k != nil; k, v = c.Next() {
-		var e entry
-		if err := json.Unmarshal(v, &e); err != nil {
-			return nil, fmt.Errorf("journal entry %x: %w", k, err)
-		}
-		for _, mk := range e.Keys {
-			if n, _ := splitKey(mk); n == ns {
-				keys[mk] = true
-			}
-		}
-	}
-	return keys, nil
-}

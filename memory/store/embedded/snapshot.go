@@ -262,30 +262,17 @@ func (j journalAt) load(dir, ns string, e snapEntry, tag string, dims int) (*vec
 // catchUp re-reads, for each loaded snapshot older than cur, the memories
 // the journal entries after its through wrote or deleted.
 func (s *Store) catchUp(cur uint64) error {
-	from := uint64(math.MaxUint64)
+	behind := false
 	for _, st := range s.vec.through {
-		if st < cur {
-			from = min(from, st)
-		}
+		behind = behind || st < cur
 	}
-	if from == math.MaxUint64 {
+	if !behind {
 		return nil
 	}
 	return s.db.View(func(tx *bolt.Tx) error {
-		todo := map[string]bool{}
-		c := tx.Bucket(bucketJournal).Cursor()
-		for k, v := c.Seek(seqKey(from + 1)); k != nil; k, v = c.Next() {
-			n := binary.BigEndian.Uint64(k)
-			var e entry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("journal entry %d: %w", n, err)
-			}
-			for _, key := range e.Keys {
-				ns, _ := splitKey(key)
-				if st, ok := s.vec.through[ns]; ok && n > st {
-					todo[key] = true
-				}
-			}
+		todo, err := keysAfter(tx, s.vec.through)
+		if err != nil {
+			return err
 		}
 		for key := range todo {
 			ns, id := splitKey(key)
@@ -310,6 +297,35 @@ func (s *Store) catchUp(cur uint64) error {
 		}
 		return nil
 	})
+}
+
+// keysAfter is the set of memory keys that the journal entries after
+// since[ns] name, for the namespaces of since: what a snapshot saved up to
+// since[ns] does not reflect.
+func keysAfter(tx *bolt.Tx, since map[string]uint64) (map[string]bool, error) {
+	keys := map[string]bool{}
+	from := uint64(math.MaxUint64)
+	for _, st := range since {
+		from = min(from, st)
+	}
+	if from == math.MaxUint64 {
+		return keys, nil
+	}
+	c := tx.Bucket(bucketJournal).Cursor()
+	for k, v := c.Seek(seqKey(from + 1)); k != nil; k, v = c.Next() {
+		n := binary.BigEndian.Uint64(k)
+		var e entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return nil, fmt.Errorf("journal entry %d: %w", n, err)
+		}
+		for _, key := range e.Keys {
+			ns, _ := splitKey(key)
+			if st, ok := since[ns]; ok && n > st {
+				keys[key] = true
+			}
+		}
+	}
+	return keys, nil
 }
 
 // vecFloor is the oldest journal entry a snapshot on disk may need
