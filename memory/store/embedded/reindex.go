@@ -26,8 +26,7 @@ func (s *Store) Reindex(ctx context.Context, id string, dims int, vectorize func
 	if err := s.dropSnapshots(); err != nil {
 		return err
 	}
-	s.vec.release()
-	s.vec = newVecSide()
+	s.emptyVectors()
 	var keys [][]byte
 	if err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMem).ForEach(func(k, _ []byte) error {

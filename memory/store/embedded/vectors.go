@@ -54,6 +54,13 @@ func (v *vecSide) release() {
 	clear(v.byNS)
 }
 
+// emptyVectors gives the vector side's memory back and starts it empty.
+// Callers hold s.mu or have the store to themselves.
+func (s *Store) emptyVectors() {
+	s.vec.release()
+	s.vec = newVecSide()
+}
+
 // vecIndex returns ns's index, creating it.
 func (s *Store) vecIndex(ns string) (*vectors.Index, error) {
 	x := s.vec.byNS[ns]
@@ -136,8 +143,7 @@ func (s *Store) vecSearch(q memory.Query, n int) ([]hybrid.Ranked, error) {
 // one is usable (brought up to date from the journal), the others from
 // the records. Callers hold s.mu or have the store to themselves.
 func (s *Store) loadVectors() error {
-	s.vec.release()
-	s.vec = newVecSide()
+	s.emptyVectors()
 	if s.dims == 0 {
 		// no vectors: snapshots left from before the store's embedder
 		// became none are another embedder's
