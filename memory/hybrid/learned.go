@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"agentmem/memory"
 )
@@ -138,8 +140,11 @@ func flag(b bool) float64 {
 }
 
 // nextWord is the first word of text at or after i, lower-cased into
-// buf (a run of ASCII letters and apostrophes), and where to look for the
-// next; an empty word when there is none.
+// buf, and where to look for the next; an empty word when there is none.
+// A word is a run of letters (any script's, with their combining marks)
+// and apostrophes, a typographic one (’) read as ASCII's; a character of
+// a script written without spaces (Han, Hiragana, Katakana) is a word of
+// its own. ASCII text is read a byte at a time.
 func nextWord(text string, i int, buf []byte) ([]byte, int) {
 	b := buf[:0]
 	for ; i < len(text); i++ {
@@ -148,9 +153,40 @@ func nextWord(text string, i int, buf []byte) ([]byte, int) {
 			b = append(b, ch)
 		case ch >= 'A' && ch <= 'Z':
 			b = append(b, ch+'a'-'A')
+		case ch >= utf8.RuneSelf:
+			return wordOnFrom(text, i, b)
 		case len(b) > 0:
 			return b, i + 1
 		}
+	}
+	return b, i
+}
+
+// wordOnFrom is nextWord from its first byte outside ASCII on, with the
+// word read so far in b.
+func wordOnFrom(text string, i int, b []byte) ([]byte, int) {
+	for i < len(text) {
+		r, n := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(text[i:])
+		}
+		switch {
+		case r == '’' || r == '‘':
+			r = '\''
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			if len(b) > 0 {
+				return b, i
+			}
+			return utf8.AppendRune(b, r), i + n
+		case unicode.IsLetter(r) || r == '\'' || unicode.IsMark(r) && len(b) > 0:
+		case len(b) > 0:
+			return b, i + n
+		default:
+			i += n
+			continue
+		}
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+		i += n
 	}
 	return b, i
 }
@@ -207,7 +243,8 @@ func queryContent(text string) []string {
 }
 
 // contentWord is w as the learned order compares it, if it is a content
-// word (three letters or more, not a stop word): quotes and a possessive
+// word (three letters or more, not a stop word; so a character of Han,
+// Hiragana or Katakana alone never is): quotes and a possessive
 // 's cut ("John's" is "john"), then its commonest ending ("-ing", "-ed",
 // "-es" after s, x, z, ch or sh, "-s", "-ly" of a long word), then a
 // final e, so that a word and its inflections meet: "volunteering",
@@ -224,7 +261,7 @@ func contentWord(w []byte) ([]byte, bool) {
 	if n := len(w); n > 2 && w[n-2] == '\'' && w[n-1] == 's' {
 		w = w[:n-2]
 	}
-	if len(w) < 3 || isStop(w) {
+	if len(w) < 3 || short(w) || isStop(w) {
 		return nil, false
 	}
 	n := len(w)
@@ -255,6 +292,14 @@ func contentWord(w []byte) ([]byte, bool) {
 		w = w[:n-1]
 	}
 	return w, true
+}
+
+// short says whether w, of three bytes or more, has fewer than three
+// letters: a word of one or two letters outside ASCII ("où", "ça"). Such
+// a word starts or ends with a byte outside ASCII, so ASCII words are
+// told apart without counting.
+func short(w []byte) bool {
+	return (w[0] >= utf8.RuneSelf || w[len(w)-1] >= utf8.RuneSelf) && utf8.RuneCount(w) < 3
 }
 
 // sibilant says whether a stem ends in s, x, z, ch or sh, which take

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +130,76 @@ func TestContentWord(t *testing.T) {
 		got, ok := contentWord([]byte(w))
 		if string(got) != want || ok != (want != "") {
 			t.Errorf("%q: %q %v, want %q", w, got, ok, want)
+		}
+	}
+}
+
+// Words of any script are words: the learned order reads a French or
+// German conversation's words whole, a typographic apostrophe as ASCII's,
+// and a character of Han, Hiragana or Katakana as a word of its own.
+func TestWordsOfEveryScript(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		words []string
+	}{
+		{"J'ai préféré le café à l'école.", []string{"j'ai", "préféré", "le", "café", "à", "l'école"}},
+		{"Über Straßen GEHEN", []string{"über", "straßen", "gehen"}},
+		{"Caroline’s dog isn’t ‘here’", []string{"caroline's", "dog", "isn't", "'here'"}},
+		{"cafe\u0301 ok", []string{"cafe\u0301", "ok"}},
+		{"猫が好き, I like 猫", []string{"猫", "が", "好", "き", "i", "like", "猫"}},
+		{"Москва 2023 — ok", []string{"москва", "ok"}},
+	} {
+		var got []string
+		var buf [64]byte
+		for i := 0; ; {
+			var w []byte
+			if w, i = nextWord(c.text, i, buf[:]); len(w) == 0 {
+				break
+			}
+			got = append(got, string(w))
+		}
+		if !slices.Equal(got, c.words) {
+			t.Errorf("%q: words %q, want %q", c.text, got, c.words)
+		}
+	}
+	q := queryContent("Quel café a-t-elle préféré ?")
+	if !slices.Equal(q, []string{"quel", "café", "ell", "préféré"}) {
+		t.Fatalf("query content words %q", q)
+	}
+	if c := countWords("Elle a préféré le café noir.", q); c.words != 6 || c.content != 4 || c.has != 0b1110 {
+		t.Errorf("counts %+v, want 6 words, 4 content words (elle, préféré, café, noir; elle read as ell), the query's café, elle and préféré held", c)
+	}
+	if _, ok := contentWord([]byte("où")); ok {
+		t.Error("où, two letters, counted as a content word")
+	}
+}
+
+// An ASCII text is read as it always was (the committed model was fit on
+// such words): the same words as a scan of ASCII letters and apostrophes.
+func TestASCIIWordsUnchanged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abcXYZ'  .,-19?!\t\n"
+	for range 2000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		text := string(b)
+		var want []string
+		for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '\'') }) {
+			want = append(want, f)
+		}
+		var got []string
+		var buf [64]byte
+		for i := 0; ; {
+			var w []byte
+			if w, i = nextWord(text, i, buf[:]); len(w) == 0 {
+				break
+			}
+			got = append(got, string(w))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: words %q, want %q", text, got, want)
 		}
 	}
 }
