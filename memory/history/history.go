@@ -8,6 +8,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -93,6 +94,18 @@ func WrongType(index int, idName, id string, err error) *Error {
 		field = te.Field
 	}
 	return &Error{Index: index, IDName: idName, ID: id, Field: field, Reason: "has the wrong type (" + err.Error() + ")"}
+}
+
+// WrongField is the reason a line of a transcript or rollout that is a
+// JSON object was not read: a field of another type than the parser
+// knows (a later version of the tool could change one), named where the
+// decoder names it. Such a line is left out for that reason, not counted
+// as a line that is not JSON.
+func WrongField(err error) string {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		return "field " + te.Field + " of an unexpected type"
+	}
+	return "a field of an unexpected type or form"
 }
 
 // DateOutOfRange is the reason of a time no memory can hold (dates from

@@ -244,3 +244,31 @@ func TestParseQueuedPrompts(t *testing.T) {
 		t.Errorf("skipped:\n got %v\nwant %v", res.Skipped, wantSkipped)
 	}
 }
+
+// A line that is a JSON object with a field of another type than Parse
+// knows (a later Claude Code could change one) is a transcript line left
+// out for that reason, not a line that is not JSON: the report names the
+// field, and the input still reads as a transcript.
+func TestParseWrongTypedField(t *testing.T) {
+	data := []byte(`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-11-02T10:00:00Z","message":{"role":"user","content":"first"}}
+{"type":"user","uuid":"u2","sessionId":"s","timestamp":"2026-11-02T10:01:00Z","isSidechain":"no","message":{"role":"user","content":"second"}}
+{"type":"user","uuid":"u3","sessionId":"s","timestamp":1793613720,"message":{"role":"user","content":"third"}}
+[1, 2]
+{"type":"user","uuid":"u4","sessionId":"s","timestamp":"2026-11-02T10:03:00Z","message":{"role":"user","content":"fourth"}}
+`)
+	res := Parse(data, true)
+	var texts []string
+	for _, tu := range res.Turns {
+		texts = append(texts, tu.Text)
+	}
+	if !slices.Equal(texts, []string{"first", "fourth"}) {
+		t.Errorf("turns %q, want first and fourth", texts)
+	}
+	if !slices.Equal(res.Bad, []int{4}) {
+		t.Errorf("lines not JSON objects: %v, want only the array on line 4", res.Bad)
+	}
+	want := Skipped{"field isSidechain of an unexpected type": 1, "a field of an unexpected type or form": 1, "not a JSON object": 1}
+	if !maps.Equal(res.Skipped, want) {
+		t.Errorf("skipped %v, want %v", res.Skipped, want)
+	}
+}

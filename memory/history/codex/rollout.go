@@ -102,7 +102,13 @@ func Parse(data []byte, final bool) Result {
 func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
 	raw = bytes.TrimSpace(raw)
 	var l line
-	if raw[0] != '{' || json.Unmarshal(raw, &l) != nil {
+	if raw[0] != '{' {
+		return history.Turn{}, "not JSON"
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		if json.Valid(raw) {
+			return history.Turn{}, history.WrongField(err)
+		}
 		return history.Turn{}, "not JSON"
 	}
 	switch l.Type {

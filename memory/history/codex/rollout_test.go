@@ -177,3 +177,25 @@ func TestParseTruncated(t *testing.T) {
 		}
 	}
 }
+
+// A line that is a JSON object with a field of another type than Parse
+// knows is left out for that reason, not counted as a line that is not
+// JSON (history.WrongField).
+func TestParseWrongTypedField(t *testing.T) {
+	data := []byte(`{"timestamp":"2026-12-02T04:17:30Z","type":"event_msg","payload":{"type":"user_message","message":"kept"}}
+{"timestamp":1764649050,"type":"event_msg","payload":{"type":"user_message","message":"dated by a number"}}
+{"timestamp":"2026-12-02T04:17:31Z","type":["event_msg"],"payload":{}}
+{"timestamp":"2026-12-02T04:17:32Z","type":"event_msg",
+`)
+	res := Parse(data, true)
+	if len(res.Turns) != 1 || res.Turns[0].Text != "kept" {
+		t.Errorf("turns %+v, want the first alone", res.Turns)
+	}
+	if !slices.Equal(res.Bad, []int{4}) {
+		t.Errorf("lines not JSON: %v, want only the cut line 4", res.Bad)
+	}
+	want := history.Skipped{"a field of an unexpected type or form": 1, "field type of an unexpected type": 1, "not JSON": 1}
+	if !maps.Equal(res.Skipped, want) {
+		t.Errorf("skipped %v, want %v", res.Skipped, want)
+	}
+}
