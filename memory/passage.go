@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"agentmem/memory/dates"
 	"agentmem/memory/hybrid/forms"
@@ -189,35 +188,35 @@ func dated(rest string) bool {
 	return rest[5] == ']' || rest[5] == '-'
 }
 
-// tokens estimates the tokens of a text as rendered: about four characters
-// a token, as common tokenizers count English.
-func tokens(runes int) int { return (runes + 3) / 4 }
+// tokens estimates the tokens of a text as rendered from its units
+// (four to a token; see units).
+func tokens(units int) int { return (units + 3) / 4 }
 
-// size is the length in runes of p as render writes it after a text that
-// said said of its speakers (updated as render does), with n(i) the runes
-// shown of Memories[i]: counted, not rendered, since passages are measured
+// size is the length in units (see units) of p as render writes it after
+// a text that said said of its speakers (updated as render does), with
+// n(i) the units shown of Memories[i]: counted, not rendered, since passages are measured
 // again each time a hit joins one (TestPassageSizeIsRendered holds it to
 // render).
 func (p Passage) size(n func(i int) int, said speakers) int {
 	if len(p.Memories) == 1 {
-		return utf8.RuneCountInString(p.Memories[0].header(p.label(), said)) + 1 + len(indent) + n(0)
+		return units(p.Memories[0].header(p.label(), said)) + 1 + len(indent) + n(0)
 	}
-	size := utf8.RuneCountInString(p.header())
+	size := units(p.header())
 	for i, m := range p.Memories {
 		if i > 0 && m.Turn > p.Memories[i-1].Turn+1 {
-			size += 1 + utf8.RuneCountInString(gap)
+			size += 1 + units(gap)
 		}
 		if p.newDay(i) {
 			size += dayLineRunes
 		}
-		size += 1 + utf8.RuneCountInString(m.whoIn(said)) + 2 + n(i)
+		size += 1 + units(m.whoIn(said)) + 2 + n(i)
 	}
 	return size
 }
 
-// runesOf counts the runes of what show(i) shows.
+// runesOf measures what show(i) shows, in units (see units).
 func runesOf(show func(i int) string) func(i int) int {
-	return func(i int) int { return utf8.RuneCountInString(show(i)) }
+	return func(i int) int { return units(show(i)) }
 }
 
 // withContext is each hit's turns: the hit and, with context > 0, up to
@@ -346,22 +345,46 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 	return out
 }
 
-// excerpt is the part of a text longer than about n tokens (four
-// characters a token) that holds the most of the query's words, cut at
-// word boundaries and marked with an ellipsis where it was cut; "" when
-// the text is short enough to show whole. byKinds: if no word of the text
+// excerpt is the part of a text longer than about n tokens (see units)
+// that holds the most of the query's words, cut at word boundaries and
+// marked with an ellipsis where it was cut; "" when the text is short
+// enough to show whole. A character of a script written without spaces
+// is a word (pieces), and the words of such a run are shown as written,
+// without spaces between them. byKinds: if no word of the text
 // is a query word, its words are matched by their kinds (kindsMatch).
 // want's buffers are reused from one call to the next.
 func excerpt(text string, want *stems, n int, byKinds bool) string {
-	if utf8.RuneCountInString(text) <= 4*n {
+	u := units(text)
+	if u <= 4*n {
 		return ""
 	}
 	span := max(1, 3*n/4) // about 0.75 words a token
-	words := want.words[:0]
+	// glued is kept from the first word that may hold characters of a
+	// script written without spaces on (maySplit); split says one did
+	words, kept, split := want.words[:0], false, false
 	for w := range strings.FieldsSeq(text) {
-		words = append(words, w)
+		if !maySplit(w) {
+			words = append(words, w)
+			if kept {
+				want.glued = append(want.glued, false)
+			}
+			continue
+		}
+		if !kept {
+			kept, want.glued = true, slices.Grow(want.glued[:0], len(words))[:len(words)]
+			clear(want.glued)
+		}
+		pieces(w, func(piece string, g bool) {
+			words, want.glued = append(words, piece), append(want.glued, g)
+			split = split || g
+		})
 	}
 	want.words = words
+	glued := want.glued
+	if split {
+		// as many words as make n tokens of this text
+		span = max(1, n*len(words)/tokens(u))
+	}
 	if len(words) <= span {
 		return ""
 	}
@@ -419,6 +442,16 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		best = min(max(0, first-slack/3), len(words)-span)
 	}
 	out := strings.Join(words[best:best+span], " ")
+	if split {
+		var b strings.Builder
+		for k := best; k < best+span; k++ {
+			if k > best && !glued[k] {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[k])
+		}
+		out = b.String()
+	}
 	if best > 0 {
 		out = "… " + out
 	}
@@ -438,6 +471,7 @@ type stems struct {
 	whole map[string]string // a verb form's stem: the form, when longer
 
 	words []string
+	glued []bool // each word follows the one before it with no space (see pieces)
 	match []int32
 	seen  []int
 	kinds map[string]int32 // a word's kindsMatch, looked up once a recall
@@ -460,16 +494,18 @@ func queryWords(q string) *stems {
 		return true
 	}
 	var alias []string // each query word's base in package forms ("" if none), by index - 1
-	for _, w := range strings.Fields(q) {
-		if !add(stem(w), int32(len(alias)+1)) {
-			continue
-		}
-		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
-		b := forms.Base(lw)
-		if b == "" && forms.Forms(lw) != nil {
-			b = lw
-		}
-		alias = append(alias, b)
+	for _, f := range strings.Fields(q) {
+		pieces(f, func(w string, _ bool) {
+			if !add(stem(w), int32(len(alias)+1)) {
+				return
+			}
+			lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
+			b := forms.Base(lw)
+			if b == "" && forms.Forms(lw) != nil {
+				b = lw
+			}
+			alias = append(alias, b)
+		})
 	}
 	for i, b := range alias {
 		if b == "" {

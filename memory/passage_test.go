@@ -385,13 +385,13 @@ func TestPassageSizeIsRendered(t *testing.T) {
 		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil, ByRelevance)
 		said, whole := speakers{}, 2*(len(ps)-1) // the blank lines between passages
 		for _, p := range ps {
-			if got, want := p.size(runesOf(p.shown), speakers{}), utf8.RuneCountInString(Text([]Passage{p})); got != want {
-				t.Fatalf("trial %d: size %d, rendered %d runes:\n%s", trial, got, want, Text([]Passage{p}))
+			if got, want := p.size(runesOf(p.shown), speakers{}), units(Text([]Passage{p})); got != want {
+				t.Fatalf("trial %d: size %d, rendered %d units:\n%s", trial, got, want, Text([]Passage{p}))
 			}
 			whole += p.size(runesOf(p.shown), said)
 		}
-		if got := utf8.RuneCountInString(Text(ps)); whole != got {
-			t.Fatalf("trial %d: passages sized %d runes in order, rendered %d:\n%s", trial, whole, got, Text(ps))
+		if got := units(Text(ps)); whole != got {
+			t.Fatalf("trial %d: passages sized %d units in order, rendered %d:\n%s", trial, whole, got, Text(ps))
 		}
 	}
 }

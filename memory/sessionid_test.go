@@ -271,3 +271,28 @@ func TestLabelsCountInTheBestK(t *testing.T) {
 		t.Errorf("a recall of k = 2 returned %d memories:\n%s", len(res.Hits), res.Text())
 	}
 }
+
+// A turn in a script written without spaces keeps to max_tokens, measured
+// at about a token a character: a Chinese turn of 1,800 characters was
+// shown whole at a budget of 100 tokens (it had no spaces to cut at, and
+// was taken for 450 tokens).
+func TestBudgetWithoutSpaces(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "cjk"})
+	filler := strings.Repeat("今天天气很好，我们去公园散步，然后在咖啡馆喝了一杯咖啡。", 30)
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "zh", SessionDate: "2026-11-02",
+		Messages: []memory.Message{{Role: "user", Content: filler + "我妹妹的猫叫小花，它非常可爱。" + filler}}}); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 100
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "我妹妹的猫叫什么名字？", Namespace: "n", K: 10, MaxTokens: budget, Excerpt: memory.DefaultExcerpt, Fill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	if !strings.Contains(text, "小花") {
+		t.Errorf("the answer is not shown:\n%s", text)
+	}
+	if n := utf8.RuneCountInString(text); n > budget+60 { // the header and the day line are ASCII
+		t.Errorf("%d characters at a budget of %d tokens:\n%s", n, budget, text)
+	}
+}

@@ -1,7 +1,5 @@
 package memory
 
-import "unicode/utf8"
-
 // WidenHits is how many of a recall's best hits shown as excerpts are
 // shown longer than the excerpt's length when the budget leaves room for
 // it (see widen).
@@ -14,7 +12,7 @@ type shownTexts struct {
 	excerpt int    // the excerpts' length in tokens; 0: memories whole
 	want    *stems // the query's stems
 	text    map[string]string
-	count   map[string]int    // text's runes
+	count   map[string]int    // text's units (see units)
 	parts   map[string]string // the excerpt shown, "" for a whole memory
 	found   map[string]bool   // the text side found the memory (see excerpt's byKinds)
 }
@@ -46,10 +44,10 @@ func (sh *shownTexts) set(m Memory, n int) {
 		}
 	}
 	sh.text[m.ID], sh.parts[m.ID] = display(t, m.SessionDate), part
-	sh.count[m.ID] = utf8.RuneCountInString(sh.text[m.ID])
+	sh.count[m.ID] = units(sh.text[m.ID])
 }
 
-// runes is the runes shown of p.Memories[j] (a layout's measure).
+// runes is the units shown of p.Memories[j] (a layout's measure).
 func (sh *shownTexts) runes(p Passage) func(j int) int {
 	return func(j int) int { return sh.count[p.Memories[j].ID] }
 }
@@ -66,7 +64,7 @@ func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
 		return
 	}
 	text, count, part := sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID]
-	whole, now := tokens(utf8.RuneCountInString(m.Text)), tokens(count)
+	whole, now := tokens(units(m.Text)), tokens(count)
 	for _, n := range []int{3 * sh.excerpt, 2 * sh.excerpt, 3 * sh.excerpt / 2} {
 		if min(n, whole)-now > max-l.tokens {
 			continue // about what it would add, beyond the room left: not made

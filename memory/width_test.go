@@ -1,0 +1,77 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// A character of Han, Hiragana, Katakana or Hangul is measured as a
+// token, any other as a quarter of one.
+func TestUnits(t *testing.T) {
+	for s, want := range map[string]int{
+		"": 0, "lake": 4, "café": 4, "Zoë, Kraków": 11,
+		"東京": 8, "コーヒー": 16, "안녕": 8, "猫が好き。": 20, "（）": 8,
+		"I like 東京 a lot": 7 + 8 + 6,
+	} {
+		if got := units(s); got != want {
+			t.Errorf("units(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// Each character of a script written without spaces is a word of its
+// own; the runs between them stay whole, and glued says where no space
+// stood.
+func TestPieces(t *testing.T) {
+	for w, want := range map[string]string{
+		"lake":      "lake",
+		"Paris東京":   "Paris +東 +京",
+		"猫が好き":      "猫 +が +好 +き",
+		"コーヒーを2杯":   "コ +ー +ヒ +ー +を +2 +杯",
+		"「小花」。":     "「 +小 +花 +」。",
+		"안녕하세요":     "안녕하세요",
+		"café":      "café",
+		"東京Tower東京": "東 +京 +Tower +東 +京",
+	} {
+		var got []string
+		pieces(w, func(p string, glued bool) {
+			if glued {
+				p = "+" + p
+			}
+			got = append(got, p)
+		})
+		if s := strings.Join(got, " "); s != want {
+			t.Errorf("pieces(%q) = %q, want %q", w, s, want)
+		}
+	}
+}
+
+// A long turn in a script written without spaces is shown as the part
+// that matches the query, as an English one is: about the excerpt's
+// tokens, its characters not parted by spaces. It was shown whole,
+// whatever the excerpt's length or max_tokens, since it had no spaces.
+func TestExcerptWithoutSpaces(t *testing.T) {
+	filler := "今天天气很好，我们去公园散步，然后在咖啡馆喝了一杯咖啡。"
+	text := strings.Repeat(filler, 30) + "我妹妹的猫叫小花，它非常可爱。" + strings.Repeat(filler, 30)
+	want := queryWords("我妹妹的猫叫什么名字？")
+	got := excerpt(text, want, 40, false)
+	if got == "" {
+		t.Fatalf("a turn of %d characters shown whole at an excerpt of 40 tokens", utf8.RuneCountInString(text))
+	}
+	if !strings.Contains(got, "我妹妹的猫叫小花") {
+		t.Errorf("the excerpt misses the sentence that answers the query: %q", got)
+	}
+	if n := tokens(units(got)); n < 30 || n > 50 {
+		t.Errorf("the excerpt is %d tokens, want about 40: %q", n, got)
+	}
+	inner := strings.TrimSuffix(strings.TrimPrefix(got, "… "), " …")
+	if strings.Contains(inner, " ") {
+		t.Errorf("spaces put between the characters: %q", got)
+	}
+	// a mixed text keeps its own spaces
+	mixed := strings.Repeat("We walked in the park. ", 40) + "My sister's cat is called 小花 (Xiaohua). " + strings.Repeat("We walked in the park. ", 40)
+	if got := excerpt(mixed, queryWords("what is my sister's cat called"), 20, false); !strings.Contains(got, "called 小花 (Xiaohua).") {
+		t.Errorf("mixed text: %q", got)
+	}
+}
