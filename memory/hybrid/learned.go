@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"agentmem/memory"
 )
 
@@ -163,32 +165,53 @@ func nextWord(text string, i int, buf []byte) ([]byte, int) {
 }
 
 // wordOnFrom is nextWord from its first byte outside ASCII on, with the
-// word read so far in b.
+// word read so far in b. A word with combining marks is composed (NFC),
+// so that "café" written with a combining accent meets "café" written
+// without; Greek's final sigma is read as the other.
 func wordOnFrom(text string, i int, b []byte) ([]byte, int) {
+	marks := false
 	for i < len(text) {
 		r, n := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeRuneInString(text[i:])
 		}
 		switch {
-		case r == '’' || r == '‘':
+		case r == '’' || r == '‘' || r == 'ʼ':
 			r = '\''
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		case r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 			if len(b) > 0 {
-				return b, i
+				return composed(b, marks), i
 			}
 			return utf8.AppendRune(b, r), i + n
-		case unicode.IsLetter(r) || r == '\'' || unicode.IsMark(r) && len(b) > 0:
+		case unicode.IsMark(r):
+			if len(b) == 0 {
+				i += n
+				continue
+			}
+			marks = true
+		case unicode.IsLetter(r):
+			if r = unicode.ToLower(r); r == 'ς' {
+				r = 'σ'
+			}
+		case r == '\'':
 		case len(b) > 0:
-			return b, i + n
+			return composed(b, marks), i + n
 		default:
 			i += n
 			continue
 		}
-		b = utf8.AppendRune(b, unicode.ToLower(r))
+		b = utf8.AppendRune(b, r)
 		i += n
 	}
-	return b, i
+	return composed(b, marks), i
+}
+
+// composed is b in NFC where it holds combining marks.
+func composed(b []byte, marks bool) []byte {
+	if !marks {
+		return b
+	}
+	return norm.NFC.Bytes(b)
 }
 
 // maxQueryWords bounds the query's content words the coverage counts.
@@ -295,11 +318,22 @@ func contentWord(w []byte) ([]byte, bool) {
 }
 
 // short says whether w, of three bytes or more, has fewer than three
-// letters: a word of one or two letters outside ASCII ("où", "ça"). Such
-// a word starts or ends with a byte outside ASCII, so ASCII words are
-// told apart without counting.
+// letters (combining marks not counted): a word of one or two letters
+// outside ASCII ("où", "ça"). Such a word starts or ends with a byte
+// outside ASCII, so ASCII words are told apart without counting.
 func short(w []byte) bool {
-	return (w[0] >= utf8.RuneSelf || w[len(w)-1] >= utf8.RuneSelf) && utf8.RuneCount(w) < 3
+	if w[0] < utf8.RuneSelf && w[len(w)-1] < utf8.RuneSelf {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(w) && n < 3; {
+		r, size := utf8.DecodeRune(w[i:])
+		if !unicode.IsMark(r) {
+			n++
+		}
+		i += size
+	}
+	return n < 3
 }
 
 // sibilant says whether a stem ends in s, x, z, ch or sh, which take

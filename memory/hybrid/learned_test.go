@@ -145,7 +145,11 @@ func TestWordsOfEveryScript(t *testing.T) {
 		{"J'ai préféré le café à l'école.", []string{"j'ai", "préféré", "le", "café", "à", "l'école"}},
 		{"Über Straßen GEHEN", []string{"über", "straßen", "gehen"}},
 		{"Caroline’s dog isn’t ‘here’", []string{"caroline's", "dog", "isn't", "'here'"}},
-		{"cafe\u0301 ok", []string{"cafe\u0301", "ok"}},
+		{"cafe\u0301 ok", []string{"café", "ok"}},         // composed: a combining accent meets a precomposed one
+		{"\u0301abc d\u0301", []string{"abc", "d\u0301"}}, // a mark starts no word
+		{"Paris東京 コーヒー", []string{"paris", "東", "京", "コ", "ー", "ヒ", "ー"}},
+		{"ΟΔΟΣ οδος", []string{"οδοσ", "οδοσ"}},
+		{"Hawaiʼi", []string{"hawai'i"}},
 		{"猫が好き, I like 猫", []string{"猫", "が", "好", "き", "i", "like", "猫"}},
 		{"Москва 2023 — ok", []string{"москва", "ok"}},
 	} {
@@ -169,8 +173,10 @@ func TestWordsOfEveryScript(t *testing.T) {
 	if c := countWords("Elle a préféré le café noir.", q); c.words != 6 || c.content != 4 || c.has != 0b1110 {
 		t.Errorf("counts %+v, want 6 words, 4 content words (elle, préféré, café, noir; elle read as ell), the query's café, elle and préféré held", c)
 	}
-	if _, ok := contentWord([]byte("où")); ok {
-		t.Error("où, two letters, counted as a content word")
+	for _, w := range []string{"où", "ou\u0300", "ça"} {
+		if _, ok := contentWord([]byte(w)); ok {
+			t.Errorf("%q, two letters, counted as a content word", w)
+		}
 	}
 }
 
