@@ -26,8 +26,13 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 		return spec.ForgetResult{}, "", err
 	}
 	text := fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace)
-	if res.SessionID != "" {
+	switch {
+	case res.SessionID != "":
 		text = fmt.Sprintf("Deleted %s of session %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+	case in.SessionID != "":
+		// as for ids, say that the session named nothing (a typo, a
+		// session forgotten before) rather than leave the caller guessing
+		text = fmt.Sprintf("Deleted nothing: namespace %s has no session %s.", res.Namespace, in.SessionID)
 	}
 	if n := len(res.Unknown); n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))

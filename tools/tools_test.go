@@ -172,6 +172,27 @@ func TestToolsRoundTrip(t *testing.T) {
 	}
 }
 
+// forget by a session that holds nothing says so, as forget by ids names
+// the ids that named nothing: "Deleted 0 memories" alone left the caller
+// guessing (a new-user trial).
+func TestForgetUnknownSession(t *testing.T) {
+	c := connect(t)
+	if text, _, isErr := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); isErr {
+		t.Fatal(text)
+	}
+	text, structured, isErr := call(t, c, "forget", map[string]any{"session_id": "nope"})
+	if isErr || text != "Deleted nothing: namespace default has no session nope." {
+		t.Errorf("forget of a session that holds nothing: %q (error %v)", text, isErr)
+	}
+	var res spec.ForgetResult
+	if err := json.Unmarshal(structured, &res); err != nil || res.Deleted != 0 || res.SessionID != "" {
+		t.Errorf("structured %s (%v)", structured, err)
+	}
+	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real"}); text != "Deleted 1 memory of session real from namespace default." {
+		t.Errorf("forget of a session that holds one: %q", text)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	c := connect(t)
 	cases := []struct {
