@@ -92,14 +92,31 @@ const (
 )
 
 // Preview is the first words of a text, on one line, for listings, its
-// control characters shown (visible): a listing goes to terminals too.
+// control characters shown (visible): a listing goes to terminals too. In
+// text written without spaces each character is a word (pieces), shown
+// as written.
 func Preview(text string) string {
-	words := strings.FieldsFunc(text, unicode.IsSpace)
-	more := ""
-	if len(words) > previewWords {
-		words, more = words[:previewWords], " …"
+	var b strings.Builder
+	n, more := 0, false
+	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
+		pieces(f, func(p string, glued bool) {
+			switch {
+			case more:
+			case n == previewWords:
+				more = true
+			default:
+				if n > 0 && !glued {
+					b.WriteByte(' ')
+				}
+				b.WriteString(p)
+				n++
+			}
+		})
+		if more {
+			return strings.Map(visible, b.String()) + " …"
+		}
 	}
-	return strings.Map(visible, strings.Join(words, " ")) + more
+	return strings.Map(visible, b.String())
 }
 
 // PageSessions cuts one page out of every session of a namespace: it keeps

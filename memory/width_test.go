@@ -75,3 +75,18 @@ func TestExcerptWithoutSpaces(t *testing.T) {
 		t.Errorf("mixed text: %q", got)
 	}
 }
+
+// A listing's preview of a text written without spaces is its first
+// words, a character a word, not the whole text.
+func TestPreviewWithoutSpaces(t *testing.T) {
+	for text, want := range map[string]string{
+		"我妹妹的猫叫小花，它非常可爱。今天天气很好。": "我妹妹的猫叫小花，它非常 …",
+		"短い文": "短い文",
+		"one two three four five six seven eight nine ten eleven twelve thirteen": "one two three four five six seven eight nine ten eleven twelve …",
+		"I went to 東京 with Ana": "I went to 東京 with Ana",
+	} {
+		if got := Preview(text); got != want {
+			t.Errorf("Preview(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
