@@ -13,19 +13,16 @@ import (
 // forms). An ASCII text is its length in bytes. Counted in runes alone,
 // a Chinese turn of 1,800 characters was taken for 450 tokens.
 func units(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			n := i
-			for _, r := range s[i:] {
-				n++
-				if wide(r) {
-					n += 3
-				}
-			}
-			return n
+	n := utf8.RuneCountInString(s)
+	if n == len(s) {
+		return n // ASCII
+	}
+	for _, r := range s {
+		if wide(r) {
+			n += 3
 		}
 	}
-	return len(s)
+	return n
 }
 
 // wide says whether r is of a script that tokenizers read about a
