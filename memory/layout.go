@@ -12,7 +12,7 @@ import (
 // so what a passage takes can depend on the ones before it.
 type layout struct {
 	ps     []Passage
-	sizes  []int    // runes of ps[j] rendered after the passages before it
+	sizes  []int    // units of ps[j] rendered after the passages before it
 	tokens int      // their tokens, passage by passage
 	said   speakers // what the passages, rendered, say of their speakers
 	order  Order    // the order the recall returns them in (arrange)
@@ -20,14 +20,14 @@ type layout struct {
 
 // put places p at index i of the layout (len(l.ps): after the others) when
 // the text then takes at most max tokens (0: any; the first passage always
-// goes in), and reports whether it did. runes(p)(j) is the runes shown of
+// goes in), and reports whether it did. measure(p)(j) is the units shown of
 // p.Memories[j].
-func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, max int) bool {
+func (l *layout) put(i int, p Passage, measure func(p Passage) func(j int) int, max int) bool {
 	fits := func(t int) bool { return max <= 0 || t <= max || len(l.ps) == 0 }
 	if !p.says() {
 		// it says nothing of a speaker that another line relies on: the
 		// others measure as they did, wherever it goes
-		s := p.size(runes(p), nil)
+		s := p.size(measure(p), nil)
 		t := l.tokens + tokens(s)
 		if i < len(l.ps) {
 			t -= tokens(l.sizes[i])
@@ -44,12 +44,12 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 		return true
 	}
 	if l.order != ByRelevance && l.order != "" {
-		return l.putArranged(i, p, runes, fits)
+		return l.putArranged(i, p, measure, fits)
 	}
 	if i == len(l.ps) {
 		said := speakers{} // l.said is left as it is if p does not fit
 		maps.Copy(said, l.said)
-		s := p.size(runes(p), said)
+		s := p.size(measure(p), said)
 		if !fits(l.tokens + tokens(s)) {
 			return false
 		}
@@ -66,7 +66,7 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 	}
 	was := maps.Clone(said)
 	l.ps[i].say(was)
-	s := p.size(runes(p), said)
+	s := p.size(measure(p), said)
 	if maps.Equal(said, was) {
 		t := l.tokens - tokens(l.sizes[i]) + tokens(s)
 		if !fits(t) {
@@ -78,14 +78,14 @@ func (l *layout) put(i int, p Passage, runes func(p Passage) func(j int) int, ma
 	ps, sizes := slices.Clone(l.ps), slices.Clone(l.sizes)
 	ps[i], sizes[i] = p, s
 	for j := i + 1; j < len(ps); j++ {
-		sizes[j] = ps[j].size(runes(ps[j]), said)
+		sizes[j] = ps[j].size(measure(ps[j]), said)
 	}
 	return l.keep(ps, sizes, said, fits)
 }
 
 // putArranged is put for a recall returned in another order than the
 // budget's: every passage is measured again in that order.
-func (l *layout) putArranged(i int, p Passage, runes func(p Passage) func(j int) int, fits func(int) bool) bool {
+func (l *layout) putArranged(i int, p Passage, measure func(p Passage) func(j int) int, fits func(int) bool) bool {
 	ps := slices.Clone(l.ps)
 	if i == len(ps) {
 		ps = append(ps, p)
@@ -99,7 +99,7 @@ func (l *layout) putArranged(i int, p Passage, runes func(p Passage) func(j int)
 	arrange(in, l.order, func(j int) Memory { return ps[j].Memories[0] })
 	sizes, said := make([]int, len(ps)), speakers{}
 	for _, j := range in {
-		sizes[j] = ps[j].size(runes(ps[j]), said)
+		sizes[j] = ps[j].size(measure(ps[j]), said)
 	}
 	return l.keep(ps, sizes, said, fits)
 }
@@ -135,11 +135,11 @@ func (p Passage) say(said speakers) {
 }
 
 // tokensOf estimates the tokens of ps as Text renders them, passage by
-// passage, with runes(p)(i) the runes shown of p.Memories[i].
-func tokensOf(ps []Passage, runes func(p Passage) func(i int) int) int {
+// passage, with measure(p)(i) the units shown of p.Memories[i].
+func tokensOf(ps []Passage, measure func(p Passage) func(i int) int) int {
 	said, n := speakers{}, 0
 	for _, p := range ps {
-		n += tokens(p.size(runes(p), said))
+		n += tokens(p.size(measure(p), said))
 	}
 	return n
 }

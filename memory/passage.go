@@ -214,8 +214,8 @@ func (p Passage) size(n func(i int) int, said speakers) int {
 	return size
 }
 
-// runesOf measures what show(i) shows, in units (see units).
-func runesOf(show func(i int) string) func(i int) int {
+// unitsOf measures what show(i) shows, in units (see units).
+func unitsOf(show func(i int) string) func(i int) int {
 	return func(i int) int { return units(show(i)) }
 }
 
@@ -268,7 +268,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		} else {
 			i, next = len(l.ps), merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
-		if l.put(i, next, sh.runes, maxTokens) && !joins {
+		if l.put(i, next, sh.unitsOf, maxTokens) && !joins {
 			bySession[k] = i
 		}
 	}
@@ -303,7 +303,7 @@ func wholeTokens(hits []Hit, turns [][]Memory, labels map[string]string, order O
 		ps[i] = merge(Passage{Label: labels[h.Memory.SessionID]}, turns[i], h)
 	}
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
-	return tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+	return tokensOf(ps, func(p Passage) func(int) int { return unitsOf(p.shown) })
 }
 
 // merge adds turns (in turn order) to p, marking hit h.

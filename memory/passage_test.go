@@ -206,7 +206,7 @@ func TestRolesSaidInTheOrderReturned(t *testing.T) {
 	if !strings.HasPrefix(text, "[2023-05-08 Mon · session b · Gina (assistant)]") || !strings.Contains(text, "session c · Gina (user)]") || !strings.Contains(text, "session a · Gina]") {
 		t.Errorf("chronological text:\n%s\nwant Gina's role at her first line (session b), again where it changes (c), not after (a)", text)
 	}
-	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+	all := tokensOf(ps, func(p Passage) func(int) int { return unitsOf(p.shown) })
 	if got := group(hits, oneEach(hits), all, 0, queryWords(""), nil, Chronological); len(got) != 3 {
 		t.Errorf("budget %d, the tokens of the chronological text: %d passages, want 3", all, len(got))
 	}
@@ -223,7 +223,7 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 		{Memory: namedTurn("c", 2, "Gina", "Lake."), Score: 1},
 	}
 	ps := group(hits, oneEach(hits), 0, 0, queryWords(""), nil, ByRelevance)
-	all := tokensOf(ps, func(p Passage) func(int) int { return runesOf(p.shown) })
+	all := tokensOf(ps, func(p Passage) func(int) int { return unitsOf(p.shown) })
 	if got := tokens(utf8.RuneCountInString(Text(ps))); got-all > len(ps) || all > got {
 		t.Fatalf("the whole text counted %d tokens, rendered %d:\n%s", all, got, Text(ps))
 	}
@@ -241,7 +241,7 @@ func TestBudgetCountsRolesSaidOnce(t *testing.T) {
 // hit that does not fit leaves the layout as it was.
 func TestLayoutCountsAsRendered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
+	measure := func(p Passage) func(int) int { return unitsOf(p.shown) }
 	for trial := range 600 {
 		l := layout{order: []Order{ByRelevance, Chronological, Recency}[trial%3]}
 		at := map[string]int{}
@@ -264,14 +264,14 @@ func TestLayoutCountsAsRendered(t *testing.T) {
 				i = len(l.ps)
 			}
 			before, tokensBefore := slices.Clone(l.ps), l.tokens
-			if l.put(i, p, runes, budget) {
+			if l.put(i, p, measure, budget) {
 				at[m.SessionID] = i
 			} else if !slices.EqualFunc(before, l.ps, func(a, b Passage) bool { return len(a.Memories) == len(b.Memories) }) || l.tokens != tokensBefore {
 				t.Fatalf("trial %d: a hit that did not fit changed the layout", trial)
 			}
 			shown := slices.Clone(l.ps) // in the order the recall returns them
 			arrange(shown, l.order, func(p Passage) Memory { return p.Memories[0] })
-			if want := tokensOf(shown, runes); l.tokens != want {
+			if want := tokensOf(shown, measure); l.tokens != want {
 				t.Fatalf("trial %d (%s): the layout counts %d tokens, the text measured afresh %d:\n%s", trial, l.order, l.tokens, want, Text(shown))
 			}
 			said := speakers{}
@@ -297,14 +297,14 @@ func TestBestHitsShownLonger(t *testing.T) {
 	for i := range WidenHits + 3 {
 		hits = append(hits, Hit{Memory: testTurn(fmt.Sprintf("s%d", i), 1, randomTurn(rng, 300, want)), Score: float64(10 - i), TextRank: i + 2})
 	}
-	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
-	tight := tokensOf(group(hits, oneEach(hits), 0, 10, want, nil, ByRelevance), runes)
+	measure := func(p Passage) func(int) int { return unitsOf(p.shown) }
+	tight := tokensOf(group(hits, oneEach(hits), 0, 10, want, nil, ByRelevance), measure)
 	for _, budget := range []int{tight, tight + 25, tight + 1000} {
 		ps := group(hits, oneEach(hits), budget, 10, want, nil, ByRelevance)
 		if len(ps) != len(hits) {
 			t.Fatalf("budget %d: %d passages, want every hit's", budget, len(ps))
 		}
-		if got := tokensOf(ps, runes); got > budget {
+		if got := tokensOf(ps, measure); got > budget {
 			t.Errorf("budget %d: the text takes %d tokens", budget, got)
 		}
 		if ps[0].Memories[0].ID != "short:1" || ps[0].Excerpt[0] != "" {
@@ -347,8 +347,8 @@ func TestContextTurnNotShownLonger(t *testing.T) {
 	a7 := testTurn("a", 7, randomTurn(rng, 300, want))
 	hits := []Hit{{Memory: a5, Score: 2, TextRank: 1}, {Memory: a6, Score: 1, TextRank: 2}}
 	turns := [][]Memory{{a5, a6}, {a6, a7}} // each hit with the turn after it
-	runes := func(p Passage) func(int) int { return runesOf(p.shown) }
-	first := tokensOf(group(hits[:1], turns[:1], 0, 10, want, nil, ByRelevance), runes)
+	measure := func(p Passage) func(int) int { return unitsOf(p.shown) }
+	first := tokensOf(group(hits[:1], turns[:1], 0, 10, want, nil, ByRelevance), measure)
 	budget := first + 8 // less than a7's line, more than a6 shown half as long again
 	ps := group(hits, turns, budget, 10, want, nil, ByRelevance)
 	if len(ps) != 1 || len(ps[0].Memories) != 2 || ps[0].Hit[1] {
@@ -385,10 +385,10 @@ func TestPassageSizeIsRendered(t *testing.T) {
 		ps := group(hits, oneEach(hits), 0, rng.IntN(2)*10, queryWords("lake café"), nil, ByRelevance)
 		said, whole := speakers{}, 2*(len(ps)-1) // the blank lines between passages
 		for _, p := range ps {
-			if got, want := p.size(runesOf(p.shown), speakers{}), units(Text([]Passage{p})); got != want {
+			if got, want := p.size(unitsOf(p.shown), speakers{}), units(Text([]Passage{p})); got != want {
 				t.Fatalf("trial %d: size %d, rendered %d units:\n%s", trial, got, want, Text([]Passage{p}))
 			}
-			whole += p.size(runesOf(p.shown), said)
+			whole += p.size(unitsOf(p.shown), said)
 		}
 		if got := units(Text(ps)); whole != got {
 			t.Fatalf("trial %d: passages sized %d units in order, rendered %d:\n%s", trial, whole, got, Text(ps))

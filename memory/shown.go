@@ -47,8 +47,8 @@ func (sh *shownTexts) set(m Memory, n int) {
 	sh.count[m.ID] = units(sh.text[m.ID])
 }
 
-// runes is the units shown of p.Memories[j] (a layout's measure).
-func (sh *shownTexts) runes(p Passage) func(j int) int {
+// unitsOf is the units shown of p.Memories[j] (a layout's measure).
+func (sh *shownTexts) unitsOf(p Passage) func(j int) int {
 	return func(j int) int { return sh.count[p.Memories[j].ID] }
 }
 
@@ -70,7 +70,7 @@ func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
 			continue // about what it would add, beyond the room left: not made
 		}
 		sh.set(m, n)
-		if l.put(i, l.ps[i], sh.runes, max) {
+		if l.put(i, l.ps[i], sh.unitsOf, max) {
 			return
 		}
 	}
