@@ -32,7 +32,7 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	case in.SessionID != "":
 		// as for ids, say that the session named nothing (a typo, a
 		// session forgotten before) rather than leave the caller guessing
-		text = fmt.Sprintf("Deleted nothing: namespace %s has no session %s.", res.Namespace, in.SessionID)
+		text = fmt.Sprintf("Deleted nothing: namespace %s has no session of that id.", res.Namespace)
 	}
 	if n := len(res.Unknown); n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))

@@ -181,7 +181,7 @@ func TestForgetUnknownSession(t *testing.T) {
 		t.Fatal(text)
 	}
 	text, structured, isErr := call(t, c, "forget", map[string]any{"session_id": "nope"})
-	if isErr || text != "Deleted nothing: namespace default has no session nope." {
+	if isErr || text != "Deleted nothing: namespace default has no session of that id." {
 		t.Errorf("forget of a session that holds nothing: %q (error %v)", text, isErr)
 	}
 	var res spec.ForgetResult
