@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"agentmem/memory/dates"
 	"agentmem/memory/hybrid/forms"
@@ -381,8 +382,10 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	}
 	want.words = words
 	glued := want.glued
-	if split {
-		// as many words as make n tokens of this text
+	if split || u != utf8.RuneCountInString(text) {
+		// text with characters read about one a token (see units): as
+		// many words as make n tokens of this text, where a Korean word
+		// is several tokens and a Chinese character one
 		span = max(1, n*len(words)/tokens(u))
 	}
 	if len(words) <= span {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -33,8 +32,8 @@ const RerankQuery = 150
 // RerankQuery tokens or so, cut at a word, its relative dates resolved
 // against today.
 func (s *Service) rerankQuery(query string) string {
-	if words := strings.Fields(query); len(words) > RerankQuery*3/4 {
-		query = strings.Join(words[:RerankQuery*3/4], " ") + " …"
+	if q, cut := firstTokens(query, RerankQuery); cut {
+		query = q + " …"
 	}
 	return display(query, s.Now())
 }

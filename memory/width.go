@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -81,4 +82,37 @@ func maySplit(w string) bool {
 		}
 	}
 	return false
+}
+
+// firstTokens is text cut, at a word, to about n tokens, and whether it
+// was cut: a word (see pieces) of characters read about one a token
+// (units) costs its units, any other word 0.75 of a token, as the
+// budget reads English; pieces are joined as they were written.
+func firstTokens(text string, n int) (string, bool) {
+	var b strings.Builder
+	cost, cut := 0, false // in thirds of a token
+	for _, f := range strings.Fields(text) {
+		pieces(f, func(p string, glued bool) {
+			if cut {
+				return
+			}
+			c := 4
+			if u := units(p); u != utf8.RuneCountInString(p) {
+				c = 3 * u / 4
+			}
+			if cost+c > 3*n {
+				cut = true
+				return
+			}
+			if b.Len() > 0 && !glued {
+				b.WriteByte(' ')
+			}
+			b.WriteString(p)
+			cost += c
+		})
+		if cut {
+			break
+		}
+	}
+	return b.String(), cut
 }

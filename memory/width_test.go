@@ -62,7 +62,7 @@ func TestExcerptWithoutSpaces(t *testing.T) {
 	if !strings.Contains(got, "我妹妹的猫叫小花") {
 		t.Errorf("the excerpt misses the sentence that answers the query: %q", got)
 	}
-	if n := tokens(units(got)); n < 30 || n > 50 {
+	if n := tokens(units(got)); n < 36 || n > 44 {
 		t.Errorf("the excerpt is %d tokens, want about 40: %q", n, got)
 	}
 	inner := strings.TrimSuffix(strings.TrimPrefix(got, "… "), " …")
@@ -88,5 +88,41 @@ func TestPreviewWithoutSpaces(t *testing.T) {
 		if got := Preview(text); got != want {
 			t.Errorf("Preview(%q) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+// Korean, written with spaces, is cut at its words, and its excerpt holds
+// about the tokens asked for: a word of several syllables is several
+// tokens, so the excerpt takes fewer words than of English (it was about
+// three times too long).
+func TestExcerptOfWideWords(t *testing.T) {
+	filler := strings.Repeat("오늘은 날씨가 좋아서 공원에서 산책했습니다. ", 40)
+	text := filler + "제 여동생의 고양이 이름은 소화입니다. " + filler
+	for _, n := range []int{20, 40, 100} {
+		got := excerpt(text, queryWords("여동생의 고양이 이름은?"), n, false)
+		if !strings.Contains(got, "고양이 이름은 소화입니다.") {
+			t.Errorf("n %d: the answer is not in the excerpt %q", n, got)
+		}
+		if m := tokens(units(got)); m < n*8/10 || m > n*11/10 {
+			t.Errorf("n %d: the excerpt is %d tokens: %q", n, m, got)
+		}
+	}
+}
+
+// A reranker is sent about RerankQuery tokens of the query, cut at a
+// word: 112 English words, or as many characters of Chinese as make the
+// tokens (a Chinese prompt has no spaces, and was sent whole).
+func TestFirstTokens(t *testing.T) {
+	en := strings.Repeat("word ", 200)
+	if got, cut := firstTokens(en, 150); !cut || len(strings.Fields(got)) != 112 {
+		t.Errorf("English: cut %v, %d words, want 112", cut, len(strings.Fields(got)))
+	}
+	if got, cut := firstTokens("a short question", 150); cut || got != "a short question" {
+		t.Errorf("a short query: %q, cut %v", got, cut)
+	}
+	zh := strings.Repeat("我妹妹的猫叫小花。", 100)
+	got, cut := firstTokens(zh, 150)
+	if !cut || units(got) > 4*150 || units(got) < 4*140 || strings.Contains(got, " ") {
+		t.Errorf("Chinese: cut %v, %d tokens, %q", cut, tokens(units(got)), got)
 	}
 }

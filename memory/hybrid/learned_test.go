@@ -147,7 +147,7 @@ func TestWordsOfEveryScript(t *testing.T) {
 		{"Caroline’s dog isn’t ‘here’", []string{"caroline's", "dog", "isn't", "'here'"}},
 		{"cafe\u0301 ok", []string{"café", "ok"}},         // composed: a combining accent meets a precomposed one
 		{"\u0301abc d\u0301", []string{"abc", "d\u0301"}}, // a mark starts no word
-		{"Paris東京 コーヒー", []string{"paris", "東", "京", "コ", "ー", "ヒ", "ー"}},
+		{"Paris東京 コーヒー ーabc", []string{"paris", "東", "京", "コ", "ー", "ヒ", "ー", "ー", "abc"}},
 		{"ΟΔΟΣ οδος", []string{"οδοσ", "οδοσ"}},
 		{"Hawaiʼi", []string{"hawai'i"}},
 		{"猫が好き, I like 猫", []string{"猫", "が", "好", "き", "i", "like", "猫"}},
@@ -176,6 +176,11 @@ func TestWordsOfEveryScript(t *testing.T) {
 	for _, w := range []string{"où", "ou\u0300", "ça"} {
 		if _, ok := contentWord([]byte(w)); ok {
 			t.Errorf("%q, two letters, counted as a content word", w)
+		}
+	}
+	for _, w := range []string{"दूध", "हिंदी", "café"} { // an Indic vowel sign is part of its syllable
+		if _, ok := contentWord([]byte(w)); !ok {
+			t.Errorf("%q, three letters or more, not counted as a content word", w)
 		}
 	}
 }
