@@ -89,27 +89,29 @@ const (
 	DefaultSessionPage = 50
 	MaxSessionPage     = 1000
 	previewWords       = 12
+	previewTokens      = 40 // and at most about these, unless its first word is more
 )
 
-// Preview is the first words of a text, on one line, for listings, its
-// control characters shown (visible): a listing goes to terminals too. In
-// text written without spaces each character is a word (pieces), shown
-// as written.
+// Preview is the first words of a text (twelve, and about 40 tokens at
+// most), on one line, for listings, its control characters shown
+// (visible): a listing goes to terminals too. In text written without
+// spaces each character is a word, and a very long word is cut into
+// pieces (see pieces), shown as written.
 func Preview(text string) string {
 	var b strings.Builder
-	n, more := 0, false
+	n, u, more := 0, 0, false
 	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
 		pieces(f, func(p string, glued bool) {
 			switch {
 			case more:
-			case n == previewWords:
+			case n == previewWords || n > 0 && u+units(p) > 4*previewTokens:
 				more = true
 			default:
 				if n > 0 && !glued {
 					b.WriteByte(' ')
 				}
 				b.WriteString(p)
-				n++
+				n, u = n+1, u+units(p)
 			}
 		})
 		if more {

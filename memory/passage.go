@@ -364,7 +364,7 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	// script written without spaces on (maySplit); split says one did
 	words, kept, split := want.words[:0], false, false
 	for w := range strings.FieldsSeq(text) {
-		if !maySplit(w) {
+		if plain(w) {
 			words = append(words, w)
 			if kept {
 				want.glued = append(want.glued, false)
@@ -499,6 +499,9 @@ func queryWords(q string) *stems {
 	var alias []string // each query word's base in package forms ("" if none), by index - 1
 	for _, f := range strings.Fields(q) {
 		pieces(f, func(w string, _ bool) {
+			if r, n := utf8.DecodeRuneInString(w); n == len(w) && functionCharacter(r) {
+				return
+			}
 			if !add(stem(w), int32(len(alias)+1)) {
 				return
 			}

@@ -48,29 +48,65 @@ func spaceless(r rune) bool {
 // pieces calls fn with each word of w, a run of text without spaces: w
 // itself, or where it holds characters of a script written without
 // spaces, each such character alone and each run of other characters
-// between them; glued says the piece follows the one before it with no
-// space between them.
+// between them; and a run of more than maxPiece characters (Korean or
+// Thai typed without spaces, a key, a long URL) in parts of maxPiece, so
+// that an excerpt or a preview can cut it. glued says the piece follows
+// the one before it with no space between them.
 func pieces(w string, fn func(piece string, glued bool)) {
-	if !maySplit(w) {
+	if plain(w) {
 		fn(w, false)
 		return
 	}
-	start, glued := 0, false
+	glued := false
+	run := func(r string) { // a run without such characters
+		for utf8.RuneCountInString(r) > maxPiece {
+			cut := 0
+			for range maxPiece {
+				_, n := utf8.DecodeRuneInString(r[cut:])
+				cut += n
+			}
+			fn(r[:cut], glued)
+			r, glued = r[cut:], true
+		}
+		fn(r, glued)
+		glued = true
+	}
+	start := 0
 	for i, r := range w {
 		if !spaceless(r) {
 			continue
 		}
 		if start < i {
-			fn(w[start:i], glued)
-			glued = true
+			run(w[start:i])
 		}
 		n := utf8.RuneLen(r)
 		fn(w[i:i+n], glued)
 		glued, start = true, i+n
 	}
 	if start < len(w) {
-		fn(w[start:], glued)
+		run(w[start:])
 	}
+}
+
+// maxPiece is the most characters a piece of a word holds (see pieces):
+// longer than English's words, so that they stay whole.
+const maxPiece = 24
+
+// plain says whether w is one piece (see pieces): no longer than
+// maxPiece bytes, so characters, and no character of a script written
+// without spaces.
+func plain(w string) bool { return len(w) <= maxPiece && !maySplit(w) }
+
+// functionCharacter says whether r, a character of a script written
+// without spaces read as a word of its own, is too common to be one of a
+// query's words: a Hiragana character (the particles and endings that
+// join Japanese words) or one of Chinese's commonest function
+// characters, as "the" and "in" are not query words of English.
+func functionCharacter(r rune) bool {
+	if r >= 0x3041 && r <= 0x309f {
+		return true
+	}
+	return strings.ContainsRune("的了在是我你他她它们这那哪里什么吗呢吧啊和与就都也还又很把被给对从到有个一不没", r)
 }
 
 // maySplit says whether w may hold a character of a script written

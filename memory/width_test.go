@@ -25,14 +25,16 @@ func TestUnits(t *testing.T) {
 // stood.
 func TestPieces(t *testing.T) {
 	for w, want := range map[string]string{
-		"lake":      "lake",
-		"Paris東京":   "Paris +東 +京",
-		"猫が好き":      "猫 +が +好 +き",
-		"コーヒーを2杯":   "コ +ー +ヒ +ー +を +2 +杯",
-		"「小花」。":     "「 +小 +花 +」。",
-		"안녕하세요":     "안녕하세요",
-		"café":      "café",
-		"東京Tower東京": "東 +京 +Tower +東 +京",
+		"lake":                   "lake",
+		"Paris東京":                "Paris +東 +京",
+		"猫が好き":                   "猫 +が +好 +き",
+		"コーヒーを2杯":                "コ +ー +ヒ +ー +を +2 +杯",
+		"「小花」。":                  "「 +小 +花 +」。",
+		"안녕하세요":                  "안녕하세요",
+		"café":                   "café",
+		"東京Tower東京":              "東 +京 +Tower +東 +京",
+		strings.Repeat("a", 60):  strings.Repeat("a", 24) + " +" + strings.Repeat("a", 24) + " +" + strings.Repeat("a", 12),
+		strings.Repeat("여권", 25): strings.Repeat("여권", 12) + " +" + strings.Repeat("여권", 12) + " +여권",
 	} {
 		var got []string
 		pieces(w, func(p string, glued bool) {
@@ -124,5 +126,48 @@ func TestFirstTokens(t *testing.T) {
 	got, cut := firstTokens(zh, 150)
 	if !cut || units(got) > 4*150 || units(got) < 4*140 || strings.Contains(got, " ") {
 		t.Errorf("Chinese: cut %v, %d tokens, %q", cut, tokens(units(got)), got)
+	}
+}
+
+// A long word without spaces (Korean or Thai typed without them, a key, a
+// long URL) is cut like text written without spaces: its excerpt and its
+// preview keep to about their tokens (they were shown whole).
+func TestLongWordsAreCut(t *testing.T) {
+	key := strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789+/", 85)
+	text := "My API token backup is " + key + " keep it safe."
+	got := excerpt(text, queryWords("API token backup"), 40, false)
+	if got == "" || tokens(units(got)) > 60 || !strings.Contains(got, "API token backup") {
+		t.Errorf("a %d-character key: excerpt of %d tokens: %q", len(key), tokens(units(got)), got)
+	}
+	ko := strings.Repeat("오늘은날씨가좋아서공원에서산책했습니다", 40) + "제여권은책상서랍에있습니다" + strings.Repeat("오늘은날씨가좋아서공원에서산책했습니다", 40)
+	if got := excerpt(ko, queryWords("여권"), 40, false); got == "" || tokens(units(got)) > 60 {
+		t.Errorf("Korean without spaces: excerpt of %d tokens: %q", tokens(units(got)), got)
+	}
+	for _, text := range []string{key, ko} {
+		if p := Preview(text); units(p) > 4*previewTokens+8 || !strings.HasSuffix(p, " …") {
+			t.Errorf("preview of %d units: %q", units(p), p)
+		}
+	}
+}
+
+// The commonest function characters of Chinese and every Hiragana
+// character (Japanese's particles and endings) are not a query's words,
+// as "the" is not: an excerpt then centres on what the query asks, not
+// on filler that shares its 在 and 里 (a trial's "where is my passport"
+// was cut before the place).
+func TestFunctionCharacters(t *testing.T) {
+	want := queryWords("护照在哪里？")
+	if _, ok := want.index["护"]; !ok || len(want.index) != 2 {
+		t.Errorf("query words %v, want 护 and 照", want.index)
+	}
+	filler := strings.Repeat("我的猫喜欢睡在窗台上晒太阳。哪里都不如家里舒服。", 30)
+	text := filler + "其实我把护照藏在书房第三个抽屉的蓝色信封里。" + filler
+	for n, place := range map[int]string{20: "护照藏在书房第三个抽屉", 60: "护照藏在书房第三个抽屉的蓝色信封里", 120: "护照藏在书房第三个抽屉的蓝色信封里"} {
+		if got := excerpt(text, queryWords("护照在哪里"), n, false); !strings.Contains(got, place) {
+			t.Errorf("excerpt of %d tokens misses the place: %q", n, got)
+		}
+	}
+	if jp := queryWords("Wi-Fiのパスワードはどこ"); len(jp.index) != 6 {
+		t.Errorf("Japanese query words %v, want wi-fi and パスワード's five characters", jp.index)
 	}
 }
