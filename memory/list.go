@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // NamespaceInfo summarises one namespace.
@@ -96,29 +95,20 @@ const (
 // most), on one line, for listings, its control characters shown
 // (visible): a listing goes to terminals too. In text written without
 // spaces each character is a word, and a very long word is cut into
-// pieces (see pieces), shown as written.
+// pieces (script.Pieces), shown as written.
 func Preview(text string) string {
-	var b strings.Builder
-	n, u, more := 0, 0, false
-	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
-		pieces(f, func(p string, glued bool) {
-			switch {
-			case more:
-			case n == previewWords || n > 0 && u+units(p) > 4*previewTokens:
-				more = true
-			default:
-				if n > 0 && !glued {
-					b.WriteByte(' ')
-				}
-				b.WriteString(p)
-				n, u = n+1, u+units(p)
-			}
-		})
-		if more {
-			return strings.Map(visible, b.String()) + " …"
+	n, u := 0, 0
+	first, more := firstPieces(text, func(p string) bool {
+		if n == previewWords || n > 0 && u+units(p) > 4*previewTokens {
+			return false
 		}
+		n, u = n+1, u+units(p)
+		return true
+	})
+	if more {
+		return strings.Map(visible, first) + " …"
 	}
-	return strings.Map(visible, b.String())
+	return strings.Map(visible, first)
 }
 
 // PageSessions cuts one page out of every session of a namespace: it keeps

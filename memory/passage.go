@@ -12,6 +12,7 @@ import (
 	"agentmem/memory/dates"
 	"agentmem/memory/hybrid/forms"
 	"agentmem/memory/hybrid/kinds"
+	"agentmem/memory/internal/script"
 )
 
 // MaxContext is the most neighbouring turns a recall adds on each side of
@@ -350,7 +351,7 @@ func merge(p Passage, turns []Memory, h Hit) Passage {
 // that holds the most of the query's words, cut at word boundaries and
 // marked with an ellipsis where it was cut; "" when the text is short
 // enough to show whole. A character of a script written without spaces
-// is a word (pieces), and the words of such a run are shown as written,
+// is a word (script.Pieces), and the words of such a run are shown as written,
 // without spaces between them. byKinds: if no word of the text
 // is a query word, its words are matched by their kinds (kindsMatch).
 // want's buffers are reused from one call to the next.
@@ -360,28 +361,18 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		return ""
 	}
 	span := max(1, 3*n/4) // about 0.75 words a token
-	// glued is kept from the first word that may hold characters of a
-	// script written without spaces on (maySplit); split says one did
-	words, kept, split := want.words[:0], false, false
+	words, glued, split := want.words[:0], want.glued[:0], false
 	for w := range strings.FieldsSeq(text) {
-		if plain(w) {
-			words = append(words, w)
-			if kept {
-				want.glued = append(want.glued, false)
-			}
+		if script.Plain(w) { // most words, without a call
+			words, glued = append(words, w), append(glued, false)
 			continue
 		}
-		if !kept {
-			kept, want.glued = true, slices.Grow(want.glued[:0], len(words))[:len(words)]
-			clear(want.glued)
-		}
-		pieces(w, func(piece string, g bool) {
-			words, want.glued = append(words, piece), append(want.glued, g)
+		script.Pieces(w, func(piece string, g bool) {
+			words, glued = append(words, piece), append(glued, g)
 			split = split || g
 		})
 	}
-	want.words = words
-	glued := want.glued
+	want.words, want.glued = words, glued
 	if split || u != utf8.RuneCountInString(text) {
 		// text with characters read about one a token (see units): as
 		// many words as make n tokens of this text, where a Korean word
@@ -474,7 +465,7 @@ type stems struct {
 	whole map[string]string // a verb form's stem: the form, when longer
 
 	words []string
-	glued []bool // each word follows the one before it with no space (see pieces)
+	glued []bool // each word follows the one before it with no space (script.Pieces)
 	match []int32
 	seen  []int
 	kinds map[string]int32 // a word's kindsMatch, looked up once a recall
@@ -498,8 +489,8 @@ func queryWords(q string) *stems {
 	}
 	var alias []string // each query word's base in package forms ("" if none), by index - 1
 	for _, f := range strings.Fields(q) {
-		pieces(f, func(w string, _ bool) {
-			if r, n := utf8.DecodeRuneInString(w); n == len(w) && functionCharacter(r) {
+		script.Pieces(f, func(w string, _ bool) {
+			if r, n := utf8.DecodeRuneInString(w); n == len(w) && script.FunctionCharacter(r) {
 				return
 			}
 			if !add(stem(w), int32(len(alias)+1)) {

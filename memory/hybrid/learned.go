@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"agentmem/memory"
+	"agentmem/memory/internal/script"
 )
 
 // The learned order: each fused candidate's chance of being evidence,
@@ -145,8 +146,8 @@ func flag(b bool) float64 {
 // buf, and where to look for the next; an empty word when there is none.
 // A word is a run of letters (any script's, with their combining marks)
 // and apostrophes, a typographic one (’) read as ASCII's; a character of
-// a script written without spaces (Han, Hiragana, Katakana) is a word of
-// its own. ASCII text is read a byte at a time.
+// a script written without spaces (script.Spaceless) is a word of its
+// own. ASCII text is read a byte at a time.
 func nextWord(text string, i int, buf []byte) ([]byte, int) {
 	b := buf[:0]
 	for ; i < len(text); i++ {
@@ -178,7 +179,7 @@ func wordOnFrom(text string, i int, b []byte) ([]byte, int) {
 		switch {
 		case r == '’' || r == '‘' || r == 'ʼ':
 			r = '\''
-		case r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		case script.Spaceless(r):
 			if len(b) > 0 {
 				return composed(b, marks), i
 			}
