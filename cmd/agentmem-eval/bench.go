@@ -165,7 +165,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		return err
 	}
 	start, cpu0 := time.Now(), cpuTime()
-	stored := 0
+	stored, skipped := 0, 0
 	for pass := 0; stored < n; pass++ {
 		for _, s := range sessions {
 			if stored >= n {
@@ -185,6 +185,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 					return err
 				}
 				stored += res.Stored + res.Skipped
+				skipped += res.Skipped
 			}
 		}
 	}
@@ -211,7 +212,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		embedShare = time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
 	}
 
-	return benchRecall(e, dir, n, queries, k, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing})
+	return benchRecall(e, dir, n, queries, k, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing, skipped})
 }
 
 // benchWarmUp is how many questions each fusion mode asks first, untimed.
@@ -238,6 +239,7 @@ type benchIngest struct {
 	wall, cpu  time.Duration
 	embedShare float64
 	closing    time.Duration
+	skipped    int // turns the store already held: not a fresh ingest
 }
 
 // benchRecall measures recall, open and RSS on the store in dir (ing: its
@@ -359,6 +361,9 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 		}
 		fmt.Printf("- ingest: %.0f turns/s (%.1f s wall; %.1f s of CPU: %.0f turns per CPU-second; %s); close (snapshot saved): %.2f s\n",
 			float64(n)/ing.wall.Seconds(), ing.wall.Seconds(), ing.cpu.Seconds(), float64(n)/ing.cpu.Seconds(), share, ing.closing.Seconds())
+		if ing.skipped > 0 {
+			fmt.Printf("- of which %d turns the store already held (skipped, not stored): the rate above is not an ingest's\n", ing.skipped)
+		}
 	} else {
 		fmt.Printf("- ingest: not measured (the store of an earlier run, --reuse)\n")
 	}
