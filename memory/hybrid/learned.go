@@ -267,8 +267,9 @@ func queryContent(text string) []string {
 }
 
 // contentWord is w as the learned order compares it, if it is a content
-// word (three letters or more, not a stop word; so a character of Han,
-// Hiragana or Katakana alone never is): quotes and a possessive
+// word (three letters or more, not a stop word; or a character of Han or
+// Katakana, a word of its own, that is not a function character, as
+// "the" is not a content word of English): quotes and a possessive
 // 's cut ("John's" is "john"), then its commonest ending ("-ing", "-ed",
 // "-es" after s, x, z, ch or sh, "-s", "-ly" of a long word), then a
 // final e, so that a word and its inflections meet: "volunteering",
@@ -276,6 +277,10 @@ func queryContent(text string) []string {
 // "raced" and "racing" are "rac". A cheap stemmer, not Porter's: it runs
 // for every word of every candidate.
 func contentWord(w []byte) ([]byte, bool) {
+	if len(w) == 3 && w[0] >= 0xe3 { // one character from U+3000 on
+		r, _ := utf8.DecodeRune(w)
+		return w, script.Spaceless(r) && r != 0x30fc && !script.FunctionCharacter(r)
+	}
 	for len(w) > 0 && w[0] == '\'' {
 		w = w[1:]
 	}

@@ -185,6 +185,32 @@ func TestWordsOfEveryScript(t *testing.T) {
 	}
 }
 
+// A character of Han or Katakana is a content word of its own, unless it
+// is a function character (a Hiragana particle, Chinese's 的, 什, 么, the
+// Katakana prolonged sound mark), so that a Chinese or Japanese question
+// covers the turns that hold its words as an English one does.
+func TestContentCharacters(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		words []string
+	}{
+		{"我妹妹的猫叫什么名字？", []string{"妹", "猫", "叫", "名", "字"}},
+		{"猫の名前は何ですか", []string{"猫", "名", "前", "何"}},
+		{"コーヒー is hot", []string{"コ", "ヒ", "hot"}},
+	} {
+		if got := queryContent(c.query); !slices.Equal(got, c.words) {
+			t.Errorf("%q: content words %q, want %q", c.query, got, c.words)
+		}
+	}
+	q := queryContent("我妹妹的猫叫什么名字？")
+	if c := countWords("我妹妹的猫叫小花。", q); c.has != 0b111 || c.content != 6 {
+		t.Errorf("the answer's counts %+v, want the query's 妹, 猫 and 叫 held (0b111) among 6 content words (妹 妹 猫 叫 小 花)", c)
+	}
+	if c := countWords("你好！很高兴认识你。", q); c.has != 0 {
+		t.Errorf("a greeting holds the query's words %b", c.has)
+	}
+}
+
 // An ASCII text is read as it always was (the committed model was fit on
 // such words): the same words as a scan of ASCII letters and apostrophes.
 func TestASCIIWordsUnchanged(t *testing.T) {
