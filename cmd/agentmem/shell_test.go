@@ -31,6 +31,14 @@ func TestRememberFileIsStrict(t *testing.T) {
 	if out := run(t, data, "--embedder", "none", "namespaces"); !strings.Contains(out, "No memories stored yet.") {
 		t.Errorf("a refused remember -f stored something:\n%s", out)
 	}
+	// bytes that are not UTF-8, in a file or an argument, are refused:
+	// JSON and the flag parser would both read them as U+FFFD
+	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", write("latin1.json", "[{\"role\":\"user\",\"content\":\"caf\xe9 au lait\"}]")); err == nil || !strings.Contains(errOut, "messages[0].content: is not valid UTF-8 (byte 0xe9)") {
+		t.Errorf("remember -f of Latin-1 text: %v, %s", err, errOut)
+	}
+	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "ok", "caf\xe9 au lait"); err == nil || !strings.Contains(errOut, `an argument is not valid UTF-8: "caf\xe9 au lait"`) {
+		t.Errorf("remember of a Latin-1 argument: %v, %s", err, errOut)
+	}
 	withID := write("with-id.json", `{"session_id":"ff","messages":[{"role":"user","content":"I moved to Lisbon."}]}`)
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", withID, "--session-id", "other"); err == nil || !strings.Contains(errOut, `--session-id "other" and the file's "ff" differ`) {
 		t.Errorf("remember -f with a session_id and another --session-id: %v, %s; want an error naming both", err, errOut)

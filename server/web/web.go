@@ -168,11 +168,12 @@ func decode[T any](r *http.Request) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
 		return zero, &httpError{http.StatusBadRequest, "the request body is not JSON: " + err.Error()}
 	}
-	return spec.Decode[T](v)
+	return spec.Decode[T](json.RawMessage(raw))
 }
 
 // Match is one recalled memory, whole (tools.RecallWhole: the browser

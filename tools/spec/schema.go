@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -383,16 +384,35 @@ func Decode[T any](args any) (T, error) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return out, &FieldError{Field: "arguments", Msg: err.Error()}
 		}
+		if ok {
+			if err := notUTF8(raw); err != nil {
+				return out, err
+			}
+		}
 	}
 	if err := Validate[T](v); err != nil {
 		return out, err
 	}
 	// the defaults first: what the arguments hold decodes over them
-	if err := json.Unmarshal(schemaOf[T]().defaults, &out); err != nil {
-		return out, err
+	decode := func(raw []byte) error {
+		if err := json.Unmarshal(schemaOf[T]().defaults, &out); err != nil {
+			return err
+		}
+		if len(raw) == 0 {
+			return nil
+		}
+		return json.Unmarshal(raw, &out)
 	}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
+	if err := decode(raw); err != nil {
+		// a whole number written as 10.0 or 1e1, an integer to JSON
+		// Schema (and so to Validate), is no int to encoding/json: the
+		// validated value, encoded again, writes it as 10
+		var typeErr *json.UnmarshalTypeError
+		again, merr := json.Marshal(v)
+		if !errors.As(err, &typeErr) || merr != nil {
+			return out, &FieldError{Field: "arguments", Msg: err.Error()}
+		}
+		if err := decode(again); err != nil {
 			return out, &FieldError{Field: "arguments", Msg: err.Error()}
 		}
 	}

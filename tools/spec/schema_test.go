@@ -138,3 +138,47 @@ func TestNestedDefaultRefused(t *testing.T) {
 	}()
 	Schema[outer]()
 }
+
+// A whole number written as 10.0 or 1e1 is an integer to JSON Schema, so
+// to the checks, and decodes as one: the browser's API, whose body is
+// decoded first, always took it; a tool call's raw arguments did not.
+func TestDecodeWholeNumbersWrittenAsFloats(t *testing.T) {
+	for _, raw := range []string{`{"query":"x","k":10.0}`, `{"query":"x","k":1e1}`, `{"query":"x","k":1E1,"context":1.0,"pool":2e1}`} {
+		got, err := Decode[RecallArgs](json.RawMessage(raw))
+		if err != nil || got.K != 10 {
+			t.Errorf("%s: k %d, %v", raw, got.K, err)
+		}
+	}
+	if _, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","k":10.5}`)); err == nil || err.Error() != "k: must be a whole number, got 10.5" {
+		t.Errorf("k 10.5: %v", err)
+	}
+	got, err := Decode[RememberArgs](json.RawMessage(`{"messages":[{"role":"user","content":"hi"}],"turn":3.0}`))
+	if err != nil || got.Turn == nil || *got.Turn != 3 {
+		t.Errorf("turn 3.0: %+v, %v", got.Turn, err)
+	}
+}
+
+// Bytes that are not UTF-8 in a call's arguments are refused, naming the
+// string that holds them: encoding/json would read them as U+FFFD, and a
+// memory would hold a text that is not the one sent.
+func TestDecodeRefusesBytesNotUTF8(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"ok\"},{\"role\":\"user\",\"content\":\"caf\xe9 au lait\"}]}", "messages[1].content: is not valid UTF-8 (byte 0xe9)"},
+		{"{\"query\":\"\xff\xfe\"}", "query: is not valid UTF-8 (byte 0xff)"},
+		{"{\"query\":\"x\",\"weights\":{\"te\xffxt\":1}}", "weights.te\ufffdxt: (a name) is not valid UTF-8"},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"ok\",\"speaker\":\"Ren\xe9e\"}]}", "messages[0].speaker: is not valid UTF-8"},
+	} {
+		var err error
+		if strings.HasPrefix(c.raw, `{"messages"`) {
+			_, err = Decode[RememberArgs](json.RawMessage(c.raw))
+		} else {
+			_, err = Decode[RecallArgs](json.RawMessage(c.raw))
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.raw, err, c.want)
+		}
+	}
+	if _, err := Decode[RememberArgs](json.RawMessage(`{"messages":[{"role":"user","content":"café \ufffd 東京 🙂"}]}`)); err != nil {
+		t.Errorf("UTF-8 text, U+FFFD itself included: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 )
@@ -62,6 +63,14 @@ func Main[E any](name, description string, cli interface{ globals() *Globals }, 
 	parser, err := kong.New(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars())
 	if err != nil {
 		panic(err) // the cli struct is wrong: a programming error
+	}
+	// kong reads bytes that are not UTF-8 as U+FFFD without a word, and a
+	// turn or query given so would be stored or searched as another text
+	for _, a := range os.Args[1:] {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(os.Stderr, "%s: error: an argument is not valid UTF-8: %q; give text as UTF-8\n", name, a[:min(len(a), 60)])
+			os.Exit(1)
+		}
 	}
 	k, err := parser.Parse(os.Args[1:])
 	if err != nil {
