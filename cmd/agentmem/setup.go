@@ -101,12 +101,33 @@ func (c setupClaudeCmd) Run(e *env) error {
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
 	}
+	record, err := c.allowRecord()
+	if err != nil {
+		return err
+	}
+	added, err := readAllowRecord(record)
+	if err != nil {
+		return err
+	}
+	var changed, left []string
 	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) {
 		setHooks(doc, "claude-code", hook, c.events(), nil, c.Uninstall)
-		setAllowed(doc, c.Uninstall)
+		changed, left = setAllowed(doc, added[files.hooks], c.Uninstall)
 	}}
 	if err := applyAll([]fileChange{mcp, hooks}, c.DryRun); err != nil {
 		return err
+	}
+	if !c.DryRun {
+		if err := added.note(record, files.hooks, changed, c.Uninstall); err != nil {
+			fmt.Fprintf(os.Stderr, "agentmem: %v: --uninstall will leave %s in %s's permissions.allow\n", err, strings.Join(changed, " and "), files.hooks)
+		}
+	}
+	if len(left) > 0 {
+		them, were := "them", "they were"
+		if len(left) == 1 {
+			them, were = "it", "it was"
+		}
+		fmt.Printf("%s: left %s in permissions.allow: setup has no record of adding %s (%s there before it, or a setup before this version added %s); remove %s by hand if you do not want %s.\n", files.hooks, strings.Join(left, " and "), them, were, them, them, them)
 	}
 	if !c.DryRun && !c.Uninstall {
 		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
@@ -148,43 +169,6 @@ func hookBinary(exe string) (string, string) {
 		return lean, ""
 	}
 	return exe, fmt.Sprintf("The hooks run agentmem itself: %s is not beside it (go install ./cmd/agentmem ./cmd/agentmem-hook installs both; with it, each hook starts several times faster). Run setup again once it is.\n", name)
-}
-
-// allowedTools are the read-only tools setup lets the model call without
-// asking (permissions.allow): without them Claude Code asks the user at
-// every recall, and refuses it in claude -p.
-var allowedTools = []string{"mcp__agentmem__recall", "mcp__agentmem__today"}
-
-// setAllowed adds allowedTools to doc's permissions.allow, or removes
-// them, leaving the user's own rules as they are.
-func setAllowed(doc map[string]any, uninstall bool) {
-	perms, _ := doc["permissions"].(map[string]any)
-	if perms == nil {
-		if uninstall {
-			return
-		}
-		perms = map[string]any{}
-	}
-	allow, _ := perms["allow"].([]any)
-	kept := slices.DeleteFunc(allow, func(a any) bool {
-		s, ok := a.(string)
-		return ok && slices.Contains(allowedTools, s)
-	})
-	if !uninstall {
-		for _, t := range allowedTools {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
-		delete(perms, "allow")
-	} else {
-		perms["allow"] = kept
-	}
-	if len(perms) == 0 {
-		delete(doc, "permissions")
-		return
-	}
-	doc["permissions"] = perms
 }
 
 // hookArgs are the arguments of host's hook command.

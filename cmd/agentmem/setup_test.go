@@ -340,7 +340,10 @@ func TestSetupScopes(t *testing.T) {
 			}
 			s.must(scope(c.scope))
 			got := slices.Sorted(maps.Keys(snapshot(t, s.home, s.proj)))
-			if want := slices.Sorted(slices.Values([]string{path(c.mcp), path(c.hooks)})); !slices.Equal(got, want) {
+			// and the record of the permissions setup added, which
+			// --uninstall reads and removes
+			record := path("HOME/.config/agentmem/setup-claude-code.json")
+			if want := slices.Sorted(slices.Values([]string{path(c.mcp), path(c.hooks), record})); !slices.Equal(got, want) {
 				t.Errorf("files written %v, want %v", got, want)
 			}
 			keys := append(c.mcpPath(s.proj), "mcpServers", "agentmem")
@@ -352,7 +355,11 @@ func TestSetupScopes(t *testing.T) {
 			}
 			s.must(scope(c.scope), uninstall)
 			for _, f := range got {
-				sameJSON(t, f, "{}")
+				if f != record {
+					sameJSON(t, f, "{}")
+				} else if _, err := os.Stat(f); !os.IsNotExist(err) {
+					t.Errorf("the record of what setup added is left after --uninstall: %v", err)
+				}
 			}
 		})
 	}
@@ -528,4 +535,20 @@ func TestCarriedFlags(t *testing.T) {
 	if got := carried(cfg); len(got) != 0 {
 		t.Errorf("defaults carried %q", got)
 	}
+}
+
+// A permission the user had given before setup, the same as one setup
+// adds, is the user's: --uninstall leaves it, and says so (a new-user
+// trial found it removed).
+func TestSetupUninstallKeepsTheUsersRules(t *testing.T) {
+	s := newSetupEnv(t)
+	mine := `{"permissions": {"allow": ["mcp__agentmem__recall"]}}`
+	settings := s.write(".claude/settings.json", mine)
+	s.must()
+	if allow := dig(readJSON(t, settings), "permissions", "allow"); !slices.Equal(allow.([]any), []any{"mcp__agentmem__recall", "mcp__agentmem__today"}) {
+		t.Errorf("after setup allow = %v", allow)
+	}
+	s.must() // a second run adds nothing, and forgets nothing it added
+	s.must(uninstall)
+	sameJSON(t, settings, mine)
 }
