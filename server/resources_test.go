@@ -54,6 +54,16 @@ func TestResourcesCompletionsAndLogging(t *testing.T) {
 	if len(first.Resources) != 1+spec.ResourcePerPage || first.NextCursor == "" || first.Resources[0].URI != spec.NamespacesURI {
 		t.Fatalf("first page: %d resources (first %q), next %q; want the namespaces and %d sessions, and a cursor", len(first.Resources), first.Resources[0].URI, first.NextCursor, spec.ResourcePerPage)
 	}
+	// a cursor this server never returned is an error naming it, not an
+	// empty page a client would read as the list's end
+	for _, junk := range []string{"junk", "e30="} { // base64 both; {} the second
+		_, err := c.MCP().(interface {
+			ListResourcesByPage(context.Context, mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error)
+		}).ListResourcesByPage(ctx, mcp.ListResourcesRequest{PaginatedRequest: mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: mcp.Cursor(junk)}}})
+		if err == nil || !strings.Contains(err.Error(), `cursor: "`+junk+`" is not a cursor this server returned`) {
+			t.Errorf("resources/list with the cursor %q: %v", junk, err)
+		}
+	}
 	all, err := c.Resources(ctx)
 	if err != nil {
 		t.Fatal(err)

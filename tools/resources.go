@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -33,6 +34,29 @@ import (
 func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
+	// a cursor resources/list did not return is refused before the list
+	// is made: the hook that makes it cannot fail the request, and an
+	// empty page would read as the list's end. mcp-go answers this hook's
+	// error as an invalid request (-32600)
+	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
+		raw, ok := message.(json.RawMessage)
+		if !ok || !bytes.Contains(raw, []byte(`"cursor"`)) {
+			return nil
+		}
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &req) != nil || req.Method != string(mcp.MethodResourcesList) || req.Params.Cursor == "" {
+			return nil
+		}
+		if _, err := decodeListCursor(req.Params.Cursor); err != nil {
+			return err
+		}
+		return nil
+	})
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		svc, err := mem.Service(ctx)
 		if err != nil {
@@ -252,6 +276,16 @@ type listCursor struct {
 	Cursor string `json:"c,omitempty"`
 }
 
+// decodeListCursor reads a cursor resources/list returned.
+func decodeListCursor(c string) (listCursor, error) {
+	var at listCursor
+	raw, err := base64.StdEncoding.DecodeString(c)
+	if err != nil || json.Unmarshal(raw, &at) != nil || at.NS == "" {
+		return at, fmt.Errorf("cursor: %q is not a cursor this server returned", c[:min(len(c), 64)])
+	}
+	return at, nil
+}
+
 // listSessions fills resources/list with sessions, every namespace's in
 // turn, spec.ResourcePerPage at a time; the static resources come first,
 // on the first page. A failure is logged (and so sent to a client that
@@ -262,8 +296,8 @@ func listSessions(ctx context.Context, svc *memory.Service, log *slog.Logger, re
 	}
 	var at listCursor
 	if c := string(req.Params.Cursor); c != "" {
-		raw, err := base64.StdEncoding.DecodeString(c)
-		if err != nil || json.Unmarshal(raw, &at) != nil || at.NS == "" {
+		var err error
+		if at, err = decodeListCursor(c); err != nil { // refused before, when the request came
 			log.ErrorContext(ctx, "resources/list: a cursor this server did not return", "cursor", c)
 			res.Resources, res.NextCursor = []mcp.Resource{}, ""
 			return
