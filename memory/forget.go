@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -60,11 +61,15 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if req.All && !req.Confirm {
 		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
 	}
-	unknown, err := s.unknownIDs(ctx, ns, req.IDs)
+	ids, err := s.resolveIDs(ctx, ns, req.IDs)
 	if err != nil {
 		return ForgetResult{}, err
 	}
-	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: req.IDs, SessionID: req.SessionID, All: req.All})
+	unknown, err := s.unknownIDs(ctx, ns, ids, req.IDs)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: ids, SessionID: req.SessionID, All: req.All})
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}
@@ -75,22 +80,53 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	return res, nil
 }
 
-// unknownIDs is the ids that name no memory of namespace ns: a memory's id
-// is its session's id, ":" and its turn, looked up as that turn.
-func (s *Service) unknownIDs(ctx context.Context, ns string, ids []string) ([]string, error) {
+// resolveIDs is ids with the session each names resolved as a session_id
+// argument is: a memory of a session whose id is a UUID may be named by
+// the start a recall shows ("01680260:2"). Ids of another form are kept
+// as they are.
+func (s *Service) resolveIDs(ctx context.Context, ns string, ids []string) ([]string, error) {
+	var out []string
+	for i, id := range ids {
+		session, turn, ok := ParseMemoryID(id)
+		if ok && shortForm(session) {
+			whole, err := s.resolveSession(ctx, ns, session)
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return nil, &FieldError{fmt.Sprintf("ids[%d]", i), fe.Msg}
+			} else if err != nil {
+				return nil, err
+			}
+			if whole != session {
+				if out == nil {
+					out = slices.Clone(ids)
+				}
+				out[i] = MemoryID(whole, turn)
+			}
+		}
+	}
+	if out == nil {
+		return ids, nil
+	}
+	return out, nil
+}
+
+// unknownIDs is those of given, the ids of a request, that name no memory
+// of namespace ns, ids[i] being given[i] resolved (resolveIDs): a memory's
+// id is its session's id, ":" and its turn, looked up as that turn.
+func (s *Service) unknownIDs(ctx context.Context, ns string, ids, given []string) ([]string, error) {
 	var unknown []string
-	for _, id := range ids {
+	for i, id := range ids {
 		session, turn, ok := ParseMemoryID(id)
 		if !ok {
-			unknown = append(unknown, id)
+			unknown = append(unknown, given[i])
 			continue
 		}
 		ts, err := s.store.Turns(ctx, ns, session, turn, turn)
 		if err != nil {
-			return nil, fmt.Errorf("looking up memory %s: %w", id, err)
+			return nil, fmt.Errorf("looking up memory %s: %w", given[i], err)
 		}
 		if !slices.ContainsFunc(ts, func(m Memory) bool { return m.ID == id }) {
-			unknown = append(unknown, id)
+			unknown = append(unknown, given[i])
 		}
 	}
 	return unknown, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,6 +62,34 @@ func TestRecallShowsAndTakesShortSessions(t *testing.T) {
 		if h.Memory.SessionID != b {
 			t.Errorf("recall in session 9a8b7c6d returned a memory of %s", h.Memory.SessionID)
 		}
+	}
+}
+
+// A memory of a UUID session may be forgotten by the start a recall
+// shows ("0b7c1d2e:1"), as the session may (a new-user trial found its
+// id refused as naming nothing); a start that names several sessions is
+// an error naming the id, and an unknown id is reported as given.
+func TestForgetIDsByShortSession(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "short"})
+	const a = "0b7c1d2e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+	for _, id := range []string{a, "01a234f8-ca51-7a82-8000-000000000001", "01a234f8-ca52-7a82-8000-000000000002"} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: id, SessionDate: "2023-05-01",
+			Messages: []memory.Message{{Role: "user", Content: "we talked about the sailing trip"}, {Role: "assistant", Content: "the boat leaves in August"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Forget(bg, memory.ForgetRequest{Namespace: "n", IDs: []string{"0b7c1d2e:1", "0b7c1d2e:7"}})
+	if err != nil || res.Deleted != 1 || !slices.Equal(res.Unknown, []string{"0b7c1d2e:7"}) {
+		t.Fatalf("forget 0b7c1d2e:1 and :7: %+v, %v", res, err)
+	}
+	if got := texts(t, svc, "n", a); !slices.Equal(got, []string{"we talked about the sailing trip"}) {
+		t.Errorf("the session holds %q, want only its first turn", got)
+	}
+	if _, err := svc.Forget(bg, memory.ForgetRequest{Namespace: "n", IDs: []string{a + ":0", "01a234f8:0"}}); err == nil || !strings.HasPrefix(err.Error(), "ids[1]: ") {
+		t.Errorf("forget by a start two sessions share: %v, want an error on ids[1]", err)
+	}
+	if got := texts(t, svc, "n", a); len(got) != 1 {
+		t.Errorf("a refused forget deleted memories: the session holds %q", got)
 	}
 }
 

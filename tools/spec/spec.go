@@ -161,7 +161,7 @@ type Today struct {
 // ForgetArgs are the forget tool's arguments: exactly one of IDs,
 // SessionID and All.
 type ForgetArgs struct {
-	IDs       []string `json:"ids,omitempty" jsonschema:"Memory ids to delete, as recall returns them." schema:"maxItems=1000,items.minLength=1,items.maxLength=400"`
+	IDs       []string `json:"ids,omitempty" jsonschema:"Memory ids to delete: a session id, a colon and the turn (0 for the first), as recall returns them with format json and as the session resource numbers the turns; the session part may be the start of a UUID as the recall text shows it." schema:"maxItems=1000,items.minLength=1,items.maxLength=400"`
 	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more; refused when it starts several)." schema:"maxLength=256,pattern=name"`
 	All       bool     `json:"all,omitempty" jsonschema:"Delete every memory of the namespace; needs confirm=true."`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"Must be true with all=true."`
