@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -270,6 +271,40 @@ func TestHTTPMaxSessions(t *testing.T) {
 	for i, want := range []int{200, 404, 200, 200} {
 		if resp, _ := do(t, "POST", ts.URL, ids[i], listBody, nil); resp.StatusCode != want {
 			t.Errorf("session %d: %d, want %d", i, resp.StatusCode, want)
+		}
+	}
+}
+
+// Beyond the cap, the session that ends is one of the user who holds the
+// most: one token opening sessions without end ends its own, not another
+// user's.
+func TestHTTPMaxSessionsPerUser(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	alice, err := server.AddToken(file, server.TokenEntry{User: "alice", Write: []string{"alice"}, Default: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := server.AddToken(file, server.TokenEntry{User: "bob", Write: []string{"bob"}, Default: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := server.OpenTokens(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newHTTP(t, bare(nil), server.HTTPOptions{MaxSessions: 3, Users: users})
+	as := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	bobs := initialize(t, ts.URL, as(bob)) // the least recently used of all
+	var alices []string
+	for range 5 {
+		alices = append(alices, initialize(t, ts.URL, as(alice)))
+	}
+	if resp, body := do(t, "POST", ts.URL, bobs, listBody, as(bob)); resp.StatusCode != 200 {
+		t.Errorf("bob's session after alice opened 5 with a cap of 3: %d %s, want it alive", resp.StatusCode, body)
+	}
+	for i, want := range []int{404, 404, 404, 200, 200} {
+		if resp, _ := do(t, "POST", ts.URL, alices[i], listBody, as(alice)); resp.StatusCode != want {
+			t.Errorf("alice's session %d: %d, want %d", i, resp.StatusCode, want)
 		}
 	}
 }

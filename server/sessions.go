@@ -13,7 +13,8 @@ import (
 // mcp-go ends (DELETE, the idle sweeper, shutdown). Ended ids are not kept:
 // an id it does not know, ended or never issued, gets 404 alike. At most
 // max sessions live at once; issuing one more ends the one used least
-// recently (end frees what mcp-go keeps for it).
+// recently of the user who holds the most (end frees what mcp-go keeps
+// for it).
 type sessions struct {
 	mu     sync.Mutex
 	live   map[string]*list.Element
@@ -42,7 +43,7 @@ func (s *sessions) Generate() string {
 	s.mu.Lock()
 	s.live[id] = s.lru.PushFront(id)
 	for s.lru.Len() > s.max {
-		e := s.lru.Back()
+		e := s.victim(id)
 		old := e.Value.(string)
 		s.lru.Remove(e)
 		s.forget(old)
@@ -53,6 +54,32 @@ func (s *sessions) Generate() string {
 		s.end(old)
 	}
 	return id
+}
+
+// victim is the session to end when one more than max are live: the one
+// used least recently of the user who holds the most, so that one user
+// opening sessions without end (one token among many, a client that
+// never reuses its session) ends their own, not the other users' (a
+// trial found 1,005 initializes with one token ending everyone's). Never
+// fresh, the id just issued, whose owner is not known yet. s.mu is held.
+func (s *sessions) victim(fresh string) *list.Element {
+	held := map[string]int{}
+	top := ""
+	for _, o := range s.owners {
+		held[o]++
+		if held[o] > held[top] || held[o] == held[top] && o < top {
+			top = o
+		}
+	}
+	for e := s.lru.Back(); e != nil; e = e.Prev() {
+		if id := e.Value.(string); id != fresh && s.owners[id] == top {
+			return e
+		}
+	}
+	if e := s.lru.Back(); e.Value.(string) != fresh {
+		return e
+	}
+	return s.lru.Back().Prev()
 }
 
 // Validate is mcp-go's check of a POST's session; the HTTP layer has
