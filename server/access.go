@@ -26,6 +26,11 @@ type Users interface {
 // ErrNoToken: the request carries no bearer token.
 var ErrNoToken = errors.New("missing bearer token")
 
+// ErrTokenFile: the server cannot read its token file, so it accepts no
+// token until the file is mended (the holder of a valid one is told that
+// the server is at fault, not their token).
+var ErrTokenFile = errors.New("the server cannot read its token file")
+
 // bearerToken reads "Authorization: Bearer <token>", the scheme in any
 // case, spaces around either part ignored.
 func bearerToken(r *http.Request) (string, error) {
@@ -65,6 +70,11 @@ func (h *HTTP) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		a, err := h.users.Authenticate(r)
+		if errors.Is(err, ErrTokenFile) {
+			h.opts.Logger.Error("refused a request: the token file cannot be read", "remote", r.RemoteAddr, "err", err)
+			writeStatusError(w, r, http.StatusServiceUnavailable, "the server cannot read its token file, so it accepts no token until it is mended; its log says why")
+			return
+		}
 		if err != nil {
 			h.opts.Logger.Info("refused a request without a valid token", "remote", r.RemoteAddr, "err", err)
 			w.Header().Set("WWW-Authenticate", h.challenge(err))
@@ -89,12 +99,17 @@ func (h *HTTP) challenge(err error) string {
 // writeAuthError answers 401 as the path's clients expect: JSON-RPC for
 // /mcp, the browser API's {"error": ...} elsewhere.
 func writeAuthError(w http.ResponseWriter, r *http.Request, msg string) {
+	writeStatusError(w, r, http.StatusUnauthorized, msg)
+}
+
+// writeStatusError answers status with msg as the path's clients expect.
+func writeStatusError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	if r.URL.Path == Path {
-		writeError(w, http.StatusUnauthorized, msg)
+		writeError(w, status, msg)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusUnauthorized)
+	w.WriteHeader(status)
 	fmt.Fprintf(w, "{\"error\":%q}\n", msg)
 }
 

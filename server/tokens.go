@@ -243,7 +243,7 @@ func (t *Tokens) Authenticate(r *http.Request) (*memory.Access, error) {
 	defer t.mu.Unlock()
 	t.fresh()
 	if t.err != nil {
-		return nil, t.err
+		return nil, fmt.Errorf("%w: %v", ErrTokenFile, t.err)
 	}
 	a, ok := t.by[h]
 	if !ok {
