@@ -44,11 +44,11 @@ func TestSetupAllowsReadOnlyTools(t *testing.T) {
 
 // The record of what setup added keeps the first run's rules through a
 // second run (which adds nothing), and is removed with the last of them.
-func TestAllowRecord(t *testing.T) {
+func TestSetupRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agentmem", "setup-claude-code.json")
-	rec, err := readAllowRecord(path)
-	if err != nil || len(rec) != 0 {
-		t.Fatalf("no record: %v, %v", rec, err)
+	rec, err := readSetupRecord(path)
+	if err != nil || len(rec.Allow) != 0 || len(rec.Created) != 0 {
+		t.Fatalf("no record: %+v, %v", rec, err)
 	}
 	must := func(err error) {
 		t.Helper()
@@ -56,20 +56,24 @@ func TestAllowRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(rec.note(path, "/a/settings.json", allowedTools, false))
-	must(rec.note(path, "/a/settings.json", nil, false))
-	must(rec.note(path, "/b/settings.json", allowedTools[:1], false))
-	back, err := readAllowRecord(path)
-	if err != nil || !slices.Equal(back["/a/settings.json"], allowedTools) || !slices.Equal(back["/b/settings.json"], allowedTools[:1]) {
-		t.Fatalf("record read back %v, %v", back, err)
+	rec.noteAllow("/a/settings.json", allowedTools, false)
+	rec.noteAllow("/a/settings.json", nil, false)
+	rec.noteAllow("/b/settings.json", allowedTools[:1], false)
+	rec.noteFiles(fileOutcome{created: []string{"/b/settings.json"}})
+	must(rec.save(path))
+	back, err := readSetupRecord(path)
+	if err != nil || !slices.Equal(back.Allow["/a/settings.json"], allowedTools) || !slices.Equal(back.Allow["/b/settings.json"], allowedTools[:1]) || !slices.Equal(back.Created, []string{"/b/settings.json"}) {
+		t.Fatalf("record read back %+v, %v", back, err)
 	}
-	must(back.note(path, "/a/settings.json", allowedTools, true))
-	must(back.note(path, "/b/settings.json", allowedTools[:1], true))
+	back.noteAllow("/a/settings.json", allowedTools, true)
+	back.noteAllow("/b/settings.json", allowedTools[:1], true)
+	back.noteFiles(fileOutcome{removed: []string{"/b/settings.json"}})
+	must(back.save(path))
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the emptied record is left: %v", err)
 	}
 	must(os.WriteFile(path, []byte("{"), 0o600))
-	if _, err := readAllowRecord(path); err == nil {
+	if _, err := readSetupRecord(path); err == nil {
 		t.Error("a record that is not JSON read without an error")
 	}
 }

@@ -101,25 +101,32 @@ func (c setupClaudeCmd) Run(e *env) error {
 	if !c.Uninstall {
 		mcp.check = ourServer(files.mcp, files.mcpPath)
 	}
-	record, err := c.allowRecord()
+	record, err := c.recordPath()
 	if err != nil {
 		return err
 	}
-	added, err := readAllowRecord(record)
+	rec, err := readSetupRecord(record)
 	if err != nil {
 		return err
 	}
 	var changed, left []string
 	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) {
 		setHooks(doc, "claude-code", hook, c.events(), nil, c.Uninstall)
-		changed, left = setAllowed(doc, added[files.hooks], c.Uninstall)
+		changed, left = setAllowed(doc, rec.Allow[files.hooks], c.Uninstall)
 	}}
-	if err := applyAll([]fileChange{mcp, hooks}, c.DryRun); err != nil {
+	if c.Uninstall { // a file setup created goes, when nothing else is in it
+		mcp.removeEmpty = slices.Contains(rec.Created, files.mcp)
+		hooks.removeEmpty = slices.Contains(rec.Created, files.hooks)
+	}
+	done, err := applyAll([]fileChange{mcp, hooks}, c.DryRun)
+	if err != nil {
 		return err
 	}
 	if !c.DryRun {
-		if err := added.note(record, files.hooks, changed, c.Uninstall); err != nil {
-			fmt.Fprintf(os.Stderr, "agentmem: %v: --uninstall will leave %s in %s's permissions.allow\n", err, strings.Join(changed, " and "), files.hooks)
+		rec.noteAllow(files.hooks, changed, c.Uninstall)
+		rec.noteFiles(done)
+		if err := rec.save(record); err != nil {
+			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave it)\n", err)
 		}
 	}
 	if len(left) > 0 {
@@ -422,30 +429,43 @@ func isAgentmem(server map[string]any) bool {
 }
 
 // fileChange is one settings file edited, after check, if any, found
-// nothing against it.
+// nothing against it. With removeEmpty, a file the edit leaves as {} is
+// removed (setup had created it).
 type fileChange struct {
-	file  string
-	check func(map[string]any) error
-	edit  func(map[string]any)
+	file        string
+	check       func(map[string]any) error
+	edit        func(map[string]any)
+	removeEmpty bool
 }
 
 // applyAll reads and edits every file before it writes any: a file that
-// cannot be read or is not JSON leaves them all as they were.
-func applyAll(changes []fileChange, dry bool) error {
+// cannot be read or is not JSON leaves them all as they were. It returns
+// the files it created and those it removed.
+func applyAll(changes []fileChange, dry bool) (done fileOutcome, err error) {
 	olds, neus := make([][]byte, len(changes)), make([][]byte, len(changes))
 	for i, ch := range changes {
 		var err error
 		if olds[i], neus[i], err = ch.plan(); err != nil {
-			return fmt.Errorf("%w; nothing changed", err)
+			return done, fmt.Errorf("%w; nothing changed", err)
 		}
 	}
 	for i, ch := range changes {
-		if err := ch.write(olds[i], neus[i], dry); err != nil {
-			return err
+		what, err := ch.write(olds[i], neus[i], dry)
+		if err != nil {
+			return done, err
+		}
+		switch what {
+		case created:
+			done.created = append(done.created, ch.file)
+		case removed:
+			done.removed = append(done.removed, ch.file)
 		}
 	}
-	return nil
+	return done, nil
 }
+
+// fileOutcome is the files a change created and removed.
+type fileOutcome struct{ created, removed []string }
 
 // apply reads the file (a missing one is {}), edits it, and writes it
 // back after a backup, unless nothing changed or dry says only to print.
@@ -454,8 +474,16 @@ func (ch fileChange) apply(dry bool) error {
 	if err != nil {
 		return err
 	}
-	return ch.write(old, neu, dry)
+	_, err = ch.write(old, neu, dry)
+	return err
 }
+
+// What write did to a file besides changing it.
+const (
+	updated = iota
+	created
+	removed
+)
 
 // plan reads the file and returns what it holds and what it would hold
 // after the edit; it writes nothing.
@@ -479,30 +507,46 @@ func (ch fileChange) plan() (old, neu []byte, err error) {
 
 // write writes neu over the file after a backup of old, unless they are
 // the same document or dry says only to print.
-func (ch fileChange) write(old, neu []byte, dry bool) error {
+func (ch fileChange) write(old, neu []byte, dry bool) (int, error) {
 	if before := canonical(old); before != "" && before == canonical(neu) {
 		fmt.Printf("%s: unchanged\n", ch.file)
-		return nil
+		return updated, nil
 	}
+	remove := ch.removeEmpty && canonical(neu) == "{}"
 	if dry {
-		fmt.Printf("%s would become:\n%s\n", ch.file, neu)
-		return nil
+		if remove {
+			fmt.Printf("%s would be removed (setup created it, and nothing else is in it)\n", ch.file)
+		} else {
+			fmt.Printf("%s would become:\n%s\n", ch.file, neu)
+		}
+		return updated, nil
 	}
-	if len(old) > 0 {
+	if len(old) > 0 && !remove { // a file removed held only setup's entries
 		backup := ch.file + ".agentmem-backup-" + time.Now().UTC().Format("20060102T150405.000000000Z")
 		if err := os.WriteFile(backup, old, 0o600); err != nil {
-			return fmt.Errorf("writing the backup %s: %w", backup, err)
+			return updated, fmt.Errorf("writing the backup %s: %w", backup, err)
 		}
 		fmt.Printf("%s: backed up to %s\n", ch.file, backup)
 	}
+	if remove {
+		if err := os.Remove(ch.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return updated, err
+		}
+		fmt.Printf("%s: removed (setup created it, and nothing else is in it)\n", ch.file)
+		return removed, nil
+	}
+	what := updated
+	if _, err := os.Lstat(ch.file); errors.Is(err, os.ErrNotExist) {
+		what = created
+	}
 	if err := os.MkdirAll(filepath.Dir(ch.file), 0o755); err != nil {
-		return err
+		return updated, err
 	}
 	if err := replaceFile(ch.file, neu); err != nil {
-		return err
+		return updated, err
 	}
 	fmt.Printf("%s: updated\n", ch.file)
-	return nil
+	return what, nil
 }
 
 // replaceFile writes data over file at once (a new file renamed over it),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,11 +65,13 @@ func setAllowed(doc map[string]any, ours []string, uninstall bool) (changed, lef
 	return changed, left
 }
 
-// allowRecord is the file where setup notes, for each settings file, the
-// permissions.allow rules it added, so that --uninstall removes those and
-// never one the user had written before: agentmem's directory in the
-// user's configuration directory.
-func (c setupClaudeCmd) allowRecord() (string, error) {
+// recordPath is the file where setup notes what it added that it could
+// not tell apart from the user's own afterwards: for each settings file,
+// the permissions.allow rules it added, and the files it created; so that
+// --uninstall removes those and never a rule the user had written before,
+// nor a file they had. It is agentmem's in the user's configuration
+// directory.
+func (c setupClaudeCmd) recordPath() (string, error) {
 	dir := filepath.Join(c.home, ".config") // tests
 	if c.home == "" {
 		var err error
@@ -79,61 +82,84 @@ func (c setupClaudeCmd) allowRecord() (string, error) {
 	return filepath.Join(dir, "agentmem", "setup-claude-code.json"), nil
 }
 
-// addedRules maps a settings file to the permissions.allow rules setup
-// added to it.
-type addedRules map[string][]string
+// setupRecord is what recordPath holds: the permissions.allow rules setup
+// added, by settings file, and the files it created.
+type setupRecord struct {
+	Allow   map[string][]string `json:"allow,omitempty"`
+	Created []string            `json:"created,omitempty"`
+	read    []byte              // as read, to write only a change
+}
 
-// readAllowRecord reads the record at path; none is an empty one.
-func readAllowRecord(path string) (addedRules, error) {
+// readSetupRecord reads the record at path; none is an empty one.
+func readSetupRecord(path string) (*setupRecord, error) {
+	rec := &setupRecord{}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return addedRules{}, nil
+		rec.Allow = map[string][]string{}
+		return rec, nil
 	} else if err != nil {
 		return nil, err
 	}
-	var rec struct {
-		Allow addedRules `json:"allow"`
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
+	if err := json.Unmarshal(b, rec); err != nil {
 		return nil, fmt.Errorf("%s, where setup notes what it adds, is not its JSON (%v): fix or remove it, then run setup again", path, err)
 	}
 	if rec.Allow == nil {
-		rec.Allow = addedRules{}
+		rec.Allow = map[string][]string{}
 	}
-	return rec.Allow, nil
+	rec.read, _ = rec.encode()
+	return rec, nil
 }
 
-// note records in path the rules setup just added to file, or, uninstalling,
-// forgets those it removed; it writes only what changed.
-func (a addedRules) note(path, file string, changed []string, uninstall bool) error {
-	before := slices.Clone(a[file])
+// noteAllow notes the rules setup just added to file, or, uninstalling,
+// forgets those it removed.
+func (r *setupRecord) noteAllow(file string, changed []string, uninstall bool) {
 	if uninstall {
-		a[file] = slices.DeleteFunc(a[file], func(t string) bool { return slices.Contains(changed, t) })
+		r.Allow[file] = slices.DeleteFunc(r.Allow[file], func(t string) bool { return slices.Contains(changed, t) })
 	} else {
 		for _, t := range changed {
-			if !slices.Contains(a[file], t) {
-				a[file] = append(a[file], t)
+			if !slices.Contains(r.Allow[file], t) {
+				r.Allow[file] = append(r.Allow[file], t)
 			}
 		}
 	}
-	if len(a[file]) == 0 {
-		delete(a, file)
+	if len(r.Allow[file]) == 0 {
+		delete(r.Allow, file)
 	}
-	if slices.Equal(before, a[file]) {
-		return nil
+}
+
+// noteFiles notes the files setup created, and forgets those it removed.
+func (r *setupRecord) noteFiles(done fileOutcome) {
+	for _, f := range done.created {
+		if !slices.Contains(r.Created, f) {
+			r.Created = append(r.Created, f)
+		}
 	}
-	if len(a) == 0 {
+	r.Created = slices.DeleteFunc(r.Created, func(f string) bool { return slices.Contains(done.removed, f) })
+}
+
+func (r *setupRecord) encode() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n'), err
+}
+
+// save writes the record to path if it changed; an empty one is removed.
+func (r *setupRecord) save(path string) error {
+	b, err := r.encode()
+	if err != nil || bytes.Equal(b, r.read) {
+		return err
+	}
+	if len(r.Allow) == 0 && len(r.Created) == 0 {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	b, err := json.MarshalIndent(map[string]any{"allow": a}, "", "  ")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return replaceFile(path, append(b, '\n'))
+	if err := replaceFile(path, b); err != nil {
+		return err
+	}
+	r.read = b
+	return nil
 }

@@ -74,8 +74,8 @@ func TestSetupProjectCommand(t *testing.T) {
 	}
 	// and uninstall still finds them
 	s.must(scope("project"), uninstall)
-	if dig(readJSON(t, filepath.Join(s.proj, ".mcp.json")), "mcpServers", "agentmem") != nil {
-		t.Errorf("uninstall left the server named by its bare name")
+	if _, err := os.Stat(filepath.Join(s.proj, ".mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left the .mcp.json it created, with the server named by its bare name: %v", err)
 	}
 }
 

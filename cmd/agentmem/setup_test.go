@@ -289,8 +289,7 @@ func diffKeys(a, b map[string]string) []string {
 	return out
 }
 
-// In a fresh HOME, setup creates the files; --uninstall leaves them as
-// they would be without agentmem's entries.
+// In a fresh HOME, setup creates the files; --uninstall removes them.
 func TestSetupFreshHome(t *testing.T) {
 	s := newSetupEnv(t)
 	s.must()
@@ -303,8 +302,8 @@ func TestSetupFreshHome(t *testing.T) {
 	}
 	s.must(uninstall)
 	for _, f := range []string{claudeJSON, settings} {
-		if _, err := os.Stat(f); err == nil {
-			sameJSON(t, f, "{}")
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("uninstall left %s, which setup created: %v", f, err)
 		}
 	}
 }
@@ -353,14 +352,18 @@ func TestSetupScopes(t *testing.T) {
 			if n := ours(commands(readJSON(t, path(c.hooks)), "Stop")); n != 1 {
 				t.Errorf("%s: %d Stop hooks of agentmem", path(c.hooks), n)
 			}
+			// uninstall removes the files setup created, and its record
 			s.must(scope(c.scope), uninstall)
 			for _, f := range got {
-				if f != record {
-					sameJSON(t, f, "{}")
-				} else if _, err := os.Stat(f); !os.IsNotExist(err) {
-					t.Errorf("the record of what setup added is left after --uninstall: %v", err)
+				if _, err := os.Stat(f); !os.IsNotExist(err) {
+					t.Errorf("--uninstall left %s, which setup created: %v", f, err)
 				}
 			}
+			// a file the user had, emptied by uninstall, stays
+			s.write(".claude/settings.json", "{}")
+			s.must(scope(c.scope))
+			s.must(scope(c.scope), uninstall)
+			sameJSON(t, filepath.Join(s.home, ".claude", "settings.json"), "{}")
 		})
 	}
 }
