@@ -22,7 +22,7 @@ func (s *Store) SessionEnds(ctx context.Context, ns, session string, n int) (*me
 	}
 	var first *memory.Memory
 	var last []memory.Memory
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		prefix := sessionPrefix(ns, session)
 		inSession := func(k []byte) bool { return len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) }

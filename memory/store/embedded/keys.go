@@ -53,7 +53,7 @@ func (s *Store) FindKeys(ctx context.Context, ns, session string, keys []string)
 		return nil, err
 	}
 	out := map[string]string{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketKeys)
 		if b == nil {
 			return nil
@@ -83,7 +83,7 @@ func (s *Store) FindKeys(ctx context.Context, ns, session string, keys []string)
 // indexClientKeys fills the keys bucket from the records once per store.
 func (s *Store) indexClientKeys(ctx context.Context) error {
 	done := false
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *bolt.Tx) error {
 		done = tx.Bucket(bucketMeta).Get(keyMarker) != nil
 		return nil
 	}); err != nil || done {
@@ -92,7 +92,7 @@ func (s *Store) indexClientKeys(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta.Get(keyMarker) != nil {
 			return nil

@@ -49,7 +49,7 @@ func unmarkPending(tx *bolt.Tx, k []byte) error {
 // yet, in key order.
 func (s *Store) PendingVectors(ctx context.Context, n int) ([]memory.Memory, error) {
 	var out []memory.Memory
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketPending)
 		if b == nil {
 			return nil
@@ -78,7 +78,7 @@ func (s *Store) PendingVectors(ctx context.Context, n int) ([]memory.Memory, err
 // waiting for their vectors.
 func (s *Store) CountPending(ctx context.Context, ns string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketPending)
 		if b == nil {
 			return nil

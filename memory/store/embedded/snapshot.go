@@ -93,7 +93,7 @@ func snapTagOf(storeID, embedderID string, dims int, ns string) string {
 
 // ensureStoreID reads the store's id, creating it on first use.
 func (s *Store) ensureStoreID() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if id := meta.Get(keyStoreID); len(id) > 0 {
 			s.vec.storeID = string(id)
@@ -269,7 +269,7 @@ func (s *Store) catchUp(cur uint64) error {
 	if !behind {
 		return nil
 	}
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		todo, err := keysAfter(tx, s.vec.through)
 		if err != nil {
 			return err

@@ -156,7 +156,7 @@ func (s *Store) loadVectors() error {
 	start := time.Now()
 	n, stale := 0, 0
 	bulk := map[string]*vectors.Index{}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		mem := tx.Bucket(bucketMem)
 		c := tx.Bucket(bucketVec).Cursor()
 		for k, v := c.First(); k != nil; {
