@@ -53,6 +53,22 @@ type filler struct {
 	again   bool // kicked while running: look again before stopping
 
 	lastBulk atomic.Int64 // unix nanoseconds of the last remember with vectors later
+
+	// failing is why the last pass stopped, until a pass stores again
+	// (nil: it did not fail): a recall says it beside its pending count
+	failing atomic.Pointer[error]
+}
+
+// failure is why the filler's last pass failed, nil when it did not (or
+// since stored vectors again).
+func (f *filler) failure() error {
+	if f == nil {
+		return nil
+	}
+	if p := f.failing.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 var (
@@ -128,8 +144,12 @@ func (f *filler) run() {
 		if f.ctx.Err() != nil {
 			return
 		}
+		if n > 0 || err == nil {
+			f.failing.Store(nil)
+		}
 		if err != nil {
 			// the memories stay pending: try again later
+			f.failing.Store(&err)
 			f.log.Warn("making the vectors of stored memories; retrying", "err", err, "in", backoff)
 			if !sleep(f.ctx, backoff) {
 				return

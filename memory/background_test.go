@@ -263,3 +263,60 @@ func TestVectorsLaterYieldsToBulk(t *testing.T) {
 	}
 	waitPending(t, svc, "", "yield")
 }
+
+// broken embeds documents with an error while down is set: an embedder
+// that does not answer, a full disk under the filler's writes.
+type broken struct {
+	*fake.Embedder
+	down atomic.Bool
+}
+
+func (f *broken) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
+	if f.down.Load() {
+		return nil, fmt.Errorf("the embedder is down")
+	}
+	vs, err := f.Embed(ctx, texts)
+	out := make([][][]float32, len(vs))
+	for i, v := range vs {
+		out[i] = [][]float32{v}
+	}
+	return out, err
+}
+
+// While making the waiting memories' vectors fails, a recall says why
+// beside their count (an import waiting for them looped without end on a
+// full disk, seeing only the count), and says nothing once it works again.
+func TestRecallSaysWhyVectorsWait(t *testing.T) {
+	f := &broken{Embedder: &fake.Embedder{Name: "broken"}}
+	f.down.Store(true)
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: f.ID(), Dims: f.Dims(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := memory.New(memory.Options{Store: st, Embedder: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "b", Messages: []memory.Message{{Role: "user", Content: "the harbour ferry leaves at noon"}}, VectorsLater: true}); err != nil {
+		t.Fatal(err)
+	}
+	var res memory.RecallResult
+	for range 500 {
+		if res, err = svc.Recall(bg, memory.RecallRequest{Query: "ferry", K: 3, Fusion: memory.TextOnly}); err != nil {
+			t.Fatal(err)
+		}
+		if res.PendingError != "" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if res.Pending != 1 || !strings.Contains(res.PendingError, "the embedder is down") {
+		t.Fatalf("pending %d, pending error %q; want 1 and why", res.Pending, res.PendingError)
+	}
+	f.down.Store(false)
+	if res := waitPending(t, svc, "", "ferry"); res.PendingError != "" {
+		t.Errorf("pending error %q once the vectors are made", res.PendingError)
+	}
+}

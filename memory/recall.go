@@ -111,7 +111,11 @@ type RecallResult struct {
 	TimeBoost float64
 	// Pending counts the namespace's memories whose vectors are still being
 	// made in the background: until then only their text can find them.
-	Pending int
+	// PendingError is why the last attempt to make them failed, while it
+	// does (a full disk, an embedder that does not answer): they are tried
+	// again, later.
+	Pending      int
+	PendingError string
 	// Reranker names the reranker that ordered the hits ("": none did).
 	// RerankError says why the one configured did not: the fused order
 	// stands (a recall never fails for its reranker, unless the caller gave
@@ -213,6 +217,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	arrange(hits, order, func(h Hit) Memory { return h.Memory })
 	res.Namespace, res.K, res.Hits, res.Passages, res.Periods = q.Namespace, req.K, hits, ps, q.Periods
 	res.Pending = pending
+	if err := s.filler.failure(); err != nil && pending > 0 {
+		res.PendingError = err.Error()
+	}
 	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
 		res.TimeBoost = w.Time
 	}

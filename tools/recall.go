@@ -81,7 +81,7 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 		out.Periods = append(out.Periods, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
 	}
 	out.TimeBoost = res.TimeBoost
-	out.Pending = res.Pending
+	out.Pending, out.PendingError = res.Pending, res.PendingError
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
 	if res.Candidates != nil {
 		out.FeatureNames = hybrid.FeatureNames()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -367,7 +368,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	rep.Searchable = time.Since(start).Seconds()
 	nss := slices.Sorted(maps.Keys(namespaces))
 	if c.NoWait {
-		rep.Pending, err = pendingIn(e.ctx, cl, nss)
+		rep.Pending, _, err = pendingIn(e.ctx, cl, nss)
 		return err
 	}
 	if err := waitVectors(e, cl, nss, rep.Stored); err != nil {
@@ -379,24 +380,33 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 
 // pendingIn counts the memories of namespaces nss still waiting for their
 // vectors, as recall reports them.
-func pendingIn(ctx context.Context, cl *client.Client, nss []string) (int, error) {
-	n := 0
+// pendingIn counts the memories of nss waiting for their vectors, and
+// says why making them last failed, while it does.
+func pendingIn(ctx context.Context, cl *client.Client, nss []string) (n int, failing string, err error) {
 	noReranker := cl.NoReranker(ctx) // a server before rerankers refuses the argument
 	for _, ns := range nss {
 		res, _, err := cl.Recall(ctx, spec.RecallArgs{Query: "vectors", K: 1, Namespace: ns, Excerpt: new(0), Reranker: noReranker})
 		if err != nil {
-			return 0, fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
+			return 0, "", fmt.Errorf("counting the memories waiting for their vectors in namespace %s: %w", ns, err)
 		}
 		n += res.Pending
+		failing = cmp.Or(failing, res.PendingError)
 	}
-	return n, nil
+	return n, failing, nil
 }
 
+// stalledAfter is how long waitVectors waits while making the vectors
+// fails and none is made; a full disk stops it at once.
+const stalledAfter = time.Minute
+
 // waitVectors waits until no memory of nss waits for its vectors, a bar
-// counting them: of at least stored (the import's own memories).
+// counting them: of at least stored (the import's own memories). It stops
+// with an error when making them fails on a full disk, or fails for
+// stalledAfter without one made: they are tried again by every later run
+// of agentmem, the text being stored and searchable already.
 func waitVectors(e *env, cl *client.Client, nss []string, stored int) error {
 	ctx := e.ctx
-	left, err := pendingIn(ctx, cl, nss)
+	left, failing, err := pendingIn(ctx, cl, nss)
 	if err != nil || left == 0 {
 		return err
 	}
@@ -405,14 +415,22 @@ func waitVectors(e *env, cl *client.Client, nss []string, stored int) error {
 	bar := newBar(total, "vectors")
 	defer bar.finish()
 	bar.set(total - left)
+	progress := time.Now()
 	for left > 0 {
+		if failing != "" && (strings.Contains(failing, "disk is full") || time.Since(progress) >= stalledAfter) {
+			return fmt.Errorf("%d memories wait for their vectors: making them fails: %s", left, failing)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(time.Second):
 		}
-		if left, err = pendingIn(ctx, cl, nss); err != nil {
+		was := left
+		if left, failing, err = pendingIn(ctx, cl, nss); err != nil {
 			return err
+		}
+		if left < was {
+			progress = time.Now()
 		}
 		bar.set(max(0, total-left))
 	}

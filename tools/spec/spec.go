@@ -120,6 +120,8 @@ type RecallResult struct {
 	// Pending counts the memories of the namespace whose vectors are still
 	// being made (a long remember is acknowledged before they are).
 	Pending int `json:"pending,omitempty" jsonschema:"How many memories of the namespace are still waiting for their vectors (a long remember is acknowledged before they are made): until then they are found by their text only. Absent when none."`
+	// PendingError is why making those vectors last failed, while it does.
+	PendingError string `json:"pending_error,omitempty" jsonschema:"Why the last attempt to make the waiting memories' vectors failed (a full disk, an embedder that does not answer), while it does: they are tried again later. Absent otherwise."`
 	// Reranker names the reranker that ordered the memories; RerankError
 	// why the configured one did not (the fused order stands).
 	Reranker    string `json:"reranker,omitempty" jsonschema:"The reranker that ordered the memories; absent when none did."`

@@ -156,7 +156,7 @@ func (s *Store) guard(fn func() error) (err error) {
 	case err != nil && diskFull(err) && !errors.Is(err, ErrDiskFull):
 		// bbolt rolled the transaction back: nothing of it was stored
 		// (said once: Open's guard holds the guarded writes of its init)
-		err = fmt.Errorf("%w: writing %s: %v; nothing of this call was stored: free some space (or raise the limit) and send it again", ErrDiskFull, filepath.Join(s.dir, recordFile), err)
+		err = fmt.Errorf("%w: writing %s: %v; nothing of this write was stored: free some space (or raise the limit), then try again", ErrDiskFull, filepath.Join(s.dir, recordFile), err)
 	}
 	return err
 }

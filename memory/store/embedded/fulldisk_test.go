@@ -57,7 +57,7 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("want some writes acknowledged and then refused:\n%s", out)
 	}
 	for _, r := range refusals {
-		if !strings.Contains(r, "the disk is full") || !strings.Contains(r, "memories.db") || !strings.Contains(r, "nothing of this call was stored") {
+		if !strings.Contains(r, "the disk is full") || !strings.Contains(r, "memories.db") || !strings.Contains(r, "nothing of this write was stored") {
 			t.Errorf("unclear refusal: %s", r)
 		}
 	}

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 
 	"agentmem/memory/internal/boltfile"
 )
@@ -26,8 +30,50 @@ import (
 // Close, so that the next Open has nothing to replay. Meanwhile bleve's
 // persister merges the segments that piled up in memory before writing
 // them, which makes fewer, larger files to merge later.
+//
+// asyncErrorCallbackName: bleve's persister retries a write that failed
+// (a full disk) without end, and says so only to this callback; persisted
+// reads what it said, so that waiting for the index ends at the failure,
+// not at persistTimeout.
 func scorchConfig() map[string]any {
-	return map[string]any{"unsafe_batch": true}
+	return map[string]any{"unsafe_batch": true, "asyncErrorCallbackName": asyncErrors}
+}
+
+// asyncErrors names the callback that notes bleve's background errors.
+const asyncErrors = "agentmem"
+
+// persistFailure is the last error bleve's persister met for an index's
+// path, and when.
+type persistFailure struct {
+	err error
+	at  time.Time
+}
+
+// persistFailures holds a persistFailure by the scorch path it came from
+// (the index's directory and "store").
+var persistFailures sync.Map
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[asyncErrors] = func(err error, path string) {
+		if errors.Is(err, scorch.ErrPersist) {
+			persistFailures.Store(path, persistFailure{err, time.Now()})
+		}
+	}
+}
+
+// failedSince is the error bleve's persister met writing the index in dir
+// since t, if any.
+func failedSince(dir string, t time.Time) error {
+	var found error
+	persistFailures.Range(func(k, v any) bool {
+		f := v.(persistFailure)
+		if p := k.(string); (p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))) && !f.at.Before(t) {
+			found = f.err
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // persistTimeout bounds how long Close waits for the index to be on disk;
@@ -54,6 +100,7 @@ func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	deadline := time.After(timeout)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -64,6 +111,14 @@ func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 		case <-deadline:
 			return fmt.Errorf("the text index was not written to disk within %s", timeout)
 		case <-tick.C:
+			// a write that failed is retried without end (a full disk):
+			// the next open replays the journal, once there is room
+			if err := failedSince(dir, start); err != nil {
+				if diskFull(err) { // it names the error by its message
+					return fmt.Errorf("%w: the text index %s cannot be written (%v); the records hold everything, and the index is made again from them once there is room", ErrDiskFull, dir, err)
+				}
+				return fmt.Errorf("the text index %s cannot be written: %w", dir, err)
+			}
 			// removed while in use (a user clearing it for a rebuild):
 			// bleve retries writing into it forever; the next open
 			// rebuilds it from the records, so there is nothing to wait for
