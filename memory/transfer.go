@@ -28,12 +28,17 @@ import (
 // made by the header's embedder). That is everything a store holds; the
 // content hash and the index are derived again on import.
 //
+// The last line, from version 2 on, is the end, ExportEnd:
+// {"end":"agentmem-export","memories":N,"sessions":M}: a file cut short
+// between two lines still reads as whole lines, and only its end says it
+// is not whole. A version 1 file has none, and is read without it.
+//
 // A reader refuses a header of another format or of a later version, and
 // any line with an unknown field, a missing field or a value out of its
 // limits, naming the line and the field.
 const (
 	ExportFormat  = "agentmem-export"
-	ExportVersion = 1
+	ExportVersion = 2
 	// maxLineBytes bounds one line: a memory of 65,536 characters (4 bytes
 	// each at most) and its vectors fit many times over.
 	maxLineBytes = 64 << 20
@@ -54,6 +59,14 @@ type ExportHeader struct {
 	Recipe     string    `json:"recipe,omitempty"`
 	Namespaces []string  `json:"namespaces,omitempty"`
 	Created    time.Time `json:"created"`
+}
+
+// ExportEnd is the last line of an export of version 2 or later: what it
+// holds, so that a file cut short is told from a whole one.
+type ExportEnd struct {
+	End      string `json:"end"` // ExportFormat
+	Memories int    `json:"memories"`
+	Sessions int    `json:"sessions"`
 }
 
 // ExportLine is one memory of an export.
@@ -117,6 +130,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 		return ExportResult{}, err
 	}
 	res := ExportResult{}
+	sessions, last := 0, ""
 	scopes := want
 	if len(scopes) == 0 {
 		scopes = []string{""}
@@ -135,11 +149,17 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 				line.Created = stamp(m.Created)
 			}
 			res.Memories++
+			if k := m.Namespace + "\x1f" + m.SessionID; k != last {
+				sessions, last = sessions+1, k
+			}
 			return enc.Encode(line)
 		})
 		if err != nil {
 			return res, fmt.Errorf("exporting: %w", err)
 		}
+	}
+	if err := enc.Encode(ExportEnd{End: ExportFormat, Memories: res.Memories, Sessions: sessions}); err != nil {
+		return res, err
 	}
 	return res, bw.Flush()
 }
@@ -377,7 +397,8 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 	done := map[string]int{} // namespace 0x1f session -> its first line
 	ids := map[string]int{}  // ids of the current session -> line
 	keys := map[string]int{} // message keys of the current session -> line
-	no := 0
+	no, memories := 0, 0
+	var end *ExportEnd
 	for {
 		raw, err := readLine(r)
 		if err == io.EOF {
@@ -386,6 +407,9 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 		no++
 		if err != nil {
 			return &LineError{Line: no, Msg: err.Error()}
+		}
+		if end != nil && len(bytes.TrimSpace(raw)) > 0 {
+			return &LineError{Line: no, Msg: "follows the export's end line; nothing was imported"}
 		}
 		if !utf8.Valid(raw) {
 			return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text; nothing was imported)"}
@@ -400,6 +424,13 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
+		if head.Version >= 2 && bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"end"`)) {
+			if end, err = readEnd(no, raw, memories, len(done)); err != nil {
+				return err
+			}
+			continue
+		}
+		memories++
 		m, err := s.readMemoryLine(no, raw, head)
 		if err != nil {
 			return err
@@ -431,6 +462,9 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 	}
 	if no == 0 {
 		return &LineError{Line: 1, Msg: "the file is empty; an agentmem export starts with its header line"}
+	}
+	if head.Version >= 2 && end == nil {
+		return &LineError{Line: no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %d memories; nothing was imported`, ExportFormat, memories)}
 	}
 	if len(sess) > 0 {
 		return fn(head, sess)
@@ -497,6 +531,24 @@ func jsonKind(k string) string {
 	return k
 }
 
+// readEnd reads the end line, line no, of a file that held memories in
+// sessions before it.
+func readEnd(no int, raw []byte, memories, sessions int) (*ExportEnd, error) {
+	var e ExportEnd
+	if err := decodeStrict(no, raw, &e); err != nil {
+		return nil, err
+	}
+	switch {
+	case e.End != ExportFormat:
+		return nil, &LineError{no, "end", fmt.Sprintf("must be %q", ExportFormat)}
+	case e.Memories != memories:
+		return nil, &LineError{no, "memories", fmt.Sprintf("the end line counts %d memories, the file holds %d: lines are missing; nothing was imported", e.Memories, memories)}
+	case e.Sessions != sessions:
+		return nil, &LineError{no, "sessions", fmt.Sprintf("the end line counts %d sessions, the file holds %d; nothing was imported", e.Sessions, sessions)}
+	}
+	return &e, nil
+}
+
 func readHeader(raw []byte) (ExportHeader, error) {
 	var h ExportHeader
 	var probe map[string]json.RawMessage
@@ -511,8 +563,8 @@ func readHeader(raw []byte) (ExportHeader, error) {
 	if v, ok := probe["version"]; !ok || json.Unmarshal(v, &version) != nil {
 		return h, &LineError{1, "version", "missing or not a number"}
 	}
-	if version != ExportVersion {
-		return h, &LineError{1, "version", fmt.Sprintf("format version %d is not supported; this agentmem reads version %d (a newer agentmem wrote this file)", version, ExportVersion)}
+	if version < 1 || version > ExportVersion {
+		return h, &LineError{1, "version", fmt.Sprintf("format version %d is not supported; this agentmem reads versions 1 to %d (a newer agentmem wrote this file)", version, ExportVersion)}
 	}
 	if err := decodeStrict(1, raw, &h); err != nil {
 		return h, err

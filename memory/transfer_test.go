@@ -214,7 +214,7 @@ func TestExportErrors(t *testing.T) {
 		t.Fatalf("export of bob = %+v, %v", res, err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"format":"agentmem-export","version":1,"agentmem":"v9","embedder":"","dims":0,"vectors":false,"namespaces":["bob"]`) {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"format":"agentmem-export","version":2,"agentmem":"v9","embedder":"","dims":0,"vectors":false,"namespaces":["bob"]`) || lines[2] != `{"end":"agentmem-export","memories":1,"sessions":1}` {
 		t.Errorf("export = %q", buf.String())
 	}
 	if want := `{"namespace":"bob","session_id":"b1","session_date":"2023-01-15T00:00:00Z","turn":0,"id":"b1:0","role":"user","text":"I adopted a cat named Pixel.","created":"2023-06-01T12:00:00Z"}`; lines[1] != want {
@@ -233,9 +233,9 @@ func TestImportRefusesBadInput(t *testing.T) {
 	good := buf.String()
 	lines := strings.SplitAfter(good, "\n")
 	lines = lines[:len(lines)-1] // the empty string after the last newline
-	head, body := lines[0], lines[1:]
-	if len(body) != 7 {
-		t.Fatalf("export has %d memory lines, want 7", len(body))
+	head, body, end := lines[0], lines[1:len(lines)-1], lines[len(lines)-1]
+	if len(body) != 7 || end != `{"end":"agentmem-export","memories":7,"sessions":3}`+"\n" {
+		t.Fatalf("export has %d memory lines, want 7, and ends with %q", len(body), end)
 	}
 	replace := func(i int, old, new string) string {
 		ls := append([]string(nil), lines...)
@@ -251,11 +251,15 @@ func TestImportRefusesBadInput(t *testing.T) {
 		field      string
 		says       string
 	}{
-		{"truncated last line", good[:len(good)-20], 8, "", "not a whole JSON object"},
+		{"truncated last line", head + strings.Join(body, "")[:len(strings.Join(body, ""))-20], 8, "", "not a whole JSON object"},
+		// cut between two lines: every line whole, only the end says so
+		{"cut at a line's end", head + strings.Join(body[:4], ""), 5, "", "without the export's end line"},
+		{"lines missing before the end", head + strings.Join(body[:4], "") + end, 6, "memories", "counts 7 memories, the file holds 4"},
+		{"a line after the end", good + body[0], 10, "", "follows the export's end line"},
 		{"foreign JSON", head + `{"title":"a note","body":"hello"}` + "\n", 2, "title", "not a field of the agentmem export format"},
 		{"not JSON", head + "namespace,session,text\n", 2, "", "not a whole JSON object"},
 		{"foreign header", `{"type":"conversation","messages":[]}` + "\n" + strings.Join(body, ""), 1, "format", "not an agentmem export"},
-		{"unknown version", replace(0, `"version":1`, `"version":2`), 1, "version", "version 2 is not supported"},
+		{"unknown version", replace(0, `"version":2`, `"version":3`), 1, "version", "version 3 is not supported"},
 		{"turn of the wrong type", replace(3, `"turn":2`, `"turn":"two"`), 4, "turn", "must be a JSON number"},
 		{"missing session date", replace(2, `"session_date":"2023-06-02T00:00:00Z",`, ""), 3, "session_date", "is missing"},
 		{"bad date", replace(2, `"session_date":"2023-06-02T00:00:00Z"`, `"session_date":"2 June"`), 3, "session_date", "RFC 3339"},
@@ -263,7 +267,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"namespace of a path step", replace(7, `"namespace":"bob"`, `"namespace":".."`), 8, "namespace", "step of its path"},
 		{"id that is not session:turn", replace(2, `"id":"s-june:1"`, `"id":"x"`), 3, "id", "must be session_id:turn"},
 		{"unknown role", replace(1, `"role":"user"`, `"role":"narrator"`), 2, "role", "must be one of"},
-		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], ""), 4, "session_id", "appears again"},
+		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], "") + end, 4, "session_id", "appears again"},
 		{"empty file", "", 1, "", "the file is empty"},
 	}
 	for _, c := range cases {
@@ -279,6 +283,15 @@ func TestImportRefusesBadInput(t *testing.T) {
 			}
 		})
 	}
+
+	// a version 1 file has no end line, and is read without it
+	t.Run("version 1", func(t *testing.T) {
+		dst := open(t, nil)
+		v1 := strings.Replace(head, `"version":2`, `"version":1`, 1) + strings.Join(body, "")
+		if res, err := dst.Import(bg, textOpener(v1), memory.ImportOptions{}); err != nil || res.Imported != 7 {
+			t.Fatalf("import of a version 1 export: %+v, %v", res, err)
+		}
+	})
 
 	t.Run("conflicting content", func(t *testing.T) {
 		dst := open(t, nil)
@@ -406,7 +419,7 @@ func TestImportReembedsAnotherRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitN(strings.TrimSpace(string(raw)), "\n", 2)
+	lines := strings.SplitN(strings.TrimSpace(string(raw)), "\n", 3)
 	if !strings.Contains(lines[0], `"recipe":"`+memory.Recipe+`"`) {
 		t.Fatalf("an export with vectors names no recipe: %s", lines[0])
 	}
@@ -421,7 +434,7 @@ func TestImportReembedsAnotherRecipe(t *testing.T) {
 	// the same memory as an earlier agentmem exported it
 	line["vectors"] = line["vectors"].([]any)[:1]
 	old, _ := json.Marshal(line)
-	oldFile := strings.Replace(lines[0], `"recipe":"`+memory.Recipe+`",`, "", 1) + "\n" + string(old) + "\n"
+	oldFile := strings.Replace(lines[0], `"recipe":"`+memory.Recipe+`",`, "", 1) + "\n" + string(old) + "\n" + lines[2] + "\n"
 
 	for _, c := range []struct {
 		name, file string
@@ -440,7 +453,7 @@ func TestImportReembedsAnotherRecipe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.SplitN(strings.TrimSpace(string(again)), "\n", 2)[1]; got != lines[1] {
+			if got := strings.SplitN(strings.TrimSpace(string(again)), "\n", 3)[1]; got != lines[1] {
 				t.Errorf("the imported memory exports as\n%s\nwant\n%s", got, lines[1])
 			}
 		})

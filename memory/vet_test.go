@@ -77,7 +77,7 @@ func TestImportRefusesWhatRememberWouldNot(t *testing.T) {
 	t.Run("byte-order mark", func(t *testing.T) {
 		dst := open(t, &fake.Embedder{Name: "t"})
 		res, err := dst.Import(bg, textOpener("\uFEFF"+strings.Join(lines, "")), memory.ImportOptions{})
-		if err != nil || res.Imported != len(lines)-1 {
+		if err != nil || res.Imported != len(lines)-2 { // the header, the end
 			t.Fatalf("an export led by a byte-order mark: %+v, %v", res, err)
 		}
 	})
@@ -109,7 +109,7 @@ func TestRememberRefusesForgedFrames(t *testing.T) {
 func TestRememberStopsAtMaxTurn(t *testing.T) {
 	lines := exportLines(t)
 	last := strings.Replace(strings.Replace(lines[7], `"turn":0`, fmt.Sprintf(`"turn":%d`, memory.MaxTurn), 1), `"id":"b1:0"`, fmt.Sprintf(`"id":"b1:%d"`, memory.MaxTurn), 1)
-	file := lines[0] + last
+	file := lines[0] + last + `{"end":"agentmem-export","memories":1,"sessions":1}` + "\n"
 	svc := open(t, &fake.Embedder{Name: "t"})
 	if _, err := svc.Import(bg, textOpener(file), memory.ImportOptions{}); err != nil {
 		t.Fatal(err)
