@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"agentmem/memory"
 	"agentmem/server"
@@ -41,6 +42,10 @@ func (o output) print(structured any, text string) error {
 // to the server.
 var cliName = client.WithName("agentmem-cli")
 
+// attachWithin bounds how long a command waits for the server that holds
+// the data dir to answer its handshake.
+var attachWithin = client.WithInitWithin(10 * time.Second)
+
 // connect connects to the server that holds the data dir (over its
 // socket), or, when none does, holds the memory in this process for the
 // command's duration. A shell command warns when it relays (see
@@ -59,7 +64,7 @@ func connect(e *env, shell bool) (*client.Client, func(), error) {
 		if shell {
 			warnRelayed(e, os.Args[1:])
 		}
-		c, err := client.Conn(e.ctx, conn, cliName)
+		c, err := client.Conn(e.ctx, conn, cliName, attachWithin)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -270,7 +275,7 @@ func (c todayCmd) Run(e *env) error {
 		none := func(context.Context) (io.Closer, error) { return io.NopCloser(nil), nil }
 		if conn, _, err := server.Attach(e.ctx, server.SocketPath(dir), none, 0, e.log); err == nil && conn != nil {
 			warnRelayed(e, os.Args[1:])
-			cl, err := client.Conn(e.ctx, conn, cliName)
+			cl, err := client.Conn(e.ctx, conn, cliName, attachWithin)
 			if err != nil {
 				return err
 			}

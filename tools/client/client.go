@@ -50,7 +50,14 @@ type Option func(*options)
 type options struct {
 	name, protocol string
 	http           []transport.StreamableHTTPCOption
+	initWithin     time.Duration
 }
+
+// WithInitWithin bounds how long the server may take to answer the
+// handshake: a server that is stopped (SIGSTOP) or hung accepts the
+// connection and never answers, and a caller that waited without bound
+// would hang with it.
+func WithInitWithin(d time.Duration) Option { return func(o *options) { o.initWithin = d } }
 
 // WithName sets the name the client gives in the handshake.
 func WithName(name string) Option { return func(o *options) { o.name = name } }
@@ -191,8 +198,17 @@ func start(ctx context.Context, c *mcpclient.Client, closer func() error, o opti
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = o.protocol
 	init.Params.ClientInfo = mcp.Implementation{Name: o.name, Version: "1"}
-	res, err := c.Initialize(ctx, init)
+	ictx := ctx
+	if o.initWithin > 0 {
+		var cancel context.CancelFunc
+		ictx, cancel = context.WithTimeout(ctx, o.initWithin)
+		defer cancel()
+	}
+	res, err := c.Initialize(ictx, init)
 	if err != nil {
+		if ctx.Err() == nil && ictx.Err() != nil {
+			err = fmt.Errorf("the server did not answer within %s (it may be stopped, or too busy)", o.initWithin)
+		}
 		return fail("initialising the MCP session", err)
 	}
 	return &Client{c: c, Instructions: res.Instructions, Server: res.ServerInfo, closer: closer}, nil

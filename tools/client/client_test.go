@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -112,5 +115,37 @@ func TestResourceNotFoundKeepsItsKind(t *testing.T) {
 	_, err = c.ReadResource(ctx, "agentmem://nobody/sessions")
 	if !errors.Is(err, mcp.ErrResourceNotFound) || err.Error() != `reading agentmem://nobody/sessions: resource not found: namespace "nobody" not found` {
 		t.Errorf("read = %v", err)
+	}
+}
+
+// A server that takes the connection and never answers (stopped, hung)
+// fails the handshake within the bound given, saying so, where the
+// command waited for ever.
+func TestInitWithin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = client.Conn(context.Background(), conn, client.WithInitWithin(200*time.Millisecond))
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms") {
+		t.Fatalf("a server that never answers: %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the handshake gave up after %v", d)
 	}
 }
