@@ -42,7 +42,7 @@ func TestCouchbaseCommands(t *testing.T) {
 	file := filepath.Join(dir, "export.jsonl")
 	runOnMock(t, dir, cb("export", "-o", file)...)
 	raw, err := os.ReadFile(file)
-	if err != nil || strings.Count(string(raw), "\n") != 4 || !strings.Contains(string(raw), "Lisbon") {
+	if err != nil || strings.Count(string(raw), "\n") != 5 || !strings.Contains(string(raw), "Lisbon") {
 		t.Errorf("export (%v):\n%s", err, raw)
 	}
 	runOnMock(t, dir, cb("forget", "--ns", "alice", "--session-id", "s-may")...)

@@ -85,16 +85,24 @@ func TestExportImportCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truncated := filepath.Join(dir, "truncated.jsonl")
-	if err := os.WriteFile(truncated, raw[:len(raw)-30], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// cut inside a line, and between two lines (every line whole: only the
+	// missing end line tells)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
 	fresh := filepath.Join(dir, "fresh")
-	if _, errOut, err := try(t, fresh, "import", truncated); err == nil || !strings.Contains(errOut, "line 5: not a whole JSON object") {
-		t.Errorf("import of a truncated file: %v, %s", err, errOut)
-	}
-	if out := run(t, fresh, "namespaces"); !strings.Contains(out, "No memories stored yet.") {
-		t.Errorf("a failed import stored something:\n%s", out)
+	for _, c := range []struct{ cut, says string }{
+		{strings.Join(lines[:len(lines)-1], "")[:len(strings.Join(lines[:len(lines)-1], ""))-30], "line 5: not a whole JSON object"},
+		{strings.Join(lines[:3], ""), "line 3: the file ends here without the export's end line"},
+	} {
+		truncated := filepath.Join(dir, "truncated.jsonl")
+		if err := os.WriteFile(truncated, []byte(c.cut), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, err := try(t, fresh, "import", truncated); err == nil || !strings.Contains(errOut, c.says) {
+			t.Errorf("import of a truncated file: %v, %s; want %q", err, errOut, c.says)
+		}
+		if out := run(t, fresh, "namespaces"); !strings.Contains(out, "No memories stored yet.") {
+			t.Errorf("a failed import stored something:\n%s", out)
+		}
 	}
 	if _, errOut, err := try(t, src, "export", "--ns", "nobody", "-o", filepath.Join(dir, "nobody.jsonl")); err == nil || !strings.Contains(errOut, `namespace "nobody" not found`) {
 		t.Errorf("export of a namespace that does not exist: %v, %s", err, errOut)
