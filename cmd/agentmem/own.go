@@ -352,7 +352,7 @@ func openDry(e *env) (*backend.Backend, error) {
 func openOwned(e *env) (*backend.Backend, error) {
 	b, err := backend.Open(e.ctx, e.cfg, e.log)
 	if errors.Is(err, memory.ErrInUse) {
-		return nil, fmt.Errorf("%w: export and import need the store to themselves; stop the running agentmem serve first", err)
+		return nil, fmt.Errorf("%w: export and import need the store to themselves; stop the agentmem server using it, or let the command that holds it (an import, a reindex) finish, then run this again", err)
 	}
 	return b, err
 }

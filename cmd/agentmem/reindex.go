@@ -65,7 +65,7 @@ func (c reindexCmd) Run(e *env) error {
 		}
 		lock, err := server.TryLock(dir)
 		if errors.Is(err, server.ErrHeld) {
-			return fmt.Errorf("%w: stop the agentmem servers using this data dir, then reindex", err)
+			return fmt.Errorf("%w: stop the agentmem servers using this data dir, or let the command that holds it (an import) finish, then reindex", err)
 		}
 		if err != nil {
 			return err

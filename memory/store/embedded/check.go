@@ -142,7 +142,7 @@ func check(ctx context.Context, dir string, indexes bool) (*Report, error) {
 	}
 	db, err := openReadOnly(path)
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: stop the agentmem server using %s, then check again", memory.ErrInUse, dir)
+		return nil, fmt.Errorf("%w: stop the agentmem server using %s, or let the command that holds it (an import, a reindex) finish, then check again", memory.ErrInUse, dir)
 	}
 	if err != nil {
 		r.record("%s cannot be opened: %v", path, err)
