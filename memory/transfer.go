@@ -424,7 +424,7 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		if head.Version >= 2 && bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"end"`)) {
+		if head.Version >= 2 && isEnd(raw) {
 			if end, err = readEnd(no, raw, memories, len(done)); err != nil {
 				return err
 			}
@@ -531,6 +531,13 @@ func jsonKind(k string) string {
 	return k
 }
 
+// isEnd says whether raw is an end line: an object whose first field is
+// "end" (a memory line's is "namespace"), however spaced.
+func isEnd(raw []byte) bool {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(raw), []byte("{"))
+	return ok && bytes.HasPrefix(bytes.TrimSpace(rest), []byte(`"end"`))
+}
+
 // readEnd reads the end line, line no, of a file that held memories in
 // sessions before it.
 func readEnd(no int, raw []byte, memories, sessions int) (*ExportEnd, error) {
@@ -564,7 +571,11 @@ func readHeader(raw []byte) (ExportHeader, error) {
 		return h, &LineError{1, "version", "missing or not a number"}
 	}
 	if version < 1 || version > ExportVersion {
-		return h, &LineError{1, "version", fmt.Sprintf("format version %d is not supported; this agentmem reads versions 1 to %d (a newer agentmem wrote this file)", version, ExportVersion)}
+		why := " (a newer agentmem wrote this file)"
+		if version < 1 {
+			why = ""
+		}
+		return h, &LineError{1, "version", fmt.Sprintf("format version %d is not supported; this agentmem reads versions 1 to %d%s", version, ExportVersion, why)}
 	}
 	if err := decodeStrict(1, raw, &h); err != nil {
 		return h, err

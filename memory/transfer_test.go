@@ -256,6 +256,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"cut at a line's end", head + strings.Join(body[:4], ""), 5, "", "without the export's end line"},
 		{"lines missing before the end", head + strings.Join(body[:4], "") + end, 6, "memories", "counts 7 memories, the file holds 4"},
 		{"a line after the end", good + body[0], 10, "", "follows the export's end line"},
+		{"an end line spaced otherwise", head + strings.Join(body, "") + `{ "end" : "agentmem-export", "memories": 6, "sessions": 3 }` + "\n", 9, "memories", "counts 6 memories, the file holds 7"},
 		{"foreign JSON", head + `{"title":"a note","body":"hello"}` + "\n", 2, "title", "not a field of the agentmem export format"},
 		{"not JSON", head + "namespace,session,text\n", 2, "", "not a whole JSON object"},
 		{"foreign header", `{"type":"conversation","messages":[]}` + "\n" + strings.Join(body, ""), 1, "format", "not an agentmem export"},

@@ -379,9 +379,8 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 }
 
 // pendingIn counts the memories of namespaces nss still waiting for their
-// vectors, as recall reports them.
-// pendingIn counts the memories of nss waiting for their vectors, and
-// says why making them last failed, while it does.
+// vectors, as recall reports them, and says why making them last failed,
+// while it does.
 func pendingIn(ctx context.Context, cl *client.Client, nss []string) (n int, failing string, err error) {
 	noReranker := cl.NoReranker(ctx) // a server before rerankers refuses the argument
 	for _, ns := range nss {

@@ -112,18 +112,18 @@ func (c setupClaudeCmd) Run(e *env) error {
 	var changed, left []string
 	hooks := fileChange{file: files.hooks, edit: func(doc map[string]any) {
 		setHooks(doc, "claude-code", hook, c.events(), nil, c.Uninstall)
-		changed, left = setAllowed(doc, rec.Allow[files.hooks], c.Uninstall)
+		changed, left = setAllowed(doc, rec.Allow[samePath(files.hooks)], c.Uninstall)
 	}}
 	if c.Uninstall { // a file setup created goes, when nothing else is in it
-		mcp.removeEmpty = slices.Contains(rec.Created, files.mcp)
-		hooks.removeEmpty = slices.Contains(rec.Created, files.hooks)
+		mcp.removeEmpty = slices.Contains(rec.Created, samePath(files.mcp))
+		hooks.removeEmpty = slices.Contains(rec.Created, samePath(files.hooks))
 	}
 	done, err := applyAll([]fileChange{mcp, hooks}, c.DryRun)
 	if err != nil {
 		return err
 	}
 	if !c.DryRun {
-		rec.noteAllow(files.hooks, changed, c.Uninstall)
+		rec.noteAllow(samePath(files.hooks), changed, c.Uninstall)
 		rec.noteFiles(done)
 		if err := rec.save(record); err != nil {
 			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave it)\n", err)

@@ -130,11 +130,30 @@ func (r *setupRecord) noteAllow(file string, changed []string, uninstall bool) {
 // noteFiles notes the files setup created, and forgets those it removed.
 func (r *setupRecord) noteFiles(done fileOutcome) {
 	for _, f := range done.created {
-		if !slices.Contains(r.Created, f) {
+		if f = samePath(f); !slices.Contains(r.Created, f) {
 			r.Created = append(r.Created, f)
 		}
 	}
-	r.Created = slices.DeleteFunc(r.Created, func(f string) bool { return slices.Contains(done.removed, f) })
+	r.Created = slices.DeleteFunc(r.Created, func(f string) bool {
+		return slices.ContainsFunc(done.removed, func(g string) bool { return samePath(g) == f })
+	})
+}
+
+// samePath is file as the record names it: its directory with symbolic
+// links resolved, so that a project reached by another path (a link, or
+// /tmp and /private/tmp on macOS) is the same project. The file itself is
+// not resolved: setup writes through a link to it, and notes the link.
+func samePath(file string) string {
+	rest := filepath.Base(file)
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return file
+		}
+		rest = filepath.Join(filepath.Base(dir), rest) // not made yet
+	}
 }
 
 func (r *setupRecord) encode() ([]byte, error) {

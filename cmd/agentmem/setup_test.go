@@ -555,3 +555,23 @@ func TestSetupUninstallKeepsTheUsersRules(t *testing.T) {
 	s.must(uninstall)
 	sameJSON(t, settings, mine)
 }
+
+// A project reached by another path (a symbolic link) is the same
+// project: --uninstall by the link removes what setup added by the real
+// path (a review found it left both rules and a {} file).
+func TestSetupUninstallByAnotherPath(t *testing.T) {
+	s := newSetupEnv(t)
+	link := filepath.Join(filepath.Dir(s.proj), "garden-link")
+	if err := os.Symlink(s.proj, link); err != nil {
+		t.Fatal(err)
+	}
+	s.must(scope("project"))
+	real := s.proj
+	s.proj = link
+	s.must(scope("project"), uninstall)
+	for _, f := range []string{filepath.Join(real, ".mcp.json"), filepath.Join(real, ".claude", "settings.json")} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("uninstall by a link to the project left %s: %v", f, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,6 +39,11 @@ func TestRememberFileIsStrict(t *testing.T) {
 	}
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "ok", "caf\xe9 au lait"); err == nil || !strings.Contains(errOut, `an argument is not valid UTF-8: "caf\xe9 au lait"`) {
 		t.Errorf("remember of a Latin-1 argument: %v, %s", err, errOut)
+	}
+	cmd := exec.Command(binary(t), "--embedder", "none", "namespaces")
+	cmd.Env = append(os.Environ(), "AGENTMEM_DATA_DIR="+filepath.Join(dir, "caf\xe9"))
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "AGENTMEM_DATA_DIR is not valid UTF-8") {
+		t.Errorf("a data dir variable in Latin-1: %v, %s", err, out)
 	}
 	withID := write("with-id.json", `{"session_id":"ff","messages":[{"role":"user","content":"I moved to Lisbon."}]}`)
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", withID, "--session-id", "other"); err == nil || !strings.Contains(errOut, `--session-id "other" and the file's "ff" differ`) {

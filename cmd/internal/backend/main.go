@@ -68,7 +68,13 @@ func Main[E any](name, description string, cli interface{ globals() *Globals }, 
 	// turn or query given so would be stored or searched as another text
 	for _, a := range os.Args[1:] {
 		if !utf8.ValidString(a) {
-			fmt.Fprintf(os.Stderr, "%s: error: an argument is not valid UTF-8: %q; give text as UTF-8\n", name, a[:min(len(a), 60)])
+			fmt.Fprintf(os.Stderr, "%s: error: an argument is not valid UTF-8: %q; give text and paths as UTF-8\n", name, a[:min(len(a), 60)])
+			os.Exit(1)
+		}
+	}
+	for _, kv := range os.Environ() { // the flags' variables, read as they are
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AGENTMEM_") && !utf8.ValidString(v) {
+			fmt.Fprintf(os.Stderr, "%s: error: %s is not valid UTF-8: %q; give text and paths as UTF-8\n", name, k, v[:min(len(v), 60)])
 			os.Exit(1)
 		}
 	}

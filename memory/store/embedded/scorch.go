@@ -61,6 +61,16 @@ func init() {
 	}
 }
 
+// forgetFailures drops the failures noted for the index in dir.
+func forgetFailures(dir string) {
+	persistFailures.Range(func(k, _ any) bool {
+		if p := k.(string); p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			persistFailures.Delete(k)
+		}
+		return true
+	})
+}
+
 // failedSince is the error bleve's persister met writing the index in dir
 // since t, if any.
 func failedSince(dir string, t time.Time) error {
@@ -107,6 +117,9 @@ func persisted(idx bleve.Index, dir string, timeout time.Duration) error {
 	for {
 		select {
 		case err := <-done:
+			if err == nil { // what failed before is written now
+				forgetFailures(dir)
+			}
 			return err
 		case <-deadline:
 			return fmt.Errorf("the text index was not written to disk within %s", timeout)
