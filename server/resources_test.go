@@ -64,6 +64,22 @@ func TestResourcesCompletionsAndLogging(t *testing.T) {
 			t.Errorf("resources/list with the cursor %q: %v", junk, err)
 		}
 	}
+	// nor a cursor on a list returned whole: mcp-go read any base64 as
+	// its own and answered an empty page
+	junk := mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: "junk"}}
+	mc := c.MCP().(interface {
+		ListToolsByPage(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+		ListResourceTemplatesByPage(context.Context, mcp.ListResourceTemplatesRequest) (*mcp.ListResourceTemplatesResult, error)
+	})
+	if _, err := mc.ListToolsByPage(ctx, mcp.ListToolsRequest{PaginatedRequest: junk}); err == nil || !strings.Contains(err.Error(), "is not a cursor this server returned") {
+		t.Errorf("tools/list with the cursor junk: %v", err)
+	}
+	if _, err := mc.ListResourceTemplatesByPage(ctx, mcp.ListResourceTemplatesRequest{PaginatedRequest: junk}); err == nil || !strings.Contains(err.Error(), "is not a cursor this server returned") {
+		t.Errorf("resources/templates/list with the cursor junk: %v", err)
+	}
+	if res, err := mc.ListToolsByPage(ctx, mcp.ListToolsRequest{}); err != nil || len(res.Tools) != 4 {
+		t.Errorf("tools/list without a cursor: %v", err)
+	}
 	all, err := c.Resources(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -34,10 +34,11 @@ import (
 func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
-	// a cursor resources/list did not return is refused before the list
-	// is made: the hook that makes it cannot fail the request, and an
-	// empty page would read as the list's end. mcp-go answers this hook's
-	// error as an invalid request (-32600)
+	// a cursor a list did not return is refused before the list is made:
+	// the hook that makes resources/list cannot fail the request, mcp-go
+	// reads any base64 as its own cursor for the others, and an empty page
+	// would read as the list's end. mcp-go answers this hook's error as an
+	// invalid request (-32600)
 	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
 		raw, ok := message.(json.RawMessage)
 		if !ok || !bytes.Contains(raw, []byte(`"cursor"`)) {
@@ -49,11 +50,16 @@ func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 				Cursor string `json:"cursor"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(raw, &req) != nil || req.Method != string(mcp.MethodResourcesList) || req.Params.Cursor == "" {
+		if json.Unmarshal(raw, &req) != nil || req.Params.Cursor == "" {
 			return nil
 		}
-		if _, err := decodeListCursor(req.Params.Cursor); err != nil {
+		switch mcp.MCPMethod(req.Method) {
+		case mcp.MethodResourcesList:
+			_, err := decodeListCursor(req.Params.Cursor)
 			return err
+		case mcp.MethodToolsList, mcp.MethodResourcesTemplatesList:
+			// lists this server returns whole, never with a cursor
+			return fmt.Errorf("cursor: %q is not a cursor this server returned (%s returns its whole list at once)", req.Params.Cursor[:min(len(req.Params.Cursor), 64)], req.Method)
 		}
 		return nil
 	})
