@@ -90,12 +90,33 @@ type ExportOptions struct {
 	Namespaces []string // none: every namespace
 	Vectors    bool     // include the stored vectors
 	Version    string   // agentmem's version, for the header
+	// Salvage leaves out a memory whose record is damaged (and a damaged
+	// vector, the memory kept without it) instead of failing, and names
+	// it in the result: what is readable of a damaged store, to import
+	// into a new one when there is no backup.
+	Salvage bool
 }
 
-// ExportResult counts what Export wrote.
+// ExportResult counts what Export wrote, and names what salvage left out.
 type ExportResult struct {
-	Namespaces int `json:"namespaces"`
-	Memories   int `json:"memories"`
+	Namespaces int      `json:"namespaces"`
+	Memories   int      `json:"memories"`
+	Damaged    []string `json:"damaged,omitempty"` // the memories left out, as the store names them
+	NoVectors  []string `json:"no_vectors,omitempty"`
+}
+
+// salvageKey carries a salvaging export's report of what it leaves out.
+type salvageKey struct{}
+
+// Salvage is how a store's export reports, with the context of a salvaging
+// export, a memory it leaves out (vectorsOnly: only its vectors) instead
+// of failing.
+type Salvage func(key string, vectorsOnly bool, err error)
+
+// Salvaging returns the Salvage of ctx, nil when the export is not one.
+func Salvaging(ctx context.Context) Salvage {
+	f, _ := ctx.Value(salvageKey{}).(Salvage)
+	return f
 }
 
 // Export writes the memories of opts.Namespaces (all when none) to w in the
@@ -130,6 +151,15 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 		return ExportResult{}, err
 	}
 	res := ExportResult{}
+	if opts.Salvage {
+		ctx = context.WithValue(ctx, salvageKey{}, Salvage(func(key string, vectorsOnly bool, err error) {
+			if vectorsOnly {
+				res.NoVectors = append(res.NoVectors, key)
+			} else {
+				res.Damaged = append(res.Damaged, key)
+			}
+		}))
+	}
 	sessions, last := 0, ""
 	scopes := want
 	if len(scopes) == 0 {

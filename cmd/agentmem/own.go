@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
+	"agentmem/memory/store/embedded"
 	"agentmem/tools/client"
 	"agentmem/tools/spec"
 
@@ -143,6 +145,7 @@ type exportCmd struct {
 	NS      []string `name:"ns" help:"Export only this namespace (repeat for several). Default: every namespace."`
 	Vectors bool     `name:"vectors" help:"Include the stored vectors (larger; without them, import embeds again)."`
 	Out     string   `name:"out" short:"o" placeholder:"FILE" help:"Write to FILE instead of stdout."`
+	Salvage bool     `name:"salvage" help:"Of a store whose records are damaged (agentmem check says so), export every memory that can be read, naming those left out, to import into a new data dir when there is no backup."`
 }
 
 func (c exportCmd) Run(e *env) error {
@@ -159,16 +162,36 @@ func (c exportCmd) Run(e *env) error {
 	}
 	defer b.Close()
 	export := func(w io.Writer) error {
-		res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version})
-		if err == nil {
-			fmt.Fprintf(os.Stderr, "exported %s of %s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"))
+		res, err := b.Service.Export(e.ctx, w, memory.ExportOptions{Namespaces: c.NS, Vectors: c.Vectors, Version: version, Salvage: c.Salvage})
+		if err != nil {
+			if errors.Is(err, embedded.ErrDamaged) && !c.Salvage {
+				err = fmt.Errorf("%w\nWithout a backup, export what can be read with agentmem export --salvage, then import it into a new data dir", err)
+			}
+			return err
 		}
-		return err
+		fmt.Fprintf(os.Stderr, "exported %s of %s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"))
+		if len(res.Damaged) > 0 {
+			fmt.Fprintf(os.Stderr, "left out %s whose records are damaged: %s\n", spec.Count(len(res.Damaged), "memory"), strings.Join(readableKeys(res.Damaged), ", "))
+		}
+		if len(res.NoVectors) > 0 {
+			fmt.Fprintf(os.Stderr, "exported %s without their damaged vectors (import embeds them again): %s\n", spec.Count(len(res.NoVectors), "memory"), strings.Join(readableKeys(res.NoVectors), ", "))
+		}
+		return nil
 	}
 	if c.Out == "" || c.Out == "-" {
 		return export(os.Stdout)
 	}
 	return writeFile(c.Out, export)
+}
+
+// readableKeys shows the store's keys of memories (namespace, a unit
+// separator, id) as namespace/id.
+func readableKeys(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = strings.Replace(k, "\x1f", "/", 1)
+	}
+	return out
 }
 
 // writeFile writes path whole or not at all: beside it, synced, then

@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 
 	bolt "go.etcd.io/bbolt"
@@ -153,7 +154,8 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 		prefix = []byte(ns + "\x1f")
 	}
 	_, dims := s.Embedder()
-	var last []byte // the last session key handed out
+	salvage := memory.Salvaging(ctx) // nil: a damaged record fails the export
+	var last []byte                  // the last session key handed out
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -177,6 +179,10 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 				last = append(last[:0], k...)
 				mk := []byte(key(mns, string(id)))
 				m, err := getMemory(mem, mk)
+				if err != nil && salvage != nil && errors.Is(err, errRecord) {
+					salvage(string(mk), false, err)
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -185,7 +191,10 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 				}
 				if vectors && dims > 0 {
 					if v := vec.Get(mk); v != nil {
-						if m.Vectors, err = decodeVectors(v, dims); err != nil {
+						if m.Vectors, err = decodeVectors(v, dims); err != nil && salvage != nil {
+							salvage(string(mk), true, err)
+							m.Vectors = nil // the import embeds it again
+						} else if err != nil {
 							return err
 						}
 					}
