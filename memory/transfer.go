@@ -494,7 +494,11 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 		return &LineError{Line: 1, Msg: "the file is empty; an agentmem export starts with its header line"}
 	}
 	if head.Version >= 2 && end == nil {
-		return &LineError{Line: no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %d memories; nothing was imported`, ExportFormat, memories)}
+		held := fmt.Sprintf("%d memories", memories)
+		if memories == 1 {
+			held = "1 memory"
+		}
+		return &LineError{Line: no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s; nothing was imported`, ExportFormat, held)}
 	}
 	if len(sess) > 0 {
 		return fn(head, sess)
