@@ -129,13 +129,7 @@ func (c setupClaudeCmd) Run(e *env) error {
 			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave it)\n", err)
 		}
 	}
-	if len(left) > 0 {
-		them, were := "them", "they were"
-		if len(left) == 1 {
-			them, were = "it", "it was"
-		}
-		fmt.Printf("%s: left %s in permissions.allow: setup has no record of adding %s (%s there before it, or a setup before this version added %s); remove %s by hand if you do not want %s.\n", files.hooks, strings.Join(left, " and "), them, were, them, them, them)
-	}
+	sayLeft(files.hooks, left)
 	if !c.DryRun && !c.Uninstall {
 		fmt.Printf("Claude Code now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	}

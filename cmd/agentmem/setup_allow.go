@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // allowedTools are the read-only tools setup lets the model call without
@@ -63,6 +64,19 @@ func setAllowed(doc map[string]any, ours []string, uninstall bool) (changed, lef
 		doc["permissions"] = perms
 	}
 	return changed, left
+}
+
+// sayLeft tells the user of the rules of allowedTools uninstall left in
+// file's permissions.allow, which setup has no record of adding.
+func sayLeft(file string, left []string) {
+	if len(left) == 0 {
+		return
+	}
+	them, were := "them", "they were"
+	if len(left) == 1 {
+		them, were = "it", "it was"
+	}
+	fmt.Printf("%s: left %s in permissions.allow: setup has no record of adding %s (%s there before it, or a setup before this version added %s); remove %s by hand if you do not want %s.\n", file, strings.Join(left, " and "), them, were, them, them, them)
 }
 
 // recordPath is the file where setup notes what it added that it could
