@@ -422,86 +422,111 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 	}
 	defer rc.Close()
 	r := bufio.NewReaderSize(rc, 1<<16)
-	var head ExportHeader
-	var sess []lined
-	done := map[string]int{} // namespace 0x1f session -> its first line
-	ids := map[string]int{}  // ids of the current session -> line
-	keys := map[string]int{} // message keys of the current session -> line
-	no, memories := 0, 0
-	var end *ExportEnd
+	er := exportReader{svc: s, fn: fn, done: map[string]int{}, ids: map[string]int{}, keys: map[string]int{}}
 	for {
 		raw, err := readLine(r)
 		if err == io.EOF {
 			break
 		}
-		no++
+		er.no++
 		if err != nil {
-			return &LineError{Line: no, Msg: err.Error()}
+			return &LineError{Line: er.no, Msg: err.Error()}
 		}
-		if end != nil && len(bytes.TrimSpace(raw)) > 0 {
-			return &LineError{Line: no, Msg: "follows the export's end line; nothing was imported"}
-		}
-		if !utf8.Valid(raw) {
-			return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text; nothing was imported)"}
-		}
-		if no == 1 {
-			raw = bytes.TrimPrefix(raw, []byte("\uFEFF")) // a byte-order mark some editors add
-			if head, err = readHeader(raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		if head.Version >= 2 && isEnd(raw) {
-			if end, err = readEnd(no, raw, memories, len(done)); err != nil {
-				return err
-			}
-			continue
-		}
-		memories++
-		m, err := s.readMemoryLine(no, raw, head)
-		if err != nil {
+		if err := er.line(raw); err != nil {
 			return err
 		}
-		k := m.Namespace + "\x1f" + m.SessionID
-		if len(sess) > 0 && (sess[0].m.Namespace != m.Namespace || sess[0].m.SessionID != m.SessionID) {
-			if err := fn(head, sess); err != nil {
-				return err
-			}
-			sess = sess[:0]
-			clear(ids)
-			clear(keys)
-		}
-		if len(sess) == 0 {
-			if at, seen := done[k]; seen {
-				return &LineError{no, "session_id", fmt.Sprintf("session %s of namespace %s appears again after other sessions (it started at line %d); a session's lines must be together, as export writes them", m.SessionID, m.Namespace, at)}
-			}
-			done[k] = no
-		}
-		if at, dup := ids[m.ID]; dup {
-			return &LineError{no, "id", fmt.Sprintf("%s is also the id at line %d", m.ID, at)}
-		}
-		ids[m.ID] = no
-		if at, dup := keys[m.Key]; dup && m.Key != "" {
-			return &LineError{no, "key", fmt.Sprintf("%q is also the key of the memory at line %d; a message id is unique in its session", m.Key, at)}
-		}
-		keys[m.Key] = no
-		sess = append(sess, lined{no, m})
 	}
-	if no == 0 {
+	return er.finish()
+}
+
+// exportReader is readExport's state: the header, the session being read,
+// and what the lines so far hold.
+type exportReader struct {
+	svc      *Service
+	fn       func(ExportHeader, []lined) error
+	head     ExportHeader
+	sess     []lined
+	done     map[string]int // namespace 0x1f session -> its first line
+	ids      map[string]int // ids of the current session -> line
+	keys     map[string]int // message keys of the current session -> line
+	no       int            // the line read last
+	memories int
+	end      *ExportEnd
+}
+
+// line reads line er.no, raw.
+func (er *exportReader) line(raw []byte) error {
+	no, blank := er.no, len(bytes.TrimSpace(raw)) == 0
+	switch {
+	case er.end != nil && !blank:
+		return &LineError{Line: no, Msg: "follows the export's end line; nothing was imported"}
+	case !utf8.Valid(raw):
+		return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text; nothing was imported)"}
+	case no == 1:
+		raw = bytes.TrimPrefix(raw, []byte("\uFEFF")) // a byte-order mark some editors add
+		var err error
+		er.head, err = readHeader(raw)
+		return err
+	case blank:
+		return nil
+	case er.head.Version >= 2 && isEnd(raw):
+		var err error
+		er.end, err = readEnd(no, raw, er.memories, len(er.done))
+		return err
+	}
+	er.memories++
+	m, err := er.svc.readMemoryLine(no, raw, er.head)
+	if err != nil {
+		return err
+	}
+	return er.add(m)
+}
+
+// add adds m, of line er.no, to the session being read, handing the one
+// before it to fn when m starts another.
+func (er *exportReader) add(m Memory) error {
+	no := er.no
+	if len(er.sess) > 0 && (er.sess[0].m.Namespace != m.Namespace || er.sess[0].m.SessionID != m.SessionID) {
+		if err := er.fn(er.head, er.sess); err != nil {
+			return err
+		}
+		er.sess = er.sess[:0]
+		clear(er.ids)
+		clear(er.keys)
+	}
+	if len(er.sess) == 0 {
+		k := m.Namespace + "\x1f" + m.SessionID
+		if at, seen := er.done[k]; seen {
+			return &LineError{no, "session_id", fmt.Sprintf("session %s of namespace %s appears again after other sessions (it started at line %d); a session's lines must be together, as export writes them", m.SessionID, m.Namespace, at)}
+		}
+		er.done[k] = no
+	}
+	if at, dup := er.ids[m.ID]; dup {
+		return &LineError{no, "id", fmt.Sprintf("%s is also the id at line %d", m.ID, at)}
+	}
+	er.ids[m.ID] = no
+	if at, dup := er.keys[m.Key]; dup && m.Key != "" {
+		return &LineError{no, "key", fmt.Sprintf("%q is also the key of the memory at line %d; a message id is unique in its session", m.Key, at)}
+	}
+	er.keys[m.Key] = no
+	er.sess = append(er.sess, lined{no, m})
+	return nil
+}
+
+// finish checks the file's end and hands the last session to fn.
+func (er *exportReader) finish() error {
+	if er.no == 0 {
 		return &LineError{Line: 1, Msg: "the file is empty; an agentmem export starts with its header line"}
 	}
-	if head.Version >= 2 && end == nil {
-		held := fmt.Sprintf("%d memories", memories)
-		if memories == 1 {
+	if er.head.Version >= 2 && er.end == nil {
+		held := fmt.Sprintf("%d memories", er.memories)
+		if er.memories == 1 {
 			held = "1 memory"
 		}
-		return &LineError{Line: no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s; nothing was imported`, ExportFormat, held)}
+		return &LineError{Line: er.no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s; nothing was imported`, ExportFormat, held)}
 	}
-	if len(sess) > 0 {
-		return fn(head, sess)
+	if len(er.sess) > 0 {
+		return er.fn(er.head, er.sess)
 	}
 	return nil
 }
