@@ -113,6 +113,17 @@ type salvageKey struct{}
 // of failing.
 type Salvage func(key string, vectorsOnly bool, err error)
 
+// salvage is the Salvage that names what it leaves out in r.
+func (r *ExportResult) salvage() Salvage {
+	return func(key string, vectorsOnly bool, err error) {
+		if vectorsOnly {
+			r.NoVectors = append(r.NoVectors, key)
+		} else {
+			r.Damaged = append(r.Damaged, key)
+		}
+	}
+}
+
 // Salvaging returns the Salvage of ctx, nil when the export is not one.
 func Salvaging(ctx context.Context) Salvage {
 	f, _ := ctx.Value(salvageKey{}).(Salvage)
@@ -152,13 +163,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	}
 	res := ExportResult{}
 	if opts.Salvage {
-		ctx = context.WithValue(ctx, salvageKey{}, Salvage(func(key string, vectorsOnly bool, err error) {
-			if vectorsOnly {
-				res.NoVectors = append(res.NoVectors, key)
-			} else {
-				res.Damaged = append(res.Damaged, key)
-			}
-		}))
+		ctx = context.WithValue(ctx, salvageKey{}, res.salvage())
 	}
 	sessions, last := 0, ""
 	scopes := want

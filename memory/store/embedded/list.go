@@ -177,29 +177,13 @@ func (s *Store) Export(ctx context.Context, ns string, vectors bool, fn func(mem
 					continue
 				}
 				last = append(last[:0], k...)
-				mk := []byte(key(mns, string(id)))
-				m, err := getMemory(mem, mk)
-				if err != nil && salvage != nil && errors.Is(err, errRecord) {
-					salvage(string(mk), false, err)
-					continue
-				}
+				m, err := exported(mem, vec, []byte(key(mns, string(id))), vectors, dims, salvage)
 				if err != nil {
 					return err
 				}
-				if m == nil {
-					continue
+				if m != nil {
+					batch = append(batch, *m)
 				}
-				if vectors && dims > 0 {
-					if v := vec.Get(mk); v != nil {
-						if m.Vectors, err = decodeVectors(v, dims); err != nil && salvage != nil {
-							salvage(string(mk), true, err)
-							m.Vectors = nil // the import embeds it again
-						} else if err != nil {
-							return err
-						}
-					}
-				}
-				batch = append(batch, *m)
 			}
 			return nil
 		})
@@ -232,4 +216,27 @@ func (s *Store) CountMemories(ctx context.Context, ns string) (int, error) {
 	var n uint64
 	err = t.read(ctx, func() (err error) { n, err = t.idx.DocCount(); return err })
 	return int(n), err
+}
+
+// exported reads the memory of key mk as an export writes it (with its
+// vectors when asked): nil when there is none, or, salvaging, when its
+// record is damaged; a damaged vector, salvaging, leaves it without.
+func exported(mem, vec *bolt.Bucket, mk []byte, vectors bool, dims int, salvage memory.Salvage) (*memory.Memory, error) {
+	m, err := getMemory(mem, mk)
+	if err != nil && salvage != nil && errors.Is(err, errRecord) {
+		salvage(string(mk), false, err)
+		return nil, nil
+	}
+	if err != nil || m == nil || !vectors || dims == 0 {
+		return m, err
+	}
+	if v := vec.Get(mk); v != nil {
+		if m.Vectors, err = decodeVectors(v, dims); err != nil && salvage != nil {
+			salvage(string(mk), true, err)
+			m.Vectors = nil // the import embeds it again
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
