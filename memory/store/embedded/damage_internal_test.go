@@ -97,18 +97,22 @@ func TestExportSalvage(t *testing.T) {
 	}
 	db.Close()
 
-	export := func(salvage bool) (string, memory.ExportResult, error) {
+	// service opens the store in dir under a memory service
+	service := func(dir string) (*memory.Service, func()) {
 		t.Helper()
 		st, err := Open(ctx, dir, Options{NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
 		svc, err := memory.New(memory.Options{Store: st})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer svc.Close()
+		return svc, func() { svc.Close(); st.Close() }
+	}
+	export := func(salvage bool) (string, memory.ExportResult, error) {
+		svc, done := service(dir)
+		defer done()
 		var b strings.Builder
 		res, err := svc.Export(ctx, &b, memory.ExportOptions{Salvage: salvage})
 		return b.String(), res, err
@@ -120,16 +124,8 @@ func TestExportSalvage(t *testing.T) {
 	if err != nil || res.Memories != 11 || len(res.Damaged) != 1 || res.Damaged[0] != bad || strings.Contains(file, `"id":"s1:2"`) {
 		t.Fatalf("salvage: %+v, %v", res, err)
 	}
-	dst, err := Open(ctx, t.TempDir(), Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
-	svc, err := memory.New(memory.Options{Store: dst})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	svc, done := service(t.TempDir())
+	defer done()
 	got, err := svc.Import(ctx, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }, memory.ImportOptions{})
 	if err != nil || got.Imported != 11 {
 		t.Fatalf("importing the salvaged file: %+v, %v", got, err)
