@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -131,9 +132,19 @@ func registerSession(id string, a *memory.Access) { registry.Store(id, a) }
 func unregisterSession(id string)                 { registry.Delete(id) }
 
 // notifier tells s's sessions of a change in ns: all of them while no
-// session is restricted, else each session that may read ns.
+// session is restricted, else each session that may read ns; the changes
+// of listChangedEvery are told together.
 func notifier(s *mcpserver.MCPServer) func(context.Context, string) {
-	return func(_ context.Context, ns string) {
+	var (
+		mu      sync.Mutex
+		changed = map[string]bool{} // namespaces changed since the last telling
+		timer   *time.Timer
+	)
+	tell := func() {
+		mu.Lock()
+		nss := changed
+		changed, timer = map[string]bool{}, nil
+		mu.Unlock()
 		restricted := false
 		registry.Range(func(_, v any) bool {
 			restricted = v.(*memory.Access) != nil
@@ -144,13 +155,30 @@ func notifier(s *mcpserver.MCPServer) func(context.Context, string) {
 			return
 		}
 		registry.Range(func(k, v any) bool {
-			if v.(*memory.Access).CanRead(ns) {
-				_ = s.SendNotificationToSpecificClient(k.(string), mcp.MethodNotificationResourcesListChanged, nil)
+			for ns := range nss {
+				if v.(*memory.Access).CanRead(ns) {
+					_ = s.SendNotificationToSpecificClient(k.(string), mcp.MethodNotificationResourcesListChanged, nil)
+					break
+				}
 			}
 			return true
 		})
 	}
+	return func(_ context.Context, ns string) {
+		mu.Lock()
+		defer mu.Unlock()
+		changed[ns] = true
+		if timer == nil {
+			timer = time.AfterFunc(listChangedEvery, tell)
+		}
+	}
 }
+
+// listChangedEvery gathers the changes of the resource list: a session is
+// told once of those made within it (twenty remembers told one client
+// twenty times, and a client that lists again when told listed twenty
+// times), at most that much after the first.
+const listChangedEvery = 100 * time.Millisecond
 
 // binding returns w, which binds the session that the response to r opens
 // (initialize's Mcp-Session-Id) to r's caller.

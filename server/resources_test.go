@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,5 +238,48 @@ func TestLoggingAndListChanged(t *testing.T) {
 			t.Fatalf("after 5 s: a debug log of the recall call %v, a list_changed %v; notifications %+v", logged, listChanged, notes)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Twenty remembers in a row tell a watching client of the changed list a
+// few times at most, not twenty (a new-user trial saw twenty identical
+// list_changed in one response), and still tell it after the last.
+func TestListChangedGathered(t *testing.T) {
+	ctx := context.Background()
+	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New(svc, server.Options{})
+	writer, err := client.InProcess(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	watcher, err := client.InProcess(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	var told atomic.Int64
+	watcher.MCP().OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationResourcesListChanged {
+			told.Add(1)
+		}
+	})
+	for i := range 20 {
+		if _, _, err := writer.Remember(ctx, spec.RememberArgs{SessionID: fmt.Sprintf("s%d", i), Messages: []spec.Message{{Role: "user", Content: "hello"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "a list_changed after the remembers", func() bool { return told.Load() > 0 })
+	time.Sleep(300 * time.Millisecond) // any later one
+	if n := told.Load(); n > 5 {
+		t.Errorf("twenty remembers told the watching client %d times", n)
 	}
 }

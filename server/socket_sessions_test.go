@@ -79,19 +79,19 @@ func TestSocketClientsHaveSessionsOfTheirOwn(t *testing.T) {
 		_, a := ns[0].get()
 		_, b := ns[1].get()
 		_, c := ns[2].get()
-		if a >= 5 && b >= 5 && c >= 5 {
+		if a >= 1 && b >= 1 && c >= 1 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond) // anything sent astray arrives
+	time.Sleep(300 * time.Millisecond) // anything sent astray arrives, and any later change told
 	for i, name := range []string{"A", "B", "C"} {
 		logs, changed := ns[i].get()
 		if logs != 0 {
 			t.Errorf("%s received %d log records of A's calls, want 0", name, logs)
 		}
-		if changed != 5 {
-			t.Errorf("%s received %d list changes, want 5 (one per remember)", name, changed)
+		if changed < 1 || changed > 5 { // the changes of 100 ms are told together
+			t.Errorf("%s received %d list changes, want 1 to 5 (for 5 remembers)", name, changed)
 		}
 	}
 	// B's own call logs to B, and to B alone

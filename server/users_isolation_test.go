@@ -137,6 +137,9 @@ func TestUsersIsolation(t *testing.T) {
 	sessionsHijacked := attackSession(t, ts.URL, aliceTok, bobTok, check)
 
 	// notifications: bob's changes are not told to alice, nor logged to her
+	// (what alice's own calls changed is told first: changes are told
+	// together, within 100 ms)
+	time.Sleep(300 * time.Millisecond)
 	before := len(aliceSaw.all())
 	if _, _, err := bob.Remember(ctx, spec.RememberArgs{SessionID: "b-secret", Messages: []spec.Message{{Role: "user", Content: "The narwhal again."}}}); err != nil {
 		t.Fatal(err)
