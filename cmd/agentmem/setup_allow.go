@@ -86,14 +86,20 @@ func sayLeft(file string, left []string) {
 // nor a file they had. It is agentmem's in the user's configuration
 // directory.
 func (c setupClaudeCmd) recordPath() (string, error) {
-	dir := filepath.Join(c.home, ".config") // tests
-	if c.home == "" {
+	return recordFile(c.home, "setup-claude-code.json")
+}
+
+// recordFile is the record name in agentmem's directory of the user's
+// configuration directory (of home/.config when tests give a home).
+func recordFile(home, name string) (string, error) {
+	dir := filepath.Join(home, ".config") // tests
+	if home == "" {
 		var err error
 		if dir, err = os.UserConfigDir(); err != nil {
 			return "", fmt.Errorf("no configuration directory to note what setup adds in: %w", err)
 		}
 	}
-	return filepath.Join(dir, "agentmem", "setup-claude-code.json"), nil
+	return filepath.Join(dir, "agentmem", name), nil
 }
 
 // setupRecord is what recordPath holds: the permissions.allow rules setup

@@ -91,8 +91,24 @@ func (c setupCodexCmd) Run(e *env) error {
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
 	defer cancel()
+	// the record of the hooks.json setup created, which uninstall removes
+	// when it holds nothing else (as Claude Code's settings)
+	record, err := recordFile(c.home, "setup-codex.json")
+	if err != nil {
+		return err
+	}
+	rec, err := readSetupRecord(record)
+	if err != nil {
+		return err
+	}
 	if c.Uninstall {
-		return c.uninstall(ctx, dir, ch)
+		ch.removeEmpty = slices.Contains(rec.Created, samePath(hooksFile))
+		done, err := c.uninstall(ctx, dir, ch)
+		if err == nil {
+			rec.noteFiles(done)
+			err = rec.save(record)
+		}
+		return err
 	}
 	// hooks.json is written first (Codex reads it to list the hooks to
 	// trust); if Codex then fails, it is put back as it was, so a failed
@@ -112,6 +128,12 @@ func (c setupCodexCmd) Run(e *env) error {
 			return fmt.Errorf("%w; putting %s back failed too: %v", err, hooksFile, rerr)
 		}
 		return fmt.Errorf("%w; %s is as it was", err, hooksFile)
+	}
+	if errors.Is(readErr, fs.ErrNotExist) {
+		rec.noteFiles(fileOutcome{created: []string{hooksFile}})
+		if err := rec.save(record); err != nil {
+			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave %s)\n", err, hooksFile)
+		}
 	}
 	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	return nil
@@ -163,19 +185,19 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 
 // uninstall removes the trust of agentmem's hooks (listed before they
 // go), the hooks, and the server.
-func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange) error {
+func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange) (fileOutcome, error) {
 	as, err := startAppServer(ctx, c.Codex, dir)
 	if err != nil {
-		return err
+		return fileOutcome{}, err
 	}
 	defer as.close()
 	hooks, err := as.hooks(ctx, ch.file)
 	if err != nil {
-		return err
+		return fileOutcome{}, err
 	}
 	cfg, err := as.config(ctx)
 	if err != nil {
-		return err
+		return fileOutcome{}, err
 	}
 	var edits []configEdit
 	ours := 0
@@ -192,10 +214,11 @@ func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange)
 	if cur := cfg.MCPServers["agentmem"]; cur != nil && isAgentmem(cur) {
 		edits = append(edits, configEdit{KeyPath: "mcp_servers.agentmem", MergeStrategy: "replace"})
 	}
-	if err := ch.apply(false); err != nil {
-		return err
+	done, err := applyAll([]fileChange{ch}, false)
+	if err != nil {
+		return done, err
 	}
-	return as.write(ctx, filepath.Join(dir, "config.toml"), edits)
+	return done, as.write(ctx, filepath.Join(dir, "config.toml"), edits)
 }
 
 // sameServer says whether the configured server cur is want.

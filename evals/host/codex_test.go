@@ -145,10 +145,14 @@ func TestCodexRealHost(t *testing.T) {
 	e.prompt(ctx, "Which city did Ana move to?")
 	checkAutoRecall(t, model.Requests()[before:], r1.SessionID)
 
-	// uninstall gives the user's config back
+	// uninstall gives the user's config back, and removes the hooks.json
+	// setup created
 	e.agentmem("", "setup", "codex", "--uninstall", "--codex", bin)
 	if got, _ := os.ReadFile(config); string(got) != users {
 		t.Errorf("after --uninstall config.toml is:\n%s\nwant the user's:\n%s", got, users)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("after --uninstall the hooks.json setup created is left: %v", err)
 	}
 }
 
