@@ -14,6 +14,9 @@ import (
 // store a text that is not the one sent (an import refuses such a line
 // the same way).
 func notUTF8(raw []byte) error {
+	if utf8.Valid(raw) { // the common case, at memory speed
+		return nil
+	}
 	bad := -1
 	for i := 0; i < len(raw); {
 		r, n := utf8.DecodeRune(raw[i:])
