@@ -41,7 +41,15 @@ func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	// invalid request (-32600)
 	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
 		raw, ok := message.(json.RawMessage)
-		if !ok || !bytes.Contains(raw, []byte(`"cursor"`)) {
+		if !ok {
+			return nil
+		}
+		// a number too large for a float64 fails mcp-go's decoding of
+		// the call, before any tool, with an error naming no argument
+		if err := spec.OutOfRange(raw); err != nil {
+			return fmt.Errorf("invalid argument %w", err)
+		}
+		if !bytes.Contains(raw, []byte(`"cursor"`)) {
 			return nil
 		}
 		var req struct {

@@ -382,6 +382,9 @@ func Decode[T any](args any) (T, error) {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
+			if ferr := outOfRange(raw); ferr != nil {
+				return out, ferr
+			}
 			return out, &FieldError{Field: "arguments", Msg: err.Error()}
 		}
 		if ok {

@@ -182,3 +182,30 @@ func TestDecodeRefusesBytesNotUTF8(t *testing.T) {
 		t.Errorf("UTF-8 text, U+FFFD itself included: %v", err)
 	}
 }
+
+// A number too large for a float64 is an error naming the argument that
+// holds it, in a call's arguments and in a whole tools/call request (which
+// mcp-go would otherwise refuse naming none).
+func TestNumbersOutOfRange(t *testing.T) {
+	if _, err := Decode[RememberArgs](json.RawMessage(`{"turn":1e400,"messages":[{"role":"user","content":"x"}]}`)); err == nil || err.Error() != "turn: 1e400 is out of the range of a number" {
+		t.Errorf("turn 1e400: %v", err)
+	}
+	if _, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","k":` + strings.Repeat("9", 320) + `}`)); err == nil || !strings.HasPrefix(err.Error(), "k: 9999") {
+		t.Errorf("k of 320 digits: %v", err)
+	}
+	if _, err := Decode[RecallArgs](json.RawMessage(`{"query":"x","weights":{"text":1.5e-300}}`)); err != nil {
+		t.Errorf("a tiny weight, in a float64's range and the schema's: %v", err)
+	}
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"x","weights":{"text":-2e308}}}}`
+	if err := OutOfRange([]byte(req)); err == nil || !strings.HasPrefix(err.Error(), "weights.text: -2e308") {
+		t.Errorf("a request with weights.text -2e308: %v", err)
+	}
+	for _, ok := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"1e400","k":1e2}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1e400}}`,
+	} {
+		if err := OutOfRange([]byte(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -92,4 +95,95 @@ func notUTF8(raw []byte) error {
 			done()
 		}
 	}
+}
+
+// outOfRange is a *FieldError naming the first number of raw, a JSON
+// text, too large for a float64 (1e400), or nil. encoding/json refuses
+// such a number without saying which argument held it, and mcp-go, which
+// decodes a call before any tool sees it, answers with its own error.
+func outOfRange(raw []byte) error {
+	if !mayOverflow(raw) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil // not JSON: the decode that follows says so
+	}
+	return rangeIn(v, "")
+}
+
+// mayOverflow says whether raw may hold a number too large for a
+// float64: a run of 300 digits or more, or a digit followed by an
+// exponent of three digits or more (1e400). It reads raw once, strings
+// included, where a decode would read it again: most calls have no such
+// number, and a large remember is then not decoded a third time.
+func mayOverflow(raw []byte) bool {
+	digits := 0
+	for i, c := range raw {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits >= 300 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && digits > 0:
+			j := i + 1
+			if j < len(raw) && (raw[j] == '+' || raw[j] == '-') {
+				j++
+			}
+			n := 0
+			for j < len(raw) && raw[j] >= '0' && raw[j] <= '9' {
+				j, n = j+1, n+1
+			}
+			if n >= 3 {
+				return true
+			}
+			digits = 0
+		case c == '.' && digits > 0:
+		default:
+			digits = 0
+		}
+	}
+	return false
+}
+
+func rangeIn(v any, path string) error {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			return &FieldError{Field: cmp.Or(path, "arguments"), Msg: fmt.Sprintf("%s is out of the range of a number", clip(string(x)))}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if err := rangeIn(x[k], join(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := rangeIn(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// OutOfRange is outOfRange for a tools/call request: the *FieldError of
+// its arguments' first number too large for a float64, or nil.
+func OutOfRange(request []byte) error {
+	if !bytes.Contains(request, []byte(`"tools/call"`)) {
+		return nil
+	}
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"` // held as sent
+		} `json:"params"`
+	}
+	if json.Unmarshal(request, &req) != nil || req.Method != "tools/call" {
+		return nil
+	}
+	return outOfRange(req.Params.Arguments)
 }

@@ -19,6 +19,14 @@ func BenchmarkNotUTF8(b *testing.B) {
 			}
 		}
 	})
+	b.Run("range", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if err := outOfRange(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("decode", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
