@@ -72,6 +72,10 @@ func TestSetupRecord(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the emptied record is left: %v", err)
 	}
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Errorf("the emptied record's folder is left: %v", err)
+	}
+	must(os.MkdirAll(filepath.Dir(path), 0o700))
 	must(os.WriteFile(path, []byte("{"), 0o600))
 	if _, err := readSetupRecord(path); err == nil {
 		t.Error("a record that is not JSON read without an error")

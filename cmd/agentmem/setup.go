@@ -527,6 +527,9 @@ func (ch fileChange) write(old, neu []byte, dry bool) (int, error) {
 			return updated, err
 		}
 		fmt.Printf("%s: removed (setup created it, and nothing else is in it)\n", ch.file)
+		if dir := filepath.Dir(ch.file); filepath.Base(dir) == ".claude" {
+			os.Remove(dir) // the folder setup made for it, if nothing else is in it
+		}
 		return removed, nil
 	}
 	what := updated

@@ -191,6 +191,7 @@ func (r *setupRecord) save(path string) error {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
+		os.Remove(filepath.Dir(path)) // agentmem's folder, if nothing else is in it
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

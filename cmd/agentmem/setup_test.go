@@ -301,7 +301,7 @@ func TestSetupFreshHome(t *testing.T) {
 		t.Errorf("backups of files that did not exist: %v", b)
 	}
 	s.must(uninstall)
-	for _, f := range []string{claudeJSON, settings} {
+	for _, f := range []string{claudeJSON, settings, filepath.Dir(settings), filepath.Join(s.home, ".config", "agentmem")} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			t.Errorf("uninstall left %s, which setup created: %v", f, err)
 		}
