@@ -422,3 +422,19 @@ func builtinIn(t *testing.T, dir string) func(args ...string) (string, error) {
 		return string(out), err
 	}
 }
+
+// A store too small for a vector snapshot says so, where check's output
+// named only the records and the text indexes; one without vectors says
+// nothing of snapshots.
+func TestCheckSaysWhyNoSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "remember", "The boiler was serviced in March.")
+	if out := run(t, dir, "check"); !strings.Contains(out, "vector snapshots ") || !strings.Contains(out, ": none (a namespace is saved as one from 10000 vectors") {
+		t.Errorf("check of a small store with vectors:\n%s", out)
+	}
+	plain := t.TempDir()
+	run(t, plain, "--embedder", "none", "remember", "The boiler was serviced in March.")
+	if out := run(t, plain, "--embedder", "none", "check"); strings.Contains(out, "vector snapshots") {
+		t.Errorf("check of a store without vectors speaks of snapshots:\n%s", out)
+	}
+}

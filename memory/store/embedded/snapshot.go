@@ -54,6 +54,10 @@ import (
 // a snapshot: below it, reading the records takes well under a second.
 var snapshotMin = 10_000
 
+// SnapshotMin is the number of vectors from which a namespace is saved as
+// a vector snapshot (what check says of a store with none).
+func SnapshotMin() int { return snapshotMin }
+
 const (
 	snapDir      = "vectors"
 	manifestName = "manifest.json"
