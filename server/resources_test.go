@@ -246,16 +246,7 @@ func TestLoggingAndListChanged(t *testing.T) {
 // list_changed in one response), and still tell it after the last.
 func TestListChangedGathered(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(ctx, t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc, err := memory.New(memory.Options{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.New(svc, server.Options{})
+	s := server.New(testService(t), server.Options{})
 	writer, err := client.InProcess(ctx, s)
 	if err != nil {
 		t.Fatal(err)
