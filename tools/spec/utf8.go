@@ -4,121 +4,94 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 )
 
+// The checks of a call's raw JSON that encoding/json cannot make, or
+// makes without naming the argument at fault: bytes that are not UTF-8
+// (read as U+FFFD without a word, so that a memory would store a text
+// that is not the one sent), and numbers too large for a float64 (refused
+// naming no argument). Both find the argument by walkJSON.
+
 // notUTF8 is a *FieldError naming the string of raw, a JSON text, that
-// holds bytes that are not UTF-8, or nil when raw is UTF-8. encoding/json
-// would read such bytes as U+FFFD without a word, and the memory would
-// store a text that is not the one sent (an import refuses such a line
-// the same way).
+// holds bytes that are not UTF-8, or nil when raw is UTF-8 (an import
+// refuses such a line the same way).
 func notUTF8(raw []byte) error {
 	if utf8.Valid(raw) { // the common case, at memory speed
 		return nil
 	}
-	bad := -1
-	for i := 0; i < len(raw); {
-		r, n := utf8.DecodeRune(raw[i:])
+	bad := 0
+	for bad < len(raw) {
+		r, n := utf8.DecodeRune(raw[bad:])
 		if r == utf8.RuneError && n == 1 {
-			bad = i
 			break
 		}
-		i += n
-	}
-	if bad < 0 {
-		return nil
+		bad += n
 	}
 	msg := fmt.Sprintf("is not valid UTF-8 (byte 0x%02x); send text as UTF-8", raw[bad])
-	type frame struct {
-		array   bool
-		index   int
-		key     string
-		wantKey bool
-	}
-	var stack []frame
-	path := func() string {
-		p := ""
-		for _, f := range stack {
-			if f.array {
-				p = fmt.Sprintf("%s[%d]", p, f.index)
-			} else {
-				p = join(p, f.key)
-			}
+	err := walkJSON(raw, func(path string, _ json.Token, key bool, from, to int) error {
+		switch {
+		case bad < from || bad >= to:
+			return nil
+		case key:
+			return &FieldError{Field: path, Msg: "(a name) " + msg}
 		}
-		return p
+		return &FieldError{Field: cmp.Or(path, "arguments"), Msg: msg}
+	})
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return fe
 	}
-	done := func() { // a value of the innermost container is read
-		if len(stack) > 0 {
-			if f := &stack[len(stack)-1]; f.array {
-				f.index++
-			} else {
-				f.wantKey = true
-			}
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	for {
-		from := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return &FieldError{Field: "arguments", Msg: msg}
-		}
-		in := int(from) <= bad && bad < int(dec.InputOffset())
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{wantKey: true})
-			case '[':
-				stack = append(stack, frame{array: true})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
-				stack[n-1].key, stack[n-1].wantKey = t, false
-				if in {
-					return &FieldError{Field: path(), Msg: "(a name) " + msg}
-				}
-				continue
-			}
-			if in {
-				return &FieldError{Field: cmp.Or(path(), "arguments"), Msg: msg}
-			}
-			done()
-		default:
-			done()
-		}
-	}
+	return &FieldError{Field: "arguments", Msg: msg}
 }
 
 // outOfRange is a *FieldError naming the first number of raw, a JSON
-// text, too large for a float64 (1e400), or nil. encoding/json refuses
-// such a number without saying which argument held it, and mcp-go, which
-// decodes a call before any tool sees it, answers with its own error.
+// text, too large for a float64 (1e400), or nil.
 func outOfRange(raw []byte) error {
 	if !mayOverflow(raw) {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil // not JSON: the decode that follows says so
+	err := walkJSON(raw, func(path string, tok json.Token, _ bool, _, _ int) error {
+		if n, ok := tok.(json.Number); ok {
+			if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+				return &FieldError{Field: cmp.Or(path, "arguments"), Msg: fmt.Sprintf("%s is out of the range of a number", clip(string(n)))}
+			}
+		}
+		return nil
+	})
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return fe
 	}
-	return rangeIn(v, "")
+	return nil // not JSON: the decode that follows says so
+}
+
+// OutOfRange is outOfRange for a tools/call request: the *FieldError of
+// its arguments' first number too large for a float64, or nil. mcp-go
+// decodes a call before any tool sees it, refusing such a number with an
+// error that names no argument.
+func OutOfRange(request []byte) error {
+	if !mayOverflow(request) || !bytes.Contains(request, []byte(`"tools/call"`)) {
+		return nil
+	}
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"` // held as sent
+		} `json:"params"`
+	}
+	if json.Unmarshal(request, &req) != nil || req.Method != "tools/call" {
+		return nil
+	}
+	return outOfRange(req.Params.Arguments)
 }
 
 // mayOverflow says whether raw may hold a number too large for a
 // float64: a run of 300 digits or more, or a digit followed by an
 // exponent of three digits or more (1e400). It reads raw once, strings
-// included, where a decode would read it again: most calls have no such
-// number, and a large remember is then not decoded a third time.
+// included, so that most calls, which have no such number, are not
+// decoded once more.
 func mayOverflow(raw []byte) bool {
 	digits := 0
 	for i, c := range raw {
@@ -148,42 +121,71 @@ func mayOverflow(raw []byte) bool {
 	return false
 }
 
-func rangeIn(v any, path string) error {
-	switch x := v.(type) {
-	case json.Number:
-		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
-			return &FieldError{Field: cmp.Or(path, "arguments"), Msg: fmt.Sprintf("%s is out of the range of a number", clip(string(x)))}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if err := rangeIn(x[k], join(path, k)); err != nil {
-				return err
+// walkJSON calls fn with every name and scalar of raw, a JSON text, in
+// order: its path (messages[1].content, as the schema checks name a
+// field), the token (numbers as json.Number, whatever their size),
+// whether it is an object's name, and the bytes [from, to) it was read
+// from. It stops at fn's first error, or at raw's end or first syntax
+// error, and returns it.
+func walkJSON(raw []byte, fn func(path string, tok json.Token, key bool, from, to int) error) error {
+	type frame struct {
+		array   bool
+		index   int
+		key     string
+		wantKey bool
+	}
+	var stack []frame
+	path := func() string {
+		p := ""
+		for _, f := range stack {
+			if f.array {
+				p = fmt.Sprintf("%s[%d]", p, f.index)
+			} else {
+				p = join(p, f.key)
 			}
 		}
-	case []any:
-		for i, e := range x {
-			if err := rangeIn(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
+		return p
+	}
+	done := func() { // a value of the innermost container is read
+		if len(stack) > 0 {
+			if f := &stack[len(stack)-1]; f.array {
+				f.index++
+			} else {
+				f.wantKey = true
 			}
 		}
 	}
-	return nil
-}
-
-// OutOfRange is outOfRange for a tools/call request: the *FieldError of
-// its arguments' first number too large for a float64, or nil.
-func OutOfRange(request []byte) error {
-	if !bytes.Contains(request, []byte(`"tools/call"`)) {
-		return nil
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	for {
+		from := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		to := int(dec.InputOffset())
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				stack = append(stack, frame{wantKey: true})
+			case '[':
+				stack = append(stack, frame{array: true})
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+			continue
+		}
+		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
+			stack[n-1].key, stack[n-1].wantKey = tok.(string), false
+			if err := fn(path(), tok, true, from, to); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(path(), tok, false, from, to); err != nil {
+			return err
+		}
+		done()
 	}
-	var req struct {
-		Method string `json:"method"`
-		Params struct {
-			Arguments json.RawMessage `json:"arguments"` // held as sent
-		} `json:"params"`
-	}
-	if json.Unmarshal(request, &req) != nil || req.Method != "tools/call" {
-		return nil
-	}
-	return outOfRange(req.Params.Arguments)
 }
