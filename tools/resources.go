@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -34,43 +33,7 @@ import (
 func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
-	// a cursor a list did not return is refused before the list is made:
-	// the hook that makes resources/list cannot fail the request, mcp-go
-	// reads any base64 as its own cursor for the others, and an empty page
-	// would read as the list's end. mcp-go answers this hook's error as an
-	// invalid request (-32600)
-	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
-		raw, ok := message.(json.RawMessage)
-		if !ok {
-			return nil
-		}
-		// a number too large for a float64 fails mcp-go's decoding of
-		// the call, before any tool, with an error naming no argument
-		if err := spec.OutOfRange(raw); err != nil {
-			return fmt.Errorf("invalid argument %w", err)
-		}
-		if !bytes.Contains(raw, []byte(`"cursor"`)) {
-			return nil
-		}
-		var req struct {
-			Method string `json:"method"`
-			Params struct {
-				Cursor string `json:"cursor"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(raw, &req) != nil || req.Params.Cursor == "" {
-			return nil
-		}
-		switch mcp.MCPMethod(req.Method) {
-		case mcp.MethodResourcesList:
-			_, err := decodeListCursor(req.Params.Cursor)
-			return err
-		case mcp.MethodToolsList, mcp.MethodResourcesTemplatesList:
-			// lists this server returns whole, never with a cursor
-			return fmt.Errorf("cursor: %q is not a cursor this server returned (%s returns its whole list at once)", req.Params.Cursor[:min(len(req.Params.Cursor), 64)], req.Method)
-		}
-		return nil
-	})
+	hooks.AddOnRequestInitialization(checkRequest)
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		svc, err := mem.Service(ctx)
 		if err != nil {
