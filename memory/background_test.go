@@ -264,23 +264,18 @@ func TestVectorsLaterYieldsToBulk(t *testing.T) {
 	waitPending(t, svc, "", "yield")
 }
 
-// broken embeds documents with an error while down is set: an embedder
+// broken embeds with an error while down is set: an embedder
 // that does not answer, a full disk under the filler's writes.
 type broken struct {
 	*fake.Embedder
 	down atomic.Bool
 }
 
-func (f *broken) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
+func (f *broken) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if f.down.Load() {
 		return nil, fmt.Errorf("the embedder is down")
 	}
-	vs, err := f.Embed(ctx, texts)
-	out := make([][][]float32, len(vs))
-	for i, v := range vs {
-		out[i] = [][]float32{v}
-	}
-	return out, err
+	return f.Embedder.Embed(ctx, texts)
 }
 
 // While making the waiting memories' vectors fails, a recall says why
