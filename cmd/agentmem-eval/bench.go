@@ -351,7 +351,8 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 	plain50 := p(plain, 0.5)
 	ivf := "no inverted file: the exact vector scan"
 	if vs.Approximate {
-		ivf = fmt.Sprintf("inverted file: probing %d of %d lists after the recalls, set by %d searches checked against the exact scan; %d at open", vs.Probe, vs.Lists, vs.Checked, opened.Probe)
+		ivf = fmt.Sprintf("inverted file: after the recalls, a hybrid recall's vector side probes %d of %d lists, set by %d searches checked against the exact scan, which find %.3f of their top 10 at it (the text side's candidates counted); a plain vector search %d, set by %d checks, %.3f; %d at open",
+			vs.HybridProbe, vs.Lists, vs.HybridChecked, vs.HybridFound, vs.Probe, vs.Checked, vs.Found, opened.Probe)
 	}
 	fmt.Printf("## %d memories (%d windows; %s)\n\n", n, vs.Rows, ivf)
 	if ing != nil {

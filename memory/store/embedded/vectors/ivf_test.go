@@ -547,7 +547,7 @@ func TestCheckedSearchesAreExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk, ok := x.searchIVF(newQuantQuery(q, x.stride), q, 10, &all); !ok || !equal(x.results(tk), want) {
+		if tk, ok := x.searchIVF(newQuantQuery(q, x.stride), q, 10, &all, 1); !ok || !equal(x.results(tk), want) {
 			missed++
 		}
 		got, err := x.Search(q, 10, Filter{})
