@@ -250,7 +250,8 @@ func (s *Service) withContext(ctx context.Context, hits []Hit, context int) ([][
 // leaves room for more memories in the same tokens (EVALS.md, "Recall
 // defaults"). With maxTokens > 0, a hit whose turns would take the text
 // past maxTokens (estimated as rendered) is left out, and the hits after it
-// are still tried; the first hit is always kept, whatever its length.
+// are still tried; the first hit is always kept, as an excerpt that fits
+// when it is longer (shownTexts.fit).
 // want is the query's stems (queryWords), shared with the reranker's
 // excerpts of the same recall.
 func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want *stems, labels map[string]string, order Order) []Passage {
@@ -258,6 +259,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 	bySession := map[key]int{} // index in the layout
 	sh := newShownTexts(excerptTokens, want)
 	l := layout{order: order}
+	fitted := false // the first hit shown as an excerpt to fit maxTokens
 	for rank, h := range hits {
 		for _, t := range turns[rank] {
 			sh.show(t, t.ID == h.Memory.ID && h.TextRank > 0)
@@ -270,6 +272,9 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		} else {
 			i, next = len(l.ps), merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
+		if rank == 0 && maxTokens > 0 {
+			fitted = sh.fit(next, h.Memory, maxTokens)
+		}
 		if l.put(i, next, sh.unitsOf, maxTokens) && !joins {
 			bySession[k] = i
 		}
@@ -278,14 +283,14 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		best := 0 // the best hits shown as excerpts, in rank order
 		for _, h := range hits {
 			i, ok := bySession[key{h.Memory.Namespace, h.Memory.SessionID}]
-			if ok && best < WidenHits && l.ps[i].hit(h.Memory.ID) && sh.parts[h.Memory.ID] != "" {
+			if ok && best < WidenHits && l.ps[i].hit(h.Memory.ID) && sh.parts[h.Memory.ID] != "" && excerptTokens > 0 {
 				sh.widen(&l, i, h.Memory, maxTokens)
 				best++
 			}
 		}
 	}
 	out := l.ps
-	if excerptTokens > 0 {
+	if excerptTokens > 0 || fitted {
 		for i, p := range out {
 			out[i].Excerpt = make([]string, len(p.Memories))
 			for j, m := range p.Memories {

@@ -325,3 +325,43 @@ func TestBudgetWithoutSpaces(t *testing.T) {
 		t.Errorf("%d characters at a budget of %d tokens:\n%s", n, budget, text)
 	}
 }
+
+// A first memory longer than max_tokens alone is shown as its part around
+// the query's words, within the budget, also when the recall asks for
+// memories whole (excerpt 0): the hooks' auto-recall asked for 800 tokens
+// of whole memories and got a pasted log of 57 KB.
+func TestMaxTokensFitsTheFirstMemory(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "fit"})
+	var log strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&log, "line %d: request served in %d ms\n", i, i%37)
+		if i == 300 {
+			log.WriteString("note: the dentist appointment moved to December 3\n")
+		}
+	}
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "log", SessionDate: "2026-11-10",
+		Messages: []memory.Message{{Role: "user", Content: log.String()}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{100, 800} {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: "when is the dentist appointment?", Namespace: "n", K: 1, MaxTokens: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Text()
+		if !strings.Contains(text, "dentist appointment moved") {
+			t.Errorf("budget %d: the part that answers is not shown:\n%.300s", budget, text)
+		}
+		if n := len(text); n > 4*budget+80 {
+			t.Errorf("budget %d: %d characters (about %d tokens)", budget, n, n/4)
+		}
+		if len(res.Passages) != 1 || len(res.Passages[0].Excerpt) != 1 || res.Passages[0].Excerpt[0] == "" {
+			t.Errorf("budget %d: the memory is not marked as shown in part", budget)
+		}
+	}
+	// a memory that fits is shown whole
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "when is the dentist appointment?", Namespace: "n", K: 1, MaxTokens: 100000})
+	if err != nil || !strings.Contains(res.Text(), "line 599:") {
+		t.Errorf("at a budget it fits in, the memory is not whole (%v)", err)
+	}
+}

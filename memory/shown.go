@@ -77,6 +77,22 @@ func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
 	sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID] = text, count, part // as it was
 }
 
+// fit shows m, the first hit, as its part around the query's words when
+// p, its passage, would alone take the text past limit tokens: the first
+// hit is always kept, and the caller's budget with it (a pasted log of
+// 60 KB is not shown whole to a recall of 800 tokens). At least
+// minFitTokens of it are shown. It reports whether m is now an excerpt.
+func (sh *shownTexts) fit(p Passage, m Memory, limit int) bool {
+	over := tokens(p.size(sh.unitsOf(p), speakers{})) - limit
+	if over > 0 {
+		sh.set(m, max(tokens(sh.count[m.ID])-over, minFitTokens))
+	}
+	return sh.parts[m.ID] != ""
+}
+
+// minFitTokens is the least of a first hit that fit shows.
+const minFitTokens = 20
+
 // hit reports whether the memory id is one of p's hits (not a turn shown
 // as a hit's context).
 func (p Passage) hit(id string) bool {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,7 @@ type benchCmd struct {
 	PerCall int    `name:"per-call" help:"Turns per remember call while ingesting: 0 sends each session whole (as an import does), 1 one turn at a time (as an agent remembering as it talks does)."`
 	Reuse   bool   `help:"With --keep: a store of that size an earlier --keep run left in --work is measured again without its ingest (recall, open, RSS; ingest is not reported)."`
 	K       int    `default:"10" help:"The k of each recall; 0 leaves it out, so that the recall takes the one the history's size gives (memory.AutoK: 20 at a million memories), as a call that names none does."`
+	Settle  bool   `help:"Before the timed recalls, ask the questions over and over, untimed, as hybrid (rrf) and as vector-only recalls, until each kind of search has had 200 searches checked against the exact scan: the inverted file's probe counts are then the ones its checks settle on for these questions (what a server asked them again and again would use), not counts read from a few dozen checks."`
 	Real    bool   `help:"Embed with the configured embedder (--embedder) through the embedding cache of --data-dir, as the server does (each turn led by its predecessor's last words), instead of the zero-cost bag of hashed words. With a cache an eval filled from the same LongMemEval file, the vectors are a real model's at about no embedding cost; a text the cache lacks is embedded by the model (slowly)."`
 }
 
@@ -96,7 +98,7 @@ func (c benchCmd) Run(e *env) error {
 	fmt.Printf("agentmem bench: %s; %d queries per mode; k=%s; %d-d %s (%s); GOMAXPROCS %d; %s\n\n",
 		source, len(queries), k, emb.Dims(), what, emb.ID(), runtime.GOMAXPROCS(0), loadAvg())
 	for _, n := range c.Sizes {
-		if err := benchRun(e, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb, c.Keep, c.Reuse, c.PerCall, c.K); err != nil {
+		if err := benchRun(e, c, filepath.Join(work, strconv.Itoa(n)), n, sessions, queries, emb); err != nil {
 			return fmt.Errorf("%d memories: %w", n, err)
 		}
 	}
@@ -128,8 +130,9 @@ func benchEmbedder(e *env) (memory.Embedder, func() error, error) {
 	return memory.Contextual(c), c.Close, nil
 }
 
-func benchRun(e *env, dir string, n int, sessions []benchSession, queries []string, emb memory.Embedder, keep, reuse bool, perCall, k int) error {
+func benchRun(e *env, c benchCmd, dir string, n int, sessions []benchSession, queries []string, emb memory.Embedder) error {
 	ctx := e.ctx
+	keep, reuse, perCall := c.Keep, c.Reuse, c.PerCall
 	if !keep {
 		defer os.RemoveAll(dir)
 	}
@@ -151,7 +154,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 	// ingest
 	if reuse {
 		if _, err := os.Stat(filepath.Join(dir, "store", "memories.db")); err == nil {
-			return benchRecall(e, dir, n, queries, k, emb, open, nil)
+			return benchRecall(e, c, dir, n, queries, emb, open, nil)
 		}
 		fmt.Printf("(--reuse: no store kept in %s; ingesting)\n\n", dir)
 	}
@@ -212,7 +215,7 @@ func benchRun(e *env, dir string, n int, sessions []benchSession, queries []stri
 		embedShare = time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
 	}
 
-	return benchRecall(e, dir, n, queries, k, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing, skipped})
+	return benchRecall(e, c, dir, n, queries, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing, skipped})
 }
 
 // benchWarmUp is how many questions each fusion mode asks first, untimed.
@@ -242,10 +245,29 @@ type benchIngest struct {
 	skipped    int // turns the store already held: not a fresh ingest
 }
 
+// benchSettle asks the questions, as hybrid and as vector-only recalls,
+// until each kind of search has had 200 checked (at most 200 rounds), and
+// returns the rounds asked.
+func benchSettle(ctx context.Context, svc *memory.Service, st *embedded.Store, queries []string, k int) (int, error) {
+	for round := 1; round <= 200; round++ {
+		for _, q := range queries {
+			for _, mode := range []memory.Fusion{memory.RRF, memory.VectorOnly} {
+				if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS, Fusion: mode}); err != nil {
+					return round, err
+				}
+			}
+		}
+		if vs := st.VectorStats(benchNS); !vs.Approximate || vs.Checked >= 200 && vs.HybridChecked >= 200 {
+			return round, nil
+		}
+	}
+	return 200, nil
+}
+
 // benchRecall measures recall, open and RSS on the store in dir (ing: its
-// ingest, nil when reused).
-func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
-	ctx := e.ctx
+// ingest, nil when reused), with c's k, after benchSettle with c.Settle.
+func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb memory.Embedder, open func() (*embedded.Store, *memory.Service, time.Duration, error), ing *benchIngest) error {
+	ctx, k := e.ctx, c.K
 	if err := putBack(dir); err != nil { // a run stopped in its last step
 		return err
 	}
@@ -269,6 +291,15 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 			return err
 		}
 		usedK = res.K
+	}
+	settled := ""
+	if c.Settle {
+		rounds, err := benchSettle(ctx, svc, st, queries, k)
+		if err != nil {
+			benchClose(svc, st)
+			return err
+		}
+		settled = fmt.Sprintf(", settled over %d rounds of the questions", rounds)
 	}
 	lat := map[memory.Fusion][]time.Duration{}
 	cpu := map[memory.Fusion]time.Duration{}
@@ -368,8 +399,8 @@ func benchRecall(e *env, dir string, n int, queries []string, k int, emb memory.
 	plain50 := p(plain, 0.5)
 	ivf := "no inverted file: the exact vector scan"
 	if vs.Approximate {
-		ivf = fmt.Sprintf("inverted file: after the recalls, a hybrid recall's vector side probes %d of %d lists, set by %d searches checked against the exact scan, which find %.3f of their top 10 at it (the text side's candidates counted); a plain vector search %d, set by %d checks, %.3f; %d at open",
-			vs.HybridProbe, vs.Lists, vs.HybridChecked, vs.HybridFound, vs.Probe, vs.Checked, vs.Found, opened.Probe)
+		ivf = fmt.Sprintf("inverted file: after the recalls, a hybrid recall's vector side probes %d of %d lists, set by %d searches checked against the exact scan, which find %.3f of their top 10 at it (the text side's candidates counted); a plain vector search %d, set by %d checks, %.3f; %d at open%s",
+			vs.HybridProbe, vs.Lists, vs.HybridChecked, vs.HybridFound, vs.Probe, vs.Checked, vs.Found, opened.Probe, settled)
 	}
 	fmt.Printf("## %d memories (%d windows; %s)\n\n", n, vs.Rows, ivf)
 	if ing != nil {

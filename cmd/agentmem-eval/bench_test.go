@@ -21,7 +21,7 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)
 		}
 	}
-	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--reuse", "--work", work)
+	out = run(t, "agentmem-eval", filepath.Join(dir, "d"), "bench", "--sizes", "300", "--queries", "5", "--data", noData, "--keep", "--reuse", "--settle", "--work", work)
 	if !strings.Contains(out, "- ingest: not measured (the store of an earlier run, --reuse)") || !strings.Contains(out, "| rrf |") {
 		t.Errorf("--reuse output:\n%s", out)
 	}

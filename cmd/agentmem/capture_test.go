@@ -660,6 +660,12 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall on a prompt sharing no word with the memory gave %q (stderr %q), want nothing", out, errs)
 	}
+	// what Claude Code sends as a prompt when a background task ends is
+	// not the user's words (the capture leaves it out): no memories
+	prompt["prompt"] = "<task-notification>\n<status>completed</status>\n<result>Which beach does Biscuit love?</result>\n</task-notification>"
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
+		t.Errorf("--auto-recall on a task notification gave %q (stderr %q), want nothing", out, errs)
+	}
 	prompt["prompt"] = strings.Repeat("a", hook.MaxInput)
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || !strings.Contains(errs, "over 16 MiB") {
 		t.Errorf("a prompt over the hook's input limit: stdout %q, stderr %q", out, errs)

@@ -28,6 +28,7 @@ import (
 
 	"agentmem/cmd/internal/config"
 	"agentmem/memory"
+	"agentmem/memory/history/claudecode"
 	"agentmem/tools/spec"
 )
 
@@ -195,7 +196,9 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 // relevant, within the budget.
 func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 	q := strings.TrimSpace(in.Prompt)
-	if q == "" {
+	if claudecode.NotSaid(q) != "" {
+		// not the user's words (a background task's notification, a
+		// slash command's wrapper), which the capture leaves out too
 		return nil
 	}
 	mem, err := h.recallFor(ctx, in, q, h.RecallTokens)

@@ -220,7 +220,7 @@ func (p *parser) user(l line) {
 func (p *parser) said(l line, texts []string, other map[string]int) {
 	p.countOther(other)
 	text := strings.Join(texts, "\n\n")
-	if reason := notSaid(text); reason != "" {
+	if reason := NotSaid(text); reason != "" {
 		p.skip(reason)
 		return
 	}
@@ -287,8 +287,11 @@ var wrappers = []string{
 	"<bash-stderr>", "<user-memory-input>", "<task-notification>",
 }
 
-// notSaid says why a user text is not something the user said, or "".
-func notSaid(text string) string {
+// NotSaid says why a user text is not something the user said, or "":
+// a slash command's or a shell escape's wrapper, a background task's
+// notification, an interruption notice. The hooks give such a prompt no
+// memories.
+func NotSaid(text string) string {
 	t := strings.TrimSpace(text)
 	switch {
 	case t == "":
