@@ -41,7 +41,7 @@ type benchCmd struct {
 	PerCall int    `name:"per-call" help:"Turns per remember call while ingesting: 0 sends each session whole (as an import does), 1 one turn at a time (as an agent remembering as it talks does)."`
 	Reuse   bool   `help:"With --keep: a store of that size an earlier --keep run left in --work is measured again without its ingest (recall, open, RSS; ingest is not reported)."`
 	K       int    `default:"10" help:"The k of each recall; 0 leaves it out, so that the recall takes the one the history's size gives (memory.AutoK: 20 at a million memories), as a call that names none does."`
-	Settle  bool   `help:"Before the timed recalls, ask the questions over and over, untimed, as hybrid (rrf) and as vector-only recalls, until each kind of search has had 200 searches checked against the exact scan: the inverted file's probe counts are then the ones its checks settle on for these questions (what a server asked them again and again would use), not counts read from a few dozen checks."`
+	Settle  bool   `help:"Before the timed recalls, ask the questions over and over, untimed, until the vector index has had 200 searches checked against the exact scan: its probe count is then the one its checks settle on for these questions (what a server asked them again and again would use), not a count read from a few dozen checks."`
 	Real    bool   `help:"Embed with the configured embedder (--embedder) through the embedding cache of --data-dir, as the server does (each turn led by its predecessor's last words), instead of the zero-cost bag of hashed words. With a cache an eval filled from the same LongMemEval file, the vectors are a real model's at about no embedding cost; a text the cache lacks is embedded by the model (slowly)."`
 }
 
@@ -245,19 +245,17 @@ type benchIngest struct {
 	skipped    int // turns the store already held: not a fresh ingest
 }
 
-// benchSettle asks the questions, as hybrid and as vector-only recalls,
-// until each kind of search has had 200 checked (at most 200 rounds), and
+// benchSettle asks the questions, untimed, until the vector index has had
+// 200 searches checked against the exact scan (at most 200 rounds), and
 // returns the rounds asked.
 func benchSettle(ctx context.Context, svc *memory.Service, st *embedded.Store, queries []string, k int) (int, error) {
 	for round := 1; round <= 200; round++ {
 		for _, q := range queries {
-			for _, mode := range []memory.Fusion{memory.RRF, memory.VectorOnly} {
-				if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS, Fusion: mode}); err != nil {
-					return round, err
-				}
+			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS}); err != nil {
+				return round, err
 			}
 		}
-		if vs := st.VectorStats(benchNS); !vs.Approximate || vs.Checked >= 200 && vs.HybridChecked >= 200 {
+		if vs := st.VectorStats(benchNS); !vs.Approximate || vs.Checked >= 200 {
 			return round, nil
 		}
 	}
@@ -369,23 +367,6 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 		}
 		recallSum += float64(hit) / float64(max(1, len(want)))
 	}
-	// the vector side of a hybrid recall, which also scores the text
-	// side's candidates: its best 10, read from the explained pool
-	var hybridSum float64
-	for i, qv := range qvecs {
-		res, err := svc.Recall(ctx, memory.RecallRequest{Query: queries[i], K: k, Namespace: benchNS, Fusion: memory.RRF, Explain: true})
-		if err != nil {
-			benchClose(svc, st)
-			return err
-		}
-		want, hit := ref.top(qv, 10), 0
-		for _, h := range res.Candidates {
-			if h.VectorRank >= 1 && h.VectorRank <= 10 && slices.Contains(want, h.Memory.ID) {
-				hit++
-			}
-		}
-		hybridSum += float64(hit) / float64(max(1, len(want)))
-	}
 	if err := benchClose(svc, st); err != nil {
 		return err
 	}
@@ -399,8 +380,8 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 	plain50 := p(plain, 0.5)
 	ivf := "no inverted file: the exact vector scan"
 	if vs.Approximate {
-		ivf = fmt.Sprintf("inverted file: after the recalls, a hybrid recall's vector side probes %d of %d lists, set by %d searches checked against the exact scan, which find %.3f of their top 10 at it (the text side's candidates counted); a plain vector search %d, set by %d checks, %.3f; %d at open%s",
-			vs.HybridProbe, vs.Lists, vs.HybridChecked, vs.HybridFound, vs.Probe, vs.Checked, vs.Found, opened.Probe, settled)
+		ivf = fmt.Sprintf("inverted file: probing %d of %d lists after the recalls, set by %d searches checked against the exact scan, which find %.3f of their top 10 at that count; %d at open%s",
+			vs.Probe, vs.Lists, vs.Checked, vs.Found, opened.Probe, settled)
 	}
 	fmt.Printf("## %d memories (%d windows; %s)\n\n", n, vs.Rows, ivf)
 	if ing != nil {
@@ -422,7 +403,7 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 	}
 	fmt.Printf("- open: %.2f s %s\n", openSnap.Seconds(), from)
 	fmt.Printf("- RSS after open and %d recalls: %s (before the open: %s)\n", len(benchModes)*len(queries), rss, rssBefore)
-	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f; of a hybrid recall's vector side (rrf, the text side's candidates scored too): %.4f\n\n", recallSum/float64(len(qvecs)), hybridSum/float64(len(qvecs)))
+	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", recallSum/float64(len(qvecs)))
 	perQ := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(len(queries)) }
 	plainC := perQ(plainCPU)
 	fmt.Printf("| recall (k=%d) | p50 ms | p95 ms | p50 / plain scan | CPU ms per query | CPU / plain scan |\n|---|---:|---:|---:|---:|---:|\n", usedK)

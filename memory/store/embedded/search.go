@@ -57,24 +57,11 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	// recovered, and an Add or Delete may then release the memory the
 	// search would still read)
 	defer wg.Wait()
-	// the text side's candidates, which the vector side scores too
-	// (vectors.SearchSeeded); given once the text side ends, or nil when
-	// it fails or panics (deferred after wg.Wait, so run before it)
-	found := make(chan []string, 1)
-	give := func(ids []string) {
-		select {
-		case found <- ids:
-		default:
-		}
-	}
-	defer give(nil)
-	seeds := func() []string { return <-found }
 	if wantVec {
-		switch {
-		case q.Fusion == memory.Rerank || q.Fusion == memory.VectorOnly:
-			vec, verr = s.vecSearch(q, pool, nil)
-		case !sequential:
-			wg.Go(func() { vec, verr = s.vecSearch(q, pool, seeds) })
+		if q.Fusion == memory.Rerank || q.Fusion == memory.VectorOnly || sequential {
+			vec, verr = s.vecSearch(q, pool)
+		} else {
+			wg.Go(func() { vec, verr = s.vecSearch(q, pool) })
 		}
 	}
 	switch q.Fusion {
@@ -101,14 +88,6 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		if tq := textQuery(q); tq != nil && t != nil {
 			text, err = t.textSide(ctx, tq, pool)
 		}
-		var ids []string
-		if err == nil {
-			ids = rankedIDs(text)
-		}
-		give(ids) // before wg.Wait: the vector side may be waiting for them
-		if wantVec && sequential {
-			vec, verr = s.vecSearch(q, pool, seeds)
-		}
 	}
 	wg.Wait()
 	if err != nil {
@@ -126,19 +105,9 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 }
 
 // sequential makes Search run the text and vector sides one after the
-// other (the text side first, whose candidates the vector side scores),
-// as it did before they ran at the same time: for tests and benchmarks
-// that compare the two.
+// other, as it did before they ran at the same time: for tests and
+// benchmarks that compare the two.
 var sequential = false
-
-// rankedIDs are the ids of rs.
-func rankedIDs(rs []hybrid.Ranked) []string {
-	ids := make([]string, len(rs))
-	for i, r := range rs {
-		ids[i] = r.ID
-	}
-	return ids
-}
 
 // speakers returns the speakers of t's namespace named by one of names
 // (hybrid.QueryNames, hybrid.SpeakerNamed) that a stored memory still has:

@@ -114,10 +114,8 @@ func (s *Store) vecRemove(ns string, ids []string) {
 
 // vecSearch returns the n memories of q's namespace whose best window is
 // most similar to q.Vector, within q's session and date bounds, best first
-// (ties: smaller id first). seeds, when not nil, gives the memories the
-// text side found, which an approximate search scores too
-// (vectors.SearchSeeded). Callers hold s.mu for reading.
-func (s *Store) vecSearch(q memory.Query, n int, seeds vectors.Seeds) ([]hybrid.Ranked, error) {
+// (ties: smaller id first). Callers hold s.mu for reading.
+func (s *Store) vecSearch(q memory.Query, n int) ([]hybrid.Ranked, error) {
 	x := s.vec.byNS[q.Namespace]
 	if x == nil || len(q.Vector) != x.Dims() || n <= 0 {
 		return nil, nil
@@ -130,7 +128,7 @@ func (s *Store) vecSearch(q memory.Query, n int, seeds vectors.Seeds) ([]hybrid.
 	if !q.Before.IsZero() {
 		f.Before = q.Before.UnixNano()
 	}
-	rs, err := x.SearchSeeded(q.Vector, n, f, seeds)
+	rs, err := x.Search(q.Vector, n, f)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -235,7 +233,7 @@ func (s *Store) readVectors(tx *bolt.Tx, k []byte) (m memory.Memory, ok bool, er
 func (s *Store) NearestVectors(ns string, v []float32, k int) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	rs, err := s.vecSearch(memory.Query{Namespace: ns, Vector: v}, k, nil)
+	rs, err := s.vecSearch(memory.Query{Namespace: ns, Vector: v}, k)
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.ID

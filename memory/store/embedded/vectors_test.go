@@ -304,51 +304,6 @@ func TestSearchConcurrentSides(t *testing.T) {
 	}
 }
 
-// A hybrid search hands its vector side the text side's candidates
-// (vectors.SearchSeeded), whose checks tune the hybrid probe count; a
-// vector-only or reranked search's vector side has none and checks the
-// plain count. No mode waits for a text side that finds nothing
-// (TestTextSidePanicEndsVectorSide: nor for one that panics).
-func TestHybridVectorSideSeeded(t *testing.T) {
-	defer embedded.SetApproxAt(embedded.SetApproxAt(1500))
-	r := rand.New(rand.NewPCG(7, 8))
-	st := openVec(t, t.TempDir(), nil)
-	defer st.Close()
-	ms := mems(r, "a", 0, 2000)
-	for i := range ms {
-		ms[i].Text = sentence(r, 12)
-	}
-	put(t, st, ms)
-	if vs := st.VectorStats("a"); !vs.Approximate {
-		t.Fatalf("no inverted file at %d windows", vs.Rows)
-	}
-	search := func(fusion memory.Fusion, text string) {
-		t.Helper()
-		q := memory.Query{Namespace: "a", Text: text, Vector: unit(r), K: 10, Fusion: fusion}
-		if _, err := st.Search(context.Background(), q); err != nil {
-			t.Fatalf("%s %q: %v", fusion, text, err)
-		}
-	}
-	for i := range 20 {
-		search(memory.RRF, sentence(r, 6))
-		search(memory.RSF, sentence(r, 6))
-		if i%5 == 0 {
-			search(memory.RRF, "qqqzzz") // a word no memory holds
-		}
-	}
-	vs := st.VectorStats("a")
-	if vs.HybridChecked < 16 || vs.Checked != 0 {
-		t.Fatalf("after hybrid searches: %d hybrid and %d plain searches checked; want >= 16 and 0", vs.HybridChecked, vs.Checked)
-	}
-	for range 10 {
-		search(memory.VectorOnly, sentence(r, 6))
-		search(memory.Rerank, sentence(r, 6))
-	}
-	if vs := st.VectorStats("a"); vs.Checked < 16 {
-		t.Fatalf("after vector-only and reranked searches: %d plain searches checked, want >= 16", vs.Checked)
-	}
-}
-
 // Vectors made in the background (for memories stored pending) are
 // journalled: a snapshot saved before them, left as a crash would leave
 // it, is brought up to date at open rather than used without them.

@@ -47,13 +47,6 @@ import (
 // tuneMin exact scans once and then one per tuneEvery searches (~3% of a
 // plain float32 scan per search), and follows the queries the index is
 // asked.
-//
-// The vector side of a hybrid search (SearchSeeded) also scores the
-// memories its text side found, wherever they lie, so a neighbour the text
-// side found is found whatever lists are probed: its checks record need 1
-// for it, and its probe count is tuned apart from plain searches' (each
-// kind its own tuner), whose checks count only the lists. Both keep the
-// same promise for the answer the search gives.
 
 const (
 	calibrationQueries = 128
@@ -115,13 +108,11 @@ func (x *Index) calibrate() {
 // its best window: the probe count that would surely find it.
 func (x *Index) needs(qq *quantQuery, q []float32, out []int, skip ...int32) []int {
 	all, _ := x.compile(Filter{})
-	return x.needsOf(qq, q, x.scan(qq, q, min(calibrationK+len(skip), x.Len()), &all), out, nil, skip...)
+	return x.needsOf(qq, q, x.scan(qq, q, min(calibrationK+len(skip), x.Len()), &all), out, skip...)
 }
 
-// needsOf is needs for tk, q's exact top memories, best first; a memory
-// of found (one a hybrid search's text side found, which is scored
-// whatever the lists probed) needs 1.
-func (x *Index) needsOf(qq *quantQuery, q []float32, tk *topK, out []int, found map[int32]bool, skip ...int32) []int {
+// needsOf is needs for tk, q's exact top memories, best first.
+func (x *Index) needsOf(qq *quantQuery, q []float32, tk *topK, out []int, skip ...int32) []int {
 	v := x.ivf
 	order := v.byNearness(x, qq)
 	rank := make([]int32, v.nlist)
@@ -134,10 +125,6 @@ func (x *Index) needsOf(qq *quantQuery, q []float32, tk *topK, out []int, found 
 			continue
 		}
 		kept++
-		if found[slot] {
-			out = append(out, 1)
-			continue
-		}
 		best, bestRow := float32(math.Inf(-1)), int32(-1)
 		for r := x.mems[slot].first; r >= 0; r = x.rows[r].next {
 			if s := dotF32(q, x.rowF32(r)); s > best {
@@ -182,24 +169,8 @@ const (
 	tuneKeep = 200
 )
 
-// The two kinds of search whose probe counts are tuned apart (ivf.tune):
-// a plain vector search, and the vector side of a hybrid search, which
-// also scores the memories its text side found (SearchSeeded). A
-// neighbour the text side found is scored whatever lists are probed, so
-// the hybrid search needs the lists only for the others: on the
-// benchmark's bag-of-words vectors, the few questions whose neighbours lie
-// in lists far from their centroids are questions whose neighbours share
-// their words.
-const (
-	plainSearch = iota
-	seededSearch
-	searchKinds
-)
-
-// tuner holds the probe count of one kind of search and what its checked
-// searches observed of it.
+// tuner records what checked searches needed.
 type tuner struct {
-	probe    atomic.Int32 // how many lists a search scans
 	searches atomic.Uint64
 	mu       sync.Mutex
 	needs    []int // per checked query, calibrationK entries, oldest first
@@ -211,86 +182,72 @@ type tuner struct {
 // checked against the exact scan: each of the first tuneMin, so that the
 // count follows real queries from the first few on, then one in
 // tuneEvery. Searches run concurrently.
-func (t *tuner) checks() bool {
-	n := t.searches.Add(1)
+func (v *ivf) checks() bool {
+	n := v.tune.searches.Add(1)
 	return n <= tuneMin || n%tuneEvery == 0
 }
 
 // observe records what a checked search needed: exact is q's exact top
-// memories, the search's answer (checked); found, those a hybrid search's
-// text side found, which need no list. A search is checked when checks
-// says so, and every search is while the checks have sent searches to the
-// exact scan: then the check costs almost nothing (the scan is done), so
-// the count comes back from the exact scan as soon as the last tuneKeep
-// queries say it may, rather than after tuneKeep·tuneEvery searches.
-func (x *Index) observe(t *tuner, qq *quantQuery, q []float32, exact *topK, found map[int32]bool) {
+// memories, the search's answer (checked). A search is checked when
+// checks says so, and every search is while the checks have sent searches
+// to the exact scan: then the check costs almost nothing (the scan is
+// done), so the count comes back from the exact scan as soon as the last
+// tuneKeep queries say it may, rather than after tuneKeep·tuneEvery
+// searches.
+func (x *Index) observe(qq *quantQuery, q []float32, exact *topK) {
 	v := x.ivf
-	needs := x.needsOf(qq, q, exact, nil, found)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.needs = append(t.needs, needs...)
-	t.queries++
-	if n := len(t.needs) - tuneKeep*calibrationK; n > 0 {
-		t.needs = append(t.needs[:0], t.needs[n:]...)
+	needs := x.needsOf(qq, q, exact, nil)
+	v.tune.mu.Lock()
+	defer v.tune.mu.Unlock()
+	v.tune.needs = append(v.tune.needs, needs...)
+	v.tune.queries++
+	if n := len(v.tune.needs) - tuneKeep*calibrationK; n > 0 {
+		v.tune.needs = append(v.tune.needs[:0], v.tune.needs[n:]...)
 	}
-	if t.queries >= tuneMin && len(t.needs) > 0 {
+	if v.tune.queries >= tuneMin && len(v.tune.needs) > 0 {
 		// only ever more than the sample asked for: a few queries'
 		// needs are a noisy estimate of a high quantile
-		t.set(max(t.floor, probeFor(t.needs, v.nlist)), v.nlist)
+		v.setProbe(max(v.tune.floor, probeFor(v.tune.needs, v.nlist)))
 	}
 }
 
-func (t *tuner) get() int { return int(t.probe.Load()) }
+func (v *ivf) getProbe() int { return int(v.probe.Load()) }
 
 // stats are the probe count, how many searches were checked, and the
 // share of the last tuneKeep checked searches' neighbours that count
-// finds (1 with no check yet).
-func (t *tuner) stats(nlist int) (probe, checked int, found float64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	probe, found = t.get(), 1
-	if len(t.needs) > 0 && probe < nlist {
+// finds (1 at the exact scan or with no check yet).
+func (v *ivf) stats() (probe, checked int, found float64) {
+	v.tune.mu.Lock()
+	defer v.tune.mu.Unlock()
+	probe, found = v.getProbe(), 1
+	if len(v.tune.needs) > 0 && probe < v.nlist {
 		n := 0
-		for _, need := range t.needs {
+		for _, need := range v.tune.needs {
 			if need <= probe {
 				n++
 			}
 		}
-		found = float64(n) / float64(len(t.needs))
+		found = float64(n) / float64(len(v.tune.needs))
 	}
-	return probe, t.queries, found
+	return probe, v.tune.queries, found
 }
 
-func (t *tuner) set(p, nlist int) { t.probe.Store(int32(min(max(1, p), nlist))) }
-
-// getProbe is the probe count of a plain search.
-func (v *ivf) getProbe() int { return v.tune[plainSearch].get() }
-
-// setProbe sets the probe count of every kind of search.
-func (v *ivf) setProbe(p int) {
-	for i := range v.tune {
-		v.tune[i].set(p, v.nlist)
-	}
-}
-
-// probes are the sample's probe count (the floor) and the one plain
-// searches use now, for a snapshot (a load starts both kinds from it).
+// probes are the sample's probe count (the floor) and the one searches
+// use now, for a snapshot.
 func (v *ivf) probes() (floor, probe int) {
-	t := &v.tune[plainSearch]
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.floor, t.get()
+	v.tune.mu.Lock()
+	defer v.tune.mu.Unlock()
+	return v.tune.floor, v.getProbe()
 }
+
+func (v *ivf) setProbe(p int) { v.probe.Store(int32(min(max(1, p), v.nlist))) }
 
 // setFloor sets the probe count and makes it the least tuning may set.
 func (v *ivf) setFloor(p int) {
 	v.setProbe(p)
-	for i := range v.tune {
-		t := &v.tune[i]
-		t.mu.Lock()
-		t.floor = t.get()
-		t.mu.Unlock()
-	}
+	v.tune.mu.Lock()
+	v.tune.floor = v.getProbe()
+	v.tune.mu.Unlock()
 }
 
 // defaultProbe is the probe count a caller fixed, or DefaultNProbe.

@@ -426,15 +426,10 @@ type Stats struct {
 	// inverted file was built or loaded were checked against the exact
 	// scan: the probe count follows the last 200 of them (calibrate.go),
 	// so a count read from a few has yet to meet the rarer questions.
-	// Found is the share of the last 200 checked searches' exact top ten
-	// that Probe lists find (1 at the exact scan). HybridProbe,
-	// HybridChecked and HybridFound are the same for the vector side of
-	// hybrid searches (SearchSeeded), tuned apart, whose text side's
-	// candidates count as found.
-	Lists, Probe, Checked      int
-	Found                      float64
-	HybridProbe, HybridChecked int
-	HybridFound                float64
+	// Found is the share of those checked searches' exact top ten that
+	// Probe lists find (1 at the exact scan, or with no check yet).
+	Lists, Probe, Checked int
+	Found                 float64
 	// Trained is how many rows the lists were trained on (the inverted
 	// file is retrained when the rows have doubled since).
 	Trained int
@@ -457,8 +452,7 @@ func (x *Index) Stats() Stats {
 	}
 	if v := x.ivf; v != nil {
 		st.Lists, st.Trained = v.nlist, v.trained
-		st.Probe, st.Checked, st.Found = v.tune[plainSearch].stats(v.nlist)
-		st.HybridProbe, st.HybridChecked, st.HybridFound = v.tune[seededSearch].stats(v.nlist)
+		st.Probe, st.Checked, st.Found = v.stats()
 		st.ApproxBytes = int64(len(v.cent))*4 + int64(len(v.codes)) + int64(cap(v.of)+cap(v.pos))*4
 		for _, l := range v.lists {
 			st.ApproxBytes += int64(cap(l))*4 + 24

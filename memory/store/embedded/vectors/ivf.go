@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // ivf is the approximate index: an inverted file over the Index's rows.
@@ -50,9 +51,10 @@ type ivf struct {
 	of      []int32    // by row: its list, -1 for none
 	pos     []int32    // by row: its place in that list
 	trained int        // live rows when trained
-	// tune holds how many lists a search scans, and what searches observed
-	// of it, for plain and for hybrid searches (calibrate.go)
-	tune [searchKinds]tuner
+	// probe is how many lists a search scans; tune holds what searches
+	// observed of it (calibrate.go)
+	probe atomic.Int32
+	tune  tuner
 }
 
 // nlistFor is the number of lists for n rows: √n, at least 16.
@@ -336,11 +338,12 @@ func (x *Index) buildIVF() {
 	x.calibrate()
 }
 
-// searchIVF scans the probe lists of the centroids most similar to q (more of
+// searchIVF scans the lists of the centroids most similar to q (more of
 // them when a filter lets only a share of the rows through) and re-scores;
 // false when it found fewer than k memories (the caller then scans all).
-func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt, probe int) (*topK, bool) {
+func (x *Index) searchIVF(qq *quantQuery, q []float32, k int, f *filt) (*topK, bool) {
 	v := x.ivf
+	probe := v.getProbe()
 	if f.active {
 		if pass := x.estimatePassing(f); pass > 0 {
 			probe = int(math.Ceil(float64(probe) * float64(x.live) / float64(pass)))

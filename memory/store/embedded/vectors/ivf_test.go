@@ -331,7 +331,10 @@ func TestApproxTunesToQueries(t *testing.T) {
 	if st.Checked < tuneMin || st.Checked > 2*len(qs) || st.Probe == st.Lists && st.Checked != 2*len(qs) {
 		t.Errorf("%d of %d searches checked (probing %d of %d lists)", st.Checked, 2*len(qs), st.Probe, st.Lists)
 	}
-	t.Logf("recall@10 with the sample's %d of %d lists: %.3f; after the searches tuned it to %d: %.3f", probe, st.Lists, before, st.Probe, after)
+	t.Logf("recall@10 with the sample's %d of %d lists: %.3f; after the searches tuned it to %d: %.3f (the checks' share: %.3f)", probe, st.Lists, before, st.Probe, after, st.Found)
+	if st.Probe < st.Lists && (st.Found < calibrationTarget || st.Found > 1) {
+		t.Errorf("the checks' neighbours found at the tuned count: %.3f, want >= %v", st.Found, calibrationTarget)
+	}
 	if after < 0.98 {
 		t.Errorf("recall@10 after tuning (%d of %d lists): %.3f, want >= 0.98", st.Probe, st.Lists, after)
 	}
@@ -547,7 +550,7 @@ func TestCheckedSearchesAreExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk, ok := x.searchIVF(newQuantQuery(q, x.stride), q, 10, &all, 1); !ok || !equal(x.results(tk), want) {
+		if tk, ok := x.searchIVF(newQuantQuery(q, x.stride), q, 10, &all); !ok || !equal(x.results(tk), want) {
 			missed++
 		}
 		got, err := x.Search(q, 10, Filter{})

@@ -43,33 +43,16 @@ const parallelRows = 32768
 // README.md for its recall). An error means q is unusable (wrong
 // dimension, non-finite values).
 func (x *Index) Search(q []float32, k int, f Filter) ([]Result, error) {
-	return x.search(q, k, f, true, nil)
-}
-
-// Seeds gives the ids of the memories a hybrid search's text side found.
-// SearchSeeded calls it at most once, after its own scan, and it may wait
-// there for the text side to end; nil or an empty list seeds nothing.
-type Seeds func() []string
-
-// SearchSeeded is Search for the vector side of a hybrid search: where
-// the search is approximate, the memories seeds names are scored exactly
-// too (their best window, wherever it lies) and take their place in the
-// result, so the inverted file need only find the neighbours the text
-// side did not; its probe count is tuned apart from plain searches', on
-// what its own checked searches needed (calibrate.go). The result is
-// never further from the exact one than Search's. With seeds nil it is
-// Search.
-func (x *Index) SearchSeeded(q []float32, k int, f Filter, seeds Seeds) ([]Result, error) {
-	return x.search(q, k, f, true, seeds)
+	return x.search(q, k, f, true)
 }
 
 // SearchExact is Search without the inverted file: always the exact
 // result, at the cost of a full scan. Benchmarks and tests compare the two.
 func (x *Index) SearchExact(q []float32, k int, f Filter) ([]Result, error) {
-	return x.search(q, k, f, false, nil)
+	return x.search(q, k, f, false)
 }
 
-func (x *Index) search(q []float32, k int, f Filter, approx bool, seeds Seeds) ([]Result, error) {
+func (x *Index) search(q []float32, k int, f Filter, approx bool) ([]Result, error) {
 	if len(q) != x.dims {
 		return nil, fmt.Errorf("%w: the query vector has %d dimensions; the index holds %d", ErrInvalid, len(q), x.dims)
 	}
@@ -90,74 +73,32 @@ func (x *Index) search(q []float32, k int, f Filter, approx bool, seeds Seeds) (
 		return x.results(x.searchSession(q, k, &cf)), nil
 	}
 	qq := newQuantQuery(q, x.stride)
-	v := x.ivf
-	if !approx || v == nil {
-		return x.results(x.scan(qq, q, k, &cf)), nil
-	}
-	t := &v.tune[plainSearch]
-	if seeds != nil {
-		t = &v.tune[seededSearch]
-	}
-	tuned := !cf.active && x.opts.NProbe == 0
-	if probe := t.get(); probe < v.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
-		if tuned && t.checks() {
+	tuned := approx && x.ivf != nil && !cf.active && x.opts.NProbe == 0
+	if v := x.ivf; approx && v != nil && int(v.getProbe()) < v.nlist && (!cf.active || x.estimatePassing(&cf) >= x.opts.ApproxAt) {
+		if tuned && v.checks() {
 			// a checked search runs the exact scan for its check, so
 			// that scan is its answer (observe)
-			return x.checked(t, qq, q, k, &cf, seeds), nil
+			return x.checked(qq, q, k, &cf), nil
 		}
-		if tk, ok := x.searchIVF(qq, q, k, &cf, probe); ok {
-			x.seed(tk, q, &cf, seeds)
+		if tk, ok := x.searchIVF(qq, q, k, &cf); ok {
 			return x.results(tk), nil
 		}
 	}
 	if tuned {
 		// the checks sent the search to the exact scan (or the lists
 		// held too few memories): its answer checks the probe count
-		return x.checked(t, qq, q, k, &cf, seeds), nil
+		return x.checked(qq, q, k, &cf), nil
 	}
 	return x.results(x.scan(qq, q, k, &cf)), nil
 }
 
-// checked is the exact scan's answer for q, which checks t's probe count
-// (observe) on the way; the memories seeds names need no list.
-func (x *Index) checked(t *tuner, qq *quantQuery, q []float32, k int, f *filt, seeds Seeds) []Result {
+// checked is the exact scan's answer for q, which checks the probe count
+// (observe) on the way.
+func (x *Index) checked(qq *quantQuery, q []float32, k int, f *filt) []Result {
 	tk := x.scan(qq, q, max(k, min(calibrationK, x.Len())), f)
-	var found map[int32]bool
-	if seeds != nil {
-		found = map[int32]bool{}
-		for _, id := range seeds() {
-			if slot, ok := x.slots[id]; ok {
-				found[slot] = true
-			}
-		}
-	}
-	x.observe(t, qq, q, tk, found)
+	x.observe(qq, q, tk)
 	out := x.results(tk)
 	return out[:min(k, len(out))]
-}
-
-// seed offers tk the memories seeds names that f admits, each at its
-// exact score (its best window's): an approximate search may have missed
-// them, or scored them by a window of the lists it probed.
-func (x *Index) seed(tk *topK, q []float32, f *filt, seeds Seeds) {
-	if seeds == nil {
-		return
-	}
-	for _, id := range seeds() {
-		slot, ok := x.slots[id]
-		if !ok {
-			continue
-		}
-		m := &x.mems[slot]
-		if (f.sess >= 0 && m.sess != f.sess) || m.date < f.after || m.date > f.before {
-			continue
-		}
-		best := math.Inf(-1)
-		for r := m.first; r >= 0; r = x.rows[r].next {
-			best = max(best, float64(dotF32(q, x.rowF32(r))))
-		}
-		tk.offer(slot, best)
-	}
 }
 
 // filt is a compiled Filter.
