@@ -54,7 +54,7 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		}
 	}
 	if req.SessionID != "" {
-		if req.SessionID, err = s.sessionArg(ctx, ns, req.SessionID); err != nil {
+		if req.SessionID, err = s.sessionArg(ctx, ns, "session_id", req.SessionID); err != nil {
 			return ForgetResult{}, err
 		}
 	}

@@ -257,7 +257,7 @@ func (s *Service) Session(ctx context.Context, namespace, sessionID string) ([]M
 	if err != nil {
 		return nil, err
 	}
-	if sessionID, err = s.sessionArg(ctx, ns, sessionID); err != nil {
+	if sessionID, err = s.sessionArg(ctx, ns, "session_id", sessionID); err != nil {
 		return nil, err
 	}
 	ms, err := s.store.Session(ctx, ns, sessionID)

@@ -52,6 +52,8 @@ type Query struct {
 	// Vector is the query embedding; nil means lexical retrieval only.
 	Vector    []float32
 	SessionID string
+	// ExcludeSession leaves out the memories of this session ("" none).
+	ExcludeSession string
 	// After and Before bound the session date (inclusive); zero means open.
 	After, Before time.Time
 	K             int

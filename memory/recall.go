@@ -18,6 +18,10 @@ type RecallRequest struct {
 	K         int // 1 to MaxK; 0 takes one from the history's size (AutoK)
 	Namespace string
 	SessionID string
+	// ExcludeSession leaves out the memories of one session (its id, or
+	// the start of a UUID id as SessionID takes it): the conversation a
+	// model is in, whose turns it already has.
+	ExcludeSession string
 	// After and Before bound session dates, inclusive. A date without a time
 	// covers its whole day. Memories dated after the question are not
 	// filtered unless Before says so: hard-filtering them hurts recall.
@@ -302,9 +306,14 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if err != nil {
 		return Query{}, "", err
 	}
-	session := req.SessionID
+	session, exclude := req.SessionID, req.ExcludeSession
 	if session != "" {
-		if session, err = s.sessionArg(ctx, ns, session); err != nil {
+		if session, err = s.sessionArg(ctx, ns, "session_id", session); err != nil {
+			return Query{}, "", err
+		}
+	}
+	if exclude != "" {
+		if exclude, err = s.sessionArg(ctx, ns, "exclude_session", exclude); err != nil {
 			return Query{}, "", err
 		}
 	}
@@ -328,13 +337,14 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 		k = s.autoK(ctx, ns, session)
 	}
 	q := Query{
-		Namespace: ns,
-		Text:      text,
-		SessionID: session,
-		K:         k,
-		Pool:      req.Pool,
-		Fusion:    fusion,
-		Weights:   s.weights,
+		Namespace:      ns,
+		Text:           text,
+		SessionID:      session,
+		K:              k,
+		ExcludeSession: exclude,
+		Pool:           req.Pool,
+		Fusion:         fusion,
+		Weights:        s.weights,
 	}
 	if q.Pool > 0 {
 		q.Pool = max(q.Pool, k) // never fewer candidates per side than k

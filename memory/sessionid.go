@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -215,13 +216,19 @@ const (
 	maxStarting = 4096
 )
 
-// sessionArg checks the session_id argument of a call that reads or
-// deletes a session (validName) and resolves it (resolveSession).
-func (s *Service) sessionArg(ctx context.Context, ns, id string) (string, error) {
-	if err := validName("session_id", id, maxSessionID); err != nil {
+// sessionArg checks the argument field (session_id, exclude_session) of
+// a call that reads or deletes a session (validName) and resolves it
+// (resolveSession), its errors naming field.
+func (s *Service) sessionArg(ctx context.Context, ns, field, id string) (string, error) {
+	if err := validName(field, id, maxSessionID); err != nil {
 		return "", err
 	}
-	return s.resolveSession(ctx, ns, id)
+	id, err := s.resolveSession(ctx, ns, id)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return "", &FieldError{field, fe.Msg}
+	}
+	return id, err
 }
 
 // resolveSession returns the session a session_id argument names in

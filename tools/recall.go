@@ -34,7 +34,7 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 // recallRequest is the domain's request for the tool's arguments.
 func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 	req := memory.RecallRequest{
-		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID,
+		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID, ExcludeSession: in.ExcludeSession,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
 		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt, Reranker: in.Reranker,
 		Explain: in.Explain, Budget: memory.Budget(in.Budget),

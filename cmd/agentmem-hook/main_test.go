@@ -167,7 +167,10 @@ func TestCaptureAndRecall(t *testing.T) {
 	if n := strings.Count(got, "Ana moved to Lisbon"); n != 1 || !strings.Contains(got, "tulips in October") {
 		t.Errorf("after Stop through the server, the session is %q: want each turn once", got)
 	}
-	out, errs := run(t, alone(t), data, event("UserPromptSubmit", path, "Where does my sister Ana live?"), "hook", "claude-code", "--auto-recall")
+	// a prompt of a later session (a session's own turns are not
+	// recalled for it: its model has them)
+	later := strings.Replace(event("UserPromptSubmit", path, "Where does my sister Ana live?"), `"session_id":"s1"`, `"session_id":"s2"`, 1)
+	out, errs := run(t, alone(t), data, later, "hook", "claude-code", "--auto-recall")
 	if !strings.Contains(out, "Lisbon") || !strings.Contains(out, "UserPromptSubmit") || errs != "" {
 		t.Errorf("UserPromptSubmit through the server printed %q, stderr %q", out, errs)
 	}

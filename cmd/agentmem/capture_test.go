@@ -246,7 +246,10 @@ func fileSize(t testing.TB, path string) int64 {
 	return st.Size()
 }
 
-const sess1 = "0c9e7f52-6a1d-4b3e-9f0a-5d2c8b7e1a43"
+const (
+	sess1 = "0c9e7f52-6a1d-4b3e-9f0a-5d2c8b7e1a43"
+	sess2 = "5b1d3f0e-8c2a-4d7e-b6f1-2e9a7c4d0b18"
+)
 
 // Three runs of the capture hooks store every turn once; the session
 // resumed days later (its file appended to) appends its turns, dated the
@@ -639,14 +642,21 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+hook.CapturedNote || errs != "" {
 		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
 	}
-	prompt := x.event("UserPromptSubmit")
+	// a later session, whose own turns mention Biscuit too
+	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	y.write(t, y.exchange("Biscuit, Biscuit, Biscuit: I keep thinking about Biscuit and the beach.", "Biscuit sounds lovely.", "Yes.", "r"))
+	y.stop(t, e)
+	prompt := y.event("UserPromptSubmit")
 	prompt["prompt"] = "Which beach does Biscuit love?"
 	if out, errs := hookJSON(t, e, prompt); out != "" || errs != "" {
 		t.Errorf("UserPromptSubmit without --auto-recall printed %q, %q", out, errs)
 	}
 	autoRecall := func(c *claudeHookCmd) { c.AutoRecall = true }
 	out, errs = hookJSON(t, e, prompt, autoRecall)
-	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || !strings.Contains(got, "Today is") || errs != "" {
+	// the earlier session's answer, not the session's own turns, which
+	// the model has in its context (and which, the best matches, raised
+	// the floor past the answer)
+	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || strings.Contains(got, "I keep thinking") || !strings.Contains(got, "Today is") || errs != "" {
 		t.Errorf("--auto-recall gave %q (stderr %q)", got, errs)
 	}
 	prompt["prompt"] = "Completely unrelated: what is a monad?"
@@ -717,7 +727,13 @@ func TestCapturePerProjectSubdirectory(t *testing.T) {
 	x.write(t, x.exchange("Move the basil to bed four.", "Done.", "Ok.", "r"))
 	x.stop(t, e, opts)
 	checkStored(t, stored(t, e, hook.ProjectNamespace("/home/sam/src/garden"), sess1), x.want, x.want[0].at)
-	prompt := x.event("UserPromptSubmit")
+	// a later session of the project, gone to the subdirectory (its own
+	// turns are not recalled: the model has them)
+	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	y.write(t, y.exchange("Water the garden at six.", "Noted.", "Ok.", "r"))
+	y.stop(t, e, opts)
+	y.cwd = "/home/sam/src/garden/beds"
+	prompt := y.event("UserPromptSubmit")
 	prompt["prompt"] = "Where are the tomatoes near Carcavelos?"
 	out, errs := hookJSON(t, e, prompt, opts)
 	if errs != "" || out == "" || !strings.Contains(additionalContext(t, out, "UserPromptSubmit"), "bed three") {

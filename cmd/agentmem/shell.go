@@ -206,6 +206,7 @@ type recallCmd struct {
 	K         *int   `name:"k" short:"k" help:"About how many memories (default: from the size of the history, 10 up to 1,000 memories, at most 20; with excerpts, the default, the space the best take is filled, and --budget sets it)."`
 	NS        string `name:"ns" help:"Namespace of this call (default --namespace)."`
 	SessionID string `name:"session-id" help:"Only this session: its id, or the start of a UUID id as recall shows it."`
+	Exclude   string `name:"exclude-session" help:"Leave out this session: its id, or the start of a UUID id as recall shows it."`
 	After     string `name:"after" help:"Only sessions on or after this date."`
 	Before    string `name:"before" help:"Only sessions on or before this date."`
 	Order     string `name:"order" enum:"relevance,chronological,recency" default:"relevance" help:"Order of the results: relevance, chronological or recency."`
@@ -223,8 +224,8 @@ func (c recallCmd) Run(e *env) error {
 		return fmt.Errorf("recall: invalid argument k: must be at least 1 and at most %d, got %d", memory.MaxK, *c.K)
 	}
 	args := spec.RecallArgs{
-		Query: c.Query, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, After: c.After, Before: c.Before,
-		Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank), Budget: c.Budget,
+		Query: c.Query, Order: c.Order, Namespace: cmp.Or(c.NS, e.cfg.Namespace), SessionID: c.SessionID, ExcludeSession: c.Exclude,
+		After: c.After, Before: c.Before, Excerpt: c.Excerpt, Context: c.Context, MaxTokens: c.MaxTokens, Reranker: noneIf(c.NoRerank), Budget: c.Budget,
 	}
 	if c.K != nil {
 		args.K = *c.K

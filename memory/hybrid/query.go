@@ -14,7 +14,8 @@ import (
 )
 
 // Filter is the part of q that selects which memories may be returned at
-// all: its namespace, session and date bounds. The text side is a
+// all: its namespace, session and date bounds, and the session it leaves
+// out. The text side is a
 // conjunction with it, and a kNN side must use it as its prefilter, or hits
 // from other namespaces leak into the fused result.
 //
@@ -40,10 +41,21 @@ func Filter(q memory.Query) query.Query {
 		dq.SetBoost(0)
 		filters = append(filters, dq)
 	}
-	if len(filters) == 1 {
-		return tq
+	var keep query.Query = tq
+	if len(filters) > 1 {
+		keep = bleve.NewConjunctionQuery(filters...)
 	}
-	return bleve.NewConjunctionQuery(filters...)
+	if q.ExcludeSession == "" {
+		return keep
+	}
+	xq := bleve.NewTermQuery(q.ExcludeSession)
+	xq.SetField(FieldSessionID)
+	xq.SetBoost(0)
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(keep)
+	bq.AddMustNot(xq)
+	bq.SetBoost(0)
+	return bq
 }
 
 // TextQuery is the lexical side of q: its filter, and a disjunction of a

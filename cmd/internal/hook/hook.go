@@ -261,8 +261,9 @@ func relevant(ms []spec.Recalled) int {
 	return n
 }
 
-// recallFor recalls query in the hook's namespace, matching words and
-// names only (no kinds: the floor asks for a word or name in common), and
+// recallFor recalls query in the hook's namespace, but for the session
+// the model is in, matching words and names only (no kinds: the floor asks
+// for a word or name in common), and
 // returns the text for the model within tokens, or "" when nothing clears
 // the floor: a first recall ranks, a second returns the best memories
 // that clear it (relevant), whole, and no others.
@@ -282,6 +283,12 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	// floor was measured at, whatever the history's size
 	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), K: memory.DefaultK,
 		Weights: &spec.Weights{Kinds: new(0.0), Learned: new(0.0)}}
+	if ValidSession(in.SessionID) {
+		// the session the model is in: its turns are in its context
+		// already, and as the best matches they would raise the floor
+		// past the earlier sessions' answer
+		args.ExcludeSession = in.SessionID
+	}
 	// without the budget: relevant must see every one of the best k, or
 	// a memory below the floor that the budget left out would be missed
 	// there and returned by the second recall

@@ -52,6 +52,7 @@ func queries() []struct {
 			q.After = time.Date(2024, 5, 10, 0, 0, 0, 0, time.UTC)
 			q.Before = time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC)
 		})},
+		{"exclude-session", FusionRRF, with(func(q *memory.Query) { q.ExcludeSession = "s-now" })},
 	}
 }
 

@@ -232,9 +232,9 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 
 // textQuery is q's text query as the embedded store runs it in q's
 // namespace's index: only the scoring part of the shared tree when q has
-// no session or date bound, else filtered(q).
+// no session or date bound and leaves no session out, else filtered(q).
 func textQuery(q memory.Query) query.Query {
-	if q.SessionID == "" && q.After.IsZero() && q.Before.IsZero() {
+	if q.SessionID == "" && q.ExcludeSession == "" && q.After.IsZero() && q.Before.IsZero() {
 		return hybrid.TextMatch(q)
 	}
 	return filtered(q)

@@ -121,7 +121,7 @@ func (s *Store) vecSearch(q memory.Query, n int) ([]hybrid.Ranked, error) {
 		return nil, nil
 	}
 	var f vectors.Filter
-	f.Session = q.SessionID
+	f.Session, f.NotSession = q.SessionID, q.ExcludeSession
 	if !q.After.IsZero() {
 		f.After = q.After.UnixNano()
 	}

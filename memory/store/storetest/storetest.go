@@ -461,6 +461,11 @@ func (s *suite) filtersAndOrder(t *testing.T) {
 			{memory.RecallRequest{Query: "marathon", Before: "2023-03-10"}, "a:0 b:0"},
 			{memory.RecallRequest{Query: "marathon", After: "2023-02-01", Before: "2023-04-01"}, "b:0"},
 			{memory.RecallRequest{Query: "marathon", SessionID: "c"}, "c:0"},
+			{memory.RecallRequest{Query: "marathon", ExcludeSession: "c"}, "a:0 b:0"},
+			{memory.RecallRequest{Query: "marathon", ExcludeSession: "c", Before: "2023-03-01"}, "a:0"},
+			{memory.RecallRequest{Query: "marathon", ExcludeSession: "c", SessionID: "c"}, ""},
+			{memory.RecallRequest{Query: "marathon", ExcludeSession: "c", SessionID: "b"}, "b:0"},
+			{memory.RecallRequest{Query: "marathon", ExcludeSession: "none-such"}, "a:0 b:0 c:0"},
 			{memory.RecallRequest{Query: "marathon", Order: memory.Chronological}, "a:0 b:0 c:0"},
 			{memory.RecallRequest{Query: "marathon", Order: memory.Recency}, "c:0 b:0 a:0"},
 		}
@@ -480,7 +485,7 @@ func (s *suite) filtersAndOrder(t *testing.T) {
 	var fe *memory.FieldError
 	for _, req := range []memory.RecallRequest{
 		{Query: ""}, {Query: "x", K: 101}, {Query: "x", K: -1}, {Query: "x", After: "soonish"},
-		{Query: "x", Order: "random"}, {Query: "x", Fusion: "magic"},
+		{Query: "x", Order: "random"}, {Query: "x", Fusion: "magic"}, {Query: "x", ExcludeSession: "a b"},
 		{Query: "x", After: "2023-05-01", Before: "2023-04-01"},
 		{Query: "x", Weights: &memory.Weights{Text: math.NaN()}}, {Query: "x", Weights: &memory.Weights{Vector: 1e308}},
 	} {

@@ -12,8 +12,9 @@ import (
 // Filter restricts a search to one session and a session-date range; the
 // zero value matches everything.
 type Filter struct {
-	// Session keeps only memories of this session ("" for any).
-	Session string
+	// Session keeps only memories of this session ("" for any);
+	// NotSession leaves out those of this one ("" for none).
+	Session, NotSession string
 	// After and Before bound the session date, inclusive, in Unix
 	// nanoseconds; 0 leaves that side open (as the embedded store did).
 	After, Before int64
@@ -105,17 +106,26 @@ func (x *Index) checked(qq *quantQuery, q []float32, k int, f *filt) []Result {
 type filt struct {
 	active        bool
 	sess          int32 // -1: any
+	not           int32 // a session left out; -1: none
 	after, before int64
 }
 
 func (x *Index) compile(f Filter) (filt, bool) {
-	cf := filt{sess: -1, after: math.MinInt64, before: math.MaxInt64}
+	cf := filt{sess: -1, not: -1, after: math.MinInt64, before: math.MaxInt64}
 	if f.Session != "" {
 		o, ok := x.sess.ord[f.Session]
 		if !ok {
 			return cf, false
 		}
 		cf.sess, cf.active = o, true
+	}
+	if o, ok := x.sess.ord[f.NotSession]; ok && f.NotSession != "" {
+		switch {
+		case o == cf.sess:
+			return cf, false // that session, without it: nothing
+		case cf.sess < 0: // (within another session, nothing to leave out)
+			cf.not, cf.active = o, true
+		}
 	}
 	if f.After != 0 {
 		cf.after, cf.active = f.After, true
@@ -127,7 +137,7 @@ func (x *Index) compile(f Filter) (filt, bool) {
 }
 
 func (f *filt) pass(ri *rowInfo) bool {
-	return (f.sess < 0 || ri.sess == f.sess) && ri.date >= f.after && ri.date <= f.before
+	return (f.sess < 0 || ri.sess == f.sess) && ri.sess != f.not && ri.date >= f.after && ri.date <= f.before
 }
 
 // estimatePassing estimates how many live rows pass f, from a sample of
