@@ -41,7 +41,8 @@ type RelayOptions struct {
 // on as if nothing happened:
 //   - the client's initialize request and initialized notification are
 //     replayed to the new holder (under an id of the relay's own, and the
-//     duplicate response is swallowed);
+//     duplicate response is swallowed), and so is its last
+//     logging/setLevel, so that its log notifications go on at its level;
 //   - a request the old holder had not answered is sent again when it is
 //     safe to repeat: any method but tools/call, and tools/call of a tool
 //     the holder declares read-only or idempotent (its annotations, learnt
@@ -105,6 +106,7 @@ type relay struct {
 	unsent      [][]byte // notifications a dead holder did not take
 	initialize  []byte   // the client's initialize request
 	initialized []byte   // and its initialized notification
+	setLevel    []byte   // and its last logging/setLevel request
 	hints       map[string]bool
 	hintsKnown  bool
 	private     uint64
@@ -192,6 +194,8 @@ func (r *relay) track(line []byte) {
 		switch m.method {
 		case "initialize":
 			r.initialize = line
+		case "logging/setLevel":
+			r.setLevel = line
 		case "tools/call":
 			c.tool = toolName(m.params)
 		}
@@ -345,6 +349,12 @@ func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 		if r.initialized != nil {
 			if _, err := conn.Write(r.initialized); err != nil {
 				return err
+			}
+		}
+		levelPending := slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "logging/setLevel" })
+		if r.setLevel != nil && !levelPending {
+			if _, err := r.ask(conn, br, r.setLevel); err != nil {
+				return fmt.Errorf("replaying the session's logging level: %w", err)
 			}
 		}
 	}

@@ -117,6 +117,7 @@ type holders struct {
 	mu        sync.Mutex
 	n         int           // holders started
 	inits     []string      // client names of the initialize requests each holder's servers got
+	levels    []string      // the logging/setLevel requests each holder's servers got, as holder:level
 	started   chan string   // "tool@holder" when a blocking tool starts
 	release   chan struct{} // closed: blocking tools return
 	takeovers atomic.Int64
@@ -198,7 +199,14 @@ func (h *testHolder) newServer() *mcpserver.MCPServer {
 		hs.inits = append(hs.inits, h.name+":"+req.Params.ClientInfo.Name)
 		hs.mu.Unlock()
 	})
-	s := mcpserver.NewMCPServer("t", "1", mcpserver.WithToolCapabilities(false), mcpserver.WithHooks(hooks))
+	hooks.AddBeforeAny(func(ctx context.Context, id any, method mcp.MCPMethod, message any) {
+		if req, ok := message.(*mcp.SetLevelRequest); ok && method == mcp.MethodSetLogLevel {
+			hs.mu.Lock()
+			hs.levels = append(hs.levels, h.name+":"+string(req.Params.Level))
+			hs.mu.Unlock()
+		}
+	})
+	s := mcpserver.NewMCPServer("t", "1", mcpserver.WithToolCapabilities(false), mcpserver.WithLogging(), mcpserver.WithHooks(hooks))
 	annotated := func(name string, idempotent bool) mcp.Tool {
 		return mcp.NewTool(name, mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			ReadOnlyHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(idempotent),
@@ -299,6 +307,9 @@ func TestRelaySurvivesHolderDeath(t *testing.T) {
 	if got, err := call(c, "whoami"); got != "served by A" {
 		t.Fatalf("whoami = %q, %v", got, err)
 	}
+	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+		t.Fatal(err)
+	}
 	type answer struct{ text, err string }
 	answers := map[string]chan answer{"slow": make(chan answer, 1), "write": make(chan answer, 1)}
 	for tool, ch := range answers {
@@ -327,6 +338,9 @@ func TestRelaySurvivesHolderDeath(t *testing.T) {
 	hs.mu.Lock()
 	if want := []string{"A:agent-7", "B:agent-7"}; strings.Join(hs.inits, ",") != strings.Join(want, ",") {
 		t.Errorf("initialize requests seen: %v, want %v (the session replayed once on B)", hs.inits, want)
+	}
+	if want := []string{"A:debug", "B:debug"}; strings.Join(hs.levels, ",") != strings.Join(want, ",") {
+		t.Errorf("logging levels set: %v, want %v (the client's level replayed on B)", hs.levels, want)
 	}
 	hs.mu.Unlock()
 	if n := hs.takeovers.Load(); n != 1 {

@@ -52,3 +52,23 @@ func ordinalOK(n int, suffix string) bool {
 	}
 	return len(suffix) == 2 && suffix[0]|0x20 == want[0] && suffix[1]|0x20 == want[1]
 }
+
+// wallTime is time.Date in loc, but a wall time that loc skips (clocks
+// put forward) is moved forward by the gap, as the clocks were: 02:30 on
+// the night New York springs forward is 03:30 EDT (Go's time.Date gives
+// 01:30 EST, an hour before 01:45 that night), and midnight in a zone
+// whose clocks jump from 00:00 to 01:00 is 01:00 of that day, not 23:00
+// of the day before.
+func wallTime(y int, m time.Month, d, hh, mm, ss, ns int, loc *time.Location) time.Time {
+	t := time.Date(y, m, d, hh, mm, ss, ns, loc)
+	if t.Hour() == hh && t.Minute() == mm && t.Day() == d {
+		return t
+	}
+	// in a gap: Go kept the offset before it; the one after it is the
+	// offset of some hours later (zones change at most twice a year)
+	_, before := t.Zone()
+	if _, after := t.Add(12 * time.Hour).Zone(); after > before {
+		t = t.Add(time.Duration(after-before) * time.Second)
+	}
+	return t
+}

@@ -260,29 +260,29 @@ func (f *finder) rel(i, j int, g Grain, p period) (Mention, int) {
 
 // days returns [ref's day + a, ref's day + b).
 func (f *finder) days(a, b int) period {
-	return period{time.Date(f.y, time.Month(f.m), f.d+a, 0, 0, 0, 0, f.loc),
-		time.Date(f.y, time.Month(f.m), f.d+b, 0, 0, 0, 0, f.loc)}
+	return period{wallTime(f.y, time.Month(f.m), f.d+a, 0, 0, 0, 0, f.loc),
+		wallTime(f.y, time.Month(f.m), f.d+b, 0, 0, 0, 0, f.loc)}
 }
 
 // months returns [ref's month + a, ref's month + b).
 func (f *finder) months(a, b int) period {
-	return period{time.Date(f.y, time.Month(f.m+a), 1, 0, 0, 0, 0, f.loc),
-		time.Date(f.y, time.Month(f.m+b), 1, 0, 0, 0, 0, f.loc)}
+	return period{wallTime(f.y, time.Month(f.m+a), 1, 0, 0, 0, 0, f.loc),
+		wallTime(f.y, time.Month(f.m+b), 1, 0, 0, 0, 0, f.loc)}
 }
 
 // years returns [ref's year + a, ref's year + b).
 func (f *finder) years(a, b int) period {
-	return period{time.Date(f.y+a, 1, 1, 0, 0, 0, 0, f.loc), time.Date(f.y+b, 1, 1, 0, 0, 0, 0, f.loc)}
+	return period{wallTime(f.y+a, 1, 1, 0, 0, 0, 0, f.loc), wallTime(f.y+b, 1, 1, 0, 0, 0, 0, f.loc)}
 }
 
 // dayOf returns the day y-m-d.
 func (f *finder) dayOf(y, m, d int) (time.Time, time.Time) {
-	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m), d+1, 0, 0, 0, 0, f.loc)
+	return wallTime(y, time.Month(m), d, 0, 0, 0, 0, f.loc), wallTime(y, time.Month(m), d+1, 0, 0, 0, 0, f.loc)
 }
 
 // monthOf returns the month y-m.
 func (f *finder) monthOf(y, m int) (time.Time, time.Time) {
-	return time.Date(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m+1), 1, 0, 0, 0, 0, f.loc)
+	return wallTime(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), wallTime(y, time.Month(m+1), 1, 0, 0, 0, 0, f.loc)
 }
 
 // at returns the mention that starts at token i and the token after it, or
@@ -608,7 +608,7 @@ func (f *finder) year(i int) (Mention, int) {
 	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) {
 		return Mention{}, i
 	}
-	mm := f.mention(i, i+1, Year, false, time.Date(y, 1, 1, 0, 0, 0, 0, f.loc), time.Date(y+1, 1, 1, 0, 0, 0, 0, f.loc))
+	mm := f.mention(i, i+1, Year, false, wallTime(y, 1, 1, 0, 0, 0, 0, f.loc), wallTime(y+1, 1, 1, 0, 0, 0, 0, f.loc))
 	mm.Year = y
 	return mm, i + 1
 }
@@ -1246,7 +1246,7 @@ func (f *finder) seasonOf(i int) (Mention, int) {
 
 // seasonPeriod returns the three months from month m of year y.
 func (f *finder) seasonPeriod(y, m int) period {
-	return period{time.Date(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), time.Date(y, time.Month(m+3), 1, 0, 0, 0, 0, f.loc)}
+	return period{wallTime(y, time.Month(m), 1, 0, 0, 0, 0, f.loc), wallTime(y, time.Month(m+3), 1, 0, 0, 0, 0, f.loc)}
 }
 
 func floorDiv(a, b int) int {

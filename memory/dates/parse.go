@@ -48,10 +48,10 @@ func Parse(s string, loc *time.Location) (t time.Time, dateOnly bool, err error)
 		return time.Time{}, false, fmt.Errorf("cannot read %q as a date: %w", s, err)
 	}
 	if !p.hasTime {
-		return time.Date(p.y, time.Month(p.m), p.d, 0, 0, 0, 0, loc), true, nil
+		return wallTime(p.y, time.Month(p.m), p.d, 0, 0, 0, 0, loc), true, nil
 	}
 	if !p.zone {
-		return time.Date(p.y, time.Month(p.m), p.d, p.hh, p.mm, p.ss, p.ns, loc), false, nil
+		return wallTime(p.y, time.Month(p.m), p.d, p.hh, p.mm, p.ss, p.ns, loc), false, nil
 	}
 	t = time.Date(p.y, time.Month(p.m), p.d, p.hh, p.mm, p.ss, p.ns, time.UTC).Add(-time.Duration(p.offset) * time.Second)
 	switch {

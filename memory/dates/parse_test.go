@@ -271,3 +271,39 @@ func TestParseAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A wall time that the zone skips (clocks put forward) is moved forward
+// by the gap, as the clocks were, not back an hour as time.Date moves it;
+// a midnight that the zone skips is the first hour of that day, not the
+// day before.
+func TestParseInAGap(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	santiago, err := time.LoadLocation("America/Santiago")
+	if err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	for _, c := range []struct {
+		in   string
+		loc  *time.Location
+		want string
+	}{
+		{"2026-03-08T02:30:00", ny, "2026-03-08T03:30:00-04:00"},
+		{"2026-03-08T01:45:00", ny, "2026-03-08T01:45:00-05:00"},
+		{"2026-03-08T03:00:00", ny, "2026-03-08T03:00:00-04:00"},
+		{"2026-11-01T01:30:00", ny, "2026-11-01T01:30:00-04:00"}, // the hour that comes twice: its first
+		{"2026-09-06", santiago, "2026-09-06T01:00:00-03:00"},      // Chile's clocks go from 00:00 to 01:00
+	} {
+		got, _, err := Parse(c.in, c.loc)
+		if err != nil || got.Format(time.RFC3339) != c.want {
+			t.Errorf("Parse(%q) in %s = %s, %v; want %s", c.in, c.loc, got.Format(time.RFC3339), err, c.want)
+		}
+	}
+	// a day's period starts on that day
+	day := Find("what did I do on 6 September 2026?", time.Date(2026, 9, 10, 12, 0, 0, 0, santiago))
+	if len(day) != 1 || day[0].From.Day() != 6 || day[0].From.Hour() != 1 {
+		t.Errorf("6 September 2026 in Santiago: %+v, want from 01:00 that day", day)
+	}
+}
