@@ -636,6 +636,7 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	e := hookEnv(t)
 	x := newTranscript(t, sess1, "/home/sam/src/garden")
 	x.write(t, x.exchange("My golden retriever Biscuit loves the beach at Carcavelos.", "Lovely.", "Noted.", "r"))
+	x.write(t, x.exchange("The garden needs tulips in October.", "Noted.", "Yes.", "r"))
 	x.stop(t, e)
 
 	out, errs := hookJSON(t, e, x.event("SessionStart"))
@@ -644,6 +645,12 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	}
 	// a later session, whose own turns mention Biscuit too
 	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	// --start-tokens: the earlier sessions' memories that name the
+	// project, after the date said once
+	out, errs = hookJSON(t, e, y.event("SessionStart"), func(c *claudeHookCmd) { c.StartTokens = 300 })
+	if got := additionalContext(t, out, "SessionStart"); strings.Count(got, "Today is") != 1 || !strings.Contains(got, "Memories of earlier sessions") || errs != "" {
+		t.Errorf("SessionStart with --start-tokens: %q (stderr %q)", got, errs)
+	}
 	y.write(t, y.exchange("Biscuit, Biscuit, Biscuit: I keep thinking about Biscuit and the beach.", "Biscuit sounds lovely.", "Yes.", "r"))
 	y.stop(t, e)
 	prompt := y.event("UserPromptSubmit")

@@ -171,7 +171,7 @@ func (o Options) Namespace(def, cwd string) string {
 const CapturedNote = "agentmem's hooks store this conversation verbatim as it goes: do not call agentmem's remember tool for it. Call recall before answering anything that may depend on earlier sessions."
 
 // sessionStart gives the model the date and, with --start-tokens, the
-// project's most relevant memories.
+// memories of earlier sessions that best match the project's name.
 func (h Hook) sessionStart(ctx context.Context, in Input) error {
 	loc, now, err := h.Config.Clock()
 	if err != nil {
@@ -186,7 +186,11 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 		if mem, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens); err != nil {
 			fmt.Fprintf(h.Errs, "agentmem hook %s: SessionStart recall: %v\n", h.Host, err)
 		} else if mem != "" {
-			text += "\n\nMemories of earlier sessions of this project (agentmem):\n" + mem
+			// the date is said above already
+			if first, rest, ok := strings.Cut(mem, "\n\n"); ok && strings.HasPrefix(first, "Today is ") {
+				mem = rest
+			}
+			text += "\n\nMemories of earlier sessions of this project that name it (agentmem):\n" + mem
 		}
 	}
 	return hookContext(h.Out, in.Event, text)
