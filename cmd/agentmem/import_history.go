@@ -70,6 +70,9 @@ type historyReport struct {
 	Skipped  claudecode.Skipped `json:"skipped"`
 	Stored   int                `json:"stored"`
 	Held     int                `json:"already_stored"`
+	// Elsewhere counts, by namespace, the sessions left out because
+	// another namespace holds them (the hooks' with --per-project).
+	Elsewhere map[string]int `json:"stored_elsewhere,omitempty"`
 	// Pending counts the memories of the import's namespaces still waiting
 	// for their vectors when it returned (0 unless --no-wait).
 	Pending    int           `json:"vectors_pending"`
@@ -111,7 +114,7 @@ func (c importCmd) history(e *env, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}, loc: loc}
+	rep := &historyReport{Source: label, DryRun: c.DryRun, Skipped: claudecode.Skipped{}, Elsewhere: map[string]int{}, loc: loc}
 	if c.PerProject {
 		rep.namespaceOf = func(cwd string) string { return hookOptions{PerProject: true}.Namespace(e.cfg.Namespace, cwd) }
 	}
@@ -254,6 +257,15 @@ func (r *historyReport) write(w io.Writer) {
 	fmt.Fprintf(w, "%s %s, %s%s, from %s.\n", verb, spec.Count(r.Sessions, "session"), spec.Count(r.Turns, "turn"), span, r.Source)
 	if !r.DryRun {
 		fmt.Fprintf(w, "Stored %s; %d %s already stored (nothing is stored twice).\n", spec.Count(r.Stored, "memory"), r.Held, were(r.Held))
+		if len(r.Elsewhere) > 0 {
+			var in []string
+			n := 0
+			for _, ns := range slices.Sorted(maps.Keys(r.Elsewhere)) {
+				in = append(in, fmt.Sprintf("%s %d", ns, r.Elsewhere[ns]))
+				n += r.Elsewhere[ns]
+			}
+			fmt.Fprintf(w, "Left out %s already stored in another namespace (%s), as the hooks store them with --per-project or not: import with the hooks' choice to bring those up to date where they are.\n", spec.Count(n, "session"), strings.Join(in, ", "))
+		}
 		switch {
 		case r.Pending > 0:
 			fmt.Fprintf(w, "Searchable by their text after %.1f s; %s waiting for their semantic vectors, made in the background (recall's pending and agentmem check count them).\n", r.Searchable, spec.Count(r.Pending, "memory"))
@@ -325,6 +337,12 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	start := time.Now()
 	bar := newBar(rep.messages, "importing")
 	opts := hookOptions{PerProject: c.PerProject}
+	var heldIn map[string][]string // a host's sessions: where they are stored
+	if c.From == "claude-code" || c.From == "codex" {
+		if heldIn, err = sessionNamespaces(e.ctx, cl); err != nil {
+			return err
+		}
+	}
 	g, ctx := errgroup.WithContext(e.ctx)
 	sessions := make(chan histSession)
 	var mu sync.Mutex
@@ -333,6 +351,15 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 		g.Go(func() error {
 			for s := range sessions {
 				ns := opts.Namespace(e.cfg.Namespace, s.CWD)
+				if in := heldIn[s.ID]; len(in) > 0 && !slices.Contains(in, ns) {
+					// stored by the hooks in another namespace (with or
+					// without --per-project): not a second copy here
+					mu.Lock()
+					rep.Elsewhere[in[0]]++
+					mu.Unlock()
+					bar.add(len(s.Turns))
+					continue
+				}
 				stored, held, err := storeSession(ctx, cl, ns, s, bar.add)
 				mu.Lock()
 				rep.Stored += stored
@@ -376,6 +403,31 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	}
 	rep.Vectors = time.Since(start).Seconds()
 	return nil
+}
+
+// sessionNamespaces maps each session id of the memory to the namespaces
+// that hold a session of that id.
+func sessionNamespaces(ctx context.Context, cl *client.Client) (map[string][]string, error) {
+	nss, err := cl.Namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := map[string][]string{}
+	for _, ns := range nss {
+		for cursor := ""; ; {
+			page, err := cl.Sessions(ctx, ns.Name, "", "", 0, cursor)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range page.Sessions {
+				in[s.ID] = append(in[s.ID], ns.Name)
+			}
+			if cursor = page.Next; cursor == "" {
+				break
+			}
+		}
+	}
+	return in, nil
 }
 
 // pendingIn counts the memories of namespaces nss still waiting for their

@@ -92,7 +92,12 @@ func TestImportClaudeCodePerProject(t *testing.T) {
 	x := newTranscript(t, sess1, "/home/sam/Mes Projets/jardín ☀")
 	x.write(t, x.exchange("Which project?", "This one.", "Sure.", "r"))
 	x.stop(t, e, func(c *claudeHookCmd) { c.PerProject = true })
+	// without --per-project: the session is the hooks' already, in its
+	// project's namespace, so it is left out, not stored again
 	c := fromCmd("claude-code", filepath.Dir(x.path))
+	if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories") || !strings.Contains(out, "Left out 1 session already stored in another namespace ("+hook.ProjectNamespace(x.cwd)+" 1)") {
+		t.Errorf("import without --per-project after the hooks with it:\n%s", out)
+	}
 	c.PerProject = true
 	if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories; 3 were already stored") {
 		t.Errorf("import --per-project after the hooks:\n%s", out)
