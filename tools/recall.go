@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,7 +32,35 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	if err != nil {
 		return spec.RecallResult{}, "", err
 	}
-	return recalled(res, false), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + res.Text(), nil
+	text := res.Text()
+	if len(res.Passages) == 0 {
+		text += emptyNote(ctx, h.svc, res.Namespace)
+	}
+	return recalled(res, false), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + text, nil
+}
+
+// emptyNote is what a recall that found nothing adds when its namespace
+// holds no memory at all: the namespaces that do (those the caller may
+// read), so that a model that left out or misspelt its project's
+// namespace can ask again.
+func emptyNote(ctx context.Context, svc *memory.Service, ns string) string {
+	all, err := svc.Namespaces(ctx)
+	if err != nil || slices.ContainsFunc(all, func(n memory.NamespaceInfo) bool { return n.Name == ns }) {
+		return ""
+	}
+	if len(all) == 0 {
+		return fmt.Sprintf("\nNamespace %s holds no memories, and no namespace does yet.", ns)
+	}
+	slices.SortStableFunc(all, func(a, b memory.NamespaceInfo) int { return cmp.Compare(b.Memories, a.Memories) })
+	var names []string
+	for _, n := range all[:min(len(all), 5)] {
+		names = append(names, fmt.Sprintf("%s (%s)", n.Name, spec.Count(n.Memories, "memory")))
+	}
+	more := ""
+	if len(all) > 5 {
+		more = fmt.Sprintf(" and %d more", len(all)-5)
+	}
+	return fmt.Sprintf("\nNamespace %s holds no memories; these do: %s%s. Pass one as namespace to search it.", ns, strings.Join(names, ", "), more)
 }
 
 // recallRequest is the domain's request for the tool's arguments.

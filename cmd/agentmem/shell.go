@@ -231,25 +231,12 @@ func (c recallCmd) Run(e *env) error {
 		args.K = *c.K
 	}
 	return withClient(e, func(cl *client.Client) error {
-		res, text, err := cl.Recall(e.ctx, args)
-		if err == nil && len(res.Memories) == 0 && !c.JSON {
-			text, err = noteEmpty(e.ctx, cl, res.Namespace, text)
-		}
+		res, text, err := cl.Recall(e.ctx, args) // (an empty namespace is noted in text)
 		if err != nil {
 			return err
 		}
 		return c.print(res, text)
 	})
-}
-
-// noteEmpty adds to the text of a recall that found nothing that its
-// namespace holds no memory at all, as a misspelt one does.
-func noteEmpty(ctx context.Context, cl *client.Client, ns, text string) (string, error) {
-	all, err := cl.Namespaces(ctx)
-	if err != nil || slices.ContainsFunc(all, func(n spec.Namespace) bool { return n.Name == ns }) {
-		return text, err
-	}
-	return text + "\n" + emptyNamespace(ns), nil
 }
 
 func emptyNamespace(ns string) string {
