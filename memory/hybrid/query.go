@@ -15,9 +15,9 @@ import (
 
 // Filter is the part of q that selects which memories may be returned at
 // all: its namespace, session and date bounds, and the session it leaves
-// out. The text side is a
-// conjunction with it, and a kNN side must use it as its prefilter, or hits
-// from other namespaces leak into the fused result.
+// out (a must-not clause). The text side is a conjunction with it, and a
+// kNN side must use it as its prefilter, or hits from other namespaces
+// leak into the fused result.
 //
 // Every filter clause has boost 0: it selects and never scores. A date range
 // is a disjunction of prefix terms in bleve, so a scoring one would reorder
