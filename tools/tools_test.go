@@ -163,8 +163,13 @@ func TestToolsRoundTrip(t *testing.T) {
 	}
 
 	_, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
-	if err != nil || text != testToday+"No stored memories match." {
+	// the namespaces that hold memories are named, for a caller that
+	// left its own out
+	if err != nil || text != testToday+"No stored memories match.\nNamespace empty holds no memories; these do: default (3 memories). Pass one as namespace to search it." {
 		t.Errorf("recall in an empty namespace = %q (%v)", text, err)
+	}
+	if _, text, err = c.Recall(ctx, spec.RecallArgs{Query: "violin"}); err != nil || text != testToday+"No stored memories match." {
+		t.Errorf("recall that finds nothing in a namespace that holds memories = %q (%v)", text, err)
 	}
 	del, text, err := c.Forget(ctx, spec.ForgetArgs{SessionID: "s-may"})
 	if err != nil || del.Deleted != 3 || !strings.Contains(text, "Deleted 3 memories") {
@@ -226,7 +231,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	// nothing of the rejected calls was stored
-	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); text != testToday+"No stored memories match." {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); !strings.HasPrefix(text, testToday+"No stored memories match.\nNamespace default holds no memories, and no namespace does yet.") {
 		t.Errorf("rejected calls stored something: %q", text)
 	}
 }
