@@ -106,7 +106,7 @@ type relay struct {
 	unsent      [][]byte // notifications a dead holder did not take
 	initialize  []byte   // the client's initialize request
 	initialized []byte   // and its initialized notification
-	setLevel    []byte   // and its last logging/setLevel request
+	setLevel    []byte   // and its last logging/setLevel the holder took
 	hints       map[string]bool
 	hintsKnown  bool
 	private     uint64
@@ -194,8 +194,6 @@ func (r *relay) track(line []byte) {
 		switch m.method {
 		case "initialize":
 			r.initialize = line
-		case "logging/setLevel":
-			r.setLevel = line
 		case "tools/call":
 			c.tool = toolName(m.params)
 		}
@@ -230,8 +228,11 @@ func (r *relay) pump(br *bufio.Reader) error {
 			}
 			if ok {
 				delete(r.pending, m.id)
-				if c.m.method == "tools/list" {
+				switch {
+				case c.m.method == "tools/list":
 					r.learnHints(m.result)
+				case c.m.method == "logging/setLevel" && m.err == nil:
+					r.setLevel = c.line // the level the holder took
 				}
 			}
 			r.mu.Unlock()
@@ -353,7 +354,12 @@ func (r *relay) replay(conn net.Conn, br *bufio.Reader) error {
 		}
 		levelPending := slices.ContainsFunc(calls, func(c *call) bool { return c.m.method == "logging/setLevel" })
 		if r.setLevel != nil && !levelPending {
-			if _, err := r.ask(conn, br, r.setLevel); err != nil {
+			// a level the holder refuses (the client sent an invalid one,
+			// and was told so) is dropped; the session goes on
+			var refused *refusal
+			if _, err := r.ask(conn, br, r.setLevel); errors.As(err, &refused) {
+				r.setLevel = nil
+			} else if err != nil {
 				return fmt.Errorf("replaying the session's logging level: %w", err)
 			}
 		}

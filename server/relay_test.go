@@ -199,12 +199,10 @@ func (h *testHolder) newServer() *mcpserver.MCPServer {
 		hs.inits = append(hs.inits, h.name+":"+req.Params.ClientInfo.Name)
 		hs.mu.Unlock()
 	})
-	hooks.AddBeforeAny(func(ctx context.Context, id any, method mcp.MCPMethod, message any) {
-		if req, ok := message.(*mcp.SetLevelRequest); ok && method == mcp.MethodSetLogLevel {
-			hs.mu.Lock()
-			hs.levels = append(hs.levels, h.name+":"+string(req.Params.Level))
-			hs.mu.Unlock()
-		}
+	hooks.AddAfterSetLevel(func(ctx context.Context, id any, req *mcp.SetLevelRequest, res *mcp.EmptyResult) {
+		hs.mu.Lock()
+		hs.levels = append(hs.levels, h.name+":"+string(req.Params.Level))
+		hs.mu.Unlock()
 	})
 	s := mcpserver.NewMCPServer("t", "1", mcpserver.WithToolCapabilities(false), mcpserver.WithLogging(), mcpserver.WithHooks(hooks))
 	annotated := func(name string, idempotent bool) mcp.Tool {
@@ -309,6 +307,11 @@ func TestRelaySurvivesHolderDeath(t *testing.T) {
 	}
 	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
 		t.Fatal(err)
+	}
+	// a level the holder refuses is not the session's: not replayed (it
+	// would be refused again, and end the session at the takeover)
+	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: "bogus"}}); err == nil {
+		t.Fatal("the holder took the level bogus")
 	}
 	type answer struct{ text, err string }
 	answers := map[string]chan answer{"slow": make(chan answer, 1), "write": make(chan answer, 1)}

@@ -61,7 +61,10 @@ func ordinalOK(n int, suffix string) bool {
 // of the day before.
 func wallTime(y int, m time.Month, d, hh, mm, ss, ns int, loc *time.Location) time.Time {
 	t := time.Date(y, m, d, hh, mm, ss, ns, loc)
-	if t.Hour() == hh && t.Minute() == mm && t.Day() == d {
+	// the wall time asked for, its day rolled over as time.Date rolls it
+	// (the periods of a question ask for day 0 or 32)
+	want := time.Date(y, m, d, hh, mm, ss, ns, time.UTC)
+	if t.Hour() == want.Hour() && t.Minute() == want.Minute() && t.Day() == want.Day() {
 		return t
 	}
 	// in a gap: Go kept the offset before it; the one after it is the

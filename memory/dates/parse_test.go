@@ -301,6 +301,17 @@ func TestParseInAGap(t *testing.T) {
 			t.Errorf("Parse(%q) in %s = %s, %v; want %s", c.in, c.loc, got.Format(time.RFC3339), err, c.want)
 		}
 	}
+	// a day rolled over into the month before, which has its midnight:
+	// yesterday of 1 April in London is 31 March from 00:00 (its clocks
+	// go forward at 01:00 that day)
+	london, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	y := Find("what did I do yesterday?", time.Date(2024, 4, 1, 12, 0, 0, 0, london))
+	if len(y) != 1 || y[0].From.Format(time.RFC3339) != "2024-03-31T00:00:00Z" {
+		t.Errorf("yesterday of 1 April 2024 in London: %+v, want from 2024-03-31T00:00:00Z", y)
+	}
 	// a day's period starts on that day
 	day := Find("what did I do on 6 September 2026?", time.Date(2026, 9, 10, 12, 0, 0, 0, santiago))
 	if len(day) != 1 || day[0].From.Day() != 6 || day[0].From.Hour() != 1 {
