@@ -294,7 +294,7 @@ func TestParseInAGap(t *testing.T) {
 		{"2026-03-08T01:45:00", ny, "2026-03-08T01:45:00-05:00"},
 		{"2026-03-08T03:00:00", ny, "2026-03-08T03:00:00-04:00"},
 		{"2026-11-01T01:30:00", ny, "2026-11-01T01:30:00-04:00"}, // the hour that comes twice: its first
-		{"2026-09-06", santiago, "2026-09-06T01:00:00-03:00"},      // Chile's clocks go from 00:00 to 01:00
+		{"2026-09-06", santiago, "2026-09-06T01:00:00-03:00"},    // Chile's clocks go from 00:00 to 01:00
 	} {
 		got, _, err := Parse(c.in, c.loc)
 		if err != nil || got.Format(time.RFC3339) != c.want {
