@@ -273,7 +273,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 			i, next = len(l.ps), merge(Passage{Rank: rank, Label: labels[h.Memory.SessionID]}, turns[rank], h)
 		}
 		if rank == 0 && maxTokens > 0 {
-			fitted = sh.fit(next, h.Memory, maxTokens)
+			fitted = sh.fit(next, maxTokens)
 		}
 		if l.put(i, next, sh.unitsOf, maxTokens) && !joins {
 			bySession[k] = i

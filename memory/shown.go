@@ -77,21 +77,38 @@ func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
 	sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID] = text, count, part // as it was
 }
 
-// fit shows m, the first hit, as its part around the query's words when
-// p, its passage, would alone take the text past limit tokens: the first
-// hit is always kept, and the caller's budget with it (a pasted log of
-// 60 KB is not shown whole to a recall of 800 tokens). At least
-// minFitTokens of it are shown. It reports whether m is now an excerpt.
-func (sh *shownTexts) fit(p Passage, m Memory, limit int) bool {
-	over := tokens(p.size(sh.unitsOf(p), speakers{})) - limit
-	if over > 0 {
-		sh.set(m, max(tokens(sh.count[m.ID])-over, minFitTokens))
+// fit shows the memories of p, the first hit's passage (the hit and its
+// context turns), as their parts around the query's words when p would
+// alone take the text past limit tokens: the first hit is always kept, and
+// the caller's budget with it (a pasted log of 60 KB is not shown whole to
+// a recall of 800 tokens). Each memory longer than minFitTokens is cut in
+// proportion, and the passage measured again, up to fitRounds times (an
+// excerpt's words per token are the text's own). It reports whether a
+// memory of p is now shown in part.
+func (sh *shownTexts) fit(p Passage, limit int) bool {
+	fitted := false
+	for range fitRounds {
+		size := tokens(p.size(sh.unitsOf(p), speakers{}))
+		if size <= limit {
+			break
+		}
+		scale := float64(limit) / float64(size)
+		for _, m := range p.Memories {
+			if now := tokens(sh.count[m.ID]); now > minFitTokens {
+				sh.set(m, max(int(float64(now)*scale), minFitTokens))
+				fitted = fitted || sh.parts[m.ID] != ""
+			}
+		}
 	}
-	return sh.parts[m.ID] != ""
+	return fitted
 }
 
-// minFitTokens is the least of a first hit that fit shows.
-const minFitTokens = 20
+// minFitTokens is the least of a memory that fit shows; fitRounds, how
+// many times it cuts and measures again.
+const (
+	minFitTokens = 20
+	fitRounds    = 3
+)
 
 // hit reports whether the memory id is one of p's hits (not a turn shown
 // as a hit's context).
