@@ -87,6 +87,7 @@ type historyReport struct {
 	// namespaceOf names the namespace of a session's project, with
 	// --per-project (nil without).
 	namespaceOf func(cwd string) string
+	cwds        map[string]bool // the sessions' projects
 	messages    int
 	first       time.Time
 	last        time.Time
@@ -197,6 +198,10 @@ func (r *historyReport) count(s histSession) {
 	r.Sessions++
 	r.Turns += len(s.Turns)
 	r.messages += len(hook.Messages(s.Turns))
+	if r.cwds == nil {
+		r.cwds = map[string]bool{}
+	}
+	r.cwds[s.CWD] = true
 	for _, t := range s.Turns {
 		if t.Time.IsZero() {
 			continue
@@ -337,9 +342,13 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	start := time.Now()
 	bar := newBar(rep.messages, "importing")
 	opts := hookOptions{PerProject: c.PerProject}
-	var heldIn map[string][]string // a host's sessions: where they are stored
+	var heldIn map[string][]string // a host's sessions: where the hooks may have stored them
 	if c.From == "claude-code" || c.From == "codex" {
-		if heldIn, err = sessionNamespaces(e.ctx, cl); err != nil {
+		other := map[string]bool{e.cfg.Namespace: c.PerProject}
+		for cwd := range rep.cwds {
+			other[hook.ProjectNamespace(cwd)] = !c.PerProject
+		}
+		if heldIn, err = sessionNamespaces(e.ctx, cl, other); err != nil {
 			return err
 		}
 	}
@@ -356,6 +365,7 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 					// without --per-project): not a second copy here
 					mu.Lock()
 					rep.Elsewhere[in[0]]++
+					rep.Sessions, rep.Turns = rep.Sessions-1, rep.Turns-len(s.Turns) // not imported
 					mu.Unlock()
 					bar.add(len(s.Turns))
 					continue
@@ -405,17 +415,23 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	return nil
 }
 
-// sessionNamespaces maps each session id of the memory to the namespaces
-// that hold a session of that id.
-func sessionNamespaces(ctx context.Context, cl *client.Client) (map[string][]string, error) {
+// sessionNamespaces maps each session id of the namespaces of look (those
+// set true) to the namespaces that hold a session of that id: where the
+// hooks would have stored the import's sessions had they been set up the
+// other way (--per-project or not), so the cost follows the sessions'
+// projects, not every namespace.
+func sessionNamespaces(ctx context.Context, cl *client.Client, look map[string]bool) (map[string][]string, error) {
 	nss, err := cl.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	in := map[string][]string{}
 	for _, ns := range nss {
+		if !look[ns.Name] {
+			continue
+		}
 		for cursor := ""; ; {
-			page, err := cl.Sessions(ctx, ns.Name, "", "", 0, cursor)
+			page, err := cl.Sessions(ctx, ns.Name, "", "", memory.MaxSessionPage, cursor)
 			if err != nil {
 				return nil, err
 			}
