@@ -316,6 +316,13 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 		if exclude, err = s.sessionArg(ctx, ns, "exclude_session", exclude); err != nil {
 			return Query{}, "", err
 		}
+		// a session the namespace does not hold (a host's first prompt)
+		// leaves nothing out, and costs the search no filter
+		if ids, err := s.store.SessionIDs(ctx, ns, exclude, 1); err != nil {
+			return Query{}, "", err
+		} else if len(ids) == 0 || ids[0] != exclude {
+			exclude = ""
+		}
 	}
 	order := cmp.Or(req.Order, ByRelevance)
 	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {

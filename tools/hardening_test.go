@@ -40,7 +40,7 @@ func TestLongDatesRefused(t *testing.T) {
 			t.Errorf("%s with a 1 MiB %s: error=%v %.200q, want an error naming the field and the limit of 64", tc.tool, tc.field, isErr, text)
 		}
 	}
-	if text, _, _ := call(t, c, "recall", map[string]any{"query": "hello"}); !strings.HasPrefix(text, testToday+"No stored memories match.\nNamespace default holds no memories, and no namespace does yet.") {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "hello"}); !strings.HasPrefix(text, testToday+"No stored memories match.\nNamespace default holds no memories, and no namespace readable here does.") {
 		t.Errorf("a refused call stored something: %q", text)
 	}
 }

@@ -49,7 +49,7 @@ func emptyNote(ctx context.Context, svc *memory.Service, ns string) string {
 		return ""
 	}
 	if len(all) == 0 {
-		return fmt.Sprintf("\nNamespace %s holds no memories, and no namespace does yet.", ns)
+		return fmt.Sprintf("\nNamespace %s holds no memories, and no namespace readable here does.", ns)
 	}
 	slices.SortStableFunc(all, func(a, b memory.NamespaceInfo) int { return cmp.Compare(b.Memories, a.Memories) })
 	var names []string
@@ -60,7 +60,7 @@ func emptyNote(ctx context.Context, svc *memory.Service, ns string) string {
 	if len(all) > 5 {
 		more = fmt.Sprintf(" and %d more", len(all)-5)
 	}
-	return fmt.Sprintf("\nNamespace %s holds no memories; these do: %s%s. Pass one as namespace to search it.", ns, strings.Join(names, ", "), more)
+	return fmt.Sprintf("\nNamespace %s holds no memories; these do: %s%s. Recall in one of them by naming it as the namespace.", ns, strings.Join(names, ", "), more)
 }
 
 // recallRequest is the domain's request for the tool's arguments.

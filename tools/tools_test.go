@@ -165,7 +165,7 @@ func TestToolsRoundTrip(t *testing.T) {
 	_, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
 	// the namespaces that hold memories are named, for a caller that
 	// left its own out
-	if err != nil || text != testToday+"No stored memories match.\nNamespace empty holds no memories; these do: default (3 memories). Pass one as namespace to search it." {
+	if err != nil || text != testToday+"No stored memories match.\nNamespace empty holds no memories; these do: default (3 memories). Recall in one of them by naming it as the namespace." {
 		t.Errorf("recall in an empty namespace = %q (%v)", text, err)
 	}
 	if _, text, err = c.Recall(ctx, spec.RecallArgs{Query: "violin"}); err != nil || text != testToday+"No stored memories match." {
@@ -231,7 +231,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	// nothing of the rejected calls was stored
-	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); !strings.HasPrefix(text, testToday+"No stored memories match.\nNamespace default holds no memories, and no namespace does yet.") {
+	if text, _, _ := call(t, c, "recall", map[string]any{"query": "x"}); !strings.HasPrefix(text, testToday+"No stored memories match.\nNamespace default holds no memories, and no namespace readable here does.") {
 		t.Errorf("rejected calls stored something: %q", text)
 	}
 }

@@ -666,6 +666,17 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || strings.Contains(got, "I keep thinking") || !strings.Contains(got, "Today is") || errs != "" {
 		t.Errorf("--auto-recall gave %q (stderr %q)", got, errs)
 	}
+	// once the host compacted the session's context (PreCompact), its
+	// early turns are no longer all there: the session is searched too
+	if _, errs := hookJSON(t, e, y.event("PreCompact")); errs != "" {
+		t.Fatalf("PreCompact: %s", errs)
+	}
+	prompt["prompt"] = "What do I keep thinking about with Biscuit?"
+	out, errs = hookJSON(t, e, prompt, autoRecall)
+	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "I keep thinking") || errs != "" {
+		t.Errorf("--auto-recall after a compaction gave %q (stderr %q), want the session's own turn", got, errs)
+	}
+	prompt["prompt"] = "Which beach does Biscuit love?"
 	prompt["prompt"] = "Completely unrelated: what is a monad?"
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)

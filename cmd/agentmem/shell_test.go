@@ -96,7 +96,7 @@ func TestEmptyNamespace(t *testing.T) {
 		t.Errorf("sessions --json on a fresh store: %s", out)
 	}
 	run(t, dir, "--embedder", "none", "remember", "--ns", "alice", "I keep my bike in the shed.")
-	if out := run(t, dir, "--embedder", "none", "recall", "bike", "--ns", "alcie"); !strings.Contains(out, "No stored memories match.\nNamespace alcie holds no memories; these do: alice (1 memory). Pass one as namespace") {
+	if out := run(t, dir, "--embedder", "none", "recall", "bike", "--ns", "alcie"); !strings.Contains(out, "No stored memories match.\nNamespace alcie holds no memories; these do: alice (1 memory). Recall in one of them") {
 		t.Errorf("recall in a misspelt namespace: %s", out)
 	}
 	if out := run(t, dir, "--embedder", "none", "recall", "violin", "--ns", "alice"); !strings.Contains(out, "No stored memories match.") || strings.Contains(out, "holds no memories") {

@@ -37,18 +37,21 @@ type Cursor struct {
 	// hooks may run in a subdirectory the model went to), which names the
 	// namespace with --per-project.
 	CWD string `json:"cwd,omitempty"`
+	// Compacted says the host compacted the session's context
+	// (PreCompact): its earlier turns are no longer all in the model's
+	// context, so the hooks' recalls no longer leave the session out.
+	Compacted bool `json:"compacted,omitempty"`
 }
 
-// sessionCWD is the project directory of the session's namespace: the
-// one its cursor holds, else cwd.
-func (h Hook) sessionCWD(session, cwd string) string {
+// readCursor is the session's cursor as saved, or the zero Cursor.
+func (h Hook) readCursor(session string) Cursor {
 	var c Cursor
 	if dir, err := h.Config.Dir(); err == nil && ValidSession(session) {
-		if b, err := os.ReadFile(CursorFile(dir, h.Host, session)); err == nil && json.Unmarshal(b, &c) == nil && c.CWD != "" {
-			return c.CWD
+		if b, err := os.ReadFile(CursorFile(dir, h.Host, session)); err == nil && json.Unmarshal(b, &c) != nil {
+			return Cursor{}
 		}
 	}
-	return cwd
+	return c
 }
 
 // ValidSession says whether id may be a hook's session id (its cursor's
@@ -125,9 +128,14 @@ func (h Hook) capture(ctx context.Context, in Input) error {
 	}
 	defer unlock()
 	data, cur, err := readNew(in.TranscriptPath, cur)
-	if err != nil || len(data) == 0 {
+	if err != nil {
 		return err
 	}
+	compacting := in.Event == "PreCompact" && !cur.Compacted
+	if len(data) == 0 && !compacting {
+		return nil
+	}
+	cur.Compacted = cur.Compacted || compacting
 	turns, consumed := h.parse(in.TranscriptPath, data, cur.Lines)
 	if len(turns) > 0 {
 		if cur.Started.IsZero() {

@@ -37,7 +37,7 @@ type Options struct {
 	PerProject   bool          `name:"per-project" help:"One namespace per project (Claude Code's cwd), instead of --namespace."`
 	AutoRecall   bool          `name:"auto-recall" help:"On UserPromptSubmit, recall with the prompt and give the model the memories above the relevance floor, within --recall-tokens."`
 	RecallTokens int           `name:"recall-tokens" default:"800" help:"Token budget of what --auto-recall adds to a prompt."`
-	StartTokens  int           `name:"start-tokens" default:"0" help:"On SessionStart, also give the model the project's most relevant memories within this many tokens (0: the date only)."`
+	StartTokens  int           `name:"start-tokens" default:"0" help:"On SessionStart, also give the model the memories of earlier sessions that best match the project directory's name, within this many tokens (0: the date only)."`
 	Timeout      time.Duration `name:"timeout" default:"30s" help:"Give up (and say why on stderr) after this long."`
 }
 
@@ -68,6 +68,8 @@ type Input struct {
 	CWD            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 	Prompt         string `json:"prompt"`
+	// compacted: the session's cursor says its context was compacted
+	compacted bool
 }
 
 // MaxInput bounds the hook's stdin (a prompt is at most a few MB).
@@ -100,7 +102,8 @@ func (h Hook) Handle(ctx context.Context) error {
 	// the session's project is the cwd of its first capture (the model
 	// may have gone to a subdirectory since): its namespace with
 	// --per-project
-	in.CWD = h.sessionCWD(in.SessionID, in.CWD)
+	cur := h.readCursor(in.SessionID)
+	in.CWD, in.compacted = cmp.Or(cur.CWD, in.CWD), cur.Compacted
 	switch in.Event {
 	case "SessionStart":
 		return h.sessionStart(ctx, in)
@@ -287,10 +290,11 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	// floor was measured at, whatever the history's size
 	args := spec.RecallArgs{Query: query, Namespace: h.Namespace(h.Config.Namespace, in.CWD), K: memory.DefaultK,
 		Weights: &spec.Weights{Kinds: new(0.0), Learned: new(0.0)}}
-	if ValidSession(in.SessionID) {
+	if ValidSession(in.SessionID) && !in.compacted {
 		// the session the model is in: its turns are in its context
 		// already, and as the best matches they would raise the floor
-		// past the earlier sessions' answer
+		// past the earlier sessions' answer (once the host compacted
+		// the context, its early turns are not: then it is searched)
 		args.ExcludeSession = in.SessionID
 	}
 	// without the budget: relevant must see every one of the best k, or
