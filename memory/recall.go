@@ -306,23 +306,9 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if err != nil {
 		return Query{}, "", err
 	}
-	session, exclude := req.SessionID, req.ExcludeSession
-	if session != "" {
-		if session, err = s.sessionArg(ctx, ns, "session_id", session); err != nil {
-			return Query{}, "", err
-		}
-	}
-	if exclude != "" {
-		if exclude, err = s.sessionArg(ctx, ns, "exclude_session", exclude); err != nil {
-			return Query{}, "", err
-		}
-		// a session the namespace does not hold (a host's first prompt)
-		// leaves nothing out, and costs the search no filter
-		if ids, err := s.store.SessionIDs(ctx, ns, exclude, 1); err != nil {
-			return Query{}, "", err
-		} else if len(ids) == 0 || ids[0] != exclude {
-			exclude = ""
-		}
+	session, exclude, err := s.recallSessions(ctx, ns, req)
+	if err != nil {
+		return Query{}, "", err
 	}
 	order := cmp.Or(req.Order, ByRelevance)
 	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {
@@ -374,6 +360,29 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 		return Query{}, "", &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
 	}
 	return q, order, nil
+}
+
+// recallSessions resolves req's session_id and exclude_session in ns
+// (sessionArg). An excluded session the namespace does not hold (a host's
+// first prompt) is "": it leaves nothing out, and costs the search no
+// filter.
+func (s *Service) recallSessions(ctx context.Context, ns string, req RecallRequest) (session, exclude string, err error) {
+	if session = req.SessionID; session != "" {
+		if session, err = s.sessionArg(ctx, ns, "session_id", session); err != nil {
+			return "", "", err
+		}
+	}
+	if exclude = req.ExcludeSession; exclude == "" {
+		return session, "", nil
+	}
+	if exclude, err = s.sessionArg(ctx, ns, "exclude_session", exclude); err != nil {
+		return "", "", err
+	}
+	ids, err := s.store.SessionIDs(ctx, ns, exclude, 1)
+	if err != nil || len(ids) == 0 || ids[0] != exclude {
+		return session, "", err
+	}
+	return session, exclude, nil
 }
 
 // bound reads an after/before date. A bare date as an upper bound means the

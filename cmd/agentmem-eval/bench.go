@@ -245,21 +245,56 @@ type benchIngest struct {
 	skipped    int // turns the store already held: not a fresh ingest
 }
 
-// benchSettle asks the questions, untimed, until the vector index has had
-// 200 searches checked against the exact scan (at most 200 rounds), and
-// returns the rounds asked.
-func benchSettle(ctx context.Context, svc *memory.Service, st *embedded.Store, queries []string, k int) (int, error) {
+// benchWarm asks the questions once, untimed: the first mode measured
+// would otherwise pay for faulting in the pages of the snapshot and the
+// text index that every mode then finds in memory. With settle, it asks
+// them again until the vector index has had 200 searches checked against
+// the exact scan (at most 200 rounds), and says how many rounds that took.
+// usedK is the k the recalls used: k, or the server's for the history (k
+// 0).
+func benchWarm(ctx context.Context, svc *memory.Service, st *embedded.Store, queries []string, k int, settle bool) (usedK int, settled string, err error) {
+	usedK = k
 	for round := 1; round <= 200; round++ {
 		for _, q := range queries {
-			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS}); err != nil {
-				return round, err
+			res, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS})
+			if err != nil {
+				return 0, "", err
 			}
+			usedK = res.K
 		}
-		if vs := st.VectorStats(benchNS); !vs.Approximate || vs.Checked >= 200 {
-			return round, nil
+		if !settle {
+			return usedK, "", nil
+		}
+		if vs := st.VectorStats(benchNS); !vs.Approximate || vs.Checked >= 200 || round == 200 {
+			return usedK, fmt.Sprintf(", settled over %d rounds of the questions", round), nil
 		}
 	}
-	return 200, nil
+	return usedK, "", nil
+}
+
+// benchTime times the questions' recalls in each fusion mode, after
+// benchWarmUp untimed ones: their latencies, and the CPU time of the
+// timed ones.
+func benchTime(ctx context.Context, svc *memory.Service, queries []string, k int) (map[memory.Fusion][]time.Duration, map[memory.Fusion]time.Duration, error) {
+	lat := map[memory.Fusion][]time.Duration{}
+	cpu := map[memory.Fusion]time.Duration{}
+	for _, mode := range benchModes {
+		warm := min(benchWarmUp, len(queries))
+		for i, q := range benchOrder(queries) {
+			if i == warm {
+				cpu[mode] = -cpuTime()
+			}
+			start := time.Now()
+			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS, Fusion: mode}); err != nil {
+				return nil, nil, err
+			}
+			if i >= warm {
+				lat[mode] = append(lat[mode], time.Since(start))
+			}
+		}
+		cpu[mode] += cpuTime()
+	}
+	return lat, cpu, nil
 }
 
 // benchRecall measures recall, open and RSS on the store in dir (ing: its
@@ -278,45 +313,15 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 		return err
 	}
 	opened := st.VectorStats(benchNS)
-	// one untimed pass over the questions first: the first mode measured
-	// would otherwise pay for faulting in the pages of the snapshot and the
-	// text index that every mode then finds in memory
-	usedK := k // the k the recalls used: k, or the server's for the history (k 0)
-	for _, q := range queries {
-		res, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS})
-		if err != nil {
-			benchClose(svc, st)
-			return err
-		}
-		usedK = res.K
+	usedK, settled, err := benchWarm(ctx, svc, st, queries, k, c.Settle)
+	if err != nil {
+		benchClose(svc, st)
+		return err
 	}
-	settled := ""
-	if c.Settle {
-		rounds, err := benchSettle(ctx, svc, st, queries, k)
-		if err != nil {
-			benchClose(svc, st)
-			return err
-		}
-		settled = fmt.Sprintf(", settled over %d rounds of the questions", rounds)
-	}
-	lat := map[memory.Fusion][]time.Duration{}
-	cpu := map[memory.Fusion]time.Duration{}
-	for _, mode := range benchModes {
-		warm := min(benchWarmUp, len(queries))
-		for i, q := range benchOrder(queries) {
-			if i == warm {
-				cpu[mode] = -cpuTime()
-			}
-			start := time.Now()
-			if _, err := svc.Recall(ctx, memory.RecallRequest{Query: q, K: k, Namespace: benchNS, Fusion: mode}); err != nil {
-				benchClose(svc, st)
-				return err
-			}
-			if i >= warm {
-				lat[mode] = append(lat[mode], time.Since(start))
-			}
-		}
-		cpu[mode] += cpuTime()
+	lat, cpu, err := benchTime(ctx, svc, queries, k)
+	if err != nil {
+		benchClose(svc, st)
+		return err
 	}
 	runtime.GC()
 	debug.FreeOSMemory()

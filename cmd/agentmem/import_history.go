@@ -342,15 +342,9 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	start := time.Now()
 	bar := newBar(rep.messages, "importing")
 	opts := hookOptions{PerProject: c.PerProject}
-	var heldIn map[string][]string // a host's sessions: where the hooks may have stored them
-	if c.From == "claude-code" || c.From == "codex" {
-		other := map[string]bool{e.cfg.Namespace: c.PerProject}
-		for cwd := range rep.cwds {
-			other[hook.ProjectNamespace(cwd)] = !c.PerProject
-		}
-		if heldIn, err = sessionNamespaces(e.ctx, cl, other); err != nil {
-			return err
-		}
+	elsewhere, err := c.heldElsewhere(e, cl, rep)
+	if err != nil {
+		return err
 	}
 	g, ctx := errgroup.WithContext(e.ctx)
 	sessions := make(chan histSession)
@@ -360,12 +354,9 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 		g.Go(func() error {
 			for s := range sessions {
 				ns := opts.Namespace(e.cfg.Namespace, s.CWD)
-				if in := heldIn[s.ID]; len(in) > 0 && !slices.Contains(in, ns) {
-					// stored by the hooks in another namespace (with or
-					// without --per-project): not a second copy here
+				if other := elsewhere(s.ID, ns); other != "" {
 					mu.Lock()
-					rep.Elsewhere[in[0]]++
-					rep.Sessions, rep.Turns = rep.Sessions-1, rep.Turns-len(s.Turns) // not imported
+					rep.leftOut(s, other)
 					mu.Unlock()
 					bar.add(len(s.Turns))
 					continue
@@ -403,7 +394,12 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 		return err
 	}
 	rep.Searchable = time.Since(start).Seconds()
-	nss := slices.Sorted(maps.Keys(namespaces))
+	return c.vectorsOf(e, cl, slices.Sorted(maps.Keys(namespaces)), rep, start)
+}
+
+// vectorsOf waits for the vectors of the import's namespaces nss, or with
+// --no-wait counts those still missing, into rep.
+func (c importCmd) vectorsOf(e *env, cl *client.Client, nss []string, rep *historyReport, start time.Time) (err error) {
 	if c.NoWait {
 		rep.Pending, _, err = pendingIn(e.ctx, cl, nss)
 		return err
@@ -413,6 +409,33 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 	}
 	rep.Vectors = time.Since(start).Seconds()
 	return nil
+}
+
+// heldElsewhere says which namespace other than ns holds session id, or
+// "": one where hooks set up the other way (--per-project or not) stored
+// it. The import leaves such a session out rather than store a second
+// copy. A source whose sessions no hook stores has none.
+func (c importCmd) heldElsewhere(e *env, cl *client.Client, rep *historyReport) (func(id, ns string) string, error) {
+	if c.From != "claude-code" && c.From != "codex" {
+		return func(string, string) string { return "" }, nil
+	}
+	other := map[string]bool{e.cfg.Namespace: c.PerProject}
+	for cwd := range rep.cwds {
+		other[hook.ProjectNamespace(cwd)] = !c.PerProject
+	}
+	in, err := sessionNamespaces(e.ctx, cl, other)
+	return func(id, ns string) string {
+		if held := in[id]; len(held) > 0 && !slices.Contains(held, ns) {
+			return held[0]
+		}
+		return ""
+	}, err
+}
+
+// leftOut counts s as left out, already stored in namespace ns.
+func (r *historyReport) leftOut(s histSession, ns string) {
+	r.Elsewhere[ns]++
+	r.Sessions, r.Turns = r.Sessions-1, r.Turns-len(s.Turns) // not imported
 }
 
 // sessionNamespaces maps each session id of the namespaces of look (those
