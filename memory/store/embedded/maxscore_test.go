@@ -186,6 +186,11 @@ func testMaxScoreRanksAsBleve(t *testing.T) (walked, decoded int) {
 		case 4:
 			q.Namespace = "b"
 			q.K = 3
+		case 6: // a session left out: MaxScore's excluded documents
+			q.ExcludeSession = fmt.Sprint("s", r.IntN(300))
+		case 7: // and with a date bound: the shared filter's must-not
+			q.ExcludeSession = fmt.Sprint("s", r.IntN(300))
+			q.After = day.AddDate(0, 0, 10)
 		}
 		tq := textQuery(q)
 		if tq == nil {

@@ -232,12 +232,25 @@ func (s *Store) load(ns string, fused []hybrid.Fused) (map[string]memory.Memory,
 
 // textQuery is q's text query as the embedded store runs it in q's
 // namespace's index: only the scoring part of the shared tree when q has
-// no session or date bound and leaves no session out, else filtered(q).
+// no session or date bound (without the session it leaves out, if any),
+// else filtered(q).
 func textQuery(q memory.Query) query.Query {
-	if q.SessionID == "" && q.ExcludeSession == "" && q.After.IsZero() && q.Before.IsZero() {
-		return hybrid.TextMatch(q)
+	if q.SessionID != "" || !q.After.IsZero() || !q.Before.IsZero() {
+		return filtered(q)
 	}
-	return filtered(q)
+	m := hybrid.TextMatch(q)
+	if q.ExcludeSession == "" || m == nil {
+		return m
+	}
+	// a session left out, alone: a must-not clause, which MaxScore reads
+	// as the few documents never to admit, without the namespace's filter
+	// (textTop)
+	xq := bleve.NewTermQuery(q.ExcludeSession)
+	xq.SetField(hybrid.FieldSessionID)
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(m)
+	bq.AddMustNot(xq)
+	return bq
 }
 
 // filtered is q's text query with its filter as a clause: the scoring

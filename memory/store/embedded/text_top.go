@@ -21,20 +21,24 @@ import (
 var maxScoreTrace func(maxscore.Result)
 
 // textTop returns the best n documents of tq, the store's text query
-// (textQuery: hybrid.TextMatch, alone or under a non-scoring filter), as
+// (textQuery: hybrid.TextMatch, alone, under a non-scoring filter, or
+// without a session's documents: a must-not clause), as
 // search does: equal scores at the cut decided by id (MaxScore's pool
 // keeps every document that ties with its lowest score, so one walk
 // suffices where search asks bleve again for more).
 func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybrid.Ranked, error) {
-	match, filter := tq, query.Query(nil)
-	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil && bq.MustNot == nil {
+	match, filter, exclude := tq, query.Query(nil), query.Query(nil)
+	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil {
 		match, filter = bq.Must, bq.Filter
+		if bq.MustNot != nil {
+			exclude = bq.MustNot
+		}
 		if cq, ok := match.(*query.ConjunctionQuery); ok && len(cq.Conjuncts) == 1 {
 			match = cq.Conjuncts[0] // AddMust wraps its query in a conjunction
 		}
 	}
 	if top, ok := match.(*query.DisjunctionQuery); ok {
-		res, ok, err := maxscore.Search(ctx, t.idx, top, filter, n)
+		res, ok, err := maxscore.Search(ctx, t.idx, top, filter, exclude, n)
 		if err != nil {
 			return nil, fmt.Errorf("text search: %w", err)
 		}

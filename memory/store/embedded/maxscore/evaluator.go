@@ -61,6 +61,10 @@ type evaluator struct {
 	filter  search.Searcher
 	ref     *search.DocumentMatch
 	doc     index.IndexInternalID
+	// excluded are the global numbers of the documents that never enter
+	// the pool (Search's exclude: a session's few), read once up front;
+	// unlike a filter, they leave the priming walk on
+	excluded map[uint64]bool
 
 	pool    *pool
 	shared  *threshold // the walkers' (team), nil with one
@@ -83,10 +87,12 @@ type evaluator struct {
 	bulk   *bulk // bulkWindow's buffers, made at its first window
 }
 
-// Search evaluates top (under filter, when not nil) on idx with MaxScore
-// for the best n documents; ok is false when top or the index has a shape
-// it does not take apart (run it in bleve then).
-func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, filter query.Query, n int) (res Result, ok bool, err error) {
+// Search evaluates top (under filter, when not nil, and without the
+// documents exclude matches, when not nil: a must-not clause of few
+// documents) on idx with MaxScore for the best n documents; ok is false
+// when top or the index has a shape it does not take apart (run it in
+// bleve then).
+func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, filter, exclude query.Query, n int) (res Result, ok bool, err error) {
 	im, isImpl := idx.Mapping().(*mapping.IndexMappingImpl)
 	if !isImpl || im.ScoringModel != index.BM25Scoring || n <= 0 || top.Min != 0 {
 		return res, false, nil
@@ -111,6 +117,9 @@ func Search(ctx context.Context, idx bleve.Index, top *query.DisjunctionQuery, f
 	e := newEvaluator(ctx, im, r, snap, docs, n)
 	defer e.close()
 	if ok, err := e.plan(top, filter); !ok || err != nil {
+		return res, false, err
+	}
+	if err := e.exclude(exclude); err != nil {
 		return res, false, err
 	}
 	t, err := e.team()
@@ -230,6 +239,29 @@ func (e *evaluator) plan(top *query.DisjunctionQuery, filter query.Query) (ok bo
 	e.splitEssential()
 	e.filterQ = filter
 	return true, e.openFilter()
+}
+
+// exclude reads the documents q matches into excluded (none when q is
+// nil).
+func (e *evaluator) exclude(q query.Query) error {
+	if q == nil {
+		return nil
+	}
+	s, err := q.Searcher(e.ctx, e.r, e.im, search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	e.excluded = map[uint64]bool{}
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(1, 0), IndexReader: e.r}
+	for {
+		m, err := s.Next(sctx)
+		if err != nil || m == nil {
+			return err
+		}
+		e.excluded[binary.BigEndian.Uint64(m.IndexInternalID)] = true
+		sctx.DocumentMatchPool.Put(m)
+	}
 }
 
 // openFilter opens the filter's searcher, when there is a filter.

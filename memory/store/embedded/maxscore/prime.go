@@ -107,7 +107,9 @@ func (e *evaluator) primePart(p part, rare []*leaf, best *floats) error {
 		if id >= p.hi {
 			return nil
 		}
-		best.keep(e.partial(id), e.n)
+		if !e.excluded[off+id] { // an excluded document lends no score
+			best.keep(e.partial(id), e.n)
+		}
 		for _, l := range rare {
 			if l.id == id {
 				if err := l.next(end); err != nil {

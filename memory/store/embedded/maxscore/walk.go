@@ -229,9 +229,9 @@ func (e *evaluator) sumScores(at func(l *leaf) (float64, bool)) float64 {
 }
 
 // admit offers the document of global number global to the pool, when
-// its score takes it there and the filter passes it.
+// its score takes it there, it is not excluded, and the filter passes it.
 func (e *evaluator) admit(score float64, global uint64) error {
-	if score < e.floor || !e.pool.takes(score, e.n) {
+	if score < e.floor || !e.pool.takes(score, e.n) || e.excluded[global] {
 		return nil
 	}
 	if e.filter != nil {

@@ -207,7 +207,7 @@ func (t *team) close() {
 // filter.
 func (e *evaluator) fork() (*evaluator, error) {
 	f := &evaluator{ctx: e.ctx, im: e.im, stats: e.stats, r: e.r, segs: e.segs, offsets: e.offsets,
-		total: e.total, n: e.n, t: e.t, invT: e.invT, filterQ: e.filterQ, pool: &pool{}, shared: e.shared,
+		total: e.total, n: e.n, t: e.t, invT: e.invT, filterQ: e.filterQ, excluded: e.excluded, pool: &pool{}, shared: e.shared,
 		sctx:         &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(16, 0), IndexReader: e.r},
 		doc:          make([]byte, 8),
 		nonEssential: e.nonEssential, lastTheta: e.lastTheta, floor: e.floor}

@@ -40,7 +40,7 @@ func TestWalkersTakeOnlySpareCores(t *testing.T) {
 	ctx := hybrid.BM25Context(context.Background(), 400)
 	search := func() Result {
 		t.Helper()
-		res, ok, err := Search(ctx, idx, top, nil, 10)
+		res, ok, err := Search(ctx, idx, top, nil, nil, 10)
 		if err != nil || !ok {
 			t.Fatalf("Search: ok %v, %v", ok, err)
 		}
