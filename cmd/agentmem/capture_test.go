@@ -666,8 +666,15 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || strings.Contains(got, "I keep thinking") || !strings.Contains(got, "Today is") || errs != "" {
 		t.Errorf("--auto-recall gave %q (stderr %q)", got, errs)
 	}
+	// the same memories are not given again at the next prompt that
+	// matches them: the model has them from the first
+	prompt["prompt"] = "And which beach was it that Biscuit loves?"
+	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
+		t.Errorf("--auto-recall gave the same memories again: %q (stderr %q)", out, errs)
+	}
 	// once the host compacted the session's context (PreCompact), its
-	// early turns are no longer all there: the session is searched too
+	// early turns are no longer all there: the session is searched too,
+	// and what was given before is given again
 	if _, errs := hookJSON(t, e, y.event("PreCompact")); errs != "" {
 		t.Fatalf("PreCompact: %s", errs)
 	}
@@ -677,6 +684,10 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 		t.Errorf("--auto-recall after a compaction gave %q (stderr %q), want the session's own turn", got, errs)
 	}
 	prompt["prompt"] = "Which beach does Biscuit love?"
+	out, errs = hookJSON(t, e, prompt, autoRecall)
+	if got := additionalContext(t, out, "UserPromptSubmit"); !strings.Contains(got, "Carcavelos") || errs != "" {
+		t.Errorf("--auto-recall after a compaction gave %q (stderr %q), want the earlier session's answer again", got, errs)
+	}
 	prompt["prompt"] = "Completely unrelated: what is a monad?"
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall on an unrelated prompt gave %q (stderr %q), want nothing", out, errs)

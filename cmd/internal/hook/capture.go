@@ -41,6 +41,9 @@ type Cursor struct {
 	// (PreCompact): its earlier turns are no longer all in the model's
 	// context, so the hooks' recalls no longer leave the session out.
 	Compacted bool `json:"compacted,omitempty"`
+	// Given are the memories the hooks' auto-recall gave the model in
+	// this session (since its last compaction), the latest maxGiven.
+	Given []string `json:"given,omitempty"`
 }
 
 // readCursor is the session's cursor as saved, or the zero Cursor.
@@ -131,11 +134,14 @@ func (h Hook) capture(ctx context.Context, in Input) error {
 	if err != nil {
 		return err
 	}
-	compacting := in.Event == "PreCompact" && !cur.Compacted
-	if len(data) == 0 && !compacting {
+	compacting := in.Event == "PreCompact"
+	if len(data) == 0 && !(compacting && (!cur.Compacted || cur.Given != nil)) {
 		return nil
 	}
-	cur.Compacted = cur.Compacted || compacting
+	if compacting {
+		// the context the memories were given in is summarised away
+		cur.Compacted, cur.Given = true, nil
+	}
 	turns, consumed := h.parse(in.TranscriptPath, data, cur.Lines)
 	if len(turns) > 0 {
 		if cur.Started.IsZero() {

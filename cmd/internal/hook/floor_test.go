@@ -18,10 +18,10 @@ func TestRelevanceFloor(t *testing.T) {
 		{ID: "weak", Hit: true, TextRank: 3, Score: 0.4},
 		{ID: "deep", Hit: true, TextRank: 11, Score: 0.55},
 	}
-	if n := relevant(ms); n != 2 {
+	if n := len(relevant(ms)); n != 2 {
 		t.Errorf("relevant = %d, want 2 (b and a)", n)
 	}
-	if n := relevant([]spec.Recalled{{Hit: true, Score: 1}}); n != 0 {
+	if n := len(relevant([]spec.Recalled{{Hit: true, Score: 1}})); n != 0 {
 		t.Errorf("a memory with no text match cleared the floor")
 	}
 }
@@ -36,7 +36,7 @@ func TestRelevanceFloorEndsAtFirstBelow(t *testing.T) {
 		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
 		{ID: "vector-only", Hit: true, Score: 0.9},
 	}
-	if n := relevant(ms); n != 1 {
+	if n := len(relevant(ms)); n != 1 {
 		t.Errorf("relevant = %d, want 1 (b: vector-only is second by score)", n)
 	}
 	// a tie with a memory below the floor: either may come first
@@ -45,7 +45,7 @@ func TestRelevanceFloorEndsAtFirstBelow(t *testing.T) {
 		{ID: "a", Hit: true, TextRank: 2, Score: 0.7},
 		{ID: "deep", Hit: true, TextRank: 12, Score: 0.7},
 	}
-	if n := relevant(ms); n != 1 {
+	if n := len(relevant(ms)); n != 1 {
 		t.Errorf("relevant = %d, want 1 (a ties with deep)", n)
 	}
 }
@@ -60,7 +60,7 @@ func TestRelevanceFloorReranked(t *testing.T) {
 		{ID: "worst", Hit: true, FusedRank: 4, Score: -7.5},
 	}
 	// the floor is -2.5: best and near
-	if n := relevant(ms); n != 2 {
+	if n := len(relevant(ms)); n != 2 {
 		t.Errorf("relevant = %d, want 2 (best and near)", n)
 	}
 }
@@ -90,7 +90,7 @@ func (r *recording) RecallText(_ context.Context, a spec.RecallArgs) (string, er
 func TestAutoRecallAsksForTheFusedOrder(t *testing.T) {
 	rec := &recording{}
 	h := Hook{Connect: func(context.Context) (Memory, func(), error) { return rec, func() {}, nil }}
-	text, err := h.recallFor(context.Background(), Input{CWD: t.TempDir()}, "Where does Ana live?", 500)
+	text, _, err := h.recallFor(context.Background(), Input{CWD: t.TempDir()}, "Where does Ana live?", 500, nil)
 	if err != nil || text != "memories" {
 		t.Fatalf("recallFor: %q, %v", text, err)
 	}

@@ -68,8 +68,10 @@ type Input struct {
 	CWD            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 	Prompt         string `json:"prompt"`
-	// compacted: the session's cursor says its context was compacted
+	// compacted: the session's cursor says its context was compacted;
+	// given, the memories its auto-recall gave since (Cursor)
 	compacted bool
+	given     []string
 }
 
 // MaxInput bounds the hook's stdin (a prompt is at most a few MB).
@@ -103,7 +105,7 @@ func (h Hook) Handle(ctx context.Context) error {
 	// may have gone to a subdirectory since): its namespace with
 	// --per-project
 	cur := h.readCursor(in.SessionID)
-	in.CWD, in.compacted = cmp.Or(cur.CWD, in.CWD), cur.Compacted
+	in.CWD, in.compacted, in.given = cmp.Or(cur.CWD, in.CWD), cur.Compacted, cur.Given
 	switch in.Event {
 	case "SessionStart":
 		return h.sessionStart(ctx, in)
@@ -186,7 +188,7 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
 	}
 	if h.StartTokens > 0 && in.CWD != "" {
-		if mem, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens); err != nil {
+		if mem, _, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens, nil); err != nil {
 			fmt.Fprintf(h.Errs, "agentmem hook %s: SessionStart recall: %v\n", h.Host, err)
 		} else if mem != "" {
 			// the date is said above already
@@ -208,12 +210,49 @@ func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 		// slash command's wrapper), which the capture leaves out too
 		return nil
 	}
-	mem, err := h.recallFor(ctx, in, q, h.RecallTokens)
+	// the memories an earlier prompt of the session gave are in the
+	// model's context: given again only with new ones
+	given := func(ids []string) bool {
+		return ValidSession(in.SessionID) && !slices.ContainsFunc(ids, func(id string) bool { return !slices.Contains(in.given, id) })
+	}
+	mem, ids, err := h.recallFor(ctx, in, q, h.RecallTokens, given)
 	if err != nil || mem == "" {
 		return err
 	}
+	if ValidSession(in.SessionID) {
+		if err := h.noteGiven(ctx, in.SessionID, ids); err != nil {
+			fmt.Fprintf(h.Errs, "agentmem hook %s: noting the memories given: %v\n", h.Host, err)
+		}
+	}
 	return hookContext(h.Out, in.Event, "Memories that may bear on this prompt (agentmem recall; each session headed by its date):\n"+mem)
 }
+
+// noteGiven notes ids as given to the session's model, in the session's
+// cursor (the latest maxGiven): the same memories are not given again at
+// every prompt that matches them, until the host compacts the context
+// they were given in (capture forgets them then).
+func (h Hook) noteGiven(ctx context.Context, session string, ids []string) error {
+	dir, err := h.Config.Prepare()
+	if err != nil {
+		return err
+	}
+	cur, unlock, err := lockCursor(ctx, dir, h.Host, session)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for _, id := range ids {
+		if !slices.Contains(cur.Given, id) {
+			cur.Given = append(cur.Given, id)
+		}
+	}
+	cur.Given = cur.Given[max(0, len(cur.Given)-maxGiven):]
+	return saveCursor(dir, h.Host, session, cur)
+}
+
+// maxGiven bounds the ids a cursor keeps of the memories given (the
+// latest).
+const maxGiven = 500
 
 // hookContext writes text as the hook's additional context for the model.
 func hookContext(w io.Writer, event, text string) error {
@@ -230,8 +269,8 @@ func hookContext(w io.Writer, event, text string) error {
 // ranks by default, BM25 alone without vectors).
 const floorTextRank = 10
 
-// relevant counts the best memories found (not context) that clear the
-// floor, best first, up to the first that does not: the second recall
+// relevant is the ids of the best memories found (not context) that clear
+// the floor, best first, up to the first that does not: the second recall
 // returns the n best, so a memory below the floor ranked above one that
 // clears it (a vector match sharing no word with the prompt) must end the
 // count, or it would be shown in place of the last one. A memory that ties
@@ -239,7 +278,7 @@ const floorTextRank = 10
 // server's choice). A reranker's scores have the model's own scale,
 // logits below zero included: with one, half the best is measured from
 // the worst memory found, not from 0.
-func relevant(ms []spec.Recalled) int {
+func relevant(ms []spec.Recalled) []string {
 	var hits []spec.Recalled
 	best, worst, reranked := math.Inf(-1), math.Inf(1), false
 	for _, m := range ms {
@@ -265,22 +304,26 @@ func relevant(ms []spec.Recalled) int {
 	for n > 0 && n < len(hits) && hits[n].Score == hits[n-1].Score {
 		n--
 	}
-	return n
+	ids := make([]string, n)
+	for i, m := range hits[:n] {
+		ids[i] = m.ID
+	}
+	return ids
 }
 
 // recallFor recalls query in the hook's namespace, but for the session
 // the model is in, matching words and names only (no kinds: the floor asks
 // for a word or name in common), and
 // returns the text for the model within tokens, or "" when nothing clears
-// the floor: a first recall ranks, a second returns the best memories
+// the floor or given (when not nil) says the model was given them all: a first recall ranks, a second returns the best memories
 // that clear it (relevant), whole, and no others.
-func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int) (string, error) {
+func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int, given func(ids []string) bool) (text string, ids []string, err error) {
 	if r := []rune(query); len(r) > memory.MaxQueryChars {
 		query = string(r[:memory.MaxQueryChars])
 	}
 	cl, done, err := h.Connect(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer done()
 	// kinds off: a memory is given unasked only for a word or name it
@@ -302,12 +345,13 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int)
 	// there and returned by the second recall
 	res, _, err := cl.Recall(ctx, args)
 	if err != nil || len(res.Memories) == 0 {
-		return "", err
+		return "", nil, err
 	}
-	n := relevant(res.Memories)
-	if n == 0 {
-		return "", nil
+	ids = relevant(res.Memories)
+	if len(ids) == 0 || (given != nil && given(ids)) {
+		return "", nil, nil
 	}
-	args.K, args.Excerpt, args.MaxTokens = n, new(0), tokens // excerpt 0: the memories whole
-	return cl.RecallText(ctx, args)
+	args.K, args.Excerpt, args.MaxTokens = len(ids), new(0), tokens // excerpt 0: the memories whole
+	text, err = cl.RecallText(ctx, args)
+	return text, ids, err
 }
