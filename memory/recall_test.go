@@ -286,3 +286,50 @@ func TestDerivedSessionIDsByLocalDay(t *testing.T) {
 		t.Errorf("session ids %v: want the first two alike (one instant, 9 May in Los Angeles) and the third (10 May) apart", ids)
 	}
 }
+
+// A bare-date bound is the day a memory shows: its own, in the zone its
+// date was given in. A session dated 01:00 +09:00 on 9 March is shown on
+// 9 March on a server in Los Angeles (where it is 8 March, 08:00), and
+// after=before=2026-03-09 finds it, in a recall and in the sessions list;
+// 2026-03-08 does not. A memory of the server's zone keeps its day.
+func TestBareDatesAreTheDaysShown(t *testing.T) {
+	svc, _ := inLosAngeles(t)
+	for _, s := range []struct{ id, date, text string }{
+		{"tokyo", "2026-03-09T01:00:00+09:00", "The lantern festival in Tokyo was bright."},
+		{"home", "2026-03-08T23:30:00", "The lantern in the garden broke tonight."},
+	} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: s.id, SessionDate: s.date, Messages: []memory.Message{msg(s.text, "")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ day, want string }{{"2026-03-09", "tokyo"}, {"2026-03-08", "home"}, {"2026-03-10", ""}} {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: "lantern", Namespace: "n", K: 10, After: c.day, Before: c.day})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.Memory.SessionID)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("recall after=before=%s: sessions %v, want %q:\n%s", c.day, got, c.want, res.Text())
+		}
+		page, err := svc.Sessions(bg, memory.SessionsRequest{Namespace: "n", After: c.day, Before: c.day})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = nil
+		for _, s := range page.Sessions {
+			got = append(got, s.ID)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("sessions after=before=%s: %v, want %q", c.day, got, c.want)
+		}
+	}
+	// a bound with a time is an instant, as before: 9 March 00:00 in Los
+	// Angeles is after the Tokyo session's instant
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "lantern", Namespace: "n", K: 10, After: "2026-03-09T00:00:00"})
+	if err != nil || len(res.Hits) != 0 {
+		t.Errorf("after 2026-03-09T00:00 (an instant): %d hits, %v; want none", len(res.Hits), err)
+	}
+}
