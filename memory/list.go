@@ -70,7 +70,6 @@ func (si SessionInfo) Latest() time.Time {
 // previous page ("" for the first).
 type SessionFilter struct {
 	After, Before time.Time
-	Days          Days // the days of bare-date bounds (After, Before widened)
 	Limit         int
 	Cursor        string
 }
@@ -125,8 +124,7 @@ func PageSessions(all []SessionInfo, f SessionFilter) (SessionPage, error) {
 	}
 	page := SessionPage{Total: len(all), Sessions: []SessionInfo{}}
 	kept := slices.DeleteFunc(slices.Clone(all), func(s SessionInfo) bool {
-		return !f.After.IsZero() && s.Latest().Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before) ||
-			!f.Days.Holds(s.Date, s.Latest())
+		return !f.After.IsZero() && s.Latest().Before(f.After) || !f.Before.IsZero() && s.Date.After(f.Before)
 	})
 	slices.SortFunc(kept, newestFirst)
 	start := 0
@@ -233,7 +231,10 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 	if len(req.Cursor) > 512 {
 		return SessionPage{}, &FieldError{"cursor", fmt.Sprintf("is %d characters; the limit is 512", len(req.Cursor))}
 	}
-	if f.After, f.Before, f.Days, err = s.bounds(req.After, req.Before); err != nil {
+	if f.After, err = s.bound("after", req.After, false); err != nil {
+		return SessionPage{}, err
+	}
+	if f.Before, err = s.bound("before", req.Before, true); err != nil {
 		return SessionPage{}, err
 	}
 	page, err := s.store.Sessions(ctx, ns, f)

@@ -55,11 +55,7 @@ type Query struct {
 	// ExcludeSession leaves out the memories of this session ("" none).
 	ExcludeSession string
 	// After and Before bound the session date (inclusive); zero means open.
-	// Days, when set, are the days the memories must show (bare dates:
-	// After and Before are then widened, and hybrid.Rank checks each
-	// memory's day in its own zone).
 	After, Before time.Time
-	Days          Days
 	K             int
 	// Pool is how many candidates each side (text, vector) contributes
 	// before fusion; 0 means DefaultPool(K). A pool smaller than K gives
@@ -197,16 +193,4 @@ type Hit struct {
 	// Features are what the learned order read of the hit (named by
 	// hybrid.FeatureNames), with Query.Explain; nil otherwise.
 	Features []float64 `json:"-"`
-}
-
-// Days bounds the days memories show, inclusive, as "2006-01-02" in each
-// memory's own zone (the zone its date was given in); "" leaves a side
-// open.
-type Days struct{ After, Before string }
-
-// Holds says whether a span from first to last (a memory: one instant)
-// shows a day within d: its last day is not before After, its first not
-// after Before.
-func (d Days) Holds(first, last time.Time) bool {
-	return (d.After == "" || last.Format(time.DateOnly) >= d.After) && (d.Before == "" || first.Format(time.DateOnly) <= d.Before)
 }

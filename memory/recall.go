@@ -350,8 +350,14 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 			q.Periods = append(q.Periods, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
 		}
 	}
-	if q.After, q.Before, q.Days, err = s.bounds(req.After, req.Before); err != nil {
+	if q.After, err = s.bound("after", req.After, false); err != nil {
 		return Query{}, "", err
+	}
+	if q.Before, err = s.bound("before", req.Before, true); err != nil {
+		return Query{}, "", err
+	}
+	if !q.After.IsZero() && !q.Before.IsZero() && q.Before.Before(q.After) {
+		return Query{}, "", &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
 	}
 	return q, order, nil
 }
@@ -379,53 +385,22 @@ func (s *Service) recallSessions(ctx context.Context, ns string, req RecallReque
 	return session, exclude, nil
 }
 
-// bounds reads the after and before dates of a call. A bare date as an
-// upper bound means the end of that day, so before=<question date> keeps
-// that day's sessions. A bare date bounds the day a memory shows (its own,
-// in the zone its date was given in: a session dated 01:00 +09:00 on 9
-// March is of 9 March on a server in New York, where it is the 8th): the
-// instants are widened by dayWiden, for the stores' filters, and days
-// holds the days, which hybrid.Rank and PageSessions check.
-func (s *Service) bounds(after, before string) (from, to time.Time, days Days, err error) {
-	from, fromDay, err := s.bound("after", after, false)
-	if err != nil {
-		return from, to, days, err
-	}
-	to, toDay, err := s.bound("before", before, true)
-	if err != nil {
-		return from, to, days, err
-	}
-	if !from.IsZero() && !to.IsZero() && to.Before(from) {
-		return from, to, days, &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", before, after)}
-	}
-	if fromDay {
-		days.After, from = from.Format(time.DateOnly), from.Add(-dayWiden)
-	}
-	if toDay {
-		days.Before, to = to.Format(time.DateOnly), to.Add(dayWiden)
-	}
-	return from, to, days, nil
-}
-
-// dayWiden is how far a bare date's instant is moved out for the stores'
-// filters: a day runs from UTC+14 to UTC-12, 26 hours apart.
-const dayWiden = 26 * time.Hour
-
-// bound reads one after/before date, and says whether it is a bare date.
-func (s *Service) bound(field, v string, upper bool) (time.Time, bool, error) {
+// bound reads an after/before date. A bare date as an upper bound means the
+// end of that day, so before=<question date> keeps that day's sessions.
+func (s *Service) bound(field, v string, upper bool) (time.Time, error) {
 	if v == "" {
-		return time.Time{}, false, nil
+		return time.Time{}, nil
 	}
 	t, dateOnly, err := s.parseDate(field, v)
 	if err != nil {
-		return time.Time{}, false, err
+		return time.Time{}, err
 	}
 	if upper && dateOnly {
 		// whole seconds: Couchbase receives the bound as RFC 3339 without
 		// fractions, and both stores must agree on it
 		t = t.AddDate(0, 0, 1).Add(-time.Second)
 	}
-	return t, dateOnly, nil
+	return t, nil
 }
 
 // arrange orders hits or passages by the time of their memory (memOf) as

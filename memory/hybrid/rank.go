@@ -48,8 +48,8 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 	kept := make([]Fused, 0, len(fused))
 	for _, f := range fused {
 		m, ok := ms[f.ID]
-		if !ok || !q.Days.Holds(m.SessionDate, m.SessionDate) {
-			continue // (a bare date bounds the day the memory shows)
+		if !ok {
+			continue
 		}
 		score := f.Score
 		if w.Time > 0 && inPeriods(m, q.Periods) {
