@@ -249,6 +249,7 @@ func fileSize(t testing.TB, path string) int64 {
 const (
 	sess1 = "0c9e7f52-6a1d-4b3e-9f0a-5d2c8b7e1a43"
 	sess2 = "5b1d3f0e-8c2a-4d7e-b6f1-2e9a7c4d0b18"
+	sess3 = "e2a47c91-3f5d-4b6a-9c8e-7d1f0a2b3c4d"
 )
 
 // Three runs of the capture hooks store every turn once; the session
@@ -671,6 +672,21 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	prompt["prompt"] = "And which beach was it that Biscuit loves?"
 	if out, errs := hookJSON(t, e, prompt, autoRecall); out != "" || errs != "" {
 		t.Errorf("--auto-recall gave the same memories again: %q (stderr %q)", out, errs)
+	}
+	// what a session's first prompt was given, before any capture, is
+	// still known after its first Stop (the capture reads the transcript
+	// from the start, and keeps the cursor's note)
+	z := newTranscript(t, sess3, "/home/sam/src/garden")
+	zp := z.event("UserPromptSubmit")
+	zp["prompt"] = "Which beach does Biscuit love?"
+	if out, errs := hookJSON(t, e, zp, autoRecall); !strings.Contains(out, "Carcavelos") || errs != "" {
+		t.Fatalf("a new session's first prompt: %q (stderr %q)", out, errs)
+	}
+	z.write(t, z.exchange("Which beach does Biscuit love?", "Carcavelos.", "Yes.", "r"))
+	z.stop(t, e)
+	zp["prompt"] = "Remind me, which beach does Biscuit love?"
+	if out, errs := hookJSON(t, e, zp, autoRecall); out != "" || errs != "" {
+		t.Errorf("after the session's first Stop, the same memories were given again: %q (stderr %q)", out, errs)
 	}
 	// once the host compacted the session's context (PreCompact), its
 	// early turns are no longer all there: the session is searched too,

@@ -188,7 +188,10 @@ func readNew(path string, cur Cursor) ([]byte, Cursor, error) {
 		return nil, cur, fmt.Errorf("transcript_path %s is not a regular file", path)
 	}
 	if cur.Path != path || st.Size() < cur.Offset {
-		cur = Cursor{Path: path}
+		// read from the start (a cursor the auto-recall wrote before any
+		// capture, a transcript rewritten): what is known of the session
+		// stays
+		cur = Cursor{Path: path, Started: cur.Started, CWD: cur.CWD, Compacted: cur.Compacted, Given: cur.Given}
 	}
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return nil, cur, err

@@ -75,13 +75,9 @@ func (r *recording) Remember(context.Context, spec.RememberArgs) (spec.RememberR
 
 func (r *recording) Recall(_ context.Context, a spec.RecallArgs) (spec.RecallResult, string, error) {
 	r.args = append(r.args, a)
-	return spec.RecallResult{Memories: []spec.Recalled{{ID: "a", Hit: true, TextRank: 1, Score: 1}, {ID: "b", Hit: true, TextRank: 2, Score: 0.8}}}, "", nil
+	return spec.RecallResult{Memories: []spec.Recalled{{ID: "a", Hit: true, TextRank: 1, Score: 1}, {ID: "b", Hit: true, TextRank: 2, Score: 0.8}}}, "memories", nil
 }
 
-func (r *recording) RecallText(_ context.Context, a spec.RecallArgs) (string, error) {
-	r.args = append(r.args, a)
-	return "memories", nil
-}
 
 // The auto-recall asks for the fused order and no kinds, in both of its
 // recalls: its floor is measured on fused scores and on words in common

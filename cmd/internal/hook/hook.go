@@ -46,7 +46,6 @@ type Options struct {
 type Memory interface {
 	Remember(context.Context, spec.RememberArgs) (spec.RememberResult, string, error)
 	Recall(context.Context, spec.RecallArgs) (spec.RecallResult, string, error)
-	RecallText(context.Context, spec.RecallArgs) (string, error)
 }
 
 // Hook is one run of a host's hook.
@@ -219,12 +218,15 @@ func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 	if err != nil || mem == "" {
 		return err
 	}
+	if err := hookContext(h.Out, in.Event, "Memories that may bear on this prompt (agentmem recall; each session headed by its date):\n"+mem); err != nil {
+		return err
+	}
 	if ValidSession(in.SessionID) {
 		if err := h.noteGiven(ctx, in.SessionID, ids); err != nil {
 			fmt.Fprintf(h.Errs, "agentmem hook %s: noting the memories given: %v\n", h.Host, err)
 		}
 	}
-	return hookContext(h.Out, in.Event, "Memories that may bear on this prompt (agentmem recall; each session headed by its date):\n"+mem)
+	return nil
 }
 
 // noteGiven notes ids as given to the session's model, in the session's
@@ -352,6 +354,15 @@ func (h Hook) recallFor(ctx context.Context, in Input, query string, tokens int,
 		return "", nil, nil
 	}
 	args.K, args.Excerpt, args.MaxTokens = len(ids), new(0), tokens // excerpt 0: the memories whole
-	text, err = cl.RecallText(ctx, args)
-	return text, ids, err
+	shown, text, err := cl.Recall(ctx, args)
+	if err != nil {
+		return "", nil, err
+	}
+	ids = ids[:0] // those the budget kept
+	for _, m := range shown.Memories {
+		if m.Hit {
+			ids = append(ids, m.ID)
+		}
+	}
+	return text, ids, nil
 }

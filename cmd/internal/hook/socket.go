@@ -181,6 +181,3 @@ func (s *session) Recall(_ context.Context, args spec.RecallArgs) (spec.RecallRe
 	return out, text, err
 }
 
-func (s *session) RecallText(_ context.Context, args spec.RecallArgs) (string, error) {
-	return s.call("recall", args, nil)
-}
