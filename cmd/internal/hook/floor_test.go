@@ -78,7 +78,6 @@ func (r *recording) Recall(_ context.Context, a spec.RecallArgs) (spec.RecallRes
 	return spec.RecallResult{Memories: []spec.Recalled{{ID: "a", Hit: true, TextRank: 1, Score: 1}, {ID: "b", Hit: true, TextRank: 2, Score: 0.8}}}, "memories", nil
 }
 
-
 // The auto-recall asks for the fused order and no kinds, in both of its
 // recalls: its floor is measured on fused scores and on words in common
 // (the learned order's chances are another scale), and at k 10 in its

@@ -180,4 +180,3 @@ func (s *session) Recall(_ context.Context, args spec.RecallArgs) (spec.RecallRe
 	text, err := s.call("recall", args, &out)
 	return out, text, err
 }
-
