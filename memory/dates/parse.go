@@ -155,6 +155,15 @@ func (p *parser) parse() error {
 				after: " is a " + wd.String() + ", not a " + time.Weekday(p.weekday).String()}
 		}
 	}
+	if p.zone && (p.offset < -12*3600 || p.offset > 14*3600) {
+		// no zone is that far from UTC: a typo, which would date the
+		// memory on a day no bound finds
+		sign, off := "+", p.offset
+		if off < 0 {
+			sign, off = "-", -off
+		}
+		return fmt.Errorf("offset %s%02d:%02d is beyond any time zone's (-12:00 to +14:00)", sign, off/3600, off%3600/60)
+	}
 	return nil
 }
 

@@ -272,6 +272,21 @@ func TestParseAllocs(t *testing.T) {
 	}
 }
 
+// An offset no time zone has is refused, naming it; the farthest ones
+// are read.
+func TestParseOffsetRange(t *testing.T) {
+	for _, in := range []string{"2026-03-09T00:30:00+23:00", "2026-03-09T00:30:00-13:00", "2026-03-09T00:30:00+14:01"} {
+		if _, _, err := Parse(in, time.UTC); err == nil || !strings.Contains(err.Error(), "beyond any time zone's") {
+			t.Errorf("Parse(%q): %v, want the offset refused", in, err)
+		}
+	}
+	for _, in := range []string{"2026-03-09T00:30:00+14:00", "2026-03-09T00:30:00-12:00", "2026-03-09T00:30:00+05:45"} {
+		if _, _, err := Parse(in, time.UTC); err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+		}
+	}
+}
+
 // A wall time that the zone skips (clocks put forward) is moved forward
 // by the gap, as the clocks were, not back an hour as time.Date moves it;
 // a midnight that the zone skips is the first hour of that day, not the

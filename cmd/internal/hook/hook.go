@@ -243,11 +243,8 @@ func (h Hook) noteGiven(ctx context.Context, session string, ids []string) error
 		return err
 	}
 	defer unlock()
-	for _, id := range ids {
-		if !slices.Contains(cur.Given, id) {
-			cur.Given = append(cur.Given, id)
-		}
-	}
+	// the latest last: an id given again moves there
+	cur.Given = append(slices.DeleteFunc(cur.Given, func(id string) bool { return slices.Contains(ids, id) }), ids...)
 	cur.Given = cur.Given[max(0, len(cur.Given)-maxGiven):]
 	return saveCursor(dir, h.Host, session, cur)
 }
