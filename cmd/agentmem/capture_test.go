@@ -649,8 +649,14 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	// --start-tokens: the earlier sessions' memories that name the
 	// project, after the date said once
 	out, errs = hookJSON(t, e, y.event("SessionStart"), func(c *claudeHookCmd) { c.StartTokens = 300 })
-	if got := additionalContext(t, out, "SessionStart"); strings.Count(got, "Today is") != 1 || !strings.Contains(got, "Memories of earlier sessions") || errs != "" {
+	if got := additionalContext(t, out, "SessionStart"); strings.Count(got, "Today is") != 1 || !strings.Contains(got, "tulips") || errs != "" {
 		t.Errorf("SessionStart with --start-tokens: %q (stderr %q)", got, errs)
+	}
+	// what SessionStart gave is not given again at a prompt
+	tulips := y.event("UserPromptSubmit")
+	tulips["prompt"] = "What does the garden need in October, tulips?"
+	if out, errs := hookJSON(t, e, tulips, func(c *claudeHookCmd) { c.AutoRecall = true }); out != "" || errs != "" {
+		t.Errorf("a prompt after SessionStart gave its memories again: %q (stderr %q)", out, errs)
 	}
 	y.write(t, y.exchange("Biscuit, Biscuit, Biscuit: I keep thinking about Biscuit and the beach.", "Biscuit sounds lovely.", "Yes.", "r"))
 	y.stop(t, e)

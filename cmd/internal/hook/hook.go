@@ -186,8 +186,9 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 		ns := h.Namespace(h.Config.Namespace, in.CWD)
 		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
 	}
+	var given []string
 	if h.StartTokens > 0 && in.CWD != "" {
-		if mem, _, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens, nil); err != nil {
+		if mem, ids, err := h.recallFor(ctx, in, ProjectName(in.CWD), h.StartTokens, nil); err != nil {
 			fmt.Fprintf(h.Errs, "agentmem hook %s: SessionStart recall: %v\n", h.Host, err)
 		} else if mem != "" {
 			// the date is said above already
@@ -195,9 +196,14 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 				mem = rest
 			}
 			text += "\n\nMemories of earlier sessions of this project that name it (agentmem):\n" + mem
+			given = ids
 		}
 	}
-	return hookContext(h.Out, in.Event, text)
+	if err := hookContext(h.Out, in.Event, text); err != nil {
+		return err
+	}
+	h.noteGiven(ctx, in.SessionID, given)
+	return nil
 }
 
 // promptSubmit recalls with the prompt and gives the model what is
@@ -221,11 +227,7 @@ func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 	if err := hookContext(h.Out, in.Event, "Memories that may bear on this prompt (agentmem recall; each session headed by its date):\n"+mem); err != nil {
 		return err
 	}
-	if ValidSession(in.SessionID) {
-		if err := h.noteGiven(ctx, in.SessionID, ids); err != nil {
-			fmt.Fprintf(h.Errs, "agentmem hook %s: noting the memories given: %v\n", h.Host, err)
-		}
-	}
+	h.noteGiven(ctx, in.SessionID, ids)
 	return nil
 }
 
@@ -233,7 +235,17 @@ func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 // cursor (the latest maxGiven): the same memories are not given again at
 // every prompt that matches them, until the host compacts the context
 // they were given in (capture forgets them then).
-func (h Hook) noteGiven(ctx context.Context, session string, ids []string) error {
+func (h Hook) noteGiven(ctx context.Context, session string, ids []string) {
+	if len(ids) == 0 || !ValidSession(session) {
+		return
+	}
+	if err := h.note(ctx, session, ids); err != nil {
+		fmt.Fprintf(h.Errs, "agentmem hook %s: noting the memories given: %v\n", h.Host, err)
+	}
+}
+
+// note adds ids to the session's cursor's Given (noteGiven).
+func (h Hook) note(ctx context.Context, session string, ids []string) error {
 	dir, err := h.Config.Prepare()
 	if err != nil {
 		return err
