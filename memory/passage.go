@@ -283,7 +283,7 @@ func group(hits []Hit, turns [][]Memory, maxTokens int, excerptTokens int, want 
 		best := 0 // the best hits shown as excerpts, in rank order
 		for _, h := range hits {
 			i, ok := bySession[key{h.Memory.Namespace, h.Memory.SessionID}]
-			if ok && best < WidenHits && l.ps[i].hit(h.Memory.ID) && sh.parts[h.Memory.ID] != "" && excerptTokens > 0 {
+			if ok && best < WidenHits && l.ps[i].hit(h.Memory.ID) && sh.parts[h.Memory.ID] != "" {
 				sh.widen(&l, i, h.Memory, maxTokens)
 				best++
 			}

@@ -35,9 +35,10 @@ type RecallRequest struct {
 	Context int
 	// MaxTokens bounds the returned text (estimated as rendered); 0 means
 	// no bound. A hit (with its context) that would pass it is left out and
-	// the next ones are still tried; the best is always kept, as an
-	// excerpt that fits (its context turns too) when it alone is longer. With Excerpt,
-	// what the hits leave of it shows the best WidenHits excerpts longer.
+	// the next ones are still tried; the best is always kept, as an excerpt
+	// that fits (its context turns too) when it alone is longer. With
+	// Excerpt, what the hits leave of it shows the best WidenHits excerpts
+	// longer.
 	MaxTokens int
 	// Excerpt, when not 0, shows a memory longer than about that many
 	// tokens as its part that best matches the query.

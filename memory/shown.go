@@ -60,8 +60,8 @@ func (sh *shownTexts) unitsOf(p Passage) func(j int) int {
 // few, where the answer to the query most often is, rather than nothing
 // (EVALS.md, "The best hits shown longer").
 func (sh *shownTexts) widen(l *layout, i int, m Memory, max int) {
-	if sh.parts[m.ID] == "" {
-		return
+	if sh.parts[m.ID] == "" || sh.excerpt == 0 {
+		return // whole, or an excerpt only fit made (no length to widen by)
 	}
 	text, count, part := sh.text[m.ID], sh.count[m.ID], sh.parts[m.ID]
 	whole, now := tokens(units(m.Text)), tokens(count)

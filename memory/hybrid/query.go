@@ -45,17 +45,27 @@ func Filter(q memory.Query) query.Query {
 	if len(filters) > 1 {
 		keep = bleve.NewConjunctionQuery(filters...)
 	}
-	if q.ExcludeSession == "" {
+	xq := ExcludedSession(q)
+	if xq == nil {
 		return keep
 	}
-	xq := bleve.NewTermQuery(q.ExcludeSession)
-	xq.SetField(FieldSessionID)
-	xq.SetBoost(0)
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(keep)
 	bq.AddMustNot(xq)
 	bq.SetBoost(0)
 	return bq
+}
+
+// ExcludedSession is the term of the session q leaves out, for a
+// must-not clause; nil when it leaves none out.
+func ExcludedSession(q memory.Query) query.Query {
+	if q.ExcludeSession == "" {
+		return nil
+	}
+	xq := bleve.NewTermQuery(q.ExcludeSession)
+	xq.SetField(FieldSessionID)
+	xq.SetBoost(0)
+	return xq
 }
 
 // TextQuery is the lexical side of q: its filter, and a disjunction of a

@@ -135,7 +135,7 @@ func (h Hook) capture(ctx context.Context, in Input) error {
 		return err
 	}
 	compacting := in.Event == "PreCompact"
-	if len(data) == 0 && !(compacting && (!cur.Compacted || cur.Given != nil)) {
+	if len(data) == 0 && !compacting {
 		return nil
 	}
 	if compacting {

@@ -218,7 +218,12 @@ func (h Hook) promptSubmit(ctx context.Context, in Input) error {
 	// the memories an earlier prompt of the session gave are in the
 	// model's context: given again only with new ones
 	given := func(ids []string) bool {
-		return ValidSession(in.SessionID) && !slices.ContainsFunc(ids, func(id string) bool { return !slices.Contains(in.given, id) })
+		for _, id := range ids {
+			if !slices.Contains(in.given, id) {
+				return false
+			}
+		}
+		return true
 	}
 	mem, ids, err := h.recallFor(ctx, in, q, h.RecallTokens, given)
 	if err != nil || mem == "" {

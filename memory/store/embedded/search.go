@@ -238,15 +238,13 @@ func textQuery(q memory.Query) query.Query {
 	if q.SessionID != "" || !q.After.IsZero() || !q.Before.IsZero() {
 		return filtered(q)
 	}
-	m := hybrid.TextMatch(q)
-	if q.ExcludeSession == "" || m == nil {
+	m, xq := hybrid.TextMatch(q), hybrid.ExcludedSession(q)
+	if xq == nil || m == nil {
 		return m
 	}
 	// a session left out, alone: a must-not clause, which MaxScore reads
 	// as the few documents never to admit, without the namespace's filter
 	// (textTop)
-	xq := bleve.NewTermQuery(q.ExcludeSession)
-	xq.SetField(hybrid.FieldSessionID)
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(m)
 	bq.AddMustNot(xq)

@@ -29,10 +29,7 @@ var maxScoreTrace func(maxscore.Result)
 func (t *textIndex) textTop(ctx context.Context, tq query.Query, n int) ([]hybrid.Ranked, error) {
 	match, filter, exclude := tq, query.Query(nil), query.Query(nil)
 	if bq, ok := tq.(*query.BooleanQuery); ok && bq.Should == nil {
-		match, filter = bq.Must, bq.Filter
-		if bq.MustNot != nil {
-			exclude = bq.MustNot
-		}
+		match, filter, exclude = bq.Must, bq.Filter, bq.MustNot
 		if cq, ok := match.(*query.ConjunctionQuery); ok && len(cq.Conjuncts) == 1 {
 			match = cq.Conjuncts[0] // AddMust wraps its query in a conjunction
 		}
