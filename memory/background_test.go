@@ -284,20 +284,12 @@ func (f *broken) Embed(ctx context.Context, texts []string) ([][]float32, error)
 func TestRecallSaysWhyVectorsWait(t *testing.T) {
 	f := &broken{Embedder: &fake.Embedder{Name: "broken"}}
 	f.down.Store(true)
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: f.ID(), Dims: f.Dims(), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := memory.New(memory.Options{Store: st, Embedder: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	svc := open(t, f)
 	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "b", Messages: []memory.Message{{Role: "user", Content: "the harbour ferry leaves at noon"}}, VectorsLater: true}); err != nil {
 		t.Fatal(err)
 	}
 	var res memory.RecallResult
+	var err error
 	for range 500 {
 		if res, err = svc.Recall(bg, memory.RecallRequest{Query: "ferry", K: 3, Fusion: memory.TextOnly}); err != nil {
 			t.Fatal(err)
