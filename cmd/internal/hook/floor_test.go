@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"agentmem/memory"
@@ -39,14 +40,30 @@ func TestRelevanceFloorEndsAtFirstBelow(t *testing.T) {
 	if n := len(relevant(ms)); n != 1 {
 		t.Errorf("relevant = %d, want 1 (b: vector-only is second by score)", n)
 	}
-	// a tie with a memory below the floor: either may come first
+	// a tie with a memory below the floor: the server puts the better
+	// text rank first, and so does the count
 	ms = []spec.Recalled{
+		{ID: "deep", Hit: true, TextRank: 12, Score: 0.7},
 		{ID: "b", Hit: true, TextRank: 1, Score: 1.0},
 		{ID: "a", Hit: true, TextRank: 2, Score: 0.7},
-		{ID: "deep", Hit: true, TextRank: 12, Score: 0.7},
 	}
-	if n := len(relevant(ms)); n != 1 {
-		t.Errorf("relevant = %d, want 1 (a ties with deep)", n)
+	if got := relevant(ms); !slices.Equal(got, []string{"b", "a"}) {
+		t.Errorf("relevant = %v, want [b a] (a ties with deep, and comes first)", got)
+	}
+}
+
+// The best word match and the best vector match tie under reciprocal-rank
+// fusion (each is 1/(c+1) of its side); the server's fusion puts the word
+// match first, so it is given (a user's exact answer was given nothing:
+// the count stopped before the tie).
+func TestRelevanceFloorTiedSides(t *testing.T) {
+	ms := []spec.Recalled{
+		{ID: "vector-best", Hit: true, VectorRank: 1, Score: 0.5},
+		{ID: "word-best", Hit: true, TextRank: 1, Score: 0.5},
+		{ID: "second", Hit: true, TextRank: 2, VectorRank: 9, Score: 0.4},
+	}
+	if got := relevant(ms); !slices.Equal(got, []string{"word-best"}) {
+		t.Errorf("relevant = %v, want [word-best]", got)
 	}
 }
 
