@@ -334,7 +334,9 @@ const importWorkers = 4
 // vectors in the background, in batches; then, unless --no-wait, it waits
 // for them, the bar counting them.
 func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
-	cl, done, err := connect(e, true)
+	// an import can take minutes: it serves the other local processes
+	// meanwhile (an agent host started now would otherwise wait for it)
+	cl, done, err := attach(e, true, asSharing)
 	if err != nil {
 		return err
 	}

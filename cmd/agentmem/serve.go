@@ -57,7 +57,7 @@ func (c serveCmd) Run(e *env) error {
 		// Another agent's server holds this data dir: share its memory.
 		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)
 		return server.Relay(e.ctx, sock, conn, os.Stdin, os.Stdout, server.RelayOptions{
-			Takeover: hold(e, dir, sock, true),
+			Takeover: hold(e, dir, sock, asServer),
 			Logger:   e.log,
 		})
 	}
@@ -136,12 +136,31 @@ func (h *holder) Close() error {
 	return err
 }
 
+// holdMode is what a process holding the memory does with it besides its
+// own calls.
+type holdMode int
+
+const (
+	// asCommand: a shell command or a hook, for its own calls only; others
+	// wait for it (a command of a moment).
+	asCommand holdMode = iota
+	// asSharing: a long command (a history import) that also serves the
+	// other local processes on the socket once the memory is open, so that
+	// an agent host started meanwhile is not kept waiting (Codex gives up
+	// on a server that has not answered its handshake in 30 s); a server
+	// relayed to it takes the memory over when it ends.
+	asSharing
+	// asServer: a server, which also probes its reranker and upgrades
+	// vectors of an earlier recipe in the background.
+	asServer
+)
+
 // hold returns the takeover of the memory in dir: take the lock (ErrHeld
-// if another process has it), open the memory, and, for a server, serve it
-// on sock. It returns once the memory is open.
-func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer, error) {
+// if another process has it), open the memory, and, but as a command,
+// serve it on sock. It returns once the memory is open.
+func hold(e *env, dir, sock string, mode holdMode) func(context.Context) (io.Closer, error) {
 	return func(ctx context.Context) (io.Closer, error) {
-		h, err := startHolding(ctx, e, dir, sock, serve)
+		h, err := startHolding(ctx, e, dir, sock, mode)
 		if err != nil {
 			return nil, err
 		}
@@ -163,12 +182,12 @@ func hold(e *env, dir, sock string, serve bool) func(context.Context) (io.Closer
 // (another process may then try), and every call gets the error.
 func holdLoading(e *env, dir, sock string) func(context.Context) (io.Closer, error) {
 	return func(ctx context.Context) (io.Closer, error) {
-		return startHolding(ctx, e, dir, sock, true)
+		return startHolding(ctx, e, dir, sock, asServer)
 	}
 }
 
 // startHolding takes the lock and starts loading the memory.
-func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*holder, error) {
+func startHolding(ctx context.Context, e *env, dir, sock string, mode holdMode) (*holder, error) {
 	if _, _, err := e.cfg.Clock(); err != nil { // a bad --timezone or --now is no fault of the store
 		return nil, err
 	}
@@ -196,7 +215,7 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 			h.err = fmt.Errorf("agentmem could not open its memory (data dir %s): %w", dir, err)
 			h.lock.Unlock()
 			h.mem.Done(nil, h.err)
-			if lctx.Err() == nil && serve { // a shell command says why itself
+			if lctx.Err() == nil && mode == asServer { // a command says why itself
 				e.log.Error("loading the memory failed; every call will say why", "err", err)
 			}
 			return
@@ -204,9 +223,11 @@ func startHolding(ctx context.Context, e *env, dir, sock string, serve bool) (*h
 		h.eng = eng
 		h.mem.Done(eng.Service, nil)
 		e.log.Debug("memory loaded", "took", time.Since(start).Round(time.Millisecond))
-		if serve {
+		if mode == asServer {
 			go eng.ProbeReranker(lctx, e.log)
 			eng.Service.UpgradeVectors()
+		}
+		if mode != asCommand {
 			h.serveSocket(lctx, e, sock)
 		}
 	}()

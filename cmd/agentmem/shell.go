@@ -51,12 +51,18 @@ var attachWithin = client.WithInitWithin(10 * time.Second)
 // command's duration. A shell command warns when it relays (see
 // warnRelayed); a hook does not: it must stay quiet.
 func connect(e *env, shell bool) (*client.Client, func(), error) {
+	return attach(e, shell, asCommand)
+}
+
+// attach is connect, holding the memory in the given mode when no other
+// process does.
+func attach(e *env, shell bool, mode holdMode) (*client.Client, func(), error) {
 	dir, err := e.cfg.Dir()
 	if err != nil {
 		return nil, nil, err
 	}
 	sock := server.SocketPath(dir)
-	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, false), server.AttachWait, e.log)
+	conn, h, err := server.Attach(e.ctx, sock, hold(e, dir, sock, mode), server.AttachWait, e.log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"agentmem/server"
+	"agentmem/tools/client"
+	"agentmem/tools/spec"
+)
+
+// A history import holds the memory for minutes: it serves the other
+// local processes on the socket meanwhile (an agent host started then,
+// Codex, gave up after 30 s waiting for its handshake), and stops when it
+// ends; a command of a moment serves nobody.
+func TestImportSharesTheMemory(t *testing.T) {
+	e := hookEnv(t)
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := server.SocketPath(dir)
+
+	cl, done, err := attach(e, true, asCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn, err := net.Dial("unix", sock); err == nil {
+		conn.Close()
+		t.Error("a command of a moment serves the socket")
+	}
+	done()
+	_ = cl
+
+	cl, done, err = attach(e, true, asSharing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cl.Remember(e.ctx, spec.RememberArgs{Messages: []spec.Message{{Role: "user", Content: "The import stored this turn."}}}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("the import does not serve the socket: %v", err)
+	}
+	other, err := client.Conn(context.Background(), conn, client.WithName("other"))
+	if err != nil {
+		t.Fatalf("handshake over the import's socket: %v", err)
+	}
+	res, _, err := other.Recall(context.Background(), spec.RecallArgs{Query: "import stored turn"})
+	if err != nil || len(res.Memories) != 1 {
+		t.Errorf("recall through the import's socket = %d memories, %v; want the turn", len(res.Memories), err)
+	}
+	other.Close()
+	done()
+	if conn, err := net.Dial("unix", sock); err == nil {
+		conn.Close()
+		t.Error("the socket is still served after the import ended")
+	}
+}
