@@ -87,7 +87,6 @@ type historyReport struct {
 	// namespaceOf names the namespace of a session's project, with
 	// --per-project (nil without).
 	namespaceOf func(cwd string) string
-	cwds        map[string]bool // the sessions' projects
 	messages    int
 	first       time.Time
 	last        time.Time
@@ -198,10 +197,6 @@ func (r *historyReport) count(s histSession) {
 	r.Sessions++
 	r.Turns += len(s.Turns)
 	r.messages += len(hook.Messages(s.Turns))
-	if r.cwds == nil {
-		r.cwds = map[string]bool{}
-	}
-	r.cwds[s.CWD] = true
 	for _, t := range s.Turns {
 		if t.Time.IsZero() {
 			continue
@@ -414,18 +409,15 @@ func (c importCmd) vectorsOf(e *env, cl *client.Client, nss []string, rep *histo
 }
 
 // heldElsewhere says which namespace other than ns holds session id, or
-// "": one where hooks set up the other way (--per-project or not) stored
-// it. The import leaves such a session out rather than store a second
-// copy. A source whose sessions no hook stores has none.
+// "": one where hooks stored it (set up the other way, --per-project or
+// not, or with another --namespace). The import leaves such a session out
+// rather than store a second copy. A source whose sessions no hook stores
+// has none.
 func (c importCmd) heldElsewhere(e *env, cl *client.Client, rep *historyReport) (func(id, ns string) string, error) {
-	if c.From != "claude-code" && c.From != "codex" {
+	if c.From != "claude-code" && c.From != "codex" || rep.first.IsZero() {
 		return func(string, string) string { return "" }, nil
 	}
-	other := map[string]bool{e.cfg.Namespace: c.PerProject}
-	for cwd := range rep.cwds {
-		other[hook.ProjectNamespace(cwd)] = !c.PerProject
-	}
-	in, err := sessionNamespaces(e.ctx, cl, other)
+	in, err := sessionNamespaces(e.ctx, cl, rep.first, rep.last)
 	return func(id, ns string) string {
 		if held := in[id]; len(held) > 0 && !slices.Contains(held, ns) {
 			return held[0]
@@ -440,23 +432,21 @@ func (r *historyReport) leftOut(s histSession, ns string) {
 	r.Sessions, r.Turns = r.Sessions-1, r.Turns-len(s.Turns) // not imported
 }
 
-// sessionNamespaces maps each session id of the namespaces of look (those
-// set true) to the namespaces that hold a session of that id: where the
-// hooks would have stored the import's sessions had they been set up the
-// other way (--per-project or not), so the cost follows the sessions'
-// projects, not every namespace.
-func sessionNamespaces(ctx context.Context, cl *client.Client, look map[string]bool) (map[string][]string, error) {
+// sessionNamespaces maps each session id of every namespace, among the
+// sessions dated from first to last (a day's margin either side, for the
+// zones the days are read in), to the namespaces that hold a session of
+// that id: a hook stores a session under the id and date the import
+// gives it, so the cost follows the import's dates, not every session.
+func sessionNamespaces(ctx context.Context, cl *client.Client, first, last time.Time) (map[string][]string, error) {
 	nss, err := cl.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
+	after, before := first.AddDate(0, 0, -1).Format(time.DateOnly), last.AddDate(0, 0, 1).Format(time.DateOnly)
 	in := map[string][]string{}
 	for _, ns := range nss {
-		if !look[ns.Name] {
-			continue
-		}
 		for cursor := ""; ; {
-			page, err := cl.Sessions(ctx, ns.Name, "", "", memory.MaxSessionPage, cursor)
+			page, err := cl.Sessions(ctx, ns.Name, after, before, memory.MaxSessionPage, cursor)
 			if err != nil {
 				return nil, err
 			}

@@ -111,6 +111,25 @@ func TestImportClaudeCodePerProject(t *testing.T) {
 	}
 }
 
+// Hooks set up with another --namespace stored the session there: an
+// import into the default namespace leaves it out and names where it is
+// (it was stored a second time, while the report said nothing was).
+func TestImportAfterHooksInAnotherNamespace(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/garden")
+	x.write(t, x.exchange("Which namespace?", "Work's.", "Sure.", "r"))
+	work := *e
+	work.cfg.Namespace = "work"
+	x.stop(t, &work)
+	c := fromCmd("claude-code", filepath.Dir(x.path))
+	if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories") || !strings.Contains(out, "Left out 1 session already stored in another namespace (work 1)") {
+		t.Errorf("import into default after the hooks stored in work:\n%s", out)
+	}
+	if got := stored(t, e, "default", sess1); got != nil {
+		t.Errorf("the session was stored again in default: %d memories", len(got))
+	}
+}
+
 const chatgptFixture = "../../memory/history/chatgpt/testdata/conversations.json"
 const claudeAIFixture = "../../memory/history/claudeai/testdata/conversations.json"
 
