@@ -43,8 +43,29 @@ type setupClaudeCmd struct {
 
 // hookFlags are the choices both hosts' hooks are registered with.
 type hookFlags struct {
-	AutoRecall bool `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
-	PerProject bool `name:"per-project" help:"One namespace per project directory instead of one for the user."`
+	AutoRecall   bool `name:"auto-recall" help:"Also recall on every prompt (UserPromptSubmit) and give the model what is relevant."`
+	PerProject   bool `name:"per-project" help:"One namespace per project directory instead of one for the user."`
+	RecallTokens int  `name:"recall-tokens" default:"800" help:"With --auto-recall, the token budget of what it adds to a prompt (the hooks' --recall-tokens)."`
+	StartTokens  int  `name:"start-tokens" default:"0" help:"On SessionStart, also give the model the memories of earlier sessions that best match the project directory's name, within this many tokens (the hooks' --start-tokens; 0: the date only)."`
+}
+
+// defaultRecallTokens is the hook's own --recall-tokens default, which
+// its command leaves out.
+const defaultRecallTokens = 800
+
+// check refuses budgets the hooks could not use: an edited hook command
+// is one Codex no longer trusts, so setup is where they are set.
+func (c hookFlags) check() error {
+	const most = 100000 // recall's max_tokens
+	switch {
+	case c.RecallTokens < 1 || c.RecallTokens > most:
+		return fmt.Errorf("--recall-tokens must be at least 1 and at most %d, got %d", most, c.RecallTokens)
+	case c.StartTokens < 0 || c.StartTokens > most:
+		return fmt.Errorf("--start-tokens must be at least 0 (none) and at most %d, got %d", most, c.StartTokens)
+	case c.RecallTokens != defaultRecallTokens && !c.AutoRecall:
+		return errors.New("--recall-tokens is the budget of --auto-recall: give both")
+	}
+	return nil
 }
 
 // hookEvents are the events the hook is registered for.
@@ -77,6 +98,9 @@ func (c setupClaudeCmd) files() (settingsFiles, error) {
 }
 
 func (c setupClaudeCmd) Run(e *env) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	files, err := c.files()
 	if err != nil {
 		return err
@@ -180,6 +204,12 @@ func (c hookFlags) hookArgs(host string) []string {
 	}
 	if c.AutoRecall {
 		args = append(args, "--auto-recall")
+		if c.RecallTokens != defaultRecallTokens {
+			args = append(args, "--recall-tokens", strconv.Itoa(c.RecallTokens))
+		}
+	}
+	if c.StartTokens > 0 {
+		args = append(args, "--start-tokens", strconv.Itoa(c.StartTokens))
 	}
 	return args
 }

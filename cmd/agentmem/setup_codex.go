@@ -54,6 +54,9 @@ func (c setupCodexCmd) codexHome() (string, error) {
 }
 
 func (c setupCodexCmd) Run(e *env) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	dir, err := c.codexHome()
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func TestIsOurCodexHook(t *testing.T) {
 func TestSetupCodexWithoutCodex(t *testing.T) {
 	home := t.TempDir()
 	e := hookEnv(t)
-	err := setupCodexCmd{Codex: filepath.Join(home, "no-codex"), home: home}.Run(e)
+	err := setupCodexCmd{Codex: filepath.Join(home, "no-codex"), home: home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}.Run(e)
 	if err == nil || !strings.Contains(err.Error(), "needs the codex binary") || !strings.Contains(err.Error(), "nothing changed") {
 		t.Fatalf("err = %v", err)
 	}
@@ -101,7 +101,7 @@ func TestSetupCodexFailingCodexRestoresHooks(t *testing.T) {
 	home := t.TempDir()
 	e := hookEnv(t)
 	hooks := filepath.Join(home, ".codex", "hooks.json")
-	if err := (setupCodexCmd{Codex: falseBin, home: home}).Run(e); err == nil || !strings.Contains(err.Error(), "is as it was") {
+	if err := (setupCodexCmd{Codex: falseBin, home: home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}).Run(e); err == nil || !strings.Contains(err.Error(), "is as it was") {
 		t.Fatalf("err = %v, want a failure saying hooks.json is as it was", err)
 	}
 	if _, err := os.Stat(hooks); !os.IsNotExist(err) {
@@ -109,7 +109,7 @@ func TestSetupCodexFailingCodexRestoresHooks(t *testing.T) {
 	}
 	users := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"my-own-hook"}]}]}}`
 	os.WriteFile(hooks, []byte(users), 0o600)
-	if err := (setupCodexCmd{Codex: falseBin, home: home}.Run(e)); err == nil {
+	if err := (setupCodexCmd{Codex: falseBin, home: home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}.Run(e)); err == nil {
 		t.Fatal("setup with a failing codex succeeded")
 	}
 	if got, _ := os.ReadFile(hooks); string(got) != users {

@@ -77,7 +77,7 @@ func (s *setupEnv) write(rel, content string) string {
 }
 
 func (s *setupEnv) run(opts ...func(*setupClaudeCmd)) error {
-	c := setupClaudeCmd{Scope: "user", Project: s.proj, home: s.home}
+	c := setupClaudeCmd{Scope: "user", Project: s.proj, home: s.home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -572,6 +572,37 @@ func TestSetupUninstallByAnotherPath(t *testing.T) {
 	for _, f := range []string{filepath.Join(real, ".mcp.json"), filepath.Join(real, ".claude", "settings.json")} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			t.Errorf("uninstall by a link to the project left %s: %v", f, err)
+		}
+	}
+}
+
+// The hooks' budgets are set by setup (an edited hook command is one
+// Codex no longer trusts): they reach every hook's command, as the hook
+// reads them, and a budget the hooks could not use is refused.
+func TestSetupHookBudgets(t *testing.T) {
+	s := newSetupEnv(t)
+	settings := filepath.Join(s.home, ".claude", "settings.json")
+	s.must(autoRecall, func(c *setupClaudeCmd) { c.RecallTokens, c.StartTokens = 300, 400 })
+	for _, event := range []string{"SessionStart", "UserPromptSubmit", "Stop"} {
+		cmds := commands(readJSON(t, settings), event)
+		if len(cmds) != 1 || !strings.HasSuffix(cmds[0], "hook claude-code --auto-recall --recall-tokens 300 --start-tokens 400") {
+			t.Errorf("%s hooks: %q", event, cmds)
+		}
+	}
+	s.must() // the defaults: nothing said
+	if cmds := commands(readJSON(t, settings), "Stop"); len(cmds) != 1 || !strings.HasSuffix(cmds[0], "hook claude-code") {
+		t.Errorf("Stop hooks after a setup with the defaults: %q", cmds)
+	}
+	for _, tc := range []struct {
+		opt  func(*setupClaudeCmd)
+		want string
+	}{
+		{func(c *setupClaudeCmd) { c.AutoRecall, c.RecallTokens = true, 0 }, "--recall-tokens must be at least 1 and at most 100000, got 0"},
+		{func(c *setupClaudeCmd) { c.StartTokens = -1 }, "--start-tokens must be at least 0 (none) and at most 100000, got -1"},
+		{func(c *setupClaudeCmd) { c.RecallTokens = 300 }, "--recall-tokens is the budget of --auto-recall: give both"},
+	} {
+		if err := s.run(tc.opt); err == nil || err.Error() != tc.want {
+			t.Errorf("setup: %v, want %q", err, tc.want)
 		}
 	}
 }
