@@ -23,7 +23,7 @@ func TestProgressLineEnds(t *testing.T) {
 		return string(b)
 	}
 	if got := capture(func() {
-		progress, end := progressLine("docs")
+		progress, end := progressTo("docs", true)
 		progress(5, 10)
 		progress(10, 10)
 		progress(10, 10)
@@ -32,11 +32,20 @@ func TestProgressLineEnds(t *testing.T) {
 		t.Errorf("to its total: %q", got)
 	}
 	if got := capture(func() {
-		progress, end := progressLine("docs")
+		progress, end := progressTo("docs", true)
 		progress(5, 10)
 		end()
 		end()
 	}); got != "\rdocs 5/10\n" {
 		t.Errorf("ended early: %q", got)
+	}
+	// to a log file or a pipe: a line a tenth, no carriage return
+	if got := capture(func() {
+		progress, end := progressLine("docs")
+		progress(5, 10)
+		progress(10, 10)
+		end()
+	}); got != "docs 5/10\ndocs 10/10\n" {
+		t.Errorf("not to a terminal: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"os"
 	"path/filepath"
 
@@ -34,8 +35,14 @@ type vectorRebuilder interface {
 
 // progressLine prints "\r<what> done/total" on stderr every tenth, and
 // ends the line when done reaches total (so that a log line after it
-// starts on its own), or when end is called first (an error).
+// starts on its own), or when end is called first (an error). When stderr
+// is not a terminal (a log file, a pipe), each tenth is a line of its own.
 func progressLine(what string) (progress func(done, total int), end func()) {
+	return progressTo(what, term.IsTerminal(int(os.Stderr.Fd())))
+}
+
+// progressTo is progressLine, on one line redrawn when tty is true.
+func progressTo(what string, tty bool) (progress func(done, total int), end func()) {
 	last, open, finished := -1, false, false
 	end = func() {
 		if open {
@@ -45,8 +52,13 @@ func progressLine(what string) (progress func(done, total int), end func()) {
 	}
 	progress = func(done, total int) {
 		if pct := done * 100 / max(total, 1); !finished && (pct/10 != last/10 || done == total) {
-			last, open = pct, true
-			fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, done, total)
+			last = pct
+			if tty {
+				open = true
+				fmt.Fprintf(os.Stderr, "\r%s %d/%d", what, done, total)
+			} else {
+				fmt.Fprintf(os.Stderr, "%s %d/%d\n", what, done, total)
+			}
 			if done == total {
 				finished = true
 				end()
