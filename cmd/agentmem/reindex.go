@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/term"
 
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
