@@ -77,6 +77,18 @@ func (c setupCodexCmd) Run(e *env) error {
 	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("codex")...))
 	hooksFile := filepath.Join(dir, "hooks.json")
 	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
+	// the record of the hooks.json setup created, which uninstall removes
+	// when it holds nothing else (as Claude Code's settings); a dry run
+	// says so too
+	record, err := recordFile(c.home, "setup-codex.json")
+	if err != nil {
+		return err
+	}
+	rec, err := readSetupRecord(record)
+	if err != nil {
+		return err
+	}
+	ch.removeEmpty = c.Uninstall && slices.Contains(rec.Created, samePath(hooksFile))
 	if c.DryRun {
 		if err := ch.apply(true); err != nil {
 			return err
@@ -94,18 +106,7 @@ func (c setupCodexCmd) Run(e *env) error {
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
 	defer cancel()
-	// the record of the hooks.json setup created, which uninstall removes
-	// when it holds nothing else (as Claude Code's settings)
-	record, err := recordFile(c.home, "setup-codex.json")
-	if err != nil {
-		return err
-	}
-	rec, err := readSetupRecord(record)
-	if err != nil {
-		return err
-	}
 	if c.Uninstall {
-		ch.removeEmpty = slices.Contains(rec.Created, samePath(hooksFile))
 		done, err := c.uninstall(ctx, dir, ch)
 		if err == nil {
 			rec.noteFiles(done)
@@ -130,7 +131,7 @@ func (c setupCodexCmd) Run(e *env) error {
 		if rerr != nil {
 			return fmt.Errorf("%w; putting %s back failed too: %v", err, hooksFile, rerr)
 		}
-		return fmt.Errorf("%w; %s is as it was", err, hooksFile)
+		return fmt.Errorf("%w; %s was put back as it was", err, hooksFile)
 	}
 	if errors.Is(readErr, fs.ErrNotExist) {
 		rec.noteFiles(fileOutcome{created: []string{hooksFile}})

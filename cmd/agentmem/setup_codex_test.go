@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,7 +102,7 @@ func TestSetupCodexFailingCodexRestoresHooks(t *testing.T) {
 	home := t.TempDir()
 	e := hookEnv(t)
 	hooks := filepath.Join(home, ".codex", "hooks.json")
-	if err := (setupCodexCmd{Codex: falseBin, home: home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}).Run(e); err == nil || !strings.Contains(err.Error(), "is as it was") {
+	if err := (setupCodexCmd{Codex: falseBin, home: home, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}).Run(e); err == nil || !strings.Contains(err.Error(), "was put back as it was") {
 		t.Fatalf("err = %v, want a failure saying hooks.json is as it was", err)
 	}
 	if _, err := os.Stat(hooks); !os.IsNotExist(err) {
@@ -114,5 +115,48 @@ func TestSetupCodexFailingCodexRestoresHooks(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(hooks); string(got) != users {
 		t.Errorf("hooks.json after a failed setup:\n%s\nwant the user's:\n%s", got, users)
+	}
+}
+
+// --uninstall --dry-run says what --uninstall does to a hooks.json setup
+// created: it is removed, not left as {} (the dry run said "would become
+// {}").
+func TestSetupCodexDryRunUninstallSaysRemoved(t *testing.T) {
+	home := t.TempDir()
+	e := hookEnv(t)
+	hooks := filepath.Join(home, ".codex", "hooks.json")
+	if err := os.MkdirAll(filepath.Dir(hooks), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooks, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"agentmem hook codex"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	record, err := recordFile(home, "setup-codex.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readSetupRecord(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.noteFiles(fileOutcome{created: []string{hooks}})
+	if err := rec.save(record); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	err = setupCodexCmd{Codex: filepath.Join(home, "no-codex"), home: home, DryRun: true, Uninstall: true, hookFlags: hookFlags{RecallTokens: defaultRecallTokens}}.Run(e)
+	os.Stdout = saved
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil || !strings.Contains(string(out), hooks+" would be removed") {
+		t.Errorf("dry run: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(hooks); err != nil {
+		t.Errorf("a dry run changed hooks.json: %v", err)
 	}
 }
