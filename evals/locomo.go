@@ -78,6 +78,10 @@ func LoadLoCoMo(r io.Reader) (*Dataset, error) {
 	return d, nil
 }
 
+// locomoUnit reads one conversation of LoCoMo: its sessions with turns,
+// and its questions, asked the day after its last session. It also
+// returns how many evidence ids named no turn (dropped) and how many
+// questions were left without evidence.
 func locomoUnit(s locomoSample) (Unit, int, int, error) {
 	u := Unit{ID: s.SampleID}
 	var speakerA string
@@ -92,37 +96,13 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 	slices.Sort(nums)
 	sessionOf := map[string]string{} // every turn's ref -> its session
 	for _, n := range nums {
-		var turns []locomoTurn
-		if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &turns); err != nil {
-			return u, 0, 0, fmt.Errorf("session_%d: %w", n, err)
-		}
-		if len(turns) == 0 {
-			continue
-		}
-		var when string
-		json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d_date_time", n)], &when)
-		date, err := time.Parse(locomoDate, strings.TrimSpace(when))
+		sess, ok, err := locomoSession(s, n, speakerA, sessionOf)
 		if err != nil {
-			return u, 0, 0, fmt.Errorf("session_%d_date_time: %w", n, err)
+			return u, 0, 0, err
 		}
-		sess := Session{ID: fmt.Sprintf("session_%d", n), Date: date}
-		for i, t := range turns {
-			role := "assistant"
-			if t.Speaker == speakerA {
-				role = "user"
-			}
-			text := t.Text
-			if t.Caption != "" {
-				text += " [shared a photo: " + t.Caption + "]"
-			}
-			ref := normaliseDiaID(t.DiaID)
-			if ref == "" {
-				ref = fmt.Sprintf("D%d:%d", n, i+1)
-			}
-			sessionOf[ref] = sess.ID
-			sess.Turns = append(sess.Turns, Turn{Ref: ref, Role: role, Speaker: t.Speaker, Text: text})
+		if ok {
+			u.Sessions = append(u.Sessions, sess)
 		}
-		u.Sessions = append(u.Sessions, sess)
 	}
 	if len(u.Sessions) == 0 {
 		return u, 0, 0, fmt.Errorf("no sessions")
@@ -132,43 +112,94 @@ func locomoUnit(s locomoSample) (Unit, int, int, error) {
 
 	dropped, empty := 0, 0
 	for i, qa := range s.QA {
-		name, ok := locomoCategories[qa.Category]
-		if !ok {
-			return u, 0, 0, fmt.Errorf("qa %d: unknown category %d", i, qa.Category)
+		q, nd, err := locomoQuestion(s.SampleID, i, qa, u.Now, sessionOf)
+		if err != nil {
+			return u, 0, 0, err
 		}
-		q := Question{
-			ID:          fmt.Sprintf("%s/q%d", s.SampleID, i),
-			Category:    name,
-			Text:        qa.Question,
-			Answer:      answerText(qa.Answer),
-			Adversarial: answerText(qa.Adversarial),
-			Date:        u.Now,
-			Abstain:     qa.Category == 5,
-		}
-		if qa.Category == 3 {
-			// The official scorer keeps the part before the first ';'.
-			q.Answer, _, _ = strings.Cut(q.Answer, ";")
-			q.Answer = strings.TrimSpace(q.Answer)
-		}
-		for _, ref := range parseEvidence(qa.Evidence) {
-			sid, ok := sessionOf[ref]
-			if !ok {
-				dropped++
-				continue
-			}
-			if !slices.Contains(q.EvidenceTurns, ref) {
-				q.EvidenceTurns = append(q.EvidenceTurns, ref)
-			}
-			if !slices.Contains(q.EvidenceSessions, sid) {
-				q.EvidenceSessions = append(q.EvidenceSessions, sid)
-			}
-		}
+		dropped += nd
 		if len(q.EvidenceTurns) == 0 {
 			empty++
 		}
 		u.Questions = append(u.Questions, q)
 	}
 	return u, dropped, empty, nil
+}
+
+// locomoSession reads session n of s, dated by its session_<n>_date_time;
+// speakerA's turns are the user's. It notes each turn's session in
+// sessionOf. ok is false for a session without turns, whose date is not
+// read.
+func locomoSession(s locomoSample, n int, speakerA string, sessionOf map[string]string) (sess Session, ok bool, err error) {
+	var turns []locomoTurn
+	if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &turns); err != nil {
+		return sess, false, fmt.Errorf("session_%d: %w", n, err)
+	}
+	if len(turns) == 0 {
+		return sess, false, nil
+	}
+	var when string
+	json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d_date_time", n)], &when)
+	date, err := time.Parse(locomoDate, strings.TrimSpace(when))
+	if err != nil {
+		return sess, false, fmt.Errorf("session_%d_date_time: %w", n, err)
+	}
+	sess = Session{ID: fmt.Sprintf("session_%d", n), Date: date}
+	for i, t := range turns {
+		role := "assistant"
+		if t.Speaker == speakerA {
+			role = "user"
+		}
+		text := t.Text
+		if t.Caption != "" {
+			text += " [shared a photo: " + t.Caption + "]"
+		}
+		ref := normaliseDiaID(t.DiaID)
+		if ref == "" {
+			ref = fmt.Sprintf("D%d:%d", n, i+1)
+		}
+		sessionOf[ref] = sess.ID
+		sess.Turns = append(sess.Turns, Turn{Ref: ref, Role: role, Speaker: t.Speaker, Text: text})
+	}
+	return sess, true, nil
+}
+
+// locomoQuestion reads question i of sample, asked at now, with its
+// evidence: the turns its ids name (sessionOf), and their sessions. It
+// also returns how many of its ids named no turn and were dropped.
+func locomoQuestion(sample string, i int, qa locomoQA, now time.Time, sessionOf map[string]string) (Question, int, error) {
+	name, ok := locomoCategories[qa.Category]
+	if !ok {
+		return Question{}, 0, fmt.Errorf("qa %d: unknown category %d", i, qa.Category)
+	}
+	q := Question{
+		ID:          fmt.Sprintf("%s/q%d", sample, i),
+		Category:    name,
+		Text:        qa.Question,
+		Answer:      answerText(qa.Answer),
+		Adversarial: answerText(qa.Adversarial),
+		Date:        now,
+		Abstain:     qa.Category == 5,
+	}
+	if qa.Category == 3 {
+		// The official scorer keeps the part before the first ';'.
+		q.Answer, _, _ = strings.Cut(q.Answer, ";")
+		q.Answer = strings.TrimSpace(q.Answer)
+	}
+	dropped := 0
+	for _, ref := range parseEvidence(qa.Evidence) {
+		sid, ok := sessionOf[ref]
+		if !ok {
+			dropped++
+			continue
+		}
+		if !slices.Contains(q.EvidenceTurns, ref) {
+			q.EvidenceTurns = append(q.EvidenceTurns, ref)
+		}
+		if !slices.Contains(q.EvidenceSessions, sid) {
+			q.EvidenceSessions = append(q.EvidenceSessions, sid)
+		}
+	}
+	return q, dropped, nil
 }
 
 var diaID = regexp.MustCompile(`^D:?(\d+):(\d+)$`)

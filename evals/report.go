@@ -12,6 +12,30 @@ import (
 func WriteReport(w io.Writer, s Summary, chart string) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	reportRun(p, s)
+	reportSpeed(p, s)
+	reportOverall(p, s)
+	cats := Categories(s.Benchmark)
+	names, by := make([]string, len(s.Configs)), make([]map[string]Category, len(s.Configs))
+	for i, c := range s.Configs {
+		names[i], by[i] = c.Config, c.ByCategory
+	}
+	table := retrievalTables(p, "config", " (baseline)", cats, names, by, true)
+	reportAnswers(p, s, table)
+	p("\n## Configurations\n\n| config | settings |\n| --- | --- |\n")
+	for _, c := range s.Configs {
+		p("| %s | %s |\n", c.Config, c.Description)
+	}
+	if chart != "" {
+		p("\n![recall by category and tokens against k](%s)\n", chart)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// reportRun writes the report's title and what was run: the data, the
+// server, the models, what the figures count.
+func reportRun(p func(string, ...any), s Summary) {
 	p("# agentmem on %s\n\n", s.Benchmark)
 	p("- data: %s (%d questions, %d turns, %.1f sessions per %s)\n", s.Data, s.Questions, s.Turns, s.Sessions, unitName(s.Benchmark))
 	p("- server: %s\n", s.Server)
@@ -29,6 +53,10 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	for _, n := range s.Notes {
 		p("- %s\n", n)
 	}
+}
+
+// reportSpeed writes the table of the ingest's speed at each granularity.
+func reportSpeed(p func(string, ...any), s Summary) {
 	p("\n## Speed\n\n| granularity | units | turns | seconds | turns/s |\n| --- | ---: | ---: | ---: | ---: |\n")
 	for _, g := range []Granularity{ByTurn, ByRound, BySession} {
 		if in, ok := s.Ingest[string(g)]; ok {
@@ -38,7 +66,11 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 	if len(s.Ingest) == 0 {
 		p("| (all results were cached; nothing was stored in this run) | | | | |\n")
 	}
+}
 
+// reportOverall writes the table of each configuration's overall figures,
+// and for LongMemEval their session and turn levels.
+func reportOverall(p func(string, ...any), s Summary) {
 	p("\n## Overall\n\n| config | agent | k | answered | recall_all | recall_any | NDCG | tokens mean | p50 | p95 | recall ms p50 | p95 | recalls/q | J | sufficiency |\n")
 	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range s.Configs {
@@ -56,12 +88,13 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 				Pct(tu.RecallAll), Pct(tu.RecallAny), num(tu.NDCG), tu.Questions)
 		}
 	}
-	cats := Categories(s.Benchmark)
-	names, by := make([]string, len(s.Configs)), make([]map[string]Category, len(s.Configs))
-	for i, c := range s.Configs {
-		names[i], by[i] = c.Config, c.ByCategory
-	}
-	table := retrievalTables(p, "config", " (baseline)", cats, names, by, true)
+}
+
+// reportAnswers writes what the answers were measured by, where they
+// were: the answer shown, the judge's verdicts (J, context sufficiency,
+// why answers were wrong) and the abstention questions; table writes a
+// by-category table of the configurations.
+func reportAnswers(p func(string, ...any), s Summary, table func(string, func(Category) string)) {
 	if s.AnswerShown != nil {
 		p("\n## Answer shown\n\nThe share of questions whose gold answer's words all appear in the context shown to the answer model (no model involved: a coincidental word counts, a paraphrase does not; it catches a recall that returns the right memory but shows the wrong part of it). Overall as retrieval: without LoCoMo's adversarial and LongMemEval's abstention questions.\n\n| config | answer shown |\n| --- | ---: |\n")
 		for _, c := range s.Configs {
@@ -87,15 +120,6 @@ func WriteReport(w io.Writer, s Summary, chart string) error {
 			}
 		}
 	}
-	p("\n## Configurations\n\n| config | settings |\n| --- | --- |\n")
-	for _, c := range s.Configs {
-		p("| %s | %s |\n", c.Config, c.Description)
-	}
-	if chart != "" {
-		p("\n![recall by category and tokens against k](%s)\n", chart)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func unitName(bench string) string {

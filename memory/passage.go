@@ -366,7 +366,43 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		return ""
 	}
 	span := max(1, 3*n/4) // about 0.75 words a token
-	words, glued, split := want.words[:0], want.glued[:0], false
+	words, glued, split := want.splitWords(text)
+	if split || u != utf8.RuneCountInString(text) {
+		// text with characters read about one a token (see units): as
+		// many words as make n tokens of this text, where a Korean word
+		// is several tokens and a Chinese character one
+		span = max(1, n*len(words)/tokens(u))
+	}
+	if len(words) <= span {
+		return ""
+	}
+	match := want.matches(words, byKinds)
+	best := want.bestWindow(match, span)
+	out := strings.Join(words[best:best+span], " ")
+	if split {
+		var b strings.Builder
+		for k := best; k < best+span; k++ {
+			if k > best && !glued[k] {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[k])
+		}
+		out = b.String()
+	}
+	if best > 0 {
+		out = "… " + out
+	}
+	if best+span < len(words) {
+		out += " …"
+	}
+	return out
+}
+
+// splitWords is text's words, in want's buffers: a character of a script
+// written without spaces is a word (script.Pieces), glued to the one
+// before it when no space comes between them; split reports such a word.
+func (want *stems) splitWords(text string) (words []string, glued []bool, split bool) {
+	words, glued = want.words[:0], want.glued[:0]
 	for w := range strings.FieldsSeq(text) {
 		if script.Plain(w) { // most words, without a call
 			words, glued = append(words, w), append(glued, false)
@@ -378,17 +414,13 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		})
 	}
 	want.words, want.glued = words, glued
-	if split || u != utf8.RuneCountInString(text) {
-		// text with characters read about one a token (see units): as
-		// many words as make n tokens of this text, where a Korean word
-		// is several tokens and a Chinese character one
-		span = max(1, n*len(words)/tokens(u))
-	}
-	if len(words) <= span {
-		return ""
-	}
-	// each word's query word (its index + 1; 0: none), once: the window
-	// passes every word twice
+	return words, glued, split
+}
+
+// matches is each word's query word (its index + 1; 0: none), in want's
+// buffer, once: the window passes every word twice. byKinds: if no word
+// is a query word, words are matched by their kinds (kindsMatch).
+func (want *stems) matches(words []string, byKinds bool) []int32 {
 	match := slices.Grow(want.match[:0], len(words))[:len(words)]
 	want.match = match
 	found := false
@@ -399,6 +431,12 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 	if !found && byKinds {
 		want.kindsMatch(words, match)
 	}
+	return match
+}
+
+// bestWindow is the first word of the window of span words that holds
+// the most distinct query words of match, its matches centred in it.
+func (want *stems) bestWindow(match []int32, span int) int {
 	best, bestScore := 0, -1
 	score := 0
 	if len(want.seen) != len(want.index)+1 {
@@ -419,7 +457,7 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 		}
 	}
 	end := span - 1 // the last word of the best window: its last match
-	for i := range words {
+	for i := range match {
 		add(match[i], 1)
 		if i >= span {
 			add(match[i-span], -1)
@@ -438,26 +476,9 @@ func excerpt(text string, want *stems, n int, byKinds bool) string {
 			first++
 		}
 		slack := span - (end - first + 1)
-		best = min(max(0, first-slack/3), len(words)-span)
+		best = min(max(0, first-slack/3), len(match)-span)
 	}
-	out := strings.Join(words[best:best+span], " ")
-	if split {
-		var b strings.Builder
-		for k := best; k < best+span; k++ {
-			if k > best && !glued[k] {
-				b.WriteByte(' ')
-			}
-			b.WriteString(words[k])
-		}
-		out = b.String()
-	}
-	if best > 0 {
-		out = "… " + out
-	}
-	if best+span < len(words) {
-		out += " …"
-	}
-	return out
+	return best
 }
 
 // stems are the stems of a query's words, without common words, each with

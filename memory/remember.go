@@ -67,24 +67,7 @@ type RememberResult struct {
 // with any invalid message stores nothing. How a resend is told from new
 // turns is newTurns'.
 func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
-	ns, err := s.ns(ctx, req.Namespace, true)
-	if err == nil {
-		err = newName("namespace", ns, maxNamespace)
-	}
-	if err != nil {
-		return RememberResult{}, err
-	}
-	turns, err := s.readMessages(req.Messages)
-	if err != nil {
-		return RememberResult{}, err
-	}
-	given, sessionID, err := s.sessionOf(req, turns)
-	if err == nil && req.SessionID != "" {
-		// the start of a UUID a recall showed adds to that session, as
-		// every argument naming a session takes it; an id no session has
-		// starts one
-		sessionID, err = s.resolveSession(ctx, ns, sessionID) // newName checked it
-	}
+	ns, sessionID, turns, given, err := s.rememberTarget(ctx, req)
 	if err != nil {
 		return RememberResult{}, err
 	}
@@ -111,8 +94,63 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	} else {
 		held = newTurns(existing, turns, byKey)
 	}
-	created := s.now().UTC()
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
+	ms, prev := s.newMemories(&res, turns, held, next, date, prev)
+	if len(ms) == 0 {
+		if !given.IsZero() && prev.Format(time.DateOnly) > given.Format(time.DateOnly) {
+			res.SessionDate = prev // a resend: not a date before the session's last turn's day
+		}
+		return res, nil
+	}
+	// the date the call's turns are stored under: a session's days never
+	// go back, so a date given before its last turn's day is not theirs
+	res.SessionDate = ms[0].SessionDate
+	if last := ms[len(ms)-1].Turn; last > MaxTurn {
+		return RememberResult{}, &FieldError{"messages", fmt.Sprintf("session %s is full: its turns would reach %d; the limit is %d (start a new session_id)", sessionID, last, MaxTurn)}
+	}
+	if err := s.put(ctx, ms, existing, req.VectorsLater); err != nil {
+		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
+	}
+	res.Stored = len(ms)
+	return res, nil
+}
+
+// rememberTarget reads req for Remember: the namespace it stores in, its
+// session (the session a UUID's start names, when it gives one), its
+// turns, and the session date it gives (zero: none).
+func (s *Service) rememberTarget(ctx context.Context, req RememberRequest) (ns, sessionID string, turns []turn, given time.Time, err error) {
+	ns, err = s.ns(ctx, req.Namespace, true)
+	if err == nil {
+		err = newName("namespace", ns, maxNamespace)
+	}
+	if err != nil {
+		return "", "", nil, time.Time{}, err
+	}
+	turns, err = s.readMessages(req.Messages)
+	if err != nil {
+		return "", "", nil, time.Time{}, err
+	}
+	given, sessionID, err = s.sessionOf(req, turns)
+	if err == nil && req.SessionID != "" {
+		// the start of a UUID a recall showed adds to that session, as
+		// every argument naming a session takes it; an id no session has
+		// starts one
+		sessionID, err = s.resolveSession(ctx, ns, sessionID) // newName checked it
+	}
+	if err != nil {
+		return "", "", nil, time.Time{}, err
+	}
+	return ns, sessionID, turns, given, nil
+}
+
+// newMemories makes the memories of res's session of the turns held does
+// not name (those it names are stored already: their ids go to res.IDs,
+// counted in res.Skipped), numbered from next, each dated by its
+// timestamp, the session's date and prev (the date of the turn before
+// it); it returns them and the date of the session's last turn.
+func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, next int, date, prev time.Time) ([]Memory, time.Time) {
+	ns, sessionID := res.Namespace, res.SessionID
+	created := s.now().UTC()
 	var ms []Memory
 	for i, t := range turns {
 		if held[i] != "" {
@@ -139,23 +177,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 		res.IDs[i] = m.ID
 		ms = append(ms, m)
 	}
-	if len(ms) == 0 {
-		if !given.IsZero() && prev.Format(time.DateOnly) > given.Format(time.DateOnly) {
-			res.SessionDate = prev // a resend: not a date before the session's last turn's day
-		}
-		return res, nil
-	}
-	// the date the call's turns are stored under: a session's days never
-	// go back, so a date given before its last turn's day is not theirs
-	res.SessionDate = ms[0].SessionDate
-	if last := ms[len(ms)-1].Turn; last > MaxTurn {
-		return RememberResult{}, &FieldError{"messages", fmt.Sprintf("session %s is full: its turns would reach %d; the limit is %d (start a new session_id)", sessionID, last, MaxTurn)}
-	}
-	if err := s.put(ctx, ms, existing, req.VectorsLater); err != nil {
-		return RememberResult{}, fmt.Errorf("storing session %s: %w", sessionID, err)
-	}
-	res.Stored = len(ms)
-	return res, nil
+	return ms, prev
 }
 
 // byPosition says which incoming turns, the first at position at of the

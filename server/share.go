@@ -267,6 +267,8 @@ func (ss *sockSession) drain() {
 	ss.mu.Unlock()
 }
 
+// serve is one session of conn with the MCP server s, until the client is
+// done, or ctx ends and ss hands over (handOver).
 func (ss *sockSession) serve(ctx context.Context, conn net.Conn, s *mcpserver.MCPServer, logger *slog.Logger, grace time.Duration) error {
 	defer conn.Close()
 	pr, pw := io.Pipe()
@@ -283,49 +285,63 @@ func (ss *sockSession) serve(ctx context.Context, conn net.Conn, s *mcpserver.MC
 		// not ctx: the server must finish the calls in flight when ctx ends
 		served <- serveConn(context.WithoutCancel(ctx), s, pr, out, logger)
 	}()
-	go func() {
-		r := bufio.NewReader(conn)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				// the client is done (or gone): let the server answer what
-				// it has and end the session
-				pw.Close()
-				return
-			}
-			m := peek(line)
-			ss.mu.Lock()
-			if ss.draining {
-				ss.mu.Unlock()
-				if m.kind == request {
-					out.Write(errorLine(m.rawID, codeHandover, "agentmem: this server is handing the memory over to another process; the request was not started: send it again", nil))
-				}
-				continue
-			}
-			// counted before the server can see it, so that a drain waits
-			// for its answer; not written under mu, because the server may
-			// answer (and take mu in onLine) before it reads the next line
-			switch m.kind {
-			case request:
-				ss.inflight[m.id] = true
-			case notification:
-				if m.method == "notifications/cancelled" {
-					if id, ok := cancelledID(m.params); ok {
-						delete(ss.inflight, id) // a cancelled request may get no answer
-					}
-				}
-			}
-			ss.mu.Unlock()
-			if _, err := pw.Write(line); err != nil {
-				return
-			}
-		}
-	}()
+	go ss.relay(conn, pw, out)
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
+	return ss.handOver(served, pw, logger, grace)
+}
+
+// relay passes the lines of conn to the MCP server's input pw as they
+// come, counting the requests among them (until onLine sees their
+// responses go out); once ss drains, it answers new requests on out with
+// codeHandover instead. It closes pw when the client is done.
+func (ss *sockSession) relay(conn net.Conn, pw *io.PipeWriter, out *lineWriter) {
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			// the client is done (or gone): let the server answer what
+			// it has and end the session
+			pw.Close()
+			return
+		}
+		m := peek(line)
+		ss.mu.Lock()
+		if ss.draining {
+			ss.mu.Unlock()
+			if m.kind == request {
+				out.Write(errorLine(m.rawID, codeHandover, "agentmem: this server is handing the memory over to another process; the request was not started: send it again", nil))
+			}
+			continue
+		}
+		// counted before the server can see it, so that a drain waits
+		// for its answer; not written under mu, because the server may
+		// answer (and take mu in onLine) before it reads the next line
+		switch m.kind {
+		case request:
+			ss.inflight[m.id] = true
+		case notification:
+			if m.method == "notifications/cancelled" {
+				if id, ok := cancelledID(m.params); ok {
+					delete(ss.inflight, id) // a cancelled request may get no answer
+				}
+			}
+		}
+		ss.mu.Unlock()
+		if _, err := pw.Write(line); err != nil {
+			return
+		}
+	}
+}
+
+// handOver drains ss, its context ended: it waits for the calls in
+// flight to be answered (or grace to pass), then ends the MCP server's
+// input pw and returns how the server (served) ended, or an error when it
+// does not within grace.
+func (ss *sockSession) handOver(served <-chan error, pw *io.PipeWriter, logger *slog.Logger, grace time.Duration) error {
 	ss.drain()
 	deadline := time.Now().Add(grace)
 	for {

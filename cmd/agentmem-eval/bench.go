@@ -136,20 +136,7 @@ func benchRun(e *env, c benchCmd, dir string, n int, sessions []benchSession, qu
 	if !keep {
 		defer os.RemoveAll(dir)
 	}
-	open := func() (*embedded.Store, *memory.Service, time.Duration, error) {
-		start := time.Now()
-		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.RecipeOf(emb), NoSync: true, Logger: e.log})
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		took := time.Since(start)
-		svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Namespace: benchNS})
-		if err != nil {
-			st.Close()
-			return nil, nil, 0, err
-		}
-		return st, svc, took, nil
-	}
+	open := benchOpener(e, dir, emb)
 
 	// ingest
 	if reuse {
@@ -168,7 +155,51 @@ func benchRun(e *env, c benchCmd, dir string, n int, sessions []benchSession, qu
 		return err
 	}
 	start, cpu0 := time.Now(), cpuTime()
-	stored, skipped := 0, 0
+	skipped, err := benchIngestTurns(ctx, svc, sessions, n, perCall)
+	if err != nil {
+		benchClose(svc, st)
+		return err
+	}
+	ingest, ingestCPU := time.Since(start), cpuTime()-cpu0
+	start = time.Now()
+	if err := benchClose(svc, st); err != nil {
+		return err
+	}
+	closing := time.Since(start)
+	embedShare, err := benchEmbedShare(ctx, emb, sessions, n, ingest)
+	if err != nil {
+		return err
+	}
+
+	return benchRecall(e, c, dir, n, queries, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing, skipped})
+}
+
+// benchOpener is what opens the store in dir, and a service of emb on it,
+// timing the store's open.
+func benchOpener(e *env, dir string, emb memory.Embedder) func() (*embedded.Store, *memory.Service, time.Duration, error) {
+	ctx := e.ctx
+	return func() (*embedded.Store, *memory.Service, time.Duration, error) {
+		start := time.Now()
+		st, err := embedded.Open(ctx, filepath.Join(dir, "store"), embedded.Options{EmbedderID: emb.ID(), Dims: emb.Dims(), Recipe: memory.RecipeOf(emb), NoSync: true, Logger: e.log})
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		took := time.Since(start)
+		svc, err := memory.New(memory.Options{Store: st, Embedder: emb, Namespace: benchNS})
+		if err != nil {
+			st.Close()
+			return nil, nil, 0, err
+		}
+		return st, svc, took, nil
+	}
+}
+
+// benchIngestTurns remembers n turns of sessions through svc, the
+// sessions again (under other ids) past their count, perCall turns a call
+// (0: a session whole), and returns how many of them the store already
+// held.
+func benchIngestTurns(ctx context.Context, svc *memory.Service, sessions []benchSession, n, perCall int) (skipped int, err error) {
+	stored := 0
 	for pass := 0; stored < n; pass++ {
 		for _, s := range sessions {
 			if stored >= n {
@@ -184,21 +215,21 @@ func benchRun(e *env, c benchCmd, dir string, n int, sessions []benchSession, qu
 				msgs = msgs[len(call):]
 				res, err := svc.Remember(ctx, memory.RememberRequest{Namespace: benchNS, SessionID: fmt.Sprintf("p%d-%s", pass, s.id), SessionDate: s.date, Messages: call})
 				if err != nil {
-					benchClose(svc, st)
-					return err
+					return 0, err
 				}
 				stored += res.Stored + res.Skipped
 				skipped += res.Skipped
 			}
 		}
 	}
-	ingest, ingestCPU := time.Since(start), cpuTime()-cpu0
-	start = time.Now()
-	if err := benchClose(svc, st); err != nil {
-		return err
-	}
-	closing := time.Since(start)
-	// what the embedder itself cost within the ingest
+	return skipped, nil
+}
+
+// benchEmbedShare is what the embedder itself cost within an ingest of n
+// turns that took ingest, timed on up to 20,000 of the sessions' turns:
+// NaN for a real embedder, whose cost would be the cache's, or the
+// model's.
+func benchEmbedShare(ctx context.Context, emb memory.Embedder, sessions []benchSession, n int, ingest time.Duration) (float64, error) {
 	var texts []string
 	for _, s := range sessions {
 		for _, m := range s.msgs {
@@ -208,14 +239,13 @@ func benchRun(e *env, c benchCmd, dir string, n int, sessions []benchSession, qu
 	texts = texts[:min(len(texts), 20000)]
 	embedShare := math.NaN() // a real embedder's would be the cache's, or the model's
 	if f, ok := emb.(*fake.Embedder); ok {
-		start = time.Now()
+		start := time.Now()
 		if _, err := f.Embed(ctx, texts); err != nil {
-			return err
+			return 0, err
 		}
 		embedShare = time.Since(start).Seconds() / float64(len(texts)) * float64(n) / ingest.Seconds()
 	}
-
-	return benchRecall(e, c, dir, n, queries, emb, open, &benchIngest{ingest, ingestCPU, embedShare, closing, skipped})
+	return embedShare, nil
 }
 
 // benchWarmUp is how many questions each fusion mode asks first, untimed.
@@ -327,17 +357,48 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 	debug.FreeOSMemory()
 	rss := readRSS()
 	vs := st.VectorStats(benchNS) // the probe count as the searches tuned it
-
-	// the reference: the same vectors, a plain float32 scan (one
-	// goroutine, a dot product per window, the best window per memory)
-	qvecs, err := emb.Embed(ctx, queries)
+	plain, err := benchPlainScan(ctx, st, emb, queries, vs.Rows)
 	if err != nil {
 		benchClose(svc, st)
 		return err
 	}
+	if err := benchClose(svc, st); err != nil {
+		return err
+	}
+
+	printBenchIngest(n, vs, opened, settled, ing)
+	from := "from the snapshot"
+	if vecs, _ := measuredSnapshot(dir); !hasSnapshot(vecs) {
+		from = "from the records (a namespace this small has no vector snapshot)"
+	}
+	fmt.Printf("- open: %.2f s %s\n", openSnap.Seconds(), from)
+	fmt.Printf("- RSS after open and %d recalls: %s (before the open: %s)\n", len(benchModes)*len(queries), rss, rssBefore)
+	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", plain.recall)
+	printBenchTable(usedK, len(queries), plain, lat, cpu)
+	return benchOpenRecords(dir, open)
+}
+
+// benchPlain is what the reference measured: the latencies and CPU time
+// of its scans, and the vector index's recall@10 against it.
+type benchPlain struct {
+	lat    []time.Duration
+	cpu    time.Duration
+	recall float64
+}
+
+// benchPlainScan measures the reference, the same vectors as st's (rows
+// windows), a plain float32 scan (one goroutine, a dot product per
+// window, the best window per memory), on the queries, and the recall@10
+// of st's vector index against it.
+func benchPlainScan(ctx context.Context, st *embedded.Store, emb memory.Embedder, queries []string, rows int) (benchPlain, error) {
+	var out benchPlain
+	qvecs, err := emb.Embed(ctx, queries)
+	if err != nil {
+		return out, err
+	}
 	// sized once: at 1M memories of the built-in model (3.1M windows) the
 	// copy is 6.4 GB, and growing it by appends needed twice that
-	ref := &plainScan{dims: emb.Dims(), ids: make([]string, 0, vs.Rows), data: make([]float32, 0, vs.Rows*emb.Dims())}
+	ref := &plainScan{dims: emb.Dims(), ids: make([]string, 0, rows), data: make([]float32, 0, rows*emb.Dims())}
 	if err := st.Export(ctx, benchNS, true, func(m memory.Memory) error {
 		for _, v := range m.Vectors {
 			ref.ids = append(ref.ids, m.ID)
@@ -345,24 +406,21 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 		}
 		return nil
 	}); err != nil {
-		benchClose(svc, st)
-		return err
+		return out, err
 	}
-	var plain []time.Duration
 	var recallSum float64
-	plainCPU := -cpuTime()
+	out.cpu = -cpuTime()
 	for _, qv := range qvecs {
 		start := time.Now()
 		ref.top(qv, 10)
-		plain = append(plain, time.Since(start))
+		out.lat = append(out.lat, time.Since(start))
 	}
-	plainCPU += cpuTime()
+	out.cpu += cpuTime()
 	for _, qv := range qvecs {
 		want := ref.top(qv, 10)
 		got, err := st.NearestVectors(benchNS, qv, 10)
 		if err != nil {
-			benchClose(svc, st)
-			return err
+			return out, err
 		}
 		hit := 0
 		for _, id := range got {
@@ -372,17 +430,21 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 		}
 		recallSum += float64(hit) / float64(max(1, len(want)))
 	}
-	if err := benchClose(svc, st); err != nil {
-		return err
-	}
-	ref = nil
+	out.recall = recallSum / float64(len(qvecs))
+	return out, nil
+}
 
-	p := func(ds []time.Duration, q float64) float64 {
-		s := slices.Clone(ds)
-		slices.Sort(s)
-		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
-	}
-	plain50 := p(plain, 0.5)
+// benchQuantile is the q quantile of ds, in milliseconds.
+func benchQuantile(ds []time.Duration, q float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+}
+
+// printBenchIngest prints a run's heading (its n memories, vs's windows
+// and inverted file, after the recalls and at open) and what its ingest
+// (ing; nil: none, --reuse) measured.
+func printBenchIngest(n int, vs, opened vectors.Stats, settled string, ing *benchIngest) {
 	ivf := "no inverted file: the exact vector scan"
 	if vs.Approximate {
 		ivf = fmt.Sprintf("inverted file: probing %d of %d lists after the recalls, set by %d searches checked against the exact scan, which find %.3f of their top 10 at that count; %d at open%s",
@@ -402,28 +464,31 @@ func benchRecall(e *env, c benchCmd, dir string, n int, queries []string, emb me
 	} else {
 		fmt.Printf("- ingest: not measured (the store of an earlier run, --reuse)\n")
 	}
-	from := "from the snapshot"
-	if vecs, _ := measuredSnapshot(dir); !hasSnapshot(vecs) {
-		from = "from the records (a namespace this small has no vector snapshot)"
-	}
-	fmt.Printf("- open: %.2f s %s\n", openSnap.Seconds(), from)
-	fmt.Printf("- RSS after open and %d recalls: %s (before the open: %s)\n", len(benchModes)*len(queries), rss, rssBefore)
-	fmt.Printf("- vector recall@10 against the exact float32 scan: %.4f\n\n", recallSum/float64(len(qvecs)))
-	perQ := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(len(queries)) }
-	plainC := perQ(plainCPU)
+}
+
+// printBenchTable prints the table of each fusion mode's latencies (lat)
+// and CPU time (cpu) over nq questions, at k usedK, against the plain
+// scan's.
+func printBenchTable(usedK, nq int, plain benchPlain, lat map[memory.Fusion][]time.Duration, cpu map[memory.Fusion]time.Duration) {
+	p := benchQuantile
+	plain50 := p(plain.lat, 0.5)
+	perQ := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(nq) }
+	plainC := perQ(plain.cpu)
 	fmt.Printf("| recall (k=%d) | p50 ms | p95 ms | p50 / plain scan | CPU ms per query | CPU / plain scan |\n|---|---:|---:|---:|---:|---:|\n", usedK)
-	fmt.Printf("| plain f32 scan of the same vectors (reference) | %.2f | %.2f | 1 | %.2f | 1 |\n", plain50, p(plain, 0.95), plainC)
+	fmt.Printf("| plain f32 scan of the same vectors (reference) | %.2f | %.2f | 1 | %.2f | 1 |\n", plain50, p(plain.lat, 0.95), plainC)
 	for _, mode := range benchModes {
 		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", mode, p(lat[mode], 0.5), p(lat[mode], 0.95), p(lat[mode], 0.5)/plain50, perQ(cpu[mode]), perQ(cpu[mode])/plainC)
 	}
 	fmt.Println()
+}
 
-	// open from the records (no snapshots), for comparison: last, as it
-	// rebuilds every vector in RAM (what came before is printed by then).
-	// The snapshot measured is set aside and put back after, so that a
-	// kept store is the one measured: the rebuild trains its inverted file
-	// afresh, and its lists, not the measured ones, would otherwise be
-	// what --reuse measures.
+// benchOpenRecords measures the open from the records (no snapshots), for
+// comparison: last, as it rebuilds every vector in RAM (what came before
+// is printed by then). The snapshot measured is set aside and put back
+// after, so that a kept store is the one measured: the rebuild trains its
+// inverted file afresh, and its lists, not the measured ones, would
+// otherwise be what --reuse measures.
+func benchOpenRecords(dir string, open func() (*embedded.Store, *memory.Service, time.Duration, error)) error {
 	runtime.GC()
 	debug.FreeOSMemory()
 	vecs, aside := measuredSnapshot(dir)

@@ -36,50 +36,74 @@ func (checkCmd) Run(e *env) error {
 		// against it, would mislead
 		fmt.Printf("records %s: damaged (below); the text indexes and vector snapshots are not checked against damaged records\n", filepath.Join(store, "memories.db"))
 	} else {
-		fmt.Printf("records %s: %s, %s, %d with vectors", filepath.Join(store, "memories.db"), spec.Count(r.Memories, "memory"), spec.Count(r.Sessions, "session"), r.Vectors)
-		if r.Pending > 0 {
-			fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
-		}
-		if r.Reembedded > 0 {
-			fmt.Printf("; %d embedded by another model than the store's (%s), by an interrupted `agentmem reindex` to it: run it again to finish (no damage; vector search leaves them out until then)", r.Reembedded, r.ReembeddedTo)
-		}
-		if r.Vectors > 0 && r.Recipe != memory.Recipe {
-			fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
-		}
-		if r.LackWindows > 0 {
-			fmt.Printf("; %d of them without a vector for each sentence of their short turn (an earlier agentmem wrote them after the store had this one's vectors): `agentmem reindex` gives them theirs (no damage)", r.LackWindows)
-		}
-		fmt.Println()
-		fmt.Printf("text indexes %s: %s, %s", filepath.Join(store, "text"), spec.Count(r.Indexes, "namespace"), spec.Count(r.IndexDocuments, "document"))
-		if r.Lagging > 0 {
-			fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close), their documents not counted", r.Lagging)
-		}
-		if r.Outdated > 0 {
-			fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
-		}
-		fmt.Println()
-		if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers > 0 {
-			var parts []string
-			if r.Snapshotted > 0 {
-				parts = append(parts, fmt.Sprintf("%s of %s, equal to the records (with the journal after them)", spec.Count(r.Snapshotted, "namespace"), spec.Count(r.SnapshotWindows, "vector")))
-			}
-			if r.SnapshotsStale > 0 {
-				parts = append(parts, fmt.Sprintf("%s whose stamp is not the manifest's (a stop between saving it and writing the manifest), which the next server rebuilds from the records (no damage)", spec.Count(r.SnapshotsStale, "snapshot")))
-			}
-			if r.SnapshotLeftovers > 0 {
-				parts = append(parts, fmt.Sprintf("%s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file")))
-			}
-			fmt.Printf("vector snapshots %s: %s\n", filepath.Join(store, "vectors"), strings.Join(parts, "; "))
-		} else if r.Vectors > 0 {
-			// a small store has none: say so, since the docs say check
-			// reads them
-			fmt.Printf("vector snapshots %s: none (a namespace is saved as one from %d vectors; a smaller one's are read from the records at every start, and checked with them above)\n", filepath.Join(store, "vectors"), embedded.SnapshotMin())
-		}
+		printRecords(store, r)
+		printIndexes(store, r)
+		printSnapshots(store, r)
 	}
 	if r.OK() {
 		fmt.Println("OK: the records are readable and the indexes match them")
 		return nil
 	}
+	return checkProblems(store, r)
+}
+
+// printRecords prints what Check counted of the record file in store: its
+// memories, sessions and vectors, and those of them a server or a
+// reindex is yet to give vectors.
+func printRecords(store string, r *embedded.Report) {
+	fmt.Printf("records %s: %s, %s, %d with vectors", filepath.Join(store, "memories.db"), spec.Count(r.Memories, "memory"), spec.Count(r.Sessions, "session"), r.Vectors)
+	if r.Pending > 0 {
+		fmt.Printf(", %d waiting for theirs (the next server makes them)", r.Pending)
+	}
+	if r.Reembedded > 0 {
+		fmt.Printf("; %d embedded by another model than the store's (%s), by an interrupted `agentmem reindex` to it: run it again to finish (no damage; vector search leaves them out until then)", r.Reembedded, r.ReembeddedTo)
+	}
+	if r.Vectors > 0 && r.Recipe != memory.Recipe {
+		fmt.Printf("; made by an earlier agentmem, without a vector for each sentence of a short turn: `agentmem serve` gives them theirs in the background, `agentmem reindex` at once (no damage)")
+	}
+	if r.LackWindows > 0 {
+		fmt.Printf("; %d of them without a vector for each sentence of their short turn (an earlier agentmem wrote them after the store had this one's vectors): `agentmem reindex` gives them theirs (no damage)", r.LackWindows)
+	}
+	fmt.Println()
+}
+
+// printIndexes prints what Check counted of the text indexes in store.
+func printIndexes(store string, r *embedded.Report) {
+	fmt.Printf("text indexes %s: %s, %s", filepath.Join(store, "text"), spec.Count(r.Indexes, "namespace"), spec.Count(r.IndexDocuments, "document"))
+	if r.Lagging > 0 {
+		fmt.Printf("; %d of them not yet up to date with the journal, which the next server applies to them (a stop without a clean close), their documents not counted", r.Lagging)
+	}
+	if r.Outdated > 0 {
+		fmt.Printf("; %d of them built by another version of agentmem, rebuilt from the records at their namespace's first use (or now by `agentmem reindex --text`), their documents not counted", r.Outdated)
+	}
+	fmt.Println()
+}
+
+// printSnapshots prints what Check found of the vector snapshots in
+// store, or that there are none where the store has vectors.
+func printSnapshots(store string, r *embedded.Report) {
+	if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers > 0 {
+		var parts []string
+		if r.Snapshotted > 0 {
+			parts = append(parts, fmt.Sprintf("%s of %s, equal to the records (with the journal after them)", spec.Count(r.Snapshotted, "namespace"), spec.Count(r.SnapshotWindows, "vector")))
+		}
+		if r.SnapshotsStale > 0 {
+			parts = append(parts, fmt.Sprintf("%s whose stamp is not the manifest's (a stop between saving it and writing the manifest), which the next server rebuilds from the records (no damage)", spec.Count(r.SnapshotsStale, "snapshot")))
+		}
+		if r.SnapshotLeftovers > 0 {
+			parts = append(parts, fmt.Sprintf("%s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file")))
+		}
+		fmt.Printf("vector snapshots %s: %s\n", filepath.Join(store, "vectors"), strings.Join(parts, "; "))
+	} else if r.Vectors > 0 {
+		// a small store has none: say so, since the docs say check
+		// reads them
+		fmt.Printf("vector snapshots %s: none (a namespace is saved as one from %d vectors; a smaller one's are read from the records at every start, and checked with them above)\n", filepath.Join(store, "vectors"), embedded.SnapshotMin())
+	}
+}
+
+// checkProblems prints the problems Check found in store, and returns the
+// error that says what repairs them.
+func checkProblems(store string, r *embedded.Report) error {
 	for _, p := range r.Records {
 		fmt.Println("records:", p)
 	}

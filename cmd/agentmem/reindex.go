@@ -70,24 +70,11 @@ func progressTo(what string, tty bool) (progress func(done, total int), end func
 }
 
 func (c reindexCmd) Run(e *env) error {
-	if e.cfg.Store == "" || e.cfg.Store == "embedded" {
-		// the store is rewritten in place: no server may hold it meanwhile
-		dir, err := e.cfg.Dir()
-		if err != nil {
-			return err
-		}
-		lock, err := server.TryLock(dir)
-		if errors.Is(err, server.ErrHeld) {
-			return fmt.Errorf("%w: stop the agentmem servers using this data dir, or let the command that holds it (an import) finish, then reindex", err)
-		}
-		if err != nil {
-			return err
-		}
-		defer lock.Unlock()
-		if err := recordsIntact(e.ctx, dir); err != nil {
-			return err
-		}
+	release, err := holdStore(e)
+	if err != nil {
+		return err
 	}
+	defer release()
 	st, emb, closeAll, err := backend.OpenForReindex(e.ctx, e.cfg, e.log)
 	if err != nil {
 		return err
@@ -102,14 +89,8 @@ func (c reindexCmd) Run(e *env) error {
 		return fmt.Errorf("the %s store keeps no vector index of its own to rebuild", e.cfg.Store)
 	}
 	if c.Vectors {
-		n, w, err := vr.RebuildVectors(e.ctx)
-		if err != nil {
+		if err := rebuildVectors(e, st, vr); err != nil {
 			return err
-		}
-		if from, _ := st.Embedder(); from == "" || from == "none" {
-			fmt.Println("The store holds no vectors (it has no embedder): none to rebuild")
-		} else {
-			fmt.Printf("Rebuilt the vector index from the records: %s, %s\n", spec.Count(n, "memory"), spec.Count(w, "vector"))
 		}
 		if !c.Text {
 			return nil
@@ -120,24 +101,9 @@ func (c reindexCmd) Run(e *env) error {
 		done = "Rebuilt the vector and text indexes"
 	}
 	if !c.Text {
-		from, dims := st.Embedder()
-		to := "none"
-		if emb != nil {
-			to = fmt.Sprintf("%s (%d dimensions, recipe %s)", emb.ID(), emb.Dims(), memory.RecipeOf(emb))
-		}
-		if r, ok := st.(memory.RecipeReporter); ok && from != "" {
-			from = fmt.Sprintf("%s (%d dimensions, recipe %s)", from, dims, cmp.Or(r.Recipe(), "none recorded"))
-		} else {
-			from = fmt.Sprintf("%s (%d dimensions)", from, dims)
-		}
-		e.log.Info("reindexing", "from", from, "to", to)
-		progress, end := progressLine("reindexed: memories")
-		err = memory.Reindex(e.ctx, st, emb, progress)
-		end()
-		if err != nil {
+		if done, err = reembed(e, st, emb); err != nil {
 			return err
 		}
-		done = "Reindexed with " + to
 	}
 	if tr != nil {
 		// --text, or the text side of a reindex, which leaves nothing
@@ -151,6 +117,69 @@ func (c reindexCmd) Run(e *env) error {
 	}
 	fmt.Println(done)
 	return nil
+}
+
+// holdStore locks the embedded store's data dir, which a reindex rewrites
+// in place (no server may hold it meanwhile), and checks that its records
+// are intact; release unlocks it. Another store is not held.
+func holdStore(e *env) (release func(), err error) {
+	if e.cfg.Store != "" && e.cfg.Store != "embedded" {
+		return func() {}, nil
+	}
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := server.TryLock(dir)
+	if errors.Is(err, server.ErrHeld) {
+		return nil, fmt.Errorf("%w: stop the agentmem servers using this data dir, or let the command that holds it (an import) finish, then reindex", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := recordsIntact(e.ctx, dir); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return func() { lock.Unlock() }, nil
+}
+
+// rebuildVectors rebuilds st's vector index from its records' vectors
+// (--vectors), and says what it holds.
+func rebuildVectors(e *env, st backend.Reindexable, vr vectorRebuilder) error {
+	n, w, err := vr.RebuildVectors(e.ctx)
+	if err != nil {
+		return err
+	}
+	if from, _ := st.Embedder(); from == "" || from == "none" {
+		fmt.Println("The store holds no vectors (it has no embedder): none to rebuild")
+	} else {
+		fmt.Printf("Rebuilt the vector index from the records: %s, %s\n", spec.Count(n, "memory"), spec.Count(w, "vector"))
+	}
+	return nil
+}
+
+// reembed embeds every memory of st again with emb (memory.Reindex),
+// logging the embedders from and to, and returns what to say it did.
+func reembed(e *env, st backend.Reindexable, emb memory.Embedder) (string, error) {
+	from, dims := st.Embedder()
+	to := "none"
+	if emb != nil {
+		to = fmt.Sprintf("%s (%d dimensions, recipe %s)", emb.ID(), emb.Dims(), memory.RecipeOf(emb))
+	}
+	if r, ok := st.(memory.RecipeReporter); ok && from != "" {
+		from = fmt.Sprintf("%s (%d dimensions, recipe %s)", from, dims, cmp.Or(r.Recipe(), "none recorded"))
+	} else {
+		from = fmt.Sprintf("%s (%d dimensions)", from, dims)
+	}
+	e.log.Info("reindexing", "from", from, "to", to)
+	progress, end := progressLine("reindexed: memories")
+	err := memory.Reindex(e.ctx, st, emb, progress)
+	end()
+	if err != nil {
+		return "", err
+	}
+	return "Reindexed with " + to, nil
 }
 
 // recordsIntact checks the record file of the embedded store in dir (as

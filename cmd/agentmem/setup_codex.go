@@ -69,10 +69,7 @@ func (c setupCodexCmd) Run(e *env) error {
 		return fmt.Errorf("finding the agentmem binary: %w", err)
 	}
 	global := carried(e.cfg)
-	server := map[string]any{"command": exe, "args": append(slices.Clone(global), "serve")}
-	if !c.Optional {
-		server["required"] = true
-	}
+	server := c.serverEntry(exe, global)
 	hookExe, why := hookBinary(exe)
 	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("codex")...))
 	hooksFile := filepath.Join(dir, "hooks.json")
@@ -90,16 +87,7 @@ func (c setupCodexCmd) Run(e *env) error {
 	}
 	ch.removeEmpty = c.Uninstall && slices.Contains(rec.Created, samePath(hooksFile))
 	if c.DryRun {
-		if err := ch.apply(true); err != nil {
-			return err
-		}
-		if c.Uninstall {
-			fmt.Printf("%s: would lose mcp_servers.agentmem and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"))
-		} else {
-			b, _ := json.Marshal(server)
-			fmt.Printf("%s: would hold mcp_servers.agentmem = %s, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), b)
-		}
-		return nil
+		return c.dryRun(dir, server, ch)
 	}
 	if _, err := exec.LookPath(c.Codex); err != nil {
 		return fmt.Errorf("%w (%v); nothing changed", errNoCodex, err)
@@ -114,12 +102,55 @@ func (c setupCodexCmd) Run(e *env) error {
 		}
 		return err
 	}
-	// hooks.json is written first (Codex reads it to list the hooks to
-	// trust); if Codex then fails, it is put back as it was, so a failed
-	// setup leaves no half-install
+	created, err := c.installWithHooks(ctx, dir, server, hook, ch)
+	if err != nil {
+		return err
+	}
+	if created {
+		rec.noteFiles(fileOutcome{created: []string{hooksFile}})
+		if err := rec.save(record); err != nil {
+			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave %s)\n", err, hooksFile)
+		}
+	}
+	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
+	return nil
+}
+
+// serverEntry is Codex's mcp_servers.agentmem: exe serve, with the global
+// flags carried, required unless --optional.
+func (c setupCodexCmd) serverEntry(exe string, global []string) map[string]any {
+	server := map[string]any{"command": exe, "args": append(slices.Clone(global), "serve")}
+	if !c.Optional {
+		server["required"] = true
+	}
+	return server
+}
+
+// dryRun prints what setup would change, in Codex's home dir and in
+// hooks.json (ch), changing nothing.
+func (c setupCodexCmd) dryRun(dir string, server map[string]any, ch fileChange) error {
+	if err := ch.apply(true); err != nil {
+		return err
+	}
+	if c.Uninstall {
+		fmt.Printf("%s: would lose mcp_servers.agentmem and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"))
+	} else {
+		b, _ := json.Marshal(server)
+		fmt.Printf("%s: would hold mcp_servers.agentmem = %s, and the trust of agentmem's hooks\n", filepath.Join(dir, "config.toml"), b)
+	}
+	return nil
+}
+
+// installWithHooks writes hooks.json (ch) first, since Codex reads it to
+// list the hooks to trust, then installs the server and trusts the hooks
+// (install); if Codex then fails, hooks.json is put back as it was, so a
+// failed setup leaves no half-install. created: hooks.json was not there
+// before.
+func (c setupCodexCmd) installWithHooks(ctx context.Context, dir string, server map[string]any, hook string, ch fileChange) (created bool, err error) {
+	hooksFile := ch.file
 	before, readErr := os.ReadFile(hooksFile)
 	if err := ch.apply(false); err != nil {
-		return err
+		return false, err
 	}
 	if err := c.install(ctx, dir, server, hook); err != nil {
 		var rerr error
@@ -129,18 +160,11 @@ func (c setupCodexCmd) Run(e *env) error {
 			rerr = os.Remove(hooksFile)
 		}
 		if rerr != nil {
-			return fmt.Errorf("%w; putting %s back failed too: %v", err, hooksFile, rerr)
+			return false, fmt.Errorf("%w; putting %s back failed too: %v", err, hooksFile, rerr)
 		}
-		return fmt.Errorf("%w; %s was put back as it was", err, hooksFile)
+		return false, fmt.Errorf("%w; %s was put back as it was", err, hooksFile)
 	}
-	if errors.Is(readErr, fs.ErrNotExist) {
-		rec.noteFiles(fileOutcome{created: []string{hooksFile}})
-		if err := rec.save(record); err != nil {
-			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave %s)\n", err, hooksFile)
-		}
-	}
-	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
-	return nil
+	return errors.Is(readErr, fs.ErrNotExist), nil
 }
 
 // install writes the server and the trust of agentmem's hooks into

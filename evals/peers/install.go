@@ -105,6 +105,24 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 	}
 	defer os.RemoveAll(tmp)
 	spec := p.Name + "@" + p.Version
+	if err := writeManifest(tmp, p); err != nil {
+		return Installation{}, err
+	}
+	if err := in.npmInstall(ctx, npm, node, tmp, dir, spec); err != nil {
+		return Installation{}, err
+	}
+	if _, err := os.Stat(entry(tmp)); err != nil {
+		return Installation{}, fmt.Errorf("peers: %s installed, but its entry %s is missing: %w", spec, p.Entry, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(spec+"\n"), 0o644); err != nil {
+		return Installation{}, fmt.Errorf("peers: %w", err)
+	}
+	return moveIntoPlace(tmp, inst)
+}
+
+// writeManifest writes the package.json npm installs p under in tmp,
+// allowing the install scripts of p.AllowScripts.
+func writeManifest(tmp string, p Package) error {
 	manifest := map[string]any{"name": "agentmem-peer", "private": true}
 	if len(p.AllowScripts) > 0 {
 		allow := map[string]bool{}
@@ -115,8 +133,15 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 	}
 	b, _ := json.Marshal(manifest)
 	if err := os.WriteFile(filepath.Join(tmp, "package.json"), b, 0o644); err != nil {
-		return Installation{}, fmt.Errorf("peers: %w", err)
+		return fmt.Errorf("peers: %w", err)
 	}
+	return nil
+}
+
+// npmInstall runs npm install of spec into tmp, with node first on the
+// PATH, logging (when in.Log is set) that it installs into dir, and what
+// npm said.
+func (in Installer) npmInstall(ctx context.Context, npm, node, tmp, dir, spec string) error {
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
 		"--no-package-lock", "--save-exact", "--omit=dev", "--loglevel=error", spec)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -126,17 +151,19 @@ func (in Installer) Install(ctx context.Context, p Package) (Installation, error
 		in.Log("peers: installing %s into %s (npm install; a native module may take minutes to build)", spec, dir)
 	}
 	if err := cmd.Run(); err != nil {
-		return Installation{}, fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, Tail(out.String(), 4000))
+		return fmt.Errorf("peers: npm install %s failed: %w\n%s", spec, err, Tail(out.String(), 4000))
 	}
 	if in.Log != nil && out.Len() > 0 {
 		in.Log("%s", Tail(out.String(), 4000))
 	}
-	if _, err := os.Stat(entry(tmp)); err != nil {
-		return Installation{}, fmt.Errorf("peers: %s installed, but its entry %s is missing: %w", spec, p.Entry, err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(spec+"\n"), 0o644); err != nil {
-		return Installation{}, fmt.Errorf("peers: %w", err)
-	}
+	return nil
+}
+
+// moveIntoPlace renames tmp, a finished install, to inst.Dir, removing a
+// broken install there first; a concurrent Install that got there first
+// wins.
+func moveIntoPlace(tmp string, inst Installation) (Installation, error) {
+	dir := inst.Dir
 	// A folder without the marker is a broken install: move it aside.
 	if _, err := os.Stat(dir); err == nil && !installed(inst) {
 		if err := os.RemoveAll(dir); err != nil {

@@ -186,106 +186,143 @@ func Validate[T any](args any) error {
 	return validate(Schema[T](), args, "")
 }
 
+// validate checks v, at path ("" for the arguments themselves), against
+// s, by its type, and returns the first violation as a *FieldError.
 func validate(s *jsonschema.Schema, v any, path string) error {
-	field := cmp.Or(path, "arguments")
-	fail := func(format string, a ...any) error { return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)} }
 	switch s.Type {
 	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fail("must be an object, got %s", describe(v))
-		}
-		for _, name := range s.Required {
-			if _, ok := m[name]; !ok {
-				return &FieldError{Field: join(path, name), Msg: "is required"}
-			}
-		}
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			prop := s.Properties[name]
-			if prop == nil {
-				known := slices.Sorted(maps.Keys(s.Properties))
-				takes := strings.Join(known, ", ")
-				if len(known) == 0 {
-					takes = "none"
-				}
-				return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", takes)}
-			}
-			if err := validate(prop, m[name], join(path, name)); err != nil {
-				return err
-			}
-		}
+		return validateObject(s, v, path)
 	case "array":
-		a, ok := v.([]any)
-		if !ok {
-			return fail("must be an array, got %s", describe(v))
-		}
-		if s.MinItems != nil && len(a) < *s.MinItems {
-			return fail("holds %d items; at least %d needed", len(a), *s.MinItems)
-		}
-		if s.MaxItems != nil && len(a) > *s.MaxItems {
-			return fail("holds %d items; the limit is %d", len(a), *s.MaxItems)
-		}
-		for i, item := range a {
-			if err := validate(s.Items, item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
-				return err
-			}
-		}
+		return validateArray(s, v, path)
 	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return fail("must be a string, got %s", describe(v))
-		}
-		if s.MinLength != nil || s.MaxLength != nil {
-			n := utf8.RuneCountInString(str)
-			if s.MinLength != nil && n < *s.MinLength {
-				if *s.MinLength == 1 {
-					return fail("must not be empty")
-				}
-				return fail("is %d characters; at least %d needed", n, *s.MinLength)
-			}
-			if s.MaxLength != nil && n > *s.MaxLength {
-				return fail("is %d characters; the limit is %d", n, *s.MaxLength)
-			}
-		}
-		if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(str)) {
-			return fail("must be one of %s, got %q", enumText(s.Enum), clip(str))
-		}
-		if s.Pattern != "" && !regexpFor(s.Pattern).MatchString(str) {
-			if str == "" {
-				return fail("must not be empty")
-			}
-			return fail("%q has a character outside %s", clip(str), s.Pattern)
-		}
+		return validateString(s, v, path)
 	case "integer", "number":
-		f, ok := v.(float64)
-		if !ok {
-			if n, isNum := v.(json.Number); isNum {
-				var err error
-				if f, err = n.Float64(); err != nil {
-					return fail("must be a number, got %s", n)
-				}
-				ok = true
-			}
-		}
-		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-			return fail("must be a number, got %s", describe(v))
-		}
-		if s.Type == "integer" && f != math.Trunc(f) {
-			return fail("must be a whole number, got %s", num(f))
-		}
-		if s.Minimum != nil && f < *s.Minimum {
-			return fail("must be at least %s%s, got %s", num(*s.Minimum), upTo(s), num(f))
-		}
-		if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
-			return fail("must be greater than %s%s, got %s", num(*s.ExclusiveMinimum), upTo(s), num(f))
-		}
-		if s.Maximum != nil && f > *s.Maximum {
-			return fail("must be at most %s, got %s", num(*s.Maximum), num(f))
-		}
+		return validateNumber(s, v, path)
 	case "boolean":
 		if _, ok := v.(bool); !ok {
-			return fail("must be true or false, got %s", describe(v))
+			return fail(path, "must be true or false, got %s", describe(v))
 		}
+	}
+	return nil
+}
+
+// fail is the FieldError of the value at path (the arguments themselves
+// when path is ""), its message made of format and a.
+func fail(path, format string, a ...any) error {
+	return &FieldError{Field: cmp.Or(path, "arguments"), Msg: fmt.Sprintf(format, a...)}
+}
+
+// validateObject checks v, at path, against s of type object: every
+// required property given, no property s does not name, each property
+// valid, in the order of their names.
+func validateObject(s *jsonschema.Schema, v any, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fail(path, "must be an object, got %s", describe(v))
+	}
+	for _, name := range s.Required {
+		if _, ok := m[name]; !ok {
+			return &FieldError{Field: join(path, name), Msg: "is required"}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		prop := s.Properties[name]
+		if prop == nil {
+			known := slices.Sorted(maps.Keys(s.Properties))
+			takes := strings.Join(known, ", ")
+			if len(known) == 0 {
+				takes = "none"
+			}
+			return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", takes)}
+		}
+		if err := validate(prop, m[name], join(path, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateArray checks v, at path, against s of type array: its number
+// of items, and each item.
+func validateArray(s *jsonschema.Schema, v any, path string) error {
+	field := cmp.Or(path, "arguments")
+	a, ok := v.([]any)
+	if !ok {
+		return fail(path, "must be an array, got %s", describe(v))
+	}
+	if s.MinItems != nil && len(a) < *s.MinItems {
+		return fail(path, "holds %d items; at least %d needed", len(a), *s.MinItems)
+	}
+	if s.MaxItems != nil && len(a) > *s.MaxItems {
+		return fail(path, "holds %d items; the limit is %d", len(a), *s.MaxItems)
+	}
+	for i, item := range a {
+		if err := validate(s.Items, item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateString checks v, at path, against s of type string: its length
+// in characters, its enum and its pattern.
+func validateString(s *jsonschema.Schema, v any, path string) error {
+	str, ok := v.(string)
+	if !ok {
+		return fail(path, "must be a string, got %s", describe(v))
+	}
+	if s.MinLength != nil || s.MaxLength != nil {
+		n := utf8.RuneCountInString(str)
+		if s.MinLength != nil && n < *s.MinLength {
+			if *s.MinLength == 1 {
+				return fail(path, "must not be empty")
+			}
+			return fail(path, "is %d characters; at least %d needed", n, *s.MinLength)
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			return fail(path, "is %d characters; the limit is %d", n, *s.MaxLength)
+		}
+	}
+	if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(str)) {
+		return fail(path, "must be one of %s, got %q", enumText(s.Enum), clip(str))
+	}
+	if s.Pattern != "" && !regexpFor(s.Pattern).MatchString(str) {
+		if str == "" {
+			return fail(path, "must not be empty")
+		}
+		return fail(path, "%q has a character outside %s", clip(str), s.Pattern)
+	}
+	return nil
+}
+
+// validateNumber checks v, at path, against s of type integer or number:
+// a finite number (a float64 or a json.Number), whole for an integer,
+// within s's bounds.
+func validateNumber(s *jsonschema.Schema, v any, path string) error {
+	f, ok := v.(float64)
+	if !ok {
+		if n, isNum := v.(json.Number); isNum {
+			var err error
+			if f, err = n.Float64(); err != nil {
+				return fail(path, "must be a number, got %s", n)
+			}
+			ok = true
+		}
+	}
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return fail(path, "must be a number, got %s", describe(v))
+	}
+	if s.Type == "integer" && f != math.Trunc(f) {
+		return fail(path, "must be a whole number, got %s", num(f))
+	}
+	if s.Minimum != nil && f < *s.Minimum {
+		return fail(path, "must be at least %s%s, got %s", num(*s.Minimum), upTo(s), num(f))
+	}
+	if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
+		return fail(path, "must be greater than %s%s, got %s", num(*s.ExclusiveMinimum), upTo(s), num(f))
+	}
+	if s.Maximum != nil && f > *s.Maximum {
+		return fail(path, "must be at most %s, got %s", num(*s.Maximum), num(f))
 	}
 	return nil
 }

@@ -234,71 +234,23 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 	if len(texts) == 0 {
 		return out, nil
 	}
-	keys := make([][]byte, len(texts))
-	buf := make([]byte, 0, len(texts)*keySize) // one allocation for all keys
-	for i, t := range texts {
-		buf = appendKey(buf, kind, t)
-		keys[i] = buf[len(buf)-keySize:]
-	}
-
-	err := c.view(func(tx *bolt.Tx) error {
-		b := c.bucketIn(tx)
-		if b == nil {
-			return errors.New("bucket missing")
-		}
-		for i, k := range keys {
-			// A bad value decodes to nil and is embedded again, which
-			// also overwrites it.
-			out[i] = decode(b.Get(k), c.dims, kind)
-		}
-		return nil
-	})
-	if err != nil {
-		c.errs.Add(1)
-	}
+	keys := keysOf(texts, kind)
+	c.read(keys, kind, out)
 
 	if !slices.ContainsFunc(out, func(ws [][]float32) bool { return ws == nil }) {
 		c.hits.Add(int64(len(texts)))
 		return out, nil
 	}
 
-	// Distinct misses, and for each miss position the index into them.
-	first := make(map[string]int)
-	var miss []string
-	var missKeys [][]byte
-	at := make([]int, len(texts))
-	for i := range texts {
-		at[i] = -1
-		if out[i] != nil {
-			continue
-		}
-		j, seen := first[string(keys[i])]
-		if !seen {
-			j = len(miss)
-			first[string(keys[i])] = j
-			miss = append(miss, texts[i])
-			missKeys = append(missKeys, keys[i])
-		}
-		at[i] = j
-	}
+	miss, missKeys, at := distinctMisses(texts, keys, out)
 	c.hits.Add(int64(len(texts) - len(miss)))
 
 	got, err := embed(ctx, miss)
 	if err != nil {
 		return nil, err
 	}
-	if len(got) != len(miss) {
-		return nil, fmt.Errorf("embedding cache: %s returned %d results for %d texts", c.e.ID(), len(got), len(miss))
-	}
-	for _, ws := range got {
-		if kind == kindVector && len(ws) != 1 {
-			return nil, fmt.Errorf("embedding cache: %s returned %d vectors for one text", c.e.ID(), len(ws))
-		}
-		for _, v := range ws {
-			if len(v) != c.dims {
-				return nil, fmt.Errorf("embedding cache: %s returned a %d-dim vector, want %d", c.e.ID(), len(v), c.dims)
-			}
-		}
+	if err := c.checkEmbedded(got, len(miss), kind); err != nil {
+		return nil, err
 	}
 	c.misses.Add(int64(len(miss)))
 
@@ -315,14 +267,95 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 		}
 	}
 
-	// The vectors are good whether or not they can be stored; a full or
-	// read-only disk should slow things down, not stop them.
-	err = c.update(func(tx *bolt.Tx) error {
+	c.write(missKeys, got)
+	return out, nil
+}
+
+// keysOf is the key of each text, of kind.
+func keysOf(texts []string, kind byte) [][]byte {
+	keys := make([][]byte, len(texts))
+	buf := make([]byte, 0, len(texts)*keySize) // one allocation for all keys
+	for i, t := range texts {
+		buf = appendKey(buf, kind, t)
+		keys[i] = buf[len(buf)-keySize:]
+	}
+	return keys
+}
+
+// read sets out[i] to the cached windows of keys[i], nil where none are
+// (or they do not decode); a failed read counts as an error and leaves
+// every text a miss.
+func (c *Embedder) read(keys [][]byte, kind byte, out [][][]float32) {
+	err := c.view(func(tx *bolt.Tx) error {
 		b := c.bucketIn(tx)
 		if b == nil {
 			return errors.New("bucket missing")
 		}
-		for j, k := range missKeys {
+		for i, k := range keys {
+			// A bad value decodes to nil and is embedded again, which
+			// also overwrites it.
+			out[i] = decode(b.Get(k), c.dims, kind)
+		}
+		return nil
+	})
+	if err != nil {
+		c.errs.Add(1)
+	}
+}
+
+// distinctMisses is the texts out has no windows for, each once, in order
+// of first appearance, with their keys, and for each text the index of
+// its miss (-1: none).
+func distinctMisses(texts []string, keys [][]byte, out [][][]float32) (miss []string, missKeys [][]byte, at []int) {
+	first := make(map[string]int)
+	at = make([]int, len(texts))
+	for i := range texts {
+		at[i] = -1
+		if out[i] != nil {
+			continue
+		}
+		j, seen := first[string(keys[i])]
+		if !seen {
+			j = len(miss)
+			first[string(keys[i])] = j
+			miss = append(miss, texts[i])
+			missKeys = append(missKeys, keys[i])
+		}
+		at[i] = j
+	}
+	return miss, missKeys, at
+}
+
+// checkEmbedded checks what the wrapped embedder returned for n texts:
+// one result a text, of one vector for kindVector, every vector of the
+// cache's dimensions.
+func (c *Embedder) checkEmbedded(got [][][]float32, n int, kind byte) error {
+	if len(got) != n {
+		return fmt.Errorf("embedding cache: %s returned %d results for %d texts", c.e.ID(), len(got), n)
+	}
+	for _, ws := range got {
+		if kind == kindVector && len(ws) != 1 {
+			return fmt.Errorf("embedding cache: %s returned %d vectors for one text", c.e.ID(), len(ws))
+		}
+		for _, v := range ws {
+			if len(v) != c.dims {
+				return fmt.Errorf("embedding cache: %s returned a %d-dim vector, want %d", c.e.ID(), len(v), c.dims)
+			}
+		}
+	}
+	return nil
+}
+
+// write stores got under keys. The vectors are good whether or not they
+// can be stored; a full or read-only disk should slow things down, not
+// stop them: a failed write counts as an error only.
+func (c *Embedder) write(keys [][]byte, got [][][]float32) {
+	err := c.update(func(tx *bolt.Tx) error {
+		b := c.bucketIn(tx)
+		if b == nil {
+			return errors.New("bucket missing")
+		}
+		for j, k := range keys {
 			if err := b.Put(k, encode(got[j])); err != nil {
 				return err
 			}
@@ -332,7 +365,6 @@ func (c *Embedder) lookup(ctx context.Context, texts []string, kind byte,
 	if err != nil {
 		c.errs.Add(1)
 	}
-	return out, nil
 }
 
 func (c *Embedder) bucketIn(tx *bolt.Tx) *bolt.Bucket {

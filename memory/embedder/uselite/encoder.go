@@ -90,47 +90,10 @@ func loadEncoder(w weights, int8 bool) (*encoder, error) {
 
 	in := e.embDim
 	for l := 0; l < 2; l++ {
-		L := fmt.Sprintf("Layer_%d/TransformerLayer/", l)
-		split := r.i32(pStack+L+"MultiheadAttention/Const", 3) // q, k, v widths
-		if r.err != nil {
-			return nil, r.err
+		t, err := loadLayer(r, l, in, heads)
+		if err != nil {
+			return nil, err
 		}
-		t := &transformerLayer{in: in, heads: heads, attnWidth: int(split[0])}
-		if split[0] != split[1] || split[1] != split[2] || heads <= 0 || t.attnWidth%heads != 0 {
-			return nil, fmt.Errorf("uselite: layer %d: unexpected attention split %v for %d heads", l, split, heads)
-		}
-		t.headDim = r.scalarI32(pStack + L + "MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/3")
-		t.qScale = r.scalarF32(pStack + L + "MultiheadAttention/mul/y")
-		t.width = r.dim(pEnc+L+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", 0)
-		if t.headDim*heads != t.attnWidth {
-			return nil, fmt.Errorf("uselite: layer %d: %d heads of %d != %d", l, heads, t.headDim, t.attnWidth)
-		}
-		t.attnNorm = layerNorm{
-			scale: r.f32(pEnc+L+"layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", in),
-			bias:  r.f32(pEnc+L+"layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", in),
-		}
-		if in != t.width {
-			t.residual = newLinear(
-				r.f32(pEnc+L+"dense/kernel/ConcatPartitions/concat", in, t.width), in, t.width,
-				r.f32(pEnc+L+"dense/bias/ConcatPartitions/concat", t.width))
-		}
-		t.qkv = newLinear(
-			r.f32(pVar+L+"MultiheadAttention/qkv_transform_single/kernel/part_0", 1, 1, in, 3*t.attnWidth), in, 3*t.attnWidth,
-			r.f32(pEnc+L+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*t.attnWidth))
-		t.attnOut = newLinear(
-			r.f32(pVar+L+"MultiheadAttention/output_transform_single/kernel/part_0", 1, 1, t.attnWidth, t.width), t.attnWidth, t.width,
-			r.f32(pEnc+L+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", t.width))
-		t.ffnNorm = layerNorm{
-			scale: r.f32(pEnc+L+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", t.width),
-			bias:  r.f32(pEnc+L+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", t.width),
-		}
-		t.ffnHidden = r.dim(pEnc+L+"FFN/conv1/bias/ConcatPartitions/concat", 0)
-		t.ffnIn = newLinear(
-			r.f32(pStack+L+"FFN/conv1/Tensordot/Reshape_1", t.width, t.ffnHidden), t.width, t.ffnHidden,
-			r.f32(pEnc+L+"FFN/conv1/bias/ConcatPartitions/concat", t.ffnHidden))
-		t.ffnOut = newLinear(
-			r.f32(pStack+L+"FFN/conv2/Tensordot/Reshape_1", t.ffnHidden, t.width), t.ffnHidden, t.width,
-			r.f32(pEnc+L+"FFN/conv2/bias/ConcatPartitions/concat", t.width))
 		e.layers = append(e.layers, t)
 		in = t.width
 	}
@@ -141,6 +104,66 @@ func loadEncoder(w weights, int8 bool) (*encoder, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if err := e.pack(int8); err != nil {
+		return nil, err
+	}
+	if e.maxTokens <= 0 || e.maxTokens > 1<<12 || e.embDim%2 != 0 {
+		return nil, fmt.Errorf("uselite: bad model constants (max tokens %d, embedding width %d)", e.maxTokens, e.embDim)
+	}
+	e.timing = timingSignal(e.maxTokens, e.invTimescales)
+	return e, nil
+}
+
+// loadLayer reads transformer layer l, of in inputs, whose attention
+// splits into heads, from the weights of r.
+func loadLayer(r *weightReader, l, in, heads int) (*transformerLayer, error) {
+	L := fmt.Sprintf("Layer_%d/TransformerLayer/", l)
+	split := r.i32(pStack+L+"MultiheadAttention/Const", 3) // q, k, v widths
+	if r.err != nil {
+		return nil, r.err
+	}
+	t := &transformerLayer{in: in, heads: heads, attnWidth: int(split[0])}
+	if split[0] != split[1] || split[1] != split[2] || heads <= 0 || t.attnWidth%heads != 0 {
+		return nil, fmt.Errorf("uselite: layer %d: unexpected attention split %v for %d heads", l, split, heads)
+	}
+	t.headDim = r.scalarI32(pStack + L + "MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/3")
+	t.qScale = r.scalarF32(pStack + L + "MultiheadAttention/mul/y")
+	t.width = r.dim(pEnc+L+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", 0)
+	if t.headDim*heads != t.attnWidth {
+		return nil, fmt.Errorf("uselite: layer %d: %d heads of %d != %d", l, heads, t.headDim, t.attnWidth)
+	}
+	t.attnNorm = layerNorm{
+		scale: r.f32(pEnc+L+"layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", in),
+		bias:  r.f32(pEnc+L+"layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", in),
+	}
+	if in != t.width {
+		t.residual = newLinear(
+			r.f32(pEnc+L+"dense/kernel/ConcatPartitions/concat", in, t.width), in, t.width,
+			r.f32(pEnc+L+"dense/bias/ConcatPartitions/concat", t.width))
+	}
+	t.qkv = newLinear(
+		r.f32(pVar+L+"MultiheadAttention/qkv_transform_single/kernel/part_0", 1, 1, in, 3*t.attnWidth), in, 3*t.attnWidth,
+		r.f32(pEnc+L+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*t.attnWidth))
+	t.attnOut = newLinear(
+		r.f32(pVar+L+"MultiheadAttention/output_transform_single/kernel/part_0", 1, 1, t.attnWidth, t.width), t.attnWidth, t.width,
+		r.f32(pEnc+L+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", t.width))
+	t.ffnNorm = layerNorm{
+		scale: r.f32(pEnc+L+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", t.width),
+		bias:  r.f32(pEnc+L+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", t.width),
+	}
+	t.ffnHidden = r.dim(pEnc+L+"FFN/conv1/bias/ConcatPartitions/concat", 0)
+	t.ffnIn = newLinear(
+		r.f32(pStack+L+"FFN/conv1/Tensordot/Reshape_1", t.width, t.ffnHidden), t.width, t.ffnHidden,
+		r.f32(pEnc+L+"FFN/conv1/bias/ConcatPartitions/concat", t.ffnHidden))
+	t.ffnOut = newLinear(
+		r.f32(pStack+L+"FFN/conv2/Tensordot/Reshape_1", t.ffnHidden, t.width), t.ffnHidden, t.width,
+		r.f32(pEnc+L+"FFN/conv2/bias/ConcatPartitions/concat", t.width))
+	return t, nil
+}
+
+// pack packs the dense layers' kernels (packAll); with int8, those of the
+// transformer layers get int8 weights.
+func (e *encoder) pack(int8 bool) error {
 	all := []*linear{e.hidden}
 	quantize := map[*linear]bool{}
 	for _, l := range e.layers {
@@ -153,14 +176,7 @@ func loadEncoder(w weights, int8 bool) (*encoder, error) {
 			quantize[d] = int8
 		}
 	}
-	if err := packAll(all, quantize); err != nil {
-		return nil, err
-	}
-	if e.maxTokens <= 0 || e.maxTokens > 1<<12 || e.embDim%2 != 0 {
-		return nil, fmt.Errorf("uselite: bad model constants (max tokens %d, embedding width %d)", e.maxTokens, e.embDim)
-	}
-	e.timing = timingSignal(e.maxTokens, e.invTimescales)
-	return e, nil
+	return packAll(all, quantize)
 }
 
 // timingSignal tabulates the timing signal of positions t < T: row t is

@@ -225,6 +225,28 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 	r.Recipe = string(meta.Get(keyRecipe))
 	rs.id = append([]byte(nil), meta.Get(keyStoreID)...)
 	readRecordState(tx, &rs)
+	expect, err := checkMemories(ctx, r, mem, vec, sess, pending, sums, embedderID, dims)
+	if err != nil {
+		return nil, rs, err
+	}
+	if err := checkSessions(r, mem, sess); err != nil {
+		return nil, rs, err
+	}
+	if err := checkOrphans(r, mem, tx.Bucket(bucketPending), &r.Pending, "pending vectors"); err != nil {
+		return nil, rs, err
+	}
+	if err := checkOrphans(r, mem, vec, &r.Vectors, "vectors"); err != nil {
+		return nil, rs, err
+	}
+	err = checkJournal(r, buckets["journal"], rs.lastSeq)
+	return expect, rs, err
+}
+
+// checkMemories verifies each record of mem (it decodes, its key is its
+// namespace and id, its session entry in sess names it, its vectors in vec
+// agree with it: checkStoredVectors), counting them in r, adds each to
+// sums, and returns the index keys they imply. It stops at ctx's end.
+func checkMemories(ctx context.Context, r *Report, mem, vec, sess, pending *bolt.Bucket, sums recordSums, embedderID string, dims int) (map[string]bool, error) {
 	expect := map[string]bool{}
 	n := 0
 	err := mem.ForEach(func(k, v []byte) error {
@@ -249,37 +271,53 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 		}
 		raw := vec.Get(k)
 		sums.add(m, raw, m.Embedder == embedderID)
-		switch {
-		case m.Embedder == "" && raw != nil:
-			r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
-		case m.Embedder != "" && raw == nil:
-			r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
-		case m.Embedder != embedderID && (m.Embedder != "" || pending == nil || pending.Get(k) == nil):
-			// by the new embedder of an interrupted reindex (none: the
-			// vectors dropped), not waiting for the store's
-			r.Reembedded++
-			r.ReembeddedTo = cmp.Or(m.Embedder, "none")
-			if len(raw)%4 != 0 {
-				r.record("memory %q of namespace %q: its vectors are %d bytes, not float32 values", m.ID, m.Namespace, len(raw))
-			}
-		case raw != nil:
-			vs, err := decodeVectors(raw, dims)
-			if err != nil {
-				r.record("memory %q of namespace %q: %v", m.ID, m.Namespace, err)
-				break
-			}
-			m.Vectors = vs
-			if r.Recipe == memory.Recipe && memory.LacksSentenceWindows(m) {
-				r.LackWindows++
-			}
-		}
+		checkStoredVectors(r, k, m, raw, pending, embedderID, dims)
 		return nil
 	})
 	if err != nil {
-		return nil, rs, err
+		return nil, err
 	}
+	return expect, nil
+}
+
+// checkStoredVectors verifies raw, the vectors of memory m (of key k):
+// that they are there exactly when it names an embedder, and decode where
+// that is the store's (embedderID, of dims dimensions); it counts in r
+// the memories of another embedder (an interrupted reindex) and those
+// that lack the current recipe's sentence windows.
+func checkStoredVectors(r *Report, k []byte, m memory.Memory, raw []byte, pending *bolt.Bucket, embedderID string, dims int) {
+	switch {
+	case m.Embedder == "" && raw != nil:
+		r.record("memory %q of namespace %q has vectors but no embedder", m.ID, m.Namespace)
+	case m.Embedder != "" && raw == nil:
+		r.record("memory %q of namespace %q has no vectors", m.ID, m.Namespace)
+	case m.Embedder != embedderID && (m.Embedder != "" || pending == nil || pending.Get(k) == nil):
+		// by the new embedder of an interrupted reindex (none: the
+		// vectors dropped), not waiting for the store's
+		r.Reembedded++
+		r.ReembeddedTo = cmp.Or(m.Embedder, "none")
+		if len(raw)%4 != 0 {
+			r.record("memory %q of namespace %q: its vectors are %d bytes, not float32 values", m.ID, m.Namespace, len(raw))
+		}
+	case raw != nil:
+		vs, err := decodeVectors(raw, dims)
+		if err != nil {
+			r.record("memory %q of namespace %q: %v", m.ID, m.Namespace, err)
+			break
+		}
+		m.Vectors = vs
+		if r.Recipe == memory.Recipe && memory.LacksSentenceWindows(m) {
+			r.LackWindows++
+		}
+	}
+}
+
+// checkSessions verifies each session entry of sess: that it names a
+// stored memory of mem, of its session and turn; it counts the sessions
+// in r.
+func checkSessions(r *Report, mem, sess *bolt.Bucket) error {
 	sessions := map[string]bool{}
-	err = sess.ForEach(func(k, id []byte) error {
+	err := sess.ForEach(func(k, id []byte) error {
 		ns, session, ok := splitSessionKey(k)
 		if !ok {
 			r.record("malformed session entry %q", k)
@@ -297,38 +335,39 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 		return nil
 	})
 	if err != nil {
-		return nil, rs, err
+		return err
 	}
 	r.Sessions = len(sessions)
-	// entries keyed by a memory's key whose memory is gone
-	orphans := func(b *bolt.Bucket, n *int, what string) error {
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, _ []byte) error {
-			*n++
-			if mem.Get(k) == nil {
-				r.record("%s %q belong to no memory", what, k)
-			}
-			return nil
-		})
+	return nil
+}
+
+// checkOrphans counts in n the entries of b (nil: none) keyed by a
+// memory's key, and records those whose memory mem does not hold.
+func checkOrphans(r *Report, mem, b *bolt.Bucket, n *int, what string) error {
+	if b == nil {
+		return nil
 	}
-	if err := orphans(tx.Bucket(bucketPending), &r.Pending, "pending vectors"); err != nil {
-		return nil, rs, err
-	}
-	if err := orphans(vec, &r.Vectors, "vectors"); err != nil {
-		return nil, rs, err
-	}
-	err = buckets["journal"].ForEach(func(k, v []byte) error {
-		var e entry
-		if len(k) != 8 || json.Unmarshal(v, &e) != nil {
-			r.record("journal entry %x cannot be read", k)
-		} else if s := seqOf(k); rs.lastSeq > 0 && s > rs.lastSeq {
-			r.record("journal entry %d is past the last one written (%d)", s, rs.lastSeq)
+	return b.ForEach(func(k, _ []byte) error {
+		*n++
+		if mem.Get(k) == nil {
+			r.record("%s %q belong to no memory", what, k)
 		}
 		return nil
 	})
-	return expect, rs, err
+}
+
+// checkJournal verifies that each entry of journal reads, and none is past
+// lastSeq, the last one written (0: unknown).
+func checkJournal(r *Report, journal *bolt.Bucket, lastSeq uint64) error {
+	return journal.ForEach(func(k, v []byte) error {
+		var e entry
+		if len(k) != 8 || json.Unmarshal(v, &e) != nil {
+			r.record("journal entry %x cannot be read", k)
+		} else if s := seqOf(k); lastSeq > 0 && s > lastSeq {
+			r.record("journal entry %d is past the last one written (%d)", s, lastSeq)
+		}
+		return nil
+	})
 }
 
 // checkIndexes verifies the text index of each namespace that expect (the

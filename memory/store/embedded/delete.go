@@ -34,81 +34,23 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	var ids = map[string]bool{}
 	err := s.update(func(tx *bolt.Tx) error {
 		mem, vec, sess := tx.Bucket(bucketMem), tx.Bucket(bucketVec), tx.Bucket(bucketSession)
-		var victims []memory.Memory
-		collect := func(raw []byte) error {
-			m, err := decode(raw)
-			if err != nil {
-				return err
-			}
-			victims = append(victims, m)
-			return nil
-		}
-		switch {
-		case sel.All:
-			prefix := []byte(sel.Namespace + "\x1f")
-			c := mem.Cursor()
-			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-				if err := collect(v); err != nil {
-					return err
-				}
-			}
-		case sel.SessionID != "":
-			prefix := sessionPrefix(sel.Namespace, sel.SessionID)
-			c := sess.Cursor()
-			for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+4; k, id = c.Next() {
-				if raw := mem.Get([]byte(key(sel.Namespace, string(id)))); raw != nil {
-					if err := collect(raw); err != nil {
-						return err
-					}
-				}
-			}
-		default:
-			for _, id := range sel.IDs {
-				if raw := mem.Get([]byte(key(sel.Namespace, id))); raw != nil && !ids[id] {
-					ids[id] = true
-					if err := collect(raw); err != nil {
-						return err
-					}
-				}
-			}
+		victims, err := selected(mem, sess, sel, ids)
+		if err != nil {
+			return err
 		}
 		deleted = len(victims)
 		if deleted == 0 {
 			return nil
 		}
 		keys = keysOf(victims)
-		for _, m := range victims {
-			k := []byte(key(m.Namespace, m.ID))
-			ids[m.ID] = true
-			for _, del := range []func() error{
-				func() error { return mem.Delete(k) },
-				func() error { return vec.Delete(k) },
-				func() error { return sess.Delete(sessionKey(m.Namespace, m.SessionID, m.Turn)) },
-				func() error { return unmarkPending(tx, k) },
-				func() error { return deleteClientKey(tx, m) },
-			} {
-				if err := del(); err != nil {
-					return err
-				}
-			}
+		if err := deleteRecords(tx, mem, vec, sess, victims, ids); err != nil {
+			return err
 		}
-		var err error
 		if seq, err = s.journal(tx, keys, true); err != nil {
 			return err
 		}
-		if emptied = isEmpty(mem, sel.Namespace); !emptied {
-			return nil
-		}
-		if err := forgetText(tx, sel.Namespace); err != nil {
-			return err
-		}
-		// a store left without memories holds no vectors of an earlier
-		// recipe: the memories it takes next are of this one
-		if first, _ := mem.Cursor().First(); first == nil && s.embedderID != "" && s.recipe != s.wantRecipe {
-			rerecord = true
-			return tx.Bucket(bucketMeta).Put(keyRecipe, []byte(s.wantRecipe))
-		}
-		return nil
+		emptied, rerecord, err = s.forgetIfEmptied(tx, mem, sel.Namespace)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("deleting: %w", err)
@@ -131,6 +73,92 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	}
 	s.vecRemove(sel.Namespace, slices.Collect(maps.Keys(ids)))
 	return deleted, nil
+}
+
+// selected is the memories of mem that sel selects: a namespace's all, a
+// session's (by its entries in sess), or those of sel.IDs, each once
+// (noted in ids).
+func selected(mem, sess *bolt.Bucket, sel memory.Selector, ids map[string]bool) ([]memory.Memory, error) {
+	var victims []memory.Memory
+	collect := func(raw []byte) error {
+		m, err := decode(raw)
+		if err != nil {
+			return err
+		}
+		victims = append(victims, m)
+		return nil
+	}
+	switch {
+	case sel.All:
+		prefix := []byte(sel.Namespace + "\x1f")
+		c := mem.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if err := collect(v); err != nil {
+				return nil, err
+			}
+		}
+	case sel.SessionID != "":
+		prefix := sessionPrefix(sel.Namespace, sel.SessionID)
+		c := sess.Cursor()
+		for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+4; k, id = c.Next() {
+			if raw := mem.Get([]byte(key(sel.Namespace, string(id)))); raw != nil {
+				if err := collect(raw); err != nil {
+					return nil, err
+				}
+			}
+		}
+	default:
+		for _, id := range sel.IDs {
+			if raw := mem.Get([]byte(key(sel.Namespace, id))); raw != nil && !ids[id] {
+				ids[id] = true
+				if err := collect(raw); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return victims, nil
+}
+
+// deleteRecords deletes each of victims' records from tx: its memory,
+// vectors, session entry, pending mark and client key; it notes their ids
+// in ids.
+func deleteRecords(tx *bolt.Tx, mem, vec, sess *bolt.Bucket, victims []memory.Memory, ids map[string]bool) error {
+	for _, m := range victims {
+		k := []byte(key(m.Namespace, m.ID))
+		ids[m.ID] = true
+		for _, del := range []func() error{
+			func() error { return mem.Delete(k) },
+			func() error { return vec.Delete(k) },
+			func() error { return sess.Delete(sessionKey(m.Namespace, m.SessionID, m.Turn)) },
+			func() error { return unmarkPending(tx, k) },
+			func() error { return deleteClientKey(tx, m) },
+		} {
+			if err := del(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// forgetIfEmptied forgets namespace ns's text index in tx when a delete
+// left ns without memories in mem (emptied); and when it left the store
+// without any, whose recipe is not the one wanted, records that recipe
+// for the memories it takes next (rerecord).
+func (s *Store) forgetIfEmptied(tx *bolt.Tx, mem *bolt.Bucket, ns string) (emptied, rerecord bool, err error) {
+	if emptied = isEmpty(mem, ns); !emptied {
+		return false, false, nil
+	}
+	if err := forgetText(tx, ns); err != nil {
+		return true, false, err
+	}
+	// a store left without memories holds no vectors of an earlier
+	// recipe: the memories it takes next are of this one
+	if first, _ := mem.Cursor().First(); first == nil && s.embedderID != "" && s.recipe != s.wantRecipe {
+		return true, true, tx.Bucket(bucketMeta).Put(keyRecipe, []byte(s.wantRecipe))
+	}
+	return true, false, nil
 }
 
 // isEmpty reports whether namespace ns holds no memory in mem.

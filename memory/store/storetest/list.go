@@ -23,6 +23,18 @@ func listAndExport(t *testing.T, open Open) {
 	s := &suite{open: open, emb: emb, st: st}
 	svc := s.service(t, st, emb)
 
+	listNamespaces(t, st, svc)
+	listSessions(t, st, svc)
+	exportNamespaces(t, st, emb)
+	listResumedSession(t, st, svc)
+	exportLongSession(t, s, st, emb)
+	listAfterDeleting(t, st)
+}
+
+// listNamespaces checks Namespaces on the empty store, then remembers
+// list-a's two sessions and list-b's one and checks their counts and
+// dates.
+func listNamespaces(t *testing.T, st memory.Store, svc *memory.Service) {
 	if ns, err := st.Namespaces(ctx); err != nil || len(ns) != 0 {
 		t.Fatalf("namespaces of an empty store = %v, %v", ns, err)
 	}
@@ -52,7 +64,12 @@ func listAndExport(t *testing.T, open Open) {
 			t.Errorf("namespace %d = %+v, want %+v", i, g, w)
 		}
 	}
+}
 
+// listSessions checks Sessions over list-a: newest first, its summaries,
+// pages, a date filter, an unknown namespace and a bad cursor, and the
+// service's ErrNotFound for what does not exist.
+func listSessions(t *testing.T, st memory.Store, svc *memory.Service) {
 	page, err := st.Sessions(ctx, "list-a", memory.SessionFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +105,11 @@ func listAndExport(t *testing.T, open Open) {
 	if _, err := svc.Session(ctx, "list-a", "no-such-session"); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("service session that does not exist: %v, want ErrNotFound", err)
 	}
+}
 
+// exportNamespaces checks Export of list-a with vectors, of everything
+// without them, and that a failing callback ends it with its error.
+func exportNamespaces(t *testing.T, st memory.Store, emb *fake.Embedder) {
 	var got []memory.Memory
 	if err := st.Export(ctx, "list-a", true, func(m memory.Memory) error { got = append(got, m); return nil }); err != nil {
 		t.Fatal(err)
@@ -116,10 +137,12 @@ func listAndExport(t *testing.T, open Open) {
 	if err := st.Export(ctx, "", false, func(memory.Memory) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Errorf("export whose callback fails: %v after %d memories, want the callback's error after 1", err, n)
 	}
+}
 
-	// a session resumed weeks later: its last turn, dated by its own
-	// timestamp, makes its summary's Last, and a filter from a date after
-	// its start keeps it
+// listResumedSession checks a session resumed weeks later: its last turn,
+// dated by its own timestamp, makes its summary's Last, and a filter from
+// a date after its start keeps it. It deletes list-r's sessions after.
+func listResumedSession(t *testing.T, st memory.Store, svc *memory.Service) {
 	if _, err := svc.Remember(ctx, memory.RememberRequest{Namespace: "list-r", SessionID: "r", SessionDate: "2023-03-01T09:00:00Z", Messages: []memory.Message{
 		{Role: "user", Content: "started in March", Timestamp: "2023-03-01T09:00:00Z"},
 		{Role: "user", Content: "back in May", Timestamp: "2023-05-10T09:00:00Z"},
@@ -142,8 +165,11 @@ func listAndExport(t *testing.T, open Open) {
 			t.Fatal(err)
 		}
 	}
+}
 
-	// a session longer than any batch streams out whole and in turn order
+// exportLongSession checks that a session longer than any batch (list-c's
+// 600 turns) streams out whole and in turn order.
+func exportLongSession(t *testing.T, s *suite, st memory.Store, emb *fake.Embedder) {
 	long := make([]memory.Memory, 600)
 	for i := range long {
 		long[i] = memory.Memory{ID: memory.MemoryID("long", i), Namespace: "list-c", SessionID: "long", SessionDate: clock, Turn: i,
@@ -153,8 +179,8 @@ func listAndExport(t *testing.T, open Open) {
 	if err := st.Put(ctx, long); err != nil {
 		t.Fatal(err)
 	}
-	n = 0
-	err = st.Export(ctx, "list-c", false, func(m memory.Memory) error {
+	n := 0
+	err := st.Export(ctx, "list-c", false, func(m memory.Memory) error {
 		if m.Turn != n {
 			return fmt.Errorf("memory %d of the export is turn %d", n, m.Turn)
 		}
@@ -164,15 +190,17 @@ func listAndExport(t *testing.T, open Open) {
 	if err != nil || n != 600 {
 		t.Errorf("export of a 600-turn session: %d memories, %v", n, err)
 	}
+}
 
-	// deleting shows in the listings
+// listAfterDeleting checks that deleting shows in the listings.
+func listAfterDeleting(t *testing.T, st memory.Store) {
 	if _, err := st.Delete(ctx, memory.Selector{Namespace: "list-a", IDs: []string{"s1:1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Delete(ctx, memory.Selector{Namespace: "list-b", SessionID: "s3"}); err != nil {
 		t.Fatal(err)
 	}
-	ns, err = st.Namespaces(ctx)
+	ns, err := st.Namespaces(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,15 @@ func (s *suite) sessionIDs(t *testing.T) {
 		remember(t, s.svc, ns, id, "2023-05-01", "a turn of session "+id[:min(len(id), 12)], "its answer", "and one more")
 	}
 	remember(t, s.svc, ns+"-other", "5f0b8a2e-0000-4000-8000-000000000000", "2023-05-01", "another namespace")
+	s.sessionIDsListed(t, ns, uuidA, uuidB, uuidC, long)
+	s.sessionsByStart(t, ns, uuidA, uuidB, uuidC, long)
+	s.startsCrowded(t)
+}
 
+// sessionIDsListed checks SessionIDs of ns, which holds the sessions
+// 5f0b8a2e, uuidA, uuidB, uuidC, long and s1: by prefix, in order, up to
+// a limit.
+func (s *suite) sessionIDsListed(t *testing.T, ns, uuidA, uuidB, uuidC, long string) {
 	for _, c := range []struct {
 		prefix string
 		limit  int
@@ -48,7 +56,14 @@ func (s *suite) sessionIDs(t *testing.T) {
 			t.Errorf("SessionIDs(%q, %d) = %q, %v; want %q", c.prefix, c.limit, got, err, c.want)
 		}
 	}
+}
 
+// sessionsByStart checks, in the sessions of sessionIDsListed, that a
+// session is found by the start of its UUID where a call names a session:
+// remembering, reading and forgetting by it; that an id that is itself
+// such a start names its own session; and that a start two UUIDs share is
+// refused, naming both.
+func (s *suite) sessionsByStart(t *testing.T, ns, uuidA, uuidB, uuidC, long string) {
 	// remembering by the start a recall shows adds to that session
 	if res := remember(t, s.svc, ns, memory.ShortSession(uuidC), "", "a fourth turn"); res.SessionID != uuidC || res.Stored != 1 {
 		t.Errorf("remember by %s's start: %+v", uuidC, res)
@@ -82,9 +97,12 @@ func (s *suite) sessionIDs(t *testing.T) {
 	if got, err := s.st.SessionIDs(ctx, ns, "", 10); err != nil || !slices.Equal(got, []string{"5f0b8a2e", uuidB, long, uuidC, "s1"}) {
 		t.Errorf("after the forget: %q, %v", got, err)
 	}
+}
 
-	// sessions that are no UUIDs but start alike do not hide a second UUID:
-	// six of them sort before the two UUIDs
+// startsCrowded checks that sessions that are no UUIDs but start alike do
+// not hide a second UUID: six of them sort before the two UUIDs.
+func (s *suite) startsCrowded(t *testing.T) {
+	var fe *memory.FieldError
 	const ns2 = "short-ids-crowded"
 	for i := range 6 {
 		remember(t, s.svc, ns2, fmt.Sprintf("0a1b2c3d+%d", i), "2023-05-01", "a session that is no UUID")

@@ -18,6 +18,33 @@ import (
 func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	open := newStorage(t)
 	emb := memory.Contextual(&fake.Embedder{Name: "upgrade", N: 32})
+	s := &suite{open: func(id string, dims int, any bool) (memory.Store, error) { return open(id, dims, any, "") }}
+	fresh, old := storeAsEarlier(t, open, s, emb)
+
+	st, err := open(emb.ID(), emb.Dims(), false, memory.Recipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { st.Close() }()
+	awaitUpgrade(t, s, st, emb, fresh)
+	st.Close()
+	st, err = open(emb.ID(), emb.Dims(), false, memory.Recipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := st.(memory.VectorUpgrader)
+	if got := up.Recipe(); got != memory.Recipe {
+		t.Errorf("reopened after the upgrade, the store reports %q", got)
+	}
+	replaceVectors(t, st, up, old[0], emb.Dims())
+}
+
+// storeAsEarlier remembers two sessions in a store opened with no recipe
+// and stores them again as an earlier agentmem did: each memory with its
+// turn's vector only. fresh is every memory as a remember makes it now,
+// old the memories it cut (the two of sentence windows). It closes the
+// store.
+func storeAsEarlier(t *testing.T, open OpenRecipe, s *suite, emb memory.Embedder) (fresh, old []memory.Memory) {
 	texts := []string{
 		"We drove to Oregon last June. The coast was cold but lovely.",
 		"Did you see the lighthouse?",
@@ -27,15 +54,13 @@ func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &suite{open: func(id string, dims int, any bool) (memory.Store, error) { return open(id, dims, any, "") }}
 	svc := s.service(t, st, emb)
 	remember(t, svc, "", "trip", "2023-07-01", texts...)
 	remember(t, svc, "other", "chat", "2023-07-02", "Hello there.", "Short.")
 	svc.Close()
-	fresh := exported(t, st)
+	fresh = exported(t, st)
 	// as an earlier agentmem stored them: each memory with its turn's
 	// vector only
-	var old []memory.Memory
 	for _, m := range fresh {
 		if len(m.Vectors) > 1 {
 			m.Vectors = m.Vectors[:1]
@@ -49,12 +74,13 @@ func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 		t.Fatal(err)
 	}
 	st.Close()
+	return fresh, old
+}
 
-	st, err = open(emb.ID(), emb.Dims(), false, memory.Recipe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { st.Close() }()
+// awaitUpgrade runs Service.UpgradeVectors on st, opened with the current
+// recipe over memories of none, waits (up to 20 s) for the recipe to be
+// recorded, and checks that every memory then has the vectors of fresh.
+func awaitUpgrade(t *testing.T, s *suite, st memory.Store, emb memory.Embedder, fresh []memory.Memory) {
 	up, ok := st.(memory.VectorUpgrader)
 	if !ok {
 		t.Fatalf("%T does not implement memory.VectorUpgrader", st)
@@ -62,7 +88,7 @@ func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 	if got := up.Recipe(); got != "" {
 		t.Fatalf("a store of memories of no recorded recipe, opened with %s, reports %q", memory.Recipe, got)
 	}
-	svc = s.service(t, st, emb)
+	svc := s.service(t, st, emb)
 	svc.UpgradeVectors()
 	deadline := time.Now().Add(20 * time.Second)
 	for up.Recipe() != memory.Recipe {
@@ -81,18 +107,12 @@ func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 			t.Errorf("memory %s has %d vectors after the upgrade, not the %d a remember makes now", got[i].ID, len(got[i].Vectors), len(fresh[i].Vectors))
 		}
 	}
-	st.Close()
-	st, err = open(emb.ID(), emb.Dims(), false, memory.Recipe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	up = st.(memory.VectorUpgrader)
-	if got := up.Recipe(); got != memory.Recipe {
-		t.Errorf("reopened after the upgrade, the store reports %q", got)
-	}
+}
 
-	// ReplaceVectors replaces only what the store holds as it was read
-	m := old[0]
+// replaceVectors checks that ReplaceVectors replaces only what the store
+// holds as it was read: not m changed or missing, m itself, and never a
+// vector of the wrong dimension.
+func replaceVectors(t *testing.T, st memory.Store, up memory.VectorUpgrader, m memory.Memory, dims int) {
 	changed := m
 	changed.Hash = "another text"
 	gone := m
@@ -108,7 +128,7 @@ func VectorsUpgraded(t *testing.T, newStorage func(t *testing.T) OpenRecipe) {
 		t.Errorf("memory %s has %d vectors after ReplaceVectors gave it %d", m.ID, len(vectorsOf(got, m.ID)), len(m.Vectors))
 	}
 	wrong := m
-	wrong.Vectors = [][]float32{make([]float32, emb.Dims()+1)}
+	wrong.Vectors = [][]float32{make([]float32, dims+1)}
 	if _, err := up.ReplaceVectors(ctx, []memory.Memory{wrong}); err == nil {
 		t.Error("ReplaceVectors took a vector of the wrong dimension")
 	}

@@ -110,7 +110,24 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 	if _, err := w.w.Write(make([]byte, pageSize)); err != nil {
 		return err
 	}
-	var secs [nSections]section
+	secs := x.writeSections(w)
+	if w.err != nil {
+		return fmt.Errorf("writing vector snapshot: %w", w.err)
+	}
+	if err := w.w.Flush(); err != nil {
+		return fmt.Errorf("writing vector snapshot: %w", err)
+	}
+	if _, err := tmp.WriteAt(x.header(stamp, tag, secs), 0); err != nil {
+		return fmt.Errorf("writing vector snapshot: %w", err)
+	}
+	return install(tmp, path)
+}
+
+// writeSections writes the sections after the header page, each on a page
+// boundary, and returns where each lies and its CRC: those of the
+// inverted file (5, 6, 7) only when x has one. A write's error is left in
+// w.err.
+func (x *Index) writeSections(w *secWriter) (secs [nSections]section) {
 	nrows := len(x.rows)
 
 	// 0, 1: vectors and codes, chunk by chunk
@@ -127,43 +144,11 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 	}
 	secs[1] = w.end()
 
-	// 2: rows
-	w.begin()
-	var rec [rowRecord]byte
-	for i := range x.rows {
-		r := &x.rows[i]
-		le := binary.LittleEndian
-		le.PutUint64(rec[0:], uint64(r.date))
-		le.PutUint32(rec[8:], uint32(r.mem))
-		le.PutUint32(rec[12:], uint32(r.next))
-		le.PutUint32(rec[16:], uint32(r.sess))
-		le.PutUint32(rec[20:], math.Float32bits(r.scale))
-		le.PutUint32(rec[24:], math.Float32bits(r.resid))
-		le.PutUint32(rec[28:], math.Float32bits(r.norm))
-		le.PutUint32(rec[32:], uint32(r.sum))
-		w.write(rec[:])
-	}
-	secs[2] = w.end()
-
-	// 3: memories; 4: sessions
-	w.begin()
-	for i := range x.mems {
-		m := &x.mems[i]
-		w.u32(uint32(m.first), uint32(m.nwin), uint32(m.sess), uint32(m.spos))
-		w.u64(uint64(m.date))
-		w.str(m.id)
-	}
-	secs[3] = w.end()
-	w.begin()
-	for o, name := range x.sess.name {
-		w.str(name)
-		w.u32(uint32(x.sess.rows[o]))
-	}
-	secs[4] = w.end()
+	secs[2] = x.writeRows(w)
+	secs[3], secs[4] = x.writeMemories(w)
 
 	// 5, 6: the inverted file's centroids and each row's list
-	v := x.ivf
-	if v != nil {
+	if v := x.ivf; v != nil {
 		w.begin()
 		w.write(bytesOf(v.cent))
 		secs[5] = w.end()
@@ -180,13 +165,50 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		}
 		secs[7] = w.end()
 	}
-	if w.err != nil {
-		return fmt.Errorf("writing vector snapshot: %w", w.err)
-	}
-	if err := w.w.Flush(); err != nil {
-		return fmt.Errorf("writing vector snapshot: %w", err)
-	}
+	return secs
+}
 
+// writeRows writes section 2: each row's record of rowRecord bytes.
+func (x *Index) writeRows(w *secWriter) section {
+	w.begin()
+	var rec [rowRecord]byte
+	for i := range x.rows {
+		r := &x.rows[i]
+		le := binary.LittleEndian
+		le.PutUint64(rec[0:], uint64(r.date))
+		le.PutUint32(rec[8:], uint32(r.mem))
+		le.PutUint32(rec[12:], uint32(r.next))
+		le.PutUint32(rec[16:], uint32(r.sess))
+		le.PutUint32(rec[20:], math.Float32bits(r.scale))
+		le.PutUint32(rec[24:], math.Float32bits(r.resid))
+		le.PutUint32(rec[28:], math.Float32bits(r.norm))
+		le.PutUint32(rec[32:], uint32(r.sum))
+		w.write(rec[:])
+	}
+	return w.end()
+}
+
+// writeMemories writes section 3, the memories, and 4, the sessions.
+func (x *Index) writeMemories(w *secWriter) (mems, sess section) {
+	w.begin()
+	for i := range x.mems {
+		m := &x.mems[i]
+		w.u32(uint32(m.first), uint32(m.nwin), uint32(m.sess), uint32(m.spos))
+		w.u64(uint64(m.date))
+		w.str(m.id)
+	}
+	mems = w.end()
+	w.begin()
+	for o, name := range x.sess.name {
+		w.str(name)
+		w.u32(uint32(x.sess.rows[o]))
+	}
+	return mems, w.end()
+}
+
+// header is the snapshot's header page, for the sections secs.
+func (x *Index) header(stamp uint64, tag string, secs [nSections]section) []byte {
+	nrows, v := len(x.rows), x.ivf
 	h := make([]byte, pageSize)
 	le := binary.LittleEndian
 	copy(h[hMagic:], fileMagic)
@@ -214,9 +236,12 @@ func (x *Index) Save(path string, stamp uint64, tag string) (err error) {
 		le.PutUint32(h[o+16:], s.crc)
 	}
 	le.PutUint32(h[hCRC:], crc32.Checksum(h[:hCRC], castagnoli))
-	if _, err := tmp.WriteAt(h, 0); err != nil {
-		return fmt.Errorf("writing vector snapshot: %w", err)
-	}
+	return h
+}
+
+// install syncs and closes tmp, the snapshot written whole, and renames it
+// to path, syncing the directory where it can.
+func install(tmp *os.File, path string) error {
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("syncing vector snapshot: %w", err)
 	}
@@ -359,46 +384,18 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (_ *Index, info Lo
 		}
 	}()
 	b := mp.data
-	if len(b) < pageSize || string(b[:8]) != fileMagic {
-		return nil, info, corrupt("no snapshot header")
+	hd, err := readHeader(b)
+	if err != nil {
+		return nil, info, err
 	}
 	le := binary.LittleEndian
-	if crc32.Checksum(b[:hCRC], castagnoli) != le.Uint32(b[hCRC:]) {
-		return nil, info, corrupt("header checksum")
-	}
-	if v := le.Uint32(b[hVersion:]); v != fileVersion {
-		return nil, info, corrupt("version %d, this build reads %d", v, fileVersion)
-	}
-	dims, stride := int(le.Uint32(b[hDims:])), int(le.Uint32(b[hStride:]))
-	nrows, nmems, nsess := le.Uint64(b[hRows:]), le.Uint64(b[hMems:]), le.Uint64(b[hSess:])
-	tagLen := int(le.Uint32(b[hTagLen:]))
-	if dims <= 0 || dims > MaxDims || stride != (dims+63)&^63 || nrows > math.MaxInt32 || nmems > math.MaxInt32 || nsess > math.MaxInt32 || tagLen > maxTag {
-		return nil, info, corrupt("sizes out of range")
-	}
 	info.Stamp = le.Uint64(b[hStamp:])
-	info.Tag = string(b[hTag : hTag+tagLen])
-	var secs [nSections][]byte
-	for i := range secs {
-		o := hSections + 20*i
-		off, n, crc := le.Uint64(b[o:]), le.Uint64(b[o+8:]), le.Uint32(b[o+16:])
-		if off%pageSize != 0 || off > uint64(len(b)) || n > uint64(len(b))-off {
-			return nil, info, corrupt("section %d out of the file", i)
-		}
-		secs[i] = b[off : off+n : off+n]
-		var sum uint32
-		if mappedSections[i] {
-			var err error
-			if sum, err = checksumAt(f, int64(off), int64(n)); err != nil {
-				return nil, info, err
-			}
-		} else {
-			sum = crc32.Checksum(secs[i], castagnoli)
-		}
-		if sum != crc {
-			return nil, info, corrupt("section %d checksum", i)
-		}
+	info.Tag = string(b[hTag : hTag+hd.tagLen])
+	secs, err := readSections(b, f)
+	if err != nil {
+		return nil, info, err
 	}
-	n := int(nrows)
+	n, dims, stride := int(hd.nrows), hd.dims, hd.stride
 	if len(secs[0]) != n*dims*4 || len(secs[1]) != n*stride || len(secs[2]) != n*rowRecord {
 		return nil, info, corrupt("row sections do not hold %d rows", n)
 	}
@@ -408,53 +405,10 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (_ *Index, info Lo
 	if err != nil {
 		return nil, info, corrupt("%v", err)
 	}
-	f32, i8 := sliceOf[float32](secs[0]), sliceOf[int8](secs[1])
-	for ci := 0; ci*chunkRows < n; ci++ {
-		lo, hi := ci*chunkRows, min(n, (ci+1)*chunkRows)
-		x.chunks = append(x.chunks, &chunk{
-			f32: f32[lo*dims : hi*dims : hi*dims],
-			i8:  i8[lo*stride : hi*stride : hi*stride],
-			m:   mp,
-		})
-	}
-
-	x.rows = make([]rowInfo, n)
-	rs := secs[2]
-	for i := range x.rows {
-		rec := rs[i*rowRecord:]
-		x.rows[i] = rowInfo{
-			date:  int64(le.Uint64(rec[0:])),
-			mem:   int32(le.Uint32(rec[8:])),
-			next:  int32(le.Uint32(rec[12:])),
-			sess:  int32(le.Uint32(rec[16:])),
-			scale: math.Float32frombits(le.Uint32(rec[20:])),
-			resid: math.Float32frombits(le.Uint32(rec[24:])),
-			norm:  math.Float32frombits(le.Uint32(rec[28:])),
-			sum:   int32(le.Uint32(rec[32:])),
-		}
-	}
-
-	rd := &secReader{b: secs[3]}
-	x.mems = make([]memInfo, nmems)
-	for i := range x.mems {
-		m := &x.mems[i]
-		m.first, m.nwin, m.sess, m.spos = int32(rd.u32()), int32(rd.u32()), int32(rd.u32()), int32(rd.u32())
-		m.date = int64(rd.u64())
-		m.id = rd.str()
-	}
-	if rd.bad || len(rd.b) != 0 {
-		return nil, info, corrupt("memory section")
-	}
-	rd = &secReader{b: secs[4]}
-	x.sess.name = make([]string, nsess)
-	x.sess.rows = make([]int32, nsess)
-	x.sess.members = make([][]int32, nsess)
-	for o := range x.sess.name {
-		x.sess.name[o] = rd.str()
-		x.sess.rows[o] = int32(rd.u32())
-	}
-	if rd.bad || len(rd.b) != 0 {
-		return nil, info, corrupt("session section")
+	x.mapChunks(mp, secs[0], secs[1], n)
+	x.decodeRows(secs[2], n)
+	if err := x.decodeMemories(secs[3], secs[4], hd.nmems, hd.nsess); err != nil {
+		return nil, info, err
 	}
 	if err := x.rebuildBookkeeping(); err != nil {
 		return nil, info, err
@@ -469,6 +423,124 @@ func decodeSnapshot(mp *mapping, f io.ReaderAt, opts Options) (_ *Index, info Lo
 		x.buildIVF()
 	}
 	return x, info, nil
+}
+
+// snapHeader is the sizes a snapshot's header gives.
+type snapHeader struct {
+	dims, stride, tagLen int
+	nrows, nmems, nsess  uint64
+}
+
+// readHeader checks the header page of the file b (its magic, checksum and
+// version, and that its sizes are in range) and returns its sizes.
+func readHeader(b []byte) (hd snapHeader, err error) {
+	if len(b) < pageSize || string(b[:8]) != fileMagic {
+		return hd, corrupt("no snapshot header")
+	}
+	le := binary.LittleEndian
+	if crc32.Checksum(b[:hCRC], castagnoli) != le.Uint32(b[hCRC:]) {
+		return hd, corrupt("header checksum")
+	}
+	if v := le.Uint32(b[hVersion:]); v != fileVersion {
+		return hd, corrupt("version %d, this build reads %d", v, fileVersion)
+	}
+	dims, stride := int(le.Uint32(b[hDims:])), int(le.Uint32(b[hStride:]))
+	nrows, nmems, nsess := le.Uint64(b[hRows:]), le.Uint64(b[hMems:]), le.Uint64(b[hSess:])
+	tagLen := int(le.Uint32(b[hTagLen:]))
+	if dims <= 0 || dims > MaxDims || stride != (dims+63)&^63 || nrows > math.MaxInt32 || nmems > math.MaxInt32 || nsess > math.MaxInt32 || tagLen > maxTag {
+		return hd, corrupt("sizes out of range")
+	}
+	return snapHeader{dims: dims, stride: stride, tagLen: tagLen, nrows: nrows, nmems: nmems, nsess: nsess}, nil
+}
+
+// readSections is each section of the file b, as the header places it,
+// checked against its checksum: the sections used in place
+// (mappedSections) read from f.
+func readSections(b []byte, f io.ReaderAt) (secs [nSections][]byte, err error) {
+	le := binary.LittleEndian
+	for i := range secs {
+		o := hSections + 20*i
+		off, n, crc := le.Uint64(b[o:]), le.Uint64(b[o+8:]), le.Uint32(b[o+16:])
+		if off%pageSize != 0 || off > uint64(len(b)) || n > uint64(len(b))-off {
+			return secs, corrupt("section %d out of the file", i)
+		}
+		secs[i] = b[off : off+n : off+n]
+		var sum uint32
+		if mappedSections[i] {
+			var err error
+			if sum, err = checksumAt(f, int64(off), int64(n)); err != nil {
+				return secs, err
+			}
+		} else {
+			sum = crc32.Checksum(secs[i], castagnoli)
+		}
+		if sum != crc {
+			return secs, corrupt("section %d checksum", i)
+		}
+	}
+	return secs, nil
+}
+
+// mapChunks makes x's n rows' chunks over the mapped sections 0 (f32) and
+// 1 (i8), used in place.
+func (x *Index) mapChunks(mp *mapping, f32s, i8s []byte, n int) {
+	dims, stride := x.dims, x.stride
+	f32, i8 := sliceOf[float32](f32s), sliceOf[int8](i8s)
+	for ci := 0; ci*chunkRows < n; ci++ {
+		lo, hi := ci*chunkRows, min(n, (ci+1)*chunkRows)
+		x.chunks = append(x.chunks, &chunk{
+			f32: f32[lo*dims : hi*dims : hi*dims],
+			i8:  i8[lo*stride : hi*stride : hi*stride],
+			m:   mp,
+		})
+	}
+}
+
+// decodeRows decodes section 2, rs: the records of x's n rows.
+func (x *Index) decodeRows(rs []byte, n int) {
+	le := binary.LittleEndian
+	x.rows = make([]rowInfo, n)
+	for i := range x.rows {
+		rec := rs[i*rowRecord:]
+		x.rows[i] = rowInfo{
+			date:  int64(le.Uint64(rec[0:])),
+			mem:   int32(le.Uint32(rec[8:])),
+			next:  int32(le.Uint32(rec[12:])),
+			sess:  int32(le.Uint32(rec[16:])),
+			scale: math.Float32frombits(le.Uint32(rec[20:])),
+			resid: math.Float32frombits(le.Uint32(rec[24:])),
+			norm:  math.Float32frombits(le.Uint32(rec[28:])),
+			sum:   int32(le.Uint32(rec[32:])),
+		}
+	}
+}
+
+// decodeMemories decodes section 3, mems (nmems memories), and 4, sess
+// (nsess sessions).
+func (x *Index) decodeMemories(mems, sess []byte, nmems, nsess uint64) error {
+	rd := &secReader{b: mems}
+	x.mems = make([]memInfo, nmems)
+	for i := range x.mems {
+		m := &x.mems[i]
+		m.first, m.nwin, m.sess, m.spos = int32(rd.u32()), int32(rd.u32()), int32(rd.u32()), int32(rd.u32())
+		m.date = int64(rd.u64())
+		m.id = rd.str()
+	}
+	if rd.bad || len(rd.b) != 0 {
+		return corrupt("memory section")
+	}
+	rd = &secReader{b: sess}
+	x.sess.name = make([]string, nsess)
+	x.sess.rows = make([]int32, nsess)
+	x.sess.members = make([][]int32, nsess)
+	for o := range x.sess.name {
+		x.sess.name[o] = rd.str()
+		x.sess.rows[o] = int32(rd.u32())
+	}
+	if rd.bad || len(rd.b) != 0 {
+		return corrupt("session section")
+	}
+	return nil
 }
 
 // rebuildBookkeeping derives, and checks, everything Save does not store:
