@@ -815,3 +815,22 @@ func TestCaptureRefusedTurn(t *testing.T) {
 	x.stop(t, e) // nothing on stderr: the refused turn is not read again
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 }
+
+// A session resumed after the hooks were set up again with --per-project
+// stays whole in the namespace it was first stored in (its new turns went
+// to the project's namespace, the old ones stayed in the default: each
+// namespace held half of it).
+func TestCaptureKeepsTheSessionsNamespace(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/garden")
+	x.write(t, x.exchange("Which seeds?", "Tomatoes.", "Good.", "r"))
+	x.stop(t, e)
+	x.write(t, x.exchange("And when to plant?", "In May.", "Thanks.", "s"))
+	x.stop(t, e, func(c *claudeHookCmd) { c.PerProject = true })
+	if got := stored(t, e, hook.ProjectNamespace(x.cwd), sess1); got != nil {
+		t.Errorf("the resumed session's new turns went to the project's namespace: %d memories", len(got))
+	}
+	if got := stored(t, e, "default", sess1); len(got) != 6 {
+		t.Errorf("the session holds %d memories in default, want its 6 turns", len(got))
+	}
+}

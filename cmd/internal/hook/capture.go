@@ -44,6 +44,11 @@ type Cursor struct {
 	// Given are the memories the hooks' auto-recall gave the model in
 	// this session (since its last compaction), the latest maxGiven.
 	Given []string `json:"given,omitempty"`
+	// Namespace is where the session's turns were first stored: later
+	// captures store there too, so that a session resumed after the hooks
+	// were set up again (--per-project turned on, another --namespace)
+	// stays whole in one namespace.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // readCursor is the session's cursor as saved, or the zero Cursor.
@@ -148,7 +153,8 @@ func (h Hook) capture(ctx context.Context, in Input) error {
 			cur.Started = h.firstTime(turns)
 		}
 		cur.CWD = cmp.Or(cur.CWD, in.CWD)
-		if err := h.store(ctx, h.Namespace(h.Config.Namespace, cur.CWD), in.SessionID, cur.Started, turns); err != nil {
+		cur.Namespace = cmp.Or(cur.Namespace, h.Namespace(h.Config.Namespace, cur.CWD))
+		if err := h.store(ctx, cur.Namespace, in.SessionID, cur.Started, turns); err != nil {
 			return err
 		}
 	}
@@ -191,7 +197,7 @@ func readNew(path string, cur Cursor) ([]byte, Cursor, error) {
 		// read from the start (a cursor the auto-recall wrote before any
 		// capture, a transcript rewritten): what is known of the session
 		// stays
-		cur = Cursor{Path: path, Started: cur.Started, CWD: cur.CWD, Compacted: cur.Compacted, Given: cur.Given}
+		cur = Cursor{Path: path, Started: cur.Started, CWD: cur.CWD, Compacted: cur.Compacted, Given: cur.Given, Namespace: cur.Namespace}
 	}
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return nil, cur, err
