@@ -103,10 +103,12 @@ func recordFile(home, name string) (string, error) {
 }
 
 // setupRecord is what recordPath holds: the permissions.allow rules setup
-// added, by settings file, and the files it created.
+// added, by settings file, and the files it created; for Codex, the trust
+// entries of agentmem's hooks, by key, with the hash each trusts.
 type setupRecord struct {
 	Allow   map[string][]string `json:"allow,omitempty"`
 	Created []string            `json:"created,omitempty"`
+	Trusted map[string]string   `json:"trusted,omitempty"`
 	read    []byte              // as read, to write only a change
 }
 
@@ -187,7 +189,7 @@ func (r *setupRecord) save(path string) error {
 	if err != nil || bytes.Equal(b, r.read) {
 		return err
 	}
-	if len(r.Allow) == 0 && len(r.Created) == 0 {
+	if len(r.Allow) == 0 && len(r.Created) == 0 && len(r.Trusted) == 0 {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,22 +96,23 @@ func (c setupCodexCmd) Run(e *env) error {
 	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
 	defer cancel()
 	if c.Uninstall {
-		done, err := c.uninstall(ctx, dir, ch)
+		done, err := c.uninstall(ctx, dir, ch, rec.Trusted)
 		if err == nil {
 			rec.noteFiles(done)
+			rec.Trusted = nil
 			err = rec.save(record)
 		}
 		return err
 	}
-	created, err := c.installWithHooks(ctx, dir, server, hook, ch)
+	created, err := c.installWithHooks(ctx, dir, server, hook, ch, rec)
 	if err != nil {
 		return err
 	}
 	if created {
 		rec.noteFiles(fileOutcome{created: []string{hooksFile}})
-		if err := rec.save(record); err != nil {
-			fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall will leave %s)\n", err, hooksFile)
-		}
+	}
+	if err := rec.save(record); err != nil {
+		fmt.Fprintf(os.Stderr, "agentmem: noting what setup added: %v (--uninstall may leave %s, or trust entries in config.toml)\n", err, hooksFile)
 	}
 	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	return nil
@@ -146,13 +148,13 @@ func (c setupCodexCmd) dryRun(dir string, server map[string]any, ch fileChange) 
 // (install); if Codex then fails, hooks.json is put back as it was, so a
 // failed setup leaves no half-install. created: hooks.json was not there
 // before.
-func (c setupCodexCmd) installWithHooks(ctx context.Context, dir string, server map[string]any, hook string, ch fileChange) (created bool, err error) {
+func (c setupCodexCmd) installWithHooks(ctx context.Context, dir string, server map[string]any, hook string, ch fileChange, rec *setupRecord) (created bool, err error) {
 	hooksFile := ch.file
 	before, readErr := os.ReadFile(hooksFile)
 	if err := ch.apply(false); err != nil {
 		return false, err
 	}
-	if err := c.install(ctx, dir, server, hook); err != nil {
+	if err := c.install(ctx, dir, server, hook, rec); err != nil {
 		var rerr error
 		if readErr == nil {
 			rerr = os.WriteFile(hooksFile, before, 0o600)
@@ -168,8 +170,11 @@ func (c setupCodexCmd) installWithHooks(ctx context.Context, dir string, server 
 }
 
 // install writes the server and the trust of agentmem's hooks into
-// config.toml through Codex.
-func (c setupCodexCmd) install(ctx context.Context, dir string, server map[string]any, hook string) error {
+// config.toml through Codex, removes the trust entries an earlier setup
+// wrote for hooks of agentmem's that are no longer where they were (a
+// hook before them removed: Codex keys trust by a hook's place), and
+// notes the trust entries of agentmem's hooks in rec.
+func (c setupCodexCmd) install(ctx context.Context, dir string, server map[string]any, hook string, rec *setupRecord) error {
 	as, err := startAppServer(ctx, c.Codex, dir)
 	if err != nil {
 		return err
@@ -191,29 +196,54 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 	if err != nil {
 		return err
 	}
-	trust := map[string]any{}
-	n := 0 // agentmem's hooks that codex lists
+	trust, ours := map[string]any{}, map[string]string{}
 	for _, h := range hooks {
 		if h.Command != hook {
 			continue
 		}
-		n++
+		ours[h.Key] = h.CurrentHash
 		if h.TrustStatus != "trusted" {
 			trust[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
 		}
 	}
-	if n != len(c.events()) {
-		return fmt.Errorf("codex lists %d of agentmem's %d hooks in %s; is %s the Codex that reads %s?", n, len(c.events()), filepath.Join(dir, "hooks.json"), c.Codex, dir)
+	if len(ours) != len(c.events()) {
+		return fmt.Errorf("codex lists %d of agentmem's %d hooks in %s; is %s the Codex that reads %s?", len(ours), len(c.events()), filepath.Join(dir, "hooks.json"), c.Codex, dir)
+	}
+	for _, key := range staleTrust(cfg, rec.Trusted, ours) {
+		edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(key), MergeStrategy: "replace"})
 	}
 	if len(trust) > 0 {
 		edits = append(edits, configEdit{KeyPath: "hooks.state", Value: trust, MergeStrategy: "upsert"})
 	}
-	return as.write(ctx, filepath.Join(dir, "config.toml"), edits)
+	if err := as.write(ctx, filepath.Join(dir, "config.toml"), edits); err != nil {
+		return err
+	}
+	rec.Trusted = ours
+	return nil
+}
+
+// staleTrust is the keys of recorded (the trust entries an earlier setup
+// noted for agentmem's hooks) that config.toml still holds with the hash
+// noted, and that are not among keep: entries of agentmem's, left where
+// its hooks no longer are. An entry whose hash changed since is the
+// user's (they trusted another hook there) and stays.
+func staleTrust(cfg codexConfig, recorded, keep map[string]string) []string {
+	var out []string
+	for key, hash := range recorded {
+		if _, ok := keep[key]; ok {
+			continue
+		}
+		if st, ok := cfg.Hooks.State[key].(map[string]any); ok && st["trusted_hash"] == hash {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // uninstall removes the trust of agentmem's hooks (listed before they
 // go), the hooks, and the server.
-func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange) (fileOutcome, error) {
+func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange, recorded map[string]string) (fileOutcome, error) {
 	as, err := startAppServer(ctx, c.Codex, dir)
 	if err != nil {
 		return fileOutcome{}, err
@@ -228,13 +258,18 @@ func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange)
 		return fileOutcome{}, err
 	}
 	var edits []configEdit
-	ours := 0
+	listed := map[string]string{}
 	for _, h := range hooks {
 		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurHook(h.Command, "codex") {
-			edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(h.Key), MergeStrategy: "replace"})
-			ours++
+			listed[h.Key] = h.CurrentHash
 		}
 	}
+	// and those an earlier setup noted, where agentmem's hooks no longer are
+	gone := append(slices.Sorted(maps.Keys(listed)), staleTrust(cfg, recorded, listed)...)
+	for _, key := range gone {
+		edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(key), MergeStrategy: "replace"})
+	}
+	ours := len(gone)
 	if ours > 0 && ours == len(cfg.Hooks.State) {
 		// only agentmem's trust entries: the table goes with them
 		edits = []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -260,4 +261,57 @@ func startOf(session string) string {
 		}
 	}
 	return "(?:" + strings.Join(alts, "|") + ")"
+}
+
+// Codex keys a hook's trust by its place in hooks.json: a hook of the
+// user's before agentmem's removed, agentmem's move up and setup trusts
+// them there. The entries it wrote for their old places go too, when setup
+// runs again and at --uninstall, which then gives the user's config.toml
+// back byte for byte (a new user's trial found them left behind).
+func TestCodexStaleTrust(t *testing.T) {
+	bin := codexBinary(t)
+	home := t.TempDir()
+	e := codexEnv{env: env{t: t, am: agentmemBinary(t), home: home, data: filepath.Join(home, "data"), dir: filepath.Join(home, "project")}}
+	codexDir := filepath.Join(home, ".codex")
+	for _, dir := range []string{e.dir, codexDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config, hooks := filepath.Join(codexDir, "config.toml"), filepath.Join(codexDir, "hooks.json")
+	users := "# the user's own configuration\n"
+	if err := os.WriteFile(config, []byte(users), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mine := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`
+	if err := os.WriteFile(hooks, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.agentmem("", "setup", "codex", "--codex", bin)
+	// the user removes their own hook: agentmem's Stop hook moves up
+	var doc map[string]any
+	b, err := os.ReadFile(hooks)
+	if err == nil {
+		err = json.Unmarshal(b, &doc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := doc["hooks"].(map[string]any)["Stop"].([]any)
+	doc["hooks"].(map[string]any)["Stop"] = stop[1:]
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooks, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.agentmem("", "setup", "codex", "--codex", bin)
+	got, _ := os.ReadFile(config)
+	if n := strings.Count(string(got), ":stop:"); n != 1 {
+		t.Errorf("config.toml trusts %d Stop hooks after setup ran again, want agentmem's one:\n%s", n, got)
+	}
+	e.agentmem("", "setup", "codex", "--uninstall", "--codex", bin)
+	if got, _ := os.ReadFile(config); string(got) != users {
+		t.Errorf("after --uninstall config.toml is:\n%s\nwant the user's:\n%s", got, users)
+	}
 }
