@@ -3,9 +3,10 @@
 // conversation one session, the branch the user ended on (current_node up
 // through parent; the branches left by an edit or a regeneration are left
 // out), the user's and the assistant's text verbatim, each turn with its
-// own create_time and its node id as its id. System, tool and hidden
-// messages, tool calls, code, browsing and reasoning parts, images and
-// attachments are left out and counted by reason.
+// own create_time and its node id as its id; a voice conversation's turns
+// are their transcriptions (audio_transcription parts). System, tool and
+// hidden messages, tool calls, code, browsing and reasoning parts, images,
+// audio and attachments are left out and counted by reason.
 //
 // Read streams the file's top-level array one conversation at a time, so
 // an export of hundreds of MB is never held whole.
@@ -205,8 +206,10 @@ func leftOut(m *message) string {
 	return ""
 }
 
-// messageText joins the message's string parts; the other parts (images, files,
-// audio) are counted by their content_type.
+// messageText joins the message's string parts and the text of its
+// audio_transcription parts (what was said in a voice conversation); the
+// other parts (images, files, the audio itself) are counted by their
+// content_type.
 func messageText(c *history.Conversation, m *message) string {
 	var texts []string
 	for _, p := range m.Content.Parts {
@@ -219,11 +222,15 @@ func messageText(c *history.Conversation, m *message) string {
 		}
 		var o struct {
 			ContentType string `json:"content_type"`
+			Text        string `json:"text"`
 		}
-		if json.Unmarshal(p, &o) == nil && o.ContentType != "" {
-			c.Skipped[o.ContentType+" part"]++
-		} else {
+		switch {
+		case json.Unmarshal(p, &o) != nil || o.ContentType == "":
 			c.Skipped["unreadable part"]++
+		case o.ContentType == "audio_transcription" && strings.TrimSpace(o.Text) != "":
+			texts = append(texts, o.Text)
+		default:
+			c.Skipped[o.ContentType+" part"]++
 		}
 	}
 	if len(texts) == 0 && m.Content.Text != "" {

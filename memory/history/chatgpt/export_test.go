@@ -124,3 +124,35 @@ func TestReadBrokenTree(t *testing.T) {
 		t.Errorf("missing nodes: %+v", cs[1])
 	}
 }
+
+// A voice conversation's messages are multimodal_text of an
+// audio_transcription part (what was said) beside the audio's pointer:
+// the transcription is the turn's text, the audio is left out and counted.
+func TestReadVoice(t *testing.T) {
+	node := func(id, parent, role, parts string) string {
+		return fmt.Sprintf(`%[1]q:{"id":%[1]q,"parent":%[2]q,"message":{"id":%[1]q,"author":{"role":%[3]q},"create_time":1700000000,"content":{"content_type":"multimodal_text","parts":[%[4]s]}}}`, id, parent, role, parts)
+	}
+	audio := `{"content_type":"audio_asset_pointer","asset_pointer":"sediment://file_1","size_bytes":100,"format":"wav"}`
+	in := `[{"id":"v1","current_node":"d","mapping":{"r":{"id":"r","children":["a"]},` + strings.Join([]string{
+		node("a", "r", "user", `{"content_type":"audio_transcription","text":"I'm training for the Berlin marathon.","direction":"in","decoding_id":null},`+audio),
+		node("b", "a", "assistant", `{"content_type":"audio_transcription","text":"Great goal!","direction":"out"},`+audio),
+		node("c", "b", "user", audio+`,{"content_type":"audio_transcription","text":"","direction":"in"}`),
+		node("d", "c", "user", `"typed too",{"content_type":"audio_transcription","text":"and said","direction":"in"},{"content_type":"real_time_user_audio_video_asset_pointer"}`),
+	}, ",") + `}}]`
+	var cs []history.Conversation
+	if err := Read(strings.NewReader(in), func(c history.Conversation) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tu := range cs[0].Turns {
+		got = append(got, tu.ID+" "+tu.Role+" "+tu.Text)
+	}
+	want := []string{"a user I'm training for the Berlin marathon.", "b assistant Great goal!", "d user typed too\n\nand said"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("turns %q, want %q", got, want)
+	}
+	wantSkipped := map[string]int{"audio_asset_pointer part": 3, "audio_transcription part": 1, "empty message": 1, "real_time_user_audio_video_asset_pointer part": 1}
+	if !maps.Equal(cs[0].Skipped, wantSkipped) {
+		t.Errorf("skipped %v, want %v", cs[0].Skipped, wantSkipped)
+	}
+}
