@@ -313,11 +313,17 @@ func readClaudeAI(r io.Reader, where string, yield func(histSession) error) erro
 }
 
 // exportSession yields an export's conversation as a session, its turns
-// said in it.
+// said in it; one left out whole yields only its counts.
 func exportSession(where, idName string, yield func(histSession) error) func(history.Conversation) error {
 	return func(c history.Conversation) error {
 		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
 			Where: fmt.Sprintf("%s: conversation %d (%s %s, at byte %d)", where, c.Index, idName, c.ID, c.Offset)}
+		if c.LeftOut {
+			if err := yield(histSession{Where: s.Where, Skipped: c.Skipped}); err != nil {
+				return errStop{err}
+			}
+			return nil
+		}
 		for _, t := range c.Turns {
 			t.Session = c.ID
 			s.Turns = append(s.Turns, t)

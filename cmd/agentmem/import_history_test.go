@@ -163,6 +163,38 @@ func TestImportExports(t *testing.T) {
 	}
 }
 
+// A ChatGPT conversation whose mapping is null is left out and counted,
+// and the export's others imported (it stopped the whole import, a
+// new-user trial found); an export none of whose conversations has a
+// mapping is still not a ChatGPT export.
+func TestImportChatGPTWithoutMapping(t *testing.T) {
+	data, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "conversations.json")
+	null := `{"id":"6760ffff-0000-8000-9000-000000000001","title":"New chat","create_time":1700000000,"mapping":null,"current_node":null}`
+	os.WriteFile(p, []byte(`[`+null+`,`+strings.TrimPrefix(strings.TrimSpace(string(data)), "[")), 0o600)
+	e := hookEnv(t)
+	c := fromCmd("chatgpt", p)
+	c.DryRun = true
+	out := mustImport(t, e, c)
+	for _, want := range []string{"Would import 2 sessions, 9 turns", "     1  conversation without a mapping (no messages in the export)\n", "     1  session without a turn to store\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--dry-run: want %q in\n%s", want, out)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", p)); !strings.Contains(out, "Stored 9 memories") {
+		t.Errorf("import:\n%s", out)
+	}
+	none := filepath.Join(dir, "none.json")
+	os.WriteFile(none, []byte(`[`+null+`,{"id":"c2","title":"t"}]`), 0o600)
+	if _, err := importHistory(t, e, fromCmd("chatgpt", none)); err == nil || !strings.Contains(err.Error(), "none.json: not a ChatGPT export that can be read: conversation 1 (id 6760ffff-0000-8000-9000-000000000001): mapping is missing") {
+		t.Errorf("no conversation with a mapping: %v", err)
+	}
+}
+
 // zipExport writes file as an export's zip: conversations.json among the
 // export's other files.
 func zipExport(t testing.TB, file string) string {

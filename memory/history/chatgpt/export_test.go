@@ -156,3 +156,66 @@ func TestReadVoice(t *testing.T) {
 		t.Errorf("skipped %v, want %v", cs[0].Skipped, wantSkipped)
 	}
 }
+
+// A conversation whose mapping is null or missing is left out and
+// counted, the others read; a file (or, with a Reader, every file of an
+// export) none of whose conversations has a mapping is not a ChatGPT
+// export.
+func TestReadWithoutMapping(t *testing.T) {
+	const (
+		good   = `{"id":"c2","mapping":{"n":{"id":"n","message":{"author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["kept"]}}}}}`
+		null   = `{"id":"c1","title":"New chat","mapping":null,"current_node":null}`
+		absent = `{"conversation_id":"c3","title":"x"}`
+	)
+	for _, tc := range []struct {
+		name  string
+		files []string
+		read  string // the conversations read: id and turns, left out ones as "-id"
+		err   string
+	}{
+		{"null before one with a mapping", []string{"[" + null + "," + good + "]"}, "-c1 c2:1", ""},
+		{"missing after one with a mapping", []string{"[" + good + "," + absent + "]"}, "c2:1 -c3", ""},
+		{"none has one", []string{"[" + null + "," + absent + "]"}, "-c1 -c3", "conversation 1 (id c1): mapping is missing: this is not a ChatGPT export"},
+		{"one in a later file", []string{"[" + null + "]", "[" + absent + "," + good + "]"}, "-c1 -c3 c2:1", ""},
+		{"none in any file", []string{"[" + absent + "]", "[" + null + "]"}, "-c3 -c1", "conversation 1 (id c3): mapping is missing"},
+		{"an empty array", []string{"[]"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var read []string
+			skipped := history.Skipped{}
+			fn := func(c history.Conversation) error {
+				skipped.Add(c.Skipped)
+				if c.LeftOut {
+					read = append(read, "-"+c.ID)
+					if len(c.Turns) > 0 {
+						t.Errorf("conversation %s left out with turns", c.ID)
+					}
+				} else {
+					read = append(read, fmt.Sprintf("%s:%d", c.ID, len(c.Turns)))
+				}
+				return nil
+			}
+			var err error
+			if len(tc.files) == 1 {
+				err = Read(strings.NewReader(tc.files[0]), fn)
+			} else {
+				var x Reader
+				for _, f := range tc.files {
+					if err := x.Read(strings.NewReader(f), fn); err != nil {
+						t.Fatal(err)
+					}
+				}
+				err = x.Err()
+			}
+			if got := strings.Join(read, " "); got != tc.read {
+				t.Errorf("read %q, want %q", got, tc.read)
+			}
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+			if want := strings.Count(tc.read, "-"); skipped[withoutMapping] != want {
+				t.Errorf("skipped %v, want %d %q", skipped, want, withoutMapping)
+			}
+		})
+	}
+}
