@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,112 @@ func TestImportChatGPTWithoutMapping(t *testing.T) {
 	os.WriteFile(none, []byte(`[`+null+`,{"id":"c2","title":"t"}]`), 0o600)
 	if _, err := importHistory(t, e, fromCmd("chatgpt", none)); err == nil || !strings.Contains(err.Error(), "none.json: not a ChatGPT export that can be read: conversation 1 (id 6760ffff-0000-8000-9000-000000000001): mapping is missing") {
 		t.Errorf("no conversation with a mapping: %v", err)
+	}
+}
+
+// A newer ChatGPT export holds its conversations in shards,
+// conversations-000.json, conversations-001.json, … and no
+// conversations.json (a new-user trial found it refused as "not a
+// ChatGPT export"): its zip and the folder it unzips to are read as the
+// one file, in the shards' order, with the same counts and listing; a
+// shard that cannot be read is named, and stores nothing of the others.
+func TestImportChatGPTShards(t *testing.T) {
+	data, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var convs []json.RawMessage
+	if err := json.Unmarshal(data, &convs); err != nil || len(convs) != 3 {
+		t.Fatalf("the fixture: %d conversations, %v", len(convs), err)
+	}
+	array := func(cs ...json.RawMessage) string { b, _ := json.Marshal(cs); return string(b) }
+	shards := map[string]string{
+		"conversations-000.json": array(convs[0]), "conversations-001.json": array(convs[1:]...), "conversations-002.json": "[]",
+		"export_manifest.json": `{"files":[]}`, "chat.html": "<html></html>", "user.json": "{}", "conversations.json.index": "{}",
+	}
+	dir := t.TempDir()
+	zipped := filepath.Join(dir, "export.zip")
+	writeZip(t, zipped, shards)
+	folder := filepath.Join(dir, "unzipped")
+	os.Mkdir(folder, 0o700)
+	for name, content := range shards {
+		os.WriteFile(filepath.Join(folder, name), []byte(content), 0o600)
+	}
+	dryRun := func(e *env, file string) string {
+		c := fromCmd("chatgpt", file)
+		c.DryRun = true
+		out := mustImport(t, e, c)
+		// all but the source's name
+		return strings.Replace(out, file, "FILE", 1)
+	}
+	e := hookEnv(t)
+	one := dryRun(e, chatgptFixture)
+	one = strings.Replace(one, "FILE.", "FILE (3 files, conversations-000.json to conversations-002.json).", 1)
+	for _, file := range []string{zipped, folder} {
+		if got := dryRun(e, file); got != one {
+			t.Errorf("--dry-run of %s:\n%s\nwant, as of the one file:\n%s", file, got, one)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", zipped)); !strings.Contains(out, "Stored 9 memories; 0 were already stored") {
+		t.Errorf("import of the zip:\n%s", out)
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", chatgptFixture)); !strings.Contains(out, "Stored 0 memories; 9 were already stored") {
+		t.Errorf("import of the one file after the shards:\n%s", out)
+	}
+
+	// a shard of conversations without a mapping alone: left out, as
+	// long as another shard's conversations have theirs
+	null := `[{"id":"6760ffff-0000-8000-9000-000000000001","mapping":null}]`
+	os.WriteFile(filepath.Join(folder, "conversations-003.json"), []byte(null), 0o600)
+	if out := dryRun(e, folder); !strings.Contains(out, "Would import 2 sessions, 9 turns") || !strings.Contains(out, "1  conversation without a mapping") {
+		t.Errorf("--dry-run with a shard of a conversation without a mapping:\n%s", out)
+	}
+	nulls := t.TempDir()
+	for _, name := range []string{"conversations-000.json", "conversations-001.json"} {
+		os.WriteFile(filepath.Join(nulls, name), []byte(null), 0o600)
+	}
+	if _, err := importHistory(t, e, fromCmd("chatgpt", nulls)); err == nil || !strings.Contains(err.Error(), filepath.Join(nulls, "conversations-000.json")+": not a ChatGPT export that can be read: conversation 1 (id 6760ffff-0000-8000-9000-000000000001): mapping is missing") {
+		t.Errorf("no shard's conversation with a mapping: %v", err)
+	}
+
+	// the last shard cut short: named, and nothing of the first stored
+	shards["conversations-001.json"] = array(convs[1:]...)[:200]
+	writeZip(t, zipped, shards)
+	os.WriteFile(filepath.Join(folder, "conversations-001.json"), []byte(shards["conversations-001.json"]), 0o600)
+	for _, file := range []string{zipped, folder} {
+		e := hookEnv(t)
+		_, err := importHistory(t, e, fromCmd("chatgpt", file))
+		name := map[string]string{zipped: zipped + ":conversations-001.json", folder: filepath.Join(folder, "conversations-001.json")}[file]
+		if err == nil || !strings.Contains(err.Error(), name+": not a ChatGPT export that can be read: truncated") || !strings.Contains(err.Error(), "nothing stored") {
+			t.Errorf("a shard cut short in %s: %v, want it named", file, err)
+		}
+		if ns := namespaces(t, e); len(ns) != 0 {
+			t.Errorf("stored %v", ns)
+		}
+	}
+}
+
+// exportFiles picks the export's files of a zip's or a folder's names.
+func TestExportFiles(t *testing.T) {
+	for _, tc := range []struct {
+		names  []string
+		shards bool
+		want   []string
+	}{
+		{[]string{"chat.html", "conversations.json", "user.json"}, true, []string{"conversations.json"}},
+		{[]string{"conversations-10.json", "conversations-002.json", "conversations-000.json", "conversations.json.index", "export_manifest.json", "conversations-001.json"}, true,
+			[]string{"conversations-000.json", "conversations-001.json", "conversations-002.json", "conversations-10.json"}},
+		{[]string{"conversations-001.json", "conversations.json"}, true, []string{"conversations.json", "conversations-001.json"}},
+		{[]string{"conversations-001.json", "conversations.json"}, false, []string{"conversations.json"}},
+		{[]string{"conversations-001.json", "conversations-x.json", "conversations-.json", "my-conversations-002.json"}, false, nil},
+		// the least deep folder holding one
+		{[]string{"export/conversations-001.json", "export/conversations-000.json", "export/old/conversations.json"}, true, []string{"export/conversations-000.json", "export/conversations-001.json"}},
+		{[]string{"b/conversations.json", "a/conversations-000.json"}, true, []string{"a/conversations-000.json"}},
+		{[]string{"photos/IMG_0001.jpg"}, true, nil},
+	} {
+		if got := exportFiles(tc.names, tc.shards); !slices.Equal(got, tc.want) {
+			t.Errorf("exportFiles(%q, %v) = %q, want %q", tc.names, tc.shards, got, tc.want)
+		}
 	}
 }
 

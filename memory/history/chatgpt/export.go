@@ -1,5 +1,7 @@
 // Package chatgpt reads ChatGPT's data export (conversations.json, in the
-// zip ChatGPT mails, or taken out of it) as conversation: each
+// zip ChatGPT mails, or taken out of it; a newer export's shards,
+// conversations-000.json, conversations-001.json, …, one after the other
+// with a Reader) as conversation: each
 // conversation one session, the branch the user ended on (current_node up
 // through parent; the branches left by an edit or a regeneration are left
 // out), the user's and the assistant's text verbatim, each turn with its
