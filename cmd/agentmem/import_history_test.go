@@ -541,6 +541,55 @@ func TestImportCodex(t *testing.T) {
 	}
 }
 
+// A rollout of Codex before the envelope (until mid-2025: the session's
+// meta, then record_type state lines and the model-side items as they
+// are; the fixture of memory/history/codex) is imported, in a directory
+// and named alone (it was counted as "not a Codex rollout", and refused
+// when named): the meta's id and timestamp are the session's and its
+// turns', the environment context's cwd its project, every turn once.
+func TestImportCodexOldRollout(t *testing.T) {
+	const oldSession = "5a1b2c3d-0000-4000-8000-00000000abcd"
+	data, err := os.ReadFile(filepath.Join("..", "..", "memory", "history", "codex", "testdata", "old.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(t.TempDir(), "sessions")
+	path := filepath.Join(sessions, "2025", "05", "09", "rollout-2025-05-09T18-56-41-"+oldSession+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := codex.Parse(data, true).Turns
+	start := time.Date(2025, 5, 9, 18, 56, 41, 364e6, time.UTC)
+	e := hookEnv(t)
+	c := fromCmd("codex", sessions)
+	c.DryRun, c.PerProject = true, true
+	dry := mustImport(t, e, c)
+	project := hook.ProjectNamespace("/home/user/proj")
+	for _, w := range []string{"2025-05-09  " + oldSession + "  7 turns  → " + project, "Would import 1 session, 7 turns, 2025-05-09 to 2025-05-09", "1  context Codex injects (environment_context)", "1  item function_call\n"} {
+		if !strings.Contains(dry, w) {
+			t.Errorf("--dry-run: want %q in\n%s", w, dry)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("codex", path)); !strings.Contains(out, "Stored 7 memories; 0 were already stored") {
+		t.Errorf("the rollout named alone:\n%s", out)
+	}
+	if out := mustImport(t, e, fromCmd("codex", sessions)); !strings.Contains(out, "Stored 0 memories; 7 were already stored") {
+		t.Errorf("the directory after the file:\n%s", out)
+	}
+	got := stored(t, e, "default", oldSession)
+	if len(got) != len(want) {
+		t.Fatalf("stored %d turns, the reader %d", len(got), len(want))
+	}
+	for i, m := range got {
+		if m.Key != want[i].ID || m.Text != want[i].Text || !m.Timestamp.Equal(start) || m.SessionDate.UTC().Format("2006-01-02") != "2025-05-09" {
+			t.Errorf("turn %d = %s %q %v (session %v), want %s %q at the meta's time", i, m.Key, m.Text, m.Timestamp, m.SessionDate, want[i].ID, want[i].Text)
+		}
+	}
+}
+
 // What is not a Codex history says so: a JSON file that is no rollout
 // named explicitly, and a directory without rollouts; a rollout without
 // its session_meta line is named by the session id ending its file name.
