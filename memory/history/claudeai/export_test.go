@@ -12,10 +12,10 @@ import (
 
 // testdata/conversations.json is an export of our own in the shape
 // Claude.ai writes: text blocks around thinking, tool_use and tool_result
-// blocks, an attachment with its text and a file, an old-style message with text and no
-// blocks, an empty answer, a date out of range and one unreadable,
-// Spanish, Japanese and emoji; a conversation with a regenerated answer
-// (parent_message_uuid branches); an empty one.
+// blocks, an attachment with its text and a file, an old-style message
+// with text and no blocks, an empty answer, a date out of range and one
+// unreadable, Spanish, Japanese and emoji; a conversation with a
+// regenerated answer (parent_message_uuid branches); an empty one.
 
 func msg(k int) string { return fmt.Sprintf("b2c3d4e5-0000-4000-8000-%012d", k) }
 
