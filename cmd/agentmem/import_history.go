@@ -36,7 +36,7 @@ import (
 
 // historyOptions are import's flags for another program's history.
 type historyOptions struct {
-	From       string `name:"from" enum:",claude-code,codex,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), codex (FILE is a rollout or a directory of them; default $CODEX_HOME/sessions or ~/.codex/sessions), chatgpt or claude-ai (FILE is the export's zip or its conversations.json)."`
+	From       string `name:"from" enum:",claude-code,codex,chatgpt,claude-ai" default:"" placeholder:"SOURCE" help:"Import another program's history instead of an agentmem export: claude-code (FILE is a transcript or a directory of them; default ~/.claude/projects), codex (FILE is a rollout or a directory of them; default $CODEX_HOME/sessions or ~/.codex/sessions), chatgpt or claude-ai (FILE is the export's zip, the folder it unzips to, or its conversations.json; a newer ChatGPT export's conversations-000.json, conversations-001.json, … are read in order as one)."`
 	DryRun     bool   `name:"dry-run" help:"Store nothing: with --from, print the sessions, turns, date range and what would be left out; for an agentmem export, check every line against the store and count what would be imported."`
 	PerProject bool   `name:"per-project" help:"With --from claude-code or codex: one namespace per project (the session's cwd), as the hooks' --per-project."`
 	NoWait     bool   `name:"no-wait" help:"With --from: return as soon as the text is stored (and searchable), without waiting for the semantic vectors: the server holding the memory makes them in the background, or, when this command held it, the next agentmem process to open it (recall's pending and agentmem check count the memories still waiting)."`
@@ -141,9 +141,9 @@ func (c importCmd) source() (histSource, string, error) {
 	case "codex":
 		return codexSource(c.File)
 	case "chatgpt":
-		return exportSource(c.File, "ChatGPT", readChatGPT)
+		return exportSource(c.File, chatGPTExport)
 	default:
-		return exportSource(c.File, "Claude.ai", readClaudeAI)
+		return exportSource(c.File, claudeAIExport)
 	}
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -228,21 +230,63 @@ func readTranscript(path string, explicit bool) (histSession, error) {
 	return s, nil
 }
 
+// exportKind is what exportSource reads of an app's export.
+type exportKind struct {
+	app string // "ChatGPT", "Claude.ai"
+	// shards: the export may hold its conversations in several files,
+	// conversations-000.json, conversations-001.json, … (ChatGPT's newer
+	// exports), beside or instead of conversations.json.
+	shards bool
+	// reader reads the files of one export in turn, as one: read each
+	// file, then done.
+	reader func() (read func(r io.Reader, where string, yield func(histSession) error) error, done func() error)
+}
+
+var (
+	chatGPTExport  = exportKind{app: "ChatGPT", shards: true, reader: chatGPTReader}
+	claudeAIExport = exportKind{app: "Claude.ai", reader: func() (func(io.Reader, string, func(histSession) error) error, func() error) {
+		return readClaudeAI, func() error { return nil }
+	}}
+)
+
+// files names the files an export's conversations are in, for messages.
+func (k exportKind) files() string {
+	if k.shards {
+		return "conversations.json (nor conversations-000.json, conversations-001.json, … of a newer export)"
+	}
+	return "conversations.json"
+}
+
 // exportSource reads an export's conversations.json, or the zip holding
-// it, with read: checked whole on the first pass, streamed on both.
-func exportSource(path, app string, read func(io.Reader, string, func(histSession) error) error) (histSource, string, error) {
-	if path == "" {
-		return nil, "", fmt.Errorf("give the %s export: its zip or its conversations.json", app)
+// it, or the folder it unzips to; with k.shards, every file of a sharded
+// export (conversations-000.json, …) in turn, as one export. It is
+// checked whole on the first pass, every file of it, and streamed on both.
+func exportSource(file string, k exportKind) (histSource, string, error) {
+	if file == "" {
+		return nil, "", fmt.Errorf("give the %s export: its zip or its conversations.json", k.app)
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	var files []string // the export's files: in the folder, in the zip
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
 		// the folder the export unzips to
-		inside := filepath.Join(path, "conversations.json")
-		if _, err := os.Stat(inside); err != nil {
-			return nil, "", fmt.Errorf("%s is a directory without a conversations.json: want the %s export's zip, its conversations.json, or the folder it unzips to", path, app)
+		entries, err := os.ReadDir(file)
+		if err != nil {
+			return nil, "", err
 		}
-		path = inside
+		var names []string
+		for _, d := range entries {
+			if regularFile(filepath.Join(file, d.Name()), d) {
+				names = append(names, d.Name())
+			}
+		}
+		if files = exportFiles(names, k.shards); len(files) == 0 {
+			return nil, "", fmt.Errorf("%s is a directory without a %s: want the %s export's zip, its conversations.json, or the folder it unzips to", file, k.files(), k.app)
+		}
+		for i, f := range files {
+			files[i] = filepath.Join(file, f)
+		}
+		return plainFiles(files, k), label(file, files), nil
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, "", err
 	}
@@ -250,62 +294,144 @@ func exportSource(path, app string, read func(io.Reader, string, func(histSessio
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	if n == 0 {
-		return nil, "", fmt.Errorf("%s is empty: want the %s export's zip or its conversations.json", path, app)
+		return nil, "", fmt.Errorf("%s is empty: want the %s export's zip or its conversations.json", file, k.app)
 	}
 	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
-		src := func(yield func(histSession) error) error {
-			f, err := os.Open(path)
+		return plainFiles([]string{file}, k), file, nil
+	}
+	if files, err = zipFiles(file, k); err != nil {
+		return nil, "", err
+	}
+	src := func(yield func(histSession) error) error {
+		z, err := zip.OpenReader(file)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		defer z.Close()
+		read, done := k.reader()
+		for _, entry := range files {
+			where := file + ":" + entry
+			r, err := z.Open(entry)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			err = read(r, where, yield)
+			r.Close()
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			return read(f, path, yield)
 		}
-		return src, path, nil
+		return done()
 	}
-	entry, err := conversationsEntry(path, app)
-	if err != nil {
-		return nil, "", err
+	if len(files) == 1 {
+		return src, file + ":" + files[0], nil
 	}
-	where := path + ":" + entry
-	src := func(yield func(histSession) error) error {
-		z, err := zip.OpenReader(path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		defer z.Close()
-		r, err := z.Open(entry)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		defer r.Close()
-		return read(r, where, yield)
-	}
-	return src, where, nil
+	return src, label(file, files), nil
 }
 
-// conversationsEntry finds conversations.json in the zip (at its top, or
-// the least deep).
-func conversationsEntry(path, app string) (string, error) {
-	z, err := zip.OpenReader(path)
+// plainFiles reads the export's files, each named by its path.
+func plainFiles(files []string, k exportKind) histSource {
+	return func(yield func(histSession) error) error {
+		read, done := k.reader()
+		for _, p := range files {
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			err = read(f, p, yield)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return done()
+	}
+}
+
+// label names an export of files (in the folder or the zip file) in the
+// report: the file itself when there is one.
+func label(file string, files []string) string {
+	if len(files) == 1 {
+		return files[0]
+	}
+	first, last := filepath.Base(files[0]), filepath.Base(files[len(files)-1])
+	return fmt.Sprintf("%s (%s, %s to %s)", file, spec.Count(len(files), "file"), first, last)
+}
+
+// zipFiles finds the export's files in the zip.
+func zipFiles(file string, k exportKind) ([]string, error) {
+	z, err := zip.OpenReader(file)
 	if err != nil {
-		return "", fmt.Errorf("%s starts as a zip but is not one that can be read (%v): cut short?", path, err)
+		return nil, fmt.Errorf("%s starts as a zip but is not one that can be read (%v): cut short?", file, err)
 	}
 	defer z.Close()
-	best := ""
+	var names []string
 	for _, f := range z.File {
-		if filepath.Base(f.Name) == "conversations.json" && (best == "" || strings.Count(f.Name, "/") < strings.Count(best, "/")) {
-			best = f.Name
+		if !f.FileInfo().IsDir() {
+			names = append(names, f.Name)
 		}
 	}
-	if best == "" {
-		return "", fmt.Errorf("%s is a zip but not a %s export: it holds no conversations.json (%d files)", path, app, len(z.File))
+	files := exportFiles(names, k.shards)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s is a zip but not a %s export: it holds no %s (%d files)", file, k.app, k.files(), len(z.File))
 	}
-	return best, nil
+	return files, nil
 }
 
-func readChatGPT(r io.Reader, where string, yield func(histSession) error) error {
-	return exportError(chatgpt.Read(r, exportSession(where, "id", yield)), where, "ChatGPT")
+// exportFiles picks an export's files among names (slash-separated, as a
+// zip names them): conversations.json, and with shards the files
+// conversations-NNN.json, all of the least deep folder holding one (the
+// top, or the one folder the zip holds), conversations.json first, then
+// the shards in the order of their numbers.
+func exportFiles(names []string, shards bool) []string {
+	var found []string
+	for _, n := range names {
+		if base := path.Base(n); base == "conversations.json" || shards && shardNumber(base) != "" {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	depth := func(n string) int { return strings.Count(n, "/") }
+	top := slices.MinFunc(found, func(a, b string) int {
+		return cmp.Or(cmp.Compare(depth(a), depth(b)), cmp.Compare(path.Dir(a), path.Dir(b)))
+	})
+	found = slices.DeleteFunc(found, func(n string) bool { return path.Dir(n) != path.Dir(top) })
+	slices.SortFunc(found, func(a, b string) int {
+		na, nb := shardNumber(path.Base(a)), shardNumber(path.Base(b))
+		// conversations.json (no number) first, then by number: 2 before 10
+		return cmp.Or(cmp.Compare(len(na), len(nb)), cmp.Compare(na, nb), cmp.Compare(a, b))
+	})
+	return found
+}
+
+// shardNumber is the number of a shard's file name, conversations-NNN.json,
+// without its leading zeros ("0" for zero), or "" for another name.
+func shardNumber(name string) string {
+	n, ok := strings.CutPrefix(name, "conversations-")
+	if n, ok = strings.CutSuffix(n, ".json"); !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+		return ""
+	}
+	return cmp.Or(strings.TrimLeft(n, "0"), "0")
+}
+
+// chatGPTReader reads the files of a ChatGPT export as one: a
+// conversation without a mapping is left out unless no conversation of
+// any file has one (then it is not a ChatGPT export).
+func chatGPTReader() (func(io.Reader, string, func(histSession) error) error, func() error) {
+	var x chatgpt.Reader
+	unmapped := "" // the file of the first conversation without a mapping
+	read := func(r io.Reader, where string, yield func(histSession) error) error {
+		session := exportSession(where, "id", yield)
+		return exportError(x.Read(r, func(c history.Conversation) error {
+			if c.LeftOut && unmapped == "" {
+				unmapped = where
+			}
+			return session(c)
+		}), where, "ChatGPT")
+	}
+	return read, func() error { return exportError(x.Err(), unmapped, "ChatGPT") }
 }
 
 func readClaudeAI(r io.Reader, where string, yield func(histSession) error) error {
@@ -313,11 +439,17 @@ func readClaudeAI(r io.Reader, where string, yield func(histSession) error) erro
 }
 
 // exportSession yields an export's conversation as a session, its turns
-// said in it.
+// said in it; one left out whole yields only its counts.
 func exportSession(where, idName string, yield func(histSession) error) func(history.Conversation) error {
 	return func(c history.Conversation) error {
 		s := histSession{ID: c.ID, Title: c.Title, Date: c.Create, Skipped: c.Skipped,
 			Where: fmt.Sprintf("%s: conversation %d (%s %s, at byte %d)", where, c.Index, idName, c.ID, c.Offset)}
+		if c.LeftOut {
+			if err := yield(histSession{Where: s.Where, Skipped: c.Skipped}); err != nil {
+				return errStop{err}
+			}
+			return nil
+		}
 		for _, t := range c.Turns {
 			t.Session = c.ID
 			s.Turns = append(s.Turns, t)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,144 @@ func TestImportExports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A ChatGPT conversation whose mapping is null is left out and counted,
+// and the export's others imported (it stopped the whole import, a
+// new-user trial found); an export none of whose conversations has a
+// mapping is still not a ChatGPT export.
+func TestImportChatGPTWithoutMapping(t *testing.T) {
+	data, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "conversations.json")
+	null := `{"id":"6760ffff-0000-8000-9000-000000000001","title":"New chat","create_time":1700000000,"mapping":null,"current_node":null}`
+	os.WriteFile(p, []byte(`[`+null+`,`+strings.TrimPrefix(strings.TrimSpace(string(data)), "[")), 0o600)
+	e := hookEnv(t)
+	c := fromCmd("chatgpt", p)
+	c.DryRun = true
+	out := mustImport(t, e, c)
+	for _, want := range []string{"Would import 2 sessions, 9 turns", "     1  conversation without a mapping (no messages in the export)\n", "     1  session without a turn to store\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--dry-run: want %q in\n%s", want, out)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", p)); !strings.Contains(out, "Stored 9 memories") {
+		t.Errorf("import:\n%s", out)
+	}
+	none := filepath.Join(dir, "none.json")
+	os.WriteFile(none, []byte(`[`+null+`,{"id":"c2","title":"t"}]`), 0o600)
+	if _, err := importHistory(t, e, fromCmd("chatgpt", none)); err == nil || !strings.Contains(err.Error(), "none.json: not a ChatGPT export that can be read: conversation 1 (id 6760ffff-0000-8000-9000-000000000001): mapping is missing") {
+		t.Errorf("no conversation with a mapping: %v", err)
+	}
+}
+
+// A newer ChatGPT export holds its conversations in shards,
+// conversations-000.json, conversations-001.json, … and no
+// conversations.json (a new-user trial found it refused as "not a
+// ChatGPT export"): its zip and the folder it unzips to are read as the
+// one file, in the shards' order, with the same counts and listing; a
+// shard that cannot be read is named, and stores nothing of the others.
+func TestImportChatGPTShards(t *testing.T) {
+	data, err := os.ReadFile(chatgptFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var convs []json.RawMessage
+	if err := json.Unmarshal(data, &convs); err != nil || len(convs) != 3 {
+		t.Fatalf("the fixture: %d conversations, %v", len(convs), err)
+	}
+	array := func(cs ...json.RawMessage) string { b, _ := json.Marshal(cs); return string(b) }
+	shards := map[string]string{
+		"conversations-000.json": array(convs[0]), "conversations-001.json": array(convs[1:]...), "conversations-002.json": "[]",
+		"export_manifest.json": `{"files":[]}`, "chat.html": "<html></html>", "user.json": "{}", "conversations.json.index": "{}",
+	}
+	dir := t.TempDir()
+	zipped := filepath.Join(dir, "export.zip")
+	writeZip(t, zipped, shards)
+	folder := filepath.Join(dir, "unzipped")
+	os.Mkdir(folder, 0o700)
+	for name, content := range shards {
+		os.WriteFile(filepath.Join(folder, name), []byte(content), 0o600)
+	}
+	dryRun := func(e *env, file string) string {
+		c := fromCmd("chatgpt", file)
+		c.DryRun = true
+		out := mustImport(t, e, c)
+		// all but the source's name
+		return strings.Replace(out, file, "FILE", 1)
+	}
+	e := hookEnv(t)
+	one := dryRun(e, chatgptFixture)
+	one = strings.Replace(one, "FILE.", "FILE (3 files, conversations-000.json to conversations-002.json).", 1)
+	for _, file := range []string{zipped, folder} {
+		if got := dryRun(e, file); got != one {
+			t.Errorf("--dry-run of %s:\n%s\nwant, as of the one file:\n%s", file, got, one)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", zipped)); !strings.Contains(out, "Stored 9 memories; 0 were already stored") {
+		t.Errorf("import of the zip:\n%s", out)
+	}
+	if out := mustImport(t, e, fromCmd("chatgpt", chatgptFixture)); !strings.Contains(out, "Stored 0 memories; 9 were already stored") {
+		t.Errorf("import of the one file after the shards:\n%s", out)
+	}
+
+	// a shard of conversations without a mapping alone: left out, as
+	// long as another shard's conversations have theirs
+	null := `[{"id":"6760ffff-0000-8000-9000-000000000001","mapping":null}]`
+	os.WriteFile(filepath.Join(folder, "conversations-003.json"), []byte(null), 0o600)
+	if out := dryRun(e, folder); !strings.Contains(out, "Would import 2 sessions, 9 turns") || !strings.Contains(out, "1  conversation without a mapping") {
+		t.Errorf("--dry-run with a shard of a conversation without a mapping:\n%s", out)
+	}
+	nulls := t.TempDir()
+	for _, name := range []string{"conversations-000.json", "conversations-001.json"} {
+		os.WriteFile(filepath.Join(nulls, name), []byte(null), 0o600)
+	}
+	if _, err := importHistory(t, e, fromCmd("chatgpt", nulls)); err == nil || !strings.Contains(err.Error(), filepath.Join(nulls, "conversations-000.json")+": not a ChatGPT export that can be read: conversation 1 (id 6760ffff-0000-8000-9000-000000000001): mapping is missing") {
+		t.Errorf("no shard's conversation with a mapping: %v", err)
+	}
+
+	// the last shard cut short: named, and nothing of the first stored
+	shards["conversations-001.json"] = array(convs[1:]...)[:200]
+	writeZip(t, zipped, shards)
+	os.WriteFile(filepath.Join(folder, "conversations-001.json"), []byte(shards["conversations-001.json"]), 0o600)
+	for _, file := range []string{zipped, folder} {
+		e := hookEnv(t)
+		_, err := importHistory(t, e, fromCmd("chatgpt", file))
+		name := map[string]string{zipped: zipped + ":conversations-001.json", folder: filepath.Join(folder, "conversations-001.json")}[file]
+		if err == nil || !strings.Contains(err.Error(), name+": not a ChatGPT export that can be read: truncated") || !strings.Contains(err.Error(), "nothing stored") {
+			t.Errorf("a shard cut short in %s: %v, want it named", file, err)
+		}
+		if ns := namespaces(t, e); len(ns) != 0 {
+			t.Errorf("stored %v", ns)
+		}
+	}
+}
+
+// exportFiles picks the export's files of a zip's or a folder's names.
+func TestExportFiles(t *testing.T) {
+	for _, tc := range []struct {
+		names  []string
+		shards bool
+		want   []string
+	}{
+		{[]string{"chat.html", "conversations.json", "user.json"}, true, []string{"conversations.json"}},
+		{[]string{"conversations-10.json", "conversations-002.json", "conversations-000.json", "conversations.json.index", "export_manifest.json", "conversations-001.json"}, true,
+			[]string{"conversations-000.json", "conversations-001.json", "conversations-002.json", "conversations-10.json"}},
+		{[]string{"conversations-001.json", "conversations.json"}, true, []string{"conversations.json", "conversations-001.json"}},
+		{[]string{"conversations-001.json", "conversations.json"}, false, []string{"conversations.json"}},
+		{[]string{"conversations-001.json", "conversations-x.json", "conversations-.json", "my-conversations-002.json"}, false, nil},
+		// the least deep folder holding one
+		{[]string{"export/conversations-001.json", "export/conversations-000.json", "export/old/conversations.json"}, true, []string{"export/conversations-000.json", "export/conversations-001.json"}},
+		{[]string{"b/conversations.json", "a/conversations-000.json"}, true, []string{"a/conversations-000.json"}},
+		{[]string{"photos/IMG_0001.jpg"}, true, nil},
+	} {
+		if got := exportFiles(tc.names, tc.shards); !slices.Equal(got, tc.want) {
+			t.Errorf("exportFiles(%q, %v) = %q, want %q", tc.names, tc.shards, got, tc.want)
+		}
 	}
 }
 
@@ -417,6 +556,55 @@ func TestImportCodex(t *testing.T) {
 	for i, m := range got {
 		if m.Key != hooked[i].Key || m.Text != want[i].Text || !m.Timestamp.Equal(want[i].Time) {
 			t.Errorf("turn %d = %s %q %v, want the hook's %s, %q %v", i, m.Key, m.Text, m.Timestamp, hooked[i].Key, want[i].Text, want[i].Time)
+		}
+	}
+}
+
+// A rollout of Codex before the envelope (until mid-2025: the session's
+// meta, then record_type state lines and the model-side items as they
+// are; the fixture of memory/history/codex) is imported, in a directory
+// and named alone (it was counted as "not a Codex rollout", and refused
+// when named): the meta's id and timestamp are the session's and its
+// turns', the environment context's cwd its project, every turn once.
+func TestImportCodexOldRollout(t *testing.T) {
+	const oldSession = "5a1b2c3d-0000-4000-8000-00000000abcd"
+	data, err := os.ReadFile(filepath.Join("..", "..", "memory", "history", "codex", "testdata", "old.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(t.TempDir(), "sessions")
+	path := filepath.Join(sessions, "2025", "05", "09", "rollout-2025-05-09T18-56-41-"+oldSession+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := codex.Parse(data, true).Turns
+	start := time.Date(2025, 5, 9, 18, 56, 41, 364e6, time.UTC)
+	e := hookEnv(t)
+	c := fromCmd("codex", sessions)
+	c.DryRun, c.PerProject = true, true
+	dry := mustImport(t, e, c)
+	project := hook.ProjectNamespace("/home/user/proj")
+	for _, w := range []string{"2025-05-09  " + oldSession + "  7 turns  → " + project, "Would import 1 session, 7 turns, 2025-05-09 to 2025-05-09", "1  context Codex injects (environment_context)", "1  item function_call\n"} {
+		if !strings.Contains(dry, w) {
+			t.Errorf("--dry-run: want %q in\n%s", w, dry)
+		}
+	}
+	if out := mustImport(t, e, fromCmd("codex", path)); !strings.Contains(out, "Stored 7 memories; 0 were already stored") {
+		t.Errorf("the rollout named alone:\n%s", out)
+	}
+	if out := mustImport(t, e, fromCmd("codex", sessions)); !strings.Contains(out, "Stored 0 memories; 7 were already stored") {
+		t.Errorf("the directory after the file:\n%s", out)
+	}
+	got := stored(t, e, "default", oldSession)
+	if len(got) != len(want) {
+		t.Fatalf("stored %d turns, the reader %d", len(got), len(want))
+	}
+	for i, m := range got {
+		if m.Key != want[i].ID || m.Text != want[i].Text || !m.Timestamp.Equal(start) || m.SessionDate.UTC().Format("2006-01-02") != "2025-05-09" {
+			t.Errorf("turn %d = %s %q %v (session %v), want %s %q at the meta's time", i, m.Key, m.Text, m.Timestamp, m.SessionDate, want[i].ID, want[i].Text)
 		}
 	}
 }

@@ -66,6 +66,9 @@ type Conversation struct {
 	Turns  []Turn
 	// Skipped counts the messages and parts left out, by reason.
 	Skipped Skipped
+	// LeftOut is a conversation left out whole (one without its
+	// messages), its Skipped saying why: not a session to store.
+	LeftOut bool
 }
 
 // Error is a conversation the export cannot be read past: it names the

@@ -1,11 +1,15 @@
 // Package chatgpt reads ChatGPT's data export (conversations.json, in the
-// zip ChatGPT mails, or taken out of it) as conversation: each
+// zip ChatGPT mails, or taken out of it; a newer export's shards,
+// conversations-000.json, conversations-001.json, …, one after the other
+// with a Reader) as conversation: each
 // conversation one session, the branch the user ended on (current_node up
 // through parent; the branches left by an edit or a regeneration are left
 // out), the user's and the assistant's text verbatim, each turn with its
-// own create_time and its node id as its id. System, tool and hidden
-// messages, tool calls, code, browsing and reasoning parts, images and
-// attachments are left out and counted by reason.
+// own create_time and its node id as its id; a voice conversation's turns
+// are their transcriptions (audio_transcription parts). System, tool and
+// hidden messages, tool calls, code, browsing and reasoning parts, images,
+// audio and attachments are left out and counted by reason, and so is a
+// conversation without a mapping (exported without its messages).
 //
 // Read streams the file's top-level array one conversation at a time, so
 // an export of hundreds of MB is never held whole.
@@ -61,15 +65,51 @@ type message struct {
 }
 
 // Read calls fn with each conversation of the export r holds, in order.
-// A file that is not a ChatGPT export (another JSON, a Claude.ai export),
-// cut short, or with a conversation whose fields have the wrong types is
-// an error naming the conversation and the field; an error of fn ends the
-// reading and is returned as it is.
+// A file that is not a ChatGPT export (another JSON, a Claude.ai export,
+// an array none of whose conversations has a mapping), cut short, or with
+// a conversation whose fields have the wrong types is an error naming the
+// conversation and the field; an error of fn ends the reading and is
+// returned as it is. A conversation without a mapping (ChatGPT writes
+// "mapping": null now and then) is passed to fn left out (LeftOut, its
+// Skipped saying why), unless none of the file has one: then Read returns
+// the first one's error, after fn was called with every conversation.
 func Read(r io.Reader, fn func(history.Conversation) error) error {
-	return history.ReadExport(r, parse, fn)
+	var x Reader
+	if err := x.Read(r, fn); err != nil {
+		return err
+	}
+	return x.Err()
 }
 
-func parse(index int, raw json.RawMessage) (history.Conversation, error) {
+// A Reader reads the files of one export in turn as one export (the
+// shards conversations-000.json, conversations-001.json, … of a newer
+// export): a conversation without a mapping is left out unless no
+// conversation of any of the files has one.
+type Reader struct {
+	mapped   bool           // a conversation had a mapping
+	unmapped *history.Error // the first conversation without one
+}
+
+// Read reads one file of the export as the package's Read does, but for
+// the check that some conversation has a mapping, which Err makes once
+// every file is read.
+func (x *Reader) Read(r io.Reader, fn func(history.Conversation) error) error {
+	return history.ReadExport(r, x.parse, fn)
+}
+
+// Err is the error of an export read so far none of whose conversations
+// has a mapping (it is not a ChatGPT export), or nil.
+func (x *Reader) Err() error {
+	if x.mapped || x.unmapped == nil {
+		return nil
+	}
+	return x.unmapped
+}
+
+// withoutMapping is the reason a conversation without a mapping is left out.
+const withoutMapping = "conversation without a mapping (no messages in the export)"
+
+func (x *Reader) parse(index int, raw json.RawMessage) (history.Conversation, error) {
 	var v conversation
 	if len(raw) == 0 || raw[0] != '{' {
 		return history.Conversation{}, &history.Error{Index: index, IDName: "id", Field: "the element", Reason: "is not a JSON object: this is not a ChatGPT export"}
@@ -79,12 +119,15 @@ func parse(index int, raw json.RawMessage) (history.Conversation, error) {
 	}
 	id := cmp.Or(v.ID, v.ConversationID)
 	if v.Mapping == nil {
-		reason := "is missing: this is not a ChatGPT export"
 		if v.ChatMessages != nil {
-			reason = "is missing and it has chat_messages: this is a Claude.ai export (use --from claude-ai)"
+			return history.Conversation{}, &history.Error{Index: index, IDName: "id", ID: id, Field: "mapping", Reason: "is missing and it has chat_messages: this is a Claude.ai export (use --from claude-ai)"}
 		}
-		return history.Conversation{}, &history.Error{Index: index, IDName: "id", ID: id, Field: "mapping", Reason: reason}
+		if x.unmapped == nil {
+			x.unmapped = &history.Error{Index: index, IDName: "id", ID: id, Field: "mapping", Reason: "is missing: this is not a ChatGPT export (none of its conversations has one)"}
+		}
+		return history.Conversation{Index: index, ID: id, LeftOut: true, Skipped: history.Skipped{withoutMapping: 1}}, nil
 	}
+	x.mapped = true
 	if id == "" {
 		return history.Conversation{}, &history.Error{Index: index, IDName: "id", Field: "id", Reason: "is missing (and conversation_id too)"}
 	}
@@ -205,8 +248,10 @@ func leftOut(m *message) string {
 	return ""
 }
 
-// messageText joins the message's string parts; the other parts (images, files,
-// audio) are counted by their content_type.
+// messageText joins the message's string parts and the text of its
+// audio_transcription parts (what was said in a voice conversation); the
+// other parts (images, files, the audio itself) are counted by their
+// content_type.
 func messageText(c *history.Conversation, m *message) string {
 	var texts []string
 	for _, p := range m.Content.Parts {
@@ -219,11 +264,15 @@ func messageText(c *history.Conversation, m *message) string {
 		}
 		var o struct {
 			ContentType string `json:"content_type"`
+			Text        string `json:"text"`
 		}
-		if json.Unmarshal(p, &o) == nil && o.ContentType != "" {
-			c.Skipped[o.ContentType+" part"]++
-		} else {
+		switch {
+		case json.Unmarshal(p, &o) != nil || o.ContentType == "":
 			c.Skipped["unreadable part"]++
+		case o.ContentType == "audio_transcription" && strings.TrimSpace(o.Text) != "":
+			texts = append(texts, o.Text)
+		default:
+			c.Skipped[o.ContentType+" part"]++
 		}
 	}
 	if len(texts) == 0 && m.Content.Text != "" {

@@ -124,3 +124,98 @@ func TestReadBrokenTree(t *testing.T) {
 		t.Errorf("missing nodes: %+v", cs[1])
 	}
 }
+
+// A voice conversation's messages are multimodal_text of an
+// audio_transcription part (what was said) beside the audio's pointer:
+// the transcription is the turn's text, the audio is left out and counted.
+func TestReadVoice(t *testing.T) {
+	node := func(id, parent, role, parts string) string {
+		return fmt.Sprintf(`%[1]q:{"id":%[1]q,"parent":%[2]q,"message":{"id":%[1]q,"author":{"role":%[3]q},"create_time":1700000000,"content":{"content_type":"multimodal_text","parts":[%[4]s]}}}`, id, parent, role, parts)
+	}
+	audio := `{"content_type":"audio_asset_pointer","asset_pointer":"sediment://file_1","size_bytes":100,"format":"wav"}`
+	in := `[{"id":"v1","current_node":"d","mapping":{"r":{"id":"r","children":["a"]},` + strings.Join([]string{
+		node("a", "r", "user", `{"content_type":"audio_transcription","text":"I'm training for the Berlin marathon.","direction":"in","decoding_id":null},`+audio),
+		node("b", "a", "assistant", `{"content_type":"audio_transcription","text":"Great goal!","direction":"out"},`+audio),
+		node("c", "b", "user", audio+`,{"content_type":"audio_transcription","text":"","direction":"in"}`),
+		node("d", "c", "user", `"typed too",{"content_type":"audio_transcription","text":"and said","direction":"in"},{"content_type":"real_time_user_audio_video_asset_pointer"}`),
+	}, ",") + `}}]`
+	var cs []history.Conversation
+	if err := Read(strings.NewReader(in), func(c history.Conversation) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tu := range cs[0].Turns {
+		got = append(got, tu.ID+" "+tu.Role+" "+tu.Text)
+	}
+	want := []string{"a user I'm training for the Berlin marathon.", "b assistant Great goal!", "d user typed too\n\nand said"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("turns %q, want %q", got, want)
+	}
+	wantSkipped := map[string]int{"audio_asset_pointer part": 3, "audio_transcription part": 1, "empty message": 1, "real_time_user_audio_video_asset_pointer part": 1}
+	if !maps.Equal(cs[0].Skipped, wantSkipped) {
+		t.Errorf("skipped %v, want %v", cs[0].Skipped, wantSkipped)
+	}
+}
+
+// A conversation whose mapping is null or missing is left out and
+// counted, the others read; a file (or, with a Reader, every file of an
+// export) none of whose conversations has a mapping is not a ChatGPT
+// export.
+func TestReadWithoutMapping(t *testing.T) {
+	const (
+		good   = `{"id":"c2","mapping":{"n":{"id":"n","message":{"author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["kept"]}}}}}`
+		null   = `{"id":"c1","title":"New chat","mapping":null,"current_node":null}`
+		absent = `{"conversation_id":"c3","title":"x"}`
+	)
+	for _, tc := range []struct {
+		name  string
+		files []string
+		read  string // the conversations read: id and turns, left out ones as "-id"
+		err   string
+	}{
+		{"null before one with a mapping", []string{"[" + null + "," + good + "]"}, "-c1 c2:1", ""},
+		{"missing after one with a mapping", []string{"[" + good + "," + absent + "]"}, "c2:1 -c3", ""},
+		{"none has one", []string{"[" + null + "," + absent + "]"}, "-c1 -c3", "conversation 1 (id c1): mapping is missing: this is not a ChatGPT export"},
+		{"one in a later file", []string{"[" + null + "]", "[" + absent + "," + good + "]"}, "-c1 -c3 c2:1", ""},
+		{"none in any file", []string{"[" + absent + "]", "[" + null + "]"}, "-c3 -c1", "conversation 1 (id c3): mapping is missing"},
+		{"an empty array", []string{"[]"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var read []string
+			skipped := history.Skipped{}
+			fn := func(c history.Conversation) error {
+				skipped.Add(c.Skipped)
+				if c.LeftOut {
+					read = append(read, "-"+c.ID)
+					if len(c.Turns) > 0 {
+						t.Errorf("conversation %s left out with turns", c.ID)
+					}
+				} else {
+					read = append(read, fmt.Sprintf("%s:%d", c.ID, len(c.Turns)))
+				}
+				return nil
+			}
+			var err error
+			if len(tc.files) == 1 {
+				err = Read(strings.NewReader(tc.files[0]), fn)
+			} else {
+				var x Reader
+				for _, f := range tc.files {
+					if err := x.Read(strings.NewReader(f), fn); err != nil {
+						t.Fatal(err)
+					}
+				}
+				err = x.Err()
+			}
+			if got := strings.Join(read, " "); got != tc.read {
+				t.Errorf("read %q, want %q", got, tc.read)
+			}
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+			if want := strings.Count(tc.read, "-"); skipped[withoutMapping] != want {
+				t.Errorf("skipped %v, want %d %q", skipped, want, withoutMapping)
+			}
+		})
+	}
+}

@@ -3,9 +3,11 @@
 // conversation one session, its chat_messages from the human and the
 // assistant verbatim (their text content blocks; a message without
 // content blocks, as older exports write them, by its text), each turn
-// with its own created_at and its message uuid as its id. Tool calls and
-// results, thinking, attachments and files are left out and counted by
-// reason. Where messages carry parent_message_uuid, the branch of the
+// with its own created_at and its message uuid as its id; the text of an
+// attachment (a long paste, which Claude.ai keeps as one, or a document)
+// is part of its message, after what was typed. Tool calls and results,
+// thinking, and the attachments and files without their text in the
+// export (images) are left out and counted by reason. Where messages carry parent_message_uuid, the branch of the
 // conversation's last message is followed, and edited or regenerated
 // branches are left out.
 //
@@ -130,10 +132,14 @@ func turn(c *history.Conversation, m message) {
 		c.Skipped[fmt.Sprintf("message of sender %q", m.Sender)]++
 		return
 	}
-	if k := len(m.Attachments) + len(m.Files); k > 0 {
-		c.Skipped["attachment or file (its content is not imported)"] += k
-	}
 	text := messageText(c, m)
+	if pasted := attached(c, m); pasted != "" {
+		if strings.TrimSpace(text) == "" {
+			text = pasted
+		} else {
+			text += "\n\n" + pasted
+		}
+	}
 	if strings.TrimSpace(text) == "" {
 		c.Skipped["empty message"]++
 		return
@@ -148,6 +154,37 @@ func turn(c *history.Conversation, m message) {
 	}
 	c.Turns = append(c.Turns, history.Turn{ID: m.UUID, Role: role, Text: text, Time: t})
 }
+
+// attached is the text of the message's attachments that hold their
+// extracted_content (a long paste, or a document's text): what the user
+// gave the model, each after a blank line, under its file name when it
+// has one ("[notes.txt]"). The other attachments and the files (images)
+// are left out and counted.
+func attached(c *history.Conversation, m message) string {
+	var texts []string
+	for _, raw := range m.Attachments {
+		var a struct {
+			FileName         string `json:"file_name"`
+			ExtractedContent string `json:"extracted_content"`
+		}
+		if json.Unmarshal(raw, &a) != nil || strings.TrimSpace(a.ExtractedContent) == "" {
+			c.Skipped[leftOutFile]++
+			continue
+		}
+		if a.FileName != "" {
+			a.ExtractedContent = "[" + a.FileName + "]\n" + a.ExtractedContent
+		}
+		texts = append(texts, a.ExtractedContent)
+	}
+	c.Skipped[leftOutFile] += len(m.Files)
+	if c.Skipped[leftOutFile] == 0 {
+		delete(c.Skipped, leftOutFile)
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// leftOutFile is the reason an attachment or a file is left out.
+const leftOutFile = "attachment or file (its content is not imported)"
 
 // messageText joins the message's text blocks, counting the others by type; a
 // message without blocks is its text.

@@ -18,6 +18,20 @@
 // their turn), so a rollout read again, or resumed (Codex appends to the
 // same file), yields the same ids. Events without ids (older releases) get
 // one from their timestamp, role and text.
+//
+// Rollouts written before the envelope of timestamp, type and payload
+// (Codex CLI until mid-2025) are read too: their first line is the
+// session's meta ({"id", "timestamp", "instructions", maybe "git"}), then
+// lines {"record_type": "state"} and the model-side items as they are,
+// with neither timestamp nor event. There the user's and the assistant's
+// message items are the conversation, save the context Codex injects as
+// user messages (environment_context, user_instructions, AGENTS.md), left
+// out and counted; function calls, their output and reasoning are left
+// out and counted by type. Every turn has the meta's timestamp (the
+// session's start: its lines have none), and an id made of it, the role,
+// the text and how many times the same text was said before in the file:
+// such a rollout is read whole (Codex no longer writes it, so no hook
+// reads one as it grows).
 package codex
 
 import (
@@ -25,6 +39,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,6 +66,19 @@ type line struct {
 	Timestamp time.Time       `json:"timestamp"`
 	Type      string          `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
+	// an older rollout's: its meta line's id, its state lines' record_type
+	ID         json.RawMessage `json:"id"`
+	RecordType string          `json:"record_type"`
+}
+
+// oldItem is the part of an older rollout's item line (a model-side item,
+// without the envelope) Parse reads.
+type oldItem struct {
+	Role    string `json:"role"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
 }
 
 type event struct {
@@ -71,6 +99,17 @@ type event struct {
 type sessionMeta struct {
 	ID  string `json:"id"`
 	CWD string `json:"cwd"`
+	// Time is an older rollout's meta's timestamp: the time of its turns.
+	Time time.Time `json:"-"`
+}
+
+// parser is what Parse knows of the lines before the one it reads.
+type parser struct {
+	meta    sessionMeta
+	skipped history.Skipped
+	// said counts the turns of an older rollout by role and text (their
+	// ids tell a text said again from the first time).
+	said map[string]int
 }
 
 // Parse reads the complete lines of data (a rollout, or the part of one
@@ -78,13 +117,13 @@ type sessionMeta struct {
 // no newline too (a whole file read for import, not one being written).
 func Parse(data []byte, final bool) Result {
 	res := Result{Skipped: history.Skipped{}}
-	var meta sessionMeta
+	p := parser{skipped: res.Skipped, said: map[string]int{}}
 	res.Consumed = history.EachLine(data, final, func(l []byte, n int) {
 		res.Lines = n
 		if len(bytes.TrimSpace(l)) == 0 {
 			return // a blank line: nothing
 		}
-		t, reason := readLine(l, &meta)
+		t, reason := p.readLine(l)
 		switch {
 		case reason == "not JSON":
 			res.Bad = append(res.Bad, n)
@@ -99,7 +138,8 @@ func Parse(data []byte, final bool) Result {
 }
 
 // readLine returns the line's turn, or why it is not one.
-func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
+func (p *parser) readLine(raw []byte) (history.Turn, string) {
+	meta := &p.meta
 	raw = bytes.TrimSpace(raw)
 	var l line
 	if raw[0] != '{' {
@@ -111,6 +151,9 @@ func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
 		}
 		return history.Turn{}, "not JSON"
 	}
+	if l.Payload == nil && l.Timestamp.IsZero() && l.Type != "" {
+		return p.oldItem(raw, l.Type)
+	}
 	switch l.Type {
 	case "event_msg":
 	case "session_meta":
@@ -119,7 +162,7 @@ func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
 	case "response_item":
 		return history.Turn{}, "model-side log (response_item)"
 	case "":
-		return history.Turn{}, "line without a type"
+		return p.oldBookkeeping(l)
 	default:
 		return history.Turn{}, l.Type
 	}
@@ -136,6 +179,100 @@ func readLine(raw []byte, meta *sessionMeta) (history.Turn, string) {
 	}
 	t.Time, t.Session, t.CWD = l.Timestamp, meta.ID, meta.CWD
 	return t, ""
+}
+
+// oldBookkeeping reads a line without a type: an older rollout's meta
+// (its first line) or state, or why it is neither.
+func (p *parser) oldBookkeeping(l line) (history.Turn, string) {
+	var id string
+	switch {
+	case l.RecordType != "":
+		return history.Turn{}, "record_type " + l.RecordType
+	case l.Payload == nil && json.Unmarshal(l.ID, &id) == nil && id != "" && !l.Timestamp.IsZero():
+		p.meta.ID, p.meta.Time = id, l.Timestamp
+		return history.Turn{}, "session_meta"
+	}
+	return history.Turn{}, "line without a type"
+}
+
+// injected are the beginnings of the user messages of an older rollout
+// that are the context Codex injects, not what the user typed, by name.
+var injected = []struct{ prefix, name string }{
+	{"<environment_context>", "environment_context"},
+	{"<user_instructions>", "user_instructions"},
+	{"# AGENTS.md instructions for ", "AGENTS.md instructions"},
+}
+
+// cwdTag is the project directory in an environment_context.
+var cwdTag = regexp.MustCompile(`<cwd>([^<]*)</cwd>`)
+
+// oldItem reads an older rollout's item line of type typ: the turn of a
+// user's or an assistant's message, or why it holds none.
+func (p *parser) oldItem(raw []byte, typ string) (history.Turn, string) {
+	if typ != "message" {
+		return history.Turn{}, "item " + typ // reasoning, function calls and their output, ...
+	}
+	var it oldItem
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return history.Turn{}, history.WrongField(err)
+	}
+	if it.Role != "user" && it.Role != "assistant" {
+		return history.Turn{}, fmt.Sprintf("message of role %q", it.Role)
+	}
+	var parts, contexts []string // its text, and the context Codex injected in it
+	for _, c := range it.Content {
+		if c.Type != "input_text" && c.Type != "output_text" && c.Type != "text" {
+			p.skipped[c.Type+" part"]++
+			continue
+		}
+		if name := injectedName(it.Role, c.Text); name != "" {
+			if m := cwdTag.FindStringSubmatch(c.Text); m != nil && name == "environment_context" && p.meta.CWD == "" {
+				p.meta.CWD = strings.TrimSpace(m[1])
+			}
+			contexts = append(contexts, "context Codex injects ("+name+")")
+			continue
+		}
+		parts = append(parts, c.Text)
+	}
+	sep := "" // an assistant message's parts are pieces of one text
+	if it.Role == "user" {
+		sep = "\n\n" // a user message's text parts are separate inputs
+	}
+	text := strings.Join(parts, sep)
+	if strings.TrimSpace(text) == "" {
+		if len(contexts) == 0 {
+			return history.Turn{}, "empty"
+		}
+		// the line's reason is its last context, the others counted here
+		for _, c := range contexts[:len(contexts)-1] {
+			p.skipped[c]++
+		}
+		return history.Turn{}, contexts[len(contexts)-1]
+	}
+	for _, c := range contexts {
+		p.skipped[c]++
+	}
+	p.said[it.Role+"\x00"+text]++
+	who := it.Role
+	if n := p.said[it.Role+"\x00"+text]; n > 1 {
+		who = fmt.Sprintf("%s#%d", it.Role, n)
+	}
+	return history.Turn{ID: derivedID(p.meta.Time, who, text), Role: it.Role, Text: text, Time: p.meta.Time, Session: p.meta.ID, CWD: p.meta.CWD}, ""
+}
+
+// injectedName names the context Codex injects that a user message's text
+// is, or "".
+func injectedName(role, text string) string {
+	if role != "user" {
+		return ""
+	}
+	text = strings.TrimLeft(text, " \t\r\n")
+	for _, in := range injected {
+		if strings.HasPrefix(text, in.prefix) {
+			return in.name
+		}
+	}
+	return ""
 }
 
 // turnOf is the turn an event_msg holds, or why it holds none.

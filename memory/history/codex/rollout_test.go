@@ -199,3 +199,101 @@ func TestParseWrongTypedField(t *testing.T) {
 		t.Errorf("skipped %v, want %v", res.Skipped, want)
 	}
 }
+
+// testdata/old.jsonl is a rollout of our own in the shape Codex CLI wrote
+// before the envelope (until mid-2025): the session's meta first (id,
+// timestamp, instructions, git), record_type state lines, and the
+// model-side items as they are: the instructions and environment context
+// Codex injects as user messages, reasoning, function calls and their
+// output, a shell call, an assistant message in two parts, a developer
+// message, an image with text and one alone, an empty reply, "yes" said
+// twice, non-English text and emoji, a CRLF line end, a line that is not
+// JSON and a blank one.
+
+const oldSession = "5a1b2c3d-0000-4000-8000-00000000abcd"
+
+func TestParseOldRollout(t *testing.T) {
+	data, err := os.ReadFile("testdata/old.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Parse(data, true)
+	want := []want{
+		{"", "user", "Our payment provider is Adyen; the merchant account is ACME_EU."},
+		{"", "assistant", "Got it: Adyen, merchant account ACME_EU."},
+		{"", "user", "yes"},
+		{"", "assistant", "Mi hermana Ana vive en Lisboa 🇵🇹 — 日本語も。"},
+		{"", "user", "What is in this screenshot?"},
+		{"", "user", "yes"},
+		{"", "assistant", "  keep\n\tthis indented  "},
+	}
+	start := time.Date(2025, 5, 9, 18, 56, 41, 364e6, time.UTC)
+	for i := range max(len(res.Turns), len(want)) {
+		switch {
+		case i >= len(res.Turns):
+			t.Errorf("turn %d missing: %+v", i, want[i])
+		case i >= len(want):
+			t.Errorf("turn %d not conversation: %+v", i, res.Turns[i])
+		case res.Turns[i].Role != want[i].role || res.Turns[i].Text != want[i].text || !strings.HasPrefix(res.Turns[i].ID, "codex-"):
+			t.Errorf("turn %d = %s %s %q, want %s %q", i, res.Turns[i].ID, res.Turns[i].Role, res.Turns[i].Text, want[i].role, want[i].text)
+		case res.Turns[i].Session != oldSession || res.Turns[i].CWD != "/home/user/proj" || !res.Turns[i].Time.Equal(start):
+			t.Errorf("turn %d: session %q, cwd %q, time %v, want the meta's and the environment_context's", i, res.Turns[i].Session, res.Turns[i].CWD, res.Turns[i].Time)
+		}
+	}
+	wantSkipped := history.Skipped{
+		"session_meta": 1, "record_type state": 3,
+		"context Codex injects (user_instructions)": 1, "context Codex injects (environment_context)": 1,
+		"item reasoning": 1, "item function_call": 1, "item function_call_output": 1, "item local_shell_call": 1,
+		`message of role "developer"`: 1, "input_image part": 2, "empty": 2, "not JSON": 1,
+	}
+	if !maps.Equal(res.Skipped, wantSkipped) {
+		t.Errorf("skipped:\n got %v\nwant %v", res.Skipped, wantSkipped)
+	}
+	if notJSON := lineOf(data, "this line is not JSON"); !slices.Equal(res.Bad, []int{notJSON}) {
+		t.Errorf("bad lines %v, want [%d]", res.Bad, notJSON)
+	}
+	// every id once ("yes" said twice has two), the same on every read and
+	// after the file grows
+	seen := map[string]bool{}
+	for _, tu := range res.Turns {
+		if seen[tu.ID] {
+			t.Errorf("id %s twice", tu.ID)
+		}
+		seen[tu.ID] = true
+	}
+	more := append(slices.Clone(data), `{"type":"message","role":"user","content":[{"type":"input_text","text":"yes"}]}`+"\n"...)
+	again := Parse(more, true)
+	if len(again.Turns) != len(res.Turns)+1 || ids(again.Turns[:len(res.Turns)]) != ids(res.Turns) || seen[again.Turns[len(res.Turns)].ID] {
+		t.Errorf("read again after a line more:\n%s\nwant\n%s and a new id", ids(again.Turns), ids(res.Turns))
+	}
+}
+
+// The lines of an older rollout and of the envelope tell each other
+// apart: an envelope line keeps its reading (its type, its payload, its
+// timestamp), whatever fields it has of the older shape.
+func TestParseOldAndEnvelopeLines(t *testing.T) {
+	for _, tc := range []struct{ line, reason, text string }{
+		{`{"id":"s1","timestamp":"2025-05-09T18:56:41Z","instructions":null}`, "session_meta", ""},
+		{`{"id":"s1","instructions":null}`, "line without a type", ""},
+		{`{"id":7,"timestamp":"2025-05-09T18:56:41Z"}`, "line without a type", ""},
+		{`{"record_type":"state","id":"s1"}`, "record_type state", ""},
+		{`{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`, "", "hi"},
+		{`{"type":"message","role":"user","content":[{"type":"input_text","text":"  <environment_context><cwd>/p</cwd></environment_context>"}]}`, "context Codex injects (environment_context)", ""},
+		{`{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>x</INSTRUCTIONS>"}]}`, "context Codex injects (AGENTS.md instructions)", ""},
+		{`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"<environment_context> as said"}]}`, "", "<environment_context> as said"},
+		{`{"type":"message","role":"user","content":"hi"}`, "field content of an unexpected type", ""},
+		{`{"type":"message","role":"system","content":[]}`, `message of role "system"`, ""},
+		{`{"type":"world_state","timestamp":"2026-12-02T04:17:30Z"}`, "world_state", ""},
+		{`{"type":"compacted","payload":{"message":"summary"}}`, "compacted", ""},
+		{`{"timestamp":"2026-12-02T04:17:30Z","type":"event_msg","payload":{"type":"user_message","message":"kept"},"role":"x"}`, "", "kept"},
+	} {
+		res := Parse([]byte(tc.line+"\n"), false)
+		text := ""
+		if len(res.Turns) == 1 {
+			text = res.Turns[0].Text
+		}
+		if text != tc.text || tc.reason != "" && res.Skipped[tc.reason] != 1 || tc.reason == "" && len(res.Skipped) != 0 {
+			t.Errorf("%s: turn %q, skipped %v; want %q, %q", tc.line, text, res.Skipped, tc.text, tc.reason)
+		}
+	}
+}
