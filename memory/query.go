@@ -194,3 +194,25 @@ type Hit struct {
 	// hybrid.FeatureNames), with Query.Explain; nil otherwise.
 	Features []float64 `json:"-"`
 }
+
+// TieOrder orders two hits of equal score by their ranks alone (each
+// side's, 0 for none), as a recall returns them, so that a caller that
+// sees only the ranks knows the order (the hooks' auto-recall counts the
+// hits that clear its floor, then asks for that many): those the text
+// side found first, by their rank there, then the others, by their vector
+// rank. It is the fusion's own order for a tie (the candidates as first
+// seen, the text side's before the vector side's), and it decides the
+// ties the boosts make too (two neighbours of one of the best hits lifted
+// to the same score), which the order before them would otherwise decide.
+func TieOrder(textA, vectorA, textB, vectorB int) int {
+	if (textA > 0) != (textB > 0) {
+		if textA > 0 {
+			return -1
+		}
+		return 1
+	}
+	if textA > 0 {
+		return cmp.Compare(textA, textB)
+	}
+	return cmp.Compare(vectorA, vectorB)
+}

@@ -60,8 +60,12 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 	}
 	adjacent(hits, w.Adjacent)
 	learned(q, hits, kept)
-	// stable: equal scores keep the fused order
-	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return memory.TieOrder(a.TextRank, a.VectorRank, b.TextRank, b.VectorRank)
+	})
 	if len(hits) > q.K && !q.Explain {
 		hits = hits[:q.K]
 	}

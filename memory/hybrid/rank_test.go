@@ -69,3 +69,31 @@ func TestRankAdjacent(t *testing.T) {
 		}
 	}
 }
+
+// Equal scores come in memory.TieOrder: the text side's candidates first,
+// by their rank there, then the vector side's. Two neighbours of the best
+// hit, both lifted to half its score, tie: the one the text side found
+// comes first, though the other's fused score was higher before the lift
+// (a hook counts the hits that clear its floor by their ranks alone, then
+// asks for that many).
+func TestRankTiesByRanks(t *testing.T) {
+	mem := func(session string, turn int) memory.Memory {
+		return memory.Memory{ID: memory.MemoryID(session, turn), SessionID: session, Turn: turn}
+	}
+	fused := []Fused{
+		{ID: "s1:5", Score: 0.034, TextRank: 1, VectorRank: 2},
+		{ID: "s2:1", Score: 1.0 / 61, VectorRank: 1}, // vector-only, ties with s3:1
+		{ID: "s3:1", Score: 1.0 / 61, TextRank: 1},
+		{ID: "s1:6", Score: 1.0 / 62, VectorRank: 2}, // lifted to 0.017
+		{ID: "s1:4", Score: 1.0 / 64, TextRank: 4},   // lifted to 0.017
+	}
+	ms := map[string]memory.Memory{}
+	for _, f := range fused {
+		session, turn, _ := strings.Cut(f.ID, ":")
+		ms[f.ID] = mem(session, int(turn[0]-'0'))
+	}
+	q := memory.Query{K: 10, Weights: memory.Weights{Adjacent: 0.5, Time: -1}}
+	if got, want := hitIDs(Rank(q, fused, ms)), "s1:5 s1:4 s1:6 s3:1 s2:1"; got != want {
+		t.Errorf("ties: %s, want %s", got, want)
+	}
+}

@@ -290,8 +290,8 @@ const floorTextRank = 10
 // returns the n best, so a memory below the floor ranked above one that
 // clears it (a vector match sharing no word with the prompt) must end the
 // count, or it would be shown in place of the last one. Memories of equal
-// score are taken in the server's order (serverOrder), which the second
-// recall keeps. A reranker's scores have the model's own scale,
+// score are taken in the order the server gives them (memory.TieOrder),
+// which the second recall keeps. A reranker's scores have the model's own scale,
 // logits below zero included: with one, half the best is measured from
 // the worst memory found, not from 0.
 func relevant(ms []spec.Recalled) []string {
@@ -313,7 +313,7 @@ func relevant(ms []spec.Recalled) []string {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return serverOrder(a, b)
+		return memory.TieOrder(a.TextRank, a.VectorRank, b.TextRank, b.VectorRank)
 	})
 	clears := func(m spec.Recalled) bool {
 		return m.TextRank > 0 && m.TextRank <= floorTextRank && m.Score >= floor
@@ -327,25 +327,6 @@ func relevant(ms []spec.Recalled) []string {
 		ids[i] = m.ID
 	}
 	return ids
-}
-
-// serverOrder orders two memories of equal score as the server's fusion
-// does (hybrid's fusion keeps a tie in the order the candidates were
-// first seen): the text side's matches first, by their rank there, then
-// the vector side's others, by theirs. A word match and a vector match
-// that are each the best of their side tie under reciprocal-rank fusion;
-// the word match is the one the second recall returns.
-func serverOrder(a, b spec.Recalled) int {
-	if (a.TextRank > 0) != (b.TextRank > 0) {
-		if a.TextRank > 0 {
-			return -1
-		}
-		return 1
-	}
-	if a.TextRank > 0 {
-		return cmp.Compare(a.TextRank, b.TextRank)
-	}
-	return cmp.Compare(a.VectorRank, b.VectorRank)
 }
 
 // recallFor recalls query in the hook's namespace, but for the session
