@@ -80,6 +80,16 @@ func TestRelevanceFloorReranked(t *testing.T) {
 	if n := len(relevant(ms)); n != 2 {
 		t.Errorf("relevant = %d, want 2 (best and near)", n)
 	}
+	// a tie of the reranker's keeps the fused order: the second recall
+	// would return tied first, below the floor, in place of clears
+	ms = []spec.Recalled{
+		{ID: "clears", Hit: true, TextRank: 1, FusedRank: 2, Score: 0.99},
+		{ID: "tied", Hit: true, TextRank: 15, VectorRank: 1, FusedRank: 1, Score: 0.99},
+		{ID: "low", Hit: true, TextRank: 2, FusedRank: 3, Score: 0.01},
+	}
+	if got := relevant(ms); len(got) != 0 {
+		t.Errorf("relevant = %v, want none (the reranker puts tied, below the floor, first)", got)
+	}
 }
 
 // recording is a memory that answers every recall with two memories that

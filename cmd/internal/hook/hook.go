@@ -290,8 +290,8 @@ const floorTextRank = 10
 // returns the n best, so a memory below the floor ranked above one that
 // clears it (a vector match sharing no word with the prompt) must end the
 // count, or it would be shown in place of the last one. Memories of equal
-// score are taken in the order the server gives them (memory.TieOrder),
-// which the second recall keeps. A reranker's scores have the model's own scale,
+// score are taken in the order the server gives them (memory.TieOrder;
+// with a reranker, the fused order), which the second recall keeps. A reranker's scores have the model's own scale,
 // logits below zero included: with one, half the best is measured from
 // the worst memory found, not from 0.
 func relevant(ms []spec.Recalled) []string {
@@ -312,6 +312,9 @@ func relevant(ms []spec.Recalled) []string {
 	slices.SortStableFunc(hits, func(a, b spec.Recalled) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
+		}
+		if reranked { // the reranker keeps the fused order for a tie
+			return cmp.Compare(a.FusedRank, b.FusedRank)
 		}
 		return memory.TieOrder(a.TextRank, a.VectorRank, b.TextRank, b.VectorRank)
 	})
