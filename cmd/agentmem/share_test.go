@@ -59,3 +59,35 @@ func TestImportSharesTheMemory(t *testing.T) {
 		t.Error("the socket is still served after the import ended")
 	}
 }
+
+// A command relayed to an import goes on when the import ends: its relay
+// takes the memory over (a second import stopped halfway, "this server is
+// handing the memory over to another process", when the first ended).
+func TestCommandOutlivesTheImport(t *testing.T) {
+	e := hookEnv(t)
+	_, doneImport, err := attach(e, true, asSharing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *e
+	cl, done, err := attach(&other, true, asCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	remember := func(text string) error {
+		_, _, err := cl.Remember(e.ctx, spec.RememberArgs{Messages: []spec.Message{{Role: "user", Content: text}}})
+		return err
+	}
+	if err := remember("Said while the import ran."); err != nil {
+		t.Fatal(err)
+	}
+	doneImport()
+	if err := remember("Said after the import ended."); err != nil {
+		t.Fatalf("a call after the import ended: %v", err)
+	}
+	res, _, err := cl.Recall(e.ctx, spec.RecallArgs{Query: "said import"})
+	if err != nil || len(res.Memories) != 2 {
+		t.Errorf("recall = %d memories, %v; want both", len(res.Memories), err)
+	}
+}

@@ -70,11 +70,7 @@ func attach(e *env, shell bool, mode holdMode) (*client.Client, func(), error) {
 		if shell {
 			warnRelayed(e, os.Args[1:])
 		}
-		c, err := client.Conn(e.ctx, conn, cliName, attachWithin)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, func() { c.Close() }, nil
+		return relayed(e, dir, sock, conn, mode)
 	}
 	hd := h.(*holder)
 	c, err := client.InProcess(e.ctx, server.New(hd.eng.Service, server.Options{Version: version, Logger: e.log}), cliName)

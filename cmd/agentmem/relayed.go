@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"time"
+
+	"agentmem/server"
+	"agentmem/tools/client"
+)
+
+// relayed is a client of the process that holds the memory, over conn (its
+// socket), through this process's own relay (server.Relay, as a relayed
+// serve runs): when that holder ends mid-command (an import that served
+// others while it ran, a server its agent closed), the relay attaches to
+// the next holder, or takes the memory over (serving the socket, where the
+// relay reaches it), and the command's calls go on, those not yet started
+// sent again, instead of failing halfway.
+func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Client, func(), error) {
+	relayIn, toRelay := io.Pipe()
+	fromRelay, relayOut := io.Pipe()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		// a relay that takes over reaches the memory through the socket it
+		// then serves, a command's too
+		err := server.Relay(e.ctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Logger: e.log})
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) && e.ctx.Err() == nil {
+			e.log.Warn("relaying to the agentmem process that holds the data dir", "err", err)
+		}
+		relayOut.Close() // the client reads to the end
+		relayIn.Close()
+	}()
+	c, err := client.Conn(e.ctx, &pipeConn{r: fromRelay, w: toRelay}, cliName, attachWithin)
+	if err != nil {
+		toRelay.Close()
+		<-ended
+		return nil, nil, err
+	}
+	return c, func() {
+		c.Close()
+		toRelay.Close()
+		<-ended
+	}, nil
+}
+
+// pipeConn is a net.Conn of two pipes in this process: the client's end of
+// its relay. CloseWrite ends what the client sends (the relay then ends
+// the session and closes the other pipe), as on a socket.
+type pipeConn struct {
+	r *io.PipeReader
+	w *io.PipeWriter
+}
+
+// Read reads what the relay sends; after Close, net.ErrClosed, as a
+// socket closed on this side says.
+func (p *pipeConn) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if errors.Is(err, io.ErrClosedPipe) {
+		err = net.ErrClosed
+	}
+	return n, err
+}
+
+func (p *pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeConn) CloseWrite() error           { return p.w.Close() }
+func (p *pipeConn) Close() error {
+	p.w.Close()
+	return p.r.Close()
+}
+func (p *pipeConn) LocalAddr() net.Addr              { return pipeAddr{} }
+func (p *pipeConn) RemoteAddr() net.Addr             { return pipeAddr{} }
+func (p *pipeConn) SetDeadline(time.Time) error      { return nil }
+func (p *pipeConn) SetReadDeadline(time.Time) error  { return nil }
+func (p *pipeConn) SetWriteDeadline(time.Time) error { return nil }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "relay" }
