@@ -99,7 +99,7 @@ func (c setupCodexCmd) Run(e *env) error {
 		done, err := c.uninstall(ctx, dir, ch, rec.Trusted)
 		if err == nil {
 			rec.noteFiles(done)
-			rec.Trusted = nil
+			rec.noteTrust(hooksFile, nil)
 			err = rec.save(record)
 		}
 		return err
@@ -218,8 +218,31 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 	if err := as.write(ctx, filepath.Join(dir, "config.toml"), edits); err != nil {
 		return err
 	}
-	rec.Trusted = ours
+	rec.noteTrust(filepath.Join(dir, "hooks.json"), ours)
 	return nil
+}
+
+// noteTrust notes the trust entries of agentmem's hooks in hooks (those of
+// one Codex home: each key names its hooks.json), in place of those noted
+// for that file before; the other homes' stay.
+func (r *setupRecord) noteTrust(hooks string, ours map[string]string) {
+	file := samePath(hooks)
+	maps.DeleteFunc(r.Trusted, func(key, _ string) bool { return samePath(trustFile(key)) == file })
+	if len(ours) > 0 && r.Trusted == nil {
+		r.Trusted = map[string]string{}
+	}
+	maps.Copy(r.Trusted, ours)
+}
+
+// trustFile is the hooks.json a trust key names: the key is the file's
+// path, the event, the group and the hook's place in it, colon-separated.
+func trustFile(key string) string {
+	for range 3 {
+		if i := strings.LastIndexByte(key, ':'); i >= 0 {
+			key = key[:i]
+		}
+	}
+	return key
 }
 
 // staleTrust is the keys of recorded (the trust entries an earlier setup

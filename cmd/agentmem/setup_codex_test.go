@@ -160,3 +160,27 @@ func TestSetupCodexDryRunUninstallSaysRemoved(t *testing.T) {
 		t.Errorf("a dry run changed hooks.json: %v", err)
 	}
 }
+
+// The trust entries noted are each Codex home's own: a setup of one home
+// replaces that home's, and keeps another's (one record serves every
+// CODEX_HOME; a setup of a second home had dropped the first's, so its
+// stale entries were left for good).
+func TestNoteTrustPerHome(t *testing.T) {
+	home := t.TempDir()
+	one, two := filepath.Join(home, "a", "hooks.json"), filepath.Join(home, "b", "hooks.json")
+	rec := &setupRecord{}
+	rec.noteTrust(one, map[string]string{one + ":stop:1:0": "h1", one + ":session_start:0:0": "h2"})
+	rec.noteTrust(two, map[string]string{two + ":stop:0:0": "h3"})
+	rec.noteTrust(one, map[string]string{one + ":stop:0:0": "h1"})
+	want := map[string]string{one + ":stop:0:0": "h1", two + ":stop:0:0": "h3"}
+	if !reflect.DeepEqual(rec.Trusted, want) {
+		t.Errorf("noted %v, want %v", rec.Trusted, want)
+	}
+	rec.noteTrust(two, nil) // --uninstall of the second home
+	if want := map[string]string{one + ":stop:0:0": "h1"}; !reflect.DeepEqual(rec.Trusted, want) {
+		t.Errorf("after the second home's uninstall: %v, want %v", rec.Trusted, want)
+	}
+	if got := trustFile("/x/y:z/hooks.json:user_prompt_submit:2:1"); got != "/x/y:z/hooks.json" {
+		t.Errorf("trustFile = %q", got)
+	}
+}
