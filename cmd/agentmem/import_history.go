@@ -264,7 +264,7 @@ func (r *historyReport) write(w io.Writer) {
 				in = append(in, fmt.Sprintf("%s %d", ns, r.Elsewhere[ns]))
 				n += r.Elsewhere[ns]
 			}
-			fmt.Fprintf(w, "Left out %s already stored in another namespace (%s), as the hooks store them with --per-project or not: import with the hooks' choice to bring those up to date where they are.\n", spec.Count(n, "session"), strings.Join(in, ", "))
+			fmt.Fprintf(w, "Left out %s already stored in another namespace (%s), where the hooks (their --per-project or --namespace) or an earlier import put them: import into that namespace (with the hooks' choices) to bring those up to date where they are.\n", spec.Count(n, "session"), strings.Join(in, ", "))
 		}
 		switch {
 		case r.Pending > 0:
@@ -442,7 +442,15 @@ func sessionNamespaces(ctx context.Context, cl *client.Client, first, last time.
 	if err != nil {
 		return nil, err
 	}
-	after, before := first.AddDate(0, 0, -1).Format(time.DateOnly), last.AddDate(0, 0, 1).Format(time.DateOnly)
+	// the margin stays within the years a session may be dated in
+	from, to := first.AddDate(0, 0, -1), last.AddDate(0, 0, 1)
+	if lo := time.Date(dates.MinYear, 1, 1, 0, 0, 0, 0, time.UTC); from.Before(lo) {
+		from = lo
+	}
+	if hi := time.Date(dates.MaxYear, 12, 31, 0, 0, 0, 0, time.UTC); to.After(hi) {
+		to = hi
+	}
+	after, before := from.Format(time.DateOnly), to.Format(time.DateOnly)
 	in := map[string][]string{}
 	for _, ns := range nss {
 		for cursor := ""; ; {

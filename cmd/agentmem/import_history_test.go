@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"agentmem/cmd/internal/hook"
+	"agentmem/memory/dates"
 	"agentmem/memory/history/claudecode"
 	"agentmem/memory/history/codex"
 )
@@ -758,5 +759,23 @@ func TestImportNamesBadLines(t *testing.T) {
 	out := mustImport(t, e, c)
 	if want := fmt.Sprintf("Lines that are not JSON: %s:%d.", x.path, bytes.Count(before, []byte("\n"))+1); !strings.Contains(out, want) {
 		t.Errorf("the report:\n%s\nwant %q", out, want)
+	}
+}
+
+// A history dated at the edge of the years a session may have imports
+// again: the look for the sessions held elsewhere keeps its day's margin
+// within those years (it asked for sessions after 1677-12-31, and the
+// second import failed naming an internal resource).
+func TestImportAtTheEdgeOfTheYears(t *testing.T) {
+	e := hookEnv(t)
+	for _, at := range []time.Time{time.Date(dates.MinYear, 1, 1, 12, 0, 0, 0, time.UTC), time.Date(dates.MaxYear, 12, 31, 10, 0, 0, 0, time.UTC)} {
+		x := newTranscript(t, sess1, "/home/sam/garden")
+		x.now = at
+		x.write(t, x.exchange("Which year?", "An old one.", "Sure.", "r"))
+		c := fromCmd("claude-code", filepath.Dir(x.path))
+		mustImport(t, e, c)
+		if out := mustImport(t, e, c); !strings.Contains(out, "Stored 0 memories; 3 were already stored") {
+			t.Errorf("import again at %v:\n%s", at, out)
+		}
 	}
 }
