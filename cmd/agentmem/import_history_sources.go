@@ -422,11 +422,18 @@ func shardNumber(name string) string {
 func chatGPTReader() (func(io.Reader, string, func(histSession) error) error, func() error) {
 	var x chatgpt.Reader
 	unmapped := "" // the file of the first conversation without a mapping
+	seen := map[string]bool{}
 	read := func(r io.Reader, where string, yield func(histSession) error) error {
 		session := exportSession(where, "id", yield)
 		return exportError(x.Read(r, func(c history.Conversation) error {
 			if c.LeftOut && unmapped == "" {
 				unmapped = where
+			}
+			if !c.LeftOut && c.ID != "" {
+				if seen[c.ID] { // in an earlier file of the export: read once
+					c.LeftOut, c.Skipped = true, history.Skipped{"conversation repeated in another file of the export": 1}
+				}
+				seen[c.ID] = true
 			}
 			return session(c)
 		}), where, "ChatGPT")

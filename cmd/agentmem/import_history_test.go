@@ -273,6 +273,13 @@ func TestImportChatGPTShards(t *testing.T) {
 	if out := dryRun(e, folder); !strings.Contains(out, "Would import 2 sessions, 9 turns") || !strings.Contains(out, "1  conversation without a mapping") {
 		t.Errorf("--dry-run with a shard of a conversation without a mapping:\n%s", out)
 	}
+	// a conversation in two shards: read once, the other counted
+	twice := t.TempDir()
+	os.WriteFile(filepath.Join(twice, "conversations-000.json"), []byte(array(convs...)), 0o600)
+	os.WriteFile(filepath.Join(twice, "conversations-001.json"), []byte(array(convs[0])), 0o600)
+	if out := dryRun(e, twice); !strings.Contains(out, "Would import 2 sessions, 9 turns") || !strings.Contains(out, "1  conversation repeated in another file of the export") {
+		t.Errorf("--dry-run with a conversation in two shards:\n%s", out)
+	}
 	nulls := t.TempDir()
 	for _, name := range []string{"conversations-000.json", "conversations-001.json"} {
 		os.WriteFile(filepath.Join(nulls, name), []byte(null), 0o600)
