@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"agentmem/cmd/internal/hook"
 	"agentmem/memory/history"
@@ -143,7 +144,31 @@ func readRollout(path string, explicit bool) (histSession, error) {
 		return s, nil
 	}
 	s.Turns = res.Turns // none: counted as a session without a turn to store
+	if at := rolloutTime(path); !at.IsZero() {
+		// an older rollout's lines have no time of their own, and without
+		// its meta line its turns have none: the file's name says when
+		for i := range s.Turns {
+			if s.Turns[i].Time.IsZero() {
+				s.Turns[i].Time = at
+			}
+		}
+	}
 	return s, nil
+}
+
+// rolloutTime is the time a rollout's file name starts with
+// (rollout-2025-05-09T18-56-41-<uuid>.jsonl), in this machine's zone, as
+// Codex names them; zero when the name has none.
+func rolloutTime(path string) time.Time {
+	name, ok := strings.CutPrefix(filepath.Base(path), "rollout-")
+	if !ok || len(name) < len("2006-01-02T15-04-05") {
+		return time.Time{}
+	}
+	at, err := time.ParseInLocation("2006-01-02T15-04-05", name[:len("2006-01-02T15-04-05")], time.Local)
+	if err != nil {
+		return time.Time{}
+	}
+	return at
 }
 
 // rolloutSession is the session id that ends a rollout's file name

@@ -615,6 +615,25 @@ func TestImportCodexOldRollout(t *testing.T) {
 			t.Errorf("turn %d = %s %q %v (session %v), want %s %q at the meta's time", i, m.Key, m.Text, m.Timestamp, m.SessionDate, want[i].ID, want[i].Text)
 		}
 	}
+
+	// the same rollout without its meta line: its turns have no time, and
+	// the file's name says when (they were dated the day of the import)
+	headless := filepath.Join(t.TempDir(), filepath.Base(path))
+	_, rest, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(headless, []byte(rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e = hookEnv(t)
+	mustImport(t, e, fromCmd("codex", headless))
+	got = stored(t, e, "default", oldSession)
+	if len(got) == 0 {
+		t.Fatal("the rollout without its meta line stored nothing")
+	}
+	for _, m := range got {
+		if m.Timestamp == nil || m.Timestamp.Year() != 2025 || m.SessionDate.Year() != 2025 {
+			t.Errorf("a turn of the rollout without its meta line dated %v (session %v), want its file name's day in 2025", m.Timestamp, m.SessionDate)
+		}
+	}
 }
 
 // What is not a Codex history says so: a JSON file that is no rollout
