@@ -81,50 +81,11 @@ func RunPeer(ctx context.Context, o PeerOptions) (Outcome, error) {
 	}
 	defer os.RemoveAll(base)
 	fp := o.fingerprint()
-	type todo struct {
-		u  Unit
-		qs []Question
-	}
-	var units []todo
-	turns, questions := 0, 0
-	for _, u := range o.Data.Units {
-		var qs []Question
-		for _, q := range u.Questions {
-			if r, ok := o.Results.Cached(PeerAgent, o.Name, q.ID, fp); !ok || r.FailureKind != "" {
-				qs = append(qs, q)
-			}
-		}
-		if len(qs) > 0 {
-			units = append(units, todo{u, qs})
-			turns += len(peerTurns(u))
-			questions += len(qs)
-		}
-	}
+	units, turns, questions := peerTodos(o, fp)
 	o.Progress.Start(turns, questions)
 	defer o.Progress.Finish()
 	for chunk := range slices.Chunk(units, o.Workers) {
-		// As for agentmem: the chunk's units are all stored first, then
-		// their questions are asked, so that no search is timed while
-		// another unit is being stored.
-		runs := make([]*peerRun, len(chunk))
-		var wg sync.WaitGroup
-		for i, t := range chunk {
-			runs[i] = &peerRun{o: o, fp: fp, base: base, u: t.u, turns: peerTurns(t.u)}
-			wg.Go(func() { runs[i].ingest(ctx) })
-		}
-		wg.Wait()
-		errs := make([]error, len(chunk))
-		for i, t := range chunk {
-			wg.Go(func() { errs[i] = runs[i].ask(ctx, t.qs) })
-		}
-		wg.Wait()
-		for _, r := range runs {
-			r.close()
-		}
-		if err := errors.Join(errs...); err != nil {
-			return Outcome{}, err
-		}
-		if err := ctx.Err(); err != nil {
+		if err := runPeerChunk(ctx, o, fp, base, chunk); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -140,6 +101,58 @@ func RunPeer(ctx context.Context, o PeerOptions) (Outcome, error) {
 		out.Ingest[ByTurn] = st
 	}
 	return out, nil
+}
+
+// peerTodo is a unit with the questions of it still to ask.
+type peerTodo struct {
+	u  Unit
+	qs []Question
+}
+
+// peerTodos are the units of o.Data with questions o.Results does not
+// hold (or holds as failures) under fingerprint fp, with how many turns
+// they store and questions they ask.
+func peerTodos(o PeerOptions, fp string) (units []peerTodo, turns, questions int) {
+	for _, u := range o.Data.Units {
+		var qs []Question
+		for _, q := range u.Questions {
+			if r, ok := o.Results.Cached(PeerAgent, o.Name, q.ID, fp); !ok || r.FailureKind != "" {
+				qs = append(qs, q)
+			}
+		}
+		if len(qs) > 0 {
+			units = append(units, peerTodo{u, qs})
+			turns += len(peerTurns(u))
+			questions += len(qs)
+		}
+	}
+	return units, turns, questions
+}
+
+// runPeerChunk works on a chunk of units at once, a server each. As for
+// agentmem: the chunk's units are all stored first, then their questions
+// are asked, so that no search is timed while another unit is being
+// stored.
+func runPeerChunk(ctx context.Context, o PeerOptions, fp, base string, chunk []peerTodo) error {
+	runs := make([]*peerRun, len(chunk))
+	var wg sync.WaitGroup
+	for i, t := range chunk {
+		runs[i] = &peerRun{o: o, fp: fp, base: base, u: t.u, turns: peerTurns(t.u)}
+		wg.Go(func() { runs[i].ingest(ctx) })
+	}
+	wg.Wait()
+	errs := make([]error, len(chunk))
+	for i, t := range chunk {
+		wg.Go(func() { errs[i] = runs[i].ask(ctx, t.qs) })
+	}
+	wg.Wait()
+	for _, r := range runs {
+		r.close()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // latestIngest keeps the last record of each unit (a resumed run stores a
@@ -268,48 +281,8 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 		}
 		if r.broken != nil {
 			res.FailureKind, res.Failure = peers.Kind(r.broken), "the unit could not be stored: "+r.broken.Error()
-		} else {
-			sctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
-			start := time.Now()
-			hits, err := r.p.Search(sctx, r.c, r.ns(), q.Text, r.o.K)
-			took := time.Since(start)
-			cancel()
-			if err != nil && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.RecallMS = float64(took.Microseconds()) / 1000
-			if err != nil {
-				res.FailureKind, res.Failure = peers.Kind(err), err.Error()
-				if k := res.FailureKind; k == peers.Crash || k == peers.Timeout {
-					res.Restarted = true
-					if err := r.start(ctx, false); err != nil {
-						r.broken = fmt.Errorf("restarting after a %s: %w", k, err)
-					}
-				}
-			} else {
-				local, cloned := ids, false
-				var texts []string
-				for i, h := range hits {
-					id := ""
-					switch len(h.Refs) {
-					case 0:
-						continue
-					case 1:
-						id = h.Refs[0]
-					default: // one memory holding several turns (a merged duplicate)
-						id = fmt.Sprintf("hit %d", i)
-						if !cloned {
-							local, cloned = maps.Clone(ids), true
-						}
-						local[id] = Held{Session: ids[h.Refs[0]].Session, Refs: h.Refs}
-					}
-					res.Recalled = append(res.Recalled, id)
-					texts = append(texts, h.Text)
-				}
-				res.Retrieval = Score(q, res.Recalled, local)
-				res.Tokens = r.o.Tokenizer.Count(strings.Join(texts, "\n\n"))
-				res.AnswerShown = AnswerShown(res.Gold, strings.Join(texts, "\n\n"))
-			}
+		} else if err := r.search(ctx, q, ids, &res); err != nil {
+			return err
 		}
 		if err := r.o.Results.Add(res); err != nil {
 			return err
@@ -317,4 +290,62 @@ func (r *peerRun) ask(ctx context.Context, qs []Question) error {
 		r.o.Progress.Question()
 	}
 	return nil
+}
+
+// search asks q of the peer, timed, and records in res what it recalled
+// (ids: where each turn is held), or its failure; after a crash or a
+// timeout the server is restarted, and the unit stored again. Only a
+// cancelled run is an error.
+func (r *peerRun) search(ctx context.Context, q Question, ids IDMap, res *Result) error {
+	sctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	start := time.Now()
+	hits, err := r.p.Search(sctx, r.c, r.ns(), q.Text, r.o.K)
+	took := time.Since(start)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	res.RecallMS = float64(took.Microseconds()) / 1000
+	if err != nil {
+		res.FailureKind, res.Failure = peers.Kind(err), err.Error()
+		if k := res.FailureKind; k == peers.Crash || k == peers.Timeout {
+			res.Restarted = true
+			if err := r.start(ctx, false); err != nil {
+				r.broken = fmt.Errorf("restarting after a %s: %w", k, err)
+			}
+		}
+		return nil
+	}
+	recalled, local, texts := peerRecalled(hits, ids)
+	res.Recalled = recalled
+	res.Retrieval = Score(q, res.Recalled, local)
+	res.Tokens = r.o.Tokenizer.Count(strings.Join(texts, "\n\n"))
+	res.AnswerShown = AnswerShown(res.Gold, strings.Join(texts, "\n\n"))
+	return nil
+}
+
+// peerRecalled are the ids of a peer's hits (a hit without turns left
+// out), with ids (where each turn is held) and, cloned, a made-up id for
+// each hit holding several turns (a merged duplicate), and the hits'
+// texts.
+func peerRecalled(hits []peers.Hit, ids IDMap) (recalled []string, local IDMap, texts []string) {
+	local, cloned := ids, false
+	for i, h := range hits {
+		id := ""
+		switch len(h.Refs) {
+		case 0:
+			continue
+		case 1:
+			id = h.Refs[0]
+		default: // one memory holding several turns (a merged duplicate)
+			id = fmt.Sprintf("hit %d", i)
+			if !cloned {
+				local, cloned = maps.Clone(ids), true
+			}
+			local[id] = Held{Session: ids[h.Refs[0]].Session, Refs: h.Refs}
+		}
+		recalled = append(recalled, id)
+		texts = append(texts, h.Text)
+	}
+	return recalled, local, texts
 }

@@ -176,48 +176,83 @@ func (f *filler) run() {
 // fails, embedding each batch while the one before it is written, and
 // returns how many it stored.
 func (f *filler) pass() (int, error) {
-	var (
-		mu       sync.Mutex
-		inflight = map[string]bool{} // embedded or being written
-	)
+	fl := &inFlight{keys: map[string]bool{}} // embedded or being written
 	ready := make(chan fillResult, 1)
 	stop := make(chan struct{}) // closed when a write failed
-	go func() {
-		defer close(ready)
-		for {
-			f.yieldToBulk(f.ctx)
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			mu.Lock()
-			skip := maps.Clone(inflight)
-			mu.Unlock()
-			ms, err := f.next(skip)
-			if err == nil && len(ms) == 0 {
-				return
-			}
-			if err == nil {
-				mu.Lock()
-				for _, m := range ms {
-					inflight[m.Namespace+"\x1f"+m.ID] = true
-				}
-				mu.Unlock()
-				err = f.embed(ms)
-			}
-			select {
-			case ready <- fillResult{ms, err}:
-			case <-stop:
-				return
-			case <-f.ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
+	go f.embedBatches(fl, ready, stop)
+	return f.storeBatches(fl, ready, stop)
+}
+
+// inFlight are the pending memories a pass has embedded or is writing
+// (by namespace and id), which its next batch leaves out.
+type inFlight struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+// skip is a copy of the memories in flight.
+func (fl *inFlight) skip() map[string]bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return maps.Clone(fl.keys)
+}
+
+// add notes ms in flight.
+func (fl *inFlight) add(ms []Memory) {
+	fl.mu.Lock()
+	for _, m := range ms {
+		fl.keys[m.Namespace+"\x1f"+m.ID] = true
+	}
+	fl.mu.Unlock()
+}
+
+// remove notes ms stored.
+func (fl *inFlight) remove(ms []Memory) {
+	fl.mu.Lock()
+	for _, m := range ms {
+		delete(fl.keys, m.Namespace+"\x1f"+m.ID)
+	}
+	fl.mu.Unlock()
+}
+
+// embedBatches is a pass's embedding side: it embeds the next batch of
+// pending memories not in flight and hands it (or the error that stopped
+// it) to ready, until none is left, a step fails, stop is closed or the
+// filler ends; then it closes ready.
+func (f *filler) embedBatches(fl *inFlight, ready chan<- fillResult, stop <-chan struct{}) {
+	defer close(ready)
+	for {
+		f.yieldToBulk(f.ctx)
+		select {
+		case <-stop:
+			return
+		default:
 		}
-	}()
+		ms, err := f.next(fl.skip())
+		if err == nil && len(ms) == 0 {
+			return
+		}
+		if err == nil {
+			fl.add(ms)
+			err = f.embed(ms)
+		}
+		select {
+		case ready <- fillResult{ms, err}:
+		case <-stop:
+			return
+		case <-f.ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// storeBatches is a pass's writing side: it stores the vectors of each
+// batch from ready until ready is closed, and returns how many memories
+// it stored. At the first failure it closes stop and drains ready.
+func (f *filler) storeBatches(fl *inFlight, ready <-chan fillResult, stop chan<- struct{}) (int, error) {
 	stored := 0
 	var failed error
 	for r := range ready {
@@ -234,11 +269,7 @@ func (f *filler) pass() (int, error) {
 			continue
 		}
 		stored += len(r.ms)
-		mu.Lock()
-		for _, m := range r.ms {
-			delete(inflight, m.Namespace+"\x1f"+m.ID)
-		}
-		mu.Unlock()
+		fl.remove(r.ms)
 	}
 	if failed == nil {
 		failed = f.ctx.Err()

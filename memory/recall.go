@@ -149,15 +149,8 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if err != nil {
 		return RecallResult{}, err
 	}
-	if s.embedder != nil && q.Fusion != TextOnly {
-		vs, err := s.embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return RecallResult{}, fmt.Errorf("embedding the query with %s: %w", s.embedder.ID(), err)
-		}
-		if len(vs) != 1 {
-			return RecallResult{}, fmt.Errorf("embedder %s returned %d vectors for one query", s.embedder.ID(), len(vs))
-		}
-		q.Vector = vs[0]
+	if err := s.embedQuery(ctx, &q); err != nil {
+		return RecallResult{}, err
 	}
 	rerankN := s.candidates(&q, req, reranked)
 	// with explain, the store returns every candidate of the same pools
@@ -180,17 +173,60 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, fmt.Errorf("searching namespace %s: %w", q.Namespace, err)
 	}
 	var res RecallResult
+	want := queryWords(q.Text) // the reranker's excerpts and the passages'
+	if hits, err = s.recallHits(ctx, &q, req, hits, want, rerankN, reranked, &res); err != nil {
+		return RecallResult{}, err
+	}
+	turns, err := s.withContext(ctx, hits, req.Context)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	ps := s.recallPassages(ctx, &q, req, hits, turns, want, order)
+	hits = returnedHits(hits, ps, order)
+	res.Namespace, res.K, res.Hits, res.Passages, res.Periods = q.Namespace, req.K, hits, ps, q.Periods
+	res.Pending = pending
+	if err := s.filler.failure(); err != nil && pending > 0 {
+		res.PendingError = err.Error()
+	}
+	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
+		res.TimeBoost = w.Time
+	}
+	return res, nil
+}
+
+// embedQuery sets q's vector from the embedder, where the service has
+// one and q's fusion reads vectors.
+func (s *Service) embedQuery(ctx context.Context, q *Query) error {
+	if s.embedder == nil || q.Fusion == TextOnly {
+		return nil
+	}
+	vs, err := s.embedder.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return fmt.Errorf("embedding the query with %s: %w", s.embedder.ID(), err)
+	}
+	if len(vs) != 1 {
+		return fmt.Errorf("embedder %s returned %d vectors for one query", s.embedder.ID(), len(vs))
+	}
+	q.Vector = vs[0]
+	return nil
+}
+
+// recallHits cuts the store's hits to the recall's: with explain, every
+// candidate kept in res and the first q.K of them; with the reranker,
+// its order of the first rerankN (and in a fill, at most FillCandidates
+// times k); without a fill, the best k.
+func (s *Service) recallHits(ctx context.Context, q *Query, req RecallRequest, hits []Hit, want *stems, rerankN int, reranked bool, res *RecallResult) ([]Hit, error) {
 	if req.Explain {
 		res.Candidates = slices.Clone(hits)
 		hits = hits[:min(len(hits), q.K)]
 	}
 	fill := req.Fill && req.Excerpt > 0
-	want := queryWords(q.Text) // the reranker's excerpts and the passages'
 	if reranked {
 		// the reranked candidates are the recall's: every hit returned
 		// was read by the reranker
-		if hits, err = s.reranked(ctx, q.Text, want, hits[:min(len(hits), rerankN)], &res); err != nil {
-			return RecallResult{}, err
+		var err error
+		if hits, err = s.reranked(ctx, q.Text, want, hits[:min(len(hits), rerankN)], res); err != nil {
+			return nil, err
 		}
 		if fill {
 			hits = hits[:min(len(hits), FillCandidates*req.K)]
@@ -199,18 +235,26 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	if !fill && len(hits) > req.K {
 		hits = hits[:req.K]
 	}
-	turns, err := s.withContext(ctx, hits, req.Context)
-	if err != nil {
-		return RecallResult{}, err
-	}
+	return hits, nil
+}
+
+// recallPassages are the hits' passages (each hit with its turns of
+// context) within the request's budget: chosen by relevance, then
+// arranged as order asks.
+func (s *Service) recallPassages(ctx context.Context, q *Query, req RecallRequest, hits []Hit, turns [][]Memory, want *stems, order Order) []Passage {
 	fillK := 0 // with fill: the space the best n take shown whole, filled with excerpts
-	if fill {
+	if req.Fill && req.Excerpt > 0 {
 		fillK = fillCount(hits, req.K, req.Budget != ByK && q.Weights.OrDefault().Learned >= 1)
 	}
 	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want, order)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
-	// the hits the budget left out are not returned
+	return ps
+}
+
+// returnedHits are the hits that the passages ps show as hits (the ones
+// the budget left out are not returned), arranged as order asks.
+func returnedHits(hits []Hit, ps []Passage, order Order) []Hit {
 	kept := map[string]bool{}
 	for _, p := range ps {
 		for i, m := range p.Memories {
@@ -221,15 +265,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !kept[h.Memory.ID] })
 	arrange(hits, order, func(h Hit) Memory { return h.Memory })
-	res.Namespace, res.K, res.Hits, res.Passages, res.Periods = q.Namespace, req.K, hits, ps, q.Periods
-	res.Pending = pending
-	if err := s.filler.failure(); err != nil && pending > 0 {
-		res.PendingError = err.Error()
-	}
-	if w := q.Weights.OrDefault(); w.Time > 0 && len(q.Periods) > 0 {
-		res.TimeBoost = w.Time
-	}
-	return res, nil
+	return hits
 }
 
 // fillCount is the n of a recall that fills: k or, byChance, the hits
@@ -276,32 +312,12 @@ func (s *Service) candidates(q *Query, req RecallRequest, reranked bool) int {
 	return n
 }
 
+// query reads req into the store's Query, and the order its results
+// are arranged in; a request out of bounds is a FieldError.
 func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, error) {
 	text := strings.TrimSpace(req.Query)
-	if text == "" {
-		return Query{}, "", &FieldError{"query", "must not be empty"}
-	}
-	if n := utf8.RuneCountInString(text); n > MaxQueryChars {
-		return Query{}, "", &FieldError{"query", fmt.Sprintf("is %d characters; the limit is %d", n, MaxQueryChars)}
-	}
-	k := req.K // 0: the history's, once the request is read (autoK)
-	if k < 0 || k > MaxK {
-		return Query{}, "", &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
-	}
-	if req.Context < 0 || req.Context > MaxContext {
-		return Query{}, "", &FieldError{"context", fmt.Sprintf("must be between 0 and %d, got %d", MaxContext, req.Context)}
-	}
-	if req.Excerpt < 0 || req.Excerpt > MaxTokens {
-		return Query{}, "", &FieldError{"excerpt", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, req.Excerpt)}
-	}
-	if req.MaxTokens < 0 || req.MaxTokens > MaxTokens {
-		return Query{}, "", &FieldError{"max_tokens", fmt.Sprintf("must be between 1 and %d, got %d", MaxTokens, req.MaxTokens)}
-	}
-	if req.Budget != "" && req.Budget != ByChance && req.Budget != ByK {
-		return Query{}, "", &FieldError{"budget", fmt.Sprintf("must be chance or k, got %q", req.Budget)}
-	}
-	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
-		return Query{}, "", &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
+	if err := checkRecallBounds(text, req); err != nil {
+		return Query{}, "", err
 	}
 	ns, err := s.ns(ctx, req.Namespace, false)
 	if err != nil {
@@ -311,22 +327,11 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if err != nil {
 		return Query{}, "", err
 	}
-	order := cmp.Or(req.Order, ByRelevance)
-	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {
-		return Query{}, "", &FieldError{"order", fmt.Sprintf("must be relevance, chronological or recency, got %q", order)}
-	}
-	fusion := cmp.Or(req.Fusion, s.fusion)
-	if err := validFusion(fusion); err != nil {
+	order, fusion, err := s.recallMode(req)
+	if err != nil {
 		return Query{}, "", err
 	}
-	if s.embedder == nil && (fusion == VectorOnly || fusion == Rerank) {
-		return Query{}, "", &FieldError{"fusion", fmt.Sprintf("%q needs vectors, and this server runs without an embedder (--embedder none)", fusion)}
-	}
-	if req.Weights != nil {
-		if err := validWeights(*req.Weights); err != nil {
-			return Query{}, "", err
-		}
-	}
+	k := req.K // 0: the history's, now the request is read (autoK)
 	if k == 0 {
 		k = s.autoK(ctx, ns, session)
 	}
@@ -346,21 +351,91 @@ func (s *Service) query(ctx context.Context, req RecallRequest) (Query, Order, e
 	if req.Weights != nil {
 		q.Weights = *req.Weights
 	}
-	for _, m := range dates.Find(text, s.Now()) {
-		if !m.From.IsZero() {
-			q.Periods = append(q.Periods, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
-		}
-	}
-	if q.After, err = s.bound("after", req.After, false); err != nil {
+	q.Periods = s.queryPeriods(text)
+	if err := s.queryBounds(&q, req); err != nil {
 		return Query{}, "", err
-	}
-	if q.Before, err = s.bound("before", req.Before, true); err != nil {
-		return Query{}, "", err
-	}
-	if !q.After.IsZero() && !q.Before.IsZero() && q.Before.Before(q.After) {
-		return Query{}, "", &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
 	}
 	return q, order, nil
+}
+
+// checkRecallBounds checks the query text (trimmed) and the request's
+// numbers and budget, in that order.
+func checkRecallBounds(text string, req RecallRequest) error {
+	if text == "" {
+		return &FieldError{"query", "must not be empty"}
+	}
+	if n := utf8.RuneCountInString(text); n > MaxQueryChars {
+		return &FieldError{"query", fmt.Sprintf("is %d characters; the limit is %d", n, MaxQueryChars)}
+	}
+	if k := req.K; k < 0 || k > MaxK { // 0: the history's (autoK)
+		return &FieldError{"k", fmt.Sprintf("must be between 1 and %d, got %d", MaxK, k)}
+	}
+	if req.Context < 0 || req.Context > MaxContext {
+		return &FieldError{"context", fmt.Sprintf("must be between 0 and %d, got %d", MaxContext, req.Context)}
+	}
+	if req.Excerpt < 0 || req.Excerpt > MaxTokens {
+		return &FieldError{"excerpt", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, req.Excerpt)}
+	}
+	if req.MaxTokens < 0 || req.MaxTokens > MaxTokens {
+		return &FieldError{"max_tokens", fmt.Sprintf("must be between 1 and %d, got %d", MaxTokens, req.MaxTokens)}
+	}
+	if req.Budget != "" && req.Budget != ByChance && req.Budget != ByK {
+		return &FieldError{"budget", fmt.Sprintf("must be chance or k, got %q", req.Budget)}
+	}
+	if req.Pool < 0 || req.Pool > MaxPool { // 0: DefaultPool
+		return &FieldError{"pool", fmt.Sprintf("must be between 1 and %d, got %d", MaxPool, req.Pool)}
+	}
+	return nil
+}
+
+// recallMode reads req's order and fusion (the service's by default) and
+// checks its weights.
+func (s *Service) recallMode(req RecallRequest) (Order, Fusion, error) {
+	order := cmp.Or(req.Order, ByRelevance)
+	if !slices.Contains([]Order{ByRelevance, Chronological, Recency}, order) {
+		return "", "", &FieldError{"order", fmt.Sprintf("must be relevance, chronological or recency, got %q", order)}
+	}
+	fusion := cmp.Or(req.Fusion, s.fusion)
+	if err := validFusion(fusion); err != nil {
+		return "", "", err
+	}
+	if s.embedder == nil && (fusion == VectorOnly || fusion == Rerank) {
+		return "", "", &FieldError{"fusion", fmt.Sprintf("%q needs vectors, and this server runs without an embedder (--embedder none)", fusion)}
+	}
+	if req.Weights != nil {
+		if err := validWeights(*req.Weights); err != nil {
+			return "", "", err
+		}
+	}
+	return order, fusion, nil
+}
+
+// queryPeriods are the periods that the query text names (dates.Find,
+// from now), which weigh the ranking.
+func (s *Service) queryPeriods(text string) []Period {
+	var ps []Period
+	for _, m := range dates.Find(text, s.Now()) {
+		if !m.From.IsZero() {
+			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
+		}
+	}
+	return ps
+}
+
+// queryBounds sets q's after and before bounds from req (bound); before
+// must not be earlier than after.
+func (s *Service) queryBounds(q *Query, req RecallRequest) error {
+	var err error
+	if q.After, err = s.bound("after", req.After, false); err != nil {
+		return err
+	}
+	if q.Before, err = s.bound("before", req.Before, true); err != nil {
+		return err
+	}
+	if !q.After.IsZero() && !q.Before.IsZero() && q.Before.Before(q.After) {
+		return &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
+	}
+	return nil
 }
 
 // recallSessions resolves req's session_id and exclude_session in ns

@@ -138,26 +138,14 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err != nil {
 		return ExportResult{}, err
 	}
-	want := slices.Clone(opts.Namespaces)
-	for _, ns := range want {
-		if err := validName("namespace", ns, maxNamespace); err != nil {
-			return ExportResult{}, err
-		}
-		if !slices.ContainsFunc(have, func(n NamespaceInfo) bool { return n.Name == ns }) {
-			return ExportResult{}, &NotFoundError{What: "namespace", Name: ns}
-		}
+	want, err := namespacesToExport(have, opts.Namespaces)
+	if err != nil {
+		return ExportResult{}, err
 	}
-	slices.Sort(want)
-	want = slices.Compact(want)
-	id, dims := s.store.Embedder()
+	head := s.exportHeader(opts, want)
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
-		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
-	if r, ok := s.store.(RecipeReporter); ok && head.Vectors {
-		head.Recipe = r.Recipe()
-	}
 	if err := enc.Encode(head); err != nil {
 		return ExportResult{}, err
 	}
@@ -175,14 +163,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	}
 	for _, ns := range scopes {
 		err := s.store.Export(ctx, ns, head.Vectors, func(m Memory) error {
-			line := ExportLine{Namespace: m.Namespace, SessionID: m.SessionID, SessionDate: stamp(m.SessionDate), Turn: new(m.Turn), ID: m.ID,
-				Role: m.Role, Speaker: m.Speaker, Text: m.Text, Key: m.Key, Vectors: m.Vectors}
-			if m.Timestamp != nil {
-				line.Timestamp = stamp(*m.Timestamp)
-			}
-			if !m.Created.IsZero() {
-				line.Created = stamp(m.Created)
-			}
+			line := exportLine(m)
 			res.Memories++
 			if k := m.Namespace + "\x1f" + m.SessionID; k != last {
 				sessions, last = sessions+1, k
@@ -197,6 +178,48 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 		return res, err
 	}
 	return res, bw.Flush()
+}
+
+// namespacesToExport are the namespaces an export names, sorted and each
+// once, after checking each is a name that the store has (have).
+func namespacesToExport(have []NamespaceInfo, names []string) ([]string, error) {
+	want := slices.Clone(names)
+	for _, ns := range want {
+		if err := validName("namespace", ns, maxNamespace); err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(have, func(n NamespaceInfo) bool { return n.Name == ns }) {
+			return nil, &NotFoundError{What: "namespace", Name: ns}
+		}
+	}
+	slices.Sort(want)
+	return slices.Compact(want), nil
+}
+
+// exportHeader is the header of an export of the namespaces want (all
+// when none): the store's embedder, and its recipe when the export holds
+// vectors.
+func (s *Service) exportHeader(opts ExportOptions, want []string) ExportHeader {
+	id, dims := s.store.Embedder()
+	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
+		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
+	if r, ok := s.store.(RecipeReporter); ok && head.Vectors {
+		head.Recipe = r.Recipe()
+	}
+	return head
+}
+
+// exportLine is m's line in an export.
+func exportLine(m Memory) ExportLine {
+	line := ExportLine{Namespace: m.Namespace, SessionID: m.SessionID, SessionDate: stamp(m.SessionDate), Turn: new(m.Turn), ID: m.ID,
+		Role: m.Role, Speaker: m.Speaker, Text: m.Text, Key: m.Key, Vectors: m.Vectors}
+	if m.Timestamp != nil {
+		line.Timestamp = stamp(*m.Timestamp)
+	}
+	if !m.Created.IsZero() {
+		line.Created = stamp(m.Created)
+	}
+	return line
 }
 
 // LineError is bad input in an import file: it names the line (from 1)
@@ -667,56 +690,15 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 	if err := newName("session_id", l.SessionID, maxSessionID); err != nil {
 		return bad("session_id", err.(*FieldError).Msg)
 	}
-	date, err := readStamp(l.SessionDate)
-	if l.SessionDate == "" {
-		return bad("session_date", "is missing")
+	date, ts, created, field, msg := s.lineDates(l)
+	if field != "" {
+		return bad(field, msg)
 	}
-	if err != nil {
-		return bad("session_date", err.Error())
+	if field, msg := vetTurn(l); field != "" {
+		return bad(field, msg)
 	}
-	var ts *time.Time
-	if l.Timestamp != "" {
-		t, err := readStamp(l.Timestamp)
-		if err != nil {
-			return bad("timestamp", err.Error())
-		}
-		ts = &t
-	}
-	created := s.now().UTC()
-	if l.Created != "" {
-		if created, err = readStamp(l.Created); err != nil {
-			return bad("created", err.Error())
-		}
-	}
-	if l.Turn == nil {
-		return bad("turn", "is missing")
-	}
-	if *l.Turn < 0 || *l.Turn > MaxTurn {
-		return bad("turn", fmt.Sprintf("must be between 0 and %d, got %d", MaxTurn, *l.Turn))
-	}
-	if want := MemoryID(l.SessionID, *l.Turn); l.ID != want {
-		return bad("id", fmt.Sprintf("must be session_id:turn (%q), got %q", want, l.ID))
-	}
-	if !slices.Contains(Roles, l.Role) {
-		return bad("role", fmt.Sprintf("must be one of %v, got %q", Roles, l.Role))
-	}
-	if strings.TrimSpace(l.Text) == "" {
-		return bad("text", "must not be empty")
-	}
-	if !utf8.ValidString(l.Text) {
-		return bad("text", "is not valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(l.Text); n > MaxContentChars {
-		return bad("text", fmt.Sprintf("is %d characters; the limit is %d", n, MaxContentChars))
-	}
-	if n := utf8.RuneCountInString(l.Speaker); n > maxSpeaker {
-		return bad("speaker", fmt.Sprintf("is %d characters; the limit is %d", n, maxSpeaker))
-	}
-	if n := utf8.RuneCountInString(l.Key); n > maxKey {
-		return bad("key", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey))
-	}
-	if len(l.Vectors) > 0 && !head.Vectors {
-		return bad("vectors", "are present, but the header says the file has none")
+	if field, msg := vetContent(l, head); field != "" {
+		return bad(field, msg)
 	}
 	if field, msg := vetLine(l, head); field != "" {
 		return bad(field, msg)
@@ -727,6 +709,76 @@ func (s *Service) readMemoryLine(no int, raw []byte, head ExportHeader) (Memory,
 		Hash: turnHash(l.Role, l.Speaker, l.Text, ts), Vectors: l.Vectors, Embedder: head.Embedder,
 		Created: created,
 	}, nil
+}
+
+// lineDates reads a memory line's session date, timestamp (nil when it
+// has none) and creation (now when it has none); or the field that is
+// wrong, and why.
+func (s *Service) lineDates(l ExportLine) (date time.Time, ts *time.Time, created time.Time, field, msg string) {
+	date, err := readStamp(l.SessionDate)
+	if l.SessionDate == "" {
+		return date, nil, created, "session_date", "is missing"
+	}
+	if err != nil {
+		return date, nil, created, "session_date", err.Error()
+	}
+	if l.Timestamp != "" {
+		t, err := readStamp(l.Timestamp)
+		if err != nil {
+			return date, nil, created, "timestamp", err.Error()
+		}
+		ts = &t
+	}
+	created = s.now().UTC()
+	if l.Created != "" {
+		if created, err = readStamp(l.Created); err != nil {
+			return date, ts, created, "created", err.Error()
+		}
+	}
+	return date, ts, created, "", ""
+}
+
+// vetTurn checks a memory line's turn, its id (session_id:turn) and its
+// role.
+func vetTurn(l ExportLine) (field, msg string) {
+	if l.Turn == nil {
+		return "turn", "is missing"
+	}
+	if *l.Turn < 0 || *l.Turn > MaxTurn {
+		return "turn", fmt.Sprintf("must be between 0 and %d, got %d", MaxTurn, *l.Turn)
+	}
+	if want := MemoryID(l.SessionID, *l.Turn); l.ID != want {
+		return "id", fmt.Sprintf("must be session_id:turn (%q), got %q", want, l.ID)
+	}
+	if !slices.Contains(Roles, l.Role) {
+		return "role", fmt.Sprintf("must be one of %v, got %q", Roles, l.Role)
+	}
+	return "", ""
+}
+
+// vetContent checks a memory line's text, speaker and key against the
+// limits remember applies, and that it holds vectors only where the
+// header says the file has them.
+func vetContent(l ExportLine, head ExportHeader) (field, msg string) {
+	if strings.TrimSpace(l.Text) == "" {
+		return "text", "must not be empty"
+	}
+	if !utf8.ValidString(l.Text) {
+		return "text", "is not valid UTF-8"
+	}
+	if n := utf8.RuneCountInString(l.Text); n > MaxContentChars {
+		return "text", fmt.Sprintf("is %d characters; the limit is %d", n, MaxContentChars)
+	}
+	if n := utf8.RuneCountInString(l.Speaker); n > maxSpeaker {
+		return "speaker", fmt.Sprintf("is %d characters; the limit is %d", n, maxSpeaker)
+	}
+	if n := utf8.RuneCountInString(l.Key); n > maxKey {
+		return "key", fmt.Sprintf("is %d characters; the limit is %d", n, maxKey)
+	}
+	if len(l.Vectors) > 0 && !head.Vectors {
+		return "vectors", "are present, but the header says the file has none"
+	}
+	return "", ""
 }
 
 // vetLine checks what readMemoryLine leaves to it: the printed fields and

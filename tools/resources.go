@@ -66,7 +66,21 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 	s.AddResource(mcp.NewResource(spec.NamespacesURI, "namespaces",
 		mcp.WithResourceDescription("Every namespace that holds memories, with its number of memories and sessions and its first and last session date."),
 		mcp.WithMIMEType(spec.MIMEJSON),
-	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	), readNamespaces(mem))
+	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionsURI, "sessions",
+		mcp.WithTemplateDescription("The sessions of a namespace, newest first, with their date, number of turns and first words; after and before bound the session date, limit (1-1000, default 50) and cursor page."),
+		mcp.WithTemplateMIMEType(spec.MIMEJSON),
+	), readSessions(mem))
+	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionURI, "session",
+		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date. session_id may be the start of a UUID id as a recall shows it (8 characters or more)."),
+		mcp.WithTemplateMIMEType(spec.MIMETranscript),
+	), readSession(mem))
+	s.Use(notifyChanges(notify))
+}
+
+// readNamespaces reads the namespaces resource: every namespace, as JSON.
+func readNamespaces(mem *Loading) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		svc, err := mem.Service(ctx)
 		if err != nil {
 			return nil, err
@@ -76,25 +90,20 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 			return nil, err
 		}
 		return jsonContents(req.Params.URI, ns)
-	})
-	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionsURI, "sessions",
-		mcp.WithTemplateDescription("The sessions of a namespace, newest first, with their date, number of turns and first words; after and before bound the session date, limit (1-1000, default 50) and cursor page."),
-		mcp.WithTemplateMIMEType(spec.MIMEJSON),
-	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	}
+}
+
+// readSessions reads the sessions template: a page of a namespace's
+// sessions, as JSON.
+func readSessions(mem *Loading) server.ResourceTemplateHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		a, err := sessionsArgs(req.Params.URI)
 		if err != nil {
 			return nil, err
 		}
-		limit := 0
-		if l := a["limit"]; l != "" {
-			n, err := strconv.Atoi(l)
-			if err != nil {
-				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
-			}
-			if n < 1 { // 0 is the default only when limit is left out
-				return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be between 1 and %d, got %d", memory.MaxSessionPage, n)}
-			}
-			limit = n
+		limit, err := sessionsLimit(a["limit"])
+		if err != nil {
+			return nil, err
 		}
 		svc, err := mem.Service(ctx)
 		if err != nil {
@@ -105,11 +114,28 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 			return nil, err
 		}
 		return jsonContents(req.Params.URI, page)
-	})
-	s.AddResourceTemplate(mcp.NewResourceTemplate(spec.SessionURI, "session",
-		mcp.WithTemplateDescription("One past conversation session, every turn in order with its speaker, as a transcript headed by the session's date. session_id may be the start of a UUID id as a recall shows it (8 characters or more)."),
-		mcp.WithTemplateMIMEType(spec.MIMETranscript),
-	), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	}
+}
+
+// sessionsLimit reads the sessions template's limit l: 0 (the default)
+// when it is left out, else a number of at least 1.
+func sessionsLimit(l string) (int, error) {
+	if l == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil {
+		return 0, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
+	}
+	if n < 1 { // 0 is the default only when limit is left out
+		return 0, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be between 1 and %d, got %d", memory.MaxSessionPage, n)}
+	}
+	return n, nil
+}
+
+// readSession reads the session template: one session's transcript.
+func readSession(mem *Loading) server.ResourceTemplateHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		a, err := sessionArgs(req.Params.URI)
 		if err != nil {
 			return nil, err
@@ -123,8 +149,13 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 			return nil, err
 		}
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: spec.MIMETranscript, Text: RenderTranscript(tr)}}, nil
-	})
-	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	}
+}
+
+// notifyChanges has notify told of the namespace a tool call changed
+// (changed).
+func notifyChanges(notify Notifier) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, req)
 			if ns, ok := changed(req.Params.Name, res, err); ok {
@@ -132,7 +163,7 @@ func RegisterResources(s *server.MCPServer, mem *Loading, notify Notifier) {
 			}
 			return res, err
 		}
-	})
+	}
 }
 
 // changed says whether a tool call's result changed what resources/list

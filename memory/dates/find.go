@@ -411,33 +411,7 @@ func (f *finder) yearAt(i int) (int, int) {
 // month alone after a word that announces it (in May).
 func (f *finder) absolute(i int) (Mention, int) {
 	if f.num(i) {
-		if f.numN(i, 4) {
-			return f.numeric(i)
-		}
-		if f.loose {
-			if m, n := f.dayFirst(i); n > i {
-				return m, n
-			}
-		}
-		d, j := f.dayNum(i)
-		if d == 0 || !f.sameLine(j) {
-			return Mention{}, i
-		}
-		if f.kw(j) == kwOf {
-			j++
-		}
-		m := f.monthAt(j)
-		if m == 0 {
-			return Mention{}, i
-		}
-		j = f.abbrDot(j)
-		if y, k := f.yearAt(j); y > 0 {
-			return f.ymd(i, k, y, m, d)
-		}
-		if !f.rightOK(j) {
-			return Mention{}, i
-		}
-		return f.ymd(i, j, 0, m, d)
+		return f.dayMonth(i)
 	}
 	m := f.monthAt(i)
 	if m == 0 || !f.leftOK(i) {
@@ -463,6 +437,45 @@ func (f *finder) absolute(i int) (Mention, int) {
 		mm.Year, mm.Month = y, m
 		return mm, k
 	}
+	return f.monthAlone(i, j, m)
+}
+
+// dayMonth is absolute for a number at i: 2023-05-08 and 2023-05, a day
+// first in loose mode (dayFirst), 8 May 2023, 8th of May.
+func (f *finder) dayMonth(i int) (Mention, int) {
+	if f.numN(i, 4) {
+		return f.numeric(i)
+	}
+	if f.loose {
+		if m, n := f.dayFirst(i); n > i {
+			return m, n
+		}
+	}
+	d, j := f.dayNum(i)
+	if d == 0 || !f.sameLine(j) {
+		return Mention{}, i
+	}
+	if f.kw(j) == kwOf {
+		j++
+	}
+	m := f.monthAt(j)
+	if m == 0 {
+		return Mention{}, i
+	}
+	j = f.abbrDot(j)
+	if y, k := f.yearAt(j); y > 0 {
+		return f.ymd(i, k, y, m, d)
+	}
+	if !f.rightOK(j) {
+		return Mention{}, i
+	}
+	return f.ymd(i, j, 0, m, d)
+}
+
+// monthAlone is absolute for month m alone, written as tokens [i, j),
+// where a word announces it (in May): the latest such month, or in a
+// sentence about the future the next one.
+func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 	if !f.rightOK(j) || !f.cued(i, true) {
 		return Mention{}, i
 	}
@@ -663,75 +676,98 @@ func (f *finder) weekday(i int) (Mention, int) {
 // ("on Friday we went", "Monday was fun"). Without either it is behind:
 // memories are mostly told in the past tense.
 func (f *finder) ahead(i int) bool {
-	stop := func(j int) bool {
-		if t := f.t[j]; t.kind == kPunct {
-			c := f.s[t.start]
-			return c == '.' || c == '!' || c == '?' || c == ';' || c == ':'
-		}
-		return false
-	}
-	// "since Monday" looks back whatever the tense ("I'm feeling better
-	// since Monday"); "from Saturday" mostly too ("I'm uploading the
-	// pictures from Saturday"), unless a future word says otherwise
-	since, from := false, false
-	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
-			continue
-		}
-		since, from = f.word(j, "since"), f.word(j, "from")
-		break
-	}
+	since, from := f.sinceFrom(i)
 	if since {
 		return false
 	}
-	// the sentence around i: no stop and no line break in between
-	lo, hi := i, i
-	for lo > 0 && i-lo < 6 && !f.t[lo].line && !stop(lo-1) {
-		lo--
-	}
-	for hi+1 < len(f.t) && hi-i < 6 && !f.t[hi+1].line && !stop(hi+1) {
-		hi++
-	}
+	lo, hi := f.sentence(i)
 	for d := 1; d <= 6; d++ {
 		for _, j := range [2]int{i - d, i + d} {
 			if j < lo || j > hi {
 				continue
 			}
-			switch f.t[j].kw {
-			case kwWill:
-				return true
-			case kwTomorrow, kwNext:
-				// "next month, on 12 August", "tomorrow, and on June 2",
-				// "next time, maybe in June": the sentence looks ahead
-				// ("the next day" need not; a list "on Sunday, next
-				// Monday" names two days)
-				if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && (f.unit(j+1) || f.word(j+1, "time"))) {
-					return true
-				}
-			case kwIs:
-				// "is on Friday", "are on Monday", "is in March": a date
-				// set ahead; "is due on 3 March" too
-				if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) ||
-					j == i-3 && f.word(j+1, "due") && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
-					return true
-				}
-				// "the deadline is Friday", "my birthday is 14 August";
-				// not "it is Friday", "today is Friday" (today's name)
-				if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
-					return true
-				}
-			case kwWas:
-				return false
-			}
-			if j < i && !from && f.progressive(j) {
-				return true
-			}
-			if j < i && f.planAt(i, j, lo, from) {
-				return true
+			if ahead, told := f.tense(i, j, lo, from); told {
+				return ahead
 			}
 		}
 	}
 	return false
+}
+
+// sinceFrom reports "since" or "from" as the word before i (within three
+// tokens, past a period word, "the" or a dash). "since Monday" looks back
+// whatever the tense ("I'm feeling better since Monday"); "from Saturday"
+// mostly too ("I'm uploading the pictures from Saturday"), unless a future
+// word says otherwise.
+func (f *finder) sinceFrom(i int) (since, from bool) {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
+			continue
+		}
+		return f.word(j, "since"), f.word(j, "from")
+	}
+	return false, false
+}
+
+// sentence is the sentence around i, [lo, hi]: at most six tokens on
+// either side, with no stop and no line break in between.
+func (f *finder) sentence(i int) (lo, hi int) {
+	lo, hi = i, i
+	for lo > 0 && i-lo < 6 && !f.t[lo].line && !f.stop(lo-1) {
+		lo--
+	}
+	for hi+1 < len(f.t) && hi-i < 6 && !f.t[hi+1].line && !f.stop(hi+1) {
+		hi++
+	}
+	return lo, hi
+}
+
+// stop reports punctuation that ends a sentence or clause at j: . ! ? ; :
+func (f *finder) stop(j int) bool {
+	if t := f.t[j]; t.kind == kPunct {
+		c := f.s[t.start]
+		return c == '.' || c == '!' || c == '?' || c == ';' || c == ':'
+	}
+	return false
+}
+
+// tense reads the word at j, in the sentence of i from lo, for ahead:
+// told when it says whether the date at i is ahead (a future word) or
+// not (a past one).
+func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
+	switch f.t[j].kw {
+	case kwWill:
+		return true, true
+	case kwTomorrow, kwNext:
+		// "next month, on 12 August", "tomorrow, and on June 2",
+		// "next time, maybe in June": the sentence looks ahead
+		// ("the next day" need not; a list "on Sunday, next
+		// Monday" names two days)
+		if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && (f.unit(j+1) || f.word(j+1, "time"))) {
+			return true, true
+		}
+	case kwIs:
+		// "is on Friday", "are on Monday", "is in March": a date
+		// set ahead; "is due on 3 March" too
+		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) ||
+			j == i-3 && f.word(j+1, "due") && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
+			return true, true
+		}
+		// "the deadline is Friday", "my birthday is 14 August";
+		// not "it is Friday", "today is Friday" (today's name)
+		if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
+			return true, true
+		}
+	case kwWas:
+		return false, true
+	}
+	if j < i && !from && f.progressive(j) {
+		return true, true
+	}
+	if j < i && f.planAt(i, j, lo, from) {
+		return true, true
+	}
+	return false, false
 }
 
 // unit reports a unit of time or a named day, month or season at i, as

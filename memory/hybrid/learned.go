@@ -44,48 +44,22 @@ func featuresOf(q memory.Query, cs []memory.Hit, kept []Fused) []features {
 	if len(cs) == 0 {
 		return nil
 	}
-	var best, textBest, vecBest float64
-	for i, c := range cs {
-		best = max(best, c.Score)
-		textBest = max(textBest, kept[i].TextScore)
-		vecBest = max(vecBest, kept[i].VectorScore)
-	}
+	best, textBest, vecBest := bestScores(cs, kept)
 	qwords := queryContent(q.Text)
 	counts := make([]wordCounts, len(cs))
 	df := make([]int, len(qwords))
-	for i, c := range cs {
-		counts[i] = countWords(c.Memory.Text, qwords)
-		for j := range qwords {
-			if counts[i].has&(1<<j) != 0 {
-				df[j]++
-			}
-		}
-	}
-	idf := func(j int) float64 { return math.Log(1 + float64(len(cs))/float64(1+df[j])) }
+	countPool(cs, qwords, counts, df)
 	var qweight float64
 	for j := range qwords {
-		qweight += idf(j)
+		qweight += idf(len(cs), df[j])
 	}
-	order := make([]int, len(cs))
-	for i := range order {
-		order[i] = i
+	p := poolRanks{
+		rank:        make([]int, len(cs)),
+		sessions:    map[string]int{},
+		sessionBest: map[string]int{},
+		top:         map[turnKey]bool{},
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[b].Score, cs[a].Score) })
-	rank := make([]int, len(cs))
-	sessions := map[string]int{}
-	sessionBest := map[string]int{}
-	top := map[turnKey]bool{}
-	for r, i := range order {
-		rank[i] = r
-		s := cs[i].Memory.SessionID
-		sessions[s]++
-		if _, ok := sessionBest[s]; !ok {
-			sessionBest[s] = i
-		}
-		if r < AdjacentFrom {
-			top[turnKey{s, cs[i].Memory.Turn}] = true
-		}
-	}
+	p.read(cs)
 	out := make([]features, len(cs))
 	for i, c := range cs {
 		m, fu, f := c.Memory, kept[i], &out[i]
@@ -100,25 +74,93 @@ func featuresOf(q memory.Query, cs []memory.Hit, kept []Fused) []features {
 		f[8] = math.Log1p(float64(counts[i].content))
 		f[9] = flag(strings.HasSuffix(strings.TrimSpace(m.Text), "?"))
 		if qweight > 0 {
-			var got float64
-			for j := range qwords {
-				if counts[i].has&(1<<j) != 0 {
-					got += idf(j)
-				}
-			}
-			f[10] = got / qweight
+			f[10] = covered(counts[i].has, df, len(cs)) / qweight
 		}
-		named := slices.Contains(q.Speakers, m.Speaker)
-		f[11] = flag(named)
-		f[12] = flag(len(q.Speakers) > 0 && !named)
-		f[13] = math.Log(float64(sessions[m.SessionID]))
-		f[14] = flag(sessionBest[m.SessionID] == i)
-		f[15] = flag(top[turnKey{m.SessionID, m.Turn - 1}] || top[turnKey{m.SessionID, m.Turn + 1}])
-		f[16] = 1 / float64(1+rank[i])
-		f[17] = flag(len(q.Periods) > 0)
-		f[18] = flag(m.Role == "user")
+		p.features(f, &q, i, &m)
 	}
 	return out
+}
+
+// bestScores are the best of the hits' scores, and of their fused
+// candidates' text and vector scores.
+func bestScores(cs []memory.Hit, kept []Fused) (best, textBest, vecBest float64) {
+	for i, c := range cs {
+		best = max(best, c.Score)
+		textBest = max(textBest, kept[i].TextScore)
+		vecBest = max(vecBest, kept[i].VectorScore)
+	}
+	return best, textBest, vecBest
+}
+
+// countPool counts each hit's words against the query's content words
+// into counts, and into df how many hits hold each of them.
+func countPool(cs []memory.Hit, qwords []string, counts []wordCounts, df []int) {
+	for i, c := range cs {
+		counts[i] = countWords(c.Memory.Text, qwords)
+		for j := range qwords {
+			if counts[i].has&(1<<j) != 0 {
+				df[j]++
+			}
+		}
+	}
+}
+
+// idf is the weight of a query word that df of the pool's n candidates
+// hold.
+func idf(n, df int) float64 { return math.Log(1 + float64(n)/float64(1+df)) }
+
+// covered is the idf weight (over a pool of n) of the query's words that
+// has holds (bit j for word j, which df[j] candidates hold).
+func covered(has uint64, df []int, n int) float64 {
+	var got float64
+	for j := range df {
+		if has&(1<<j) != 0 {
+			got += idf(n, df[j])
+		}
+	}
+	return got
+}
+
+// poolRanks are where the candidates stand in their pool, by score.
+type poolRanks struct {
+	rank        []int            // candidate i's place, 0 the best
+	sessions    map[string]int   // how many candidates each session has
+	sessionBest map[string]int   // each session's best candidate
+	top         map[turnKey]bool // the turns of the AdjacentFrom best
+}
+
+// read fills p from the hits, ordered by score (ties in their order).
+func (p *poolRanks) read(cs []memory.Hit) {
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[b].Score, cs[a].Score) })
+	for r, i := range order {
+		p.rank[i] = r
+		s := cs[i].Memory.SessionID
+		p.sessions[s]++
+		if _, ok := p.sessionBest[s]; !ok {
+			p.sessionBest[s] = i
+		}
+		if r < AdjacentFrom {
+			p.top[turnKey{s, cs[i].Memory.Turn}] = true
+		}
+	}
+}
+
+// features sets the features of candidate i, memory m, that its speaker,
+// session, place in the pool, the query's periods and its role give.
+func (p *poolRanks) features(f *features, q *memory.Query, i int, m *memory.Memory) {
+	named := slices.Contains(q.Speakers, m.Speaker)
+	f[11] = flag(named)
+	f[12] = flag(len(q.Speakers) > 0 && !named)
+	f[13] = math.Log(float64(p.sessions[m.SessionID]))
+	f[14] = flag(p.sessionBest[m.SessionID] == i)
+	f[15] = flag(p.top[turnKey{m.SessionID, m.Turn - 1}] || p.top[turnKey{m.SessionID, m.Turn + 1}])
+	f[16] = 1 / float64(1+p.rank[i])
+	f[17] = flag(len(q.Periods) > 0)
+	f[18] = flag(m.Role == "user")
 }
 
 func ratio(a, b float64) float64 {

@@ -70,72 +70,90 @@ func Serve() error {
 	if file == "" {
 		return fmt.Errorf("MEMORY_FILE_PATH is not set")
 	}
-	var mu sync.Mutex
-	var graph []entity
-	save := func() error {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		for _, e := range graph {
-			enc.Encode(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
-		}
-		return os.WriteFile(file, b.Bytes(), 0o666)
-	}
+	g := &graph{file: file}
 	s := server.NewMCPServer("fake-memory", "0.0.1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("create_entities",
 		mcp.WithDescription("Create multiple new entities in the knowledge graph"),
 		mcp.WithArray("entities", mcp.Required(), mcp.Items(map[string]any{"type": "object"}))),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct {
-				Entities []entity `json:"entities"`
-			}
-			if err := req.BindArguments(&args); err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			created := []entity{}
-			for _, e := range args.Entities {
-				if !slices.ContainsFunc(graph, func(g entity) bool { return g.Name == e.Name }) {
-					graph = append(graph, e)
-					created = append(created, e)
-				}
-			}
-			if err := save(); err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			b, _ := json.Marshal(created)
-			return mcp.NewToolResultText(string(b)), nil
-		})
+		g.createEntities)
 	s.AddTool(mcp.NewTool("search_nodes",
 		mcp.WithDescription("Search for nodes in the knowledge graph based on a query"),
 		mcp.WithString("query", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			q, err := req.RequireString("query")
-			if err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			q = strings.ToLower(q)
-			switch q {
-			case CrashWord:
-				fmt.Fprintln(os.Stderr, "fake peer: crashing on purpose")
-				os.Exit(3)
-			case MalformedWord:
-				return mcp.NewToolResultText("Found some nodes, but this is not JSON"), nil
-			case HangWord:
-				<-ctx.Done() // released when the client goes away
-				return nil, ctx.Err()
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			found := []entity{}
-			for _, e := range graph {
-				has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
-				if has(e.Name) || has(e.EntityType) || slices.ContainsFunc(e.Observations, has) {
-					found = append(found, e)
-				}
-			}
-			b, _ := json.Marshal(map[string]any{"entities": found, "relations": []any{}})
-			return mcp.NewToolResultText(string(b)), nil
-		})
+		g.searchNodes)
 	return server.ServeStdio(s)
+}
+
+// graph is the fake's knowledge graph: its entities, in insertion order,
+// written to file after every change.
+type graph struct {
+	file     string
+	mu       sync.Mutex
+	entities []entity
+}
+
+// save writes the graph as JSONL to its file.
+func (g *graph) save() error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, e := range g.entities {
+		enc.Encode(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
+	}
+	return os.WriteFile(g.file, b.Bytes(), 0o666)
+}
+
+// createEntities is the create_entities tool: it skips names the graph
+// has, saves it and returns the created entities.
+func (g *graph) createEntities(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Entities []entity `json:"entities"`
+	}
+	if err := req.BindArguments(&args); err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	created := []entity{}
+	for _, e := range args.Entities {
+		if !slices.ContainsFunc(g.entities, func(x entity) bool { return x.Name == e.Name }) {
+			g.entities = append(g.entities, e)
+			created = append(created, e)
+		}
+	}
+	if err := g.save(); err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	b, _ := json.Marshal(created)
+	return mcp.NewToolResultText(string(b)), nil
+}
+
+// searchNodes is the search_nodes tool: the entities whose name, type or
+// an observation contains the query, case-insensitively, in insertion
+// order; or the fault the query sets off.
+func (g *graph) searchNodes(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	q, err := req.RequireString("query")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	q = strings.ToLower(q)
+	switch q {
+	case CrashWord:
+		fmt.Fprintln(os.Stderr, "fake peer: crashing on purpose")
+		os.Exit(3)
+	case MalformedWord:
+		return mcp.NewToolResultText("Found some nodes, but this is not JSON"), nil
+	case HangWord:
+		<-ctx.Done() // released when the client goes away
+		return nil, ctx.Err()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	found := []entity{}
+	for _, e := range g.entities {
+		has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
+		if has(e.Name) || has(e.EntityType) || slices.ContainsFunc(e.Observations, has) {
+			found = append(found, e)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"entities": found, "relations": []any{}})
+	return mcp.NewToolResultText(string(b)), nil
 }

@@ -504,22 +504,11 @@ func segmentIntactUnless(path string, stop <-chan struct{}) error {
 	return nil
 }
 
+// checkIndexContents compares the documents of ns's text index idx (at
+// path) with the ones its records make (expect), counting and reporting
+// in r what differs.
 func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, expect map[string]bool, rs recordState, r *Report) {
-	why, done, err := textProblem(idx, ns, rs)
-	switch {
-	case err != nil:
-		r.index("namespace %q: the text index %s: %v", ns, path, err)
-		return
-	case why == otherVersion:
-		r.Outdated++
-		return
-	case why != "":
-		r.index("namespace %q: %s (%s)", ns, why, path)
-		return
-	case done < rs.text[ns]:
-		// journal entries not yet applied: the next open applies them, so
-		// the documents may differ until then
-		r.Lagging++
+	if !indexComparable(idx, path, ns, rs, r) {
 		return
 	}
 	ai, err := idx.Advanced()
@@ -563,15 +552,45 @@ func checkIndexContents(ctx context.Context, idx bleve.Index, path, ns string, e
 			r.index("namespace %q: the text index holds a document %q that no record makes", ns, k)
 		}
 	}
+	if missing := countMissing(expect, seen); missing > 0 {
+		r.index("namespace %q: the text index lacks %d of the %d documents the records make", ns, missing, len(expect))
+	}
+}
+
+// indexComparable says whether ns's text index idx can be compared with
+// its records: one that a problem (textProblem) or another version of
+// agentmem left, or that journal entries are still to reach, is counted
+// in r instead.
+func indexComparable(idx bleve.Index, path, ns string, rs recordState, r *Report) bool {
+	why, done, err := textProblem(idx, ns, rs)
+	switch {
+	case err != nil:
+		r.index("namespace %q: the text index %s: %v", ns, path, err)
+		return false
+	case why == otherVersion:
+		r.Outdated++
+		return false
+	case why != "":
+		r.index("namespace %q: %s (%s)", ns, why, path)
+		return false
+	case done < rs.text[ns]:
+		// journal entries not yet applied: the next open applies them, so
+		// the documents may differ until then
+		r.Lagging++
+		return false
+	}
+	return true
+}
+
+// countMissing counts the keys of expect that seen lacks.
+func countMissing(expect, seen map[string]bool) int {
 	missing := 0
 	for k := range expect {
 		if !seen[k] {
 			missing++
 		}
 	}
-	if missing > 0 {
-		r.index("namespace %q: the text index lacks %d of the %d documents the records make", ns, missing, len(expect))
-	}
+	return missing
 }
 
 // stoppable reads r until stop is closed.

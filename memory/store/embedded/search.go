@@ -34,17 +34,15 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 	return hits, err
 }
 
+// search is one try of Search, under the namespace's read lock.
 func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	t, unlock, err := s.readText(ctx, q.Namespace) // nil: the namespace holds nothing
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	q.Speakers = nil
-	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil && q.Fusion != memory.VectorOnly {
-		if err = t.read(ctx, func() (err error) { q.Speakers, err = t.speakers(ctx, names); return err }); err != nil {
-			return nil, err
-		}
+	if err = querySpeakers(ctx, t, &q); err != nil {
+		return nil, err
 	}
 
 	pool := q.PoolSize()
@@ -70,16 +68,7 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		if verr != nil {
 			return nil, verr
 		}
-		ids := make([]string, len(vec))
-		for i, v := range vec {
-			ids[i] = key(q.Namespace, v.ID)
-		}
-		if tq := hybrid.RerankQuery(q, ids); tq != nil && t != nil {
-			err = t.read(ctx, func() (err error) {
-				text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
-				return err
-			})
-		}
+		text, err = rerankText(ctx, t, q, vec)
 	default:
 		// the shared tree (hybrid.SearchRequest) without the namespace
 		// filter, which the namespace's own index does not need; MaxScore
@@ -102,6 +91,33 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, err
 	}
 	return hybrid.Rank(q, fused, ms), nil
+}
+
+// querySpeakers sets q's speakers: the names of the query (QueryNames)
+// that speak in the namespace's index t (nil: it holds nothing), read
+// only where q has a text side.
+func querySpeakers(ctx context.Context, t *textIndex, q *memory.Query) error {
+	q.Speakers = nil
+	if names := hybrid.QueryNames(q.Text); len(names) > 0 && t != nil && q.Fusion != memory.VectorOnly {
+		return t.read(ctx, func() (err error) { q.Speakers, err = t.speakers(ctx, names); return err })
+	}
+	return nil
+}
+
+// rerankText is Rerank's text side: the text scores of the vector
+// side's candidates vec in t (nil: the namespace holds nothing).
+func rerankText(ctx context.Context, t *textIndex, q memory.Query, vec []hybrid.Ranked) (text []hybrid.Ranked, err error) {
+	ids := make([]string, len(vec))
+	for i, v := range vec {
+		ids[i] = key(q.Namespace, v.ID)
+	}
+	if tq := hybrid.RerankQuery(q, ids); tq != nil && t != nil {
+		err = t.read(ctx, func() (err error) {
+			text, err = t.text(ctx, bleve.NewSearchRequestOptions(tq, len(ids), 0, false))
+			return err
+		})
+	}
+	return text, err
 }
 
 // sequential makes Search run the text and vector sides one after the

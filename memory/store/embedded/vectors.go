@@ -168,28 +168,13 @@ func (s *Store) loadVectors() error {
 			}
 			raw := mem.Get(k)
 			if raw != nil {
-				m, err := decode(raw)
+				other, err := s.loadRecordVectors(raw, v, bulk)
 				if err != nil {
 					return err
 				}
-				if m.Embedder != s.embedderID {
+				if other {
 					stale++ // left by an interrupted reindex
 				} else {
-					if m.Vectors, err = decodeVectors(v, s.dims); err != nil {
-						return err
-					}
-					x, err := s.vecIndex(m.Namespace)
-					if err != nil {
-						return err
-					}
-					if bulk[m.Namespace] == nil {
-						x.Bulk(true)
-						bulk[m.Namespace] = x
-					}
-					if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
-						return fmt.Errorf("memory %s: %w", m.ID, err)
-					}
-					s.vec.unsaved[m.Namespace] += len(m.Vectors)
 					n++
 				}
 			}
@@ -207,6 +192,35 @@ func (s *Store) loadVectors() error {
 		s.log.Debug("vectors loaded from the records", "memories", n, "took", time.Since(start).Round(time.Millisecond))
 	}
 	return err
+}
+
+// loadRecordVectors adds the vectors v of the memory record raw to its
+// namespace's index, the index put in bulk mode (and in bulk) on its
+// first; a memory that another embedder made is left out (other).
+func (s *Store) loadRecordVectors(raw, v []byte, bulk map[string]*vectors.Index) (other bool, err error) {
+	m, err := decode(raw)
+	if err != nil {
+		return false, err
+	}
+	if m.Embedder != s.embedderID {
+		return true, nil
+	}
+	if m.Vectors, err = decodeVectors(v, s.dims); err != nil {
+		return false, err
+	}
+	x, err := s.vecIndex(m.Namespace)
+	if err != nil {
+		return false, err
+	}
+	if bulk[m.Namespace] == nil {
+		x.Bulk(true)
+		bulk[m.Namespace] = x
+	}
+	if err := x.Add(m.ID, m.SessionID, m.SessionDate.UnixNano(), m.Vectors); err != nil {
+		return false, fmt.Errorf("memory %s: %w", m.ID, err)
+	}
+	s.vec.unsaved[m.Namespace] += len(m.Vectors)
+	return false, nil
 }
 
 // readVectors reads memory k's current record and vectors from tx: ok is

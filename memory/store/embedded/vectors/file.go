@@ -546,7 +546,22 @@ func (x *Index) decodeMemories(mems, sess []byte, nmems, nsess uint64) error {
 // rebuildBookkeeping derives, and checks, everything Save does not store:
 // the id map, free lists, session members, the live count.
 func (x *Index) rebuildBookkeeping() error {
-	nrows, nmems, nsess := int32(len(x.rows)), int32(len(x.mems)), int32(len(x.sess.name))
+	if err := x.rebuildSessions(); err != nil {
+		return err
+	}
+	counted, err := x.rebuildMemories()
+	if err != nil {
+		return err
+	}
+	if err := x.rebuildMembers(counted); err != nil {
+		return err
+	}
+	return x.rebuildRows()
+}
+
+// rebuildSessions fills the sessions' ordinals by name and the free list
+// of their slots.
+func (x *Index) rebuildSessions() error {
 	for o, name := range x.sess.name {
 		if name == "" && x.sess.rows[o] == 0 {
 			x.sess.free = append(x.sess.free, int32(o))
@@ -557,6 +572,14 @@ func (x *Index) rebuildBookkeeping() error {
 		}
 		x.sess.ord[name] = int32(o)
 	}
+	return nil
+}
+
+// rebuildMemories fills the memories' slots by id and the free list of
+// their slots, checking each memory's session and chain of windows; it
+// returns how many rows each session's memories count.
+func (x *Index) rebuildMemories() ([]int32, error) {
+	nrows, nsess := int32(len(x.rows)), int32(len(x.sess.name))
 	counted := make([]int32, nsess)
 	for slot := range x.mems {
 		m := &x.mems[slot]
@@ -565,25 +588,32 @@ func (x *Index) rebuildBookkeeping() error {
 			continue
 		}
 		if _, dup := x.slots[m.id]; dup {
-			return corrupt("memory %q twice", m.id)
+			return nil, corrupt("memory %q twice", m.id)
 		}
 		x.slots[m.id] = int32(slot)
 		if m.sess < 0 || m.sess >= nsess || m.nwin <= 0 || m.nwin > nrows {
-			return corrupt("memory %q", m.id)
+			return nil, corrupt("memory %q", m.id)
 		}
 		// walk its windows
 		r, n := m.first, int32(0)
 		for ; r >= 0 && n <= m.nwin; n++ {
 			if r >= nrows || x.rows[r].mem != int32(slot) || x.rows[r].sess != m.sess {
-				return corrupt("windows of memory %q", m.id)
+				return nil, corrupt("windows of memory %q", m.id)
 			}
 			r = x.rows[r].next
 		}
 		if n != m.nwin {
-			return corrupt("windows of memory %q", m.id)
+			return nil, corrupt("windows of memory %q", m.id)
 		}
 		counted[m.sess] += m.nwin
 	}
+	return counted, nil
+}
+
+// rebuildMembers checks each session's row count against its memories'
+// (counted) and fills the sessions' members and the memories' places
+// among them.
+func (x *Index) rebuildMembers(counted []int32) error {
 	for o := range x.sess.name {
 		if counted[o] != x.sess.rows[o] {
 			return corrupt("session %d row count", o)
@@ -602,6 +632,13 @@ func (x *Index) rebuildBookkeeping() error {
 			x.mems[slot].spos = int32(pos)
 		}
 	}
+	return nil
+}
+
+// rebuildRows zones the live rows, fills the free list of rows and the
+// live count, checking that each row's memory is one.
+func (x *Index) rebuildRows() error {
+	nmems := int32(len(x.mems))
 	for r := range x.rows {
 		ri := &x.rows[r]
 		if ri.mem >= 0 {

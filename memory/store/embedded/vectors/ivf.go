@@ -272,59 +272,10 @@ func (x *Index) buildIVF() {
 	rng.Shuffle(len(sample), func(i, j int) { sample[i], sample[j] = sample[j], sample[i] })
 	sample = sample[:min(len(sample), 48*nlist)]
 
-	dims := x.dims
-	cent := make([]float32, nlist*dims)
-	for i := range nlist {
-		copy(cent[i*dims:], x.rowF32(sample[i]))
-	}
-	assign := make([]int32, len(sample))
-	for round := 0; round < 8; round++ {
-		v.setCentroids(x, cent)
-		parallel(len(sample), func(from, to int) {
-			var qq quantQuery
-			raw, sims := make([]int32, nlist), make([]float64, nlist)
-			for j := from; j < to; j++ {
-				assign[j] = v.nearest(x, sample[j], &qq, raw, sims)
-			}
-		})
-		sums := make([]float64, nlist*dims)
-		count := make([]int, nlist)
-		for j, r := range sample {
-			a := int(assign[j])
-			count[a]++
-			s := sums[a*dims : (a+1)*dims]
-			for d, f := range x.rowF32(r) {
-				s[d] += float64(f)
-			}
-		}
-		cent = make([]float32, nlist*dims)
-		for i := range nlist {
-			c := cent[i*dims : (i+1)*dims]
-			if count[i] == 0 {
-				// an empty cluster restarts on a random sample row
-				copy(c, x.rowF32(sample[rng.IntN(len(sample))]))
-				continue
-			}
-			var n2 float64
-			for _, s := range sums[i*dims : (i+1)*dims] {
-				n2 += s * s
-			}
-			inv := 1 / math.Sqrt(max(n2, 1e-300))
-			for d, s := range sums[i*dims : (i+1)*dims] {
-				c[d] = float32(s * inv)
-			}
-		}
-	}
-	v.setCentroids(x, cent)
+	v.setCentroids(x, x.trainCentroids(v, sample, nlist, rng))
 	v.grow(len(x.rows))
 	nearest := make([]int32, len(live))
-	parallel(len(live), func(from, to int) {
-		var qq quantQuery
-		raw, sims := make([]int32, nlist), make([]float64, nlist)
-		for j := from; j < to; j++ {
-			nearest[j] = v.nearest(x, live[j], &qq, raw, sims)
-		}
-	})
+	v.assign(x, live, nearest, nlist)
 	sizes := make([]int, nlist)
 	for _, l := range nearest {
 		sizes[l]++
@@ -336,6 +287,72 @@ func (x *Index) buildIVF() {
 	x.ivf.release() // the lists trained before, if any
 	x.ivf = v
 	x.calibrate()
+}
+
+// trainCentroids runs buildIVF's 8 rounds of spherical k-means on the
+// sample rows, from the first nlist of them: each round sets v's
+// centroids, assigns the sample to them and moves them to the means. It
+// returns the centroids of the last round.
+func (x *Index) trainCentroids(v *ivf, sample []int32, nlist int, rng *rand.Rand) []float32 {
+	dims := x.dims
+	cent := make([]float32, nlist*dims)
+	for i := range nlist {
+		copy(cent[i*dims:], x.rowF32(sample[i]))
+	}
+	assign := make([]int32, len(sample))
+	for round := 0; round < 8; round++ {
+		v.setCentroids(x, cent)
+		v.assign(x, sample, assign, nlist)
+		cent = x.meanCentroids(sample, assign, nlist, rng)
+	}
+	return cent
+}
+
+// meanCentroids are the nlist centroids of the sample rows as assigned
+// (assign[j] the list of sample[j]): each the unit-length mean of its
+// rows; an empty cluster restarts on a random sample row.
+func (x *Index) meanCentroids(sample, assign []int32, nlist int, rng *rand.Rand) []float32 {
+	dims := x.dims
+	sums := make([]float64, nlist*dims)
+	count := make([]int, nlist)
+	for j, r := range sample {
+		a := int(assign[j])
+		count[a]++
+		s := sums[a*dims : (a+1)*dims]
+		for d, f := range x.rowF32(r) {
+			s[d] += float64(f)
+		}
+	}
+	cent := make([]float32, nlist*dims)
+	for i := range nlist {
+		c := cent[i*dims : (i+1)*dims]
+		if count[i] == 0 {
+			// an empty cluster restarts on a random sample row
+			copy(c, x.rowF32(sample[rng.IntN(len(sample))]))
+			continue
+		}
+		var n2 float64
+		for _, s := range sums[i*dims : (i+1)*dims] {
+			n2 += s * s
+		}
+		inv := 1 / math.Sqrt(max(n2, 1e-300))
+		for d, s := range sums[i*dims : (i+1)*dims] {
+			c[d] = float32(s * inv)
+		}
+	}
+	return cent
+}
+
+// assign sets out[j] to the list of the centroid nearest rows[j], among
+// v's nlist, split among the cores.
+func (v *ivf) assign(x *Index, rows, out []int32, nlist int) {
+	parallel(len(rows), func(from, to int) {
+		var qq quantQuery
+		raw, sims := make([]int32, nlist), make([]float64, nlist)
+		for j := from; j < to; j++ {
+			out[j] = v.nearest(x, rows[j], &qq, raw, sims)
+		}
+	})
 }
 
 // searchIVF scans the lists of the centroids most similar to q (more of
