@@ -265,14 +265,15 @@ func staleTrust(cfg codexConfig, recorded, keep map[string]string) []string {
 }
 
 // uninstall removes the trust of agentmem's hooks (listed before they
-// go), the hooks, and the server.
+// go), the hooks, and the server; the user's hooks that move up in
+// hooks.json as agentmem's go keep their trust (Codex keys it by place).
 func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange, recorded map[string]string) (fileOutcome, error) {
 	as, err := startAppServer(ctx, c.Codex, dir)
 	if err != nil {
 		return fileOutcome{}, err
 	}
 	defer as.close()
-	hooks, err := as.hooks(ctx, ch.file)
+	before, err := as.hooks(ctx, ch.file)
 	if err != nil {
 		return fileOutcome{}, err
 	}
@@ -280,31 +281,81 @@ func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange,
 	if err != nil {
 		return fileOutcome{}, err
 	}
-	var edits []configEdit
-	listed := map[string]string{}
-	for _, h := range hooks {
-		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurHook(h.Command, "codex") {
-			listed[h.Key] = h.CurrentHash
-		}
-	}
-	// and those an earlier setup noted, where agentmem's hooks no longer are
-	gone := append(slices.Sorted(maps.Keys(listed)), staleTrust(cfg, recorded, listed)...)
-	for _, key := range gone {
-		edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(key), MergeStrategy: "replace"})
-	}
-	ours := len(gone)
-	if ours > 0 && ours == len(cfg.Hooks.State) {
-		// only agentmem's trust entries: the table goes with them
-		edits = []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}
-	}
-	if cur := cfg.MCPServers["agentmem"]; cur != nil && isAgentmem(cur) {
-		edits = append(edits, configEdit{KeyPath: "mcp_servers.agentmem", MergeStrategy: "replace"})
-	}
 	done, err := applyAll([]fileChange{ch}, false)
 	if err != nil {
 		return done, err
 	}
-	return done, as.write(ctx, filepath.Join(dir, "config.toml"), edits)
+	after, err := as.hooks(ctx, ch.file)
+	if err != nil {
+		return done, err
+	}
+	return done, as.write(ctx, filepath.Join(dir, "config.toml"), uninstallEdits(cfg, before, after, recorded))
+}
+
+// uninstallEdits are the edits of config.toml that --uninstall makes: the
+// trust entries of agentmem's hooks (before lists them where they were,
+// recorded where an earlier setup put them) go, the user's hooks that
+// moved (after lists them where they are now) are trusted at their new
+// places, and the server goes.
+func uninstallEdits(cfg codexConfig, before, after []codexHook, recorded map[string]string) []configEdit {
+	listed := map[string]string{}
+	for _, h := range before {
+		if _, trusted := cfg.Hooks.State[h.Key]; trusted && isOurHook(h.Command, "codex") {
+			listed[h.Key] = h.CurrentHash
+		}
+	}
+	moved, left := carryTrust(cfg, before, after)
+	// and those an earlier setup noted, where agentmem's hooks no longer are
+	gone := append(slices.Sorted(maps.Keys(listed)), staleTrust(cfg, recorded, listed)...)
+	gone = slices.DeleteFunc(append(gone, left...), func(k string) bool { _, reused := moved[k]; return reused })
+	var edits []configEdit
+	for _, key := range gone {
+		edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(key), MergeStrategy: "replace"})
+	}
+	if len(moved) == 0 && len(gone) > 0 && len(gone) == len(cfg.Hooks.State) {
+		// only agentmem's trust entries: the table goes with them
+		edits = []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}
+	}
+	if len(moved) > 0 {
+		edits = append(edits, configEdit{KeyPath: "hooks.state", Value: moved, MergeStrategy: "upsert"})
+	}
+	if cur := cfg.MCPServers["agentmem"]; cur != nil && isAgentmem(cur) {
+		edits = append(edits, configEdit{KeyPath: "mcp_servers.agentmem", MergeStrategy: "replace"})
+	}
+	return edits
+}
+
+// carryTrust finds the user's hooks that the user had trusted (before,
+// with the trusted hash at their place) and that are no longer trusted
+// where they are now (after: they moved up as agentmem's hooks before
+// them went), by event and command: moved is the trust to write at their
+// new places, left the entries of their old places.
+func carryTrust(cfg codexConfig, before, after []codexHook) (moved map[string]any, left []string) {
+	type hookID struct{ event, command string }
+	trusted := map[hookID][]string{}
+	for _, h := range before {
+		if st, ok := cfg.Hooks.State[h.Key].(map[string]any); ok && st["trusted_hash"] == h.CurrentHash && !isOurHook(h.Command, "codex") {
+			id := hookID{trustEvent(h.Key), h.Command}
+			trusted[id] = append(trusted[id], h.Key)
+		}
+	}
+	moved = map[string]any{}
+	for _, h := range after {
+		id := hookID{trustEvent(h.Key), h.Command}
+		if h.TrustStatus == "trusted" || isOurHook(h.Command, "codex") || len(trusted[id]) == 0 {
+			continue
+		}
+		moved[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
+		left, trusted[id] = append(left, trusted[id][0]), trusted[id][1:]
+	}
+	return moved, left
+}
+
+// trustEvent is the event a trust key names (see trustFile).
+func trustEvent(key string) string {
+	rest, _ := strings.CutPrefix(key, trustFile(key)+":")
+	event, _, _ := strings.Cut(rest, ":")
+	return event
 }
 
 // sameServer says whether the configured server cur is want.

@@ -184,3 +184,38 @@ func TestNoteTrustPerHome(t *testing.T) {
 		t.Errorf("trustFile = %q", got)
 	}
 }
+
+// --uninstall keeps the trust of the user's hooks that move up as
+// agentmem's go (Codex keys trust by a hook's place: the user's Stop hook
+// after agentmem's was left untrusted, its entry dangling).
+func TestUninstallCarriesTheUsersTrust(t *testing.T) {
+	const file = "/h/.codex/hooks.json"
+	ours, users := "/bin/agentmem-hook hook codex", "echo user-stop-hook"
+	var cfg codexConfig
+	cfg.Hooks.State = map[string]any{
+		file + ":stop:0:0":          map[string]any{"trusted_hash": "h-ours"},
+		file + ":session_start:0:0": map[string]any{"trusted_hash": "h-ours-start"},
+		file + ":stop:1:0":          map[string]any{"trusted_hash": "h-user"},
+	}
+	before := []codexHook{
+		{Key: file + ":session_start:0:0", Command: ours, CurrentHash: "h-ours-start", TrustStatus: "trusted"},
+		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
+		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
+	}
+	after := []codexHook{{Key: file + ":stop:0:0", Command: users, CurrentHash: "h-user", TrustStatus: "modified"}}
+	got := uninstallEdits(cfg, before, after, nil)
+	want := []configEdit{
+		{KeyPath: `hooks.state."` + file + `:session_start:0:0"`, MergeStrategy: "replace"},
+		{KeyPath: `hooks.state."` + file + `:stop:1:0"`, MergeStrategy: "replace"},
+		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-user"}}, MergeStrategy: "upsert"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("edits:\n%+v\nwant\n%+v", got, want)
+	}
+	// nothing of the user's: the table goes whole
+	cfg.Hooks.State = map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"}}
+	got = uninstallEdits(cfg, before[1:2], nil, nil)
+	if want := []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("agentmem's entries alone: %+v, want %+v", got, want)
+	}
+}
