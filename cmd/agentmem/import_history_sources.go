@@ -290,26 +290,8 @@ func exportSource(file string, k exportKind) (histSource, string, error) {
 	if file == "" {
 		return nil, "", fmt.Errorf("give the %s export: its zip or its conversations.json", k.app)
 	}
-	var files []string // the export's files: in the folder, in the zip
 	if st, err := os.Stat(file); err == nil && st.IsDir() {
-		// the folder the export unzips to
-		entries, err := os.ReadDir(file)
-		if err != nil {
-			return nil, "", err
-		}
-		var names []string
-		for _, d := range entries {
-			if regularFile(filepath.Join(file, d.Name()), d) {
-				names = append(names, d.Name())
-			}
-		}
-		if files = exportFiles(names, k.shards); len(files) == 0 {
-			return nil, "", fmt.Errorf("%s is a directory without a %s: want the %s export's zip, its conversations.json, or the folder it unzips to", file, k.files(), k.app)
-		}
-		for i, f := range files {
-			files[i] = filepath.Join(file, f)
-		}
-		return plainFiles(files, k), label(file, files), nil
+		return folderExport(file, k)
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -324,7 +306,36 @@ func exportSource(file string, k exportKind) (histSource, string, error) {
 	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
 		return plainFiles([]string{file}, k), file, nil
 	}
-	if files, err = zipFiles(file, k); err != nil {
+	return zippedExport(file, k)
+}
+
+// folderExport reads the folder an export unzips to.
+func folderExport(dir string, k exportKind) (histSource, string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	var names []string
+	for _, d := range entries {
+		if regularFile(filepath.Join(dir, d.Name()), d) {
+			names = append(names, d.Name())
+		}
+	}
+	files := exportFiles(names, k.shards)
+	if len(files) == 0 {
+		return nil, "", fmt.Errorf("%s is a directory without a %s: want the %s export's zip, its conversations.json, or the folder it unzips to", dir, k.files(), k.app)
+	}
+	for i, f := range files {
+		files[i] = filepath.Join(dir, f)
+	}
+	return plainFiles(files, k), label(dir, files), nil
+}
+
+// zippedExport reads the export's files in its zip, each named
+// ZIP:ENTRY.
+func zippedExport(file string, k exportKind) (histSource, string, error) {
+	files, err := zipFiles(file, k)
+	if err != nil {
 		return nil, "", err
 	}
 	src := func(yield func(histSession) error) error {

@@ -75,17 +75,12 @@ func (c setupCodexCmd) Run(e *env) error {
 	hook := shellJoin(append(append([]string{hookExe}, global...), c.hookArgs("codex")...))
 	hooksFile := filepath.Join(dir, "hooks.json")
 	ch := fileChange{file: hooksFile, edit: func(doc map[string]any) { setCodexHooks(doc, hook, c.events(), c.Uninstall) }}
-	// the record of the hooks.json setup created, which uninstall removes
-	// when it holds nothing else (as Claude Code's settings); a dry run
-	// says so too
-	record, err := recordFile(c.home, "setup-codex.json")
+	record, rec, err := c.record()
 	if err != nil {
 		return err
 	}
-	rec, err := readSetupRecord(record)
-	if err != nil {
-		return err
-	}
+	// the hooks.json setup created, which uninstall removes when it holds
+	// nothing else (as Claude Code's settings); a dry run says so too
 	ch.removeEmpty = c.Uninstall && slices.Contains(rec.Created, samePath(hooksFile))
 	if c.DryRun {
 		return c.dryRun(dir, server, ch)
@@ -116,6 +111,18 @@ func (c setupCodexCmd) Run(e *env) error {
 	}
 	fmt.Printf("Codex now starts %s as its MCP server \"agentmem\" and captures every session through its hooks (%s), trusted, run by %s.\n%s", exe, strings.Join(c.events(), ", "), hookExe, why)
 	return nil
+}
+
+// record is where setup notes what it added to Codex's configuration
+// (the hooks.json it created, the trust entries it wrote), and what it
+// holds.
+func (c setupCodexCmd) record() (string, *setupRecord, error) {
+	path, err := recordFile(c.home, "setup-codex.json")
+	if err != nil {
+		return "", nil, err
+	}
+	rec, err := readSetupRecord(path)
+	return path, rec, err
 }
 
 // serverEntry is Codex's mcp_servers.agentmem: exe serve, with the global
