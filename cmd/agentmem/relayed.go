@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -20,29 +21,38 @@ import (
 func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Client, func(), error) {
 	relayIn, toRelay := io.Pipe()
 	fromRelay, relayOut := io.Pipe()
+	rctx, cancel := context.WithCancel(e.ctx)
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
 		// a relay that takes over reaches the memory through the socket it
 		// then serves, a command's too
-		err := server.Relay(e.ctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Logger: e.log})
-		if err != nil && !errors.Is(err, io.ErrClosedPipe) && e.ctx.Err() == nil {
-			e.log.Warn("relaying to the agentmem process that holds the data dir", "err", err)
+		err := server.Relay(rctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Logger: e.log})
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) && rctx.Err() == nil {
+			e.log.Debug("relaying to the agentmem process that holds the data dir", "err", err) // the command says why
 		}
 		relayOut.Close() // the client reads to the end
 		relayIn.Close()
 	}()
-	c, err := client.Conn(e.ctx, &pipeConn{r: fromRelay, w: toRelay}, cliName, attachWithin)
-	if err != nil {
+	// end lets the relay finish the session with its holder, for as long
+	// as a handshake may take; a holder that does not answer (stopped,
+	// hung) is left behind
+	end := func() {
 		toRelay.Close()
+		select {
+		case <-ended:
+		case <-time.After(attachTimeout):
+		}
+		cancel()
 		<-ended
+	}
+	c, err := client.Conn(e.ctx, &pipeConn{r: fromRelay, w: toRelay}, cliName, client.WithInitWithin(attachTimeout))
+	if err != nil {
+		cancel() // the holder did not answer: its relay is not waited for
+		end()
 		return nil, nil, err
 	}
-	return c, func() {
-		c.Close()
-		toRelay.Close()
-		<-ended
-	}, nil
+	return c, func() { c.Close(); end() }, nil
 }
 
 // pipeConn is a net.Conn of two pipes in this process: the client's end of

@@ -302,8 +302,8 @@ func (c setupCodexCmd) uninstall(ctx context.Context, dir string, ch fileChange,
 // uninstallEdits are the edits of config.toml that --uninstall makes: the
 // trust entries of agentmem's hooks (before lists them where they were,
 // recorded where an earlier setup put them) go, the user's hooks that
-// moved (after lists them where they are now) are trusted at their new
-// places, and the server goes.
+// moved (after lists them where they are now) keep the trust they had,
+// and the server goes.
 func uninstallEdits(cfg codexConfig, before, after []codexHook, recorded map[string]string) []configEdit {
 	listed := map[string]string{}
 	for _, h := range before {
@@ -311,15 +311,17 @@ func uninstallEdits(cfg codexConfig, before, after []codexHook, recorded map[str
 			listed[h.Key] = h.CurrentHash
 		}
 	}
-	moved, left := carryTrust(cfg, before, after)
+	moved, left, keep := carryTrust(cfg, before, after)
 	// and those an earlier setup noted, where agentmem's hooks no longer are
 	gone := append(slices.Sorted(maps.Keys(listed)), staleTrust(cfg, recorded, listed)...)
-	gone = slices.DeleteFunc(append(gone, left...), func(k string) bool { _, reused := moved[k]; return reused })
+	gone = slices.DeleteFunc(append(gone, left...), func(k string) bool { return keep[k] })
+	slices.Sort(gone)
+	gone = slices.Compact(gone)
 	var edits []configEdit
 	for _, key := range gone {
 		edits = append(edits, configEdit{KeyPath: "hooks.state." + strconv.Quote(key), MergeStrategy: "replace"})
 	}
-	if len(moved) == 0 && len(gone) > 0 && len(gone) == len(cfg.Hooks.State) {
+	if len(keep) == 0 && len(gone) > 0 && len(gone) == len(cfg.Hooks.State) {
 		// only agentmem's trust entries: the table goes with them
 		edits = []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}
 	}
@@ -332,30 +334,65 @@ func uninstallEdits(cfg codexConfig, before, after []codexHook, recorded map[str
 	return edits
 }
 
-// carryTrust finds the user's hooks that the user had trusted (before,
-// with the trusted hash at their place) and that are no longer trusted
-// where they are now (after: they moved up as agentmem's hooks before
-// them went), by event and command: moved is the trust to write at their
-// new places, left the entries of their old places.
-func carryTrust(cfg codexConfig, before, after []codexHook) (moved map[string]any, left []string) {
-	type hookID struct{ event, command string }
-	trusted := map[hookID][]string{}
-	for _, h := range before {
-		if st, ok := cfg.Hooks.State[h.Key].(map[string]any); ok && st["trusted_hash"] == h.CurrentHash && !isOurHook(h.Command, "codex") {
-			id := hookID{trustEvent(h.Key), h.Command}
-			trusted[id] = append(trusted[id], h.Key)
+// carryTrust pairs the user's hooks before agentmem's went with the same
+// hooks after (removing agentmem's moves the others up, each event's in
+// their order): a hook the user had trusted is trusted at its new place
+// (keep; moved, where config.toml does not hold that trust yet), the entry
+// of its old place goes (left), and so does an entry that would make a
+// hook the user had not trusted trusted at its new place.
+func carryTrust(cfg codexConfig, before, after []codexHook) (moved map[string]any, left []string, keep map[string]bool) {
+	trustedAt := func(key, hash string) bool {
+		st, ok := cfg.Hooks.State[key].(map[string]any)
+		return ok && st["trusted_hash"] == hash
+	}
+	b, a := usersByEvent(before), usersByEvent(after)
+	moved, keep = map[string]any{}, map[string]bool{}
+	for event, bs := range b {
+		as := a[event]
+		if len(as) != len(bs) {
+			continue // not agentmem's hooks alone went: pair nothing
+		}
+		for i, bh := range bs {
+			ah := as[i]
+			switch {
+			case trustedAt(bh.Key, bh.CurrentHash):
+				keep[ah.Key] = true
+				if !trustedAt(ah.Key, ah.CurrentHash) {
+					moved[ah.Key] = map[string]any{"trusted_hash": ah.CurrentHash}
+				}
+				left = append(left, bh.Key)
+			case trustedAt(ah.Key, ah.CurrentHash):
+				left = append(left, ah.Key)
+			}
 		}
 	}
-	moved = map[string]any{}
-	for _, h := range after {
-		id := hookID{trustEvent(h.Key), h.Command}
-		if h.TrustStatus == "trusted" || isOurHook(h.Command, "codex") || len(trusted[id]) == 0 {
-			continue
+	return moved, left, keep
+}
+
+// usersByEvent is the user's hooks (not agentmem's) of each event, in
+// their order in hooks.json.
+func usersByEvent(hooks []codexHook) map[string][]codexHook {
+	out := map[string][]codexHook{}
+	for _, h := range hooks {
+		if !isOurHook(h.Command, "codex") {
+			out[trustEvent(h.Key)] = append(out[trustEvent(h.Key)], h)
 		}
-		moved[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
-		left, trusted[id] = append(left, trusted[id][0]), trusted[id][1:]
 	}
-	return moved, left
+	for _, hs := range out {
+		slices.SortStableFunc(hs, func(x, y codexHook) int { return slices.Compare(trustPlace(x.Key), trustPlace(y.Key)) })
+	}
+	return out
+}
+
+// trustPlace is the group and the place in it that a trust key names.
+func trustPlace(key string) []int {
+	rest, _ := strings.CutPrefix(key, trustFile(key)+":")
+	var place []int
+	for _, f := range strings.Split(rest, ":")[1:] {
+		n, _ := strconv.Atoi(f)
+		place = append(place, n)
+	}
+	return place
 }
 
 // trustEvent is the event a trust key names (see trustFile).

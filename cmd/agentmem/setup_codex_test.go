@@ -212,9 +212,56 @@ func TestUninstallCarriesTheUsersTrust(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("edits:\n%+v\nwant\n%+v", got, want)
 	}
+	// two hooks of the user's with the same command, both trusted: both
+	// stay trusted (the second finds its trust already at its new place),
+	// only the last place's entry goes
+	cfg.Hooks.State = map[string]any{
+		file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"},
+		file + ":stop:1:0": map[string]any{"trusted_hash": "h-user"},
+		file + ":stop:2:0": map[string]any{"trusted_hash": "h-user"},
+	}
+	before = []codexHook{
+		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
+		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
+		{Key: file + ":stop:2:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
+	}
+	after = []codexHook{
+		{Key: file + ":stop:0:0", Command: users, CurrentHash: "h-user", TrustStatus: "modified"},
+		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
+	}
+	want = []configEdit{
+		{KeyPath: `hooks.state."` + file + `:stop:2:0"`, MergeStrategy: "replace"},
+		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-user"}}, MergeStrategy: "upsert"},
+	}
+	if got := uninstallEdits(cfg, before, after, nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("two of the same command:\n%+v\nwant\n%+v", got, want)
+	}
+	// a hook the user had not trusted stays untrusted, the one after it
+	// keeps its trust
+	cfg.Hooks.State = map[string]any{
+		file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"},
+		file + ":stop:2:0": map[string]any{"trusted_hash": "h60"},
+	}
+	before = []codexHook{
+		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
+		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h5", TrustStatus: "untrusted"},
+		{Key: file + ":stop:2:0", Command: users, CurrentHash: "h60", TrustStatus: "trusted"},
+	}
+	after = []codexHook{
+		{Key: file + ":stop:0:0", Command: users, CurrentHash: "h5", TrustStatus: "modified"},
+		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h60", TrustStatus: "untrusted"},
+	}
+	want = []configEdit{
+		{KeyPath: `hooks.state."` + file + `:stop:0:0"`, MergeStrategy: "replace"},
+		{KeyPath: `hooks.state."` + file + `:stop:2:0"`, MergeStrategy: "replace"},
+		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:1:0": map[string]any{"trusted_hash": "h60"}}, MergeStrategy: "upsert"},
+	}
+	if got := uninstallEdits(cfg, before, after, nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("an untrusted hook before a trusted one:\n%+v\nwant\n%+v", got, want)
+	}
 	// nothing of the user's: the table goes whole
 	cfg.Hooks.State = map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"}}
-	got = uninstallEdits(cfg, before[1:2], nil, nil)
+	got = uninstallEdits(cfg, before[:1], nil, nil)
 	if want := []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("agentmem's entries alone: %+v, want %+v", got, want)
 	}

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"net"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"agentmem/server"
 	"agentmem/tools/client"
@@ -89,5 +92,45 @@ func TestCommandOutlivesTheImport(t *testing.T) {
 	res, _, err := cl.Recall(e.ctx, spec.RecallArgs{Query: "said import"})
 	if err != nil || len(res.Memories) != 2 {
 		t.Errorf("recall = %d memories, %v; want both", len(res.Memories), err)
+	}
+}
+
+// A holder that takes a command's connection and never answers (stopped
+// with SIGSTOP, hung) fails the command after the handshake's bound: its
+// relay is not waited for (it waited until the process was killed).
+func TestCommandGivesUpOnASilentHolder(t *testing.T) {
+	e := hookEnv(t)
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := server.SocketPath(dir)
+	ln, err := server.ListenSocket(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // taken, never answered
+		}
+	}()
+	saved := attachTimeout
+	attachTimeout = 300 * time.Millisecond
+	defer func() { attachTimeout = saved }()
+	start := time.Now()
+	_, _, err = attach(e, true, asCommand)
+	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("attach to a silent holder: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("gave up after %v, want about the handshake's bound", took)
 	}
 }

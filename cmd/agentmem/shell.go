@@ -42,9 +42,9 @@ func (o output) print(structured any, text string) error {
 // to the server.
 var cliName = client.WithName("agentmem-cli")
 
-// attachWithin bounds how long a command waits for the server that holds
+// attachTimeout bounds how long a command waits for the server that holds
 // the data dir to answer its handshake.
-var attachWithin = client.WithInitWithin(10 * time.Second)
+var attachTimeout = 10 * time.Second
 
 // connect connects to the server that holds the data dir (over its
 // socket), or, when none does, holds the memory in this process for the
@@ -265,7 +265,7 @@ func (c todayCmd) Run(e *env) error {
 		none := func(context.Context) (io.Closer, error) { return io.NopCloser(nil), nil }
 		if conn, _, err := server.Attach(e.ctx, server.SocketPath(dir), none, 0, e.log); err == nil && conn != nil {
 			warnRelayed(e, os.Args[1:])
-			cl, err := client.Conn(e.ctx, conn, cliName, attachWithin)
+			cl, err := client.Conn(e.ctx, conn, cliName, client.WithInitWithin(attachTimeout))
 			if err != nil {
 				return err
 			}
