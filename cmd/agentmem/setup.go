@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"agentmem/cmd/internal/backend"
+	"agentmem/memory"
 )
 
 // agentmem setup claude-code registers the MCP server and the hooks in
@@ -56,8 +57,7 @@ const defaultRecallTokens = 800
 // check refuses budgets the hooks could not use: an edited hook command
 // is one Codex no longer trusts, so setup is where they are set.
 func (c hookFlags) check() error {
-	const most = 100000 // recall's max_tokens
-	switch {
+	switch most := memory.MaxTokens; { // a recall's max_tokens
 	case c.RecallTokens < 1 || c.RecallTokens > most:
 		return fmt.Errorf("--recall-tokens must be at least 1 and at most %d, got %d", most, c.RecallTokens)
 	case c.StartTokens < 0 || c.StartTokens > most:

@@ -291,9 +291,10 @@ const floorTextRank = 10
 // clears it (a vector match sharing no word with the prompt) must end the
 // count, or it would be shown in place of the last one. Memories of equal
 // score are taken in the order the server gives them (memory.TieOrder;
-// with a reranker, the fused order), which the second recall keeps. A reranker's scores have the model's own scale,
-// logits below zero included: with one, half the best is measured from
-// the worst memory found, not from 0.
+// with a reranker, the fused order), which the second recall keeps. A
+// reranker's scores have the model's own scale, logits below zero
+// included: with one, half the best is measured from the worst memory
+// found, not from 0.
 func relevant(ms []spec.Recalled) []string {
 	var hits []spec.Recalled
 	best, worst, reranked := math.Inf(-1), math.Inf(1), false
