@@ -1,8 +1,6 @@
 package hybrid
 
 import (
-	"sort"
-
 	"github.com/blevesearch/bleve/v2/fusion"
 	"github.com/blevesearch/bleve/v2/search"
 
@@ -138,17 +136,9 @@ func bleveFusion(q memory.Query, text, vector []Ranked) []Fused {
 	for _, h := range res.Hits {
 		out = append(out, Fused{ID: h.ID, Score: h.Score})
 	}
-	// bleve breaks score ties by its internal order; make ours deterministic
-	// and stable across runs: equal scores keep text-then-vector first-seen order.
-	order := make(map[string]uint64, len(hits))
-	for _, h := range hits {
-		order[h.ID] = h.HitNumber
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return order[out[i].ID] < order[out[j].ID]
-	})
+	// bleve's fusion keeps a tie in the order the candidates were first
+	// seen (their HitNumber): the text side's, then the vector side's
+	// others, each by rank, which is memory.TieOrder (TestFuseTies holds
+	// bleve to it)
 	return out
 }

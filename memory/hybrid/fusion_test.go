@@ -144,3 +144,28 @@ func TestTextQueryTree(t *testing.T) {
 		t.Error("an empty query built a request")
 	}
 }
+
+// Equal fused scores come in memory.TieOrder, on every run (bleve breaks
+// ties by its internal order): a candidate only the text side found before
+// the one only the vector side found at the same rank, each side by its
+// rank.
+func TestFuseTies(t *testing.T) {
+	var text, vector []Ranked
+	var want []string
+	for i := range 40 {
+		text = append(text, Ranked{ID: fmt.Sprint("t", i), Score: float64(100 - i)})
+		vector = append(vector, Ranked{ID: fmt.Sprint("v", i), Score: 1 - float64(i)/100})
+		want = append(want, fmt.Sprint("t", i), fmt.Sprint("v", i))
+	}
+	for _, fusion := range []memory.Fusion{memory.RRF} { // rsf's relative scores do not tie exactly
+		for range 20 {
+			var got []string
+			for _, f := range Fuse(memory.Query{Fusion: fusion}, text, vector) {
+				got = append(got, f.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s fused %v, want %v", fusion, got, want)
+			}
+		}
+	}
+}
