@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,22 +235,31 @@ func (c setupCodexCmd) install(ctx context.Context, dir string, server map[strin
 // for that file before; the other homes' stay.
 func (r *setupRecord) noteTrust(hooks string, ours map[string]string) {
 	file := samePath(hooks)
-	maps.DeleteFunc(r.Trusted, func(key, _ string) bool { return samePath(trustFile(key)) == file })
+	maps.DeleteFunc(r.Trusted, func(key, _ string) bool { return samePath(parseTrustKey(key).file) == file })
 	if len(ours) > 0 && r.Trusted == nil {
 		r.Trusted = map[string]string{}
 	}
 	maps.Copy(r.Trusted, ours)
 }
 
-// trustFile is the hooks.json a trust key names: the key is the file's
-// path, the event, the group and the hook's place in it, colon-separated.
-func trustFile(key string) string {
-	for range 3 {
-		if i := strings.LastIndexByte(key, ':'); i >= 0 {
-			key = key[:i]
+// trustKey is what a key of Codex's hooks.state names: the hooks.json, the
+// event, and the hook's group and place in it (the key is those,
+// colon-separated, the file's path first, which may hold colons itself).
+type trustKey struct {
+	file, event  string
+	group, place int
+}
+
+func parseTrustKey(key string) trustKey {
+	var f [3]string
+	for i := 2; i >= 0; i-- {
+		if j := strings.LastIndexByte(key, ':'); j >= 0 {
+			key, f[i] = key[:j], key[j+1:]
 		}
 	}
-	return key
+	group, _ := strconv.Atoi(f[1])
+	place, _ := strconv.Atoi(f[2])
+	return trustKey{file: key, event: f[0], group: group, place: place}
 }
 
 // staleTrust is the keys of recorded (the trust entries an earlier setup
@@ -375,31 +385,17 @@ func usersByEvent(hooks []codexHook) map[string][]codexHook {
 	out := map[string][]codexHook{}
 	for _, h := range hooks {
 		if !isOurHook(h.Command, "codex") {
-			out[trustEvent(h.Key)] = append(out[trustEvent(h.Key)], h)
+			event := parseTrustKey(h.Key).event
+			out[event] = append(out[event], h)
 		}
 	}
 	for _, hs := range out {
-		slices.SortStableFunc(hs, func(x, y codexHook) int { return slices.Compare(trustPlace(x.Key), trustPlace(y.Key)) })
+		slices.SortStableFunc(hs, func(x, y codexHook) int {
+			a, b := parseTrustKey(x.Key), parseTrustKey(y.Key)
+			return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.place, b.place))
+		})
 	}
 	return out
-}
-
-// trustPlace is the group and the place in it that a trust key names.
-func trustPlace(key string) []int {
-	rest, _ := strings.CutPrefix(key, trustFile(key)+":")
-	var place []int
-	for _, f := range strings.Split(rest, ":")[1:] {
-		n, _ := strconv.Atoi(f)
-		place = append(place, n)
-	}
-	return place
-}
-
-// trustEvent is the event a trust key names (see trustFile).
-func trustEvent(key string) string {
-	rest, _ := strings.CutPrefix(key, trustFile(key)+":")
-	event, _, _ := strings.Cut(rest, ":")
-	return event
 }
 
 // sameServer says whether the configured server cur is want.

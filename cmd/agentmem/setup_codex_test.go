@@ -180,8 +180,8 @@ func TestNoteTrustPerHome(t *testing.T) {
 	if want := map[string]string{one + ":stop:0:0": "h1"}; !reflect.DeepEqual(rec.Trusted, want) {
 		t.Errorf("after the second home's uninstall: %v, want %v", rec.Trusted, want)
 	}
-	if got := trustFile("/x/y:z/hooks.json:user_prompt_submit:2:1"); got != "/x/y:z/hooks.json" {
-		t.Errorf("trustFile = %q", got)
+	if got, want := parseTrustKey("/x/y:z/hooks.json:user_prompt_submit:2:1"), (trustKey{"/x/y:z/hooks.json", "user_prompt_submit", 2, 1}); got != want {
+		t.Errorf("parseTrustKey = %+v, want %+v", got, want)
 	}
 }
 
@@ -191,78 +191,57 @@ func TestNoteTrustPerHome(t *testing.T) {
 func TestUninstallCarriesTheUsersTrust(t *testing.T) {
 	const file = "/h/.codex/hooks.json"
 	ours, users := "/bin/agentmem-hook hook codex", "echo user-stop-hook"
-	var cfg codexConfig
-	cfg.Hooks.State = map[string]any{
-		file + ":stop:0:0":          map[string]any{"trusted_hash": "h-ours"},
-		file + ":session_start:0:0": map[string]any{"trusted_hash": "h-ours-start"},
-		file + ":stop:1:0":          map[string]any{"trusted_hash": "h-user"},
+	state := func(hashes ...string) codexConfig { // place, hash, …
+		var cfg codexConfig
+		cfg.Hooks.State = map[string]any{}
+		for i := 0; i < len(hashes); i += 2 {
+			cfg.Hooks.State[file+":"+hashes[i]] = map[string]any{"trusted_hash": hashes[i+1]}
+		}
+		return cfg
 	}
-	before := []codexHook{
-		{Key: file + ":session_start:0:0", Command: ours, CurrentHash: "h-ours-start", TrustStatus: "trusted"},
-		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
-		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
+	hook := func(place, command, hash, status string) codexHook {
+		return codexHook{Key: file + ":" + place, Command: command, CurrentHash: hash, TrustStatus: status}
 	}
-	after := []codexHook{{Key: file + ":stop:0:0", Command: users, CurrentHash: "h-user", TrustStatus: "modified"}}
-	got := uninstallEdits(cfg, before, after, nil)
-	want := []configEdit{
-		{KeyPath: `hooks.state."` + file + `:session_start:0:0"`, MergeStrategy: "replace"},
-		{KeyPath: `hooks.state."` + file + `:stop:1:0"`, MergeStrategy: "replace"},
-		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-user"}}, MergeStrategy: "upsert"},
+	remove := func(place string) configEdit {
+		return configEdit{KeyPath: `hooks.state."` + file + ":" + place + `"`, MergeStrategy: "replace"}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("edits:\n%+v\nwant\n%+v", got, want)
+	upsert := func(place, hash string) configEdit {
+		return configEdit{KeyPath: "hooks.state", Value: map[string]any{file + ":" + place: map[string]any{"trusted_hash": hash}}, MergeStrategy: "upsert"}
 	}
-	// two hooks of the user's with the same command, both trusted: both
-	// stay trusted (the second finds its trust already at its new place),
-	// only the last place's entry goes
-	cfg.Hooks.State = map[string]any{
-		file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"},
-		file + ":stop:1:0": map[string]any{"trusted_hash": "h-user"},
-		file + ":stop:2:0": map[string]any{"trusted_hash": "h-user"},
-	}
-	before = []codexHook{
-		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
-		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
-		{Key: file + ":stop:2:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
-	}
-	after = []codexHook{
-		{Key: file + ":stop:0:0", Command: users, CurrentHash: "h-user", TrustStatus: "modified"},
-		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h-user", TrustStatus: "trusted"},
-	}
-	want = []configEdit{
-		{KeyPath: `hooks.state."` + file + `:stop:2:0"`, MergeStrategy: "replace"},
-		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-user"}}, MergeStrategy: "upsert"},
-	}
-	if got := uninstallEdits(cfg, before, after, nil); !reflect.DeepEqual(got, want) {
-		t.Errorf("two of the same command:\n%+v\nwant\n%+v", got, want)
-	}
-	// a hook the user had not trusted stays untrusted, the one after it
-	// keeps its trust
-	cfg.Hooks.State = map[string]any{
-		file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"},
-		file + ":stop:2:0": map[string]any{"trusted_hash": "h60"},
-	}
-	before = []codexHook{
-		{Key: file + ":stop:0:0", Command: ours, CurrentHash: "h-ours", TrustStatus: "trusted"},
-		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h5", TrustStatus: "untrusted"},
-		{Key: file + ":stop:2:0", Command: users, CurrentHash: "h60", TrustStatus: "trusted"},
-	}
-	after = []codexHook{
-		{Key: file + ":stop:0:0", Command: users, CurrentHash: "h5", TrustStatus: "modified"},
-		{Key: file + ":stop:1:0", Command: users, CurrentHash: "h60", TrustStatus: "untrusted"},
-	}
-	want = []configEdit{
-		{KeyPath: `hooks.state."` + file + `:stop:0:0"`, MergeStrategy: "replace"},
-		{KeyPath: `hooks.state."` + file + `:stop:2:0"`, MergeStrategy: "replace"},
-		{KeyPath: "hooks.state", Value: map[string]any{file + ":stop:1:0": map[string]any{"trusted_hash": "h60"}}, MergeStrategy: "upsert"},
-	}
-	if got := uninstallEdits(cfg, before, after, nil); !reflect.DeepEqual(got, want) {
-		t.Errorf("an untrusted hook before a trusted one:\n%+v\nwant\n%+v", got, want)
-	}
-	// nothing of the user's: the table goes whole
-	cfg.Hooks.State = map[string]any{file + ":stop:0:0": map[string]any{"trusted_hash": "h-ours"}}
-	got = uninstallEdits(cfg, before[:1], nil, nil)
-	if want := []configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("agentmem's entries alone: %+v, want %+v", got, want)
+	for _, tc := range []struct {
+		name          string
+		cfg           codexConfig
+		before, after []codexHook
+		want          []configEdit
+	}{{
+		"the user's hook after agentmem's moves up, trusted",
+		state("stop:0:0", "h-ours", "session_start:0:0", "h-ours-start", "stop:1:0", "h-user"),
+		[]codexHook{hook("session_start:0:0", ours, "h-ours-start", "trusted"), hook("stop:0:0", ours, "h-ours", "trusted"), hook("stop:1:0", users, "h-user", "trusted")},
+		[]codexHook{hook("stop:0:0", users, "h-user", "modified")},
+		[]configEdit{remove("session_start:0:0"), remove("stop:1:0"), upsert("stop:0:0", "h-user")},
+	}, {
+		// the second finds its trust already at its new place: only the
+		// last place's entry goes
+		"two trusted hooks of one command",
+		state("stop:0:0", "h-ours", "stop:1:0", "h-user", "stop:2:0", "h-user"),
+		[]codexHook{hook("stop:0:0", ours, "h-ours", "trusted"), hook("stop:1:0", users, "h-user", "trusted"), hook("stop:2:0", users, "h-user", "trusted")},
+		[]codexHook{hook("stop:0:0", users, "h-user", "modified"), hook("stop:1:0", users, "h-user", "trusted")},
+		[]configEdit{remove("stop:2:0"), upsert("stop:0:0", "h-user")},
+	}, {
+		"an untrusted hook stays untrusted, the trusted one after it keeps its trust",
+		state("stop:0:0", "h-ours", "stop:2:0", "h60"),
+		[]codexHook{hook("stop:0:0", ours, "h-ours", "trusted"), hook("stop:1:0", users, "h5", "untrusted"), hook("stop:2:0", users, "h60", "trusted")},
+		[]codexHook{hook("stop:0:0", users, "h5", "modified"), hook("stop:1:0", users, "h60", "untrusted")},
+		[]configEdit{remove("stop:0:0"), remove("stop:2:0"), upsert("stop:1:0", "h60")},
+	}, {
+		"nothing of the user's: the table goes whole",
+		state("stop:0:0", "h-ours"),
+		[]codexHook{hook("stop:0:0", ours, "h-ours", "trusted")},
+		nil,
+		[]configEdit{{KeyPath: "hooks.state", MergeStrategy: "replace"}},
+	}} {
+		if got := uninstallEdits(tc.cfg, tc.before, tc.after, nil); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n%+v\nwant\n%+v", tc.name, got, tc.want)
+		}
 	}
 }
