@@ -234,6 +234,14 @@ func TestUninstallCarriesTheUsersTrust(t *testing.T) {
 		[]codexHook{hook("stop:0:0", users, "h5", "modified"), hook("stop:1:0", users, "h60", "untrusted")},
 		[]configEdit{remove("stop:0:0"), remove("stop:2:0"), upsert("stop:1:0", "h60")},
 	}, {
+		// an entry the user had left for another hook (its hash not the
+		// hook's there) would trust the hook that moves onto it
+		"an untrusted hook does not take a stale entry's trust",
+		state("stop:0:0", "h-ours", "stop:1:0", "hQ", "pre_tool_use:0:0", "hZ"),
+		[]codexHook{hook("pre_tool_use:0:0", "echo z", "hZ", "trusted"), hook("stop:0:0", ours, "h-ours", "trusted"), hook("stop:1:0", "echo p", "hP", "modified"), hook("stop:2:0", "echo q", "hQ", "untrusted")},
+		[]codexHook{hook("pre_tool_use:0:0", "echo z", "hZ", "trusted"), hook("stop:0:0", "echo p", "hP", "modified"), hook("stop:1:0", "echo q", "hQ", "trusted")},
+		[]configEdit{remove("stop:0:0"), remove("stop:1:0")},
+	}, {
 		"nothing of the user's: the table goes whole",
 		state("stop:0:0", "h-ours"),
 		[]codexHook{hook("stop:0:0", ours, "h-ours", "trusted")},
