@@ -10,6 +10,7 @@ import (
 
 	"agentmem/server"
 	"agentmem/tools/client"
+	"agentmem/tools/client/clienttest"
 	"agentmem/tools/spec"
 )
 
@@ -113,15 +114,7 @@ func TestCommandGivesUpOnASilentHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // taken, never answered
-		}
-	}()
+	clienttest.Silent(ln)
 	saved := attachTimeout
 	attachTimeout = 300 * time.Millisecond
 	defer func() { attachTimeout = saved }()

@@ -14,6 +14,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"agentmem/tools/client"
+	"agentmem/tools/client/clienttest"
 )
 
 // Clients made at once, each with its own name, introduce themselves by
@@ -127,15 +128,7 @@ func TestInitWithin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, never answered
-		}
-	}()
+	clienttest.Silent(ln)
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
