@@ -7,9 +7,9 @@
 // attachment (a long paste, which Claude.ai keeps as one, or a document)
 // is part of its message, after what was typed. Tool calls and results,
 // thinking, and the attachments and files without their text in the
-// export (images) are left out and counted by reason. Where messages carry parent_message_uuid, the branch of the
-// conversation's last message is followed, and edited or regenerated
-// branches are left out.
+// export (images) are left out and counted by reason. Where messages
+// carry parent_message_uuid, the branch of the conversation's last
+// message is followed, and edited or regenerated branches are left out.
 //
 // Read streams the file's top-level array one conversation at a time.
 package claudeai
@@ -176,9 +176,8 @@ func attached(c *history.Conversation, m message) string {
 		}
 		texts = append(texts, a.ExtractedContent)
 	}
-	c.Skipped[leftOutFile] += len(m.Files)
-	if c.Skipped[leftOutFile] == 0 {
-		delete(c.Skipped, leftOutFile)
+	if len(m.Files) > 0 {
+		c.Skipped[leftOutFile] += len(m.Files)
 	}
 	return strings.Join(texts, "\n\n")
 }
