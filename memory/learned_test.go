@@ -192,6 +192,42 @@ func TestRerankerReadsTheFusedOrder(t *testing.T) {
 	}
 }
 
+// A question that asks for several things is given, by chance, at least
+// k memories shown as excerpts (memory.SeveralHeader tokens each beyond
+// the excerpt), where its chances stand out for one memory: "Which
+// cities" is shown more than "Which city", whose chances are alike;
+// max_tokens still bounds it.
+func TestSeveralThingsBudget(t *testing.T) {
+	svc := learnedConversation(t)
+	if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "lisbon", SessionDate: "2023-05-09", Messages: []memory.Message{
+		{Role: "user", Speaker: "Maria", Content: "My sister Lucia moved to Lisbon in March for a job at the aquarium."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	recall := func(query string, maxTokens int) memory.RecallResult {
+		t.Helper()
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: query, Namespace: "n", K: 10, Fill: true, Excerpt: 40, MaxTokens: maxTokens})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	one, several := "Which city did Maria's sister Lucia move to?", "Which cities did Maria's sister Lucia move to?"
+	o, s := recall(one, 0), recall(several, 0)
+	if len(o.Hits) >= 10 {
+		t.Fatalf("%q shows %d memories by chance; the test needs fewer than k", one, len(o.Hits))
+	}
+	if len(s.Hits) < 10 || len(s.Text()) <= len(o.Text()) {
+		t.Errorf("%q: %d memories, %d characters; %q: %d, %d; want k 10 memories or more, and more text", several, len(s.Hits), len(s.Text()), one, len(o.Hits), len(o.Text()))
+	}
+	if most := 10 * (40 + memory.SeveralHeader) * 4 * 11 / 10; utf8.RuneCountInString(s.Text()) > most {
+		t.Errorf("%q: %d characters, more than about k excerpts with their headers (%d)", several, utf8.RuneCountInString(s.Text()), most)
+	}
+	if capped := recall(several, 100); utf8.RuneCountInString(capped.Text()) > 100*4*11/10 {
+		t.Errorf("%q at max_tokens 100: %d characters", several, utf8.RuneCountInString(capped.Text()))
+	}
+}
+
 // By default a recall that fills takes the space of as many memories as
 // the learned order's chances say (memory.ByChance): n candidates at least
 // ChanceFloor as likely as the best; budget k takes the space of the best

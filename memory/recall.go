@@ -80,7 +80,7 @@ const (
 // The chance budget's constants, measured on the dev sets (EVALS.md,
 // "The budget read from the chances").
 const (
-	ChanceFloor  = 0.06
+	ChanceFloor  = 0.066
 	ChanceFewest = 0.3
 	ChanceMost   = 3
 )
@@ -242,11 +242,18 @@ func (s *Service) recallHits(ctx context.Context, q *Query, req RecallRequest, h
 // context) within the request's budget: chosen by relevance, then
 // arranged as order asks.
 func (s *Service) recallPassages(ctx context.Context, q *Query, req RecallRequest, hits []Hit, turns [][]Memory, want *stems, order Order) []Passage {
-	fillK := 0 // with fill: the space the best n take shown whole, filled with excerpts
+	// with fill: the space the best n take shown whole, filled with
+	// excerpts; by chance, at least k excerpts' for a question that asks
+	// for several things
+	fillK, least := 0, 0
 	if req.Fill && req.Excerpt > 0 {
-		fillK = fillCount(hits, req.K, req.Budget != ByK && q.Weights.OrDefault().Learned >= 1)
+		byChance := req.Budget != ByK && q.Weights.OrDefault().Learned >= 1
+		fillK = fillCount(hits, req.K, byChance)
+		if byChance && asksForSeveral(q.Text) {
+			least = req.K * (req.Excerpt + SeveralHeader)
+		}
 	}
-	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, req.Excerpt, want, order)
+	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, least, req.Excerpt, want, order)
 	// chosen by relevance, then arranged as asked
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	return ps

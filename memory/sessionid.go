@@ -64,17 +64,18 @@ func shortForm(id string) bool {
 // (0: none), with each UUID session headed by its label (label). With
 // fillK > 0 the budget is at most what the best fillK hits take shown
 // whole (wholeTokens; best by their Prior where the learned order scored
-// them), their sessions labelled first, so that their headers count as
-// shown. When a session shown is labelled longer than
-// the grouping counted, the hits are grouped again with its label; a
-// session that only the second grouping shows (rare: a longer header
-// left room for another) is labelled without a third.
-func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, excerpt int, want *stems, order Order) []Passage {
+// them), or least tokens where that is more, their sessions labelled
+// first, so that their headers count as shown. When a session shown is
+// labelled longer than the grouping counted, the hits are grouped again
+// with its label; a session that only the second grouping shows (rare: a
+// longer header left room for another) is labelled without a third.
+func (s *Service) passages(ctx context.Context, ns string, hits []Hit, turns [][]Memory, budget, fillK, least, excerpt int, want *stems, order Order) []Passage {
 	labels := map[string]string{}
 	if fillK > 0 {
 		bh, bt := bestByPrior(hits, turns, fillK)
 		s.label(ctx, ns, sessionsOf(bh, hitSession), labels)
-		if full := wholeTokens(bh, bt, labels, order); budget == 0 || full < budget {
+		full := max(wholeTokens(bh, bt, labels, order), least)
+		if budget == 0 || full < budget {
 			budget = full
 		}
 	}

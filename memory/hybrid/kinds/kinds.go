@@ -129,3 +129,34 @@ func kindsOf(w string) string {
 	}
 	return ""
 }
+
+// irregular holds the everyday plurals that WordNet's table of forms
+// leaves out here: their singulars are too general to have kinds.
+var irregular = map[string]bool{"people": true, "children": true, "men": true, "women": true, "feet": true, "teeth": true, "mice": true, "geese": true}
+
+// singular holds everyday nouns ending in s that are not plurals (a word
+// ending in ics, "physics", "politics", is read as one too).
+var singular = map[string]bool{"news": true, "means": true, "chaos": true, "alias": true, "whereabouts": true, "series": true, "species": true, "lens": true, "atlas": true, "bias": true, "canvas": true, "diabetes": true, "measles": true, "mumps": true, "herpes": true, "billiards": true, "thanks": true}
+
+// Plural reports whether the word w (lower case) reads as a plural noun:
+// an irregular plural ("people", "mice", WordNet's forms), or a word of
+// four letters or more ending in s but not in ss, us, is, ics or 's, nor
+// a singular noun such as "news" or "series". Plural is safe for
+// concurrent use.
+func Plural(w string) bool {
+	if irregular[w] {
+		return true
+	}
+	if v, ok := line(w); ok && strings.HasPrefix(v, "=") {
+		return true
+	}
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || singular[w] {
+		return false
+	}
+	for _, end := range []string{"ss", "us", "is", "ics", "'s", "’s"} {
+		if strings.HasSuffix(w, end) {
+			return false
+		}
+	}
+	return true
+}

@@ -107,3 +107,16 @@ func TestGenerated(t *testing.T) {
 		t.Fatalf("kinds.txt differs from what internal/gen writes from %s: run go generate", dict)
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for w, want := range map[string]bool{
+		"cities": true, "states": true, "classes": true, "arts": true, "events": true, "books": true,
+		"people": true, "children": true, "mice": true, "teeth": true,
+		"news": false, "series": false, "physics": false, "class": false, "business": false,
+		"status": false, "analysis": false, "times": true, "glasses": true, "politics": false, "species": false, "bus": false, "city": false, "caroline's": false, "jon’s": false,
+	} {
+		if got := Plural(w); got != want {
+			t.Errorf("Plural(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package memory
+
+import "testing"
+
+// A question that asks for several things is told from one that asks
+// for one by its form alone: "both", "how many" of a plural noun, "what
+// are", or "what"/"which" of a noun phrase ending in a plural noun before
+// its verb; a name, a unit of time or another language asks for one.
+func TestAsksForSeveral(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Which cities has Jon visited?":                true,
+		"What martial arts has John done?":             true,
+		"What kind of deals did Tim sign with Nike?":   true,
+		"Which of Joanna's screenplays were rejected?": true,
+		"How many books did I read this year?":         true,
+		"How many car shows has Dave attended?":        true,
+		"How many times did I go hiking?":              true,
+		"How many people came to the party?":           true,
+		"What are Joanna's hobbies?":                   true,
+		"Did Jon and Gina both dance as children?":     true,
+		"what restaurants did I mention":               true,
+		"When did Jon go to Paris?":                    false,
+		"What is Jon's favorite food?":                 false,
+		"What kind of car does Evan drive?":            false,
+		"What does Melanie do to relax?":               false,
+		"What news did he share?":                      false,
+		"What helps Joanna stay focused?":              false,
+		"How many months ago did I move?":              false,
+		"How many days did the trip take?":             false,
+		"Which friend of Lucas has a dog?":             false, // a name, not a plural
+		"What series has she been watching?":           false,
+		"Quelles villes a-t-il visitées ?":             false,
+		"我去过哪些城市？":                                     false,
+		"":                                             false,
+		"What":                                         false,
+		"Where has Maria made friends?":                false,
+	} {
+		if got := asksForSeveral(q); got != want {
+			t.Errorf("asksForSeveral(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
