@@ -243,13 +243,13 @@ func (s *Service) recallHits(ctx context.Context, q *Query, req RecallRequest, h
 // arranged as order asks.
 func (s *Service) recallPassages(ctx context.Context, q *Query, req RecallRequest, hits []Hit, turns [][]Memory, want *stems, order Order) []Passage {
 	// with fill: the space the best n take shown whole, filled with
-	// excerpts; by chance, at least k excerpts' for a question that asks
-	// for several things
+	// excerpts; by chance, where the learned order scored the hits, at
+	// least k excerpts' for a question that asks for several things
 	fillK, least := 0, 0
 	if req.Fill && req.Excerpt > 0 {
 		byChance := req.Budget != ByK && q.Weights.OrDefault().Learned >= 1
 		fillK = fillCount(hits, req.K, byChance)
-		if byChance && asksForSeveral(q.Text) {
+		if byChance && learnedScored(hits) && asksForSeveral(q.Text) {
 			least = req.K * (req.Excerpt + SeveralHeader)
 		}
 	}

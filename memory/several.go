@@ -23,76 +23,195 @@ import (
 const SeveralHeader = 20
 
 // auxiliaries end the noun phrase a question asks about: "Which cities
-// HAS Jon visited?".
-var auxiliaries = map[string]bool{"am": true, "is": true, "are": true, "was": true, "were": true, "do": true, "does": true, "did": true, "has": true, "have": true, "had": true, "will": true, "would": true, "can": true, "could": true, "should": true, "might": true, "may": true}
+// HAS Jon visited?" (so do their negations, "didn't", and the subject
+// pronouns: "what dependencies WE upgraded").
+var auxiliaries = map[string]bool{"am": true, "is": true, "are": true, "was": true, "were": true, "do": true, "does": true, "did": true, "has": true, "have": true, "had": true, "will": true, "would": true, "can": true, "could": true, "should": true, "might": true, "may": true, "must": true, "shall": true}
+
+// subjects are the subject pronouns: "What are YOU working on?" asks what
+// one thing is being done.
+var subjects = map[string]bool{"i": true, "you": true, "we": true, "they": true, "he": true, "she": true, "it": true}
+
+// determiners may come between "which of" and its noun.
+var determiners = map[string]bool{"the": true, "my": true, "our": true, "your": true, "his": true, "her": true, "their": true, "its": true, "these": true, "those": true, "all": true}
 
 // timeUnits make "how many" ask for a length of time, not several things.
 var timeUnits = map[string]bool{"seconds": true, "minutes": true, "hours": true, "days": true, "weeks": true, "months": true, "years": true, "decades": true}
 
+// questionWordsRead bounds the words of a query that are read: a
+// question's form is in its first words, and a hook's prompt can be long.
+const questionWordsRead = 48
+
 // asksForSeveral reports whether the English question text asks for
-// several things: it says "both"; it asks "how many" of a plural noun
-// other than a unit of time; it asks "what are" or "which were"; or it
-// asks "what" or "which" of a noun phrase that ends in a plural noun
-// before its verb ("What martial arts has John done?"). A word written
-// with a capital inside the question is a name, never a plural noun.
-// Text in other languages asks for nothing here.
+// several things. It does when it says "both"; starts with "list"; asks
+// "how many" of a plural noun, within four words, other than a unit of
+// time; asks "what are", "which were" or "who are", unless a subject
+// pronoun follows ("What are you working on?" asks for one thing); asks
+// "which" of a plural noun ("Which tests failed?", "Which of the
+// benchmarks regressed?"); or asks "what" or "which" of a noun phrase
+// whose last word is a plural noun and is followed by an auxiliary or its
+// negation ("What martial arts has John done?", "Which endpoints didn't
+// have tests?"), a subject pronoun ("what dependencies we upgraded") or
+// a verb in the past ("What files changed?"). The first "what", "which",
+// "who" or "how many" decides. A word written with a capital inside the
+// question is a name, never a plural noun, unless the question is written
+// in capitals or in title case; "PRs" and "APIs" are plurals. Text in
+// other languages asks for nothing here.
 func asksForSeveral(text string) bool {
 	words := questionWords(text)
+	if len(words) > 0 && words[0].lower == "list" {
+		return true
+	}
 	for _, w := range words {
 		if w.lower == "both" {
 			return true
 		}
 	}
 	for i := 0; i+1 < len(words); i++ {
-		switch w := words[i].lower; {
-		case w == "how" && words[i+1].lower == "many":
-			return pluralAmong(words[i+2:min(len(words), i+5)], true)
-		case w == "what" || w == "which":
-			if next := words[i+1].lower; next == "are" || next == "were" {
-				return true
+		w, next := words[i].lower, words[i+1].lower
+		switch {
+		case w == "how" && next == "many":
+			return pluralAmong(words[i+2 : min(len(words), i+6)])
+		case w == "what" || w == "which" || w == "who":
+			if next == "are" || next == "were" {
+				return i+2 >= len(words) || !subjects[words[i+2].lower]
 			}
-			for j := i + 1; j < len(words) && j <= i+6; j++ {
-				if auxiliaries[words[j].lower] {
-					return j > i+1 && pluralAmong(words[j-1:j], false)
-				}
+			if w == "who" {
+				return false
 			}
-			return false
+			return asksOfPlural(words[i+1:min(len(words), i+7)], w == "which")
 		}
 	}
 	return false
 }
 
-// pluralAmong reports whether the first of words that is a plural noun,
-// before any auxiliary, comes (and, countOf, is no unit of time).
-func pluralAmong(words []questionWord, countOf bool) bool {
+// asksOfPlural reads the words after "what" or "which" (which: whether
+// it was "which"): a plural noun right after "which" (or after "which of
+// the"), or a plural noun ending the noun phrase before an auxiliary, a
+// subject pronoun or a verb in the past.
+func asksOfPlural(words []questionWord, which bool) bool {
+	if which {
+		j := 0
+		if j < len(words) && words[j].lower == "of" {
+			j++
+			if j < len(words) && determiners[words[j].lower] {
+				j++
+			}
+		}
+		if j < len(words) && words[j].plural() {
+			return true
+		}
+	}
+	for j, w := range words {
+		if auxiliaries[w.lower] || strings.HasSuffix(w.lower, "n't") || subjects[w.lower] {
+			return j > 0 && words[j-1].plural() // "What did ..." asks of no noun
+		}
+		if j > 0 && strings.HasSuffix(w.lower, "ed") && words[j-1].plural() {
+			return true
+		}
+	}
+	return false
+}
+
+// pluralAmong reports whether a plural noun comes among words before any
+// auxiliary, and is no unit of time ("how many books", not "how many
+// months").
+func pluralAmong(words []questionWord) bool {
 	for _, w := range words {
 		if auxiliaries[w.lower] {
 			return false
 		}
-		if !w.name && kinds.Plural(w.lower) {
-			return !countOf || !timeUnits[w.lower]
+		if w.plural() {
+			return !timeUnits[w.lower]
 		}
 	}
 	return false
 }
 
-// questionWord is a word of a question, in lower case, and whether it is
-// written as a name (capitalised, not the question's first word).
+// questionWord is a word of a question, in lower case, and how it was
+// written: as a name (capitalised inside a question written in lower
+// case), or as a plural acronym ("PRs").
 type questionWord struct {
-	lower string
-	name  bool
+	lower   string
+	name    bool
+	acronym bool
 }
 
-// questionWords splits text into words of letters and apostrophes.
+// plural reports whether w reads as a plural noun.
+func (w questionWord) plural() bool {
+	return w.acronym || !w.name && kinds.Plural(w.lower)
+}
+
+// questionWords splits the first questionWordsRead words of text into
+// words of letters and apostrophes (’ read as '), a contraction of "are",
+// "have" or, after a question word, "is" read as its own word
+// ("what're": "what", "are").
 func questionWords(text string) []questionWord {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
+	fields = fields[:min(len(fields), questionWordsRead)]
+	cased := caseSaysNames(fields)
 	var out []questionWord
-	for i, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
-		w = strings.Trim(w, "'’")
-		if w == "" {
+	for i, f := range fields {
+		f = strings.Trim(strings.ReplaceAll(f, "’", "'"), "'")
+		if f == "" {
 			continue
 		}
-		first, _ := utf8.DecodeRuneInString(w)
-		out = append(out, questionWord{lower: strings.ToLower(w), name: i > 0 && unicode.IsUpper(first)})
+		first, _ := utf8.DecodeRuneInString(f)
+		w := questionWord{lower: strings.ToLower(f), name: cased && i > 0 && unicode.IsUpper(first), acronym: pluralAcronym(f)}
+		base, contracted := contraction(w.lower)
+		if contracted == "" {
+			out = append(out, w)
+			continue
+		}
+		w.lower = base
+		out = append(out, w, questionWord{lower: contracted})
 	}
 	return out
+}
+
+// caseSaysNames reports whether a capital inside the question marks a
+// name: the question has a lower-case letter, and not every word of two
+// letters or more starts with a capital (title case).
+func caseSaysNames(fields []string) bool {
+	lower, title := false, true
+	for _, f := range fields {
+		for _, r := range f {
+			lower = lower || unicode.IsLower(r)
+		}
+		if first, _ := utf8.DecodeRuneInString(f); utf8.RuneCountInString(f) > 1 && !unicode.IsUpper(first) {
+			title = false
+		}
+	}
+	return lower && !title
+}
+
+// pluralAcronym reports whether w is two capitals or more and a lower-case
+// s: "PRs", "APIs", "TODOs".
+func pluralAcronym(w string) bool {
+	head, ok := strings.CutSuffix(w, "s")
+	if !ok || utf8.RuneCountInString(head) < 2 {
+		return false
+	}
+	for _, r := range head {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// contraction splits w ("what're") into its word and the auxiliary it
+// contracts ("what", "are"); contracted is empty for any other word. A
+// word's 's is read as "is" only after a question word ("what's"), as
+// elsewhere it is mostly a possessive.
+func contraction(w string) (base, contracted string) {
+	if b, ok := strings.CutSuffix(w, "'re"); ok {
+		return b, "are"
+	}
+	if b, ok := strings.CutSuffix(w, "'ve"); ok {
+		return b, "have"
+	}
+	if b, ok := strings.CutSuffix(w, "'s"); ok && (b == "what" || b == "who" || b == "which") {
+		return b, "is"
+	}
+	return w, ""
 }

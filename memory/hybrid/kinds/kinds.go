@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -150,7 +151,7 @@ func Plural(w string) bool {
 	if v, ok := line(w); ok && strings.HasPrefix(v, "=") {
 		return true
 	}
-	if len(w) < 4 || !strings.HasSuffix(w, "s") || singular[w] {
+	if utf8.RuneCountInString(w) < 4 || !strings.HasSuffix(w, "s") || singular[w] {
 		return false
 	}
 	for _, end := range []string{"ss", "us", "is", "ics", "'s", "’s"} {
