@@ -79,6 +79,11 @@ type Query struct {
 	// of it, whether or not it orders them) and for every candidate, not
 	// the best K alone: the caller cuts them.
 	Explain bool
+	// Ranks asks for each hit's TextRank and VectorRank: a store whose
+	// server could fuse a hybrid query's sides (Couchbase), and would
+	// report neither, runs them apart and fuses them as the embedded
+	// store does.
+	Ranks bool
 }
 
 // Period is a time expression of a query and the period it names,

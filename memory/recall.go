@@ -56,6 +56,11 @@ type RecallRequest struct {
 	// read of it (RecallResult.Candidates); the recall is otherwise the
 	// same.
 	Explain bool
+	// Ranks says the caller reads each hit's rank on each side (a
+	// structured result; the hooks' relevance floor asks for a text
+	// rank): a store that fuses the sides on its server, which reports
+	// no side's rank, runs them apart instead (see Query.Ranks).
+	Ranks bool
 	// Budget says how a recall that fills sets its space: "" or ByChance
 	// by the learned order's chances, ByK by the best K (see Budget).
 	Budget Budget
@@ -155,7 +160,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 	rerankN := s.candidates(&q, req, reranked)
 	// with explain, the store returns every candidate of the same pools
 	// (hybrid.Rank), the recall working on its first q.K as without
-	q.Explain = req.Explain
+	q.Explain, q.Ranks = req.Explain, req.Ranks
 	if reranked {
 		// the reranker orders the fused candidates, as it was measured
 		// to (EVALS.md, "A reranker endpoint")

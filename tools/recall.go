@@ -69,7 +69,7 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 		Query: in.Query, K: in.K, Namespace: in.Namespace, SessionID: in.SessionID, ExcludeSession: in.ExcludeSession,
 		After: in.After, Before: in.Before, Order: memory.Order(in.Order), Fusion: memory.Fusion(in.Fusion), Pool: in.Pool,
 		Context: in.Context, MaxTokens: in.MaxTokens, Excerpt: memory.DefaultExcerpt, Reranker: in.Reranker,
-		Explain: in.Explain, Budget: memory.Budget(in.Budget),
+		Explain: in.Explain, Budget: memory.Budget(in.Budget), Ranks: recallStructured(in),
 	}
 	if in.Excerpt != nil {
 		req.Excerpt = *in.Excerpt

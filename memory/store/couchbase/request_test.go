@@ -123,7 +123,8 @@ func TestRequestShape(t *testing.T) {
 // fuses: the server's fusion would return at most one pool of candidates.
 // So does one the learned order ranks (the default), whatever its k: the
 // model reads each side's rank and score, which the server's fusion does
-// not report.
+// not report; and one whose caller asks for the ranks (a structured
+// result: the hooks' relevance floor reads the text rank).
 func TestFillRunsTheSidesApart(t *testing.T) {
 	q := queries()[0].q
 	q.K, q.Pool = 12, 5
@@ -134,6 +135,10 @@ func TestFillRunsTheSidesApart(t *testing.T) {
 		o.K = 5
 		if !sides(o) {
 			t.Error("a hybrid query the learned order ranks is not run side by side")
+		}
+		o.Weights.Learned, o.Ranks = -1, true
+		if !sides(o) {
+			t.Error("a hybrid query that asks for the sides' ranks is not run side by side")
 		}
 	}
 	for _, not := range []func(*memory.Query){

@@ -79,9 +79,11 @@ func (s *Store) rank(ctx context.Context, q memory.Query, fused []hybrid.Fused) 
 // twice the pool, and the server's fusion returns at most its window (the
 // pool) of them: a wider window would deepen both sides and rank the best
 // k otherwise. The learned order (hybrid.Learned) reads each side's rank
-// and score of every candidate, which the server's fusion does not report.
+// and score of every candidate, which the server's fusion does not report,
+// and so does a caller that asks for the ranks (Query.Ranks: a structured
+// result, whose text_rank the hooks' relevance floor reads).
 func sides(q memory.Query) bool {
-	return q.Vector != nil && (q.Fusion == memory.RRF || q.Fusion == memory.RSF) && (q.K > q.PoolSize() || hybrid.Learned(q))
+	return q.Vector != nil && (q.Fusion == memory.RRF || q.Fusion == memory.RSF) && (q.K > q.PoolSize() || hybrid.Learned(q) || q.Ranks)
 }
 
 // fuseSides runs the text side and the kNN side of q as two requests, at
