@@ -31,7 +31,11 @@ var auxiliaries = map[string]bool{"am": true, "is": true, "are": true, "was": tr
 // one thing is being done.
 var subjects = map[string]bool{"i": true, "you": true, "we": true, "they": true, "he": true, "she": true, "it": true}
 
-// determiners may come between "which of" and its noun.
+// prepositions end the noun a "which" question asks about: "Which
+// places IN Canada ...".
+var prepositions = map[string]bool{"in": true, "of": true, "at": true, "from": true, "for": true, "on": true, "with": true, "about": true, "during": true, "to": true, "by": true}
+
+// determiners may come between "which of" (or "list") and its noun.
 var determiners = map[string]bool{"the": true, "my": true, "our": true, "your": true, "his": true, "her": true, "their": true, "its": true, "these": true, "those": true, "all": true}
 
 // timeUnits make "how many" ask for a length of time, not several things.
@@ -42,24 +46,23 @@ var timeUnits = map[string]bool{"seconds": true, "minutes": true, "hours": true,
 const questionWordsRead = 48
 
 // asksForSeveral reports whether the English question text asks for
-// several things. It does when it says "both"; starts with "list"; asks
-// "how many" of a plural noun, within four words, other than a unit of
-// time; asks "what are", "which were" or "who are", unless a subject
-// pronoun follows ("What are you working on?" asks for one thing); asks
-// "which" of a plural noun ("Which tests failed?", "Which of the
-// benchmarks regressed?"); or asks "what" or "which" of a noun phrase
-// whose last word is a plural noun and is followed by an auxiliary or its
-// negation ("What martial arts has John done?", "Which endpoints didn't
-// have tests?"), a subject pronoun ("what dependencies we upgraded") or
-// a verb in the past ("What files changed?"). The first "what", "which",
+// several things. It does when it says "both"; starts with "list" and a
+// determiner or a plural ("List the restaurants I liked"); asks "how
+// many" of a plural noun, within four words, other than a unit of time;
+// asks "what", "which" or "who" followed by "are" or "were", unless a
+// subject pronoun follows ("What are you working on?" asks for one
+// thing); or asks "what" or "which" of a noun phrase whose last word is a
+// plural noun (see asksOfPlural: "What martial arts has John done?",
+// "Which endpoints didn't have tests?", "what dependencies we upgraded",
+// "What files changed?", "Which of the benchmarks regressed?"). The first "what", "which",
 // "who" or "how many" decides. A word written with a capital inside the
 // question is a name, never a plural noun, unless the question is written
 // in capitals or in title case; "PRs" and "APIs" are plurals. Text in
 // other languages asks for nothing here.
 func asksForSeveral(text string) bool {
 	words := questionWords(text)
-	if len(words) > 0 && words[0].lower == "list" {
-		return true
+	if len(words) > 1 && words[0].lower == "list" && (determiners[words[1].lower] || words[1].plural()) {
+		return true // "List the restaurants I liked", not "List comprehension or map?"
 	}
 	for _, w := range words {
 		if w.lower == "both" {
@@ -85,17 +88,17 @@ func asksForSeveral(text string) bool {
 }
 
 // asksOfPlural reads the words after "what" or "which" (which: whether
-// it was "which"): a plural noun right after "which" (or after "which of
-// the"), or a plural noun ending the noun phrase before an auxiliary, a
-// subject pronoun or a verb in the past.
+// it was "which"): a plural noun ending the noun phrase before an
+// auxiliary, its negation, a subject pronoun or a verb in the past; after
+// "which", also one right after it and before a preposition ("Which
+// places in Canada ...", where "Which season coincides with ..." has a
+// verb) or after "which of" ("Which of the benchmarks ..."). A plural
+// right after "which" alone says nothing: "Which works better?".
 func asksOfPlural(words []questionWord, which bool) bool {
-	if which {
-		j := 0
-		if j < len(words) && words[j].lower == "of" {
+	if which && len(words) > 1 && words[0].lower == "of" {
+		j := 1
+		if determiners[words[j].lower] {
 			j++
-			if j < len(words) && determiners[words[j].lower] {
-				j++
-			}
 		}
 		if j < len(words) && words[j].plural() {
 			return true
@@ -105,7 +108,8 @@ func asksOfPlural(words []questionWord, which bool) bool {
 		if auxiliaries[w.lower] || strings.HasSuffix(w.lower, "n't") || subjects[w.lower] {
 			return j > 0 && words[j-1].plural() // "What did ..." asks of no noun
 		}
-		if j > 0 && strings.HasSuffix(w.lower, "ed") && words[j-1].plural() {
+		ends := strings.HasSuffix(w.lower, "ed") || which && j == 1 && prepositions[w.lower]
+		if j > 0 && ends && words[j-1].plural() {
 			return true
 		}
 	}
@@ -146,7 +150,9 @@ func (w questionWord) plural() bool {
 // "have" or, after a question word, "is" read as its own word
 // ("what're": "what", "are").
 func questionWords(text string) []questionWord {
-	fields := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) && r != '\'' && r != '’'
+	})
 	fields = fields[:min(len(fields), questionWordsRead)]
 	cased := caseSaysNames(fields)
 	var out []questionWord
@@ -200,9 +206,10 @@ func pluralAcronym(w string) bool {
 }
 
 // contraction splits w ("what're") into its word and the auxiliary it
-// contracts ("what", "are"); contracted is empty for any other word. A
-// word's 's is read as "is" only after a question word ("what's"), as
-// elsewhere it is mostly a possessive.
+// contracts ("what", "are"; 've, 'll); contracted is empty for any other
+// word. 's and 'd are read as "is" and "did" only after a question word
+// ("what's", "what'd"), as elsewhere 's is mostly a possessive and 'd a
+// "would" or a "had".
 func contraction(w string) (base, contracted string) {
 	if b, ok := strings.CutSuffix(w, "'re"); ok {
 		return b, "are"
@@ -210,8 +217,15 @@ func contraction(w string) (base, contracted string) {
 	if b, ok := strings.CutSuffix(w, "'ve"); ok {
 		return b, "have"
 	}
-	if b, ok := strings.CutSuffix(w, "'s"); ok && (b == "what" || b == "who" || b == "which") {
+	if b, ok := strings.CutSuffix(w, "'ll"); ok {
+		return b, "will"
+	}
+	wh := func(b string) bool { return b == "what" || b == "who" || b == "which" }
+	if b, ok := strings.CutSuffix(w, "'s"); ok && wh(b) {
 		return b, "is"
+	}
+	if b, ok := strings.CutSuffix(w, "'d"); ok && wh(b) {
+		return b, "did"
 	}
 	return w, ""
 }

@@ -55,6 +55,14 @@ func TestAsksForSeveral(t *testing.T) {
 		"Which database did we pick?":                          false,
 		"What helps Joanna stay focused and happy?":            false,
 		"What did John and the veterans do at the party?":      false,
+		"Which works better, a map or a slice?":                false, // a verb after "which", not a plural
+		"which uses less memory":                               false,
+		"List comprehension or map?":                           false,
+		"which cafe\u0301s did we visit":                       true, // a combining accent
+		"Which of my friends live in Paris?":                   true,
+		"Which places in Canada did Evan visit?":               true,
+		"What'd the tests say about the fix?":                  false,
+		"Which holiday season coincides with the wedding?":     false,
 		"What did Joanna say about her plans?":                 false,
 	} {
 		if got := asksForSeveral(q); got != want {

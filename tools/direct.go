@@ -13,7 +13,9 @@ import (
 // a long one as the excerpt a model is shown. Decode and validate in with
 // spec.Decode first.
 func RecallWhole(ctx context.Context, svc *memory.Service, in spec.RecallArgs) (spec.RecallResult, error) {
-	res, err := svc.Recall(ctx, recallRequest(in))
+	req := recallRequest(in)
+	req.Ranks = true // the structured result, whose ranks the browser shows
+	res, err := svc.Recall(ctx, req)
 	if err != nil {
 		return spec.RecallResult{}, err
 	}

@@ -15,10 +15,11 @@ import (
 )
 
 // Search runs q as one Search request (see build) and returns at most q.K
-// hits, best first; a hybrid q that asks for more than its pool takes one
-// request per side (see sides). When the server fuses the two sides it
-// reports one score per hit, so TextRank and VectorRank are set only for
-// single-side modes, Rerank and the fused sides.
+// hits, best first; a hybrid q that asks for more than its pool, that the
+// learned order ranks or that asks for the ranks takes one request per
+// side (see sides). When the server fuses the two sides it reports one
+// score per hit, so TextRank and VectorRank are set only for single-side
+// modes, Rerank and the fused sides.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	if q.Vector != nil && len(q.Vector) != s.dims {
 		return nil, fmt.Errorf("the query vector has %d dimensions; the store holds %s", len(q.Vector), describe(s.embedder, s.dims))
