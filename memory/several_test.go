@@ -1,6 +1,9 @@
 package memory
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A question that asks for several things is told from one that asks
 // for one by its form alone: "both", "how many" of a plural noun, "what
@@ -69,4 +72,23 @@ func TestAsksForSeveral(t *testing.T) {
 			t.Errorf("asksForSeveral(%q) = %v, want %v", q, got, want)
 		}
 	}
+}
+
+// asksForSeveral never panics, whatever the text, and reads a question's
+// form, not its spacing or end: a trailing question mark or space, or
+// words past the first questionWordsRead, change nothing.
+func FuzzAsksForSeveral(f *testing.F) {
+	for _, s := range []string{"Which cities has Jon visited?", "How many PRs did I merge", "what're", "’’", "'s", "which of", "LIST THE", "cafe\u0301s", "Which works better?", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := asksForSeveral(text)
+		if asksForSeveral(text+" ?") != got {
+			t.Errorf("%q and %q differ", text, text+" ?")
+		}
+		long := text + strings.Repeat(" word", questionWordsRead)
+		if asksForSeveral(long+" both") != asksForSeveral(long) {
+			t.Errorf("a word past the first %d of %q is read", questionWordsRead, text)
+		}
+	})
 }
