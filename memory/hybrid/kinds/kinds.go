@@ -132,8 +132,9 @@ func kindsOf(w string) string {
 }
 
 // irregular holds the everyday plurals that WordNet's table of forms
-// leaves out here: their singulars are too general to have kinds.
-var irregular = map[string]bool{"people": true, "children": true, "men": true, "women": true, "feet": true, "teeth": true, "mice": true, "geese": true}
+// leaves out here, their singulars too general to have kinds ("mice",
+// "teeth", "feet" and "geese" are the table's).
+var irregular = map[string]bool{"people": true, "children": true, "men": true, "women": true}
 
 // singular holds everyday nouns ending in s that are not plurals (a word
 // ending in ics, "physics", "politics", is read as one too).
