@@ -54,11 +54,11 @@ const questionWordsRead = 48
 // thing); or asks "what" or "which" of a noun phrase whose last word is a
 // plural noun (see asksOfPlural: "What martial arts has John done?",
 // "Which endpoints didn't have tests?", "what dependencies we upgraded",
-// "What files changed?", "Which of the benchmarks regressed?"). The first "what", "which",
-// "who" or "how many" decides. A word written with a capital inside the
-// question is a name, never a plural noun, unless the question is written
-// in capitals or in title case; "PRs" and "APIs" are plurals. Text in
-// other languages asks for nothing here.
+// "What files changed?", "Which of the benchmarks regressed?"). The first
+// "what", "which", "who" or "how many" decides. A word written with a
+// capital inside the question is a name, never a plural noun, unless the
+// question is written in capitals or in title case; "PRs" and "APIs" are
+// plurals. Text in other languages asks for nothing here.
 func asksForSeveral(text string) bool {
 	words := questionWords(text)
 	if len(words) > 1 && words[0].lower == "list" && (determiners[words[1].lower] || words[1].plural()) {
@@ -145,15 +145,19 @@ func (w questionWord) plural() bool {
 	return w.acronym || !w.name && kinds.Plural(w.lower)
 }
 
-// questionWords splits the first questionWordsRead words of text into
-// words of letters and apostrophes (’ read as '), a contraction of "are",
-// "have" or, after a question word, "is" read as its own word
-// ("what're": "what", "are").
+// questionWords splits the first questionWordsRead words of text (a run
+// of letters, their marks and apostrophes, ’ read as ') into words, a
+// contraction read as two ("what're": "what", "are"; see contraction).
 func questionWords(text string) []questionWord {
-	fields := strings.FieldsFunc(text, func(r rune) bool {
+	var fields []string
+	for f := range strings.FieldsFuncSeq(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) && r != '\'' && r != '’'
-	})
-	fields = fields[:min(len(fields), questionWordsRead)]
+	}) {
+		if len(fields) == questionWordsRead {
+			break // the rest of a long prompt is never split
+		}
+		fields = append(fields, f)
+	}
 	cased := caseSaysNames(fields)
 	var out []questionWord
 	for i, f := range fields {
