@@ -5,6 +5,9 @@
 // past ("I bought a new guitar"). And British spellings, whose base is
 // the American one: "colour" is not "color", "organised" not "organized",
 // and a user who writes the one reads an assistant who writes the other.
+// And the comparatives and superlatives of common adjectives: "older" is
+// not "old", and "How much older am I than my sister?" asks about "I'm
+// 32 years old".
 // A memory's document indexes the bases of its text's forms beside the
 // text, in the same field (hybrid.IndexDoc.Forms), and a query's forms are
 // matched as themselves and as their bases (Rewrite), so the two meet
@@ -232,12 +235,100 @@ utilize utilise
 utilized utilised
 `
 
+// degrees lists the comparatives and superlatives of common adjectives,
+// each line the adjective (the base) and its degrees, which the stemmer
+// leaves apart from it ("older" stems to "older"): "How much older am I
+// than my sister?" asks about "I'm 32 years old". Left out: degrees that
+// are mostly another word in conversation, "better", "best", "worse",
+// "worst" (better is a verb and an adverb, best a fixed phrase's), "later"
+// and "latest" ("see you later", "the latest version"), "further" and
+// "furthest" ("further questions"), "elder" and "eldest", and the ones
+// that are nouns too: "lighter", "cooler", "cleaner", "stranger",
+// "dryer", "fresher", "sharper", "finer".
+const degrees = `
+angry angrier angriest
+big bigger biggest
+brave braver bravest
+bright brighter brightest
+busy busier busiest
+calm calmer calmest
+cheap cheaper cheapest
+clear clearer clearest
+close closer closest
+cold colder coldest
+crazy crazier craziest
+cute cuter cutest
+dark darker darkest
+deep deeper deepest
+early earlier earliest
+easy easier easiest
+far farther farthest
+fast faster fastest
+fat fatter fattest
+friendly friendlier friendliest
+funny funnier funniest
+great greater greatest
+happy happier happiest
+hard harder hardest
+healthy healthier healthiest
+heavy heavier heaviest
+high higher highest
+hot hotter hottest
+hungry hungrier hungriest
+large larger largest
+lazy lazier laziest
+lonely lonelier loneliest
+long longer longest
+loud louder loudest
+low lower lowest
+lucky luckier luckiest
+messy messier messiest
+near nearer nearest
+new newer newest
+nice nicer nicest
+noisy noisier noisiest
+old older oldest
+poor poorer poorest
+pretty prettier prettiest
+proud prouder proudest
+quick quicker quickest
+quiet quieter quietest
+rare rarer rarest
+rich richer richest
+risky riskier riskiest
+sad sadder saddest
+safe safer safest
+scary scarier scariest
+short shorter shortest
+simple simpler simplest
+slow slower slowest
+small smaller smallest
+smart smarter smartest
+soft softer softest
+spicy spicier spiciest
+strong stronger strongest
+sweet sweeter sweetest
+tall taller tallest
+tasty tastier tastiest
+thick thicker thickest
+thin thinner thinnest
+tiny tinier tiniest
+tough tougher toughest
+warm warmer warmest
+weak weaker weakest
+wet wetter wettest
+wide wider widest
+wild wilder wildest
+wise wiser wisest
+young younger youngest
+`
+
 // base maps each form to its base; forms maps each base to its forms;
 // spelt holds the forms of spellings, which count in any case but
 // capitals (a British spelling is no name: "I told Mum").
 var base, forms, spelt = func() (map[string]string, map[string][]string, map[string]bool) {
 	b, f, sp := map[string]string{}, map[string][]string{}, map[string]bool{}
-	for i, t := range []string{table, spellings} {
+	for i, t := range []string{table, spellings, degrees} {
 		for line := range strings.Lines(t) {
 			w := strings.Fields(line)
 			if len(w) < 2 {
@@ -258,7 +349,7 @@ var base, forms, spelt = func() (map[string]string, map[string][]string, map[str
 // cannot change what stores index without the version that makes them
 // rebuild their indexes.
 func Sum() string {
-	sum := sha256.Sum256([]byte(table + spellings + rules))
+	sum := sha256.Sum256([]byte(table + spellings + degrees + rules))
 	return hex.EncodeToString(sum[:8])
 }
 

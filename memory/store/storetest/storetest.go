@@ -648,13 +648,15 @@ func (s *suite) irregularVerbsMatch(t *testing.T) {
 		"I bought a kayak at the market.",
 		"We meet every Tuesday for practice.",
 		"The harbour shop sells kayaks and paddles.",
-		"The paddles have a bright color.")
+		"The paddles have a bright color.",
+		"My sister turned 32 years old in May.")
 	for _, c := range []struct{ query, want string }{
 		{"What did I buy?", "s:0"},
 		{"buying", "s:0"},
 		{"When did we first met?", "s:1"},
-		{"colour", "s:3"}, // a British spelling finds the American one
-		{"harbor", "s:2"}, // and the other way
+		{"colour", "s:3"},        // a British spelling finds the American one
+		{"harbor", "s:2"},        // and the other way
+		{"Who is older?", "s:4"}, // a comparative finds its adjective
 	} {
 		q := memory.RecallRequest{Namespace: ns, Query: c.query, K: 3, Fusion: memory.TextOnly, Weights: &memory.Weights{Kinds: -1}}
 		if got := recallIDs(t, s.svc, q); len(got) != 1 || got[0] != c.want {
