@@ -55,10 +55,11 @@ const (
 // is the next one; 7: the kinds of the text's nouns (FieldKinds); 8: the
 // bases of the text's irregular past forms and British spellings
 // (IndexDoc.Forms); 9: and of its adjectives' comparatives and
-// superlatives ("older" → "old"). Each version
+// superlatives ("older" → "old"); 10: and of its irregular plurals
+// ("children" → "child"). Each version
 // from 7 on is pinned to the tables it derives documents with
 // (TestDocVersionPinsTheTables).
-const DocVersion = 9
+const DocVersion = 10
 
 // IndexDoc is the searchable projection of a Memory.
 type IndexDoc struct {

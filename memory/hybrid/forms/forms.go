@@ -7,7 +7,7 @@
 // and a user who writes the one reads an assistant who writes the other.
 // And the comparatives and superlatives of common adjectives: "older" is
 // not "old", and "How much older am I than my sister?" asks about "I'm
-// 32 years old".
+// 32 years old"; and irregular plurals: "children" is not "child".
 // A memory's document indexes the bases of its text's forms beside the
 // text, in the same field (hybrid.IndexDoc.Forms), and a query's forms are
 // matched as themselves and as their bases (Rewrite), so the two meet
@@ -323,12 +323,57 @@ wise wiser wisest
 young younger youngest
 `
 
+// plurals lists nouns whose plurals the stemmer leaves apart from them
+// ("children" stems to "children", "wives" to "wive"), each line the noun
+// (the base) and its plural. Left out: "people" (mostly a word of its
+// own, not "persons"), and plurals that are mostly a verb's form in
+// conversation ("lives", "leaves", "dies").
+const plurals = `
+child children
+grandchild grandchildren
+stepchild stepchildren
+man men
+woman women
+businessman businessmen
+gentleman gentlemen
+fireman firemen
+fisherman fishermen
+policeman policemen
+salesman salesmen
+foot feet
+tooth teeth
+mouse mice
+goose geese
+ox oxen
+wife wives
+knife knives
+wolf wolves
+shelf shelves
+half halves
+loaf loaves
+thief thieves
+calf calves
+scarf scarves
+hoof hooves
+cactus cacti
+fungus fungi
+criterion criteria
+phenomenon phenomena
+crisis crises
+thesis theses
+hypothesis hypotheses
+index indices
+appendix appendices
+matrix matrices
+vertex vertices
+`
+
 // base maps each form to its base; forms maps each base to its forms;
 // spelt holds the forms of spellings, which count in any case but
 // capitals (a British spelling is no name: "I told Mum").
 var base, forms, spelt = func() (map[string]string, map[string][]string, map[string]bool) {
 	b, f, sp := map[string]string{}, map[string][]string{}, map[string]bool{}
-	for i, t := range []string{table, spellings, degrees} {
+	for i, t := range []string{table, spellings, degrees, plurals} {
 		for line := range strings.Lines(t) {
 			w := strings.Fields(line)
 			if len(w) < 2 {
@@ -349,7 +394,7 @@ var base, forms, spelt = func() (map[string]string, map[string][]string, map[str
 // cannot change what stores index without the version that makes them
 // rebuild their indexes.
 func Sum() string {
-	sum := sha256.Sum256([]byte(table + spellings + degrees + rules))
+	sum := sha256.Sum256([]byte(table + spellings + degrees + plurals + rules))
 	return hex.EncodeToString(sum[:8])
 }
 

@@ -11,7 +11,7 @@ import (
 // form); no word is in both tables.
 func TestTable(t *testing.T) {
 	seen := map[string]bool{}
-	for _, tab := range []string{table, spellings, degrees} {
+	for _, tab := range []string{table, spellings, degrees, plurals} {
 		for _, w := range strings.Fields(tab) {
 			if seen[w] {
 				t.Errorf("%q is twice in the tables: one would hide the other", w)
@@ -74,6 +74,8 @@ func TestBasesAndRewrite(t *testing.T) {
 		{"Wir gingen; él fue; we ran.", "run", "Wir gingen; él fue; we ran run."},
 		// an adjective's degrees; capitalised inside a sentence, a name
 		{"How much older am I? The biggest and happiest. Neil Young", "old big happy", "How much older old am I? The biggest big and happiest happy. Neil Young"},
+		// an irregular plural
+		{"Our children and their wives", "child wife", "Our children child and their wives wife"},
 		{"", "", ""},
 	} {
 		if got := Bases(c.text); got != c.bases {

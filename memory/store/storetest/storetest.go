@@ -86,7 +86,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("SpeakerInVector", s.speakerInVector)
 	t.Run("NamesMatchAsEntities", s.namesMatchAsEntities)
 	t.Run("KindsMatch", s.kindsMatch)
-	t.Run("IrregularVerbsMatch", s.irregularVerbsMatch)
+	t.Run("FormsMatch", s.formsMatch)
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
@@ -639,17 +639,19 @@ func (s *suite) kindsMatch(t *testing.T) {
 
 // A question asks with a verb's base ("What did she buy?") where the
 // conversation said its irregular past ("I bought"), which stemming does
-// not join; so with British and American spellings. The documents index
-// the forms' bases (package forms), and a query's forms are matched as
-// their bases too, so each finds the other.
-func (s *suite) irregularVerbsMatch(t *testing.T) {
+// not join; so with British and American spellings, an adjective and its
+// degrees ("older", "old"), a noun and its irregular plural ("children",
+// "child"). The documents index the forms' bases (package forms), and a
+// query's forms are matched as their bases too, so each finds the other.
+func (s *suite) formsMatch(t *testing.T) {
 	ns := "verbs"
 	remember(t, s.svc, ns, "s", "2023-08-13",
 		"I bought a kayak at the market.",
 		"We meet every Tuesday for practice.",
 		"The harbour shop sells kayaks and paddles.",
 		"The paddles have a bright color.",
-		"My sister turned 32 years old in May.")
+		"My sister turned 32 years old in May.",
+		"Our children love the lake.")
 	for _, c := range []struct{ query, want string }{
 		{"What did I buy?", "s:0"},
 		{"buying", "s:0"},
@@ -657,6 +659,7 @@ func (s *suite) irregularVerbsMatch(t *testing.T) {
 		{"colour", "s:3"},        // a British spelling finds the American one
 		{"harbor", "s:2"},        // and the other way
 		{"Who is older?", "s:4"}, // a comparative finds its adjective
+		{"a child", "s:5"},       // a noun finds its irregular plural
 	} {
 		q := memory.RecallRequest{Namespace: ns, Query: c.query, K: 3, Fusion: memory.TextOnly, Weights: &memory.Weights{Kinds: -1}}
 		if got := recallIDs(t, s.svc, q); len(got) != 1 || got[0] != c.want {
