@@ -241,10 +241,14 @@ utilized utilised
 // than my sister?" asks about "I'm 32 years old". Left out: degrees that
 // are mostly another word in conversation, "better", "best", "worse",
 // "worst" (better is a verb and an adverb, best a fixed phrase's), "later"
-// and "latest" ("see you later", "the latest version"), "further" and
-// "furthest" ("further questions"), "elder" and "eldest", and the ones
-// that are nouns too: "lighter", "cooler", "cleaner", "stranger",
-// "dryer", "fresher", "sharper", "finer".
+// and "latest" ("see you later", "the latest version"), "earlier" ("as I
+// said earlier"), "longer" ("no longer"), "further" and "furthest"
+// ("further questions"), "elder" and "eldest", "prettier" (a code
+// formatter); the ones that are nouns too, "lighter", "cooler",
+// "cleaner", "stranger", "dryer", "fresher", "sharper", "finer"; and
+// those whose base is mostly another word: "close" (the stem of "closed",
+// "closing"), "clear" ("cleared"), "low" ("lower the price", "lower
+// case"), "great" ("Great, thanks"), "pretty" ("pretty sure").
 const degrees = `
 angry angrier angriest
 big bigger biggest
@@ -253,21 +257,18 @@ bright brighter brightest
 busy busier busiest
 calm calmer calmest
 cheap cheaper cheapest
-clear clearer clearest
-close closer closest
 cold colder coldest
 crazy crazier craziest
 cute cuter cutest
 dark darker darkest
+dirty dirtier dirtiest
 deep deeper deepest
-early earlier earliest
 easy easier easiest
 far farther farthest
 fast faster fastest
 fat fatter fattest
 friendly friendlier friendliest
 funny funnier funniest
-great greater greatest
 happy happier happiest
 hard harder hardest
 healthy healthier healthiest
@@ -278,9 +279,7 @@ hungry hungrier hungriest
 large larger largest
 lazy lazier laziest
 lonely lonelier loneliest
-long longer longest
 loud louder loudest
-low lower lowest
 lucky luckier luckiest
 messy messier messiest
 near nearer nearest
@@ -289,7 +288,6 @@ nice nicer nicest
 noisy noisier noisiest
 old older oldest
 poor poorer poorest
-pretty prettier prettiest
 proud prouder proudest
 quick quicker quickest
 quiet quieter quietest
@@ -306,6 +304,7 @@ small smaller smallest
 smart smarter smartest
 soft softer softest
 spicy spicier spiciest
+strict stricter strictest
 strong stronger strongest
 sweet sweeter sweetest
 tall taller tallest
@@ -314,8 +313,10 @@ thick thicker thickest
 thin thinner thinnest
 tiny tinier tiniest
 tough tougher toughest
+ugly uglier ugliest
 warm warmer warmest
 weak weaker weakest
+weird weirder weirdest
 wet wetter wettest
 wide wider widest
 wild wilder wildest
@@ -325,19 +326,21 @@ young younger youngest
 
 // plurals lists nouns whose plurals the stemmer leaves apart from them
 // ("children" stems to "children", "wives" to "wive"), each line the noun
-// (the base) and its plural. Left out: "people" (mostly a word of its
-// own, not "persons"), and plurals that are mostly a verb's form in
-// conversation ("lives", "leaves", "dies").
+// (the base) and its plural. A plural may take a possessive ("the
+// children's school"). Left out: "people" (mostly a word of its own, not
+// "persons"), "men" ("man" is mostly "Man, that was close" or "man
+// page"), and plurals that are mostly a verb's form in conversation
+// ("lives", "leaves", "dies").
 const plurals = `
 child children
 grandchild grandchildren
 stepchild stepchildren
-man men
 woman women
 businessman businessmen
 gentleman gentlemen
 fireman firemen
 fisherman fishermen
+freshman freshmen
 policeman policemen
 salesman salesmen
 foot feet
@@ -366,27 +369,44 @@ index indices
 appendix appendices
 matrix matrices
 vertex vertices
+axis axes
 `
 
+// A formKind says how a form is read in text (see words).
+type formKind uint8
+
+const (
+	// word: a verb's form or an adjective's degree, a name when
+	// capitalised inside a sentence
+	word formKind = iota
+	// spelling: a British spelling, in any case but capitals (no name:
+	// "I told Mum"), and it may take a possessive ("my mum's")
+	spelling
+	// plural: as a word, but it may take a possessive ("the children's")
+	plural
+)
+
 // base maps each form to its base; forms maps each base to its forms;
-// spelt holds the forms of spellings, which count in any case but
-// capitals (a British spelling is no name: "I told Mum").
-var base, forms, spelt = func() (map[string]string, map[string][]string, map[string]bool) {
-	b, f, sp := map[string]string{}, map[string][]string{}, map[string]bool{}
-	for i, t := range []string{table, spellings, degrees, plurals} {
-		for line := range strings.Lines(t) {
+// kind holds what kind of form each is.
+var base, forms, kind = func() (map[string]string, map[string][]string, map[string]formKind) {
+	b, f, k := map[string]string{}, map[string][]string{}, map[string]formKind{}
+	for _, t := range []struct {
+		table string
+		kind  formKind
+	}{{table, word}, {spellings, spelling}, {degrees, word}, {plurals, plural}} {
+		for line := range strings.Lines(t.table) {
 			w := strings.Fields(line)
 			if len(w) < 2 {
 				continue
 			}
 			for _, form := range w[1:] {
 				b[form] = w[0]
-				sp[form] = i == 1
+				k[form] = t.kind
 			}
 			f[w[0]] = w[1:]
 		}
 	}
-	return b, f, sp
+	return b, f, k
 }()
 
 // Sum is the first 16 hex digits of the tables' SHA-256 (and the rules'
@@ -440,16 +460,18 @@ func Rewrite(text string) string {
 // Sum covers them
 // with the table, so changing what they read as a form (what documents
 // hold) changes the sum that hybrid.DocVersion pins. Bump it with them.
-const rules = "4"
+const rules = "5"
 
 // words calls f with the bounds and base of each form in text. A verb's
-// form is a word of letters in lower case, or capitalised at the start of
-// a sentence ("Went to the market"); capitalised inside one it is a name
-// ("Drew", "Won", "Sung"), and so is one of names anywhere. A spelling
-// counts in lower case or capitalised, anywhere. In capitals either is an
-// acronym ("LED", "SAT"). A word joined to a digit, an underscore, a
-// hyphen or another word by an apostrophe or a full stop ("won't",
-// "went.com", "Drew's", "self-taught") is no form either.
+// form (and an adjective's degree, a noun's plural) is a word of letters
+// in lower case, or capitalised at the start of a sentence ("Went to the
+// market"); capitalised inside one it is a name ("Drew", "Won", "Sung",
+// "Neil Young"), and so is one of names anywhere. A spelling counts in
+// lower case or capitalised, anywhere. In capitals any is an acronym
+// ("LED", "SAT"). A word joined to a digit, an underscore, a hyphen or
+// another word by an apostrophe or a full stop ("won't", "went.com",
+// "Drew's", "self-taught") is no form either, but for the possessive of a
+// spelling or a plural ("my mum's", "the children's").
 func words(text string, f func(i, j int, base string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
@@ -469,11 +491,11 @@ func words(text string, f func(i, j int, base string)) {
 			}
 			j += n
 		}
-		if b, spelling := lookup(text[i:j]); b != "" {
-			// a spelling may take a possessive: bleve indexes "mum" of
-			// "my mum's birthday"
-			free := !joinedLeft(text, i) && (!joinedRight(text, j) || spelling && possessive(text, j))
-			if free && (lower || titled(text[i:j]) && !names[b] && (spelling || sentenceStart(text, i))) {
+		if b, k := lookup(text[i:j]); b != "" {
+			// a spelling or a plural may take a possessive: bleve indexes
+			// "mum" of "my mum's birthday"
+			free := !joinedLeft(text, i) && (!joinedRight(text, j) || k != word && possessive(text, j))
+			if free && (lower || titled(text[i:j]) && !names[b] && (k == spelling || sentenceStart(text, i))) {
 				f(i, j, b)
 			}
 		}
@@ -517,11 +539,11 @@ func sentenceStart(text string, i int) bool {
 	return true
 }
 
-// lookup is the base of w in any case, and whether w is a spelling,
+// lookup is the base of w in any case, and what kind of form w is,
 // without making a string: every form is 3 to 16 ASCII letters.
-func lookup(w string) (string, bool) {
+func lookup(w string) (string, formKind) {
 	if len(w) < 3 || len(w) > 16 {
-		return "", false
+		return "", word
 	}
 	var buf [16]byte
 	for i := range len(w) {
@@ -532,7 +554,7 @@ func lookup(w string) (string, bool) {
 		buf[i] = c
 	}
 	// indexed with the conversion itself: no string is made
-	return base[string(buf[:len(w)])], spelt[string(buf[:len(w)])]
+	return base[string(buf[:len(w)])], kind[string(buf[:len(w)])]
 }
 
 // joinedLeft and joinedRight report whether the letters of a word

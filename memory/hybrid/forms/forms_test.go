@@ -76,6 +76,10 @@ func TestBasesAndRewrite(t *testing.T) {
 		{"How much older am I? The biggest and happiest. Neil Young", "old big happy", "How much older old am I? The biggest big and happiest happy. Neil Young"},
 		// an irregular plural
 		{"Our children and their wives", "child wife", "Our children child and their wives wife"},
+		// a plural may take a possessive, a degree not
+		{"the children's school; the women’s team; the oldest's turn", "child woman", "the children child's school; the women woman’s team; the oldest's turn"},
+		// left out: mostly another word ("as I said earlier", "no longer")
+		{"As I said earlier, it's no longer closed, man.", "say", "As I said say earlier, it's no longer closed, man."},
 		{"", "", ""},
 	} {
 		if got := Bases(c.text); got != c.bases {
