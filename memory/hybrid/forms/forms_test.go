@@ -8,7 +8,7 @@ import (
 
 // The tables read one way: every form has one base, which lists it, and
 // no form is a base (rewriting one word could not then make another
-// form); no word is in both tables.
+// form); no word is twice in the tables, as a base or a form.
 func TestTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tab := range []string{table, spellings, degrees, plurals} {
