@@ -3,6 +3,7 @@ package tools
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,24 +33,36 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	if err != nil {
 		return spec.RecallResult{}, "", err
 	}
-	text := res.Text()
+	text, out := res.Text(), recalled(res, false)
 	if len(res.Passages) == 0 {
-		text += emptyNote(ctx, h.svc, res.Namespace)
+		// in the structured result too: a host may show the model only
+		// that (Claude Code does)
+		if out.Note = emptyNote(ctx, h.svc, res.Namespace, in.SessionID); out.Note != "" {
+			text += "\n" + out.Note
+		}
 	}
-	return recalled(res, false), memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + text, nil
+	return out, memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + text, nil
 }
 
-// emptyNote is what a recall that found nothing adds when its namespace
+// emptyNote is what a recall that found nothing says when its namespace
 // holds no memory at all: the namespaces that do (those the caller may
 // read), so that a model that left out or misspelt its project's
-// namespace can ask again.
-func emptyNote(ctx context.Context, svc *memory.Service, ns string) string {
+// namespace can ask again; or, when the session it named holds none,
+// where the namespace's sessions are listed.
+func emptyNote(ctx context.Context, svc *memory.Service, ns, session string) string {
 	all, err := svc.Namespaces(ctx)
-	if err != nil || slices.ContainsFunc(all, func(n memory.NamespaceInfo) bool { return n.Name == ns }) {
+	if err != nil {
 		return ""
 	}
+	if slices.ContainsFunc(all, func(n memory.NamespaceInfo) bool { return n.Name == ns }) {
+		var nf *memory.NotFoundError
+		if _, err := svc.Session(ctx, ns, session); session == "" || !errors.As(err, &nf) {
+			return ""
+		}
+		return fmt.Sprintf("The session_id given names no session of namespace %s; the sessions resource (agentmem://%s/sessions) lists its sessions.", ns, ns)
+	}
 	if len(all) == 0 {
-		return fmt.Sprintf("\nNamespace %s holds no memories, and no namespace readable here does.", ns)
+		return fmt.Sprintf("Namespace %s holds no memories, and no namespace readable here does.", ns)
 	}
 	slices.SortStableFunc(all, func(a, b memory.NamespaceInfo) int { return cmp.Compare(b.Memories, a.Memories) })
 	var names []string
@@ -60,7 +73,7 @@ func emptyNote(ctx context.Context, svc *memory.Service, ns string) string {
 	if len(all) > 5 {
 		more = fmt.Sprintf(" and %d more", len(all)-5)
 	}
-	return fmt.Sprintf("\nNamespace %s holds no memories; these do: %s%s. Recall in one of them by naming it as the namespace.", ns, strings.Join(names, ", "), more)
+	return fmt.Sprintf("Namespace %s holds no memories; these do: %s%s. Recall in one of them by naming it as the namespace.", ns, strings.Join(names, ", "), more)
 }
 
 // recallRequest is the domain's request for the tool's arguments.

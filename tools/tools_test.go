@@ -162,14 +162,25 @@ func TestToolsRoundTrip(t *testing.T) {
 		t.Errorf("today structured = %+v", day)
 	}
 
-	_, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
+	empty, text, err := c.Recall(ctx, spec.RecallArgs{Query: "marathon", Namespace: "empty"})
 	// the namespaces that hold memories are named, for a caller that
-	// left its own out
-	if err != nil || text != testToday+"No stored memories match.\nNamespace empty holds no memories; these do: default (3 memories). Recall in one of them by naming it as the namespace." {
-		t.Errorf("recall in an empty namespace = %q (%v)", text, err)
+	// left its own out, in the text and in the structured result (what
+	// Claude Code shows its model)
+	note := "Namespace empty holds no memories; these do: default (3 memories). Recall in one of them by naming it as the namespace."
+	if err != nil || text != testToday+"No stored memories match.\n"+note || empty.Note != note {
+		t.Errorf("recall in an empty namespace = %q, note %q (%v)", text, empty.Note, err)
 	}
-	if _, text, err = c.Recall(ctx, spec.RecallArgs{Query: "violin"}); err != nil || text != testToday+"No stored memories match." {
-		t.Errorf("recall that finds nothing in a namespace that holds memories = %q (%v)", text, err)
+	// so is where the sessions are, for a session that holds nothing
+	empty, text, err = c.Recall(ctx, spec.RecallArgs{Query: "marathon", SessionID: "s-nope"})
+	note = "The session_id given names no session of namespace default; the sessions resource (agentmem://default/sessions) lists its sessions."
+	if err != nil || text != testToday+"No stored memories match.\n"+note || empty.Note != note {
+		t.Errorf("recall in a session that holds nothing = %q, note %q (%v)", text, empty.Note, err)
+	}
+	if empty, text, err = c.Recall(ctx, spec.RecallArgs{Query: "violin"}); err != nil || text != testToday+"No stored memories match." || empty.Note != "" {
+		t.Errorf("recall that finds nothing in a namespace that holds memories = %q, note %q (%v)", text, empty.Note, err)
+	}
+	if empty, text, err = c.Recall(ctx, spec.RecallArgs{Query: "violin", SessionID: "s-may"}); err != nil || text != testToday+"No stored memories match." || empty.Note != "" {
+		t.Errorf("recall that finds nothing in a session that holds memories = %q, note %q (%v)", text, empty.Note, err)
 	}
 	del, text, err := c.Forget(ctx, spec.ForgetArgs{SessionID: "s-may"})
 	if err != nil || del.Deleted != 3 || !strings.Contains(text, "Deleted 3 memories") {

@@ -127,6 +127,9 @@ type RecallResult struct {
 	// why the configured one did not (the fused order stands).
 	Reranker    string `json:"reranker,omitempty" jsonschema:"The reranker that ordered the memories; absent when none did."`
 	RerankError string `json:"rerank_error,omitempty" jsonschema:"Why the server's reranker did not order the memories (they are in the fused order); absent when it did or there is none."`
+	// Note says why nothing was found when the namespace or session the
+	// call named holds no memories, and where memories are.
+	Note string `json:"note,omitempty" jsonschema:"Present when nothing was found because the namespace or the session the call named holds no memories: which namespaces do, or where the namespace's sessions are listed. Ask again there."`
 	// Candidates, with explain, are every candidate of the fused pool.
 	Candidates []Candidate `json:"candidates,omitempty" jsonschema:"With explain: every candidate of the fused pool, best first by the ranking before any reranker, with what the learned order read of it."`
 	// FeatureNames, with explain, name the candidates' features in the
