@@ -295,5 +295,19 @@ type forgetCmd struct {
 }
 
 func (c forgetCmd) Run(e *env) error {
+	// said with the command's own words: the tool's name its arguments
+	// (ids, session_id, all, confirm), which the command does not have
+	given := 0
+	for _, g := range []bool{len(c.IDs) > 0, c.SessionID != "", c.All} {
+		if g {
+			given++
+		}
+	}
+	if given != 1 {
+		return errors.New("forget: give exactly one of: memory ids, --session-id or --all")
+	}
+	if c.All && !c.Confirm {
+		return fmt.Errorf("forget: --all deletes every memory of namespace %s: add --confirm", cmp.Or(c.NS, e.cfg.Namespace))
+	}
 	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: cmp.Or(c.NS, e.cfg.Namespace)})
 }

@@ -134,4 +134,17 @@ func TestCommandMessages(t *testing.T) {
 	if _, errOut, err := try(t, data, "--embedder", "none", "import", dir); err == nil || !strings.Contains(errOut, dir+" is a directory") || !strings.Contains(errOut, "--from claude-code") {
 		t.Errorf("import of a directory without --from: %v, %s", err, errOut)
 	}
+	// forget says what to give with the command's flags, not the tool's
+	// argument names (a new-user trial)
+	for _, args := range [][]string{{}, {"x:0", "--all"}, {"--session-id", "s", "--all", "--confirm"}} {
+		if _, errOut, err := try(t, data, append([]string{"--embedder", "none", "forget"}, args...)...); err == nil || !strings.Contains(errOut, "forget: give exactly one of: memory ids, --session-id or --all") {
+			t.Errorf("forget %q: %v, %s", args, err, errOut)
+		}
+	}
+	if _, errOut, err := try(t, data, "--embedder", "none", "forget", "--all"); err == nil || !strings.Contains(errOut, "forget: --all deletes every memory of namespace default: add --confirm") {
+		t.Errorf("forget --all: %v, %s", err, errOut)
+	}
+	if out := run(t, data, "--embedder", "none", "recall", "bike"); !strings.Contains(out, "shed") {
+		t.Errorf("the refused forgets deleted something: %s", out)
+	}
 }
