@@ -270,5 +270,24 @@ func (s *Service) Session(ctx context.Context, namespace, sessionID string) ([]M
 	return ms, nil
 }
 
+// HasSession reports whether a session (its id, or the start of a UUID
+// id) holds memories in the namespace, reading no more of it than its
+// first memory where the store can (SessionEnds).
+func (s *Service) HasSession(ctx context.Context, namespace, sessionID string) (bool, error) {
+	ns, err := s.ns(ctx, namespace, false)
+	if err != nil {
+		return false, err
+	}
+	if sessionID, err = s.sessionArg(ctx, ns, "session_id", sessionID); err != nil {
+		return false, err
+	}
+	if se, ok := s.store.(SessionEnds); ok {
+		first, _, err := se.SessionEnds(ctx, ns, sessionID, 0)
+		return first != nil, err
+	}
+	ms, err := s.store.Session(ctx, ns, sessionID)
+	return len(ms) > 0, err
+}
+
 // DefaultNamespace is the namespace of calls that name none.
 func (s *Service) DefaultNamespace() string { return s.namespace }

@@ -3,7 +3,6 @@ package tools
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -55,8 +54,10 @@ func emptyNote(ctx context.Context, svc *memory.Service, ns, session string) str
 		return ""
 	}
 	if slices.ContainsFunc(all, func(n memory.NamespaceInfo) bool { return n.Name == ns }) {
-		var nf *memory.NotFoundError
-		if _, err := svc.Session(ctx, ns, session); session == "" || !errors.As(err, &nf) {
+		if session == "" {
+			return ""
+		}
+		if has, err := svc.HasSession(ctx, ns, session); has || err != nil {
 			return ""
 		}
 		return fmt.Sprintf("The session_id given names no session of namespace %s; the sessions resource (agentmem://%s/sessions) lists its sessions.", ns, ns)
