@@ -52,11 +52,15 @@ type RememberResult struct {
 	SessionID   string
 	SessionDate time.Time
 	// Stored counts the turns stored by this call; Skipped the turns the
-	// session already held (a session sent twice is stored once).
-	Stored  int
-	Skipped int
+	// session already held (a session sent twice is stored once);
+	// Forgotten the turns it held until they were forgotten by their ids,
+	// which are not stored again (ForgottenTurns).
+	Stored    int
+	Skipped   int
+	Forgotten int
 	// IDs is the memory id of every message of the call, in order: new for
-	// those stored now, the existing one for those already held.
+	// those stored now, the existing one for those already held, the one
+	// it had for a turn forgotten (no memory has it now).
 	IDs []string
 }
 
@@ -80,22 +84,28 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
+	gone, err := s.forgottenTurns(ctx, ns, sessionID)
+	if err != nil {
+		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
+	}
+	// the session as it was: what it holds, and the turns forgotten from it
+	seen, forgot := withForgotten(existing, gone, byKey)
 	date, prev := s.sessionDates(given, first, existing)
 
 	next := 0
-	if n := len(existing); n > 0 {
-		next = existing[n-1].Turn + 1
+	if n := len(seen); n > 0 {
+		next = seen[n-1].Turn + 1
 	}
 	var held []string
 	if req.Turn != nil {
-		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, next, turns); err != nil {
+		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, next, turns, forgot); err != nil {
 			return RememberResult{}, err
 		}
 	} else {
-		held = newTurns(existing, turns, byKey)
+		held = newTurns(seen, turns, byKey)
 	}
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
-	ms, prev := s.newMemories(&res, turns, held, next, date, prev)
+	ms, prev := s.newMemories(&res, turns, held, forgot, next, date, prev)
 	if len(ms) == 0 {
 		if !given.IsZero() && prev.Format(time.DateOnly) > given.Format(time.DateOnly) {
 			res.SessionDate = prev // a resend: not a date before the session's last turn's day
@@ -148,14 +158,18 @@ func (s *Service) rememberTarget(ctx context.Context, req RememberRequest) (ns, 
 // counted in res.Skipped), numbered from next, each dated by its
 // timestamp, the session's date and prev (the date of the turn before
 // it); it returns them and the date of the session's last turn.
-func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, next int, date, prev time.Time) ([]Memory, time.Time) {
+func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, forgot map[string]bool, next int, date, prev time.Time) ([]Memory, time.Time) {
 	ns, sessionID := res.Namespace, res.SessionID
 	created := s.now().UTC()
 	var ms []Memory
 	for i, t := range turns {
 		if held[i] != "" {
 			res.IDs[i] = held[i]
-			res.Skipped++
+			if forgot[held[i]] {
+				res.Forgotten++
+			} else {
+				res.Skipped++
+			}
 			continue
 		}
 		m := Memory{
@@ -183,9 +197,10 @@ func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, 
 // byPosition says which incoming turns, the first at position at of the
 // session, the session already holds (next is its next turn): a turn at a
 // position below next is a resend, and must match what the session holds
-// there (a turn forgotten since is not stored again), and the others are
-// new. A position past next would leave a gap: an error.
-func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next int, incoming []turn) ([]string, error) {
+// there (a turn forgotten since is not stored again, and is noted in
+// forgot), and the others are new. A position past next would leave a
+// gap: an error.
+func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next int, incoming []turn, forgot map[string]bool) ([]string, error) {
 	if at < 0 || at > MaxTurn {
 		return nil, &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
 	}
@@ -213,6 +228,7 @@ func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next
 		switch {
 		case !ok:
 			held[i] = MemoryID(sessionID, at+i) // forgotten since: not stored again
+			forgot[held[i]] = true
 		case m.Hash != incoming[i].Hash:
 			return nil, &FieldError{fmt.Sprintf("messages[%d]", i), fmt.Sprintf("is turn %d of session %s, which holds another message there (%s: %q): a resend must be the same message; to append, start at turn %d", at+i, sessionID, m.Role, Preview(m.Text), next)}
 		default:

@@ -120,6 +120,22 @@ type SessionEnds interface {
 	SessionEnds(ctx context.Context, namespace, sessionID string, n int) (first *Memory, last []Memory, err error)
 }
 
+// ForgottenTurns is implemented by stores that keep a mark of each turn
+// deleted by its id (Selector.IDs), not with its session or namespace:
+// its id, position, client id (Key) and content hash, no text. Remember
+// reads the marks so that a session sent again (a hook's capture, a
+// history import) skips what was forgotten instead of storing it again,
+// and numbers new turns after it. A memory put at a marked position (an
+// import of an export made before) takes the mark's place; forgetting
+// the session or the namespace drops its marks, so it may be stored anew.
+// A store without it stores a forgotten turn again when it is resent.
+type ForgottenTurns interface {
+	// ForgottenTurns returns the marks of the session's forgotten turns in
+	// turn order: memories with only their ID, Namespace, SessionID,
+	// Turn, Key and Hash.
+	ForgottenTurns(ctx context.Context, namespace, sessionID string) ([]Memory, error)
+}
+
 // PendingVectors is implemented by stores that can hold a memory before its
 // vectors are made: Put then takes a memory with no vectors and no Embedder
 // (in a store that keeps vectors) as pending, stores it durably and indexes

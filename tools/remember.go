@@ -35,7 +35,7 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 	}
 	out := spec.RememberResult{
 		Namespace: res.Namespace, SessionID: res.SessionID, SessionDate: res.SessionDate.Format(time.RFC3339),
-		Stored: res.Stored, Skipped: res.Skipped, IDs: res.IDs,
+		Stored: res.Stored, Skipped: res.Skipped, Forgotten: res.Forgotten, IDs: res.IDs,
 	}
 	text := fmt.Sprintf("Stored %s of session %s (%s) in namespace %s", spec.Count(res.Stored, "turn"), res.SessionID, res.SessionDate.Format("2006-01-02 Mon"), res.Namespace)
 	if res.Skipped > 0 {
@@ -44,6 +44,9 @@ func (h handlers) remember(ctx context.Context, in spec.RememberArgs) (spec.Reme
 			verb = "was"
 		}
 		text += fmt.Sprintf("; %s %s already stored", spec.Count(res.Skipped, "turn"), verb)
+	}
+	if res.Forgotten > 0 {
+		text += fmt.Sprintf("; %s forgotten before, not stored again", spec.Count(res.Forgotten, "turn"))
 	}
 	return out, text + ".", nil
 }

@@ -70,6 +70,9 @@ type historyReport struct {
 	Skipped  claudecode.Skipped `json:"skipped"`
 	Stored   int                `json:"stored"`
 	Held     int                `json:"already_stored"`
+	// Forgotten counts the turns left out because they were forgotten
+	// (forget by ids) since an earlier capture or import stored them.
+	Forgotten int `json:"forgotten,omitempty"`
 	// Elsewhere counts, by namespace, the sessions left out because
 	// another namespace holds them (the hooks' with --per-project).
 	Elsewhere map[string]int `json:"stored_elsewhere,omitempty"`
@@ -257,6 +260,9 @@ func (r *historyReport) write(w io.Writer) {
 	fmt.Fprintf(w, "%s %s, %s%s, from %s.\n", verb, spec.Count(r.Sessions, "session"), spec.Count(r.Turns, "turn"), span, r.Source)
 	if !r.DryRun {
 		fmt.Fprintf(w, "Stored %s; %d %s already stored (nothing is stored twice).\n", spec.Count(r.Stored, "memory"), r.Held, were(r.Held))
+		if r.Forgotten > 0 {
+			fmt.Fprintf(w, "Left out %s forgotten (agentmem forget, by id) since a capture or an import stored %s.\n", spec.Count(r.Forgotten, "turn"), it(r.Forgotten))
+		}
 		if len(r.Elsewhere) > 0 {
 			var in []string
 			n := 0
@@ -299,6 +305,13 @@ func (r *historyReport) write(w io.Writer) {
 const maxBadLines = 5
 
 // were is the verb of a count: "was" for one, else "were".
+func it(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 func were(n int) string {
 	if n == 1 {
 		return "was"
@@ -358,10 +371,11 @@ func (c importCmd) storeAll(e *env, src histSource, rep *historyReport) error {
 					bar.add(len(s.Turns))
 					continue
 				}
-				stored, held, err := storeSession(ctx, cl, ns, s, bar.add)
+				n, err := storeSession(ctx, cl, ns, s, bar.add)
 				mu.Lock()
-				rep.Stored += stored
-				rep.Held += held
+				rep.Stored += n.Stored
+				rep.Held += n.Skipped
+				rep.Forgotten += n.Forgotten
 				namespaces[ns] = true
 				mu.Unlock()
 				if err != nil {
@@ -529,7 +543,7 @@ func waitVectors(e *env, cl *client.Client, nss []string, stored int) error {
 
 // storeSession remembers a session's turns with the ids and the session
 // date the hook capture gives them (messages, batches: see capture.go).
-func storeSession(ctx context.Context, cl *client.Client, ns string, s histSession, progress func(int)) (stored, held int, err error) {
+func storeSession(ctx context.Context, cl *client.Client, ns string, s histSession, progress func(int)) (n spec.RememberResult, err error) {
 	date := s.date()
 	for _, batch := range hook.Batches(hook.Messages(s.Turns)) {
 		args := spec.RememberArgs{Messages: batch, SessionID: s.ID, Namespace: ns, Vectors: "later"}
@@ -538,12 +552,12 @@ func storeSession(ctx context.Context, cl *client.Client, ns string, s histSessi
 		}
 		res, _, err := cl.Remember(ctx, args)
 		if err != nil {
-			return stored, held, fmt.Errorf("session %s: %w", s.ID, err)
+			return n, fmt.Errorf("session %s: %w", s.ID, err)
 		}
-		stored, held = stored+res.Stored, held+res.Skipped
+		n.Stored, n.Skipped, n.Forgotten = n.Stored+res.Stored, n.Skipped+res.Skipped, n.Forgotten+res.Forgotten
 		progress(len(batch))
 	}
-	return stored, held, nil
+	return n, nil
 }
 
 // bar is a progress bar on stderr when it is a terminal, else nothing.

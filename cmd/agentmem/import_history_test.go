@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"agentmem/cmd/internal/backend"
 	"agentmem/cmd/internal/hook"
+	"agentmem/memory"
 	"agentmem/memory/dates"
 	"agentmem/memory/history/claudecode"
 	"agentmem/memory/history/codex"
@@ -85,6 +88,42 @@ func TestImportClaudeCodeAndHooks(t *testing.T) {
 			mustImport(t, e, fromCmd("claude-code", projects))
 			checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 		})
+	}
+}
+
+// A turn the hooks captured and the user then forgot by its id stays
+// forgotten: the import of the same transcript leaves it out and says so,
+// and so does the next capture of a rewritten transcript (read whole).
+func TestImportLeavesForgottenTurnsOut(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	said := x.exchange("My bank PIN is 4512, keep it.", "Noted.", "I will.", "r")
+	x.write(t, said)
+	x.stop(t, e)
+	ms := stored(t, e, "default", sess1)
+	if len(ms) != 3 || !strings.Contains(ms[0].Text, "PIN") {
+		t.Fatalf("captured %d turns: %+v", len(ms), ms)
+	}
+	b, err := backend.Open(context.Background(), e.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Service.Forget(context.Background(), memory.ForgetRequest{Namespace: "default", IDs: []string{ms[0].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	out := mustImport(t, e, fromCmd("claude-code", x.path))
+	if !strings.Contains(out, "Stored 0 memories; 2 were already stored") || !strings.Contains(out, "Left out 1 turn forgotten (agentmem forget, by id) since a capture or an import stored it.") {
+		t.Errorf("import after a forget:\n%s", out)
+	}
+	// the transcript rewritten shorter than the hooks' cursor: read whole
+	short := said[:bytes.LastIndexByte(said[:len(said)-1], '\n')+1]
+	if err := os.WriteFile(x.path, short, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x.stop(t, e)
+	if got := stored(t, e, "default", sess1); len(got) != 2 || strings.Contains(got[0].Text, "PIN") {
+		t.Fatalf("after the transcript was read whole again: %+v, want the 2 turns not forgotten", got)
 	}
 }
 
@@ -452,7 +491,7 @@ func TestImportLongConversationResumes(t *testing.T) {
 	}
 	s := first[0]
 	s.Turns = s.Turns[:2500]
-	if _, _, err := storeSession(e.ctx, cl, "default", s, func(int) {}); err != nil {
+	if _, err := storeSession(e.ctx, cl, "default", s, func(int) {}); err != nil {
 		t.Fatal(err)
 	}
 	done()

@@ -62,7 +62,7 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
 		var mu sync.Mutex
 		n = 0
-		gone := map[string]map[string]bool{} // session -> removed ids
+		gone := map[string][]memoryDoc{} // session -> removed memories
 		err := parallel(ctx, keys, func(k string) error {
 			d, ok, err := s.txRemove(tc, ns, k)
 			if err != nil || !ok {
@@ -71,10 +71,7 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 			mu.Lock()
 			defer mu.Unlock()
 			n++
-			if gone[d.SessionID] == nil {
-				gone[d.SessionID] = map[string]bool{}
-			}
-			gone[d.SessionID][d.ID] = true
+			gone[d.SessionID] = append(gone[d.SessionID], d)
 			return nil
 		})
 		if err != nil {
@@ -136,18 +133,15 @@ func (s *Store) txRemove(tc *gocb.TransactionAttemptContext, ns, key string) (d 
 	return d, true, tc.Remove(res)
 }
 
-// txShrink removes ids from the session manifest at key, and the manifest
-// when nothing is left in it.
-func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, ids map[string]bool) error {
+// txShrink removes the memories gone, forgotten by their ids, from the
+// session manifest at key, where it marks them as forgotten
+// (memory.ForgottenTurns).
+func (s *Store) txShrink(tc *gocb.TransactionAttemptContext, key string, gone []memoryDoc) error {
 	res, sd, err := txGet[sessionDoc](tc, s.coll, key, "session manifest")
 	if err != nil || res == nil {
 		return err
 	}
-	sd = sd.without(ids)
-	if len(sd.IDs) == 0 {
-		return tc.Remove(res)
-	}
-	return txReplace(tc, res, sd)
+	return txReplace(tc, res, sd.without(gone))
 }
 
 // deleteNamespace removes every memory and manifest whose key has the

@@ -75,18 +75,41 @@ type sessionDoc struct {
 	NS      string   `json:"ns"`
 	Session string   `json:"session"`
 	IDs     []string `json:"ids"`
+	// Gone marks the turns forgotten by their ids (memory.ForgottenTurns):
+	// a manifest that holds only marks lists no session, and goes when the
+	// session is forgotten whole.
+	Gone []goneTurn `json:"gone,omitempty"`
 }
 
-// with returns the manifest with ids added, sorted and without duplicates.
+// goneTurn is the mark of a forgotten turn: no text.
+type goneTurn struct {
+	ID   string `json:"mid"`
+	Turn int    `json:"pos"`
+	Key  string `json:"cid,omitempty"`
+	Hash string `json:"sum,omitempty"`
+}
+
+// with returns the manifest with ids added, sorted and without duplicates;
+// a turn put where one was forgotten (an import) is not forgotten.
 func (d sessionDoc) with(ids ...string) sessionDoc {
 	d.IDs = append(slices.Clone(d.IDs), ids...)
 	slices.Sort(d.IDs)
 	d.IDs = slices.Compact(d.IDs)
+	if len(d.Gone) > 0 {
+		d.Gone = slices.DeleteFunc(slices.Clone(d.Gone), func(g goneTurn) bool { return slices.Contains(ids, g.ID) })
+	}
 	return d
 }
 
-// without returns the manifest with ids removed.
-func (d sessionDoc) without(ids map[string]bool) sessionDoc {
+// without returns the manifest with the memories gone removed, each
+// marked as forgotten.
+func (d sessionDoc) without(gone []memoryDoc) sessionDoc {
+	ids := map[string]bool{}
+	d.Gone = slices.Clone(d.Gone)
+	for _, m := range gone {
+		ids[m.ID] = true
+		d.Gone = append(d.Gone, goneTurn{ID: m.ID, Turn: m.Turn, Key: m.Key, Hash: m.Hash})
+	}
 	d.IDs = slices.DeleteFunc(slices.Clone(d.IDs), func(id string) bool { return ids[id] })
 	return d
 }

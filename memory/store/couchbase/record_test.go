@@ -72,14 +72,21 @@ func TestSessionDoc(t *testing.T) {
 	if want := []string{"s:0", "s:1", "s:2"}; !slices.Equal(d.IDs, want) {
 		t.Errorf("ids %v, want %v", d.IDs, want)
 	}
-	e := d.without(map[string]bool{"s:1": true, "s:9": true})
+	e := d.without([]memoryDoc{{ID: "s:1", Turn: 1, Key: "k1", Hash: "h1"}, {ID: "s:9", Turn: 9}})
 	if want := []string{"s:0", "s:2"}; !slices.Equal(e.IDs, want) {
 		t.Errorf("ids %v, want %v", e.IDs, want)
 	}
-	if len(d.IDs) != 3 {
+	if want := []goneTurn{{ID: "s:1", Turn: 1, Key: "k1", Hash: "h1"}, {ID: "s:9", Turn: 9}}; !slices.Equal(e.Gone, want) {
+		t.Errorf("marks %+v, want %+v", e.Gone, want)
+	}
+	if len(d.IDs) != 3 || len(d.Gone) != 0 {
 		t.Error("without changed the manifest it was called on")
 	}
-	raw, _ := json.Marshal(d)
+	// a turn put again where it was forgotten is no longer marked
+	if f := e.with("s:1"); !slices.Equal(f.IDs, d.IDs) || len(f.Gone) != 1 || f.Gone[0].ID != "s:9" || len(e.Gone) != 2 {
+		t.Errorf("with after without = %+v (from %+v)", f, e)
+	}
+	raw, _ := json.Marshal(e)
 	var fields map[string]any
 	json.Unmarshal(raw, &fields)
 	for _, f := range []string{hybrid.FieldNamespace, hybrid.FieldSessionID, hybrid.FieldText} {

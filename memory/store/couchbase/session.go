@@ -28,6 +28,23 @@ func (s *Store) Session(ctx context.Context, namespace, sessionID string) ([]mem
 	return out, err
 }
 
+var _ memory.ForgottenTurns = (*Store)(nil)
+
+// ForgottenTurns returns the marks of a session's turns forgotten by their
+// ids, in turn order, from its manifest.
+func (s *Store) ForgottenTurns(ctx context.Context, namespace, sessionID string) ([]memory.Memory, error) {
+	man, err := s.manifest(ctx, sessionKey(namespace, sessionID))
+	if err != nil || man == nil {
+		return nil, err
+	}
+	out := make([]memory.Memory, len(man.Gone))
+	for i, g := range man.Gone {
+		out[i] = memory.Memory{ID: g.ID, Namespace: namespace, SessionID: sessionID, Turn: g.Turn, Key: g.Key, Hash: g.Hash}
+	}
+	slices.SortStableFunc(out, func(a, b memory.Memory) int { return a.Turn - b.Turn })
+	return out, nil
+}
+
 // Turns returns the memories of turns from..to of one session, in order:
 // key-value reads of the turns' keys, which memory.MemoryID names.
 func (s *Store) Turns(ctx context.Context, namespace, sessionID string, from, to int) ([]memory.Memory, error) {

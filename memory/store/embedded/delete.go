@@ -38,6 +38,9 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 		if err != nil {
 			return err
 		}
+		if err := forgetMarks(tx, sel, victims); err != nil {
+			return err
+		}
 		deleted = len(victims)
 		if deleted == 0 {
 			return nil
@@ -118,6 +121,21 @@ func selected(mem, sess *bolt.Bucket, sel memory.Selector, ids map[string]bool) 
 		}
 	}
 	return victims, nil
+}
+
+// forgetMarks marks the victims of a delete by ids as forgotten, and
+// drops the marks of a session or a namespace deleted whole (even one
+// that holds no memory any more, only marks).
+func forgetMarks(tx *bolt.Tx, sel memory.Selector, victims []memory.Memory) error {
+	switch {
+	case sel.All:
+		return dropMarks(tx, []byte(sel.Namespace+"\x1f"))
+	case sel.SessionID != "":
+		return dropMarks(tx, sessionPrefix(sel.Namespace, sel.SessionID))
+	case len(victims) > 0:
+		return markForgotten(tx, victims)
+	}
+	return nil
 }
 
 // deleteRecords deletes each of victims' records from tx: its memory,

@@ -75,6 +75,10 @@ func (s *Store) Put(ctx context.Context, ms []memory.Memory) error {
 				return err
 			}
 		}
+		// a turn put where one was forgotten (an import) is not forgotten
+		if err := unmark(tx, ms); err != nil {
+			return err
+		}
 		// the memories' documents: journalled here, derived for the
 		// index at the flush (flushIndex)
 		keys = keysOf(ms)

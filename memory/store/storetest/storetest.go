@@ -48,6 +48,7 @@ func RunKeyValue(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("PutAllOrNothing", s.putAllOrNothing)
 	t.Run("SessionInOrder", s.sessionInOrder)
 	t.Run("SessionIDs", s.sessionIDs)
+	t.Run("ForgottenStayForgotten", s.forgottenStayForgotten)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), true) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
@@ -89,6 +90,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("FormsMatch", s.formsMatch)
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
+	t.Run("ForgottenStayForgotten", s.forgottenStayForgotten)
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }

@@ -1,0 +1,106 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"agentmem/memory"
+)
+
+// The forgotten bucket keeps a mark of each turn deleted by its id
+// (memory.ForgottenTurns), under the turn's session key (sessionKey):
+// namespace 0x1f session 0x1f turn -> {id, key, hash}, JSON. No text is
+// kept. A turn put at a marked position takes the mark's place (Put);
+// deleting the session or the namespace deletes its marks. The bucket is
+// made by the first delete by ids: a store written before it has none.
+var bucketForgot = []byte("forgotten")
+
+var _ memory.ForgottenTurns = (*Store)(nil)
+
+// forgotMark is what the forgotten bucket keeps of a turn.
+type forgotMark struct {
+	ID   string `json:"id"`
+	Key  string `json:"key,omitempty"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// markForgotten marks each of victims, deleted by their ids, as forgotten.
+func markForgotten(tx *bolt.Tx, victims []memory.Memory) error {
+	b, err := tx.CreateBucketIfNotExists(bucketForgot)
+	if err != nil {
+		return err
+	}
+	for _, m := range victims {
+		v, err := json.Marshal(forgotMark{ID: m.ID, Key: m.Key, Hash: m.Hash})
+		if err != nil {
+			return err
+		}
+		if err := b.Put(sessionKey(m.Namespace, m.SessionID, m.Turn), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unmark deletes the marks of the turns ms are put at.
+func unmark(tx *bolt.Tx, ms []memory.Memory) error {
+	b := tx.Bucket(bucketForgot)
+	if b == nil {
+		return nil
+	}
+	for _, m := range ms {
+		if err := b.Delete(sessionKey(m.Namespace, m.SessionID, m.Turn)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropMarks deletes the marks whose keys start with prefix: a session's
+// (sessionPrefix) or a namespace's (its name and 0x1f).
+func dropMarks(tx *bolt.Tx, prefix []byte) error {
+	b := tx.Bucket(bucketForgot)
+	if b == nil {
+		return nil
+	}
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForgottenTurns returns the marks of a session's turns forgotten by their
+// ids, in turn order.
+func (s *Store) ForgottenTurns(ctx context.Context, ns, session string) ([]memory.Memory, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []memory.Memory
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketForgot)
+		if b == nil {
+			return nil
+		}
+		prefix := sessionPrefix(ns, session)
+		c := b.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if len(k) != len(prefix)+4 {
+				continue // a session whose id starts with this one's and 0x1f
+			}
+			var mk forgotMark
+			if err := json.Unmarshal(v, &mk); err != nil {
+				return fmt.Errorf("reading the mark of a forgotten turn of session %s: %w", session, err)
+			}
+			out = append(out, memory.Memory{ID: mk.ID, Namespace: ns, SessionID: session, Turn: turnOf(k), Key: mk.Key, Hash: mk.Hash})
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"agentmem/memory"
+)
+
+// A turn forgotten by its id stays forgotten: the session sent again,
+// without message ids (the whole session or its tail), with them, or by
+// position, skips it and stores nothing twice, and a new turn after it
+// takes the next position. Forgetting the whole session drops the marks:
+// it may be stored anew, from turn 0.
+func (s *suite) forgottenStayForgotten(t *testing.T) {
+	if _, ok := s.st.(memory.ForgottenTurns); !ok {
+		t.Fatalf("%T does not keep forgotten turns (memory.ForgottenTurns): a resent session would store them again", s.st)
+	}
+	ns := "forgotten"
+	forget := func(ids ...string) {
+		t.Helper()
+		res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, IDs: ids})
+		if err != nil || res.Deleted != len(ids) {
+			t.Fatalf("forget %v = %+v, %v", ids, res, err)
+		}
+	}
+	texts := func(session string) string {
+		t.Helper()
+		ms, err := s.st.Session(ctx, ns, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Text)
+		}
+		return strings.Join(out, " | ")
+	}
+	says := []string{"my PIN is 4512", "noted", "pizza in Lisbon?"}
+
+	// without message ids: the whole session again
+	remember(t, s.svc, ns, "s1", "2023-05-07", says...)
+	forget("s1:0")
+	again := remember(t, s.svc, ns, "s1", "", says...)
+	if again.Stored != 0 || again.Skipped != 2 || again.Forgotten != 1 || !slices.Equal(again.IDs, []string{"s1:0", "s1:1", "s1:2"}) {
+		t.Fatalf("resend after forgetting turn 0 = %+v, want nothing stored, 1 forgotten", again)
+	}
+	// the last turn forgotten: its tail sent again with a new turn, which
+	// takes a position of its own
+	forget("s1:2")
+	tail := append(msgs(says...)[1:], memory.Message{Role: "assistant", Content: "try the one near the river"})
+	more, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s1", Messages: tail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more.Stored != 1 || more.Forgotten != 1 || !slices.Equal(more.IDs, []string{"s1:1", "s1:2", "s1:3"}) {
+		t.Fatalf("tail resent with a new turn = %+v, want only s1:3 stored", more)
+	}
+	if got := texts("s1"); got != "noted | try the one near the river" {
+		t.Fatalf("session s1 = %q", got)
+	}
+
+	// with message ids, as the hooks and the history import send them
+	keyed := func(texts ...string) []memory.Message {
+		ms := msgs(texts...)
+		for i := range ms {
+			ms[i].Key = "k" + string(rune('a'+i))
+		}
+		return ms
+	}
+	rem := func(req memory.RememberRequest) memory.RememberResult {
+		t.Helper()
+		req.Namespace, req.SessionID = ns, "s2"
+		res, err := s.svc.Remember(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	rem(memory.RememberRequest{SessionDate: "2023-05-08", Messages: keyed(says...)})
+	forget("s2:1")
+	if r := rem(memory.RememberRequest{Messages: keyed(says...)}); r.Stored != 0 || r.Forgotten != 1 || r.IDs[1] != "s2:1" {
+		t.Fatalf("keyed resend = %+v, want nothing stored, s2:1 forgotten", r)
+	}
+	// by position
+	zero := 0
+	if r := rem(memory.RememberRequest{Messages: msgs(says...), Turn: &zero}); r.Stored != 0 || r.Forgotten != 1 {
+		t.Fatalf("resend from turn 0 = %+v, want nothing stored, 1 forgotten", r)
+	}
+	if got := texts("s2"); got != "my PIN is 4512 | pizza in Lisbon?" {
+		t.Fatalf("session s2 = %q", got)
+	}
+
+	// after a restart too
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var st memory.Store
+	st, err = s.open(s.emb.ID(), s.emb.Dims(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.st, s.svc = st, s.service(t, st, s.emb)
+	if r := rem(memory.RememberRequest{Messages: keyed(says...)}); r.Stored != 0 || r.Forgotten != 1 {
+		t.Fatalf("keyed resend after a restart = %+v, want nothing stored", r)
+	}
+
+	// every turn forgotten: the session is gone from the listings, and a
+	// resend still stores nothing
+	forget("s2:0", "s2:2")
+	if r := rem(memory.RememberRequest{Messages: keyed(says...)}); r.Stored != 0 || r.Forgotten != 3 {
+		t.Fatalf("resend of a session forgotten turn by turn = %+v, want nothing stored", r)
+	}
+	var infos memory.SessionPage
+	infos, err = s.st.Sessions(ctx, ns, memory.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos.Sessions {
+		if in.ID == "s2" {
+			t.Fatalf("sessions lists s2, every turn of which was forgotten: %+v", in)
+		}
+	}
+
+	// forgetting the whole session drops its marks
+	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s1"}); err != nil || res.Deleted != 2 {
+		t.Fatalf("forget session s1 = %+v, %v", res, err)
+	}
+	if r := remember(t, s.svc, ns, "s1", "2023-05-07", says...); r.Stored != 3 || !slices.Equal(r.IDs, []string{"s1:0", "s1:1", "s1:2"}) {
+		t.Fatalf("session stored anew after forgetting it = %+v, want 3 turns from s1:0", r)
+	}
+	s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s2"}) // holds none, only marks
+	if r := rem(memory.RememberRequest{Messages: keyed(says...)}); r.Stored != 3 || r.IDs[0] != "s2:0" {
+		t.Fatalf("session forgotten turn by turn, then whole, stored anew = %+v, want 3 turns from s2:0", r)
+	}
+}
