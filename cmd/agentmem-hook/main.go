@@ -61,7 +61,7 @@ const maxInput = hook.MaxInput + 1
 func main() {
 	args := os.Args[1:]
 	var c cli
-	parser, err := kong.New(&c, kong.Name("agentmem-hook"), kong.Description("agentmem's hooks for agent hosts, without agentmem's start-up (see agentmem hook --help)."))
+	parser, err := kong.New(&c, kong.Name("agentmem-hook"), kong.Description("agentmem's hooks for agent hosts, without agentmem's start-up (see agentmem hook --help)."), kong.ExplicitGroups([]kong.Group{config.GlobalGroup}))
 	if err != nil {
 		panic(err) // the struct above is wrong
 	}

@@ -18,16 +18,16 @@ import (
 // knows about flags.
 type Config struct {
 	config.Base
-	Embedder string `name:"embedder" env:"AGENTMEM_EMBEDDER" enum:"builtin,openai,none" default:"builtin" help:"Embedding model: builtin (Universal Sentence Encoder Lite, offline), openai (any OpenAI-compatible endpoint) or none (lexical only)."`
-	Store    string `name:"store" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
-	Fusion   string `name:"fusion" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
-	NoSync   bool   `name:"no-sync" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
+	Embedder string `name:"embedder" group:"global" env:"AGENTMEM_EMBEDDER" enum:"builtin,openai,none" default:"builtin" help:"Embedding model: builtin (Universal Sentence Encoder Lite, offline), openai (any OpenAI-compatible endpoint) or none (lexical only)."`
+	Store    string `name:"store" group:"global" env:"AGENTMEM_STORE" enum:"embedded,couchbase" default:"embedded" help:"Where memories live: embedded (files in --data-dir) or couchbase (a Couchbase cluster; run 'agentmem couchbase setup' first)."`
+	Fusion   string `name:"fusion" group:"global" env:"AGENTMEM_FUSION" enum:"rrf,rsf,text,vector,rerank" default:"rrf" help:"Default fusion of text and vector rankings."`
+	NoSync   bool   `name:"no-sync" group:"global" env:"AGENTMEM_NO_SYNC" help:"Skip fsync on each write: faster bulk ingest; a power cut may lose the last writes."`
 	// TextCache is in MB: kong has no byte sizes, and MB is the unit that matters here
-	TextCache int `name:"text-cache" env:"AGENTMEM_TEXT_CACHE" default:"512" help:"Most the embedded store keeps in memory of its common words' postings, decoded, in MB: in a namespace of a million memories they halve the text side of a recall (0: none)."`
+	TextCache int `name:"text-cache" group:"global" env:"AGENTMEM_TEXT_CACHE" default:"512" help:"Most the embedded store keeps in memory of its common words' postings, decoded, in MB: in a namespace of a million memories they halve the text side of a recall (0: none)."`
 
-	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_"`
-	Reranker  RerankerConfig `embed:"" prefix:"reranker-" envprefix:"AGENTMEM_RERANKER_"`
-	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_"`
+	OpenAI    OpenAIConfig   `embed:"" prefix:"openai-" envprefix:"AGENTMEM_OPENAI_" group:"openai"`
+	Reranker  RerankerConfig `embed:"" prefix:"reranker-" envprefix:"AGENTMEM_RERANKER_" group:"reranker"`
+	Couchbase CouchbaseFlags `embed:"" prefix:"couchbase-" envprefix:"AGENTMEM_COUCHBASE_" group:"couchbase"`
 }
 
 // OpenAIConfig selects an OpenAI-compatible embeddings endpoint.
@@ -82,6 +82,17 @@ func (f CouchbaseFlags) Config() couchbase.Config {
 		ConnectTimeout: f.ConnectTimeout, KVTimeout: f.KVTimeout, SearchTimeout: f.SearchTimeout, TransactionTimeout: f.TransactionTimeout,
 		IndexPartitions: f.IndexPartitions, IndexReplicas: f.IndexReplicas,
 	}
+}
+
+// Groups titles the flags of Config in a command's help, which lists the
+// command's own flags first, then these.
+func Groups() kong.Option {
+	return kong.ExplicitGroups([]kong.Group{
+		config.GlobalGroup,
+		{Key: "openai", Title: "OpenAI-compatible embeddings (--embedder openai):"},
+		{Key: "reranker", Title: "Reranker (--reranker-url):"},
+		{Key: "couchbase", Title: "Couchbase (--store couchbase):"},
+	})
 }
 
 // Vars are the values kong interpolates into the flag defaults of Config.

@@ -19,7 +19,7 @@ import (
 // on the struct.
 type Globals struct {
 	Config
-	LogLevel slog.Level `name:"log-level" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr. agentmem's commands that run once (recall, remember, import, …) log at warn unless it is given."`
+	LogLevel slog.Level `name:"log-level" group:"global" env:"AGENTMEM_LOG_LEVEL" default:"info" help:"debug, info, warn or error. Logs go to stderr. agentmem's commands that run once (recall, remember, import, …) log at warn unless it is given."`
 }
 
 func (g *Globals) globals() *Globals { return g }
@@ -60,7 +60,7 @@ func logLevelGiven(args []string) bool {
 // lines (work resumed in the background, a migration done) are noise
 // beside its own output.
 func Main[E any](name, description string, cli interface{ globals() *Globals }, env func(context.Context, Config, *slog.Logger) E) {
-	parser, err := kong.New(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars())
+	parser, err := kong.New(cli, kong.Name(name), kong.Description(description), kong.ShortUsageOnError(), Vars(), Groups())
 	if err != nil {
 		panic(err) // the cli struct is wrong: a programming error
 	}

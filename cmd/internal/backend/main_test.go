@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/alecthomas/kong"
 )
 
 type quietCLI struct{}
@@ -51,5 +53,36 @@ func TestLogLevelGiven(t *testing.T) {
 	t.Setenv("AGENTMEM_LOG_LEVEL", "debug")
 	if !logLevelGiven(nil) {
 		t.Error("AGENTMEM_LOG_LEVEL set: not taken for a level given")
+	}
+}
+
+// A command's help lists its own flags first, then the global ones and
+// each optional backend's under their titles (they were 60 lines of
+// global flags before the command's first).
+func TestHelpListsTheCommandsFlagsFirst(t *testing.T) {
+	var cli struct {
+		Globals
+		Cmd struct {
+			Own bool `name:"own-flag" help:"The command's own."`
+		} `cmd:""`
+	}
+	var out strings.Builder
+	p, err := kong.New(&cli, kong.Name("x"), Vars(), Groups(), kong.Writers(&out, &out), kong.Exit(func(int) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Parse([]string{"cmd", "--help"})
+	help := out.String()
+	at := func(s string) int {
+		t.Helper()
+		i := strings.Index(help, s)
+		if i < 0 {
+			t.Fatalf("help lacks %q:\n%s", s, help)
+		}
+		return i
+	}
+	if !(at("--own-flag") < at("Global flags:") && at("Global flags:") < at("--data-dir") && at("--log-level") < at("OpenAI-compatible embeddings") &&
+		at("Reranker (--reranker-url):") < at("--reranker-url") && at("Couchbase (--store couchbase):") < at("--couchbase-url")) {
+		t.Errorf("help out of order:\n%s", help)
 	}
 }

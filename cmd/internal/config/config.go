@@ -12,16 +12,22 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"agentmem/memory"
 )
+
+// GlobalGroup titles Base's flags, and the other flags every command
+// takes, in a command's help: after the command's own.
+var GlobalGroup = kong.Group{Key: "global", Title: "Global flags:"}
 
 // Base is the light part of the configuration. The tags are the command
 // line's flags; every flag also reads an AGENTMEM_* environment variable.
 type Base struct {
-	DataDir   string `name:"data-dir" env:"AGENTMEM_DATA_DIR" help:"Where the embedded store and the embedding cache live (default: the user's data directory)." placeholder:"DIR"`
-	Namespace string `name:"namespace" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
-	Now       string `name:"now" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
-	Timezone  string `name:"timezone" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today, of dates sent without one, and of the days of times sent in UTC (IANA name, e.g. Europe/Paris, or UTC)."`
+	DataDir   string `name:"data-dir" group:"global" env:"AGENTMEM_DATA_DIR" help:"Where the embedded store and the embedding cache live (default: the user's data directory)." placeholder:"DIR"`
+	Namespace string `name:"namespace" group:"global" env:"AGENTMEM_NAMESPACE" default:"default" help:"Namespace used when a call names none."`
+	Now       string `name:"now" group:"global" env:"AGENTMEM_NOW" help:"Fix the clock to this date or date-time (replays, benchmarks)." placeholder:"DATE"`
+	Timezone  string `name:"timezone" group:"global" env:"AGENTMEM_TIMEZONE" default:"Local" help:"Time zone of today, of dates sent without one, and of the days of times sent in UTC (IANA name, e.g. Europe/Paris, or UTC)."`
 }
 
 // Clock is the configured time zone and clock.
