@@ -147,4 +147,18 @@ func TestCommandMessages(t *testing.T) {
 	if out := run(t, data, "--embedder", "none", "recall", "bike"); !strings.Contains(out, "shed") {
 		t.Errorf("the refused forgets deleted something: %s", out)
 	}
+	// a listing's bad argument or missing session is the server's message,
+	// without the resource's URI or the protocol's error kind
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sessions", "--after", "garbage"}, `agentmem: after: cannot read "garbage" as a date`},
+		{[]string{"show", "nope"}, `agentmem: session "nope" not found in namespace "default"` + "\n"},
+	} {
+		_, errOut, err := try(t, data, append([]string{"--embedder", "none"}, c.args...)...)
+		if err == nil || !strings.HasPrefix(errOut, c.want) || strings.Contains(errOut, "agentmem://") {
+			t.Errorf("%q: %v, %s", c.args, err, errOut)
+		}
+	}
 }

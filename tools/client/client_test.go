@@ -101,7 +101,8 @@ func TestNoRerankerOnlyWhereTaken(t *testing.T) {
 }
 
 // A resource that holds nothing is mcp.ErrResourceNotFound, as the server
-// marks it, and its message says so once.
+// marks it, and its message is the server's alone (it names what it did
+// not find), without the URI or the kind's name.
 func TestResourceNotFoundKeepsItsKind(t *testing.T) {
 	s := mcpserver.NewMCPServer("test", "1", mcpserver.WithResourceCapabilities(false, false))
 	s.AddResource(mcp.NewResource("agentmem://nobody/sessions", "sessions"), func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -114,7 +115,7 @@ func TestResourceNotFoundKeepsItsKind(t *testing.T) {
 	}
 	defer c.Close()
 	_, err = c.ReadResource(ctx, "agentmem://nobody/sessions")
-	if !errors.Is(err, mcp.ErrResourceNotFound) || err.Error() != `reading agentmem://nobody/sessions: resource not found: namespace "nobody" not found` {
+	if !errors.Is(err, mcp.ErrResourceNotFound) || err.Error() != `namespace "nobody" not found` {
 		t.Errorf("read = %v", err)
 	}
 }

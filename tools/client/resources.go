@@ -18,7 +18,11 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	req.Params.URI = uri
 	res, err := c.c.ReadResource(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", uri, serverMessage(err))
+		var se serverError
+		if err = serverMessage(err); errors.As(err, &se) {
+			return "", err // it names what it could not read
+		}
+		return "", fmt.Errorf("reading %s: %w", uri, err)
 	}
 	var b strings.Builder
 	for _, ct := range res.Contents {
@@ -35,16 +39,18 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 // marks a namespace or session that holds nothing with "resource not
 // found: " and a bad argument with "invalid params: ", which its socket
 // and HTTP transports turn into their codes, the mark kept in the message
-// (mcp-go puts it before once more). Either way the error is
-// mcp.ErrResourceNotFound or mcp.ErrInvalidParams, and the message says
-// so once.
+// (mcp-go puts it before once more). Either way the error is a
+// serverError of kind mcp.ErrResourceNotFound or mcp.ErrInvalidParams,
+// which reads as the server's message alone: it names what it could not
+// find or read ("after: cannot read ... as a date"), and a user of the
+// command line reads neither the resource's URI nor the kind's code name.
 func serverMessage(err error) error {
 	msg, ok := strings.CutPrefix(err.Error(), mcp.ErrInternalError.Error()+": ")
 	internal := ok && errors.Is(err, mcp.ErrInternalError)
 	for _, kind := range []error{mcp.ErrResourceNotFound, mcp.ErrInvalidParams} {
 		mark := kind.Error() + ": "
 		if rest, ok := strings.CutPrefix(msg, mark); ok && (internal || errors.Is(err, kind)) {
-			return fmt.Errorf("%w: %s", kind, strings.TrimPrefix(rest, mark))
+			return serverError{kind: kind, msg: strings.TrimPrefix(rest, mark)}
 		}
 	}
 	if internal {
@@ -52,6 +58,15 @@ func serverMessage(err error) error {
 	}
 	return err
 }
+
+// serverError is the server's message about a resource, of its kind.
+type serverError struct {
+	kind error
+	msg  string
+}
+
+func (e serverError) Error() string { return e.msg }
+func (e serverError) Unwrap() error { return e.kind }
 
 func readJSON[T any](ctx context.Context, c *Client, uri string) (T, error) {
 	var out T
