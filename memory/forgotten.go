@@ -23,6 +23,13 @@ func (s *Service) forgottenTurns(ctx context.Context, ns, sessionID string) ([]M
 // ids join byKey (when the store found the call's keys: FindKeys), and
 // forgot holds the marks' ids.
 func withForgotten(have, gone []Memory, byKey map[string]string) (seen []Memory, forgot map[string]bool) {
+	live := make(map[string]bool, len(have))
+	for _, m := range have {
+		live[m.ID] = true
+	}
+	// a turn read live and then as forgotten (a forget between the two
+	// reads) is compared once, as the turn it was
+	gone = slices.DeleteFunc(slices.Clone(gone), func(m Memory) bool { return live[m.ID] })
 	forgot = make(map[string]bool, len(gone))
 	for _, m := range gone {
 		forgot[m.ID] = true
@@ -38,4 +45,33 @@ func withForgotten(have, gone []Memory, byKey map[string]string) (seen []Memory,
 	seen = slices.Concat(have, gone)
 	slices.SortStableFunc(seen, func(a, b Memory) int { return cmp.Compare(a.Turn, b.Turn) })
 	return seen, forgot
+}
+
+// byContent marks the turns idx of incoming that start with a tail of the
+// session as the resend of that tail: of the session as it was (seen,
+// its forgotten turns where they were) or as it is (have), whichever
+// tail is the longer, so that a client that dropped a forgotten turn
+// from its own copy of the conversation resends the rest as what it is.
+func byContent(have, seen []Memory, incoming []turn, idx []int, held []string) {
+	o, tail := resentTail(seen, incoming, idx)
+	if len(seen) != len(have) {
+		if o2, tail2 := resentTail(have, incoming, idx); o2 > o {
+			o, tail = o2, tail2
+		}
+	}
+	for j := range o {
+		held[idx[j]] = tail[j].ID
+	}
+}
+
+// resentTail is the longest tail of ms that the turns idx of incoming
+// start with, and its length.
+func resentTail(ms []Memory, incoming []turn, idx []int) (int, []Memory) {
+	for o := min(len(ms), len(idx)); o > 0; o-- {
+		tail := ms[len(ms)-o:]
+		if slices.EqualFunc(tail, idx[:o], func(m Memory, i int) bool { return m.Hash == incoming[i].Hash }) {
+			return o, tail
+		}
+	}
+	return 0, nil
 }

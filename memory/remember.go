@@ -98,11 +98,11 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	}
 	var held []string
 	if req.Turn != nil {
-		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, next, turns, forgot); err != nil {
+		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, seen, turns, forgot); err != nil {
 			return RememberResult{}, err
 		}
 	} else {
-		held = newTurns(seen, turns, byKey)
+		held = newTurns(existing, seen, turns, byKey)
 	}
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
 	ms, prev := s.newMemories(&res, turns, held, forgot, next, date, prev)
@@ -195,20 +195,20 @@ func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, 
 }
 
 // byPosition says which incoming turns, the first at position at of the
-// session, the session already holds (next is its next turn): a turn at a
-// position below next is a resend, and must match what the session holds
-// there (a turn forgotten since is not stored again, and is noted in
-// forgot), and the others are new. A position past next would leave a
-// gap: an error.
-func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next int, incoming []turn, forgot map[string]bool) ([]string, error) {
-	if at < 0 || at > MaxTurn {
-		return nil, &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
+// session, the session already holds: a turn at a position below the
+// session's next (after its last turn, seen with its forgotten ones) is a
+// resend, and must match what the session holds there, or held until it
+// was forgotten (a forgotten turn is not stored again, and is noted in
+// forgot; a position the store keeps no mark of is taken as forgotten),
+// and the others are new. A position past the next would leave a gap: an
+// error.
+func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at int, seen []Memory, incoming []turn, forgot map[string]bool) ([]string, error) {
+	next := 0
+	if n := len(seen); n > 0 {
+		next = seen[n-1].Turn + 1
 	}
-	if at > next && next == 0 {
-		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds no turns yet: its first is turn 0", at, sessionID)}
-	}
-	if at > next {
-		return nil, &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds turns up to %d: the next one is turn %d", at, sessionID, next-1, next)}
+	if err := positionAllowed(sessionID, at, next, seen, forgot); err != nil {
+		return nil, err
 	}
 	held := make([]string, len(incoming))
 	last := min(at+len(incoming), next) - 1
@@ -220,6 +220,9 @@ func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next
 		return nil, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
 	byTurn := make(map[int]Memory, len(have))
+	for _, m := range seen { // the marks, and turns read live before
+		byTurn[m.Turn] = m
+	}
 	for _, m := range have {
 		byTurn[m.Turn] = m
 	}
@@ -227,8 +230,10 @@ func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next
 		m, ok := byTurn[at+i]
 		switch {
 		case !ok:
-			held[i] = MemoryID(sessionID, at+i) // forgotten since: not stored again
+			held[i] = MemoryID(sessionID, at+i) // forgotten, no mark kept: not stored again
 			forgot[held[i]] = true
+		case m.Hash != incoming[i].Hash && forgot[m.ID]:
+			return nil, &FieldError{fmt.Sprintf("messages[%d]", i), fmt.Sprintf("is turn %d of session %s, which held another message there until it was forgotten: a resend must be the same message; to append, start at turn %d", at+i, sessionID, next)}
 		case m.Hash != incoming[i].Hash:
 			return nil, &FieldError{fmt.Sprintf("messages[%d]", i), fmt.Sprintf("is turn %d of session %s, which holds another message there (%s: %q): a resend must be the same message; to append, start at turn %d", at+i, sessionID, m.Role, Preview(m.Text), next)}
 		default:
@@ -236,6 +241,23 @@ func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at, next
 		}
 	}
 	return held, nil
+}
+
+// positionAllowed checks a call's first position at against the session's
+// next (seen: what it holds and its forgotten turns, whose ids forgot
+// holds): from 0 to MaxTurn, and no gap after the session's last turn.
+func positionAllowed(sessionID string, at, next int, seen []Memory, forgot map[string]bool) error {
+	switch {
+	case at < 0 || at > MaxTurn:
+		return &FieldError{"turn", fmt.Sprintf("must be from 0 to %d, got %d", MaxTurn, at)}
+	case at > next && next == 0:
+		return &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds no turns yet: its first is turn 0", at, sessionID)}
+	case at > next && forgot[seen[len(seen)-1].ID]:
+		return &FieldError{"turn", fmt.Sprintf("is %d, but session %s's turns went up to %d, the last forgotten since: the next one is turn %d", at, sessionID, next-1, next)}
+	case at > next:
+		return &FieldError{"turn", fmt.Sprintf("is %d, but session %s holds turns up to %d: the next one is turn %d", at, sessionID, next-1, next)}
+	}
+	return nil
 }
 
 // sessionEnds reads what Remember needs of a session: its first memory
@@ -414,11 +436,11 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 // a repeated exchange. The one case content cannot tell is a turn that
 // repeats the session's last turn ("yes", "yes") sent without a key: it is
 // taken for a resend, so a client that may repeat itself sends ids.
-func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string {
+func newTurns(have, seen []Memory, incoming []turn, byKey map[string]string) []string {
 	held := make([]string, len(incoming))
 	if byKey == nil {
 		byKey = map[string]string{}
-		for _, m := range have {
+		for _, m := range seen {
 			if m.Key != "" {
 				byKey[m.Key] = m.ID
 			}
@@ -429,7 +451,7 @@ func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string 
 	var run []int
 	settle := func() {
 		if len(run) > 0 {
-			byContent(have, incoming, run, held)
+			byContent(have, seen, incoming, run, held)
 			run = run[:0]
 		}
 	}
@@ -443,20 +465,6 @@ func newTurns(have []Memory, incoming []turn, byKey map[string]string) []string 
 	}
 	settle()
 	return held
-}
-
-// byContent marks the turns idx of incoming that start with a tail of the
-// session (have) as the resend of that tail.
-func byContent(have []Memory, incoming []turn, idx []int, held []string) {
-	for o := min(len(have), len(idx)); o > 0; o-- {
-		tail := have[len(have)-o:]
-		if slices.EqualFunc(tail, idx[:o], func(m Memory, i int) bool { return m.Hash == incoming[i].Hash }) {
-			for j := range o {
-				held[idx[j]] = tail[j].ID
-			}
-			return
-		}
-	}
 }
 
 // derivedSessionID names a session the client did not name, from its

@@ -232,6 +232,7 @@ func checkRecords(ctx context.Context, tx *bolt.Tx, path string, r *Report, sums
 	if err := checkSessions(r, mem, sess); err != nil {
 		return nil, rs, err
 	}
+	checkMarks(r, tx.Bucket(bucketForgot), sess)
 	if err := checkOrphans(r, mem, tx.Bucket(bucketPending), &r.Pending, "pending vectors"); err != nil {
 		return nil, rs, err
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -94,13 +94,50 @@ func (s *Store) ForgottenTurns(ctx context.Context, ns, session string) ([]memor
 			if len(k) != len(prefix)+4 {
 				continue // a session whose id starts with this one's and 0x1f
 			}
-			var mk forgotMark
-			if err := json.Unmarshal(v, &mk); err != nil {
-				return fmt.Errorf("reading the mark of a forgotten turn of session %s: %w", session, err)
+			mk, err := readMark(v)
+			if err != nil {
+				// its position stays taken; what it matched is lost, so
+				// a resend by content or message id could store the turn
+				// again: said, and agentmem check reports it
+				s.log.Warn("a mark of a forgotten turn is damaged: a resend of its session may store that turn again (agentmem check reports the damage)", "namespace", ns, "session", session, "turn", turnOf(k), "err", err)
+				mk.ID = memory.MemoryID(session, turnOf(k))
 			}
 			out = append(out, memory.Memory{ID: mk.ID, Namespace: ns, SessionID: session, Turn: turnOf(k), Key: mk.Key, Hash: mk.Hash})
 		}
 		return nil
 	})
 	return out, err
+}
+
+// readMark decodes a mark of the forgotten bucket.
+func readMark(v []byte) (forgotMark, error) {
+	var mk forgotMark
+	if err := json.Unmarshal(v, &mk); err != nil {
+		return forgotMark{}, err
+	}
+	if mk.ID == "" {
+		return forgotMark{}, errors.New("it names no memory id")
+	}
+	return mk, nil
+}
+
+// checkMarks verifies each mark of the forgotten bucket (nil in a store
+// that has none): its key is a turn's session key, its value decodes, and
+// no stored memory holds its position (sess).
+func checkMarks(r *Report, forgot, sess *bolt.Bucket) {
+	if forgot == nil {
+		return
+	}
+	forgot.ForEach(func(k, v []byte) error {
+		ns, session, ok := splitSessionKey(k)
+		switch _, err := readMark(v); {
+		case !ok:
+			r.record("malformed mark of a forgotten turn %q", k)
+		case err != nil:
+			r.record("the mark of forgotten turn %d of session %q of namespace %q is damaged (%v): a resend of the session may store that turn again", turnOf(k), session, ns, err)
+		case sess.Get(k) != nil:
+			r.record("turn %d of session %q of namespace %q is both stored and marked forgotten", turnOf(k), session, ns)
+		}
+		return nil
+	})
 }

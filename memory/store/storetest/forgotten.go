@@ -60,6 +60,17 @@ func (s *suite) forgottenStayForgotten(t *testing.T) {
 	if got := texts("s1"); got != "noted | try the one near the river" {
 		t.Fatalf("session s1 = %q", got)
 	}
+	// a client that dropped the forgotten turns from its own copy resends
+	// the conversation as it now stands, with a new turn: only that is new
+	now := append(msgs(says...)[1:2], memory.Message{Role: "assistant", Content: "try the one near the river"}, memory.Message{Role: "user", Content: "thanks"})
+	if r, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s1", Messages: now}); err != nil || r.Stored != 1 || r.IDs[2] != "s1:4" {
+		t.Fatalf("the session as it stands, resent with a new turn = %+v, %v; want only s1:4 stored", r, err)
+	}
+	// another message at a forgotten position is refused, as at a stored one
+	two := 2
+	if _, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s1", Turn: &two, Messages: msgs("where shall we eat?")}); err == nil || !strings.Contains(err.Error(), "until it was forgotten") {
+		t.Fatalf("another message at a forgotten position: %v, want it refused", err)
+	}
 
 	// with message ids, as the hooks and the history import send them
 	keyed := func(texts ...string) []memory.Message {
@@ -124,7 +135,7 @@ func (s *suite) forgottenStayForgotten(t *testing.T) {
 	}
 
 	// forgetting the whole session drops its marks
-	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s1"}); err != nil || res.Deleted != 2 {
+	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s1"}); err != nil || res.Deleted != 3 {
 		t.Fatalf("forget session s1 = %+v, %v", res, err)
 	}
 	if r := remember(t, s.svc, ns, "s1", "2023-05-07", says...); r.Stored != 3 || !slices.Equal(r.IDs, []string{"s1:0", "s1:1", "s1:2"}) {
