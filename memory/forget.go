@@ -9,12 +9,17 @@ import (
 
 // ForgetRequest deletes memories of one namespace: by ids, by session, or
 // all of them (which needs Confirm, so that no stray call empties a memory).
+// Turns forgotten by ids or with their session stay forgotten: a resend of
+// their session skips them (ForgottenTurns); Reimport, with a session,
+// lets a later capture or import store them again (to refresh an imported
+// conversation). All starts the namespace over: nothing of it is kept.
 type ForgetRequest struct {
 	Namespace string
 	IDs       []string
 	SessionID string
 	All       bool
 	Confirm   bool
+	Reimport  bool
 }
 
 // ForgetResult says what was deleted.
@@ -58,6 +63,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 			return ForgetResult{}, err
 		}
 	}
+	if req.Reimport && len(req.IDs) > 0 {
+		return ForgetResult{}, &FieldError{"reimport", "goes with session_id or all: a turn forgotten by its id stays forgotten (forget its session with reimport to let a capture or an import store it again)"}
+	}
 	if req.All && !req.Confirm {
 		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
 	}
@@ -69,7 +77,7 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if err != nil {
 		return ForgetResult{}, err
 	}
-	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: ids, SessionID: req.SessionID, All: req.All})
+	n, err := s.store.Delete(ctx, Selector{Namespace: ns, IDs: ids, SessionID: req.SessionID, All: req.All, Reimport: req.Reimport})
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}

@@ -98,6 +98,11 @@ type Selector struct {
 	IDs       []string
 	SessionID string
 	All       bool
+	// Reimport, with SessionID, drops the session's marks of forgotten
+	// turns, where the store keeps them (ForgottenTurns), instead of
+	// marking the turns it deletes: the session may be stored anew. All
+	// always drops the namespace's.
+	Reimport bool
 }
 
 // ErrInUse is returned when another process holds the store open. The
@@ -121,14 +126,15 @@ type SessionEnds interface {
 }
 
 // ForgottenTurns is implemented by stores that keep a mark of each turn
-// deleted by its id (Selector.IDs), not with its session or namespace:
-// its id, position, client id (Key) and content hash, no text. Remember
-// reads the marks so that a session sent again (a hook's capture, a
-// history import) skips what was forgotten instead of storing it again,
-// and numbers new turns after it. A memory put at a marked position (an
-// import of an export made before) takes the mark's place; forgetting
-// the session or the namespace drops its marks, so it may be stored anew.
-// A store without it stores a forgotten turn again when it is resent.
+// deleted by its id or with its session (not with its namespace, and not
+// with Selector.Reimport): its id, position, client id (Key) and content
+// hash, no text. Remember reads the marks so that a session sent again (a
+// hook's capture, a history import) skips what was forgotten instead of
+// storing it again, and numbers new turns after it. A memory put at a
+// marked position (an import of an export made before) takes the mark's
+// place; forgetting the namespace, or the session with Reimport, drops
+// the marks, so it may be stored anew. A store without it stores a
+// forgotten turn again when it is resent.
 type ForgottenTurns interface {
 	// ForgottenTurns returns the marks of the session's forgotten turns in
 	// turn order: memories with only their ID, Namespace, SessionID,

@@ -13,22 +13,27 @@ import (
 
 func forgetTool() mcp.Tool {
 	return mcp.NewTool("forget",
-		mcp.WithDescription("Delete memories permanently: by ids (from recall), by session, or a whole namespace (all=true, which also needs confirm=true). Give exactly one of ids, session_id, all. Only when the user asks."),
+		mcp.WithDescription("Delete memories permanently: by ids (from recall), by session, or a whole namespace (all=true, which also needs confirm=true). Give exactly one of ids, session_id, all. Turns forgotten by ids or with their session stay forgotten when the conversation is captured or imported again. Only when the user asks."),
 		annotate("Forget memories", false, true, true),
 	)
 }
 
 func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetResult, string, error) {
 	res, err := h.svc.Forget(ctx, memory.ForgetRequest{
-		Namespace: in.Namespace, IDs: in.IDs, SessionID: in.SessionID, All: in.All, Confirm: in.Confirm,
+		Namespace: in.Namespace, IDs: in.IDs, SessionID: in.SessionID, All: in.All, Confirm: in.Confirm, Reimport: in.Reimport,
 	})
 	if err != nil {
 		return spec.ForgetResult{}, "", err
 	}
 	text := fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace)
 	switch {
+	case res.SessionID != "" && in.Reimport:
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of it may store them again.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
 	case res.SessionID != "":
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured or imported again.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+	case in.SessionID != "" && in.Reimport:
+		// it may have held forgotten turns only, whose marks are gone
+		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; a later capture or import of it may store its turns again.", res.Namespace)
 	case in.SessionID != "":
 		// as for ids, say that the session named nothing (a typo, a
 		// session forgotten before) rather than leave the caller guessing

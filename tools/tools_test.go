@@ -204,8 +204,18 @@ func TestForgetUnknownSession(t *testing.T) {
 	if err := json.Unmarshal(structured, &res); err != nil || res.Deleted != 0 || res.SessionID != "" {
 		t.Errorf("structured %s (%v)", structured, err)
 	}
-	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real"}); text != "Deleted 1 memory of session real from namespace default." {
+	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real"}); text != "Deleted 1 memory of session real from namespace default; they stay forgotten when it is captured or imported again." {
 		t.Errorf("forget of a session that holds one: %q", text)
+	}
+	// the session holds only the mark of its forgotten turn now
+	if text, _, _ := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); !strings.Contains(text, "Stored 0 turns") || !strings.Contains(text, "1 turn forgotten before, not stored again") {
+		t.Errorf("remember of a forgotten session: %q", text)
+	}
+	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real", "reimport": true}); text != "Deleted nothing: namespace default holds no memory of that session; a later capture or import of it may store its turns again." {
+		t.Errorf("forget with reimport of a session that holds only marks: %q", text)
+	}
+	if text, _, _ := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); !strings.Contains(text, "Stored 1 turn ") {
+		t.Errorf("remember after forget with reimport: %q", text)
 	}
 }
 

@@ -261,7 +261,7 @@ func (r *historyReport) write(w io.Writer) {
 	if !r.DryRun {
 		fmt.Fprintf(w, "Stored %s; %d %s already stored (nothing is stored twice).\n", spec.Count(r.Stored, "memory"), r.Held, were(r.Held))
 		if r.Forgotten > 0 {
-			fmt.Fprintf(w, "Left out %s forgotten (agentmem forget, by id) since a capture or an import stored %s.\n", spec.Count(r.Forgotten, "turn"), it(r.Forgotten))
+			fmt.Fprintf(w, "Left out %s forgotten (agentmem forget) since a capture or an import stored %s.\n", spec.Count(r.Forgotten, "turn"), it(r.Forgotten))
 		}
 		if len(r.Elsewhere) > 0 {
 			var in []string

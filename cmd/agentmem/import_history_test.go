@@ -113,7 +113,7 @@ func TestImportLeavesForgottenTurnsOut(t *testing.T) {
 	}
 	b.Close()
 	out := mustImport(t, e, fromCmd("claude-code", x.path))
-	if !strings.Contains(out, "Stored 0 memories; 2 were already stored") || !strings.Contains(out, "Left out 1 turn forgotten (agentmem forget, by id) since a capture or an import stored it.") {
+	if !strings.Contains(out, "Stored 0 memories; 2 were already stored") || !strings.Contains(out, "Left out 1 turn forgotten (agentmem forget) since a capture or an import stored it.") {
 		t.Errorf("import after a forget:\n%s", out)
 	}
 	// the transcript rewritten shorter than the hooks' cursor: read whole

@@ -291,6 +291,7 @@ type forgetCmd struct {
 	SessionID string   `name:"session-id" help:"Delete this session: its id, or the start of a UUID id as recall shows it."`
 	All       bool     `name:"all" help:"Delete the whole namespace (needs --confirm)."`
 	Confirm   bool     `name:"confirm" help:"Confirm --all."`
+	Reimport  bool     `name:"reimport" help:"With --session-id: let a later capture or import of the session store its turns again (to refresh an imported conversation). Without it, forgotten turns stay forgotten."`
 	NS        string   `name:"ns" help:"Namespace of this call (default --namespace)."`
 }
 
@@ -309,5 +310,8 @@ func (c forgetCmd) Run(e *env) error {
 	if c.All && !c.Confirm {
 		return fmt.Errorf("forget: --all deletes every memory of namespace %s: add --confirm", cmp.Or(c.NS, e.cfg.Namespace))
 	}
-	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Namespace: cmp.Or(c.NS, e.cfg.Namespace)})
+	if c.Reimport && len(c.IDs) > 0 {
+		return errors.New("forget: --reimport goes with --session-id: a turn forgotten by its id stays forgotten (forget its session with --reimport to let a capture or an import store it again)")
+	}
+	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Reimport: c.Reimport, Namespace: cmp.Or(c.NS, e.cfg.Namespace)})
 }

@@ -141,6 +141,9 @@ func TestCommandMessages(t *testing.T) {
 			t.Errorf("forget %q: %v, %s", args, err, errOut)
 		}
 	}
+	if _, errOut, err := try(t, data, "--embedder", "none", "forget", "x:0", "--reimport"); err == nil || !strings.Contains(errOut, "forget: --reimport goes with --session-id") {
+		t.Errorf("forget ids --reimport: %v, %s", err, errOut)
+	}
 	if _, errOut, err := try(t, data, "--embedder", "none", "forget", "--all"); err == nil || !strings.Contains(errOut, "forget: --all deletes every memory of namespace default: add --confirm") {
 		t.Errorf("forget --all: %v, %s", err, errOut)
 	}

@@ -30,7 +30,7 @@ func (s *Store) Delete(ctx context.Context, sel memory.Selector) (int, error) {
 	case sel.All:
 		n, err = s.deleteNamespace(ctx, sel.Namespace)
 	case sel.SessionID != "":
-		n, err = s.deleteSession(ctx, sel.Namespace, sel.SessionID)
+		n, err = s.deleteSession(ctx, sel.Namespace, sel.SessionID, sel.Reimport)
 	case len(sel.IDs) > 0:
 		n, err = s.deleteIDs(ctx, sel.Namespace, sel.IDs)
 	}
@@ -87,10 +87,12 @@ func (s *Store) deleteIDs(ctx context.Context, ns string, ids []string) (int, er
 	return n, nil
 }
 
-func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error) {
+// deleteSession removes a session's memories, marking each as forgotten
+// in its manifest (memory.ForgottenTurns), or, with reimport, the
+// manifest too, marks and all.
+func (s *Store) deleteSession(ctx context.Context, ns, sess string, reimport bool) (int, error) {
 	var n int
 	_, err := s.cluster.Transactions().Run(func(tc *gocb.TransactionAttemptContext) error {
-		n = 0
 		man, sd, err := txGet[sessionDoc](tc, s.coll, sessionKey(ns, sess), "session manifest")
 		if err != nil || man == nil {
 			return err
@@ -100,19 +102,24 @@ func (s *Store) deleteSession(ctx context.Context, ns, sess string) (int, error)
 			keys[i] = memoryKey(ns, id)
 		}
 		var mu sync.Mutex
+		var gone []memoryDoc
 		err = parallel(ctx, keys, func(k string) error {
-			_, ok, err := s.txRemove(tc, ns, k)
+			d, ok, err := s.txRemove(tc, ns, k)
 			if ok {
 				mu.Lock()
-				n++
+				gone = append(gone, d)
 				mu.Unlock()
 			}
 			return err
 		})
-		if err != nil {
+		n = len(gone)
+		switch {
+		case err != nil:
 			return err
+		case reimport:
+			return tc.Remove(man)
 		}
-		return tc.Remove(man)
+		return txReplace(tc, man, sd.without(gone))
 	}, &gocb.TransactionOptions{Timeout: s.txTimeout(ctx)})
 	if err != nil {
 		return 0, wrap(err, s.cfg, "deleting session %s of namespace %s", sess, ns)

@@ -75,9 +75,10 @@ type sessionDoc struct {
 	NS      string   `json:"ns"`
 	Session string   `json:"session"`
 	IDs     []string `json:"ids"`
-	// Gone marks the turns forgotten by their ids (memory.ForgottenTurns):
-	// a manifest that holds only marks lists no session, and goes when the
-	// session is forgotten whole.
+	// Gone marks the turns forgotten by their ids or with their session
+	// (memory.ForgottenTurns): a manifest that holds only marks lists no
+	// session, and goes when the session is forgotten with Reimport or its
+	// namespace is.
 	Gone []goneTurn `json:"gone,omitempty"`
 }
 

@@ -123,14 +123,15 @@ func selected(mem, sess *bolt.Bucket, sel memory.Selector, ids map[string]bool) 
 	return victims, nil
 }
 
-// forgetMarks marks the victims of a delete by ids as forgotten, and
-// drops the marks of a session or a namespace deleted whole (even one
-// that holds no memory any more, only marks).
+// forgetMarks marks the victims of a delete by ids or by session as
+// forgotten, and drops the marks of a namespace deleted whole, or of a
+// session deleted with Reimport (even one that holds no memory any more,
+// only marks).
 func forgetMarks(tx *bolt.Tx, sel memory.Selector, victims []memory.Memory) error {
 	switch {
 	case sel.All:
 		return dropMarks(tx, []byte(sel.Namespace+"\x1f"))
-	case sel.SessionID != "":
+	case sel.SessionID != "" && sel.Reimport:
 		return dropMarks(tx, sessionPrefix(sel.Namespace, sel.SessionID))
 	case len(victims) > 0:
 		return markForgotten(tx, victims)

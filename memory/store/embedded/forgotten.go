@@ -11,12 +11,13 @@ import (
 	"agentmem/memory"
 )
 
-// The forgotten bucket keeps a mark of each turn deleted by its id
-// (memory.ForgottenTurns), under the turn's session key (sessionKey):
-// namespace 0x1f session 0x1f turn -> {id, key, hash}, JSON. No text is
-// kept. A turn put at a marked position takes the mark's place (Put);
-// deleting the session or the namespace deletes its marks. The bucket is
-// made by the first delete by ids: a store written before it has none.
+// The forgotten bucket keeps a mark of each turn deleted by its id or
+// with its session (memory.ForgottenTurns), under the turn's session key
+// (sessionKey): namespace 0x1f session 0x1f turn -> {id, key, hash},
+// JSON. No text is kept. A turn put at a marked position takes the mark's
+// place (Put); deleting the namespace, or the session with Reimport,
+// deletes its marks. The bucket is made by the first delete that marks:
+// a store written before it has none.
 var bucketForgot = []byte("forgotten")
 
 var _ memory.ForgottenTurns = (*Store)(nil)

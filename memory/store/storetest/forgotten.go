@@ -134,15 +134,35 @@ func (s *suite) forgottenStayForgotten(t *testing.T) {
 		}
 	}
 
-	// forgetting the whole session drops its marks
+	// a session forgotten whole stays forgotten: sent again as it was, by
+	// content or by message ids, it stores nothing, and its next turn is
+	// numbered after it
+	whole := append(msgs(says...), memory.Message{Role: "assistant", Content: "try the one near the river"}, memory.Message{Role: "user", Content: "thanks"})
 	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s1"}); err != nil || res.Deleted != 3 {
 		t.Fatalf("forget session s1 = %+v, %v", res, err)
 	}
-	if r := remember(t, s.svc, ns, "s1", "2023-05-07", says...); r.Stored != 3 || !slices.Equal(r.IDs, []string{"s1:0", "s1:1", "s1:2"}) {
-		t.Fatalf("session stored anew after forgetting it = %+v, want 3 turns from s1:0", r)
+	if r, err := s.svc.Remember(ctx, memory.RememberRequest{Namespace: ns, SessionID: "s1", Messages: whole}); err != nil || r.Stored != 0 || r.Forgotten != 5 {
+		t.Fatalf("a session forgotten whole, sent again = %+v, %v; want nothing stored", r, err)
 	}
-	s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s2"}) // holds none, only marks
+	if r := rem(memory.RememberRequest{Messages: keyed(append(says, "and the weather?")...)}); r.Stored != 1 || r.Forgotten != 3 || r.IDs[3] != "s2:3" {
+		t.Fatalf("a session forgotten turn by turn, sent again with a new turn = %+v, want only s2:3 stored", r)
+	}
+	// with reimport, forgetting a session drops its marks: it may be
+	// stored anew, from turn 0 (a session that holds only marks included)
+	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s1", Reimport: true}); err != nil || res.Deleted != 0 {
+		t.Fatalf("forget session s1 with reimport = %+v, %v", res, err)
+	}
+	if r := remember(t, s.svc, ns, "s1", "2023-05-07", says...); r.Stored != 3 || !slices.Equal(r.IDs, []string{"s1:0", "s1:1", "s1:2"}) {
+		t.Fatalf("session stored anew after forgetting it with reimport = %+v, want 3 turns from s1:0", r)
+	}
+	if res, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "s2", Reimport: true}); err != nil || res.Deleted != 1 {
+		t.Fatalf("forget session s2 with reimport = %+v, %v", res, err)
+	}
 	if r := rem(memory.RememberRequest{Messages: keyed(says...)}); r.Stored != 3 || r.IDs[0] != "s2:0" {
-		t.Fatalf("session forgotten turn by turn, then whole, stored anew = %+v, want 3 turns from s2:0", r)
+		t.Fatalf("session forgotten with reimport, stored anew = %+v, want 3 turns from s2:0", r)
+	}
+	// reimport goes with a session (or all), not with ids
+	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, IDs: []string{"s2:0"}, Reimport: true}); err == nil || !strings.Contains(err.Error(), "reimport") {
+		t.Fatalf("forget ids with reimport: %v, want it refused", err)
 	}
 }
