@@ -184,6 +184,9 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
+	if e.In != "" && e.What == "session" && len(e.Name) < ShortSessionLen && uuidStart(e.Name) {
+		return fmt.Sprintf("%s %q not found in namespace %q (a session id that is a UUID may be given by its first %d characters or more, not fewer)", e.What, e.Name, e.In, ShortSessionLen)
+	}
 	if e.In != "" {
 		return fmt.Sprintf("%s %q not found in namespace %q", e.What, e.Name, e.In)
 	}

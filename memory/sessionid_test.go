@@ -378,3 +378,17 @@ func TestMaxTokensFitsTheFirstMemory(t *testing.T) {
 		t.Errorf("budget 100 with a long context turn: about %d tokens:\n%.400s", (len(text)+3)/4, text)
 	}
 }
+
+// A session not found by a UUID's start shorter than a recall shows says
+// how much of it to give.
+func TestNotFoundSaysHowShortAnIDMayBe(t *testing.T) {
+	short := (&memory.NotFoundError{What: "session", Name: "88a58b", In: "default"}).Error()
+	if !strings.Contains(short, "first 8 characters or more") {
+		t.Errorf("%q", short)
+	}
+	for _, name := range []string{"88a58ba5", "s-may"} {
+		if got := (&memory.NotFoundError{What: "session", Name: name, In: "default"}).Error(); got != `session "`+name+`" not found in namespace "default"` {
+			t.Errorf("%q", got)
+		}
+	}
+}

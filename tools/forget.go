@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -41,6 +42,9 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	}
 	if n := len(res.Unknown); n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))
+		if slices.ContainsFunc(res.Unknown, func(id string) bool { return !strings.Contains(id, ":") }) {
+			text += " A memory id is its session's id, a colon and the turn (01680260:2); to delete a whole session, give its id as session_id."
+		}
 	}
 	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown}, text, nil
 }

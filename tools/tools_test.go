@@ -217,6 +217,10 @@ func TestForgetUnknownSession(t *testing.T) {
 	if text, _, _ := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); !strings.Contains(text, "Stored 1 turn ") {
 		t.Errorf("remember after forget with reimport: %q", text)
 	}
+	// a session's id given as a memory id: named, and told apart
+	if text, _, _ := call(t, c, "forget", map[string]any{"ids": []string{"real"}}); !strings.Contains(text, "1 of the ids named no memory there: real. A memory id is its session's id, a colon and the turn") {
+		t.Errorf("forget of a session id given as an id: %q", text)
+	}
 }
 
 func TestBadInput(t *testing.T) {
