@@ -198,3 +198,83 @@ func TestContextualImportInParts(t *testing.T) {
 		t.Errorf("an import in two parts embedded\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A turn forgotten by its id leaves no words in the vectors of the turn
+// after it, which a contextual embedder led with them: that turn's vectors
+// are made again from the turn before the forgotten one, and a search by
+// the forgotten words scores it as a session that never held them does.
+func TestForgetMakesTheNextTurnsVectorsAgain(t *testing.T) {
+	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+	ctxl := memory.Contextual(rec)
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	said := []memory.Message{{Role: "user", Content: "Remember this for me"}, {Role: "user", Content: "my bank PIN is 4512"}, {Role: "assistant", Content: "Noted, kept safe"}}
+	for _, c := range []struct {
+		ns   string
+		msgs []memory.Message
+	}{{"forgot", said}, {"never", []memory.Message{said[0], said[2]}}} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: c.ns, SessionID: "s", SessionDate: "2023-05-07", Messages: c.msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.mu.Lock()
+	rec.texts = nil
+	rec.mu.Unlock()
+	res, err := svc.Forget(bg, memory.ForgetRequest{Namespace: "forgot", IDs: []string{"s:1"}})
+	if err != nil || res.Deleted != 1 || res.Note != "" {
+		t.Fatalf("forget = %+v, %v", res, err)
+	}
+	if got, want := rec.seen(), []string{"Remember this for me\nNoted, kept safe"}; !slices.Equal(got, want) {
+		t.Errorf("the forget embedded %q, want %q: the next turn led by the turn before the forgotten one", got, want)
+	}
+	score := func(ns string) float64 {
+		t.Helper()
+		r, err := svc.Recall(bg, memory.RecallRequest{Namespace: ns, Query: "bank PIN 4512", Fusion: memory.VectorOnly, K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Hits {
+			if h.Memory.Text == "Noted, kept safe" {
+				return h.Score
+			}
+		}
+		t.Fatalf("vector recall in %s lacks the turn after: %+v", ns, r.Hits)
+		return 0
+	}
+	if a, b := score("forgot"), score("never"); a != b {
+		t.Errorf("a search by the forgotten words scores the turn after it %v, against %v where they were never said", a, b)
+	}
+}
+
+// When the turn after a forgotten one cannot be embedded again, the
+// forget still deletes, and says what it left.
+func TestForgetSaysWhatItCouldNotEmbed(t *testing.T) {
+	f := &failing{Embedder: &fake.Embedder{Name: "f"}}
+	ctxl := memory.Contextual(f)
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: []memory.Message{{Role: "user", Content: "my PIN is 4512"}, {Role: "assistant", Content: "Noted"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.fail.Store(true)
+	res, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:0"}})
+	if err != nil || res.Deleted != 1 || !strings.Contains(res.Note, "until agentmem reindex") || !strings.Contains(res.Note, "the embedder is down") {
+		t.Fatalf("forget with the embedder down = %+v, %v", res, err)
+	}
+}

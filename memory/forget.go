@@ -32,6 +32,9 @@ type ForgetResult struct {
 	// Unknown is the ids of the request that named no memory of the
 	// namespace (a typo, a memory forgotten before), in their order.
 	Unknown []string `json:"unknown,omitempty"`
+	// Note says what the forget could not do after it deleted (the
+	// vectors of a turn after a forgotten one not made again).
+	Note string `json:"note,omitempty"`
 }
 
 // Forget deletes what req selects. Exactly one of IDs, SessionID and All
@@ -85,7 +88,52 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if n > 0 {
 		res.SessionID = req.SessionID // "" unless a session was named
 	}
+	if n > 0 && len(ids) > 0 {
+		if err := s.reembedAfter(ctx, ns, ids); err != nil {
+			s.log.Warn("making the vectors of the turns after forgotten ones again", "namespace", ns, "err", err)
+			res.Note = fmt.Sprintf("The turn after a forgotten one keeps vectors made with its last words until agentmem reindex: making them again failed (%v).", err)
+		}
+	}
 	return res, nil
+}
+
+// reembedAfter makes again the vectors of the first stored turn after
+// each turn forgotten by its id (ids): a contextual embedder led that
+// turn's text with the forgotten turn's last words (PrevWords), which a
+// search must no longer find. A turn whose vectors are still to be made
+// gets them from the turns still stored, as every background vector does.
+func (s *Service) reembedAfter(ctx context.Context, ns string, ids []string) error {
+	up, ok := s.store.(VectorUpgrader)
+	if !ok || s.embedder == nil || prevWords(s.embedder) == 0 {
+		return nil
+	}
+	var next []Memory
+	for _, id := range ids {
+		session, turn, ok := ParseMemoryID(id)
+		if !ok {
+			continue
+		}
+		// as far as storedPrevious looks back for a turn's previous one
+		ts, err := s.store.Turns(ctx, ns, session, turn+1, turn+8)
+		if err != nil {
+			return err
+		}
+		if len(ts) > 0 && !slices.ContainsFunc(next, func(m Memory) bool { return m.ID == ts[0].ID }) {
+			next = append(next, ts[0])
+		}
+	}
+	if len(next) == 0 {
+		return nil
+	}
+	prev, err := storedPrevious(ctx, s.store, s.embedder, next)
+	if err != nil {
+		return err
+	}
+	if err := vectorize(ctx, s.embedder, next, prev); err != nil {
+		return err
+	}
+	_, err = up.ReplaceVectors(ctx, next)
+	return err
 }
 
 // resolveIDs is ids with the session each names resolved as a session_id

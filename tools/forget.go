@@ -46,5 +46,8 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 			text += " A memory id is its session's id, a colon and the turn (01680260:2); to delete a whole session, give its id as session_id."
 		}
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown}, text, nil
+	if res.Note != "" {
+		text += " " + res.Note
+	}
+	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown, Note: res.Note}, text, nil
 }
