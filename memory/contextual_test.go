@@ -199,23 +199,31 @@ func TestContextualImportInParts(t *testing.T) {
 	}
 }
 
+// contextualService is a service over a fresh embedded store, embedding
+// with e under the contextual recipe.
+func contextualService(t *testing.T, e memory.Embedder) *memory.Service {
+	t.Helper()
+	ctxl := memory.Contextual(e)
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
 // A turn forgotten by its id leaves no words in the vectors of the turn
 // after it, which a contextual embedder led with them: that turn's vectors
 // are made again from the turn before the forgotten one, and a search by
 // the forgotten words scores it as a session that never held them does.
 func TestForgetMakesTheNextTurnsVectorsAgain(t *testing.T) {
 	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
-	ctxl := memory.Contextual(rec)
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	svc := contextualService(t, rec)
 	said := []memory.Message{{Role: "user", Content: "Remember this for me"}, {Role: "user", Content: "my bank PIN is 4512"}, {Role: "assistant", Content: "Noted, kept safe"}}
 	for _, c := range []struct {
 		ns   string
@@ -258,17 +266,7 @@ func TestForgetMakesTheNextTurnsVectorsAgain(t *testing.T) {
 // forget still deletes, and says what it left.
 func TestForgetSaysWhatItCouldNotEmbed(t *testing.T) {
 	f := &failing{Embedder: &fake.Embedder{Name: "f"}}
-	ctxl := memory.Contextual(f)
-	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{EmbedderID: ctxl.ID(), Dims: ctxl.Dims(), Recipe: memory.Recipe, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := memory.New(memory.Options{Store: st, Embedder: ctxl})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	svc := contextualService(t, f)
 	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: []memory.Message{{Role: "user", Content: "my PIN is 4512"}, {Role: "assistant", Content: "Noted"}}}); err != nil {
 		t.Fatal(err)
 	}
