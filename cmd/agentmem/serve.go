@@ -12,6 +12,7 @@ import (
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"golang.org/x/term"
 
 	"agentmem/cmd/internal/backend"
 	"agentmem/memory"
@@ -80,7 +81,13 @@ func (c serveCmd) Run(e *env) error {
 		server.MountBrowser(hh, hd.eng.Service, e.log)
 		return server.ServeHTTP(e.ctx, c.HTTP, hh, e.log, nil)
 	}
-	e.log.Info("serving MCP over stdio")
+	// said to a person at a terminal; a host (stdin a pipe) shows every
+	// line of its server's stderr as an error (Claude Code's --debug)
+	start := e.log.Debug
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		start = e.log.Info
+	}
+	start("serving MCP over stdio")
 	return server.ServeStdio(e.ctx, s, os.Stdin, os.Stdout, e.log)
 }
 

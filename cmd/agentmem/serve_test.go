@@ -303,3 +303,35 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Run by a host (stdin a pipe), serve writes nothing on stderr as it
+// starts and answers: a host shows each line of its server's stderr as an
+// error (Claude Code's --debug). At a terminal it says it serves.
+func TestServeQuietUnderAHost(t *testing.T) {
+	cmd := exec.Command(binary(t), "serve", "--data-dir", t.TempDir(), "--embedder", "none")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("initialize: %q, %v", line, err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve after stdin closed: %v (stderr %q)", err, stderr)
+	}
+	if s := stderr.String(); s != "" {
+		t.Errorf("serve under a host wrote to stderr:\n%s", s)
+	}
+}
