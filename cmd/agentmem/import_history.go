@@ -253,7 +253,7 @@ func (r *historyReport) write(w io.Writer) {
 	if !r.first.IsZero() {
 		span = fmt.Sprintf(", %s to %s", r.first.In(r.zone()).Format("2006-01-02"), r.last.In(r.zone()).Format("2006-01-02"))
 	}
-	verb := "Imported"
+	verb := "Read"
 	if r.DryRun {
 		verb = "Would import"
 	}

@@ -72,7 +72,7 @@ func TestImportClaudeCodeAndHooks(t *testing.T) {
 				}
 			} else {
 				out := mustImport(t, e, fromCmd("claude-code", projects))
-				if !strings.Contains(out, "Imported 1 session, 6 turns") || !strings.Contains(out, "Stored 6 memories; 0 were already") {
+				if !strings.Contains(out, "Read 1 session, 6 turns") || !strings.Contains(out, "Stored 6 memories; 0 were already") {
 					t.Errorf("import:\n%s", out)
 				}
 				x.stop(t, e)
@@ -136,7 +136,7 @@ func TestImportClaudeCodePerProject(t *testing.T) {
 	// without --per-project: the session is the hooks' already, in its
 	// project's namespace, so it is left out, not stored again
 	c := fromCmd("claude-code", filepath.Dir(x.path))
-	if out := mustImport(t, e, c); !strings.Contains(out, "Imported 0 sessions, 0 turns") || !strings.Contains(out, "Stored 0 memories") || !strings.Contains(out, "Left out 1 session already stored in another namespace ("+hook.ProjectNamespace(x.cwd)+" 1)") {
+	if out := mustImport(t, e, c); !strings.Contains(out, "Read 0 sessions, 0 turns") || !strings.Contains(out, "Stored 0 memories") || !strings.Contains(out, "Left out 1 session already stored in another namespace ("+hook.ProjectNamespace(x.cwd)+" 1)") {
 		t.Errorf("import without --per-project after the hooks with it:\n%s", out)
 	}
 	c.PerProject = true
