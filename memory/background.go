@@ -129,8 +129,9 @@ func (f *filler) yieldToBulk(ctx context.Context) {
 
 // fillResult is an embedded batch on its way to the store.
 type fillResult struct {
-	ms  []Memory
-	err error
+	ms   []Memory
+	prev []*Memory // the turn each was embedded after (storedPrevious)
+	err  error
 }
 
 func (f *filler) run() {
@@ -232,12 +233,13 @@ func (f *filler) embedBatches(fl *inFlight, ready chan<- fillResult, stop <-chan
 		if err == nil && len(ms) == 0 {
 			return
 		}
+		var prev []*Memory
 		if err == nil {
 			fl.add(ms)
-			err = f.embed(ms)
+			prev, err = f.embed(ms)
 		}
 		select {
-		case ready <- fillResult{ms, err}:
+		case ready <- fillResult{ms, prev, err}:
 		case <-stop:
 			return
 		case <-f.ctx.Done():
@@ -262,6 +264,9 @@ func (f *filler) storeBatches(fl *inFlight, ready <-chan fillResult, stop chan<-
 		err := r.err
 		if err == nil {
 			err = f.store.SetVectors(f.ctx, r.ms)
+		}
+		if err == nil {
+			err = f.afterForgotten(r)
 		}
 		if err != nil {
 			failed = err
@@ -292,13 +297,51 @@ func (f *filler) next(skip map[string]bool) ([]Memory, error) {
 	return out, nil
 }
 
-// embed sets the vectors of ms.
-func (f *filler) embed(ms []Memory) error {
+// embed sets the vectors of ms and returns the turn each was embedded
+// after.
+func (f *filler) embed(ms []Memory) ([]*Memory, error) {
 	prev, err := storedPrevious(f.ctx, f.turns, f.embedder, ms)
+	if err != nil {
+		return nil, err
+	}
+	return prev, vectorize(f.ctx, f.embedder, ms, prev)
+}
+
+// afterForgotten makes again the vectors just stored of the memories of r
+// whose previous turn was forgotten while they were made: a forget
+// re-embeds only the turns that have their vectors (Service.reembedAfter),
+// and these were still pending. Whichever of the two stores last sees the
+// other's write, so no vectors keep a forgotten turn's words.
+func (f *filler) afterForgotten(r fillResult) error {
+	up, ok := f.turns.(VectorUpgrader)
+	if !ok {
+		return nil
+	}
+	var again []Memory
+	for i, p := range r.prev {
+		if p == nil {
+			continue
+		}
+		ts, err := f.turns.Turns(f.ctx, p.Namespace, p.SessionID, p.Turn, p.Turn)
+		if err != nil {
+			return err
+		}
+		if len(ts) == 0 || ts[0].ID != p.ID {
+			again = append(again, r.ms[i])
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	prev, err := storedPrevious(f.ctx, f.turns, f.embedder, again)
 	if err != nil {
 		return err
 	}
-	return vectorize(f.ctx, f.embedder, ms, prev)
+	if err := vectorize(f.ctx, f.embedder, again, prev); err != nil {
+		return err
+	}
+	_, err = up.ReplaceVectors(f.ctx, again)
+	return err
 }
 
 // stop ends the filler, waiting for its current batch to stop, and forgets

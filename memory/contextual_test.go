@@ -3,10 +3,12 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,14 +22,20 @@ import (
 type recorder struct {
 	*fake.Embedder
 	gate  chan struct{}
+	waits atomic.Int32 // calls waiting at the gate
 	mu    sync.Mutex
 	texts []string
 }
 
 func (r *recorder) EmbedDocuments(ctx context.Context, texts []string) ([][][]float32, error) {
-	if r.gate != nil {
+	r.mu.Lock()
+	gate := r.gate
+	r.mu.Unlock()
+	if gate != nil {
+		r.waits.Add(1)
+		defer r.waits.Add(-1)
 		select {
-		case <-r.gate:
+		case <-gate:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -42,6 +50,8 @@ func (r *recorder) EmbedDocuments(ctx context.Context, texts []string) ([][][]fl
 	}
 	return out, err
 }
+
+func (r *recorder) waiting() int32 { return r.waits.Load() }
 
 func (r *recorder) seen() []string {
 	r.mu.Lock()
@@ -274,5 +284,126 @@ func TestForgetSaysWhatItCouldNotEmbed(t *testing.T) {
 	res, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:0"}})
 	if err != nil || res.Deleted != 1 || !strings.Contains(res.Note, "until agentmem reindex") || !strings.Contains(res.Note, "the embedder is down") {
 		t.Fatalf("forget with the embedder down = %+v, %v", res, err)
+	}
+}
+
+// said is n user turns, each with a word of its own ("secret3").
+func said(n int) []memory.Message {
+	var out []memory.Message
+	for i := range n {
+		out = append(out, memory.Message{Role: "user", Content: fmt.Sprintf("turn %d says secret%d", i, i)})
+	}
+	return out
+}
+
+// lastInput is the last text the recorder embedded that ends with suffix.
+func (r *recorder) lastInput(suffix string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := ""
+	for _, s := range r.texts {
+		if strings.HasSuffix(s, suffix) {
+			last = s
+		}
+	}
+	return last
+}
+
+// The turn after a forgotten one is found however far after it: remember
+// leads a turn with the last stored one before it, whatever the gap (a
+// run of forgotten turns between them).
+func TestForgetFindsTheNextTurnPastAGap(t *testing.T) {
+	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+	svc := contextualService(t, rec)
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: said(11)}); err != nil {
+		t.Fatal(err)
+	}
+	var run []string
+	for i := 1; i <= 10; i++ {
+		run = append(run, memory.MemoryID("s", i))
+	}
+	if _, err := svc.Forget(bg, memory.ForgetRequest{IDs: run}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", Messages: []memory.Message{{Role: "assistant", Content: "a new reply"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.lastInput("a new reply"); !strings.Contains(got, "secret0") {
+		t.Fatalf("the reply was embedded as %q, after turn 0", got)
+	}
+	if _, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.lastInput("a new reply"); got != "a new reply" {
+		t.Errorf("after turn 0 was forgotten, the reply 11 turns after it was last embedded as %q", got)
+	}
+}
+
+// A forget while a remember of the session embeds its next turn waits for
+// it, and then embeds that turn again without the forgotten words.
+func TestForgetWhileRememberEmbeds(t *testing.T) {
+	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+	svc := contextualService(t, rec)
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", Messages: said(2)}); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	rec.gate = make(chan struct{})
+	rec.mu.Unlock()
+	remembered, forgot := make(chan error, 1), make(chan error, 1)
+	go func() {
+		_, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", Messages: []memory.Message{{Role: "assistant", Content: "next reply"}}})
+		remembered <- err
+	}()
+	for rec.waiting() == 0 { // the remember is embedding "next reply"
+		time.Sleep(time.Millisecond)
+	}
+	go func() {
+		_, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:1"}})
+		forgot <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	close(rec.gate)
+	if err := <-remembered; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-forgot; err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.lastInput("next reply"); strings.Contains(got, "secret1") {
+		t.Errorf("the turn after forgotten s:1 was last embedded as %q", got)
+	}
+}
+
+// A forget while the background filler embeds the next turn (still
+// pending, so the forget has no vectors of it to make again): the filler
+// sees its previous turn gone once it has stored, and embeds it again.
+func TestForgetWhileTheFillerEmbeds(t *testing.T) {
+	rec := &recorder{Embedder: &fake.Embedder{Name: "r"}}
+	svc := contextualService(t, rec)
+	rec.mu.Lock()
+	rec.gate = make(chan struct{})
+	rec.mu.Unlock()
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "s", SessionDate: "2023-05-07", VectorsLater: true, Messages: said(3)}); err != nil {
+		t.Fatal(err)
+	}
+	for rec.waiting() == 0 { // the filler is embedding the three turns
+		time.Sleep(time.Millisecond)
+	}
+	if res, err := svc.Forget(bg, memory.ForgetRequest{IDs: []string{"s:1"}}); err != nil || res.Deleted != 1 {
+		t.Fatalf("forget = %+v, %v", res, err)
+	}
+	close(rec.gate)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r, err := svc.Recall(bg, memory.RecallRequest{Query: "turn", K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Pending == 0 && !strings.Contains(rec.lastInput("turn 2 says secret2"), "secret1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn after forgotten s:1 was last embedded as %q (%d pending)", rec.lastInput("turn 2 says secret2"), r.Pending)
+		}
 	}
 }

@@ -76,6 +76,13 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if err != nil {
 		return ForgetResult{}, err
 	}
+	// a remember of the same sessions ends first, or starts after: its
+	// new turn is then the one re-embedded (reembedAfter), or is embedded
+	// without the forgotten turn
+	defer s.lockSessions(ns, sessionsOf(ids, func(id string) string { session, _, _ := ParseMemoryID(id); return session }))()
+	if req.SessionID != "" {
+		defer s.lockSessions(ns, []string{req.SessionID})()
+	}
 	unknown, err := s.unknownIDs(ctx, ns, ids, req.IDs)
 	if err != nil {
 		return ForgetResult{}, err
@@ -101,7 +108,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 // each turn forgotten by its id (ids): a contextual embedder led that
 // turn's text with the forgotten turn's last words (PrevWords), which a
 // search must no longer find. A turn whose vectors are still to be made
-// gets them from the turns still stored, as every background vector does.
+// gets them from the turns still stored, as every background vector does
+// (the filler checks, once it has stored them, that the turn it embedded
+// them after is still there: afterForgotten).
 func (s *Service) reembedAfter(ctx context.Context, ns string, ids []string) error {
 	up, ok := s.store.(VectorUpgrader)
 	if !ok || s.embedder == nil || prevWords(s.embedder) == 0 {
@@ -113,13 +122,14 @@ func (s *Service) reembedAfter(ctx context.Context, ns string, ids []string) err
 		if !ok {
 			continue
 		}
-		// as far as storedPrevious looks back for a turn's previous one
-		ts, err := s.store.Turns(ctx, ns, session, turn+1, turn+8)
+		m, err := s.nextStored(ctx, ns, session, turn)
 		if err != nil {
 			return err
 		}
-		if len(ts) > 0 && !slices.ContainsFunc(next, func(m Memory) bool { return m.ID == ts[0].ID }) {
-			next = append(next, ts[0])
+		// one still waiting for its vectors gets them from the turns
+		// stored then (the filler: afterForgotten)
+		if m != nil && m.Embedder != "" && !slices.ContainsFunc(next, func(n Memory) bool { return n.ID == m.ID }) {
+			next = append(next, *m)
 		}
 	}
 	if len(next) == 0 {
@@ -186,4 +196,21 @@ func (s *Service) unknownIDs(ctx context.Context, ns string, ids, given []string
 		}
 	}
 	return unknown, nil
+}
+
+// nextStored is the first stored turn of the session after turn, however
+// far (remember leads a turn with the last stored one before it), or nil:
+// read in windows that grow eightfold, so that a run of forgotten turns
+// costs a few reads and a dense session one.
+func (s *Service) nextStored(ctx context.Context, ns, session string, turn int) (*Memory, error) {
+	for from, width := turn+1, 8; from <= MaxTurn; from, width = from+width, width*8 {
+		ts, err := s.store.Turns(ctx, ns, session, from, min(from+width-1, MaxTurn))
+		if err != nil || len(ts) > 0 {
+			if len(ts) > 0 {
+				return &ts[0], err
+			}
+			return nil, err
+		}
+	}
+	return nil, nil
 }

@@ -120,11 +120,35 @@ func (s *Service) Location() *time.Location { return s.loc }
 func (s *Service) Embedder() Embedder { return s.embedder }
 
 func (s *Service) sessionLock(ns, session string) *sync.Mutex {
+	return &s.sessions[s.sessionStripe(ns, session)]
+}
+
+func (s *Service) sessionStripe(ns, session string) int {
 	h := fnv.New32a()
 	h.Write([]byte(ns))
 	h.Write([]byte{0})
 	h.Write([]byte(session))
-	return &s.sessions[h.Sum32()%uint32(len(s.sessions))]
+	return int(h.Sum32() % uint32(len(s.sessions)))
+}
+
+// lockSessions takes the locks of several sessions of ns (a forget's), in
+// one order, so that two callers never wait on each other; it returns
+// their unlock.
+func (s *Service) lockSessions(ns string, sessions []string) (unlock func()) {
+	var stripes []int
+	for _, id := range sessions {
+		stripes = append(stripes, s.sessionStripe(ns, id))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, i := range stripes {
+		s.sessions[i].Lock()
+	}
+	return func() {
+		for _, i := range stripes {
+			s.sessions[i].Unlock()
+		}
+	}
 }
 
 // ns resolves a call's namespace ("" is the caller's default) and checks

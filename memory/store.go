@@ -36,7 +36,8 @@ type Store interface {
 	// SessionIDs returns the ids of a namespace's sessions that start with
 	// prefix, in byte order, at most limit of them (none when limit < 1):
 	// how a session shown by the start of its id is found (see
-	// ShortSession).
+	// ShortSession). A session that holds only marks of forgotten turns
+	// (ForgottenTurns) is one of them.
 	SessionIDs(ctx context.Context, namespace, prefix string, limit int) ([]string, error)
 	// Export calls fn with every memory of namespace ("" for all), ordered
 	// by namespace, session and turn, with its vectors when vectors is

@@ -14,7 +14,7 @@ import (
 
 func forgetTool() mcp.Tool {
 	return mcp.NewTool("forget",
-		mcp.WithDescription("Delete memories permanently: by ids (from recall), by session, or a whole namespace (all=true, which also needs confirm=true). Give exactly one of ids, session_id, all. Turns forgotten by ids or with their session stay forgotten when the conversation is captured or imported again. Only when the user asks."),
+		mcp.WithDescription("Delete memories permanently: by ids (from recall), by session, or a whole namespace (all=true, which also needs confirm=true). Give exactly one of ids, session_id, all. Turns forgotten by ids or with their session stay forgotten when the conversation is captured again or imported from a history. Only when the user asks."),
 		annotate("Forget memories", false, true, true),
 	)
 }
@@ -43,7 +43,7 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if n := len(res.Unknown); n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))
 		if slices.ContainsFunc(res.Unknown, func(id string) bool { return !strings.Contains(id, ":") }) {
-			text += " A memory id is its session's id, a colon and the turn (01680260:2); to delete a whole session, give its id as session_id."
+			text += " A memory id is its session's id, a colon and the turn (01680260:2); to delete a whole session, name it as the session (session_id; --session-id on the command line)."
 		}
 	}
 	if res.Note != "" {

@@ -174,7 +174,7 @@ type ForgetArgs struct {
 	SessionID string   `json:"session_id,omitempty" jsonschema:"Delete every memory of this session: its id, or the start of a UUID id as a recall shows it (8 characters or more; refused when it starts several)." schema:"maxLength=256,pattern=name"`
 	All       bool     `json:"all,omitempty" jsonschema:"Delete every memory of the namespace; needs confirm=true."`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"Must be true with all=true."`
-	Reimport  bool     `json:"reimport,omitempty" jsonschema:"With session_id: let a later capture or import of the conversation store its turns again (to refresh an imported conversation). Without it, turns forgotten by ids or with their session stay forgotten when the conversation is captured or imported again. all starts the namespace over either way."`
+	Reimport  bool     `json:"reimport,omitempty" jsonschema:"With session_id: let a later capture or import of the conversation store its turns again (to refresh an imported conversation). Without it, turns forgotten by ids or with their session stay forgotten when the conversation is captured again or imported from a history (an import of an export taken before the forget restores them). all starts the namespace over either way."`
 	Namespace string   `json:"namespace,omitempty" jsonschema:"Memory space. Default: the server's namespace." schema:"maxLength=128,pattern=name"`
 }
 

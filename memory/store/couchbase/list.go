@@ -25,11 +25,12 @@ func (s *Store) manifests(ctx context.Context, ns string) ([]sessionDoc, error) 
 	if ns != "" {
 		prefix = nsPrefix(kindSess, ns)
 	}
-	return s.scanManifests(ctx, ns, prefix)
+	return s.scanManifests(ctx, ns, prefix, false)
 }
 
-// SessionIDs returns the ids of ns's sessions that start with prefix, in
-// byte order, at most limit: a range scan of the manifests whose keys
+// SessionIDs returns the ids of ns's sessions (those that hold memories
+// or marks of forgotten turns) that start with prefix, in byte order, at
+// most limit: a range scan of the manifests whose keys
 // start with it, and one of those whose keys are digests of their ids
 // (ids too long for a key, or unusual ones: see key), which are few.
 func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
@@ -51,7 +52,7 @@ func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([
 	g, gctx := errgroup.WithContext(ctx)
 	for i, kp := range scans {
 		g.Go(func() (err error) {
-			found[i], err = s.scanManifests(gctx, ns, kp)
+			found[i], err = s.scanManifests(gctx, ns, kp, true)
 			return err
 		})
 	}
@@ -71,8 +72,9 @@ func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([
 }
 
 // scanManifests returns the session manifests of namespace ns ("" for
-// all) whose keys start with prefix, sorted by namespace and session.
-func (s *Store) scanManifests(ctx context.Context, ns, prefix string) ([]sessionDoc, error) {
+// all) whose keys start with prefix, sorted by namespace and session;
+// with marked, also those that hold only marks of forgotten turns.
+func (s *Store) scanManifests(ctx context.Context, ns, prefix string, marked bool) ([]sessionDoc, error) {
 	res, err := s.coll.Scan(gocb.NewRangeScanForPrefix(prefix), &gocb.ScanOptions{
 		Context: ctx, ConsistentWith: s.written.state(time.Now()),
 	})
@@ -88,7 +90,7 @@ func (s *Store) scanManifests(ctx context.Context, ns, prefix string) ([]session
 		}
 		// a digested namespace part may be shared by no other name, but
 		// check: the manifest says whose it is
-		if d.Type != typeSession || len(d.IDs) == 0 || ns != "" && d.NS != ns {
+		if d.Type != typeSession || len(d.IDs) == 0 && (!marked || len(d.Gone) == 0) || ns != "" && d.NS != ns {
 			continue
 		}
 		out = append(out, d)

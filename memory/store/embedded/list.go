@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -119,31 +120,54 @@ func (s *Store) Sessions(ctx context.Context, ns string, f memory.SessionFilter)
 func (*Store) QuickSessionIDs() {}
 
 // SessionIDs returns the ids of ns's sessions that start with prefix, in
-// byte order, at most limit: a seek to the first and one past each.
+// byte order, at most limit: a seek to the first and one past each, in
+// the session entries and in the marks of forgotten turns.
 func (s *Store) SessionIDs(ctx context.Context, ns, prefix string, limit int) ([]string, error) {
+	if limit < 1 {
+		return nil, nil
+	}
 	var out []string
 	err := s.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketSession).Cursor()
-		start := []byte(ns + "\x1f" + prefix)
-		for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start) && len(out) < limit; {
-			_, sess, ok := parseSessionKey(k)
-			if !ok { // as sessionsOf: not a session's key
-				k, _ = c.Next()
-				continue
-			}
-			out = append(out, sess)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			// past the session's last turn
-			last := sessionKey(ns, sess, math.MaxUint32)
-			if k, _ = c.Seek(last); bytes.Equal(k, last) {
-				k, _ = c.Next()
-			}
+		ids, err := sessionsIn(ctx, tx.Bucket(bucketSession), ns, prefix, limit)
+		if err != nil {
+			return err
 		}
-		return nil
+		// and those that hold only forgotten turns: a forget with reimport,
+		// or a remember, may name them by their start too
+		gone, err := sessionsIn(ctx, tx.Bucket(bucketForgot), ns, prefix, limit)
+		out = slices.Compact(slices.Sorted(slices.Values(append(ids, gone...))))
+		out = out[:min(len(out), limit)]
+		return err
 	})
 	return out, err
+}
+
+// sessionsIn is the sessions of ns starting with prefix that b's session
+// keys name (nil b: none), in byte order, at most limit.
+func sessionsIn(ctx context.Context, b *bolt.Bucket, ns, prefix string, limit int) ([]string, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var out []string
+	c := b.Cursor()
+	start := []byte(ns + "\x1f" + prefix)
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start) && len(out) < limit; {
+		_, sess, ok := parseSessionKey(k)
+		if !ok { // as sessionsOf: not a session's key
+			k, _ = c.Next()
+			continue
+		}
+		out = append(out, sess)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// past the session's last turn
+		last := sessionKey(ns, sess, math.MaxUint32)
+		if k, _ = c.Seek(last); bytes.Equal(k, last) {
+			k, _ = c.Next()
+		}
+	}
+	return out, nil
 }
 
 // Export hands out every memory of ns ("" for all) in namespace, session

@@ -176,6 +176,17 @@ func (f *forgetting) wholeSessions() {
 	if r := f.remember("s2", keyed(says...), nil); r.Stored != 3 || r.IDs[0] != "s2:0" {
 		t.Fatalf("session forgotten with reimport, stored anew = %+v, want 3 turns from s2:0", r)
 	}
+	// a session that holds only marks is found by its id's start too
+	const u = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+	f.remember(u, msgs(says...), nil)
+	for _, req := range []memory.ForgetRequest{{Namespace: f.ns, SessionID: "0190a1b2"}, {Namespace: f.ns, SessionID: "0190a1b2", Reimport: true}} {
+		if _, err := f.s.svc.Forget(ctx, req); err != nil {
+			t.Fatalf("forget %+v: %v", req, err)
+		}
+	}
+	if r := f.remember(u, msgs(says...), nil); r.Stored != 3 {
+		t.Fatalf("a session forgotten, then forgotten with reimport by its id's start, sent again = %+v, want 3 stored", r)
+	}
 	// reimport goes with a session (or all), not with ids
 	if _, err := f.s.svc.Forget(ctx, memory.ForgetRequest{Namespace: f.ns, IDs: []string{"s2:0"}, Reimport: true}); err == nil || !strings.Contains(err.Error(), "reimport") {
 		t.Fatalf("forget ids with reimport: %v, want it refused", err)

@@ -94,8 +94,16 @@ func (s *suite) sessionsByStart(t *testing.T, ns, uuidA, uuidB, uuidC, long stri
 	if err != nil || res.Deleted != 3 || res.SessionID != uuidA {
 		t.Fatalf("forget by a start: %+v, %v", res, err)
 	}
-	if got, err := s.st.SessionIDs(ctx, ns, "", 10); err != nil || !slices.Equal(got, []string{"5f0b8a2e", uuidB, long, uuidC, "s1"}) {
+	// it keeps the marks of its forgotten turns, and its start finds it
+	// (a forget with reimport names it so), until they are dropped
+	if got, err := s.st.SessionIDs(ctx, ns, "", 10); err != nil || !slices.Equal(got, []string{"5f0b8a2e", uuidA, uuidB, long, uuidC, "s1"}) {
 		t.Errorf("after the forget: %q, %v", got, err)
+	}
+	if _, err := s.svc.Forget(ctx, memory.ForgetRequest{Namespace: ns, SessionID: "5f0b8a2e-3c1d", Reimport: true}); err != nil {
+		t.Fatalf("forget with reimport by a start: %v", err)
+	}
+	if got, err := s.st.SessionIDs(ctx, ns, "", 10); err != nil || !slices.Equal(got, []string{"5f0b8a2e", uuidB, long, uuidC, "s1"}) {
+		t.Errorf("after the forget with reimport: %q, %v", got, err)
 	}
 }
 
