@@ -44,33 +44,13 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	if err != nil {
 		return ForgetResult{}, err
 	}
-	chosen := 0
-	for _, set := range []bool{len(req.IDs) > 0, req.SessionID != "", req.All} {
-		if set {
-			chosen++
-		}
-	}
-	if chosen != 1 {
-		return ForgetResult{}, &FieldError{"ids", "give exactly one of ids, session_id or all"}
-	}
-	if len(req.IDs) > MaxIDs {
-		return ForgetResult{}, &FieldError{"ids", fmt.Sprintf("holds %d ids; the limit is %d", len(req.IDs), MaxIDs)}
-	}
-	for i, id := range req.IDs {
-		if id == "" {
-			return ForgetResult{}, &FieldError{fmt.Sprintf("ids[%d]", i), "must not be empty"}
-		}
+	if err := checkForget(ns, req); err != nil {
+		return ForgetResult{}, err
 	}
 	if req.SessionID != "" {
 		if req.SessionID, err = s.sessionArg(ctx, ns, "session_id", req.SessionID); err != nil {
 			return ForgetResult{}, err
 		}
-	}
-	if req.Reimport && len(req.IDs) > 0 {
-		return ForgetResult{}, &FieldError{"reimport", "goes with session_id or all: a turn forgotten by its id stays forgotten (forget its session with reimport to let a capture or an import store it again)"}
-	}
-	if req.All && !req.Confirm {
-		return ForgetResult{}, &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
 	}
 	ids, err := s.resolveIDs(ctx, ns, req.IDs)
 	if err != nil {
@@ -79,10 +59,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 	// a remember of the same sessions ends first, or starts after: its
 	// new turn is then the one re-embedded (reembedAfter), or is embedded
 	// without the forgotten turn
-	defer s.lockSessions(ns, sessionsOf(ids, func(id string) string { session, _, _ := ParseMemoryID(id); return session }))()
+	sessions := sessionsOf(ids, func(id string) string { session, _, _ := ParseMemoryID(id); return session })
 	if req.SessionID != "" {
-		defer s.lockSessions(ns, []string{req.SessionID})()
+		sessions = []string{req.SessionID}
 	}
+	defer s.lockSessions(ns, sessions)()
 	unknown, err := s.unknownIDs(ctx, ns, ids, req.IDs)
 	if err != nil {
 		return ForgetResult{}, err
@@ -102,6 +83,36 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		}
 	}
 	return res, nil
+}
+
+// checkForget checks what req asks of namespace ns: exactly one of ids,
+// session_id and all, the ids' limits, reimport with a session or all,
+// and all confirmed.
+func checkForget(ns string, req ForgetRequest) error {
+	chosen := 0
+	for _, set := range []bool{len(req.IDs) > 0, req.SessionID != "", req.All} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return &FieldError{"ids", "give exactly one of ids, session_id or all"}
+	}
+	if len(req.IDs) > MaxIDs {
+		return &FieldError{"ids", fmt.Sprintf("holds %d ids; the limit is %d", len(req.IDs), MaxIDs)}
+	}
+	for i, id := range req.IDs {
+		if id == "" {
+			return &FieldError{fmt.Sprintf("ids[%d]", i), "must not be empty"}
+		}
+	}
+	if req.Reimport && len(req.IDs) > 0 {
+		return &FieldError{"reimport", "goes with session_id or all: a turn forgotten by its id stays forgotten (forget its session with reimport to let a capture or an import store it again)"}
+	}
+	if req.All && !req.Confirm {
+		return &FieldError{"confirm", fmt.Sprintf("must be true to delete every memory of namespace %q", ns)}
+	}
+	return nil
 }
 
 // reembedAfter makes again the vectors of the first stored turn after

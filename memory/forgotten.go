@@ -6,14 +6,27 @@ import (
 	"slices"
 )
 
-// forgottenTurns reads the marks of the session's turns forgotten by
-// their ids, where the store keeps them (ForgottenTurns).
-func (s *Service) forgottenTurns(ctx context.Context, ns, sessionID string) ([]Memory, error) {
-	ft, ok := s.store.(ForgottenTurns)
-	if !ok {
-		return nil, nil
+// sessionAsItWas is the session Remember compares a call with
+// (withForgotten): have, what it holds (or its last turns), with the marks
+// of its forgotten turns where the store keeps them (ForgottenTurns).
+func (s *Service) sessionAsItWas(ctx context.Context, ns, sessionID string, have []Memory, byKey map[string]string) (seen []Memory, forgot map[string]bool, err error) {
+	var gone []Memory
+	if ft, ok := s.store.(ForgottenTurns); ok {
+		if gone, err = ft.ForgottenTurns(ctx, ns, sessionID); err != nil {
+			return nil, nil, err
+		}
 	}
-	return ft.ForgottenTurns(ctx, ns, sessionID)
+	seen, forgot = withForgotten(have, gone, byKey)
+	return seen, forgot, nil
+}
+
+// nextTurn is the position after the last of seen (in turn order): a
+// session's next turn, after its forgotten ones too.
+func nextTurn(seen []Memory) int {
+	if n := len(seen); n > 0 {
+		return seen[n-1].Turn + 1
+	}
+	return 0
 }
 
 // withForgotten is the session as Remember compares a call with it: the

@@ -84,18 +84,13 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
-	gone, err := s.forgottenTurns(ctx, ns, sessionID)
+	// the session as it was: what it holds, and the turns forgotten from it
+	seen, forgot, err := s.sessionAsItWas(ctx, ns, sessionID, existing, byKey)
 	if err != nil {
 		return RememberResult{}, fmt.Errorf("reading session %s: %w", sessionID, err)
 	}
-	// the session as it was: what it holds, and the turns forgotten from it
-	seen, forgot := withForgotten(existing, gone, byKey)
 	date, prev := s.sessionDates(given, first, existing)
-
-	next := 0
-	if n := len(seen); n > 0 {
-		next = seen[n-1].Turn + 1
-	}
+	next := nextTurn(seen)
 	var held []string
 	if req.Turn != nil {
 		if held, err = s.byPosition(ctx, ns, sessionID, *req.Turn, seen, turns, forgot); err != nil {
@@ -203,10 +198,7 @@ func (s *Service) newMemories(res *RememberResult, turns []turn, held []string, 
 // and the others are new. A position past the next would leave a gap: an
 // error.
 func (s *Service) byPosition(ctx context.Context, ns, sessionID string, at int, seen []Memory, incoming []turn, forgot map[string]bool) ([]string, error) {
-	next := 0
-	if n := len(seen); n > 0 {
-		next = seen[n-1].Turn + 1
-	}
+	next := nextTurn(seen)
 	if err := positionAllowed(sessionID, at, next, seen, forgot); err != nil {
 		return nil, err
 	}
