@@ -88,3 +88,23 @@ func resentTail(ms []Memory, incoming []turn, idx []int) (int, []Memory) {
 	}
 	return 0, nil
 }
+
+// forgottenByContent holds as forgotten each incoming turn still new that
+// says what a forgotten turn of seen (its ids in forgot) said: one without
+// a key, or one whose key is new where the forgotten turn had none.
+func forgottenByContent(seen []Memory, incoming []turn, held []string, forgot map[string]bool) {
+	if len(forgot) == 0 {
+		return
+	}
+	said := map[string]Memory{} // a forgotten turn's hash: the first to say it
+	for _, m := range seen {
+		if _, ok := said[m.Hash]; forgot[m.ID] && !ok {
+			said[m.Hash] = m
+		}
+	}
+	for i, t := range incoming {
+		if m, ok := said[t.Hash]; ok && held[i] == "" && (t.Key == "" || m.Key == "") {
+			held[i] = m.ID
+		}
+	}
+}

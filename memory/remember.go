@@ -97,7 +97,7 @@ func (s *Service) Remember(ctx context.Context, req RememberRequest) (RememberRe
 			return RememberResult{}, err
 		}
 	} else {
-		held = newTurns(existing, seen, turns, byKey)
+		held = newTurns(existing, seen, turns, byKey, forgot)
 	}
 	res := RememberResult{Namespace: ns, SessionID: sessionID, SessionDate: date, IDs: make([]string, len(turns))}
 	ms, prev := s.newMemories(&res, turns, held, forgot, next, date, prev)
@@ -428,7 +428,15 @@ func (s *Service) readMessages(msgs []Message) ([]turn, error) {
 // a repeated exchange. The one case content cannot tell is a turn that
 // repeats the session's last turn ("yes", "yes") sent without a key: it is
 // taken for a resend, so a client that may repeat itself sends ids.
-func newTurns(have, seen []Memory, incoming []turn, byKey map[string]string) []string {
+//
+// seen is have with the session's forgotten turns (withForgotten), whose
+// ids forgot holds: a resend meets them where they were. And forgotten
+// words stay forgotten in their session: a turn without a key that says
+// what a forgotten turn said, wherever it comes, is that turn
+// (forgottenByContent), as is a turn whose key the session does not know
+// that says what a forgotten turn sent without a key said (the same
+// conversation sent again with ids).
+func newTurns(have, seen []Memory, incoming []turn, byKey map[string]string, forgot map[string]bool) []string {
 	held := make([]string, len(incoming))
 	if byKey == nil {
 		byKey = map[string]string{}
@@ -456,6 +464,7 @@ func newTurns(have, seen []Memory, incoming []turn, byKey map[string]string) []s
 		run = append(run, i)
 	}
 	settle()
+	forgottenByContent(seen, incoming, held, forgot)
 	return held
 }
 

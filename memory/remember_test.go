@@ -52,13 +52,13 @@ func TestNewTurns(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := mk(c.in)
-		held := newTurns(session(c.have), session(c.have), in, nil)
+		held := newTurns(session(c.have), session(c.have), in, nil, nil)
 		if got := fresh(in, held); got != c.want {
 			t.Errorf("have %q, in %q: new = %q, want %q", c.have, c.in, got, c.want)
 		}
 	}
 	// a resend maps each message to the memory that holds it
-	held := newTurns(session("a b c"), session("a b c"), mk("b c d"), nil)
+	held := newTurns(session("a b c"), session("a b c"), mk("b c d"), nil, nil)
 	if held[0] != "s:1" || held[1] != "s:2" || held[2] != "" {
 		t.Errorf("held = %q, want [s:1 s:2 \"\"]", held)
 	}
@@ -69,7 +69,7 @@ func TestNewTurns(t *testing.T) {
 func TestNewTurnsKeyed(t *testing.T) {
 	have := []Memory{{ID: "s:0", Key: "m1", Hash: "yes"}, {ID: "s:1", Key: "m2", Hash: "del"}}
 	in := []turn{{Key: "m1", Hash: "yes"}, {Key: "m3", Hash: "yes"}, {Key: "m2", Hash: "other"}}
-	held := newTurns(have, have, in, nil)
+	held := newTurns(have, have, in, nil, nil)
 	if held[0] != "s:0" || held[1] != "" || held[2] != "s:1" {
 		t.Errorf("held = %q", held)
 	}
@@ -90,7 +90,7 @@ func TestWithForgottenComparesATurnOnce(t *testing.T) {
 	if len(seen) != 3 || len(forgot) != 0 {
 		t.Fatalf("seen %d turns, forgot %v: want the 3 live turns once", len(seen), forgot)
 	}
-	if held := newTurns(have, seen, in, nil); held[0] == "" || held[2] == "" || held[3] != "" {
+	if held := newTurns(have, seen, in, nil, nil); held[0] == "" || held[2] == "" || held[3] != "" {
 		t.Errorf("held %q, want a b c held and d new", held)
 	}
 }

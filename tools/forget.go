@@ -27,11 +27,14 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 		return spec.ForgetResult{}, "", err
 	}
 	text := fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace)
+	if res.Deleted > 0 && len(in.IDs) > 0 {
+		text = fmt.Sprintf("Deleted %s from namespace %s; they stay forgotten when their session is captured again or imported from a history.", spec.Count(res.Deleted, "memory"), res.Namespace)
+	}
 	switch {
 	case res.SessionID != "" && in.Reimport:
 		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of it may store them again.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
 	case res.SessionID != "":
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured or imported again.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured again or imported from a history.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
 	case in.SessionID != "" && in.Reimport:
 		// it may have held forgotten turns only, whose marks are gone
 		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; a later capture or import of it may store its turns again.", res.Namespace)

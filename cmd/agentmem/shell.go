@@ -287,7 +287,7 @@ func (c todayCmd) Run(e *env) error {
 
 type forgetCmd struct {
 	output
-	IDs       []string `arg:"" name:"ids" optional:"" help:"Memory ids to delete."`
+	IDs       []string `arg:"" name:"ids" optional:"" help:"Memory ids to delete: a session's id, ':' and the turn (01680260:2), as show numbers a session's turns and recall --json gives them."`
 	SessionID string   `name:"session-id" help:"Delete this session: its id, or the start of a UUID id as recall shows it."`
 	All       bool     `name:"all" help:"Delete the whole namespace (needs --confirm)."`
 	Confirm   bool     `name:"confirm" help:"Confirm --all."`

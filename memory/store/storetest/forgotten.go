@@ -22,6 +22,7 @@ func (s *suite) forgottenStayForgotten(t *testing.T) {
 	f.byContentAndPosition()
 	f.byKeys()
 	f.wholeSessions()
+	f.saidAgain()
 }
 
 // forgetting is the namespace the forgotten turns' cases share.
@@ -190,5 +191,34 @@ func (f *forgetting) wholeSessions() {
 	// reimport goes with a session (or all), not with ids
 	if _, err := f.s.svc.Forget(ctx, memory.ForgetRequest{Namespace: f.ns, IDs: []string{"s2:0"}, Reimport: true}); err == nil || !strings.Contains(err.Error(), "reimport") {
 		t.Fatalf("forget ids with reimport: %v, want it refused", err)
+	}
+}
+
+// What a forgotten turn said stays forgotten in its session however it
+// comes again (a new-user trial's three ways back): alone, without ids; in
+// the conversation sent again with ids where it had none; and without
+// ids after the session grew past it.
+func (f *forgetting) saidAgain() {
+	t := f.t
+	f.remember("s3", msgs(says...), nil)
+	f.forget("s3:0")
+	if r := f.remember("s3", msgs(says...)[:1], nil); r.Stored != 0 || r.Forgotten != 1 {
+		t.Fatalf("the forgotten turn alone, sent again = %+v, want it not stored", r)
+	}
+	if r := f.remember("s3", keyed(says...), nil); r.Forgotten != 1 || r.IDs[0] != "s3:0" {
+		t.Fatalf("the session sent again with ids it was stored without = %+v, want turn 0 held as forgotten", r)
+	}
+	f.remember("s4", keyed(says...), nil)
+	if res, err := f.s.svc.Forget(ctx, memory.ForgetRequest{Namespace: f.ns, SessionID: "s4"}); err != nil || res.Deleted != 3 {
+		t.Fatalf("forget session s4 = %+v, %v", res, err)
+	}
+	if r := f.remember("s4", keyed(append(says, "and the weather?")...), nil); r.Stored != 1 {
+		t.Fatalf("s4 sent again with a new turn = %+v, want only that stored", r)
+	}
+	if r := f.remember("s4", msgs(says...), nil); r.Stored != 0 || r.Forgotten != 3 {
+		t.Fatalf("s4's forgotten turns sent again without ids after it grew = %+v, want nothing stored", r)
+	}
+	if got := f.texts("s4"); got != "and the weather?" {
+		t.Fatalf("session s4 = %q", got)
 	}
 }
