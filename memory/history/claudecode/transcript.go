@@ -61,6 +61,11 @@ type Result struct {
 // transcript.
 const Untyped = "line without a type"
 
+// OwnLine is the reason of a line of a type Claude Code writes for itself
+// (a summary, a file snapshot, its request bookkeeping), named so that a
+// user reading an import's report knows it is not conversation.
+func OwnLine(typ string) string { return "Claude Code's own " + typ + " line" }
+
 // line is the part of a transcript line Parse reads.
 type line struct {
 	Type             string    `json:"type"`
@@ -189,7 +194,7 @@ func leftOut(l line) string {
 		if l.Type == "" {
 			return Untyped
 		}
-		return l.Type
+		return OwnLine(l.Type)
 	case l.Message == nil:
 		return "line without a message"
 	case l.IsSidechain:

@@ -49,9 +49,9 @@ var lastTurn = want{38, "user", "The last prompt, written without its newline ye
 
 // wantSkipped is everything else, by reason.
 var wantSkipped = Skipped{
-	"queue-operation": 2, "attachment": 3, "atis-latch": 2, "last-prompt": 2,
-	"api-request-shape": 1, "api-request-blob": 1, "api-request": 1, "tools-used": 1,
-	"system": 1, "cost-state": 1, "summary": 1, "file-history-snapshot": 1, "progress": 1,
+	OwnLine("queue-operation"): 2, OwnLine("attachment"): 3, OwnLine("atis-latch"): 2, OwnLine("last-prompt"): 2,
+	OwnLine("api-request-shape"): 1, OwnLine("api-request-blob"): 1, OwnLine("api-request"): 1, OwnLine("tools-used"): 1,
+	OwnLine("system"): 1, OwnLine("cost-state"): 1, OwnLine("summary"): 1, OwnLine("file-history-snapshot"): 1, OwnLine("progress"): 1,
 	"thinking block": 1, "redacted_thinking block": 1, "tool_use block": 3, "tool result": 3,
 	"image block": 2, "system-reminder block": 1,
 	"sidechain (subagent)": 2, "meta": 2, "command wrapper": 3, "compaction summary": 1,
@@ -239,7 +239,7 @@ func TestParseQueuedPrompts(t *testing.T) {
 		{6, "user", "And the basil, in this photo."},
 		{12, "assistant", "Noted: the tomatoes tonight, and the basil."},
 	})
-	wantSkipped := Skipped{"tool_use block": 1, "tool result": 1, "queue-operation": 2, "attachment": 6, "image block": 1, "command wrapper": 1}
+	wantSkipped := Skipped{"tool_use block": 1, "tool result": 1, OwnLine("queue-operation"): 2, OwnLine("attachment"): 6, "image block": 1, "command wrapper": 1}
 	if !maps.Equal(res.Skipped, wantSkipped) {
 		t.Errorf("skipped:\n got %v\nwant %v", res.Skipped, wantSkipped)
 	}
