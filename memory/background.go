@@ -300,11 +300,7 @@ func (f *filler) next(skip map[string]bool) ([]Memory, error) {
 // embed sets the vectors of ms and returns the turn each was embedded
 // after.
 func (f *filler) embed(ms []Memory) ([]*Memory, error) {
-	prev, err := storedPrevious(f.ctx, f.turns, f.embedder, ms)
-	if err != nil {
-		return nil, err
-	}
-	return prev, vectorize(f.ctx, f.embedder, ms, prev)
+	return vectorizeStored(f.ctx, f.turns, f.embedder, ms)
 }
 
 // afterForgotten makes again the vectors just stored of the memories of r
@@ -333,15 +329,7 @@ func (f *filler) afterForgotten(r fillResult) error {
 	if len(again) == 0 {
 		return nil
 	}
-	prev, err := storedPrevious(f.ctx, f.turns, f.embedder, again)
-	if err != nil {
-		return err
-	}
-	if err := vectorize(f.ctx, f.embedder, again, prev); err != nil {
-		return err
-	}
-	_, err = up.ReplaceVectors(f.ctx, again)
-	return err
+	return revectorize(f.ctx, f.turns, up, f.embedder, again)
 }
 
 // stop ends the filler, waiting for its current batch to stop, and forgets

@@ -63,6 +63,28 @@ type turnReader interface {
 	Turns(ctx context.Context, namespace, sessionID string, from, to int) ([]Memory, error)
 }
 
+// vectorizeStored sets the vectors of ms as remember would, each after
+// the turn before it still stored (storedPrevious), and returns those
+// turns: how vectors are made outside a remember (background vectors, an
+// upgrade, a forget's neighbour).
+func vectorizeStored(ctx context.Context, st turnReader, e Embedder, ms []Memory) ([]*Memory, error) {
+	prev, err := storedPrevious(ctx, st, e, ms)
+	if err != nil {
+		return nil, err
+	}
+	return prev, vectorize(ctx, e, ms, prev)
+}
+
+// revectorize makes the vectors of ms again from the turns st stores now
+// (vectorizeStored) and replaces theirs in up, the same store.
+func revectorize(ctx context.Context, st turnReader, up VectorUpgrader, e Embedder, ms []Memory) error {
+	if _, err := vectorizeStored(ctx, st, e, ms); err != nil {
+		return err
+	}
+	_, err := up.ReplaceVectors(ctx, ms)
+	return err
+}
+
 // storedPrevious returns, for each memory of ms, the turn before it in its
 // session: from ms itself or else read from st (nil at a session's start,
 // or when e's recipe needs none). Used where memories are embedded outside

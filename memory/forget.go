@@ -146,15 +146,7 @@ func (s *Service) reembedAfter(ctx context.Context, ns string, ids []string) err
 	if len(next) == 0 {
 		return nil
 	}
-	prev, err := storedPrevious(ctx, s.store, s.embedder, next)
-	if err != nil {
-		return err
-	}
-	if err := vectorize(ctx, s.embedder, next, prev); err != nil {
-		return err
-	}
-	_, err = up.ReplaceVectors(ctx, next)
-	return err
+	return revectorize(ctx, s.store, up, s.embedder, next)
 }
 
 // resolveIDs is ids with the session each names resolved as a session_id

@@ -53,8 +53,8 @@ type RememberResult struct {
 	SessionDate time.Time
 	// Stored counts the turns stored by this call; Skipped the turns the
 	// session already held (a session sent twice is stored once);
-	// Forgotten the turns it held until they were forgotten by their ids,
-	// which are not stored again (ForgottenTurns).
+	// Forgotten the turns it held until they were forgotten (by their ids
+	// or with their session), which are not stored again (ForgottenTurns).
 	Stored    int
 	Skipped   int
 	Forgotten int

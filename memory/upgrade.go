@@ -191,11 +191,7 @@ func (s *Service) upgradeBatch(ctx context.Context, st VectorUpgrader, ms []Memo
 	for i := range ms {
 		had[i] = len(ms[i].Vectors)
 	}
-	prev, err := storedPrevious(ctx, s.store, s.embedder, ms)
-	if err != nil {
-		return 0, err
-	}
-	if err := vectorize(ctx, s.embedder, ms, prev); err != nil {
+	if _, err := vectorizeStored(ctx, s.store, s.embedder, ms); err != nil {
 		return 0, err
 	}
 	var changed []Memory

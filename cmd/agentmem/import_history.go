@@ -71,7 +71,8 @@ type historyReport struct {
 	Stored   int                `json:"stored"`
 	Held     int                `json:"already_stored"`
 	// Forgotten counts the turns left out because they were forgotten
-	// (forget by ids) since an earlier capture or import stored them.
+	// (forget by ids or by session) since an earlier capture or import
+	// stored them.
 	Forgotten int `json:"forgotten,omitempty"`
 	// Elsewhere counts, by namespace, the sessions left out because
 	// another namespace holds them (the hooks' with --per-project).

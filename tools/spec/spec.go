@@ -39,11 +39,11 @@ type RememberResult struct {
 	SessionDate string `json:"session_date" jsonschema:"RFC 3339."`
 	// Stored counts the turns stored by this call; Skipped the turns the
 	// session already held (a session sent twice is stored once);
-	// Forgotten the turns it held until they were forgotten by their ids,
-	// which a resend does not store again.
+	// Forgotten the turns it held until they were forgotten (by their ids
+	// or with their session), which a resend does not store again.
 	Stored    int `json:"stored"`
 	Skipped   int `json:"skipped"`
-	Forgotten int `json:"forgotten,omitempty" jsonschema:"Turns of the call the session held until they were forgotten (forget by ids): not stored again."`
+	Forgotten int `json:"forgotten,omitempty" jsonschema:"Turns of the call the session held until they were forgotten (forget by ids or by session): not stored again."`
 	// IDs holds the memory id of every message of the call, in order,
 	// whether this call stored it or the session already held it.
 	IDs []string `json:"ids" jsonschema:"The memory id of each message, in the order sent (also for turns already stored)."`
