@@ -31,7 +31,7 @@ func (s *Store) Session(ctx context.Context, namespace, sessionID string) ([]mem
 var _ memory.ForgottenTurns = (*Store)(nil)
 
 // ForgottenTurns returns the marks of a session's turns forgotten by their
-// ids, in turn order, from its manifest.
+// ids or with it, in turn order, from its manifest.
 func (s *Store) ForgottenTurns(ctx context.Context, namespace, sessionID string) ([]memory.Memory, error) {
 	man, err := s.manifest(ctx, sessionKey(namespace, sessionID))
 	if err != nil || man == nil {
