@@ -26,15 +26,19 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if err != nil {
 		return spec.ForgetResult{}, "", err
 	}
-	text := fmt.Sprintf("Deleted %s from namespace %s.", spec.Count(res.Deleted, "memory"), res.Namespace)
-	if res.Deleted > 0 && len(in.IDs) > 0 {
-		text = fmt.Sprintf("Deleted %s from namespace %s; they stay forgotten when their session is captured again or imported from a history.", spec.Count(res.Deleted, "memory"), res.Namespace)
-	}
+	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown, Note: res.Note}, forgetText(in, res), nil
+}
+
+// forgetText is what a forget says: what it deleted, whether that stays
+// forgotten, the ids that named nothing, and its note.
+func forgetText(in spec.ForgetArgs, res memory.ForgetResult) string {
+	deleted := spec.Count(res.Deleted, "memory")
+	var text string
 	switch {
 	case res.SessionID != "" && in.Reimport:
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of it may store them again.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of it may store them again.", deleted, res.SessionID, res.Namespace)
 	case res.SessionID != "":
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured again or imported from a history.", spec.Count(res.Deleted, "memory"), res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured again or imported from a history.", deleted, res.SessionID, res.Namespace)
 	case in.SessionID != "" && in.Reimport:
 		// it may have held forgotten turns only, whose marks are gone
 		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; a later capture or import of it may store its turns again.", res.Namespace)
@@ -42,6 +46,10 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 		// as for ids, say that the session named nothing (a typo, a
 		// session forgotten before) rather than leave the caller guessing
 		text = fmt.Sprintf("Deleted nothing: namespace %s has no session of that id.", res.Namespace)
+	case res.Deleted > 0 && len(in.IDs) > 0:
+		text = fmt.Sprintf("Deleted %s from namespace %s; they stay forgotten when their session is captured again or imported from a history.", deleted, res.Namespace)
+	default:
+		text = fmt.Sprintf("Deleted %s from namespace %s.", deleted, res.Namespace)
 	}
 	if n := len(res.Unknown); n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))
@@ -52,5 +60,5 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if res.Note != "" {
 		text += " " + res.Note
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown, Note: res.Note}, text, nil
+	return text
 }
