@@ -110,7 +110,9 @@
 // "did you have a good time on Saturday?"), "can we" or "can I" opening
 // the sentence, the present progressive of a plan ("I'm flying there on
 // Friday", "she is leaving in June", "what am I doing on Friday?"; not
-// after it, that or this: "it is amazing in June"), or "next
+// after it, that or this: "it is amazing in June"), a journey in the
+// simple present, as a timetable says it ("we fly to Tokyo on 14
+// January", "my flight leaves on Friday"; not "did you fly"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm

@@ -811,7 +811,11 @@ func (f *finder) progressive(j int) bool {
 //     off), nor "from Saturday";
 //   - the progressive asked as a question: "what am I doing on Friday?";
 //   - a question that begins "can we" or "can I": "Can we meet on
-//     Thursday?".
+//     Thursday?";
+//   - a journey in the simple present, a timetable's tense: "we fly to
+//     Tokyo on 14 January", "I leave on Friday", "my train leaves at
+//     noon on 3 May" (trip); not "did you fly to Tokyo on 14 January?",
+//     "we flew", "I want to fly", "the leaves in October".
 //
 // None counts for a date no preposition of time sets ("I need to tell you
 // about Friday", "what are you thinking about Friday?").
@@ -834,6 +838,36 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 		return f.pronoun(j+1) && f.ing(j+2)
 	case f.word(j, "can"):
 		return j == lo && (f.word(j+1, "we") || f.word(j+1, "i"))
+	}
+	return f.trip(j)
+}
+
+// tripVerbs are verbs of a journey, whose simple present says a plan
+// ("we fly on 14 January"), each with its form after he, she or a noun.
+var tripVerbs = map[string]string{
+	"fly": "flies", "leave": "leaves", "depart": "departs", "travel": "travels",
+	"return": "returns", "go": "goes", "head": "heads", "move": "moves",
+	"drive": "drives", "sail": "sails",
+}
+
+// trip reports a verb of a journey in the simple present at j: its base
+// form after I, we, you or they ("we fly"), its -s form after a word
+// that is no article or determiner ("she flies", "my flight leaves"),
+// and neither after did, was or had ("did you fly": a question of the
+// past).
+func (f *finder) trip(j int) bool {
+	if j < 1 || f.t[j].kind != kWord || f.kw(j-2) == kwWas {
+		return false
+	}
+	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
+	if _, base := tripVerbs[w]; base {
+		return f.pronoun(j-1) && !f.word(j-1, "he") && !f.word(j-1, "she")
+	}
+	for _, third := range tripVerbs {
+		if w == third {
+			k := f.kw(j - 1)
+			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1) || f.word(j-1, "he") || f.word(j-1, "she")
+		}
 	}
 	return false
 }

@@ -675,5 +675,17 @@ func TestFindMonthTense(t *testing.T) {
 		{"We should visit them in August", wed, []string{"August=2023-08/month"}},
 		{"I had a concert on 3 June", wed, []string{"3 June=2022-06-03/day"}},
 		{"I have been to Paris in June", wed, []string{"June=2022-06/month"}},
+		// a journey in the simple present: a timetable's tense
+		{"We fly to Tokyo on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
+		{"We fly to Tokyo on 14 January.", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), []string{"14 January=2027-01-14/day"}},
+		{"We fly from Boston to Tokyo in August.", wed, []string{"August=2023-08/month"}},
+		{"My flight leaves on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
+		{"She flies home on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"I leave on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Did you fly to Tokyo on 2 August?", wed, []string{"2 August=2022-08-02/day"}},
+		{"We flew to Tokyo on 2 August.", wed, []string{"2 August=2022-08-02/day"}},
+		{"I want to fly on 2 August.", wed, []string{"2 August=2022-08-02/day"}},
+		{"I loved the leaves in October.", wed, []string{"October=2022-10/month"}},
+		{"I go on Friday, and he went on Monday.", wed, []string{"Friday=2023-05-12/day/rel", "Monday=2023-05-08/day/rel"}},
 	})
 }
