@@ -485,7 +485,9 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 		// the latest such month, or in a sentence about the future
 		// ("we will travel in December") the next one from ref's month
 		y := f.y
-		switch {
+		switch said, ok := f.yearSaid(i, j); {
+		case ok:
+			y = said
 		case f.ahead(i):
 			if m < f.m {
 				y++
@@ -522,7 +524,11 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 		// in a sentence about the future the first from ref's day
 		y = f.y
 		ahead := f.ahead(i)
+		said, ok := f.yearSaid(i, j)
+		ok = ok && d <= daysIn(said, m) // 29 February of a year without one: not it
 		switch {
+		case ok:
+			y, ahead = said, true
 		case ahead:
 			if m < f.m || m == f.m && d < f.d {
 				y++
@@ -1325,4 +1331,38 @@ func floorDiv(a, b int) int {
 		q--
 	}
 	return q
+}
+
+// yearSaid reads "last year", "this year" or "next year" in the sentence
+// of a month or day written as tokens [i, end) that names no year, up to 12 words on either
+// side and no other time between ("last year we flew there on 2
+// February"; not "in May, next month, next year"): the year it names.
+func (f *finder) yearSaid(i, end int) (y int, ok bool) {
+	for j := i - 1; j >= 1 && j > i-12 && !f.t[j+1].line && !f.stop(j); j-- {
+		if y, ok = f.relYearAt(j); ok || f.unit(j) {
+			return y, ok
+		}
+	}
+	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j); j++ {
+		if y, ok = f.relYearAt(j); ok || f.unit(j) {
+			return y, ok
+		}
+	}
+	return 0, false
+}
+
+// relYearAt reads "last year", "this year" or "next year" ending at j.
+func (f *finder) relYearAt(j int) (y int, ok bool) {
+	if !f.word(j, "year") {
+		return 0, false
+	}
+	switch f.kw(j - 1) {
+	case kwLast:
+		return f.y - 1, true
+	case kwThis:
+		return f.y, true
+	case kwNext:
+		return f.y + 1, true
+	}
+	return 0, false
 }

@@ -675,6 +675,13 @@ func TestFindMonthTense(t *testing.T) {
 		{"We should visit them in August", wed, []string{"August=2023-08/month"}},
 		{"I had a concert on 3 June", wed, []string{"3 June=2022-06-03/day"}},
 		{"I have been to Paris in June", wed, []string{"June=2022-06/month"}},
+		// "last year", "this year", "next year" in the sentence name the year
+		{"Last year we flew there on 2 February.", wed, []string{"Last year=2022/year/rel", "2 February=2022-02-02/day"}},
+		{"Next year we hope to see Japan in March", wed, []string{"Next year=2024/year/rel", "March=2024-03/month"}},
+		{"We married on 29 February last year", wed, []string{"29 February=2020-02-29/day", "last year=2022/year/rel"}},
+		{"We flew there on 2 February last year", wed, []string{"2 February=2022-02-02/day", "last year=2022/year/rel"}},
+		{"We flew there on February 2 last year", wed, []string{"February 2=2022-02-02/day", "last year=2022/year/rel"}},
+		{"In June, next month, next year", wed, []string{"June=2022-06/month", "next month=2023-06/month/rel", "next year=2024/year/rel"}},
 		// a journey in the simple present: a timetable's tense
 		{"We fly to Tokyo on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
 		{"We fly to Tokyo on 14 January.", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), []string{"14 January=2027-01-14/day"}},
