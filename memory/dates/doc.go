@@ -68,7 +68,8 @@
 //	earlier this week / month / year     from the period's start to ref's day included
 //	later this week / month / year       from ref's day to the period's end
 //	last Monday, last Wednesday          the latest one before ref's day: 05-08, 05-03
-//	next Thursday, next Wednesday        the first one after ref's day: 05-11, 05-17
+//	next Friday, next Wednesday          the first one after ref's day: 05-12, 05-17,
+//	next Thursday                        but not tomorrow or the day after in ref's week: 05-18
 //	this Friday, this Monday             the one in ref's week: 05-12, 05-08
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
 //	two days ago, a day ago              2023-05-08, 2023-05-09
@@ -92,7 +93,9 @@
 // A date or month without a year ("May 8", "8th of May", "in May") takes
 // ref's year when its month is not after ref's month, else the year before
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
-// year, unless its sentence speaks of the future as for a weekday below
+// year, unless its sentence names the year ("last year we flew there on
+// 2 February": 2 February 2022; "this year", "next year"), or speaks of
+// the future as for a weekday below
 // ("we will travel in June", "the trip is in June": June 2023; "we'll meet
 // on May 3": 3 May 2024); it is not Relative, and Year is 0. A bare weekday is taken as the
 // latest such day strictly before ref's day, because memories are mostly
@@ -117,8 +120,10 @@
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm
 // feeling better since Monday"), and after "from" the progressive does not
-// count ("I'm uploading the pictures from Saturday"); "next Tuesday" and
-// "this Tuesday" name the future.
+// count ("I'm uploading the pictures from Saturday"); "this Tuesday" names
+// the coming one and "next Tuesday" too, unless that is tomorrow or the
+// day after in ref's week (Monday to Sunday): "next Thursday" said on a
+// Wednesday is the Thursday of next week, 8 days on.
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only

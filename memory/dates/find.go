@@ -1139,8 +1139,11 @@ func (f *finder) lastNext(i int) (Mention, int) {
 				off = -7
 			}
 		case 1:
-			if off = (wd - f.wd + 7) % 7; off == 0 {
-				off = 7
+			// the coming one, unless it is tomorrow or the day after in
+			// ref's week: "next Friday" said on a Thursday is not
+			// tomorrow but the Friday of next week
+			if off = (wd - f.wd + 7) % 7; off == 0 || off <= 2 && wd > f.wd {
+				off += 7
 			}
 		}
 		return f.rel(i, f.partOfDay(j+1), Day, f.days(off, off+1))

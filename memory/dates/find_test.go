@@ -106,7 +106,8 @@ func TestFindWeekdays(t *testing.T) {
 		{"last Thursday", wed, []string{"last Thursday=2023-05-04/day/rel"}},
 		{"this past Saturday", wed, []string{"this past Saturday=2023-05-06/day/rel"}},
 		{"next Wednesday", wed, []string{"next Wednesday=2023-05-17/day/rel"}},
-		{"next Thursday", wed, []string{"next Thursday=2023-05-11/day/rel"}},
+		{"next Thursday", wed, []string{"next Thursday=2023-05-18/day/rel"}}, // not tomorrow
+		{"next Saturday", wed, []string{"next Saturday=2023-05-13/day/rel"}},
 		{"next Tuesday", wed, []string{"next Tuesday=2023-05-16/day/rel"}},
 		{"this Friday", wed, []string{"this Friday=2023-05-12/day/rel"}},
 		{"this Monday", wed, []string{"this Monday=2023-05-08/day/rel"}},
@@ -127,7 +128,7 @@ func TestFindWeekdays(t *testing.T) {
 		{"see you Tue", wed, nil},
 		{"on Fri", wed, nil},
 		{"last Fri", wed, []string{"last Fri=2023-05-05/day/rel"}},
-		{"next fri", wed, []string{"next fri=2023-05-12/day/rel"}},
+		{"next fri", wed, []string{"next fri=2023-05-19/day/rel"}},
 		{"this Sat night", wed, []string{"this Sat night=2023-05-13/day/rel"}},
 		// ref on a Monday and a Sunday
 		{"last Sunday and on Monday", time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC),
