@@ -68,9 +68,10 @@
 //	earlier this week / month / year     from the period's start to ref's day included
 //	later this week / month / year       from ref's day to the period's end
 //	last Monday, last Wednesday          the latest one before ref's day: 05-08, 05-03
-//	next Friday, next Wednesday          the first one after ref's day: 05-12, 05-17,
-//	next Thursday                        but not tomorrow or the day after in ref's week: 05-18
-//	this Friday, this Monday             the one in ref's week: 05-12, 05-08
+//	next Monday, next Wednesday          the first one after ref's day: 05-15, 05-17,
+//	next Thursday, next Friday           but not tomorrow or the day after in ref's week: 05-18, 05-19
+//	this Friday, this Monday             the one in ref's week: 05-12, 05-08 (05-15 when
+//	                                     its sentence looks ahead: "I'll see him this Monday")
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
 //	two days ago, a day ago              2023-05-08, 2023-05-09
 //	two weeks ago                        the ISO week of ref's day minus 14: 04-24..30
@@ -90,14 +91,19 @@
 // meteorological ones: spring from March, summer from June, autumn or fall
 // from September, winter from December into the next year.
 //
+// A day without a year after a weekday that falls on it only in the year
+// before or after, the nearer to ref, is that year's ("Monday 4 January"
+// said on 26 December 2026 is 4 January 2027).
+//
 // A date or month without a year ("May 8", "8th of May", "in May") takes
 // ref's year when its month is not after ref's month, else the year before
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
 // year, unless its sentence names the year ("last year we flew there on
-// 2 February": 2 February 2022; "this year", "next year"), or speaks of
-// the future as for a weekday below
-// ("we will travel in June", "the trip is in June": June 2023; "we'll meet
-// on May 3": 3 May 2024); it is not Relative, and Year is 0. A bare weekday is taken as the
+// 2 February": 2 February 2022; "this year", "next year"; "every year" or
+// "each year" a habit's, which has none: no date), or speaks of the
+// future as for a weekday below ("we will travel in June", "the trip is
+// in June": June 2023; "we'll meet on May 3": 3 May 2024); it is not
+// Relative, and Year is 0. A bare weekday is taken as the
 // latest such day strictly before ref's day, because memories are mostly
 // told in the past tense ("on Tuesday we went..."), unless the nearest
 // tense word of its sentence (within six words) speaks of the future: will,
@@ -113,17 +119,20 @@
 // "did you have a good time on Saturday?"), "can we" or "can I" opening
 // the sentence, the present progressive of a plan ("I'm flying there on
 // Friday", "she is leaving in June", "what am I doing on Friday?"; not
-// after it, that or this: "it is amazing in June"), a journey in the
-// simple present, as a timetable says it ("we fly to Tokyo on 14
-// January", "my flight leaves on Friday"; not "did you fly"), or "next
+// after it, that or this: "it is amazing in June"; "'s" too: "the
+// plumber's coming on Monday"), a journey in the simple present, as a
+// timetable says it ("we fly to Tokyo on 14 January", "my flight leaves
+// on Friday", "we arrive on the 3rd"; not "did you fly"), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm
 // feeling better since Monday"), and after "from" the progressive does not
-// count ("I'm uploading the pictures from Saturday"); "this Tuesday" names
-// the coming one and "next Tuesday" too, unless that is tomorrow or the
-// day after in ref's week (Monday to Sunday): "next Thursday" said on a
-// Wednesday is the Thursday of next week, 8 days on.
+// count ("I'm uploading the pictures from Saturday"). "This Tuesday" is
+// the one in ref's week (Monday to Sunday), or the coming one when its
+// sentence looks ahead ("I'll see him this Monday"); "next Tuesday" is the
+// coming one, unless that is tomorrow or the day after in ref's week:
+// "next Thursday" said on a Wednesday is the Thursday of next week, 8
+// days on.
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only

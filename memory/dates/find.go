@@ -486,6 +486,8 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 		// ("we will travel in December") the next one from ref's month
 		y := f.y
 		switch said, ok := f.yearSaid(i, j); {
+		case ok && said == 0:
+			return Mention{}, j // "every year in August"
 		case ok:
 			y = said
 		case f.ahead(i):
@@ -525,6 +527,9 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 		y = f.y
 		ahead := f.ahead(i)
 		said, ok := f.yearSaid(i, j)
+		if ok && said == 0 {
+			return Mention{}, j // "on 14 August every year"
+		}
 		ok = ok && d <= daysIn(said, m) // 29 February of a year without one: not it
 		switch {
 		case ok:
@@ -658,6 +663,7 @@ func (f *finder) weekday(i int) (Mention, int) {
 		if m, n := f.absolute(j); n > j && (m.Grain == Day || m.End == 0) {
 			if m.End > 0 {
 				m.Start = f.t[i].start
+				f.agree(&m, (int(f.t[i].kw-kwSun)+6)%7)
 			}
 			return m, n
 		}
@@ -673,6 +679,33 @@ func (f *finder) weekday(i int) (Mention, int) {
 	back := cmp.Or((f.wd-day+7)%7, 7)
 	return f.rel(i, f.partOfDay(i+1), Day, f.days(-back, -back+1))
 }
+
+// agree moves a day written without its year and after a weekday
+// ("Monday 4 January", day: Monday = 0) to the year before or after when
+// the day falls on that weekday there and not in the year m has, and
+// that year is nearer ref: said on 26 December 2026, 4 January 2027 (a
+// Monday), not 4 January 2026 (a Sunday). A weekday that matches neither
+// (a slip: "Tuesday 18 March", a Wednesday this year) leaves m alone.
+func (f *finder) agree(m *Mention, day int) {
+	if m.Year != 0 || m.From.IsZero() || monday0(m.From) == day {
+		return
+	}
+	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
+	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
+	for _, y := range [2]int{m.From.Year() - 1, m.From.Year() + 1} {
+		if y < MinYear || y > MaxYear || m.Day > daysIn(y, m.Month) {
+			continue
+		}
+		from, to := f.dayOf(y, m.Month, m.Day)
+		if monday0(from) == day && dist(from) < dist(m.From) {
+			m.From, m.To = from, to
+			return
+		}
+	}
+}
+
+// monday0 is t's weekday, Monday = 0.
+func monday0(t time.Time) int { return (int(t.Weekday()) + 6) % 7 }
 
 // ahead reports a bare weekday (or a month or day without a year) at i
 // that its clause puts in the future:
@@ -789,14 +822,18 @@ func (f *finder) unit(i int) bool {
 }
 
 // progressive reports the present progressive at j, "am", "'m", "is",
-// "are" or "'re" before a verb in -ing ("I'm flying there on 2 August",
+// "'s", "are" or "'re" before a verb in -ing ("I'm flying there on 2 August",
 // "she is leaving in June"): a plan, so ahead when it comes before the
 // date (after it, it is mostly another clause: "I ordered it on May 2,
 // and I'm looking for..."). Not after it, that or this, whose -ing word is
 // mostly an adjective ("it is amazing in June").
 func (f *finder) progressive(j int) bool {
-	be := f.kw(j) == kwIs || f.word(j, "am") || (f.word(j, "m") && (f.punct(j-1, '\'') || f.glued(j)))
-	if !be || f.word(j-1, "it") || f.word(j-1, "that") || f.word(j-1, "this") || f.word(j-1, "what") {
+	subject, clitic := j-1, (f.word(j, "m") || f.word(j, "s")) && (f.punct(j-1, '\'') || f.glued(j))
+	if clitic && f.t[j-1].kind == kPunct {
+		subject-- // "I'm", "the plumber's": the word before the apostrophe
+	}
+	be := f.kw(j) == kwIs || f.word(j, "am") || clitic
+	if !be || f.word(subject, "it") || f.word(subject, "that") || f.word(subject, "this") || f.word(subject, "what") {
 		return false
 	}
 	return f.ing(j + 1)
@@ -853,7 +890,8 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 var tripVerbs = map[string]string{
 	"fly": "flies", "leave": "leaves", "depart": "departs", "travel": "travels",
 	"return": "returns", "go": "goes", "head": "heads", "move": "moves",
-	"drive": "drives", "sail": "sails",
+	"drive": "drives", "sail": "sails", "arrive": "arrives", "land": "lands",
+	"come": "comes",
 }
 
 // trip reports a verb of a journey in the simple present at j: its base
@@ -1145,6 +1183,10 @@ func (f *finder) lastNext(i int) (Mention, int) {
 			if off = (wd - f.wd + 7) % 7; off == 0 || off <= 2 && wd > f.wd {
 				off += 7
 			}
+		default:
+			if off < 0 && f.ahead(i) { // "I'll see him this Monday", said on a Wednesday
+				off += 7
+			}
 		}
 		return f.rel(i, f.partOfDay(j+1), Day, f.days(off, off+1))
 	}
@@ -1336,7 +1378,8 @@ func floorDiv(a, b int) int {
 	return q
 }
 
-// yearSaid reads "last year", "this year" or "next year" in the sentence
+// yearSaid reads "last year", "this year", "next year" or "every year"
+// (the year 0: a habit's, which has none) in the sentence
 // of a month or day written as tokens [i, end) that names no year, up to 12 words on either
 // side and no other time between ("last year we flew there on 2
 // February"; not "in May, next month, next year"): the year it names.
@@ -1354,7 +1397,8 @@ func (f *finder) yearSaid(i, end int) (y int, ok bool) {
 	return 0, false
 }
 
-// relYearAt reads "last year", "this year" or "next year" ending at j.
+// relYearAt reads "last year", "this year" or "next year" ending at j,
+// and "every year" or "each year" as the year 0.
 func (f *finder) relYearAt(j int) (y int, ok bool) {
 	if !f.word(j, "year") {
 		return 0, false
@@ -1366,6 +1410,11 @@ func (f *finder) relYearAt(j int) (y int, ok bool) {
 		return f.y, true
 	case kwNext:
 		return f.y + 1, true
+	case kwEvery:
+		return 0, true // "every year in August": a habit, no year
+	}
+	if f.word(j-1, "each") {
+		return 0, true
 	}
 	return 0, false
 }

@@ -683,6 +683,18 @@ func TestFindMonthTense(t *testing.T) {
 		{"We flew there on 2 February last year", wed, []string{"2 February=2022-02-02/day", "last year=2022/year/rel"}},
 		{"We flew there on February 2 last year", wed, []string{"February 2=2022-02-02/day", "last year=2022/year/rel"}},
 		{"In June, next month, next year", wed, []string{"June=2022-06/month", "next month=2023-06/month/rel", "next year=2024/year/rel"}},
+		// a weekday that settles the year; one that settles nothing
+		{"I'm back at work on Monday 4 January.", time.Date(2026, 12, 26, 9, 0, 0, 0, time.UTC), []string{"Monday 4 January=2027-01-04/day"}},
+		{"Tuesday 18 March is the deadline", time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC), []string{"Tuesday 18 March=2026-03-18/day"}},
+		// "'s" before a verb in -ing; "this" with a future word
+		{"The plumber's coming on Monday.", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"My mum’s arriving on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"It's raining on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"I'll see him this Monday.", wed, []string{"this Monday=2023-05-15/day/rel"}},
+		{"I saw him this Monday.", wed, []string{"this Monday=2023-05-08/day/rel"}},
+		// a habit has no year
+		{"My brother visits every year in August.", wed, nil},
+		{"Each year on 14 August we light a candle.", wed, nil},
 		// a journey in the simple present: a timetable's tense
 		{"We fly to Tokyo on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
 		{"We fly to Tokyo on 14 January.", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), []string{"14 January=2027-01-14/day"}},
@@ -694,6 +706,9 @@ func TestFindMonthTense(t *testing.T) {
 		{"We flew to Tokyo on 2 August.", wed, []string{"2 August=2022-08-02/day"}},
 		{"I want to fly on 2 August.", wed, []string{"2 August=2022-08-02/day"}},
 		{"I loved the leaves in October.", wed, []string{"October=2022-10/month"}},
+		{"We arrive on the 3rd.", wed, []string{"the 3rd=2023-06-03/day/rel"}},
+		{"Mum comes on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Did they come on Friday?", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"I go on Friday, and he went on Monday.", wed, []string{"Friday=2023-05-12/day/rel", "Monday=2023-05-08/day/rel"}},
 	})
 }
