@@ -72,12 +72,16 @@
 //	next Thursday, next Friday           but not tomorrow or the day after in ref's week: 05-18, 05-19
 //	this Friday, this Monday             the one in ref's week: 05-12, 05-08 (05-15 when
 //	                                     its sentence looks ahead: "I'll see him this Monday")
+//	Friday next week, Thursday last week that day of that week: 05-19, 05-04
+//	Wednesday the 17th                   the nearest 17th that is a Wednesday: 05-17
+//	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
 //	two days ago, a day ago              2023-05-08, 2023-05-09
 //	two weeks ago                        the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
-//	3 days / two weeks from now          the same; also months and years ("a month from now": 2023-06)
+//	3 days / two weeks from now          the same; also months and years ("a month from now": 2023-06);
+//	                                     "from today" as "from now"
 //	last summer / this / next            the latest season ended before ref's month /
 //	                                     the one starting 5 months before to 6 after /
 //	                                     the first starting after it
@@ -100,7 +104,8 @@
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
 // year, unless its sentence names the year ("last year we flew there on
 // 2 February": 2 February 2022; "this year", "next year"; "every year" or
-// "each year" a habit's, which has none: no date), or speaks of the
+// "each year" a habit's, which has none: no date; so is "I was born in
+// March", the speaker's birth), or speaks of the
 // future as for a weekday below ("we will travel in June", "the trip is
 // in June": June 2023; "we'll meet on May 3": 3 May 2024); it is not
 // Relative, and Year is 0. A bare weekday is taken as the

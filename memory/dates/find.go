@@ -486,8 +486,8 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 		// ("we will travel in December") the next one from ref's month
 		y := f.y
 		switch said, ok := f.yearSaid(i, j); {
-		case ok && said == 0:
-			return Mention{}, j // "every year in August"
+		case ok && said == 0 || f.born(i):
+			return Mention{}, j // "every year in August", "born in March"
 		case ok:
 			y = said
 		case f.ahead(i):
@@ -527,8 +527,8 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 		y = f.y
 		ahead := f.ahead(i)
 		said, ok := f.yearSaid(i, j)
-		if ok && said == 0 {
-			return Mention{}, j // "on 14 August every year"
+		if ok && said == 0 || f.born(i) {
+			return Mention{}, j // "on 14 August every year", "born on 3 May"
 		}
 		ok = ok && d <= daysIn(said, m) // 29 February of a year without one: not it
 		switch {
@@ -649,14 +649,14 @@ func endsPhrase(k kw) bool {
 }
 
 // weekday reads a weekday at i: before a date it is part of that date
-// ("Monday, May 8, 2023"), else it is the latest such day before ref's day,
+// ("Monday, May 8, 2023", "Friday the 13th of January"), else it is the latest such day before ref's day,
 // unless it names no particular day (see habitual).
 func (f *finder) weekday(i int) (Mention, int) {
 	if !f.leftOK(i) {
 		return Mention{}, i
 	}
 	j := i + 1
-	if f.punct(j, ',') {
+	if f.punct(j, ',') || f.kw(j) == kwThe && f.num(j+1) { // "Monday, 4 May", "Monday the 4th of May"
 		j++
 	}
 	if j < len(f.t) {
@@ -668,10 +668,16 @@ func (f *finder) weekday(i int) (Mention, int) {
 			return m, n
 		}
 	}
+	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
+	if m, n, ok := f.weekdayOfWeek(i, i+1, day); ok {
+		return m, n
+	}
+	if m, n, ok := f.weekdayNth(i, i+1, day); ok {
+		return m, n
+	}
 	if f.habitual(i) {
 		return Mention{}, i + 1
 	}
-	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
 	if f.ahead(i) {
 		fwd := cmp.Or((day-f.wd+7)%7, 7)
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(fwd, fwd+1))
@@ -702,6 +708,60 @@ func (f *finder) agree(m *Mention, day int) {
 			return
 		}
 	}
+}
+
+// weekdayOfWeek reads "next week", "last week" or "this week" at j after
+// a weekday at i (day: Monday = 0): that day of that week ("Friday next
+// week").
+func (f *finder) weekdayOfWeek(i, j, day int) (Mention, int, bool) {
+	dir := 0
+	switch f.kw(j) {
+	case kwNext:
+		dir = 1
+	case kwLast:
+		dir = -1
+	case kwThis:
+	default:
+		return Mention{}, i, false
+	}
+	if !f.word(j+1, "week") {
+		return Mention{}, i, false
+	}
+	off := 7*dir - f.wd + day
+	m, n := f.rel(i, j+2, Day, f.days(off, off+1))
+	return m, n, true
+}
+
+// weekdayNth reads a day of the month written with its ordinal ("the
+// 4th") at j after a weekday at i (day: Monday = 0): the day of that
+// number nearest ref, within three months, that falls on that weekday
+// ("Monday the 4th" said on 30 December 2026 is 4 January 2027).
+func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
+	k := j
+	if f.kw(k) == kwThe {
+		k++
+	}
+	d, n := f.dayNum(k)
+	if d == 0 || n != k+2 || !f.rightOK(n) || !f.has || f.kw(n) == kwOf || f.monthAt(n) != 0 || day == 4 && d == 13 {
+		return Mention{}, i, false // "Friday the 13th of January", the film "Friday the 13th"
+	}
+	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
+	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
+	var best period
+	for dm := -3; dm <= 3; dm++ {
+		y, m := addMonths(f.y, f.m, dm)
+		if y < MinYear || y > MaxYear || d > daysIn(y, m) {
+			continue
+		}
+		if from, to := f.dayOf(y, m, d); monday0(from) == day && (best.from.IsZero() || dist(from) < dist(best.from)) {
+			best = period{from, to}
+		}
+	}
+	if best.from.IsZero() {
+		return Mention{}, i, false
+	}
+	m, n := f.rel(i, n, Day, best)
+	return m, n, true
 }
 
 // monday0 is t's weekday, Monday = 0.
@@ -1272,8 +1332,8 @@ func (f *finder) quantity(i int) (lo, hi, next int) {
 }
 
 // ago reads "N days/weeks/months/years ago" at i, and "N days/weeks/
-// months/years from now" (unlike "in two years", "from now" can only look
-// ahead).
+// months/years from now" or "from today" (unlike "in two years", "from
+// now" can only look ahead).
 func (f *finder) ago(i int) (Mention, int) {
 	lo, hi, j := f.quantity(i)
 	if j == i {
@@ -1282,7 +1342,7 @@ func (f *finder) ago(i int) (Mention, int) {
 	if f.kw(j+1) == kwAgo {
 		return f.span(i, j+2, f.kw(j), -hi, -lo)
 	}
-	if f.word(j+1, "from") && f.kw(j+2) == kwNow {
+	if f.word(j+1, "from") && (f.kw(j+2) == kwNow || f.kw(j+2) == kwToday) {
 		return f.span(i, j+3, f.kw(j), lo, hi)
 	}
 	return Mention{}, i
@@ -1395,6 +1455,20 @@ func (f *finder) yearSaid(i, end int) (y int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// born reports "I was born", "you were born" or "we were born" within
+// the four words before a month or day at i that names no year ("I was
+// born in March"): the speaker's birth, whose year the sentence does not
+// give, so none is guessed. A child's ("our son was born on 3 May") is
+// mostly news, of this year.
+func (f *finder) born(i int) bool {
+	for j := i - 1; j >= 2 && j >= i-4; j-- {
+		if f.word(j, "born") {
+			return f.word(j-1, "was") && f.word(j-2, "i") || f.word(j-1, "were") && (f.word(j-2, "you") || f.word(j-2, "we"))
+		}
+	}
+	return false
 }
 
 // relYearAt reads "last year", "this year" or "next year" ending at j,

@@ -692,6 +692,16 @@ func TestFindMonthTense(t *testing.T) {
 		{"It's raining on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
 		{"I'll see him this Monday.", wed, []string{"this Monday=2023-05-15/day/rel"}},
 		{"I saw him this Monday.", wed, []string{"this Monday=2023-05-08/day/rel"}},
+		// a weekday with its week or its day of the month
+		{"Friday next week is my last day.", wed, []string{"Friday next week=2023-05-19/day/rel"}},
+		{"I saw her on Thursday last week.", wed, []string{"Thursday last week=2023-05-04/day/rel"}},
+		{"On Monday the 4th I'm back in the office.", time.Date(2026, 12, 30, 9, 0, 0, 0, time.UTC), []string{"Monday the 4th=2027-01-04/day/rel"}},
+		{"Let's say Wednesday the 17th.", wed, []string{"Wednesday the 17th=2023-05-17/day/rel"}},
+		{"It was launched on Friday the 13th of January 2023.", wed, []string{"Friday the 13th of January 2023=2023-01-13/day"}},
+		{"Three days from today we leave.", wed, []string{"Three days from today=2023-05-13/day/rel"}},
+		// the speaker's birth has no year here; a child's is news
+		{"I was born in March.", wed, nil},
+		{"Our son was born on 3 May!", wed, []string{"3 May=2023-05-03/day"}},
 		// a habit has no year
 		{"My brother visits every year in August.", wed, nil},
 		{"Each year on 14 August we light a candle.", wed, nil},
