@@ -119,9 +119,14 @@
 // need to tell you about Friday", nor "you should receive it soon" after
 // "I applied on 25 January"), "is on Friday", "is due on 3 March", "is in
 // March", "is Friday" ("the deadline is Friday"; not "it is Friday",
-// "today is Friday"), an event one has, just before such a date ("I have
-// a concert on 3 June"; not "I have been", "didn't have", "might have",
-// "did you have a good time on Saturday?"), "can we" or "can I" opening
+// "today is Friday", which is today's name and no other day), a weekday
+// followed by "is" ("Friday is the big day"), an event one has, just
+// before such a date ("I have a concert on 3 June", "I've got a dentist
+// appointment on Friday", "there's a team dinner on Friday"; not "I have
+// been", "didn't have", "might have", "did you have a good time on
+// Saturday?"), "see you" opening the sentence or after to or will ("see
+// you on Friday!", "can't wait to see you on the 3rd"), "can we" or "can
+// I" opening
 // the sentence, the present progressive of a plan ("I'm flying there on
 // Friday", "she is leaving in June", "what am I doing on Friday?"; not
 // after it, that or this: "it is amazing in June"; "'s" too: "the

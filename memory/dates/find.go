@@ -675,8 +675,8 @@ func (f *finder) weekday(i int) (Mention, int) {
 	if m, n, ok := f.weekdayNth(i, i+1, day); ok {
 		return m, n
 	}
-	if f.habitual(i) {
-		return Mention{}, i + 1
+	if f.habitual(i) || f.word(i-1, "is") && f.word(i-2, "today") {
+		return Mention{}, i + 1 // "today is Friday": today, not a Friday before it
 	}
 	if f.ahead(i) {
 		fwd := cmp.Or((day-f.wd+7)%7, 7)
@@ -857,6 +857,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
 			return true, true
 		}
+		// a weekday before it: "Friday is the big day"
+		if _, day := f.kw(i).weekday(); day && j == i+1 {
+			return true, true
+		}
 	case kwWas:
 		return false, true
 	}
@@ -936,13 +940,28 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 	case from:
 		return false
 	case f.word(j, "have") || f.word(j, "has"):
-		return j >= i-5 && f.pronoun(j-1) && f.kw(j-2) != kwWas && (f.kw(j+1) == kwA || f.kw(j+1) == kwDet || f.kw(j+1) == kwThe)
+		return j >= i-5 && f.pronoun(j-1) && f.kw(j-2) != kwWas && f.event(j+1)
 	case f.kw(j) == kwIs || f.word(j, "am"):
 		return f.pronoun(j+1) && f.ing(j+2)
 	case f.word(j, "can"):
 		return j == lo && (f.word(j+1, "we") || f.word(j+1, "i"))
+	case f.word(j, "got"):
+		return j >= i-5 && (f.word(j-1, "ve") || f.word(j-1, "have")) && f.event(j+1)
+	case f.word(j, "there"):
+		return f.kw(j+1) == kwIs && f.event(j+2)
+	case f.word(j, "s"): // "there's a party on Friday"
+		return (f.word(j-1, "there") || f.punct(j-1, '\'') && f.word(j-2, "there")) && f.event(j+1)
+	case f.word(j, "see"):
+		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwTo || f.kw(j-1) == kwWill)
 	}
 	return f.trip(j)
+}
+
+// event reports an article or determiner at j, as an event one has
+// begins ("a concert", "my appointment", "the party").
+func (f *finder) event(j int) bool {
+	k := f.kw(j)
+	return k == kwA || k == kwDet || k == kwThe
 }
 
 // tripVerbs are verbs of a journey, whose simple present says a plan

@@ -702,6 +702,16 @@ func TestFindMonthTense(t *testing.T) {
 		// the speaker's birth has no year here; a child's is news
 		{"I was born in March.", wed, nil},
 		{"Our son was born on 3 May!", wed, []string{"3 May=2023-05-03/day"}},
+		// plans said with "I've got", "there's", "see you", "<weekday> is"
+		{"I've got a dentist appointment on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"There's a team dinner on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"There was a team dinner on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Friday is the big day!", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Friday was the big day!", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"See you on Friday!", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Can't wait to see you on the 3rd!", wed, []string{"the 3rd=2023-06-03/day/rel"}},
+		{"I didn't see you on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Today is Friday, at last.", time.Date(2023, 5, 12, 9, 0, 0, 0, time.UTC), []string{"Today=2023-05-12/day/rel"}},
 		// a habit has no year
 		{"My brother visits every year in August.", wed, nil},
 		{"Each year on 14 August we light a candle.", wed, nil},
