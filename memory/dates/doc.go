@@ -125,8 +125,11 @@
 // appointment on Friday", "there's a team dinner on Friday"; not "I have
 // been", "didn't have", "might have", "did you have a good time on
 // Saturday?"), "see you" opening the sentence or after to or will ("see
-// you on Friday!", "can't wait to see you on the 3rd"), "can we" or "can
-// I" opening
+// you on Friday!", "can't wait to see you on the 3rd"), what one asks
+// for or expects ("I won't be in on Monday", "I might go on Saturday",
+// "remind me to call her on Monday", "I'd like to book a table for
+// Saturday", "are you free on Tuesday?"; not "we won on Monday", "might
+// have", "I was free"), "can we" or "can I" opening
 // the sentence, the present progressive of a plan ("I'm flying there on
 // Friday", "she is leaving in June", "what am I doing on Friday?"; not
 // after it, that or this: "it is amazing in June"; "'s" too: "the

@@ -954,7 +954,30 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 	case f.word(j, "see"):
 		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwTo || f.kw(j-1) == kwWill)
 	}
-	return f.trip(j)
+	return f.trip(j) || f.wish(j)
+}
+
+// wish reports a word at j that asks for or expects what is to come:
+// "won't" ("I won't be in on Monday"; not "we won on Monday"), "might"
+// (not "might have"), "hope", "remind me", "would like" or "'d like",
+// "book" (not "a book"), and "free" after a form of be ("are you free on
+// Tuesday?"; not "I was free").
+func (f *finder) wish(j int) bool {
+	switch {
+	case f.word(j, "won"):
+		return f.clitic(j, "t")
+	case f.word(j, "might"):
+		return !f.word(j+1, "have") && !f.clitic(j, "ve")
+	case f.word(j, "hope"), f.word(j, "remind"):
+		return !f.event(j-1)
+	case f.word(j, "like"):
+		return f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)
+	case f.word(j, "book"):
+		return !f.event(j-1)
+	case f.word(j, "free"):
+		return f.kw(j-2) == kwIs || f.word(j-2, "am") || f.word(j-1, "m") || f.word(j-1, "re")
+	}
+	return false
 }
 
 // event reports an article or determiner at j, as an event one has

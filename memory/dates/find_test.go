@@ -712,6 +712,16 @@ func TestFindMonthTense(t *testing.T) {
 		{"Can't wait to see you on the 3rd!", wed, []string{"the 3rd=2023-06-03/day/rel"}},
 		{"I didn't see you on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"Today is Friday, at last.", time.Date(2023, 5, 12, 9, 0, 0, 0, time.UTC), []string{"Today=2023-05-12/day/rel"}},
+		// what one asks for or expects
+		{"I won't be in on Monday.", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"We won on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"I might go to the cinema on Saturday.", wed, []string{"Saturday=2023-05-13/day/rel"}},
+		{"I might have left it there on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"Can you remind me to call Mum on Monday?", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"I'd like to book a table for Saturday.", wed, []string{"Saturday=2023-05-13/day/rel"}},
+		{"I read a book on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"Are you free on Tuesday evening?", wed, []string{"Tuesday evening=2023-05-16/day/rel"}},
+		{"I was free on Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
 		// a habit has no year
 		{"My brother visits every year in August.", wed, nil},
 		{"Each year on 14 August we light a candle.", wed, nil},
