@@ -969,11 +969,11 @@ func (f *finder) wish(j int) bool {
 	case f.word(j, "might"):
 		return !f.word(j+1, "have") && !f.clitic(j, "ve")
 	case f.word(j, "hope"), f.word(j, "remind"):
-		return !f.event(j-1)
+		return !f.event(j - 1)
 	case f.word(j, "like"):
 		return f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)
 	case f.word(j, "book"):
-		return !f.event(j-1)
+		return !f.event(j - 1)
 	case f.word(j, "free"):
 		return f.kw(j-2) == kwIs || f.word(j-2, "am") || f.word(j-1, "m") || f.word(j-1, "re")
 	}
