@@ -117,8 +117,9 @@
 // be done, said before a date that a preposition of time sets (should,
 // need to, let's: "I should call her on Monday"; not "should have", "I
 // need to tell you about Friday", nor "you should receive it soon" after
-// "I applied on 25 January"), "is on Friday", "is due on 3 March", "is in
-// March", "is Friday" ("the deadline is Friday"; not "it is Friday",
+// "I applied on 25 January"), "is on Friday" (and "'s on": "the party's
+// on Dec 19th"), "is due on 3 March", "is due by 31 January", "is due 1
+// December", "is in March", "is Friday" ("the deadline is Friday"; not "it is Friday",
 // "today is Friday", which is today's name and no other day), a weekday
 // followed by "is" ("Friday is the big day"), an event one has, just
 // before such a date ("I have a concert on 3 June", "I've got a dentist
@@ -135,7 +136,9 @@
 // after it, that or this: "it is amazing in June"; "'s" too: "the
 // plumber's coming on Monday"), a journey in the simple present, as a
 // timetable says it ("we fly to Tokyo on 14 January", "my flight leaves
-// on Friday", "we arrive on the 3rd"; not "did you fly"), or "next
+// on Friday", "we arrive on the 3rd", "we're off to France on the 1st";
+// not "did you fly"), or a schedule's ("exams start on 4 January", "the
+// shop opens on Sunday"; a plural subject's verb without -s), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm

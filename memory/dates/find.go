@@ -848,8 +848,7 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	case kwIs:
 		// "is on Friday", "are on Monday", "is in March": a date
 		// set ahead; "is due on 3 March" too
-		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) ||
-			j == i-3 && f.word(j+1, "due") && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) {
+		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j) {
 			return true, true
 		}
 		// "the deadline is Friday", "my birthday is 14 August";
@@ -864,6 +863,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	case kwWas:
 		return false, true
 	}
+	// "the party's on Dec 19th", "it's on 2 March", "it's due by Friday"
+	if f.word(j, "s") && (f.punct(j-1, '\'') || f.glued(j)) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) {
+		return true, true
+	}
 	if j < i && !from && f.progressive(j) {
 		return true, true
 	}
@@ -871,6 +874,14 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// due reports "due" between a form of be at j and a date at i, with on,
+// in or by between them or nothing: "is due on 3 March", "is due by 31
+// January", "is due 1 December".
+func (f *finder) due(i, j int) bool {
+	p := f.kw(i - 1)
+	return j == i-3 && f.word(j+1, "due") && (p == kwOn || p == kwIn || p == kwBy) || j == i-2 && f.word(i-1, "due")
 }
 
 // unit reports a unit of time or a named day, month or season at i, as
@@ -974,6 +985,8 @@ func (f *finder) wish(j int) bool {
 		return f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)
 	case f.word(j, "book"):
 		return !f.event(j - 1)
+	case f.word(j, "off"): // "we're off to France on the 1st"
+		return f.kw(j-1) == kwIs || f.word(j-1, "am") || f.word(j-1, "m") || f.word(j-1, "re") || f.word(j-1, "s") && f.glued(j-1)
 	case f.word(j, "free"):
 		return f.kw(j-2) == kwIs || f.word(j-2, "am") || f.word(j-1, "m") || f.word(j-1, "re")
 	}
@@ -987,6 +1000,18 @@ func (f *finder) event(j int) bool {
 	return k == kwA || k == kwDet || k == kwThe
 }
 
+// plural reports a word at j that reads as a plural noun, a subject
+// whose verb in the present has no -s ("the sales start on Monday",
+// "exams start on 4 January"): four letters or more ending in s, not in
+// ss, us or is, and no word this package reads otherwise.
+func (f *finder) plural(j int) bool {
+	if j < 0 || f.t[j].kind != kWord || f.kw(j) != kwNone {
+		return false
+	}
+	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
+	return len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
+}
+
 // tripVerbs are verbs of a journey, whose simple present says a plan
 // ("we fly on 14 January"), each with its form after he, she or a noun.
 var tripVerbs = map[string]string{
@@ -994,6 +1019,8 @@ var tripVerbs = map[string]string{
 	"return": "returns", "go": "goes", "head": "heads", "move": "moves",
 	"drive": "drives", "sail": "sails", "arrive": "arrives", "land": "lands",
 	"come": "comes",
+	// and of a schedule: "the sales start on Monday", "the shop opens on Sunday"
+	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
 }
 
 // trip reports a verb of a journey in the simple present at j: its base
@@ -1007,7 +1034,7 @@ func (f *finder) trip(j int) bool {
 	}
 	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
 	if _, base := tripVerbs[w]; base {
-		return f.pronoun(j-1) && !f.word(j-1, "he") && !f.word(j-1, "she")
+		return f.pronoun(j-1) && !f.word(j-1, "he") && !f.word(j-1, "she") || f.plural(j-1)
 	}
 	for _, third := range tripVerbs {
 		if w == third {

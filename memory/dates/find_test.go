@@ -722,6 +722,16 @@ func TestFindMonthTense(t *testing.T) {
 		{"I read a book on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
 		{"Are you free on Tuesday evening?", wed, []string{"Tuesday evening=2023-05-16/day/rel"}},
 		{"I was free on Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		// "'s on", "due by", a plural subject's schedule, "off to"
+		{"The party's on June 19th.", wed, []string{"June 19th=2023-06-19/day"}},
+		{"When is Tom's birthday? It's on 2 March.", wed, []string{"2 March=2024-03-02/day"}},
+		{"My tax return is due by 31 January.", wed, []string{"31 January=2024-01-31/day"}},
+		{"My thesis is due 1 March.", wed, []string{"1 March=2024-03-01/day"}},
+		{"Exams start on 4 January.", wed, []string{"4 January=2024-01-04/day"}},
+		{"The sales start on Monday.", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"The sales started on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"We're off to France on the 1st.", wed, []string{"the 1st=2023-06-01/day/rel"}},
+		{"I was off on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		// a habit has no year
 		{"My brother visits every year in August.", wed, nil},
 		{"Each year on 14 August we light a candle.", wed, nil},
