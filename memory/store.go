@@ -135,12 +135,32 @@ type SessionEnds interface {
 // marked position (an import of an export made before) takes the mark's
 // place; forgetting the namespace, or the session with Reimport, drops
 // the marks, so it may be stored anew. A store without it stores a
-// forgotten turn again when it is resent.
+// forgotten turn again when it is resent. An export carries the marks,
+// and an import writes them, where the store moves them (ForgottenMarks).
 type ForgottenTurns interface {
 	// ForgottenTurns returns the marks of the session's forgotten turns in
 	// turn order: memories with only their ID, Namespace, SessionID,
 	// Turn, Key and Hash.
 	ForgottenTurns(ctx context.Context, namespace, sessionID string) ([]Memory, error)
+}
+
+// ForgottenMarks is implemented by stores whose marks of forgotten turns
+// (ForgottenTurns) move with their memories (both stores): an export
+// carries them, and an import writes them, so that a turn forgotten
+// before a move to another store stays forgotten after it.
+type ForgottenMarks interface {
+	ForgottenTurns
+	// ExportForgotten calls fn with the marks of each session of
+	// namespace ("" for all) that holds any, one session at a time, in
+	// namespace and session order (as Export), each session's in turn
+	// order, as ForgottenTurns returns them. An error from fn stops it and
+	// is returned.
+	ExportForgotten(ctx context.Context, namespace string, fn func(marks []Memory) error) error
+	// MarkForgotten stores marks of the session's turns (as ForgottenTurns
+	// returns them) all-or-nothing, each replacing the mark at its
+	// position; a mark at a position that holds a memory is left out: the
+	// memory wins.
+	MarkForgotten(ctx context.Context, namespace, sessionID string, marks []Memory) error
 }
 
 // PendingVectors is implemented by stores that can hold a memory before its

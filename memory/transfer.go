@@ -3,11 +3,13 @@ package memory
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -28,17 +30,35 @@ import (
 // made by the header's embedder). That is everything a store holds; the
 // content hash and the index are derived again on import.
 //
+// From version 3 on, a line may also be the mark of a forgotten turn
+// (ForgottenTurns), ExportMark: {"forgotten":{...}}, an object with that
+// one field, so that no memory line is read as one: namespace,
+// session_id, turn, id (session_id:turn), and the turn's key and content
+// hash when its mark has them; no text. It stands among its session's
+// lines where the turn was, in turn order, and a session that holds only
+// marks has its lines too. An import writes them (ForgottenMarks), so that
+// a resend of the session does not store the turn again.
+//
 // The last line, from version 2 on, is the end, ExportEnd:
-// {"end":"agentmem-export","memories":N,"sessions":M}: a file cut short
-// between two lines still reads as whole lines, and only its end says it
-// is not whole. A version 1 file has none, and is read without it.
+// {"end":"agentmem-export","memories":N,"sessions":M}, and from version 3
+// on also "marks":K (M counts the sessions that have lines, of memories
+// or of marks): a file cut short between two lines still reads as whole
+// lines, and only its end says it is not whole. A version 1 file has
+// none, and is read without it.
+//
+// An export that holds no mark is written as version 2, which an agentmem
+// from before marks reads too; one that holds marks, as version 3.
 //
 // A reader refuses a header of another format or of a later version, and
 // any line with an unknown field, a missing field or a value out of its
 // limits, naming the line and the field.
 const (
-	ExportFormat  = "agentmem-export"
-	ExportVersion = 2
+	ExportFormat = "agentmem-export"
+	// ExportVersion is the latest version, which this agentmem reads and
+	// writes when an export holds marks of forgotten turns.
+	ExportVersion = 3
+	// exportVersionNoMarks is the version of an export that holds none.
+	exportVersionNoMarks = 2
 	// maxLineBytes bounds one line: a memory of 65,536 characters (4 bytes
 	// each at most) and its vectors fit many times over.
 	maxLineBytes = 64 << 20
@@ -66,7 +86,8 @@ type ExportHeader struct {
 type ExportEnd struct {
 	End      string `json:"end"` // ExportFormat
 	Memories int    `json:"memories"`
-	Sessions int    `json:"sessions"`
+	Sessions int    `json:"sessions"`        // sessions with lines, of memories or of marks
+	Marks    *int   `json:"marks,omitempty"` // mark lines: from version 3 on, and only there
 }
 
 // ExportLine is one memory of an export.
@@ -101,6 +122,7 @@ type ExportOptions struct {
 type ExportResult struct {
 	Namespaces int      `json:"namespaces"`
 	Memories   int      `json:"memories"`
+	Marks      int      `json:"marks,omitempty"`   // marks of forgotten turns
 	Damaged    []string `json:"damaged,omitempty"` // the memories left out, as the store names them
 	NoVectors  []string `json:"no_vectors,omitempty"`
 }
@@ -142,42 +164,156 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err != nil {
 		return ExportResult{}, err
 	}
-	head := s.exportHeader(opts, want)
+	res := ExportResult{Namespaces: len(want)}
+	scopes := want
+	if len(scopes) == 0 {
+		scopes, res.Namespaces = []string{""}, len(have)
+	}
+	next, stop := iter.Pull2(s.marksOf(ctx, scopes))
+	defer stop()
 	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(head); err != nil {
+	ew := &exportWriter{enc: json.NewEncoder(bw), res: &res, next: next}
+	ew.enc.SetEscapeHTML(false)
+	if err := ew.start(s.exportHeader(opts, want)); err != nil {
 		return ExportResult{}, err
 	}
-	res := ExportResult{}
 	if opts.Salvage {
 		ctx = context.WithValue(ctx, salvageKey{}, res.salvage())
 	}
-	sessions, last := 0, ""
-	scopes := want
-	if len(scopes) == 0 {
-		scopes = []string{""}
-		res.Namespaces = len(have)
-	} else {
-		res.Namespaces = len(want)
-	}
 	for _, ns := range scopes {
-		err := s.store.Export(ctx, ns, head.Vectors, func(m Memory) error {
-			line := exportLine(m)
-			res.Memories++
-			if k := m.Namespace + "\x1f" + m.SessionID; k != last {
-				sessions, last = sessions+1, k
-			}
-			return enc.Encode(line)
-		})
-		if err != nil {
+		if err := s.store.Export(ctx, ns, ew.head.Vectors, ew.memory); err != nil {
 			return res, fmt.Errorf("exporting: %w", err)
 		}
 	}
-	if err := enc.Encode(ExportEnd{End: ExportFormat, Memories: res.Memories, Sessions: sessions}); err != nil {
+	if err := ew.finish(); err != nil {
 		return res, err
 	}
 	return res, bw.Flush()
+}
+
+// marksOf is the marks of the forgotten turns of the namespaces scopes (""
+// for all), a session at a time, as the store hands them out: none from a
+// store whose marks do not move (ForgottenMarks).
+func (s *Service) marksOf(ctx context.Context, scopes []string) iter.Seq2[[]Memory, error] {
+	return func(yield func([]Memory, error) bool) {
+		fm, ok := s.store.(ForgottenMarks)
+		if !ok {
+			return
+		}
+		for _, ns := range scopes {
+			stopped := false
+			err := fm.ExportForgotten(ctx, ns, func(ms []Memory) error {
+				if stopped = !yield(ms, nil); stopped {
+					return errStopped
+				}
+				return nil
+			})
+			if stopped {
+				return
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+	}
+}
+
+// errStopped ends a store's ExportForgotten when the export stops reading.
+var errStopped = errors.New("stopped")
+
+// exportWriter writes an export: its header, the memories as the store
+// hands them out with the marks of forgotten turns (marksOf) in their
+// place, by namespace, session and turn, and its end.
+type exportWriter struct {
+	enc      *json.Encoder
+	res      *ExportResult
+	next     func() ([]Memory, error, bool) // the next session's marks
+	head     ExportHeader
+	marks    []Memory // read and not yet written, in order
+	sessions int      // sessions written
+	last     string   // namespace 0x1f session of the last line written
+}
+
+// start writes head, of version 3 when the export holds marks (its first
+// session's are read here), else of version 2, which an agentmem from
+// before marks reads too.
+func (ew *exportWriter) start(head ExportHeader) error {
+	if err := ew.pull(); err != nil {
+		return err
+	}
+	head.Version = exportVersionNoMarks
+	if len(ew.marks) > 0 {
+		head.Version = ExportVersion
+	}
+	ew.head = head
+	return ew.enc.Encode(head)
+}
+
+// pull reads the next session's marks once those read are written.
+func (ew *exportWriter) pull() error {
+	for len(ew.marks) == 0 {
+		ms, err, ok := ew.next()
+		if !ok {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("exporting the marks of forgotten turns: %w", err)
+		}
+		ew.marks = ms
+	}
+	return nil
+}
+
+// memory writes m after the marks that come before it; a mark at m's
+// turn is left out: the memory wins.
+func (ew *exportWriter) memory(m Memory) error {
+	for len(ew.marks) > 0 {
+		mk := ew.marks[0]
+		c := cmp.Or(cmp.Compare(mk.Namespace, m.Namespace), cmp.Compare(mk.SessionID, m.SessionID), cmp.Compare(mk.Turn, m.Turn))
+		if c > 0 {
+			break
+		}
+		if err := ew.popMark(c < 0); err != nil {
+			return err
+		}
+	}
+	ew.res.Memories++
+	return ew.write(m.Namespace, m.SessionID, exportLine(m))
+}
+
+// popMark writes the first mark read (when write is set) and drops it.
+func (ew *exportWriter) popMark(write bool) error {
+	if mk := ew.marks[0]; write {
+		ew.res.Marks++
+		if err := ew.write(mk.Namespace, mk.SessionID, ExportMark{Forgotten: markLine(mk)}); err != nil {
+			return err
+		}
+	}
+	ew.marks = ew.marks[1:]
+	return ew.pull()
+}
+
+// write writes a line of the session of namespace ns and id session.
+func (ew *exportWriter) write(ns, session string, line any) error {
+	if k := ns + "\x1f" + session; k != ew.last {
+		ew.sessions, ew.last = ew.sessions+1, k
+	}
+	return ew.enc.Encode(line)
+}
+
+// finish writes the marks after the last memory, and the end.
+func (ew *exportWriter) finish() error {
+	for len(ew.marks) > 0 {
+		if err := ew.popMark(true); err != nil {
+			return err
+		}
+	}
+	end := ExportEnd{End: ExportFormat, Memories: ew.res.Memories, Sessions: ew.sessions}
+	if ew.head.Version >= 3 {
+		end.Marks = new(ew.res.Marks)
+	}
+	return ew.enc.Encode(end)
 }
 
 // namespacesToExport are the namespaces an export names, sorted and each
@@ -201,7 +337,7 @@ func namespacesToExport(have []NamespaceInfo, names []string) ([]string, error) 
 // vectors.
 func (s *Service) exportHeader(opts ExportOptions, want []string) ExportHeader {
 	id, dims := s.store.Embedder()
-	head := ExportHeader{Format: ExportFormat, Version: ExportVersion, Agentmem: opts.Version, Embedder: id, Dims: dims,
+	head := ExportHeader{Format: ExportFormat, Version: exportVersionNoMarks, Agentmem: opts.Version, Embedder: id, Dims: dims,
 		Vectors: opts.Vectors && dims > 0, Namespaces: want, Created: s.now().UTC()}
 	if r, ok := s.store.(RecipeReporter); ok && head.Vectors {
 		head.Recipe = r.Recipe()
@@ -250,18 +386,32 @@ type ImportOptions struct {
 
 // ImportResult counts what Import did.
 type ImportResult struct {
-	Sessions   int  `json:"sessions"`          // sessions that received memories
-	Imported   int  `json:"imported"`          // memories stored
-	Skipped    int  `json:"skipped"`           // memories the store already held, identical
-	Reembedded int  `json:"reembedded"`        // memories embedded again (no vectors in the file, or another embedder's or recipe's)
-	DryRun     bool `json:"dry_run,omitempty"` // nothing was stored: the counts are what the import would do
+	Sessions   int `json:"sessions"`   // sessions that received memories
+	Imported   int `json:"imported"`   // memories stored
+	Skipped    int `json:"skipped"`    // memories the store already held, identical
+	Reembedded int `json:"reembedded"` // memories embedded again (no vectors in the file, or another embedder's or recipe's)
+	// Marks counts the marks of forgotten turns stored (a version 3
+	// file's), so that a resend of their sessions does not store those
+	// turns again; MarksSkipped, those the store held already; MarksLive,
+	// those left out because the store holds a memory at their turn (the
+	// memory wins: that turn is not forgotten there).
+	Marks        int `json:"marks"`
+	MarksSkipped int `json:"marks_skipped,omitempty"`
+	MarksLive    int `json:"marks_live,omitempty"`
+	// MarksNotKept counts the file's marks that the store cannot keep (it
+	// does not implement ForgottenMarks): a resend of their sessions
+	// stores those turns again.
+	MarksNotKept int  `json:"marks_not_kept,omitempty"`
+	DryRun       bool `json:"dry_run,omitempty"` // nothing was stored: the counts are what the import would do
 }
 
 // Import reads an export and stores its memories, by id: each memory keeps
 // its namespace, session, turn, id and dates, so the store ends up as the
-// exporting one was and recall returns the same results. It is idempotent
-// (a memory the store already holds, identical, is skipped, so the same
-// file twice stores nothing twice) and all-or-nothing per session.
+// exporting one was and recall returns the same results. It stores the
+// marks of forgotten turns of a version 3 file too (ForgottenMarks), each
+// session's before its memories. It is idempotent (a memory the store
+// already holds, identical, is skipped, so the same file twice stores
+// nothing twice) and all-or-nothing per session.
 //
 // open is called twice: a first pass checks every line and compares every
 // session with the store, so that bad input (a truncated or foreign line,
@@ -271,8 +421,8 @@ type ImportResult struct {
 // run ends after the first pass, with what the second would do.
 func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (ImportResult, error) {
 	planned := ImportResult{DryRun: opts.DryRun}
-	err := s.readExport(open, func(head ExportHeader, sess []lined) error {
-		return s.wouldImport(ctx, head, sess, &planned)
+	err := s.readExport(open, func(head ExportHeader, ss sessionLines) error {
+		return s.wouldImport(ctx, head, ss, &planned)
 	})
 	if err != nil {
 		return ImportResult{}, err
@@ -285,37 +435,48 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	if opts.Progress != nil {
 		opts.Progress(0, total)
 	}
-	err = s.readExport(open, func(head ExportHeader, sess []lined) error {
-		return s.importSession(ctx, head, sess, &res, func() {
+	err = s.readExport(open, func(head ExportHeader, ss sessionLines) error {
+		return s.importSession(ctx, head, ss, &res, func() {
 			if opts.Progress != nil {
 				opts.Progress(res.Imported, total)
 			}
 		})
 	})
 	if err != nil {
-		if res.Imported > 0 {
-			err = fmt.Errorf("%w (%d memories of %d sessions were stored before this; the same import again completes it)", err, res.Imported, res.Sessions)
+		if res.Imported > 0 || res.Marks > 0 {
+			err = fmt.Errorf("%w (%d memories of %d sessions, and %d marks of forgotten turns, were stored before this; the same import again completes it)", err, res.Imported, res.Sessions, res.Marks)
 		}
 		return res, err
 	}
 	return res, nil
 }
 
-// lined is a memory read from an import file, with its line number.
+// lined is a memory (or a mark) read from an import file, with its line
+// number.
 type lined struct {
 	line int
 	m    Memory
+}
+
+// sessionLines is one session's lines of an import file: its memories,
+// and the marks of its forgotten turns but those at a turn that one of
+// its memories holds (the memory wins).
+type sessionLines struct {
+	ns, id   string
+	line     int // its first
+	memories []lined
+	marks    []lined
 }
 
 // plan compares a session from a file with the store: it returns how many
 // of its memories are new, which of them (by index), and the session's
 // memories the store holds; a memory held with other content is a
 // *LineError.
-func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, []Memory, error) {
-	first := sess[0].m
-	have, err := s.store.Session(ctx, first.Namespace, first.SessionID)
+func (s *Service) plan(ctx context.Context, ss sessionLines) (int, []bool, []Memory, error) {
+	sess := ss.memories
+	have, err := s.store.Session(ctx, ss.ns, ss.id)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("reading session %s of namespace %s: %w", first.SessionID, first.Namespace, err)
+		return 0, nil, nil, fmt.Errorf("reading session %s of namespace %s: %w", ss.id, ss.ns, err)
 	}
 	byID := make(map[string]Memory, len(have))
 	byKey := map[string]string{}
@@ -344,12 +505,21 @@ func (s *Service) plan(ctx context.Context, sess []lined) (int, []bool, []Memory
 	return n, fresh, have, nil
 }
 
-// wouldImport adds to res what importing sess would do.
-func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult) error {
-	n, fresh, _, err := s.planned(ctx, sess, res)
-	if err != nil || n == 0 {
+// wouldImport adds to res what importing ss would do.
+func (s *Service) wouldImport(ctx context.Context, head ExportHeader, ss sessionLines, res *ImportResult) error {
+	n, fresh, have, err := s.planned(ctx, ss, res)
+	if err != nil {
 		return err
 	}
+	marks, err := s.plannedMarks(ctx, ss, have, res)
+	if err != nil {
+		return err
+	}
+	res.Marks += len(marks)
+	if n == 0 {
+		return nil
+	}
+	sess := ss.memories
 	id, dims := s.store.Embedder()
 	embed := 0
 	for i, l := range sess {
@@ -366,12 +536,12 @@ func (s *Service) wouldImport(ctx context.Context, head ExportHeader, sess []lin
 	return nil
 }
 
-// planned is plan's answer for sess, its turns already stored counted in
+// planned is plan's answer for ss, its turns already stored counted in
 // res.Skipped.
-func (s *Service) planned(ctx context.Context, sess []lined, res *ImportResult) (n int, fresh []bool, have []Memory, err error) {
-	n, fresh, have, err = s.plan(ctx, sess)
+func (s *Service) planned(ctx context.Context, ss sessionLines, res *ImportResult) (n int, fresh []bool, have []Memory, err error) {
+	n, fresh, have, err = s.plan(ctx, ss)
 	if err == nil {
-		res.Skipped += len(sess) - n
+		res.Skipped += len(ss.memories) - n
 	}
 	return n, fresh, have, err
 }
@@ -387,15 +557,36 @@ func (s *Service) keepsVectors(head ExportHeader, m Memory, id string, dims int)
 	return len(m.Vectors) > 0 && head.Embedder == id && head.Dims == dims && head.Recipe == RecipeOf(s.embedder)
 }
 
-func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []lined, res *ImportResult, progress func()) error {
-	first := sess[0].m
-	mu := s.sessionLock(first.Namespace, first.SessionID)
+// importSession stores a session of the file: its marks (importMarks),
+// then its memories new to the store, in one Put.
+func (s *Service) importSession(ctx context.Context, head ExportHeader, ss sessionLines, res *ImportResult, progress func()) error {
+	mu := s.sessionLock(ss.ns, ss.id)
 	mu.Lock()
 	defer mu.Unlock()
-	n, fresh, have, err := s.planned(ctx, sess, res)
-	if err != nil || n == 0 {
+	n, fresh, have, err := s.planned(ctx, ss, res)
+	if err != nil {
 		return err
 	}
+	if err := s.importMarks(ctx, ss, have, res); err != nil || n == 0 {
+		return err
+	}
+	ms, err := s.toStore(ctx, head, ss.memories, fresh, have, n, res)
+	if err != nil {
+		return err
+	}
+	if err := s.store.Put(ctx, ms); err != nil {
+		return fmt.Errorf("storing session %s of namespace %s (line %d): %w", ss.id, ss.ns, ss.memories[0].line, err)
+	}
+	res.Sessions++
+	res.Imported += len(ms)
+	progress()
+	return nil
+}
+
+// toStore is the n memories of sess new to the store (fresh), with the
+// file's vectors where the store keeps them (keepsVectors), else embedded
+// again, counted in res.
+func (s *Service) toStore(ctx context.Context, head ExportHeader, sess []lined, fresh []bool, have []Memory, n int, res *ImportResult) ([]Memory, error) {
 	id, dims := s.store.Embedder()
 	ms := make([]Memory, 0, n)
 	var embed []Memory
@@ -417,40 +608,35 @@ func (s *Service) importSession(ctx context.Context, head ExportHeader, sess []l
 		}
 		ms = append(ms, m)
 	}
-	if len(embed) > 0 {
-		if s.embedder == nil || s.embedder.ID() != id {
-			return errNoEmbedder(first, id)
-		}
-		// the turn before each, from the file or, for a session part of
-		// which is stored already, from the store (as remember reads it)
-		if err := s.embed(ctx, embed, append(have, ms...)); err != nil {
-			return err
-		}
-		for j, at := range embedAt {
-			ms[at] = embed[j]
-		}
-		res.Reembedded += len(embed)
+	if len(embed) == 0 {
+		return ms, nil
 	}
-	if err := s.store.Put(ctx, ms); err != nil {
-		return fmt.Errorf("storing session %s of namespace %s (line %d): %w", first.SessionID, first.Namespace, sess[0].line, err)
+	if s.embedder == nil || s.embedder.ID() != id {
+		return nil, errNoEmbedder(sess[0].m, id)
 	}
-	res.Sessions++
-	res.Imported += len(ms)
-	progress()
-	return nil
+	// the turn before each, from the file or, for a session part of
+	// which is stored already, from the store (as remember reads it)
+	if err := s.embed(ctx, embed, append(have, ms...)); err != nil {
+		return nil, err
+	}
+	for j, at := range embedAt {
+		ms[at] = embed[j]
+	}
+	res.Reembedded += len(embed)
+	return ms, nil
 }
 
 // readExport reads an export file and calls fn once per session, with the
-// session's memories in file order. Every line is checked; sessions must
-// be contiguous, as Export writes them.
-func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportHeader, []lined) error) error {
+// session's memories and marks in file order. Every line is checked;
+// sessions must be contiguous, as Export writes them.
+func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportHeader, sessionLines) error) error {
 	rc, err := open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	r := bufio.NewReaderSize(rc, 1<<16)
-	er := exportReader{svc: s, fn: fn, done: map[string]int{}, ids: map[string]int{}, keys: map[string]int{}}
+	er := exportReader{svc: s, fn: fn, done: map[string]int{}, ids: map[string]int{}, keys: map[string]int{}, marked: map[int]int{}}
 	for {
 		raw, err := readLine(r)
 		if err == io.EOF {
@@ -471,14 +657,16 @@ func (s *Service) readExport(open func() (io.ReadCloser, error), fn func(ExportH
 // and what the lines so far hold.
 type exportReader struct {
 	svc      *Service
-	fn       func(ExportHeader, []lined) error
+	fn       func(ExportHeader, sessionLines) error
 	head     ExportHeader
-	sess     []lined
+	cur      sessionLines   // the session being read; none before its first line
 	done     map[string]int // namespace 0x1f session -> its first line
-	ids      map[string]int // ids of the current session -> line
+	ids      map[string]int // ids of the current session's memories -> line
 	keys     map[string]int // message keys of the current session -> line
+	marked   map[int]int    // turns of the current session's marks -> line
 	no       int            // the line read last
 	memories int
+	marks    int
 	end      *ExportEnd
 }
 
@@ -497,10 +685,17 @@ func (er *exportReader) line(raw []byte) error {
 		return err
 	case blank:
 		return nil
-	case er.head.Version >= 2 && isEnd(raw):
+	case er.head.Version >= 2 && firstField(raw, "end"):
 		var err error
-		er.end, err = readEnd(no, raw, er.memories, len(er.done))
+		er.end, err = readEnd(no, raw, er.head.Version, er.memories, er.marks, len(er.done))
 		return err
+	case firstField(raw, "forgotten"):
+		er.marks++
+		m, err := readMarkLine(no, raw, er.head)
+		if err != nil {
+			return err
+		}
+		return er.addMark(m)
 	}
 	er.memories++
 	m, err := er.svc.readMemoryLine(no, raw, er.head)
@@ -510,24 +705,11 @@ func (er *exportReader) line(raw []byte) error {
 	return er.add(m)
 }
 
-// add adds m, of line er.no, to the session being read, handing the one
-// before it to fn when m starts another.
+// add adds m, of line er.no, to the session it is of (enter).
 func (er *exportReader) add(m Memory) error {
 	no := er.no
-	if len(er.sess) > 0 && (er.sess[0].m.Namespace != m.Namespace || er.sess[0].m.SessionID != m.SessionID) {
-		if err := er.fn(er.head, er.sess); err != nil {
-			return err
-		}
-		er.sess = er.sess[:0]
-		clear(er.ids)
-		clear(er.keys)
-	}
-	if len(er.sess) == 0 {
-		k := m.Namespace + "\x1f" + m.SessionID
-		if at, seen := er.done[k]; seen {
-			return &LineError{no, "session_id", fmt.Sprintf("session %s of namespace %s appears again after other sessions (it started at line %d); a session's lines must be together, as export writes them", m.SessionID, m.Namespace, at)}
-		}
-		er.done[k] = no
+	if err := er.enter(m.Namespace, m.SessionID, "session_id"); err != nil {
+		return err
 	}
 	if at, dup := er.ids[m.ID]; dup {
 		return &LineError{no, "id", fmt.Sprintf("%s is also the id at line %d", m.ID, at)}
@@ -537,7 +719,81 @@ func (er *exportReader) add(m Memory) error {
 		return &LineError{no, "key", fmt.Sprintf("%q is also the key of the memory at line %d; a message id is unique in its session", m.Key, at)}
 	}
 	er.keys[m.Key] = no
-	er.sess = append(er.sess, lined{no, m})
+	er.cur.memories = append(er.cur.memories, lined{no, m})
+	return nil
+}
+
+// addMark adds the mark m, of line er.no, to the session it is of (enter).
+func (er *exportReader) addMark(m Memory) error {
+	no := er.no
+	if err := er.enter(m.Namespace, m.SessionID, "forgotten.session_id"); err != nil {
+		return err
+	}
+	if at, dup := er.marked[m.Turn]; dup {
+		return &LineError{no, "forgotten.turn", fmt.Sprintf("turn %d of session %s is also marked forgotten at line %d", m.Turn, m.SessionID, at)}
+	}
+	er.marked[m.Turn] = no
+	er.cur.marks = append(er.cur.marks, lined{no, m})
+	return nil
+}
+
+// enter makes the session of namespace ns and id the one being read,
+// handing the one before it to fn (flush); field names the line's session
+// in an error.
+func (er *exportReader) enter(ns, id, field string) error {
+	if er.cur.line > 0 && (er.cur.ns != ns || er.cur.id != id) {
+		if err := er.flush(); err != nil {
+			return err
+		}
+	}
+	if er.cur.line > 0 {
+		return nil
+	}
+	k := ns + "\x1f" + id
+	if at, seen := er.done[k]; seen {
+		return &LineError{er.no, field, fmt.Sprintf("session %s of namespace %s appears again after other sessions (it started at line %d); a session's lines must be together, as export writes them", id, ns, at)}
+	}
+	er.done[k] = er.no
+	er.cur = sessionLines{ns: ns, id: id, line: er.no}
+	return nil
+}
+
+// flush hands the session read to fn, its marks settled, and clears what
+// the reader holds of it.
+func (er *exportReader) flush() error {
+	if err := er.settle(); err != nil {
+		return err
+	}
+	if err := er.fn(er.head, er.cur); err != nil {
+		return err
+	}
+	er.cur = sessionLines{}
+	clear(er.ids)
+	clear(er.keys)
+	clear(er.marked)
+	return nil
+}
+
+// settle leaves out the marks of the session read at a turn one of its
+// memory lines holds (the memory wins), and checks that the message ids
+// of the others are no memory's of the session, nor another mark's.
+func (er *exportReader) settle() error {
+	live := make(map[int]bool, len(er.cur.memories))
+	for _, l := range er.cur.memories {
+		live[l.m.Turn] = true
+	}
+	kept := er.cur.marks[:0]
+	for _, l := range er.cur.marks {
+		if live[l.m.Turn] {
+			continue
+		}
+		if at, dup := er.keys[l.m.Key]; dup && l.m.Key != "" {
+			return &LineError{l.line, "forgotten.key", fmt.Sprintf("%q is also the key at line %d; a message id is unique in its session", l.m.Key, at)}
+		}
+		er.keys[l.m.Key] = l.line
+		kept = append(kept, l)
+	}
+	er.cur.marks = kept
 	return nil
 }
 
@@ -547,14 +803,14 @@ func (er *exportReader) finish() error {
 		return &LineError{Line: 1, Msg: "the file is empty; an agentmem export starts with its header line"}
 	}
 	if er.head.Version >= 2 && er.end == nil {
-		held := fmt.Sprintf("%d memories", er.memories)
-		if er.memories == 1 {
-			held = "1 memory"
+		held := counted(er.memories, "memory", "memories")
+		if er.marks > 0 {
+			held += " and " + counted(er.marks, "mark of a forgotten turn", "marks of forgotten turns")
 		}
 		return &LineError{Line: er.no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s; nothing was imported`, ExportFormat, held)}
 	}
-	if len(er.sess) > 0 {
-		return er.fn(er.head, er.sess)
+	if er.cur.line > 0 {
+		return er.flush()
 	}
 	return nil
 }
@@ -618,16 +874,17 @@ func jsonKind(k string) string {
 	return k
 }
 
-// isEnd says whether raw is an end line: an object whose first field is
-// "end" (a memory line's is "namespace"), however spaced.
-func isEnd(raw []byte) bool {
+// firstField says whether raw is an object whose first field is name,
+// however spaced: "end" for the end line, "forgotten" for a mark's (a
+// memory line's is "namespace").
+func firstField(raw []byte, name string) bool {
 	rest, ok := bytes.CutPrefix(bytes.TrimSpace(raw), []byte("{"))
-	return ok && bytes.HasPrefix(bytes.TrimSpace(rest), []byte(`"end"`))
+	return ok && bytes.HasPrefix(bytes.TrimSpace(rest), []byte(`"`+name+`"`))
 }
 
-// readEnd reads the end line, line no, of a file that held memories in
-// sessions before it.
-func readEnd(no int, raw []byte, memories, sessions int) (*ExportEnd, error) {
+// readEnd reads the end line, line no, of a file of version version that
+// held memories and marks in sessions before it.
+func readEnd(no int, raw []byte, version, memories, marks, sessions int) (*ExportEnd, error) {
 	var e ExportEnd
 	if err := decodeStrict(no, raw, &e); err != nil {
 		return nil, err
@@ -639,6 +896,12 @@ func readEnd(no int, raw []byte, memories, sessions int) (*ExportEnd, error) {
 		return nil, &LineError{no, "memories", fmt.Sprintf("the end line counts %d memories, the file holds %d: lines are missing; nothing was imported", e.Memories, memories)}
 	case e.Sessions != sessions:
 		return nil, &LineError{no, "sessions", fmt.Sprintf("the end line counts %d sessions, the file holds %d; nothing was imported", e.Sessions, sessions)}
+	case version < 3 && e.Marks != nil:
+		return nil, &LineError{no, "marks", fmt.Sprintf("is not a field of the end of a version %d export (marks of forgotten turns are lines of version 3 on)", version)}
+	case version >= 3 && e.Marks == nil:
+		return nil, &LineError{no, "marks", "is missing: the end of a version 3 export counts its marks of forgotten turns"}
+	case e.Marks != nil && *e.Marks != marks:
+		return nil, &LineError{no, "marks", fmt.Sprintf("the end line counts %d marks of forgotten turns, the file holds %d: lines are missing; nothing was imported", *e.Marks, marks)}
 	}
 	return &e, nil
 }

@@ -56,6 +56,33 @@ func TestCouchbaseCommands(t *testing.T) {
 	}
 }
 
+// A turn forgotten in the embedded store stays forgotten once the memory
+// moves to Couchbase: the export carries its mark, the import writes it
+// into the session's manifest, and the session sent again there does not
+// store it.
+func TestCouchbaseImportKeepsForgottenTurnsForgotten(t *testing.T) {
+	c := cavestest.Start(t)
+	dir := t.TempDir()
+	cb := func(args ...string) []string {
+		return append([]string{"--store", "couchbase", "--embedder", "none", "--couchbase-url", c.URL,
+			"--couchbase-username", cavestest.Admin, "--couchbase-password", cavestest.Password,
+			"--couchbase-durability", "none", "--couchbase-connect-timeout", "15s"}, args...)
+	}
+	file, session := forgetPIN(t, dir, filepath.Join(dir, "src"))
+	if _, _, err := try(t, dir, cb("couchbase", "setup")...); err == nil {
+		t.Fatal("setup on the mock created a Search index, which the mock has not")
+	}
+	if out := runOnMock(t, dir, cb("import", file)...); !strings.Contains(out, "Imported 2 memories in 1 session") || !strings.Contains(out, "and 1 mark of a forgotten turn") {
+		t.Errorf("import into Couchbase: %s", out)
+	}
+	if out := runOnMock(t, dir, cb("remember", "-f", session)...); !strings.Contains(out, "Stored 0 turns") || !strings.Contains(out, "1 turn forgotten before, not stored again") {
+		t.Errorf("the session sent again to Couchbase: %s", out)
+	}
+	if out := runOnMock(t, dir, cb("--namespace", "default", "show", "bank-call")...); strings.Contains(out, "4512") || !strings.Contains(out, "dentist") {
+		t.Errorf("the session on Couchbase:\n%s", out)
+	}
+}
+
 // runOnMock is run for a command against the mock: a command whose
 // connection the mock left unanswered (it once did not answer a
 // connection's first request for 30 s, in a fresh-clone CI run, while

@@ -169,7 +169,11 @@ func (c exportCmd) Run(e *env) error {
 			}
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "exported %s of %s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"))
+		marks := ""
+		if res.Marks > 0 {
+			marks = " and " + marksOf(res.Marks)
+		}
+		fmt.Fprintf(os.Stderr, "exported %s of %s%s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"), marks)
 		if len(res.Damaged) > 0 {
 			fmt.Fprintf(os.Stderr, "left out %s whose records are damaged: %s\n", spec.Count(len(res.Damaged), "memory"), strings.Join(readableKeys(res.Damaged), ", "))
 		}
@@ -331,9 +335,41 @@ func (c importCmd) exportFile() (string, func(), error) {
 
 func importSummary(r memory.ImportResult) string {
 	if r.DryRun {
-		return fmt.Sprintf("Would import %s in %s (%d already stored, to skip; %d to embed again). Nothing stored (--dry-run).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded)
+		return fmt.Sprintf("Would import %s in %s (%d already stored, to skip; %d to embed again)%s. Nothing stored (--dry-run).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded, marksSummary(r))
 	}
-	return fmt.Sprintf("Imported %s in %s (%d already stored, skipped; %d embedded again).", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded)
+	return fmt.Sprintf("Imported %s in %s (%d already stored, skipped; %d embedded again)%s.", spec.Count(r.Imported, "memory"), spec.Count(r.Sessions, "session"), r.Skipped, r.Reembedded, marksSummary(r))
+}
+
+// marksSummary is what an import summary says of the file's marks of
+// forgotten turns: nothing when it holds none.
+func marksSummary(r memory.ImportResult) string {
+	var b strings.Builder
+	if r.Marks+r.MarksSkipped > 0 {
+		skipped := "skipped"
+		if r.DryRun {
+			skipped = "to skip"
+		}
+		fmt.Fprintf(&b, " and %s (%d already held, %s)", marksOf(r.Marks), r.MarksSkipped, skipped)
+	}
+	if r.MarksLive > 0 {
+		what := "the turn itself (forget it here too)"
+		if r.MarksLive > 1 {
+			what = "those turns themselves (forget them here too)"
+		}
+		fmt.Fprintf(&b, "; %s left out: this store holds %s", marksOf(r.MarksLive), what)
+	}
+	if r.MarksNotKept > 0 {
+		fmt.Fprintf(&b, "; %s not kept: this store keeps no marks, and a resend of their sessions stores those turns again", marksOf(r.MarksNotKept))
+	}
+	return b.String()
+}
+
+// marksOf counts marks of forgotten turns.
+func marksOf(n int) string {
+	if n == 1 {
+		return "1 mark of a forgotten turn"
+	}
+	return fmt.Sprintf("%d marks of forgotten turns", n)
 }
 
 // noStore reports whether e's memory is an embedded store that its data

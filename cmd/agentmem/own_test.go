@@ -121,6 +121,56 @@ func TestExportImportCommands(t *testing.T) {
 	}
 }
 
+// pinSession is a session file for remember -f whose first turn the user
+// forgets.
+const pinSession = `{"session_id": "bank-call", "session_date": "2024-03-02", "messages": [
+ {"role": "user", "content": "My bank PIN is 4512, remind me if I forget it."},
+ {"role": "assistant", "content": "Noted. I will remind you."},
+ {"role": "user", "content": "Also, book the dentist for Friday."}]}`
+
+// forgetPIN remembers pinSession in the data dir src, forgets its PIN and
+// exports it to dir's all.jsonl, whose path it returns with the session
+// file's, after checking what export says.
+func forgetPIN(t *testing.T, dir, src string) (file, session string) {
+	t.Helper()
+	session, file = filepath.Join(dir, "session.json"), filepath.Join(dir, "all.jsonl")
+	if err := os.WriteFile(session, []byte(pinSession), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, src, "--embedder", "none", "remember", "-f", session)
+	run(t, src, "--embedder", "none", "forget", "bank-call:0")
+	_, errOut, err := try(t, src, "--embedder", "none", "export", "-o", file)
+	if err != nil || !strings.Contains(errOut, "exported 2 memories of 1 namespace and 1 mark of a forgotten turn") {
+		t.Fatalf("export: %v, %s", err, errOut)
+	}
+	return file, session
+}
+
+// A turn forgotten, then the memory moved to a new data dir with export
+// and import: the session sent again there does not store the turn, and
+// check finds the new store sound (the trial of a user who forgot a PIN
+// before moving).
+func TestForgottenTurnStaysForgottenAfterAMove(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	file, session := forgetPIN(t, dir, src)
+	if out := run(t, dst, "--embedder", "none", "import", file); !strings.Contains(out, "Imported 2 memories in 1 session (0 already stored, skipped; 0 embedded again) and 1 mark of a forgotten turn (0 already held, skipped).") {
+		t.Errorf("import: %s", out)
+	}
+	if out := run(t, dst, "--embedder", "none", "remember", "-f", session); !strings.Contains(out, "Stored 0 turns") || !strings.Contains(out, "1 turn forgotten before, not stored again") {
+		t.Errorf("the session sent again after the move: %s", out)
+	}
+	if out := run(t, dst, "--embedder", "none", "show", "bank-call"); strings.Contains(out, "4512") {
+		t.Errorf("the forgotten PIN is stored again:\n%s", out)
+	}
+	if out := run(t, dst, "--embedder", "none", "check"); !strings.Contains(out, "OK") {
+		t.Errorf("check after the move:\n%s", out)
+	}
+	if out := run(t, dst, "--embedder", "none", "import", "--dry-run", file); !strings.Contains(out, "and 0 marks of forgotten turns (1 already held, to skip)") {
+		t.Errorf("import --dry-run of the file again: %s", out)
+	}
+}
+
 // import --dry-run of an export checks it against the store, says what
 // would be imported, and stores nothing (it does not even create the data
 // dir); the flags of --from alone are refused by name.

@@ -76,7 +76,8 @@ type sessionDoc struct {
 	Session string   `json:"session"`
 	IDs     []string `json:"ids"`
 	// Gone marks the turns forgotten by their ids or with their session
-	// (memory.ForgottenTurns): a manifest that holds only marks lists no
+	// (memory.ForgottenTurns), and those an import brings
+	// (memory.ForgottenMarks): a manifest that holds only marks lists no
 	// session, and goes when the session is forgotten with Reimport or its
 	// namespace is.
 	Gone []goneTurn `json:"gone,omitempty"`
@@ -98,6 +99,33 @@ func (d sessionDoc) with(ids ...string) sessionDoc {
 	d.IDs = slices.Compact(d.IDs)
 	if len(d.Gone) > 0 {
 		d.Gone = slices.DeleteFunc(slices.Clone(d.Gone), func(g goneTurn) bool { return slices.Contains(ids, g.ID) })
+	}
+	return d
+}
+
+// marked returns the manifest with marks added (an import's), each
+// replacing the mark at its position; a mark at a position where the
+// manifest lists a memory is left out: the memory wins.
+func (d sessionDoc) marked(marks []goneTurn) sessionDoc {
+	live := make(map[int]bool, len(d.IDs))
+	for _, id := range d.IDs {
+		live[turnOf(id)] = true
+	}
+	at := make(map[int]int, len(d.Gone)) // position -> index in d.Gone
+	d.Gone = slices.Clone(d.Gone)
+	for i, g := range d.Gone {
+		at[g.Turn] = i
+	}
+	for _, g := range marks {
+		i, ok := at[g.Turn]
+		switch {
+		case live[g.Turn]:
+		case ok:
+			d.Gone[i] = g
+		default:
+			at[g.Turn] = len(d.Gone)
+			d.Gone = append(d.Gone, g)
+		}
 	}
 	return d
 }

@@ -95,3 +95,16 @@ func TestSessionDoc(t *testing.T) {
 		}
 	}
 }
+
+// An import's marks join a manifest: each replaces the mark at its
+// position, and one where the manifest lists a memory is left out.
+func TestSessionDocMarked(t *testing.T) {
+	d := sessionDoc{Type: typeSession, NS: "a", Session: "s", IDs: []string{"s:0", "s:2"}, Gone: []goneTurn{{ID: "s:1", Turn: 1, Hash: "old"}}}
+	e := d.marked([]goneTurn{{ID: "s:0", Turn: 0, Hash: "live"}, {ID: "s:1", Turn: 1, Key: "k1", Hash: "new"}, {ID: "s:3", Turn: 3, Hash: "h3"}, {ID: "s:3", Turn: 3, Hash: "h3b"}})
+	if want := []goneTurn{{ID: "s:1", Turn: 1, Key: "k1", Hash: "new"}, {ID: "s:3", Turn: 3, Hash: "h3b"}}; !slices.Equal(e.Gone, want) {
+		t.Errorf("marks %+v, want %+v", e.Gone, want)
+	}
+	if !slices.Equal(e.IDs, d.IDs) || d.Gone[0].Hash != "old" {
+		t.Errorf("marked changed the memories listed, or the manifest it was called on: %+v, %+v", e, d)
+	}
+}

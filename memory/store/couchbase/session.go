@@ -37,12 +37,17 @@ func (s *Store) ForgottenTurns(ctx context.Context, namespace, sessionID string)
 	if err != nil || man == nil {
 		return nil, err
 	}
-	out := make([]memory.Memory, len(man.Gone))
-	for i, g := range man.Gone {
+	return marksOf(namespace, sessionID, man.Gone), nil
+}
+
+// marksOf is the marks gone of a session's manifest, in turn order.
+func marksOf(namespace, sessionID string, gone []goneTurn) []memory.Memory {
+	out := make([]memory.Memory, len(gone))
+	for i, g := range gone {
 		out[i] = memory.Memory{ID: g.ID, Namespace: namespace, SessionID: sessionID, Turn: g.Turn, Key: g.Key, Hash: g.Hash}
 	}
 	slices.SortStableFunc(out, func(a, b memory.Memory) int { return a.Turn - b.Turn })
-	return out, nil
+	return out
 }
 
 // Turns returns the memories of turns from..to of one session, in order:

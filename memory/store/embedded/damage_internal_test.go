@@ -61,8 +61,9 @@ func TestCloseTwice(t *testing.T) {
 
 // A record whose bytes changed fails an export (ErrDamaged, the store
 // fenced); a salvaging export leaves that memory out, names it, and
-// writes every other, which a new store imports (a fault-injection review:
-// one bad record made the whole namespace impossible to export).
+// writes every other, and the marks of forgotten turns, which a new store
+// imports (a fault-injection review: one bad record made the whole
+// namespace impossible to export).
 func TestExportSalvage(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -74,11 +75,14 @@ func TestExportSalvage(t *testing.T) {
 		var ms []memory.Memory
 		for n := range 4 {
 			id := memory.MemoryID(fmt.Sprintf("s%d", s), n)
-			ms = append(ms, memory.Memory{ID: id, Namespace: "default", SessionID: fmt.Sprintf("s%d", s), Turn: n, Role: "user", Text: "turn " + id, Hash: id, SessionDate: time.Date(2023, 5, 1+s, 0, 0, 0, 0, time.UTC)})
+			ms = append(ms, memory.Memory{ID: id, Namespace: "default", SessionID: fmt.Sprintf("s%d", s), Turn: n, Role: "user", Text: "turn " + id, Hash: fmt.Sprintf("%032x", 4*s+n), SessionDate: time.Date(2023, 5, 1+s, 0, 0, 0, 0, time.UTC)})
 		}
 		if err := st.Put(ctx, ms); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := st.Delete(ctx, memory.Selector{Namespace: "default", IDs: []string{"s2:1"}}); err != nil {
+		t.Fatal(err)
 	}
 	st.Close()
 	// a byte of one record changed on disk after a clean stop
@@ -121,13 +125,13 @@ func TestExportSalvage(t *testing.T) {
 		t.Fatalf("an export of a damaged record: %v, want ErrDamaged", err)
 	}
 	file, res, err := export(true)
-	if err != nil || res.Memories != 11 || len(res.Damaged) != 1 || res.Damaged[0] != bad || strings.Contains(file, `"id":"s1:2"`) {
-		t.Fatalf("salvage: %+v, %v", res, err)
+	if err != nil || res.Memories != 10 || res.Marks != 1 || len(res.Damaged) != 1 || res.Damaged[0] != bad || strings.Contains(file, `"id":"s1:2"`) || !strings.Contains(file, `{"forgotten":{"namespace":"default","session_id":"s2","turn":1,`) {
+		t.Fatalf("salvage: %+v, %v\n%s", res, err, file)
 	}
 	svc, done := service(t.TempDir())
 	defer done()
 	got, err := svc.Import(ctx, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }, memory.ImportOptions{})
-	if err != nil || got.Imported != 11 {
+	if err != nil || got.Imported != 10 || got.Marks != 1 {
 		t.Fatalf("importing the salvaged file: %+v, %v", got, err)
 	}
 }

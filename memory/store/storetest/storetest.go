@@ -37,7 +37,8 @@ func Run(t *testing.T, newStorage func(t *testing.T) Open) {
 // service cannot run (the Couchbase store on gocaves, a mock cluster whose
 // Search service answers only a ping): remembering, resending and
 // appending, all-or-nothing writes, sessions in order, listing, export,
-// the embedder's check and reindex. Where such a case checks with a recall
+// the marks of forgotten turns and their move, the embedder's check and
+// reindex. Where such a case checks with a recall
 // that nothing was stored, it reads by key instead.
 func RunKeyValue(t *testing.T, newStorage func(t *testing.T) Open) {
 	s := &suite{open: newStorage(t), keyValue: true}
@@ -49,6 +50,7 @@ func RunKeyValue(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("SessionInOrder", s.sessionInOrder)
 	t.Run("SessionIDs", s.sessionIDs)
 	t.Run("ForgottenStayForgotten", s.forgottenStayForgotten)
+	t.Run("MarksMove", func(t *testing.T) { marksMove(t, newStorage(t), newStorage(t)) })
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), true) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
@@ -91,6 +93,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("ForgetManySessions", s.forgetManySessions)
 	t.Run("RestartAndForget", s.restartAndForget)
 	t.Run("ForgottenStayForgotten", s.forgottenStayForgotten)
+	t.Run("MarksMove", func(t *testing.T) { marksMove(t, newStorage(t), newStorage(t)) })
 	t.Run("EmbedderMismatchAndReindex", func(t *testing.T) { embedderMismatchAndReindex(t, newStorage(t), false) })
 	t.Run("ListAndExport", func(t *testing.T) { listAndExport(t, newStorage(t)) })
 }
