@@ -104,8 +104,11 @@
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
 // year, unless its sentence names the year ("last year we flew there on
 // 2 February": 2 February 2022; "this year", "next year"; "every year" or
-// "each year" a habit's, which has none: no date; so is "I was born in
-// March", the speaker's birth), or speaks of the
+// "each year" next to the date a habit's, which has none: no date; so is
+// "I was born in March", the speaker's birth; not "in the last year", the
+// past twelve months, "the next year" of a story, "since last year", nor
+// "last year" in a sentence that looks ahead: "last year's tax return is
+// due on 31 January"), or speaks of the
 // future as for a weekday below ("we will travel in June", "the trip is
 // in June": June 2023; "we'll meet on May 3": 3 May 2024); it is not
 // Relative, and Year is 0. A bare weekday is taken as the
@@ -125,19 +128,25 @@
 // before such a date ("I have a concert on 3 June", "I've got a dentist
 // appointment on Friday", "there's a team dinner on Friday"; not "I have
 // been", "didn't have", "might have", "did you have a good time on
-// Saturday?"), "see you" opening the sentence or after to or will ("see
-// you on Friday!", "can't wait to see you on the 3rd"), what one asks
-// for or expects ("I won't be in on Monday", "I might go on Saturday",
-// "remind me to call her on Monday", "I'd like to book a table for
-// Saturday", "are you free on Tuesday?"; not "we won on Monday", "might
-// have", "I was free"), "can we" or "can I" opening
+// Saturday?", "there's a photo of us on Friday"), "see you" opening the
+// sentence, after will, or after to and a word that looks forward ("see
+// you on Friday!", "can't wait to see you on the 3rd"; not "it was great
+// to see you on Friday"), what one asks for or expects ("I won't be in
+// on Monday", "I might go on Saturday", "remind me to call her on
+// Monday", "I'd like to book a table for Saturday", "are you free on
+// Tuesday?"; not "we won on Monday", "might have", "I was free", "I hope
+// you enjoyed the party on Saturday", "I read a good book on Friday",
+// and never across a wh-word: "remind me what I ate on Monday"), "can
+// we" or "can I" opening
 // the sentence, the present progressive of a plan ("I'm flying there on
 // Friday", "she is leaving in June", "what am I doing on Friday?"; not
 // after it, that or this: "it is amazing in June"; "'s" too: "the
-// plumber's coming on Monday"), a journey in the simple present, as a
+// plumber's coming on Monday", but not a possessive: "we went to Tom's
+// wedding on Saturday"), a journey in the simple present, as a
 // timetable says it ("we fly to Tokyo on 14 January", "my flight leaves
 // on Friday", "we arrive on the 3rd", "we're off to France on the 1st";
-// not "did you fly"), or a schedule's ("exams start on 4 January", "the
+// not "did you fly", "why didn't you come", "the autumn leaves in
+// October", "my tax returns on Monday"), or a schedule's ("exams start on 4 January", "the
 // shop opens on Sunday"; a plural subject's verb without -s), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
@@ -148,7 +157,8 @@
 // sentence looks ahead ("I'll see him this Monday"); "next Tuesday" is the
 // coming one, unless that is tomorrow or the day after in ref's week:
 // "next Thursday" said on a Wednesday is the Thursday of next week, 8
-// days on.
+// days on. A weekday followed by "the" and an ordinal that does not end
+// its phrase is a bare weekday ("on Saturday the 2nd team won").
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only

@@ -485,12 +485,17 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 		// the latest such month, or in a sentence about the future
 		// ("we will travel in December") the next one from ref's month
 		y := f.y
-		switch said, ok := f.yearSaid(i, j); {
+		said, ok := f.yearSaid(i, j)
+		ahead := f.ahead(i)
+		if ok && said != 0 && said < f.y && ahead {
+			ok = false // "last year's tax return is due in January": a plan
+		}
+		switch {
 		case ok && said == 0 || f.born(i):
 			return Mention{}, j // "every year in August", "born in March"
 		case ok:
 			y = said
-		case f.ahead(i):
+		case ahead:
 			if m < f.m {
 				y++
 			}
@@ -530,7 +535,8 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 		if ok && said == 0 || f.born(i) {
 			return Mention{}, j // "on 14 August every year", "born on 3 May"
 		}
-		ok = ok && d <= daysIn(said, m) // 29 February of a year without one: not it
+		ok = ok && d <= daysIn(said, m)   // 29 February of a year without one: not it
+		ok = ok && !(said < f.y && ahead) // "last year's tax return is due on 31 January": a plan
 		switch {
 		case ok:
 			y, ahead = said, true
@@ -669,7 +675,8 @@ func (f *finder) weekday(i int) (Mention, int) {
 		}
 	}
 	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
-	if m, n, ok := f.weekdayOfWeek(i, i+1, day); ok {
+	// "Friday next week", but not "every Friday this week"
+	if m, n, ok := f.weekdayOfWeek(i, i+1, day); ok && f.kw(i-1) != kwEvery {
 		return m, n
 	}
 	if m, n, ok := f.weekdayNth(i, i+1, day); ok {
@@ -744,6 +751,11 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 	d, n := f.dayNum(k)
 	if d == 0 || n != k+2 || !f.rightOK(n) || !f.has || f.kw(n) == kwOf || f.monthAt(n) != 0 || day == 4 && d == 13 {
 		return Mention{}, i, false // "Friday the 13th of January", the film "Friday the 13th"
+	}
+	if n < len(f.t) && f.t[n].kind == kWord {
+		if k := f.t[n].kw; !endsPhrase(k) && k != kwBy && k != kwMorning && k != kwNight {
+			return Mention{}, i, false // "on Saturday the 2nd team won"
+		}
 	}
 	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
 	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
@@ -864,10 +876,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		return false, true
 	}
 	// "the party's on Dec 19th", "it's on 2 March", "it's due by Friday"
-	if f.word(j, "s") && (f.punct(j-1, '\'') || f.glued(j)) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) {
+	if f.word(j, "s") && f.apos(j) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) {
 		return true, true
 	}
-	if j < i && !from && f.progressive(j) {
+	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
 		return true, true
 	}
 	if j < i && f.planAt(i, j, lo, from) {
@@ -903,7 +915,7 @@ func (f *finder) unit(i int) bool {
 // and I'm looking for..."). Not after it, that or this, whose -ing word is
 // mostly an adjective ("it is amazing in June").
 func (f *finder) progressive(j int) bool {
-	subject, clitic := j-1, (f.word(j, "m") || f.word(j, "s")) && (f.punct(j-1, '\'') || f.glued(j))
+	subject, clitic := j-1, (f.word(j, "m") || f.word(j, "s")) && f.apos(j)
 	if clitic && f.t[j-1].kind == kPunct {
 		subject-- // "I'm", "the plumber's": the word before the apostrophe
 	}
@@ -911,7 +923,60 @@ func (f *finder) progressive(j int) bool {
 	if !be || f.word(subject, "it") || f.word(subject, "that") || f.word(subject, "this") || f.word(subject, "what") {
 		return false
 	}
+	if f.word(j, "s") && (f.ingNoun(j+1) || f.prep(subject-1) || f.event(subject-1) && f.prep(subject-2)) {
+		return false // a possessive: "we went to Tom's wedding on Saturday"
+	}
 	return f.ing(j + 1)
+}
+
+// ingNoun reports a noun in -ing at n that follows a possessive more
+// often than "'s" as "is" does it ("my sister's wedding", "the
+// company's meeting").
+func (f *finder) ingNoun(n int) bool {
+	for _, w := range [...]string{"wedding", "meeting", "painting", "building", "housewarming", "christening",
+		"reading", "screening", "hearing", "recording", "gathering", "opening", "briefing", "tasting", "viewing",
+		"outing", "fitting", "booking", "clothing", "ceiling", "drawing", "funding", "setting"} {
+		if f.word(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// prep reports a preposition at n, as before a possessive ("to Tom's
+// wedding", "at my sister's").
+func (f *finder) prep(n int) bool {
+	switch f.kw(n) {
+	case kwTo, kwAt, kwCue, kwOf, kwBefore, kwAfter, kwIn, kwOn, kwBy:
+		return true
+	}
+	return f.word(n, "for") || f.word(n, "about") || f.word(n, "with")
+}
+
+// embedded reports a wh-word between j and a date at i: the date is in
+// a clause of its own whose tense j does not give ("remind me what I ate
+// on Monday", "everyone's talking about what happened on Friday").
+func (f *finder) embedded(j, i int) bool {
+	for k := j + 1; k < i; k++ {
+		for _, w := range [...]string{"what", "when", "where", "why", "how", "who", "which"} {
+			if f.word(k, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pastBefore reports a past or negated past auxiliary in the five words
+// before the verb at j, in its clause: "did the exams start", "why didn't
+// you come", "where'd you go" (do-support: the verb is no present).
+func (f *finder) pastBefore(j int) bool {
+	for k := j - 1; k >= 0 && k >= j-5 && !f.stop(k) && !f.punct(k, ','); k-- {
+		if f.kw(k) == kwWas || f.word(k, "didn") || f.word(k, "wasn") || f.word(k, "weren") || f.word(k, "hadn") {
+			return true
+		}
+	}
+	return f.word(j-2, "d") && f.glued(j-2) && f.pronoun(j-1)
 }
 
 // planAt reports a word at j, before a date at i that a preposition of
@@ -936,9 +1001,15 @@ func (f *finder) progressive(j int) bool {
 //     "we flew", "I want to fly", "the leaves in October".
 //
 // None counts for a date no preposition of time sets ("I need to tell you
-// about Friday", "what are you thinking about Friday?").
+// about Friday", "what are you thinking about Friday?"), nor across a
+// wh-word, which opens a clause of its own ("remind me what I ate on
+// Monday"); a journey or a wish not across a comma either ("as you might
+// expect, on Monday the server crashed"). "There's" and "there is" need
+// their event close to the date and not "of" something ("there's a photo
+// of us on Friday"); "to see you" needs a word that looks forward before
+// it ("can't wait to see you"; not "it was great to see you on Friday").
 func (f *finder) planAt(i, j, lo int, from bool) bool {
-	if !f.setAt(i) {
+	if !f.setAt(i) || f.embedded(j, i) {
 		return false
 	}
 	switch {
@@ -959,36 +1030,80 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 	case f.word(j, "got"):
 		return j >= i-5 && (f.word(j-1, "ve") || f.word(j-1, "have")) && f.event(j+1)
 	case f.word(j, "there"):
-		return f.kw(j+1) == kwIs && f.event(j+2)
+		return f.kw(j+1) == kwIs && f.eventNear(j+2, i)
 	case f.word(j, "s"): // "there's a party on Friday"
-		return (f.word(j-1, "there") || f.punct(j-1, '\'') && f.word(j-2, "there")) && f.event(j+1)
+		return (f.word(j-1, "there") || f.apos(j) && f.word(j-2, "there")) && f.eventNear(j+1, i)
 	case f.word(j, "see"):
-		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwTo || f.kw(j-1) == kwWill)
+		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwWill || f.kw(j-1) == kwTo && f.longFor(j-2))
 	}
-	return f.trip(j) || f.wish(j)
+	for k := j + 1; k < i; k++ {
+		if f.punct(k, ',') {
+			return false // another clause: "as you might expect, on Monday the server crashed"
+		}
+	}
+	return f.trip(j) || f.wish(i, j)
 }
 
-// wish reports a word at j that asks for or expects what is to come:
-// "won't" ("I won't be in on Monday"; not "we won on Monday"), "might"
-// (not "might have"), "hope", "remind me", "would like" or "'d like",
-// "book" (not "a book"), and "free" after a form of be ("are you free on
-// Tuesday?"; not "I was free").
-func (f *finder) wish(j int) bool {
+// wish reports a word at j, before a date at i, that asks for or expects
+// what is to come: "won't" ("I won't be in on Monday"; not "we won on
+// Monday"), "might" (not "might have", "you might remember the meeting
+// on Friday"), "hope to" or "hope you can" (not "I hope you enjoyed the
+// party on Saturday"), "remind me to", "remind me about", "remind me on
+// Friday", "would like" or "'d like" (not "I'd like to thank everyone
+// for Saturday"), "book" with an object ("book a table", "book it"; not
+// "a good book on Friday", "book club", "did you book it"), and "free"
+// after a form of be ("are you free on Tuesday?"; not "I was free").
+func (f *finder) wish(i, j int) bool {
 	switch {
 	case f.word(j, "won"):
 		return f.clitic(j, "t")
 	case f.word(j, "might"):
-		return !f.word(j+1, "have") && !f.clitic(j, "ve")
-	case f.word(j, "hope"), f.word(j, "remind"):
-		return !f.event(j - 1)
-	case f.word(j, "like"):
-		return f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)
-	case f.word(j, "book"):
-		return !f.event(j - 1)
+		for _, w := range [...]string{"have", "know", "remember", "recall", "recognise", "recognize", "notice"} {
+			if f.word(j+1, w) {
+				return false // "you might remember the meeting on Friday"
+			}
+		}
+		return !f.clitic(j, "ve")
+	case f.word(j, "hope"): // "I hope to see you", "I hope you can come"; not "I hope you enjoyed the party on Saturday"
+		return f.word(j+1, "to") || f.pronoun(j+1) && (f.word(j+2, "can") || f.word(j+2, "could"))
+	case f.word(j, "remind"): // "remind me to call her on Monday", "remind me about", "remind me on Friday"
+		return !f.event(j-1) && (f.word(j+2, "to") || f.word(j+2, "about") || j+2 >= i-1)
+	case f.word(j, "like"): // not "I'd like to thank everyone for Saturday"
+		return (f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)) && !f.word(j+2, "thank")
+	case f.word(j, "book"): // "book a table", "book it"; not "a good book on Friday", "book club"
+		return !f.event(j-1) && !f.pastBefore(j) && (f.event(j+1) || f.plural(j+1) ||
+			f.word(j+1, "it") || f.word(j+1, "us") || f.word(j+1, "me") || f.word(j+1, "them"))
 	case f.word(j, "off"): // "we're off to France on the 1st"
 		return f.kw(j-1) == kwIs || f.word(j-1, "am") || f.word(j-1, "m") || f.word(j-1, "re") || f.word(j-1, "s") && f.glued(j-1)
 	case f.word(j, "free"):
 		return f.kw(j-2) == kwIs || f.word(j-2, "am") || f.word(j-1, "m") || f.word(j-1, "re")
+	}
+	return false
+}
+
+// eventNear reports an event at a (see event) that a date at i sets:
+// close to it, and not of something else ("there's a photo of us on
+// Friday" is no event on Friday).
+func (f *finder) eventNear(a, i int) bool {
+	if !f.event(a) || a < i-5 {
+		return false
+	}
+	for k := a + 1; k < i; k++ {
+		if f.kw(k) == kwOf {
+			return false
+		}
+	}
+	return true
+}
+
+// longFor reports a word at n before "to see you" that looks forward:
+// "can't wait to", "hope to", "looking forward to", "want to", "love to"
+// (not "it was great to", "I went to").
+func (f *finder) longFor(n int) bool {
+	for _, w := range [...]string{"wait", "hope", "forward", "want", "wants", "like", "love", "able", "plan", "planning", "expect"} {
+		if f.word(n, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -1025,11 +1140,14 @@ var tripVerbs = map[string]string{
 
 // trip reports a verb of a journey in the simple present at j: its base
 // form after I, we, you or they ("we fly"), its -s form after a word
-// that is no article or determiner ("she flies", "my flight leaves"),
-// and neither after did, was or had ("did you fly": a question of the
-// past).
+// that is no article or determiner ("she flies", "my flight leaves"; an
+// -s form that is as often a plural noun only after a name or a carrier:
+// not "the autumn leaves", "my tax returns"; not "as the story goes",
+// "time flies"), and neither in a question or a negation of the past
+// (pastBefore: "did you fly", "where did the kids go", "why didn't you
+// come", "where'd you go").
 func (f *finder) trip(j int) bool {
-	if j < 1 || f.t[j].kind != kWord || f.kw(j-2) == kwWas {
+	if j < 1 || f.t[j].kind != kWord || f.pastBefore(j) {
 		return false
 	}
 	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
@@ -1038,11 +1156,48 @@ func (f *finder) trip(j int) bool {
 	}
 	for _, third := range tripVerbs {
 		if w == third {
+			if f.word(j-1, "he") || f.word(j-1, "she") {
+				return true
+			}
+			if f.word(j-1, "story") || f.word(j-1, "saying") || f.word(j-1, "time") {
+				return false // "as the story goes", "time flies"
+			}
 			k := f.kw(j - 1)
-			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1) || f.word(j-1, "he") || f.word(j-1, "she")
+			if nounForms[w] { // "the autumn leaves", "my tax returns": only after a name or a carrier
+				return k == kwNone && f.t[j-1].upper || f.carrier(j-1)
+			}
+			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1)
 		}
 	}
 	return false
+}
+
+// nounForms are -s forms of tripVerbs that are as often plural nouns:
+// "autumn leaves", "tax returns", "dance moves", "hard drives", "fruit
+// flies".
+var nounForms = map[string]bool{"leaves": true, "returns": true, "moves": true, "drives": true,
+	"heads": true, "lands": true, "flies": true, "sails": true}
+
+// carrier reports what a timetable names at n, or someone close who
+// travels: "my flight leaves", "the ferry sails", "my son returns".
+func (f *finder) carrier(n int) bool {
+	for _, w := range [...]string{"flight", "train", "plane", "bus", "coach", "ferry", "ship", "boat", "cruise", "shuttle", "tram",
+		"mum", "mom", "dad", "son", "daughter", "wife", "husband", "brother", "sister", "partner", "friend", "boss", "family"} {
+		if f.word(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// apos reports an apostrophe, ' or ’, glued before the word at j ("it's",
+// "mum’s"; not "U.S").
+func (f *finder) apos(j int) bool {
+	if j < 1 || !f.glued(j) || f.t[j-1].kind != kPunct {
+		return false
+	}
+	p := f.s[f.t[j-1].start:f.t[j-1].end]
+	return p == "'" || p == "’"
 }
 
 // clitic reports a contraction of the word at j with c: "let's", "let’s",
@@ -1512,15 +1667,17 @@ func floorDiv(a, b int) int {
 // of a month or day written as tokens [i, end) that names no year, up to 12 words on either
 // side and no other time between ("last year we flew there on 2
 // February"; not "in May, next month, next year"): the year it names.
+// "Every year" counts only next to the date ("on 31 March every year"; not
+// "I went to the Proms in August, as I do every year").
 func (f *finder) yearSaid(i, end int) (y int, ok bool) {
 	for j := i - 1; j >= 1 && j > i-12 && !f.t[j+1].line && !f.stop(j); j-- {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
-			return y, ok
+			return y, ok && (y != 0 || j >= i-3) // "each year, on 3 January"
 		}
 	}
 	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j); j++ {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
-			return y, ok
+			return y, ok && (y != 0 || j <= end+2) // "on 31 March every year", "in August, every year"
 		}
 	}
 	return 0, false
@@ -1541,9 +1698,15 @@ func (f *finder) born(i int) bool {
 }
 
 // relYearAt reads "last year", "this year" or "next year" ending at j,
-// and "every year" or "each year" as the year 0.
+// and "every year" or "each year" as the year 0. None names the year of a
+// date after "the" ("in the last year": the past twelve months; "the next
+// year, in March, we moved": a story's) or after "since" ("since last
+// year I've been saving, and in March we fly to Tokyo").
 func (f *finder) relYearAt(j int) (y int, ok bool) {
 	if !f.word(j, "year") {
+		return 0, false
+	}
+	if f.kw(j-2) == kwThe || f.word(j-2, "since") {
 		return 0, false
 	}
 	switch f.kw(j - 1) {

@@ -752,3 +752,59 @@ func TestFindMonthTense(t *testing.T) {
 		{"I go on Friday, and he went on Monday.", wed, []string{"Friday=2023-05-12/day/rel", "Monday=2023-05-08/day/rel"}},
 	})
 }
+
+// A review of the rules above found these read ahead, or a year off, by
+// them: questions and negations of the past, plural nouns that look like
+// a verb in -s, possessives before a noun in -ing, a wh-clause, a comma
+// between the cue and the date, "the last year", "since last year", "last
+// year" in a plan, a far "every year" (ref: Wednesday 10 May 2023).
+func TestFindTenseReview(t *testing.T) {
+	runFind(t, []findCase{
+		// a question or a negation of the past
+		{"Did the exams start on 4 January?", wed, []string{"4 January=2023-01-04/day"}},
+		{"Where did the kids go on Saturday?", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"Why didn't you come to the party on Saturday?", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"Where'd you go on Saturday?", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"Why don't you come on Friday?", wed, []string{"Friday=2023-05-12/day/rel"}},
+		// a plural noun, not a verb in -s
+		{"I filed my tax returns on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"I loved the autumn leaves in October.", wed, []string{"October=2022-10/month"}},
+		{"He showed off his dance moves on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"My son returns from camp on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"As the story goes, on Monday he left.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		// a possessive before a noun in -ing; a wh-clause
+		{"We went to Tom's wedding on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"I loved my sister's wedding in June.", wed, []string{"June=2022-06/month"}},
+		{"My sister's coming on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Everyone's talking about what happened on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Can you remind me what I ate on Monday?", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"Remind me on Friday to call her.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		// "see you", "hope", "like", "might", "book", "there's"
+		{"It was great to see you on Friday!", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"I went to see you on Friday but you were out.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Can't wait to see you on Friday!", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"I hope you enjoyed the party on Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"I hope you can come on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"I'd like to thank everyone for Saturday.", wed, []string{"Saturday=2023-05-06/day/rel"}},
+		{"As you might know, on Monday the server crashed.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"You might remember the meeting on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"I finished this book on Sunday.", wed, []string{"Sunday=2023-05-07/day/rel"}},
+		{"I went to book club on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Did you book it on Friday?", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Please book it for Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"There's a photo of us on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"There’s a team dinner on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"The U.S on Friday announced new tariffs.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		// years that name no year of the date
+		{"Last year's tax return is due on 31 January.", wed, []string{"Last year=2022/year/rel", "31 January=2024-01-31/day"}},
+		{"I went to last year's festival in August.", wed, []string{"last year=2022/year/rel", "August=2022-08/month"}},
+		{"In the last year I moved twice, in March and in June.", wed, []string{"March=2023-03/month", "June=2022-06/month"}},
+		{"The next year, in March, we moved to Paris.", wed, []string{"March=2023-03/month"}},
+		{"I've been learning Spanish since last year and in March I'm going to Madrid.", wed, []string{"last year=2022/year/rel", "March=2024-03/month"}},
+		{"I went to the Proms in August, as I do every year.", wed, []string{"August=2022-08/month"}},
+		{"In August, every year, we go to the coast.", wed, nil},
+		// a weekday and an ordinal that does not end its phrase
+		{"On Saturday the 2nd team won.", time.Date(2026, 12, 26, 9, 0, 0, 0, time.UTC), []string{"Saturday=2026-12-19/day/rel"}},
+		{"Every Friday this week I ran.", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
+	})
+}
