@@ -527,37 +527,48 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 	mm := f.mention(i, j, Day, false, time.Time{}, time.Time{})
 	mm.Month, mm.Day = m, d
 	if f.has {
-		// the latest such day whose month is not after ref's month, or
-		// in a sentence about the future the first from ref's day
-		y = f.y
-		ahead := f.ahead(i)
-		said, ok := f.yearSaid(i, j)
-		if ok && said == 0 || f.born(i) {
+		y, ok := f.dayYear(i, j, m, d)
+		if !ok {
 			return Mention{}, j // "on 14 August every year", "born on 3 May"
-		}
-		ok = ok && d <= daysIn(said, m)   // 29 February of a year without one: not it
-		ok = ok && !(said < f.y && ahead) // "last year's tax return is due on 31 January": a plan
-		switch {
-		case ok:
-			y, ahead = said, true
-		case ahead:
-			if m < f.m || m == f.m && d < f.d {
-				y++
-			}
-			for d > daysIn(y, m) { // 29 February: the next leap year
-				y++
-			}
-		case m > f.m:
-			y--
-		}
-		for !ahead && d > daysIn(y, m) { // 29 February: the latest leap year
-			y--
 		}
 		if y >= MinYear && y <= MaxYear {
 			mm.From, mm.To = f.dayOf(y, m, d)
 		}
 	}
 	return mm, j
+}
+
+// dayYear is the year of day d of month m written as tokens [i, j)
+// without one: the latest such day whose month is not after ref's month,
+// or in a sentence about the future the first from ref's day, or the
+// year its sentence names; not ok for a habit's or a birth's, which have
+// none.
+func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
+	y = f.y
+	ahead := f.ahead(i)
+	said, named := f.yearSaid(i, j)
+	if named && said == 0 || f.born(i) {
+		return 0, false
+	}
+	named = named && d <= daysIn(said, m)   // 29 February of a year without one: not it
+	named = named && !(said < f.y && ahead) // "last year's tax return is due on 31 January": a plan
+	switch {
+	case named:
+		y, ahead = said, true
+	case ahead:
+		if m < f.m || m == f.m && d < f.d {
+			y++
+		}
+		for d > daysIn(y, m) { // 29 February: the next leap year
+			y++
+		}
+	case m > f.m:
+		y--
+	}
+	for !ahead && d > daysIn(y, m) { // 29 February: the latest leap year
+		y--
+	}
+	return y, true
 }
 
 // numeric reads 2023-05-08, 2023/05/08, 2023-5-8 or 2023-05 at i.
@@ -779,474 +790,6 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 // monday0 is t's weekday, Monday = 0.
 func monday0(t time.Time) int { return (int(t.Weekday()) + 6) % 7 }
 
-// ahead reports a bare weekday (or a month or day without a year) at i
-// that its clause puts in the future:
-// the nearest tense word within six words on either side, in the same
-// sentence, is a future one ("we will deploy on Friday", "I'm going
-// there on Sunday", "the deploy is on Friday") rather than a past one
-// ("on Friday we went", "Monday was fun"). Without either it is behind:
-// memories are mostly told in the past tense.
-func (f *finder) ahead(i int) bool {
-	since, from := f.sinceFrom(i)
-	if since {
-		return false
-	}
-	lo, hi := f.sentence(i)
-	for d := 1; d <= 6; d++ {
-		for _, j := range [2]int{i - d, i + d} {
-			if j < lo || j > hi {
-				continue
-			}
-			if ahead, told := f.tense(i, j, lo, from); told {
-				return ahead
-			}
-		}
-	}
-	return false
-}
-
-// sinceFrom reports "since" or "from" as the word before i (within three
-// tokens, past a period word, "the" or a dash). "since Monday" looks back
-// whatever the tense ("I'm feeling better since Monday"); "from Saturday"
-// mostly too ("I'm uploading the pictures from Saturday"), unless a future
-// word says otherwise.
-func (f *finder) sinceFrom(i int) (since, from bool) {
-	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
-			continue
-		}
-		return f.word(j, "since"), f.word(j, "from")
-	}
-	return false, false
-}
-
-// sentence is the sentence around i, [lo, hi]: at most six tokens on
-// either side, with no stop and no line break in between.
-func (f *finder) sentence(i int) (lo, hi int) {
-	lo, hi = i, i
-	for lo > 0 && i-lo < 6 && !f.t[lo].line && !f.stop(lo-1) {
-		lo--
-	}
-	for hi+1 < len(f.t) && hi-i < 6 && !f.t[hi+1].line && !f.stop(hi+1) {
-		hi++
-	}
-	return lo, hi
-}
-
-// stop reports punctuation that ends a sentence or clause at j: . ! ? ; :
-func (f *finder) stop(j int) bool {
-	if t := f.t[j]; t.kind == kPunct {
-		c := f.s[t.start]
-		return c == '.' || c == '!' || c == '?' || c == ';' || c == ':'
-	}
-	return false
-}
-
-// tense reads the word at j, in the sentence of i from lo, for ahead:
-// told when it says whether the date at i is ahead (a future word) or
-// not (a past one).
-func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
-	switch f.t[j].kw {
-	case kwWill:
-		return true, true
-	case kwTomorrow, kwNext:
-		// "next month, on 12 August", "tomorrow, and on June 2",
-		// "next time, maybe in June": the sentence looks ahead
-		// ("the next day" need not; a list "on Sunday, next
-		// Monday" names two days)
-		if j < i && (f.t[j].kw == kwTomorrow || f.kw(j-1) != kwThe && (f.unit(j+1) || f.word(j+1, "time"))) {
-			return true, true
-		}
-	case kwIs:
-		// "is on Friday", "are on Monday", "is in March": a date
-		// set ahead; "is due on 3 March" too
-		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j) {
-			return true, true
-		}
-		// "the deadline is Friday", "my birthday is 14 August";
-		// not "it is Friday", "today is Friday" (today's name)
-		if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
-			return true, true
-		}
-		// a weekday before it: "Friday is the big day"
-		if _, day := f.kw(i).weekday(); day && j == i+1 {
-			return true, true
-		}
-	case kwWas:
-		return false, true
-	}
-	// "the party's on Dec 19th", "it's on 2 March", "it's due by Friday"
-	if f.word(j, "s") && f.apos(j) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) {
-		return true, true
-	}
-	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
-		return true, true
-	}
-	if j < i && f.planAt(i, j, lo, from) {
-		return true, true
-	}
-	return false, false
-}
-
-// due reports "due" between a form of be at j and a date at i, with on,
-// in or by between them or nothing: "is due on 3 March", "is due by 31
-// January", "is due 1 December".
-func (f *finder) due(i, j int) bool {
-	p := f.kw(i - 1)
-	return j == i-3 && f.word(j+1, "due") && (p == kwOn || p == kwIn || p == kwBy) || j == i-2 && f.word(i-1, "due")
-}
-
-// unit reports a unit of time or a named day, month or season at i, as
-// after "next".
-func (f *finder) unit(i int) bool {
-	switch k := f.kw(i); k {
-	case kwWeek, kwWeekend, kwMonth, kwYear, kwSeason:
-		return true
-	default:
-		_, day := k.weekday()
-		return day || k.month() != 0
-	}
-}
-
-// progressive reports the present progressive at j, "am", "'m", "is",
-// "'s", "are" or "'re" before a verb in -ing ("I'm flying there on 2 August",
-// "she is leaving in June"): a plan, so ahead when it comes before the
-// date (after it, it is mostly another clause: "I ordered it on May 2,
-// and I'm looking for..."). Not after it, that or this, whose -ing word is
-// mostly an adjective ("it is amazing in June").
-func (f *finder) progressive(j int) bool {
-	subject, clitic := j-1, (f.word(j, "m") || f.word(j, "s")) && f.apos(j)
-	if clitic && f.t[j-1].kind == kPunct {
-		subject-- // "I'm", "the plumber's": the word before the apostrophe
-	}
-	be := f.kw(j) == kwIs || f.word(j, "am") || clitic
-	if !be || f.word(subject, "it") || f.word(subject, "that") || f.word(subject, "this") || f.word(subject, "what") {
-		return false
-	}
-	if f.word(j, "s") && (f.ingNoun(j+1) || f.prep(subject-1) || f.event(subject-1) && f.prep(subject-2)) {
-		return false // a possessive: "we went to Tom's wedding on Saturday"
-	}
-	return f.ing(j + 1)
-}
-
-// ingNoun reports a noun in -ing at n that follows a possessive more
-// often than "'s" as "is" does it ("my sister's wedding", "the
-// company's meeting").
-func (f *finder) ingNoun(n int) bool {
-	for _, w := range [...]string{"wedding", "meeting", "painting", "building", "housewarming", "christening",
-		"reading", "screening", "hearing", "recording", "gathering", "opening", "briefing", "tasting", "viewing",
-		"outing", "fitting", "booking", "clothing", "ceiling", "drawing", "funding", "setting"} {
-		if f.word(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// prep reports a preposition at n, as before a possessive ("to Tom's
-// wedding", "at my sister's").
-func (f *finder) prep(n int) bool {
-	switch f.kw(n) {
-	case kwTo, kwAt, kwCue, kwOf, kwBefore, kwAfter, kwIn, kwOn, kwBy:
-		return true
-	}
-	return f.word(n, "for") || f.word(n, "about") || f.word(n, "with")
-}
-
-// embedded reports a wh-word between j and a date at i: the date is in
-// a clause of its own whose tense j does not give ("remind me what I ate
-// on Monday", "everyone's talking about what happened on Friday").
-func (f *finder) embedded(j, i int) bool {
-	for k := j + 1; k < i; k++ {
-		for _, w := range [...]string{"what", "when", "where", "why", "how", "who", "which"} {
-			if f.word(k, w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// pastBefore reports a past or negated past auxiliary in the five words
-// before the verb at j, in its clause: "did the exams start", "why didn't
-// you come", "where'd you go" (do-support: the verb is no present).
-func (f *finder) pastBefore(j int) bool {
-	for k := j - 1; k >= 0 && k >= j-5 && !f.stop(k) && !f.punct(k, ','); k-- {
-		if f.kw(k) == kwWas || f.word(k, "didn") || f.word(k, "wasn") || f.word(k, "weren") || f.word(k, "hadn") {
-			return true
-		}
-	}
-	return f.word(j-2, "d") && f.glued(j-2) && f.pronoun(j-1)
-}
-
-// planAt reports a word at j, before a date at i that a preposition of
-// time sets (setAt), that says the date is a plan (lo is where its
-// sentence's window starts; from, whether "from" comes before the date):
-//   - what is to be done: "I should call her on Monday", "I need to finish
-//     it by Friday", "let's meet on Thursday"; not "should have" or
-//     "should've" (they look back), "need polishing", "let them know",
-//     and never a modal after the date, mostly another clause's ("I
-//     applied on 25 January, so you should receive it soon");
-//   - an event one has, just before its date: "I have a concert on 3
-//     June", "do I have any events on Saturday?"; not "I have been",
-//     "didn't have a concert", "might have", "did you have a good time on
-//     Saturday?", "I have a photo of us on Friday" (the event further
-//     off), nor "from Saturday";
-//   - the progressive asked as a question: "what am I doing on Friday?";
-//   - a question that begins "can we" or "can I": "Can we meet on
-//     Thursday?";
-//   - a journey in the simple present, a timetable's tense: "we fly to
-//     Tokyo on 14 January", "I leave on Friday", "my train leaves at
-//     noon on 3 May" (trip); not "did you fly to Tokyo on 14 January?",
-//     "we flew", "I want to fly", "the leaves in October".
-//
-// None counts for a date no preposition of time sets ("I need to tell you
-// about Friday", "what are you thinking about Friday?"), nor across a
-// wh-word, which opens a clause of its own ("remind me what I ate on
-// Monday"); a journey or a wish not across a comma either ("as you might
-// expect, on Monday the server crashed"). "There's" and "there is" need
-// their event close to the date and not "of" something ("there's a photo
-// of us on Friday"); "to see you" needs a word that looks forward before
-// it ("can't wait to see you"; not "it was great to see you on Friday").
-func (f *finder) planAt(i, j, lo int, from bool) bool {
-	if !f.setAt(i) || f.embedded(j, i) {
-		return false
-	}
-	switch {
-	case f.word(j, "should"):
-		return !f.word(j+1, "have") && !f.clitic(j, "ve")
-	case f.word(j, "need") || f.word(j, "needs"):
-		return f.kw(j+1) == kwTo
-	case f.word(j, "let"):
-		return f.clitic(j, "s")
-	case from:
-		return false
-	case f.word(j, "have") || f.word(j, "has"):
-		return j >= i-5 && f.pronoun(j-1) && f.kw(j-2) != kwWas && f.event(j+1)
-	case f.kw(j) == kwIs || f.word(j, "am"):
-		return f.pronoun(j+1) && f.ing(j+2)
-	case f.word(j, "can"):
-		return j == lo && (f.word(j+1, "we") || f.word(j+1, "i"))
-	case f.word(j, "got"):
-		return j >= i-5 && (f.word(j-1, "ve") || f.word(j-1, "have")) && f.event(j+1)
-	case f.word(j, "there"):
-		return f.kw(j+1) == kwIs && f.eventNear(j+2, i)
-	case f.word(j, "s"): // "there's a party on Friday"
-		return (f.word(j-1, "there") || f.apos(j) && f.word(j-2, "there")) && f.eventNear(j+1, i)
-	case f.word(j, "see"):
-		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwWill || f.kw(j-1) == kwTo && f.longFor(j-2))
-	}
-	for k := j + 1; k < i; k++ {
-		if f.punct(k, ',') {
-			return false // another clause: "as you might expect, on Monday the server crashed"
-		}
-	}
-	return f.trip(j) || f.wish(i, j)
-}
-
-// wish reports a word at j, before a date at i, that asks for or expects
-// what is to come: "won't" ("I won't be in on Monday"; not "we won on
-// Monday"), "might" (not "might have", "you might remember the meeting
-// on Friday"), "hope to" or "hope you can" (not "I hope you enjoyed the
-// party on Saturday"), "remind me to", "remind me about", "remind me on
-// Friday", "would like" or "'d like" (not "I'd like to thank everyone
-// for Saturday"), "book" with an object ("book a table", "book it"; not
-// "a good book on Friday", "book club", "did you book it"), and "free"
-// after a form of be ("are you free on Tuesday?"; not "I was free").
-func (f *finder) wish(i, j int) bool {
-	switch {
-	case f.word(j, "won"):
-		return f.clitic(j, "t")
-	case f.word(j, "might"):
-		for _, w := range [...]string{"have", "know", "remember", "recall", "recognise", "recognize", "notice"} {
-			if f.word(j+1, w) {
-				return false // "you might remember the meeting on Friday"
-			}
-		}
-		return !f.clitic(j, "ve")
-	case f.word(j, "hope"): // "I hope to see you", "I hope you can come"; not "I hope you enjoyed the party on Saturday"
-		return f.word(j+1, "to") || f.pronoun(j+1) && (f.word(j+2, "can") || f.word(j+2, "could"))
-	case f.word(j, "remind"): // "remind me to call her on Monday", "remind me about", "remind me on Friday"
-		return !f.event(j-1) && (f.word(j+2, "to") || f.word(j+2, "about") || j+2 >= i-1)
-	case f.word(j, "like"): // not "I'd like to thank everyone for Saturday"
-		return (f.word(j-1, "would") || f.word(j-1, "d") && f.glued(j-1)) && !f.word(j+2, "thank")
-	case f.word(j, "book"): // "book a table", "book it"; not "a good book on Friday", "book club"
-		return !f.event(j-1) && !f.pastBefore(j) && (f.event(j+1) || f.plural(j+1) ||
-			f.word(j+1, "it") || f.word(j+1, "us") || f.word(j+1, "me") || f.word(j+1, "them"))
-	case f.word(j, "off"): // "we're off to France on the 1st"
-		return f.kw(j-1) == kwIs || f.word(j-1, "am") || f.word(j-1, "m") || f.word(j-1, "re") || f.word(j-1, "s") && f.glued(j-1)
-	case f.word(j, "free"):
-		return f.kw(j-2) == kwIs || f.word(j-2, "am") || f.word(j-1, "m") || f.word(j-1, "re")
-	}
-	return false
-}
-
-// eventNear reports an event at a (see event) that a date at i sets:
-// close to it, and not of something else ("there's a photo of us on
-// Friday" is no event on Friday).
-func (f *finder) eventNear(a, i int) bool {
-	if !f.event(a) || a < i-5 {
-		return false
-	}
-	for k := a + 1; k < i; k++ {
-		if f.kw(k) == kwOf {
-			return false
-		}
-	}
-	return true
-}
-
-// longFor reports a word at n before "to see you" that looks forward:
-// "can't wait to", "hope to", "looking forward to", "want to", "love to"
-// (not "it was great to", "I went to").
-func (f *finder) longFor(n int) bool {
-	for _, w := range [...]string{"wait", "hope", "forward", "want", "wants", "like", "love", "able", "plan", "planning", "expect"} {
-		if f.word(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// event reports an article or determiner at j, as an event one has
-// begins ("a concert", "my appointment", "the party").
-func (f *finder) event(j int) bool {
-	k := f.kw(j)
-	return k == kwA || k == kwDet || k == kwThe
-}
-
-// plural reports a word at j that reads as a plural noun, a subject
-// whose verb in the present has no -s ("the sales start on Monday",
-// "exams start on 4 January"): four letters or more ending in s, not in
-// ss, us or is, and no word this package reads otherwise.
-func (f *finder) plural(j int) bool {
-	if j < 0 || f.t[j].kind != kWord || f.kw(j) != kwNone {
-		return false
-	}
-	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
-	return len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
-}
-
-// tripVerbs are verbs of a journey, whose simple present says a plan
-// ("we fly on 14 January"), each with its form after he, she or a noun.
-var tripVerbs = map[string]string{
-	"fly": "flies", "leave": "leaves", "depart": "departs", "travel": "travels",
-	"return": "returns", "go": "goes", "head": "heads", "move": "moves",
-	"drive": "drives", "sail": "sails", "arrive": "arrives", "land": "lands",
-	"come": "comes",
-	// and of a schedule: "the sales start on Monday", "the shop opens on Sunday"
-	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
-}
-
-// trip reports a verb of a journey in the simple present at j: its base
-// form after I, we, you or they ("we fly"), its -s form after a word
-// that is no article or determiner ("she flies", "my flight leaves"; an
-// -s form that is as often a plural noun only after a name or a carrier:
-// not "the autumn leaves", "my tax returns"; not "as the story goes",
-// "time flies"), and neither in a question or a negation of the past
-// (pastBefore: "did you fly", "where did the kids go", "why didn't you
-// come", "where'd you go").
-func (f *finder) trip(j int) bool {
-	if j < 1 || f.t[j].kind != kWord || f.pastBefore(j) {
-		return false
-	}
-	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
-	if _, base := tripVerbs[w]; base {
-		return f.pronoun(j-1) && !f.word(j-1, "he") && !f.word(j-1, "she") || f.plural(j-1)
-	}
-	for _, third := range tripVerbs {
-		if w == third {
-			if f.word(j-1, "he") || f.word(j-1, "she") {
-				return true
-			}
-			if f.word(j-1, "story") || f.word(j-1, "saying") || f.word(j-1, "time") {
-				return false // "as the story goes", "time flies"
-			}
-			k := f.kw(j - 1)
-			if nounForms[w] { // "the autumn leaves", "my tax returns": only after a name or a carrier
-				return k == kwNone && f.t[j-1].upper || f.carrier(j-1)
-			}
-			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1)
-		}
-	}
-	return false
-}
-
-// nounForms are -s forms of tripVerbs that are as often plural nouns:
-// "autumn leaves", "tax returns", "dance moves", "hard drives", "fruit
-// flies".
-var nounForms = map[string]bool{"leaves": true, "returns": true, "moves": true, "drives": true,
-	"heads": true, "lands": true, "flies": true, "sails": true}
-
-// carrier reports what a timetable names at n, or someone close who
-// travels: "my flight leaves", "the ferry sails", "my son returns".
-func (f *finder) carrier(n int) bool {
-	for _, w := range [...]string{"flight", "train", "plane", "bus", "coach", "ferry", "ship", "boat", "cruise", "shuttle", "tram",
-		"mum", "mom", "dad", "son", "daughter", "wife", "husband", "brother", "sister", "partner", "friend", "boss", "family"} {
-		if f.word(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// apos reports an apostrophe, ' or ’, glued before the word at j ("it's",
-// "mum’s"; not "U.S").
-func (f *finder) apos(j int) bool {
-	if j < 1 || !f.glued(j) || f.t[j-1].kind != kPunct {
-		return false
-	}
-	p := f.s[f.t[j-1].start:f.t[j-1].end]
-	return p == "'" || p == "’"
-}
-
-// clitic reports a contraction of the word at j with c: "let's", "let’s",
-// "should've" (the apostrophe a token of its own, glued on both sides), or
-// the two words apart ("let s").
-func (f *finder) clitic(j int, c string) bool {
-	return f.word(j+1, c) || f.glued(j+1) && f.word(j+2, c) && f.glued(j+2)
-}
-
-// setAt reports a date at i set by a preposition of time before it (on,
-// by, before, until, till, in, for, at; "the" between them allowed): an
-// event's time, as in "let's meet on Thursday", where "let's talk about
-// Thursday" is none.
-func (f *finder) setAt(i int) bool {
-	p := i - 1
-	if f.kw(p) == kwThe {
-		p--
-	}
-	for _, w := range [...]string{"on", "by", "before", "until", "till", "in", "for", "at"} {
-		if f.word(p, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// ing reports a verb in -ing at n ("flying", not "morning").
-func (f *finder) ing(n int) bool {
-	if n < 0 || n >= len(f.t) || f.t[n].kind != kWord {
-		return false
-	}
-	w := strings.ToLower(f.s[f.t[n].start:f.t[n].end])
-	switch w {
-	case "during", "morning", "evening", "nothing", "something", "anything", "everything", "spring", "string":
-		return false // no verbs ("the best time is during the winter")
-	}
-	return len(w) >= 5 && strings.HasSuffix(w, "ing")
-}
-
-// pronoun reports a personal pronoun that can lead a clause at n.
-func (f *finder) pronoun(n int) bool {
-	for _, p := range [...]string{"i", "we", "you", "he", "she", "they"} {
-		if f.word(n, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // habitual reports a weekday at i that names no particular day: after a
 // determiner (every, the, a, my, that: "the Sunday paper", "my Monday
 // routine"), in a name ("Black Friday", "Motivation Monday"), as a heading
@@ -1453,25 +996,7 @@ func (f *finder) lastNext(i int) (Mention, int) {
 		return f.season(i, j, k, dir)
 	case kwSun <= w && w <= kwSatAbbr:
 		wd, _ := w.weekday()
-		wd = (wd + 6) % 7
-		off := wd - f.wd // this: in ref's ISO week
-		switch dir {
-		case -1:
-			if off = -((f.wd - wd + 7) % 7); off == 0 {
-				off = -7
-			}
-		case 1:
-			// the coming one, unless it is tomorrow or the day after in
-			// ref's week: "next Friday" said on a Thursday is not
-			// tomorrow but the Friday of next week
-			if off = (wd - f.wd + 7) % 7; off == 0 || off <= 2 && wd > f.wd {
-				off += 7
-			}
-		default:
-			if off < 0 && f.ahead(i) { // "I'll see him this Monday", said on a Wednesday
-				off += 7
-			}
-		}
+		off := f.lastNextDay(i, (wd+6)%7, dir)
 		return f.rel(i, f.partOfDay(j+1), Day, f.days(off, off+1))
 	}
 	m := f.monthAt(j)
@@ -1489,6 +1014,30 @@ func (f *finder) lastNext(i int) (Mention, int) {
 	mm := f.mention(i, f.abbrDot(j), Month, true, from, to)
 	mm.Month = m
 	return mm, f.abbrDot(j)
+}
+
+// lastNextDay is the day of "last", "this" (dir 0) or "next" weekday wd
+// (Monday = 0) said at i, in days from ref's.
+func (f *finder) lastNextDay(i, wd, dir int) int {
+	off := wd - f.wd // this: in ref's ISO week
+	switch dir {
+	case -1:
+		if off = -((f.wd - wd + 7) % 7); off == 0 {
+			off = -7
+		}
+	case 1:
+		// the coming one, unless it is tomorrow or the day after in
+		// ref's week: "next Friday" said on a Thursday is not tomorrow
+		// but the Friday of next week
+		if off = (wd - f.wd + 7) % 7; off == 0 || off <= 2 && wd > f.wd {
+			off += 7
+		}
+	default:
+		if off < 0 && f.ahead(i) { // "I'll see him this Monday", said on a Wednesday
+			off += 7
+		}
+	}
+	return off
 }
 
 // earlier reads "earlier today", "later today", and "earlier/later this
@@ -1660,67 +1209,4 @@ func floorDiv(a, b int) int {
 		q--
 	}
 	return q
-}
-
-// yearSaid reads "last year", "this year", "next year" or "every year"
-// (the year 0: a habit's, which has none) in the sentence
-// of a month or day written as tokens [i, end) that names no year, up to 12 words on either
-// side and no other time between ("last year we flew there on 2
-// February"; not "in May, next month, next year"): the year it names.
-// "Every year" counts only next to the date ("on 31 March every year"; not
-// "I went to the Proms in August, as I do every year").
-func (f *finder) yearSaid(i, end int) (y int, ok bool) {
-	for j := i - 1; j >= 1 && j > i-12 && !f.t[j+1].line && !f.stop(j); j-- {
-		if y, ok = f.relYearAt(j); ok || f.unit(j) {
-			return y, ok && (y != 0 || j >= i-3) // "each year, on 3 January"
-		}
-	}
-	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j); j++ {
-		if y, ok = f.relYearAt(j); ok || f.unit(j) {
-			return y, ok && (y != 0 || j <= end+2) // "on 31 March every year", "in August, every year"
-		}
-	}
-	return 0, false
-}
-
-// born reports "I was born", "you were born" or "we were born" within
-// the four words before a month or day at i that names no year ("I was
-// born in March"): the speaker's birth, whose year the sentence does not
-// give, so none is guessed. A child's ("our son was born on 3 May") is
-// mostly news, of this year.
-func (f *finder) born(i int) bool {
-	for j := i - 1; j >= 2 && j >= i-4; j-- {
-		if f.word(j, "born") {
-			return f.word(j-1, "was") && f.word(j-2, "i") || f.word(j-1, "were") && (f.word(j-2, "you") || f.word(j-2, "we"))
-		}
-	}
-	return false
-}
-
-// relYearAt reads "last year", "this year" or "next year" ending at j,
-// and "every year" or "each year" as the year 0. None names the year of a
-// date after "the" ("in the last year": the past twelve months; "the next
-// year, in March, we moved": a story's) or after "since" ("since last
-// year I've been saving, and in March we fly to Tokyo").
-func (f *finder) relYearAt(j int) (y int, ok bool) {
-	if !f.word(j, "year") {
-		return 0, false
-	}
-	if f.kw(j-2) == kwThe || f.word(j-2, "since") {
-		return 0, false
-	}
-	switch f.kw(j - 1) {
-	case kwLast:
-		return f.y - 1, true
-	case kwThis:
-		return f.y, true
-	case kwNext:
-		return f.y + 1, true
-	case kwEvery:
-		return 0, true // "every year in August": a habit, no year
-	}
-	if f.word(j-1, "each") {
-		return 0, true
-	}
-	return 0, false
 }
