@@ -97,7 +97,9 @@
 //
 // A day without a year after a weekday that falls on it only in the year
 // before or after, the nearer to ref, is that year's ("Monday 4 January"
-// said on 26 December 2026 is 4 January 2027).
+// said on 26 December 2026 is 4 January 2027), unless that year is ahead
+// and its sentence is in the past ("we went skiing on Monday 4
+// January").
 //
 // A date or month without a year ("May 8", "8th of May", "in May") takes
 // ref's year when its month is not after ref's month, else the year before
@@ -108,7 +110,8 @@
 // "I was born in March", the speaker's birth; not "in the last year", the
 // past twelve months, "the next year" of a story, "since last year", nor
 // "last year" in a sentence that looks ahead: "last year's tax return is
-// due on 31 January"), or speaks of the
+// due on 31 January"; and not past a comma that opens another clause:
+// "last year was tough, but in March I got a new job"), or speaks of the
 // future as for a weekday below ("we will travel in June", "the trip is
 // in June": June 2023; "we'll meet on May 3": 3 May 2024); it is not
 // Relative, and Year is 0. A bare weekday is taken as the
@@ -124,7 +127,8 @@
 // on Dec 19th"), "is due on 3 March", "is due by 31 January", "is due 1
 // December", "is in March", "is Friday" ("the deadline is Friday"; not "it is Friday",
 // "today is Friday", which is today's name and no other day), a weekday
-// followed by "is" ("Friday is the big day"), an event one has, just
+// followed by "is" ("Friday is the big day"; not "Friday is when I lost
+// my keys", "Monday is the day I broke my leg"), an event one has, just
 // before such a date ("I have a concert on 3 June", "I've got a dentist
 // appointment on Friday", "there's a team dinner on Friday"; not "I have
 // been", "didn't have", "might have", "did you have a good time on
@@ -147,7 +151,9 @@
 // on Friday", "we arrive on the 3rd", "we're off to France on the 1st";
 // not "did you fly", "why didn't you come", "the autumn leaves in
 // October", "my tax returns on Monday"), or a schedule's ("exams start on 4 January", "the
-// shop opens on Sunday"; a plural subject's verb without -s), or "next
+// shop opens on Sunday"; a plural subject's verb without -s; not after a
+// word of frequency: "we always go to the beach in August", "the shops
+// usually close on Sunday" are habits), or "next
 // month" or "tomorrow" before it ("the wedding is next month, on 12
 // August") (then the next such day strictly after ref's); a past one (was,
 // were, went, did, had) keeps it behind, as "since" before it does ("I'm

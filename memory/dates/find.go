@@ -680,7 +680,7 @@ func (f *finder) weekday(i int) (Mention, int) {
 		if m, n := f.absolute(j); n > j && (m.Grain == Day || m.End == 0) {
 			if m.End > 0 {
 				m.Start = f.t[i].start
-				f.agree(&m, (int(f.t[i].kw-kwSun)+6)%7)
+				f.agree(i, &m, (int(f.t[i].kw-kwSun)+6)%7)
 			}
 			return m, n
 		}
@@ -709,19 +709,22 @@ func (f *finder) weekday(i int) (Mention, int) {
 // the day falls on that weekday there and not in the year m has, and
 // that year is nearer ref: said on 26 December 2026, 4 January 2027 (a
 // Monday), not 4 January 2026 (a Sunday). A weekday that matches neither
-// (a slip: "Tuesday 18 March", a Wednesday this year) leaves m alone.
-func (f *finder) agree(m *Mention, day int) {
+// (a slip: "Tuesday 18 March", a Wednesday this year) leaves m alone, and
+// so does a future year for a sentence in the past ("we went skiing on
+// Monday 4 January", said in July 2026).
+func (f *finder) agree(i int, m *Mention, day int) {
 	if m.Year != 0 || m.From.IsZero() || monday0(m.From) == day {
 		return
 	}
 	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
 	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
+	behind := f.behind(i)
 	for _, y := range [2]int{m.From.Year() - 1, m.From.Year() + 1} {
 		if y < MinYear || y > MaxYear || m.Day > daysIn(y, m.Month) {
 			continue
 		}
 		from, to := f.dayOf(y, m.Month, m.Day)
-		if monday0(from) == day && dist(from) < dist(m.From) {
+		if monday0(from) == day && dist(from) < dist(m.From) && !(behind && from.After(ref)) {
 			m.From, m.To = from, to
 			return
 		}
@@ -771,12 +774,13 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
 	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
 	var best period
+	behind := f.behind(i) // "I saw her on Monday the 15th": not a Monday to come
 	for dm := -3; dm <= 3; dm++ {
 		y, m := addMonths(f.y, f.m, dm)
 		if y < MinYear || y > MaxYear || d > daysIn(y, m) {
 			continue
 		}
-		if from, to := f.dayOf(y, m, d); monday0(from) == day && (best.from.IsZero() || dist(from) < dist(best.from)) {
+		if from, to := f.dayOf(y, m, d); monday0(from) == day && !(behind && from.After(ref)) && (best.from.IsZero() || dist(from) < dist(best.from)) {
 			best = period{from, to}
 		}
 	}

@@ -732,6 +732,15 @@ func TestFindMonthTense(t *testing.T) {
 		{"The sales started on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
 		{"We're off to France on the 1st.", wed, []string{"the 1st=2023-06-01/day/rel"}},
 		{"I was off on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		// a second review's: a relative clause, a cleft, a habit, a new
+		// clause, a past sentence's weekday
+		{"Friday is when I lost my keys.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Monday is the day I broke my leg.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"It's on Friday that we met.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"We always go to the beach in August.", wed, []string{"August=2022-08/month"}},
+		{"The shops usually close on Sunday.", wed, []string{"Sunday=2023-05-07/day/rel"}},
+		{"Last year was tough, but in March I got a new job.", wed, []string{"Last year=2022/year/rel", "March=2023-03/month"}},
+		{"On Monday 4 January we went skiing.", time.Date(2026, 7, 15, 9, 0, 0, 0, time.UTC), []string{"Monday 4 January=2026-01-04/day"}},
 		// a habit has no year
 		{"My brother visits every year in August.", wed, nil},
 		{"Each year on 14 August we light a candle.", wed, nil},

@@ -14,9 +14,23 @@ import "strings"
 // ("on Friday we went", "Monday was fun"). Without either it is behind:
 // memories are mostly told in the past tense.
 func (f *finder) ahead(i int) bool {
+	ahead, _ := f.tenseOf(i)
+	return ahead
+}
+
+// behind reports a date at i that a past word of its sentence puts
+// behind ("we went skiing on Monday 4 January"): not only untold.
+func (f *finder) behind(i int) bool {
+	ahead, told := f.tenseOf(i)
+	return told && !ahead
+}
+
+// tenseOf is ahead's reading of the sentence of a date at i, and whether
+// a word told it (told) or it is the default, behind.
+func (f *finder) tenseOf(i int) (ahead, told bool) {
 	since, from := f.sinceFrom(i)
 	if since {
-		return false
+		return false, true
 	}
 	lo, hi := f.sentence(i)
 	for d := 1; d <= 6; d++ {
@@ -25,11 +39,11 @@ func (f *finder) ahead(i int) bool {
 				continue
 			}
 			if ahead, told := f.tense(i, j, lo, from); told {
-				return ahead
+				return ahead, true
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // sinceFrom reports "since" or "from" as the word before i (within three
@@ -95,15 +109,17 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		if j == i-1 && !f.word(j-1, "it") && !f.word(j-1, "today") && !f.word(j-1, "that") && !f.word(j-1, "this") {
 			return true, true
 		}
-		// a weekday before it: "Friday is the big day"
-		if _, day := f.kw(i).weekday(); day && j == i+1 {
+		// a weekday before it: "Friday is the big day"; not "Friday is
+		// when I lost my keys", "Monday is the day I broke my leg"
+		if _, day := f.kw(i).weekday(); day && j == i+1 && !f.word(j+1, "when") && !f.word(j+1, "where") && !(f.kw(j+1) == kwThe && f.word(j+2, "day")) {
 			return true, true
 		}
 	case kwWas:
 		return false, true
 	}
-	// "the party's on Dec 19th", "it's on 2 March", "it's due by Friday"
-	if f.word(j, "s") && f.apos(j) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) {
+	// "the party's on Dec 19th", "it's on 2 March", "it's due by Friday";
+	// not "it's on Friday that we met"
+	if f.word(j, "s") && f.apos(j) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) && !f.word(i+1, "that") && !f.word(i+2, "that") {
 		return true, true
 	}
 	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
@@ -351,7 +367,19 @@ func (f *finder) plural(j int) bool {
 		return false
 	}
 	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
-	return len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
+	return len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") && !f.habit(j)
+}
+
+// habit reports a word of frequency at j ("we always go to the beach in
+// August", "the shops usually close on Sunday"): what is done again and
+// again is no plan of a date.
+func (f *finder) habit(j int) bool {
+	for _, w := range [...]string{"always", "usually", "often", "never", "sometimes", "normally", "generally", "typically", "regularly"} {
+		if f.word(j, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // tripVerbs are verbs of a journey, whose simple present says a plan
@@ -374,7 +402,7 @@ var tripVerbs = map[string]string{
 // (pastBefore: "did you fly", "where did the kids go", "why didn't you
 // come", "where'd you go").
 func (f *finder) trip(j int) bool {
-	if j < 1 || f.t[j].kind != kWord || f.pastBefore(j) {
+	if j < 1 || f.t[j].kind != kWord || f.pastBefore(j) || f.habit(j-1) {
 		return false
 	}
 	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
@@ -482,17 +510,23 @@ func (f *finder) pronoun(n int) bool {
 // "Every year" counts only next to the date ("on 31 March every year"; not
 // "I went to the Proms in August, as I do every year").
 func (f *finder) yearSaid(i, end int) (y int, ok bool) {
-	for j := i - 1; j >= 1 && j > i-12 && !f.t[j+1].line && !f.stop(j); j-- {
+	for j := i - 1; j >= 1 && j > i-12 && !f.t[j+1].line && !f.stop(j) && !f.newClause(j); j-- {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j >= i-3) // "each year, on 3 January"
 		}
 	}
-	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j); j++ {
+	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j) && !f.newClause(j); j++ {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j <= end+2) // "on 31 March every year", "in August, every year"
 		}
 	}
 	return 0, false
+}
+
+// newClause reports a comma at j that opens another clause with and,
+// but or so ("last year was tough, but in March I got a new job").
+func (f *finder) newClause(j int) bool {
+	return f.punct(j, ',') && (f.word(j+1, "and") || f.word(j+1, "but") || f.word(j+1, "so"))
 }
 
 // born reports "I was born", "you were born" or "we were born" within
