@@ -160,7 +160,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err != nil {
 		return ExportResult{}, err
 	}
-	want, err := namespacesToExport(have, opts.Namespaces)
+	want, err := s.namespacesToExport(ctx, have, opts.Namespaces)
 	if err != nil {
 		return ExportResult{}, err
 	}
@@ -317,19 +317,42 @@ func (ew *exportWriter) finish() error {
 }
 
 // namespacesToExport are the namespaces an export names, sorted and each
-// once, after checking each is a name that the store has (have).
-func namespacesToExport(have []NamespaceInfo, names []string) ([]string, error) {
+// once, after checking each is a name that the store has: one that holds
+// memories (have), or only marks of forgotten turns (every session of it
+// forgotten), which move with it too.
+func (s *Service) namespacesToExport(ctx context.Context, have []NamespaceInfo, names []string) ([]string, error) {
 	want := slices.Clone(names)
 	for _, ns := range want {
 		if err := validName("namespace", ns, maxNamespace); err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(have, func(n NamespaceInfo) bool { return n.Name == ns }) {
-			return nil, &NotFoundError{What: "namespace", Name: ns}
+		if slices.ContainsFunc(have, func(n NamespaceInfo) bool { return n.Name == ns }) {
+			continue
+		}
+		if marked, err := s.holdsMarks(ctx, ns); err != nil || !marked {
+			return nil, cmp.Or(err, error(&NotFoundError{What: "namespace", Name: ns}))
 		}
 	}
 	slices.Sort(want)
 	return slices.Compact(want), nil
+}
+
+// holdsMarks says whether the store holds marks of forgotten turns of
+// namespace ns that the caller may read.
+func (s *Service) holdsMarks(ctx context.Context, ns string) (bool, error) {
+	fm, ok := s.store.(ForgottenMarks)
+	if !ok || !AccessFrom(ctx).CanRead(ns) {
+		return false, nil
+	}
+	found := false
+	err := fm.ExportForgotten(ctx, ns, func([]Memory) error {
+		found = true
+		return errStopped
+	})
+	if found {
+		return true, nil
+	}
+	return false, err
 }
 
 // exportHeader is the header of an export of the namespaces want (all
