@@ -416,8 +416,9 @@ type ImportResult struct {
 	// Marks counts the marks of forgotten turns stored (a version 3
 	// file's), so that a resend of their sessions does not store those
 	// turns again; MarksSkipped, those the store held already; MarksLive,
-	// those left out because the store holds a memory at their turn (the
-	// memory wins: that turn is not forgotten there).
+	// those left out because the store holds their turn (at that turn with
+	// that content, or with that message id: the memory wins, that turn is
+	// not forgotten there).
 	Marks        int `json:"marks"`
 	MarksSkipped int `json:"marks_skipped,omitempty"`
 	MarksLive    int `json:"marks_live,omitempty"`

@@ -116,11 +116,14 @@ func isHash(h string) bool {
 }
 
 // plannedMarks is the marks of ss that the store takes. Those it holds
-// already are counted in res.MarksSkipped, and those at a turn it holds a
-// memory of (have: the memory wins) in res.MarksLive; a store whose marks
-// do not move (ForgottenMarks) takes none, counted in res.MarksNotKept. A
-// turn the store marks with another key or hash is a *LineError: a
-// position it marks alone (a damaged mark) takes the file's.
+// already (or, for a mark of its position alone, marks with more) are
+// counted in res.MarksSkipped, and those of a turn it holds (have: at
+// that turn with that content, or anywhere in the session with that
+// message id; the memory wins) in res.MarksLive; a store whose marks do
+// not move (ForgottenMarks) takes none, counted in res.MarksNotKept. A
+// turn the store marks with another key or hash, or holds with other
+// content, is a *LineError: a position it marks alone (a damaged mark)
+// takes the file's.
 func (s *Service) plannedMarks(ctx context.Context, ss sessionLines, have []Memory, res *ImportResult) ([]Memory, error) {
 	if len(ss.marks) == 0 {
 		return nil, nil
@@ -138,17 +141,25 @@ func (s *Service) plannedMarks(ctx context.Context, ss sessionLines, have []Memo
 	for _, m := range held {
 		marked[m.Turn] = m
 	}
-	live := make(map[int]bool, len(have))
+	live := make(map[int]Memory, len(have))
+	keys := make(map[string]bool, len(have))
 	for _, m := range have {
-		live[m.Turn] = true
+		live[m.Turn] = m
+		if m.Key != "" {
+			keys[m.Key] = true
+		}
 	}
 	var out []Memory
 	for _, l := range ss.marks {
 		old, ok := marked[l.m.Turn]
+		mem, stored := live[l.m.Turn]
+		bare := l.m.Key == "" && l.m.Hash == "" // a damaged mark's position alone
 		switch {
-		case live[l.m.Turn]:
+		case stored && !bare && mem.Hash != l.m.Hash && (l.m.Key == "" || mem.Key != l.m.Key):
+			return nil, otherTurn(l)
+		case stored || keys[l.m.Key]:
 			res.MarksLive++
-		case ok && old.Key == l.m.Key && old.Hash == l.m.Hash:
+		case ok && (old.Key == l.m.Key && old.Hash == l.m.Hash || bare):
 			res.MarksSkipped++
 		case ok && (old.Key != "" || old.Hash != ""):
 			return nil, otherMark(l, old)
@@ -157,6 +168,12 @@ func (s *Service) plannedMarks(ctx context.Context, ss sessionLines, have []Memo
 		}
 	}
 	return out, nil
+}
+
+// otherTurn is the error for the mark of line l at a turn the store holds
+// with other content: not the turn forgotten.
+func otherTurn(l lined) error {
+	return &LineError{l.line, "forgotten.hash", fmt.Sprintf("turn %d of session %s of namespace %s is stored here with other content than the turn this marks forgotten; nothing was imported (forget that session with reimport first to replace it)", l.m.Turn, l.m.SessionID, l.m.Namespace)}
 }
 
 // otherMark is the error for the mark of line l at a turn the store marks
