@@ -78,8 +78,9 @@ func dropMarks(tx *bolt.Tx, prefix []byte) error {
 	return nil
 }
 
-// ForgottenTurns returns the marks of a session's turns forgotten by their
-// ids, in turn order.
+// ForgottenTurns returns the marks of a session's forgotten turns (by
+// their ids or with their session, or imported with an export), in turn
+// order.
 func (s *Store) ForgottenTurns(ctx context.Context, ns, session string) ([]memory.Memory, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
