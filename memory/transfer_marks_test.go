@@ -125,12 +125,7 @@ func TestImportRefusesBadMarks(t *testing.T) {
 	head, mark, body := lines[0], lines[1], lines[2:len(lines)-1]
 	hash := mark[strings.Index(mark, `"hash":"`)+8 : strings.Index(mark, `"}}`)]
 	v2 := strings.Replace(head, `"version":3`, `"version":2`, 1)
-	cases := []struct {
-		name, file string
-		line       int
-		field      string
-		says       string
-	}{
+	cases := []refusal{
 		{"turn of the wrong type", edit(lines, 1, `"turn":0`, `"turn":"zero"`), 2, "forgotten.turn", "must be a JSON number"},
 		{"turn missing", edit(lines, 1, `"turn":0,`, ""), 2, "forgotten.turn", "is missing"},
 		{"turn out of range", edit(lines, 1, `"turn":0`, `"turn":-1`), 2, "forgotten.turn", "must be between 0 and"},
@@ -151,19 +146,7 @@ func TestImportRefusesBadMarks(t *testing.T) {
 		{"cut short after a mark", head + mark, 2, "", "cut short, after 0 memories and 1 mark of a forgotten turn"},
 		{"cut short after marks and memories", strings.Join(lines[:4], ""), 4, "", "cut short, after 2 memories and 1 mark of a forgotten turn"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dst := open(t, nil)
-			_, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
-			var le *memory.LineError
-			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
-				t.Fatalf("error = %v, want line %d, field %q, saying %q", err, c.line, c.field, c.says)
-			}
-			if ns, err := dst.Namespaces(bg); err != nil || len(ns) != 0 {
-				t.Errorf("bad input stored something: %+v, %v", ns, err)
-			}
-		})
-	}
+	refused(t, cases)
 }
 
 // edit is lines, joined, with line i's old replaced by new.

@@ -245,12 +245,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		ls[i] = strings.Replace(ls[i], old, new, 1)
 		return strings.Join(ls, "")
 	}
-	cases := []struct {
-		name, file string
-		line       int
-		field      string
-		says       string
-	}{
+	cases := []refusal{
 		{"truncated last line", head + strings.Join(body, "")[:len(strings.Join(body, ""))-20], 8, "", "not a whole JSON object"},
 		// cut between two lines: every line whole, only the end says so
 		{"cut at a line's end", head + strings.Join(body[:4], ""), 5, "", "without the export's end line"},
@@ -271,19 +266,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], "") + end, 4, "session_id", "appears again"},
 		{"empty file", "", 1, "", "the file is empty"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dst := open(t, nil)
-			_, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
-			var le *memory.LineError
-			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
-				t.Fatalf("error = %v, want line %d, field %q, saying %q", err, c.line, c.field, c.says)
-			}
-			if ns, err := dst.Namespaces(bg); err != nil || len(ns) != 0 {
-				t.Errorf("bad input stored something: %+v, %v", ns, err)
-			}
-		})
-	}
+	refused(t, cases)
 
 	// a version 1 file has no end line, and is read without it
 	t.Run("version 1", func(t *testing.T) {
@@ -456,6 +439,34 @@ func TestImportReembedsAnotherRecipe(t *testing.T) {
 			}
 			if got := strings.SplitN(strings.TrimSpace(string(again)), "\n", 3)[1]; got != lines[1] {
 				t.Errorf("the imported memory exports as\n%s\nwant\n%s", got, lines[1])
+			}
+		})
+	}
+}
+
+// refusal is a file an import must refuse, at line and field, saying
+// says.
+type refusal struct {
+	name, file string
+	line       int
+	field      string
+	says       string
+}
+
+// refused imports each case's file into a new store: the import must fail
+// with a LineError naming the line and the field, and store nothing.
+func refused(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dst := open(t, nil)
+			_, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
+			var le *memory.LineError
+			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("error = %v, want line %d, field %q, saying %q", err, c.line, c.field, c.says)
+			}
+			if ns, err := dst.Namespaces(bg); err != nil || len(ns) != 0 {
+				t.Errorf("bad input stored something: %+v, %v", ns, err)
 			}
 		})
 	}
