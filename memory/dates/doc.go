@@ -74,6 +74,8 @@
 //	                                     its sentence looks ahead: "I'll see him this Monday")
 //	Friday next week, Thursday last week that day of that week: 05-19, 05-04
 //	Wednesday the 17th                   the nearest 17th that is a Wednesday: 05-17
+//	over Christmas, by Easter            a holiday after a word of time, or last/this/next
+//	                                     (see holiday.go): as a day without a year, 2022-12-25, 2023-04-09
 //	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
 //	two days ago, a day ago              2023-05-08, 2023-05-09

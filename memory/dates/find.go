@@ -114,8 +114,8 @@ func FindWith(text string, opts Options) []Mention {
 	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose}
 	var out []Mention
 	for i := 0; i < len(f.t); {
-		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
-			i++ // no mention starts here
+		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone && !f.t[i].upper {
+			i++ // no mention starts here (a capital may start a holiday's name)
 			continue
 		}
 		m, next := f.at(i)
@@ -340,7 +340,7 @@ func (f *finder) at(i int) (Mention, int) {
 	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:
 		return f.ago(i)
 	}
-	return Mention{}, i
+	return f.holiday(i)
 }
 
 // partOfDay skips "morning", "afternoon", "evening" or "night" at i.

@@ -817,3 +817,26 @@ func TestFindTenseReview(t *testing.T) {
 		{"Every Friday this week I ran.", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
 	})
 }
+
+func TestFindHolidays(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 9, 0, 0, 0, time.UTC) }
+	runFind(t, []findCase{
+		{"Over Christmas we watched loads of films.", day(2026, 1, 6), []string{"Christmas=2025-12-25/day"}},
+		{"I want to lose 5 kilos by Christmas.", day(2026, 10, 14), []string{"Christmas=2026-12-25/day"}},
+		{"On New Year's Eve we're going to a party.", day(2026, 12, 26), []string{"New Year's Eve=2026-12-31/day"}},
+		{"On New Year’s Eve we went to a party.", day(2027, 1, 3), []string{"New Year’s Eve=2026-12-31/day"}},
+		{"What are you doing for Easter?", day(2026, 3, 12), []string{"Easter=2026-04-05/day"}},
+		{"What did you do over Easter?", day(2024, 5, 12), []string{"Easter=2024-03-31/day"}},
+		{"at Thanksgiving we ate turkey", day(2026, 12, 1), []string{"Thanksgiving=2026-11-26/day"}},
+		{"for Valentine's Day I bought roses", day(2026, 2, 20), []string{"Valentine's Day=2026-02-14/day"}},
+		{"I was ill from Christmas Eve until Monday.", day(2026, 12, 30), []string{"Christmas Eve=2026-12-24/day", "Monday=2026-12-28/day/rel"}},
+		{"Last Christmas I gave you my heart.", day(2026, 12, 25), []string{"Last Christmas=2025-12-25/day/rel"}},
+		{"Next Halloween we'll dress up.", day(2026, 10, 31), []string{"Next Halloween=2027-10-31/day/rel"}},
+		// no day: no word of time before it, a habit, a christmas of another kind
+		{"It really captures the Christmas magic.", wed, nil},
+		{"We love Christmas.", wed, nil},
+		{"Every year at Christmas we go skiing.", wed, nil},
+		{"During Thanksgiving, we usually watch a few movies.", wed, nil},
+		{"at christmas", wed, nil},
+	})
+}

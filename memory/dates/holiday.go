@@ -1,0 +1,177 @@
+package dates
+
+import "time"
+
+// A holiday is the day a name gives in a year: Christmas, Christmas Eve
+// and Christmas Day, New Year's Eve and New Year's Day, Halloween,
+// Valentine's Day, Easter (Sunday) and Thanksgiving (the United States',
+// the fourth Thursday of November). Each counts only with a capital, and
+// only where a word of time sets it ("at Christmas", "over Easter",
+// "before Halloween", "for Thanksgiving") or last, this or next comes
+// before it; "the Christmas magic" and "Thanksgiving traditions" name no
+// day.
+type holiday struct {
+	words []string             // the name, word by word ("New", "Year", "s", "Eve")
+	day   func(int) (int, int) // its month and day in a year
+}
+
+func fixed(m, d int) func(int) (int, int) { return func(int) (int, int) { return m, d } }
+
+// holidays, longer names of one start first.
+var holidays = []holiday{
+	{[]string{"Christmas", "Eve"}, fixed(12, 24)},
+	{[]string{"Christmas", "Day"}, fixed(12, 25)},
+	{[]string{"Christmas"}, fixed(12, 25)},
+	{[]string{"New", "Year", "s", "Eve"}, fixed(12, 31)},
+	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1)},
+	{[]string{"Halloween"}, fixed(10, 31)},
+	{[]string{"Valentine", "s", "Day"}, fixed(2, 14)},
+	{[]string{"Easter", "Sunday"}, easter},
+	{[]string{"Easter"}, easter},
+	{[]string{"Thanksgiving"}, thanksgiving},
+}
+
+// holiday reads a holiday's name at i (see holiday): its day in the year
+// that its sentence's tense or last, this or next gives, as a day
+// without a year is read.
+func (f *finder) holiday(i int) (Mention, int) {
+	h, j := f.holidayAt(i)
+	if j == i {
+		return Mention{}, i
+	}
+	dir, start := 0, i
+	switch f.kw(i - 1) {
+	case kwLast:
+		dir, start = -1, i-1
+	case kwNext:
+		dir, start = 1, i-1
+	case kwThis:
+		dir, start = 2, i-1
+	default:
+		if !f.holidayCued(i) {
+			return Mention{}, i
+		}
+	}
+	mm := f.mention(start, j, Day, dir != 0, time.Time{}, time.Time{})
+	if !f.has {
+		return mm, j
+	}
+	y, ok := f.holidayYear(i, j, h, dir)
+	if !ok {
+		return Mention{}, j // "every year at Christmas"
+	}
+	if y >= MinYear && y <= MaxYear {
+		m, d := h.day(y)
+		mm.From, mm.To = f.dayOf(y, m, d)
+		mm.Month, mm.Day = m, d
+	}
+	return mm, j
+}
+
+// holidayAt matches a holiday's name at i: the holiday and the token
+// after its name, or j == i.
+func (f *finder) holidayAt(i int) (holiday, int) {
+	for _, h := range holidays {
+		j := i
+		for _, w := range h.words {
+			if j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "'" || f.s[f.t[j].start:f.t[j].end] == "’") {
+				j++ // "Year's", "Year’s"
+			}
+			if !f.word(j, w) || (w != "s" && !f.t[j].upper) {
+				j = -1
+				break
+			}
+			j++
+		}
+		if j > i && f.rightOK(j) {
+			return h, j
+		}
+	}
+	return holiday{}, i
+}
+
+// holidayCued reports a word of time before a holiday's name at i: at,
+// on, over, for, before, after, until, till, since, during, from,
+// through, by, around ("over Christmas", "by Easter").
+func (f *finder) holidayCued(i int) bool {
+	switch f.kw(i - 1) {
+	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
+		return true
+	}
+	return f.word(i-1, "for")
+}
+
+// holidayYear is the year of holiday h named at [i, j): by dir (-1 last,
+// 1 next, 2 this, 0 its sentence's tense) the latest up to ref's day, the
+// first from it, or ref's year's; the year a sentence names; not ok for
+// a habit's ("every year at Christmas").
+func (f *finder) holidayYear(i, j int, h holiday, dir int) (int, bool) {
+	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
+	on := func(y int) time.Time { m, d := h.day(y); from, _ := f.dayOf(y, m, d); return from }
+	if dir == 0 {
+		said, named := f.yearSaid(i, j)
+		switch {
+		case named && said == 0 || f.habitNear(i, j):
+			return 0, false // "every year at Christmas", "during Thanksgiving, we usually…"
+		case named:
+			return said, true
+		case f.ahead(j-1) || f.deadline(i):
+			dir = 1 // the tense read from the name's last word: "on New Year's Eve we're going"
+		default:
+			dir = -1
+		}
+	}
+	y := f.y
+	switch said := f.kw(i - 1); dir {
+	case -1: // "last Christmas" said on Christmas Day is the one before
+		if on(y).After(ref) || said == kwLast && !on(y).Before(ref) {
+			y--
+		}
+	case 1:
+		if on(y).Before(ref) || said == kwNext && !on(y).After(ref) {
+			y++
+		}
+	}
+	return y, true
+}
+
+// easter is Easter Sunday's month and day in year y (the anonymous
+// Gregorian computus).
+func easter(y int) (int, int) {
+	a, b, c := y%19, y/100, y%100
+	d, e := b/4, b%4
+	g := (8*b + 13) / 25
+	h := (19*a + b - d - g + 15) % 30
+	i, k := c/4, c%4
+	l := (32 + 2*e + 2*i - h - k) % 7
+	m := (a + 11*h + 19*l) / 433
+	month := (h + l - 7*m + 90) / 25
+	day := (h + l - 7*m + 33*month + 19) % 32
+	return month, day
+}
+
+// thanksgiving is the fourth Thursday of November in year y.
+func thanksgiving(y int) (int, int) {
+	first := int(weekdayOf(y, 11, 1)) // Sunday = 0
+	return 11, 1 + (4-first+7)%7 + 21
+}
+
+// deadline reports by, until or till before a holiday's name at i: a
+// date to meet, ahead ("I want to lose 5 kilos by Christmas").
+func (f *finder) deadline(i int) bool {
+	return f.word(i-1, "by") || f.word(i-1, "until") || f.word(i-1, "till")
+}
+
+// habitNear reports a word of frequency (habit) in the sentence of a
+// holiday's name at [i, j), within six tokens of it: "at Christmas we
+// always go skiing" names every Christmas, no day.
+func (f *finder) habitNear(i, j int) bool {
+	lo, _ := f.sentence(i)
+	_, hi := f.sentence(j - 1)
+	for k := lo; k <= hi; k++ {
+		if f.habit(k) {
+			return true
+		}
+	}
+	return false
+}
