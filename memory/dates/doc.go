@@ -79,7 +79,7 @@
 //	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
 //	two days ago, a day ago              2023-05-08, 2023-05-09
-//	two weeks ago                        the ISO week of ref's day minus 14: 04-24..30
+//	two weeks ago, a fortnight ago       the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
 //	3 days / two weeks from now          the same; also months and years ("a month from now": 2023-06);

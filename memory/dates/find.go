@@ -1108,19 +1108,23 @@ func (f *finder) quantity(i int) (lo, hi, next int) {
 	return 0, 0, i
 }
 
-// ago reads "N days/weeks/months/years ago" at i, and "N days/weeks/
-// months/years from now" or "from today" (unlike "in two years", "from
-// now" can only look ahead).
+// ago reads "N days/weeks/months/years ago" at i (and fortnights, as
+// two weeks), and "N days/weeks/months/years from now" or "from today"
+// (unlike "in two years", "from now" can only look ahead).
 func (f *finder) ago(i int) (Mention, int) {
 	lo, hi, j := f.quantity(i)
 	if j == i {
 		return Mention{}, i
 	}
+	u := f.kw(j)
+	if f.word(j, "fortnight") || f.word(j, "fortnights") {
+		u, lo, hi = kwWeek, 2*lo, 2*hi // "a fortnight ago": two weeks ago
+	}
 	if f.kw(j+1) == kwAgo {
-		return f.span(i, j+2, f.kw(j), -hi, -lo)
+		return f.span(i, j+2, u, -hi, -lo)
 	}
 	if f.word(j+1, "from") && (f.kw(j+2) == kwNow || f.kw(j+2) == kwToday) {
-		return f.span(i, j+3, f.kw(j), lo, hi)
+		return f.span(i, j+3, u, lo, hi)
 	}
 	return Mention{}, i
 }

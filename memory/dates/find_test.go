@@ -840,3 +840,11 @@ func TestFindHolidays(t *testing.T) {
 		{"at christmas", wed, nil},
 	})
 }
+
+func TestFindFortnight(t *testing.T) {
+	runFind(t, []findCase{
+		{"I passed my driving test a fortnight ago.", wed, []string{"a fortnight ago=2023-04-24..2023-04-30/week/rel"}},
+		{"two fortnights ago", wed, []string{"two fortnights ago=2023-04-10..2023-04-16/week/rel"}},
+		{"a fortnight from now", wed, []string{"a fortnight from now=2023-05-22..2023-05-28/week/rel"}},
+	})
+}
