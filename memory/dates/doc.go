@@ -64,6 +64,9 @@
 //	last / this / next week              2023-05-01..07 / 05-08..14 / 05-15..21
 //	last / this / next weekend           05-06..07 / 05-13..14 / 05-20..21
 //	over the weekend                     the latest weekend begun: 05-06..07
+//	at the weekend                       the same, or this week's when its sentence looks ahead: 05-13..14
+//	the week / weekend after next        05-22..28 / 05-27..28
+//	the night before last                2023-05-08
 //	last / this / next month, year       2023-04, 2023-05, 2023-06; 2022, 2023, 2024
 //	earlier this week / month / year     from the period's start to ref's day included
 //	later this week / month / year       from ref's day to the period's end

@@ -319,7 +319,12 @@ func (f *finder) at(i int) (Mention, int) {
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
+		if m, n := f.afterNext(i); n > i {
+			return m, n
+		}
 		return f.theNth(i)
+	case k == kwAt:
+		return f.atWeekend(i)
 	case k == kwLast || k == kwNext || k == kwThis:
 		return f.lastNext(i)
 	case k == kwEarlier || k == kwLater:
@@ -1018,6 +1023,39 @@ func (f *finder) lastNext(i int) (Mention, int) {
 	mm := f.mention(i, f.abbrDot(j), Month, true, from, to)
 	mm.Month = m
 	return mm, f.abbrDot(j)
+}
+
+// afterNext reads "the week after next", "the weekend after next" and
+// "the night before last" at i.
+func (f *finder) afterNext(i int) (Mention, int) {
+	if f.kw(i) != kwThe {
+		return Mention{}, i
+	}
+	mon, u := -f.wd, f.kw(i+1) // ref's Monday, in days from ref
+	switch {
+	case u == kwWeek && f.kw(i+2) == kwAfter && f.kw(i+3) == kwNext:
+		return f.rel(i, i+4, Week, f.days(mon+14, mon+21))
+	case u == kwWeekend && f.kw(i+2) == kwAfter && f.kw(i+3) == kwNext:
+		return f.rel(i, i+4, Weekend, f.days(mon+19, mon+21))
+	case u == kwNight && f.kw(i+2) == kwBefore && f.kw(i+3) == kwLast:
+		return f.rel(i, i+4, Day, f.days(-2, -1))
+	}
+	return Mention{}, i
+}
+
+// atWeekend reads "at the weekend" at i: the coming one (this week's) in
+// a sentence that looks ahead ("what are you doing at the weekend?"),
+// else the latest begun, as "over the weekend" ("I went hiking at the
+// weekend").
+func (f *finder) atWeekend(i int) (Mention, int) {
+	if f.kw(i+1) != kwThe || f.kw(i+2) != kwWeekend {
+		return f.holiday(i)
+	}
+	mon := -f.wd
+	if !f.ahead(i+2) && f.wd < 5 {
+		mon -= 7
+	}
+	return f.rel(i+1, i+3, Weekend, f.days(mon+5, mon+7))
 }
 
 // lastNextDay is the day of "last", "this" (dir 0) or "next" weekday wd

@@ -848,3 +848,17 @@ func TestFindFortnight(t *testing.T) {
 		{"a fortnight from now", wed, []string{"a fortnight from now=2023-05-22..2023-05-28/week/rel"}},
 	})
 }
+
+func TestFindAfterNextAndTheWeekend(t *testing.T) {
+	sat := time.Date(2023, 5, 13, 9, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"Let's meet the weekend after next.", wed, []string{"the weekend after next=2023-05-27..2023-05-28/weekend/rel"}},
+		{"The week after next I'm on holiday.", wed, []string{"The week after next=2023-05-22..2023-05-28/week/rel"}},
+		{"The night before last I couldn't sleep.", wed, []string{"The night before last=2023-05-08/day/rel"}},
+		{"What are you doing at the weekend?", wed, []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"What are you doing at the weekend?", sat, []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"I went hiking at the weekend.", wed, []string{"the weekend=2023-05-06..2023-05-07/weekend/rel"}},
+		{"I went hiking at the weekend.", sat, []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"We met at the office.", wed, nil},
+	})
+}
