@@ -862,3 +862,12 @@ func TestFindAfterNextAndTheWeekend(t *testing.T) {
 		{"We met at the office.", wed, nil},
 	})
 }
+
+func TestFindHolidayInAName(t *testing.T) {
+	runFind(t, []findCase{
+		{"Here are some tips for your trip to Christmas Island.", wed, nil},
+		{"The best haunts for Halloween Horror Nights are these.", wed, nil},
+		{"I love The Nightmare Before Christmas.", wed, nil},
+		{"We flew home for Christmas. Then we rested.", wed, []string{"Christmas=2022-12-25/day"}},
+	})
+}

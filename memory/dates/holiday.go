@@ -9,7 +9,8 @@ import "time"
 // only where a word of time sets it ("at Christmas", "over Easter",
 // "before Halloween", "for Thanksgiving") or last, this or next comes
 // before it; "the Christmas magic" and "Thanksgiving traditions" name no
-// day.
+// day, nor does a holiday's name inside a longer one ("Christmas Island",
+// "Halloween Horror Nights", "The Nightmare Before Christmas").
 type holiday struct {
 	words []string             // the name, word by word ("New", "Year", "s", "Eve")
 	day   func(int) (int, int) // its month and day in a year
@@ -83,11 +84,22 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 			}
 			j++
 		}
-		if j > i && f.rightOK(j) {
+		if j > i && f.rightOK(j) && !f.name(i, j) {
 			return h, j
 		}
 	}
 	return holiday{}, i
+}
+
+// name reports a holiday's name at [i, j) inside a longer name:
+// followed by a word with a capital ("Christmas Island", "Halloween
+// Horror Nights"), or after a word of time with a capital after another
+// ("The Nightmare Before Christmas").
+func (f *finder) name(i, j int) bool {
+	if j < len(f.t) && f.t[j].kind == kWord && f.t[j].upper && f.kw(j) == kwNone && !f.word(j, "i") && f.spaced(j) && !f.t[j].line {
+		return true
+	}
+	return i >= 2 && f.t[i-1].upper && f.t[i-2].kind == kWord && f.t[i-2].upper && !f.t[i-1].line
 }
 
 // holidayCued reports a word of time before a holiday's name at i: at,

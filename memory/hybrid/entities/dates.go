@@ -62,8 +62,8 @@ func (x *extractor) findDates() {
 // window adds the dates in text[from:to].
 func (x *extractor) window(from, to int) {
 	for _, m := range dates.FindWith(x.s[from:to], dates.Options{Loose: true}) {
-		if m.Relative {
-			continue // "last May", "two days ago": not concrete enough
+		if m.Relative || !hasDigit(x.s[from+m.Start:from+m.End]) {
+			continue // "last May", "two days ago": not concrete enough; a holiday ("for Christmas") stays a word
 		}
 		s := dateSpan{start: x.dateStart(from+m.Start, from+m.End), end: from + m.End}
 		switch {
@@ -182,4 +182,14 @@ func (x *extractor) isDate(i int) bool {
 
 func twoDigits(n int) string {
 	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
+}
+
+// hasDigit reports an ASCII digit in s.
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(rune(s[i])) {
+			return true
+		}
+	}
+	return false
 }
