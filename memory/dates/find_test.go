@@ -871,3 +871,16 @@ func TestFindHolidayInAName(t *testing.T) {
 		{"We flew home for Christmas. Then we rested.", wed, []string{"Christmas=2022-12-25/day"}},
 	})
 }
+
+func TestFindNewUserTrial(t *testing.T) {
+	fri := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"We met on New Year's Eve 2019.", fri, []string{"New Year's Eve 2019=2019-12-31/day"}},
+		{"We got engaged at Christmas 2019.", fri, []string{"Christmas 2019=2019-12-25/day"}},
+		{"We married on New Year's Day, 2022.", fri, []string{"New Year's Day, 2022=2022-01-01/day"}},
+		{"On Boxing Day we went for a walk.", fri, []string{"Boxing Day=2025-12-26/day"}},
+		{"See you Monday!", fri, []string{"Monday=2026-12-07/day/rel"}},
+		{"I didn't see you Monday.", fri, []string{"Monday=2026-11-30/day/rel"}},
+		{"My passport expires in February.", fri, []string{"February=2027-02/month"}},
+	})
+}

@@ -3,7 +3,7 @@ package dates
 import "time"
 
 // A holiday is the day a name gives in a year: Christmas, Christmas Eve
-// and Christmas Day, New Year's Eve and New Year's Day, Halloween,
+// and Christmas Day, Boxing Day, New Year's Eve and New Year's Day, Halloween,
 // Valentine's Day, Easter (Sunday) and Thanksgiving (the United States',
 // the fourth Thursday of November). Each counts only with a capital, and
 // only where a word of time sets it ("at Christmas", "over Easter",
@@ -25,6 +25,7 @@ var holidays = []holiday{
 	{[]string{"Christmas"}, fixed(12, 25)},
 	{[]string{"New", "Year", "s", "Eve"}, fixed(12, 31)},
 	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1)},
+	{[]string{"Boxing", "Day"}, fixed(12, 26)},
 	{[]string{"Halloween"}, fixed(10, 31)},
 	{[]string{"Valentine", "s", "Day"}, fixed(2, 14)},
 	{[]string{"Easter", "Sunday"}, easter},
@@ -33,8 +34,9 @@ var holidays = []holiday{
 }
 
 // holiday reads a holiday's name at i (see holiday): its day in the year
-// that its sentence's tense or last, this or next gives, as a day
-// without a year is read.
+// written after it ("at Christmas 2019"), or else in the year that its
+// sentence's tense or last, this or next gives, as a day without a year
+// is read.
 func (f *finder) holiday(i int) (Mention, int) {
 	h, j := f.holidayAt(i)
 	if j == i {
@@ -52,6 +54,16 @@ func (f *finder) holiday(i int) (Mention, int) {
 		if !f.holidayCued(i) {
 			return Mention{}, i
 		}
+	}
+	if y, k := f.yearAt(j); y > 0 && dir == 0 { // "at Christmas 2019", "on New Year's Day, 2022"
+		if y < MinYear || y > MaxYear {
+			return Mention{}, k
+		}
+		m, d := h.day(y)
+		from, to := f.dayOf(y, m, d)
+		mm := f.mention(start, k, Day, false, from, to)
+		mm.Year, mm.Month, mm.Day = y, m, d
+		return mm, k
 	}
 	mm := f.mention(start, j, Day, dir != 0, time.Time{}, time.Time{})
 	if !f.has {

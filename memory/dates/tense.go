@@ -122,6 +122,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if f.word(j, "s") && f.apos(j) && (j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j)) && !f.word(i+1, "that") && !f.word(i+2, "that") {
 		return true, true
 	}
+	// "see you Monday!", with no word of time before the day
+	if j == i-2 && f.word(j, "see") && f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwWill) {
+		return true, true
+	}
 	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
 		return true, true
 	}
@@ -391,6 +395,7 @@ var tripVerbs = map[string]string{
 	"come": "comes",
 	// and of a schedule: "the sales start on Monday", "the shop opens on Sunday"
 	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
+	"expire": "expires", "renew": "renews",
 }
 
 // trip reports a verb of a journey in the simple present at j: its base

@@ -62,8 +62,8 @@ func (x *extractor) findDates() {
 // window adds the dates in text[from:to].
 func (x *extractor) window(from, to int) {
 	for _, m := range dates.FindWith(x.s[from:to], dates.Options{Loose: true}) {
-		if m.Relative || !hasDigit(x.s[from+m.Start:from+m.End]) {
-			continue // "last May", "two days ago": not concrete enough; a holiday ("for Christmas") stays a word
+		if m.Relative || x.holiday(from+m.Start, from+m.End) {
+			continue // "last May", "two days ago": not concrete enough; a holiday ("for Christmas", "Christmas 2019") stays a word
 		}
 		s := dateSpan{start: x.dateStart(from+m.Start, from+m.End), end: from + m.End}
 		switch {
@@ -184,12 +184,15 @@ func twoDigits(n int) string {
 	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
 }
 
-// hasDigit reports an ASCII digit in s.
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if isDigit(rune(s[i])) {
-			return true
-		}
+// holiday reports a date in text[start:end] that a holiday's name leads
+// (package dates reads "Christmas", "Easter 2019", "New Year's Day").
+func (x *extractor) holiday(start, end int) bool {
+	j := start
+	for j < end && isASCIILetter(x.s[j]) {
+		j++
 	}
-	return false
+	return holidayWords.has(string(lowerKey(x.s[start:j], x.key[:])))
 }
+
+// holidayWords begin the holidays package dates reads.
+var holidayWords = set("christmas boxing new halloween valentine easter thanksgiving")
