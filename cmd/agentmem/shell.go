@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"agentmem/memory"
 	"agentmem/server"
@@ -190,7 +191,7 @@ func readRememberArgs(path string) (spec.RememberArgs, error) {
 		return spec.RememberArgs{}, err
 	}
 	if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
-		return spec.RememberArgs{}, fmt.Errorf("%s: not JSON: %w", path, err)
+		return spec.RememberArgs{}, fmt.Errorf("%s:%s not JSON: %w", path, where(raw, err), err)
 	}
 	if t := bytes.TrimSpace(raw); bytes.HasPrefix(t, []byte("[")) {
 		raw = slices.Concat([]byte(`{"messages":`), t, []byte("}"))
@@ -200,6 +201,19 @@ func readRememberArgs(path string) (spec.RememberArgs, error) {
 		return args, fmt.Errorf("%s: invalid argument %w", path, err)
 	}
 	return args, nil
+}
+
+// where is the line and column of a JSON syntax error in raw ("3:14:"),
+// or "" when err gives no offset (a file cut short ends where it ends).
+func where(raw []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(raw)) {
+		return ""
+	}
+	before := raw[:se.Offset-1]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("%d:%d:", line, col)
 }
 
 type recallCmd struct {

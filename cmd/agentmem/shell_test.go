@@ -141,6 +141,15 @@ func TestCommandMessages(t *testing.T) {
 			t.Errorf("forget %q: %v, %s", args, err, errOut)
 		}
 	}
+	// a file that is not JSON is named with the line and column of the
+	// fault (a new-user trial)
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("[{\"role\":\"user\",\"content\":\"a\"}\n {\"role\":\"user\",\"content\":\"b\"}]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "-f", bad); err == nil || !strings.Contains(errOut, bad+":2:2: not JSON: invalid character '{' after array element") {
+		t.Errorf("remember -f of a file that is not JSON: %v, %s", err, errOut)
+	}
 	if _, errOut, err := try(t, data, "--embedder", "none", "forget", "x:0", "--reimport"); err == nil || !strings.Contains(errOut, "forget: --reimport goes with --session-id") {
 		t.Errorf("forget ids --reimport: %v, %s", err, errOut)
 	}
