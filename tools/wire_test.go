@@ -64,6 +64,7 @@ func TestArgumentErrorsWire(t *testing.T) {
 		{"remember", `{"messages":[{"role":"user"}]}`}, {"remember", `{"messages":[{"role":"user","content":"a"},{"role":"robot","content":"b"}]}`},
 		{"remember", `{"messages":[{"role":"user","content":5}]}`}, {"remember", `{"messages":[{"role":"user","content":2000000000}]}`},
 		{"remember", `{"messages":[{"role":"user","content":"a","extra":1}]}`},
+		{"remember", `{"messages":[{"role":"user","contnet":"a misspelt name is named, not the one it hides"}]}`},
 		{"remember", `{"messages":[{"role":"user","content":"a"}],"turn":-1}`},
 		{"remember", `{"messages":[{"role":"user","content":"a"}],"turn":2000000000}`}, {"remember", `{"messages":[{"role":"user","content":"a"}],"session_id":"a b"}`},
 		{"forget", `{"ids":[""]}`}, {"forget", `{"ids":"x"}`}, {"forget", `{"all":"yes"}`}, {"today", `{"x":1}`},

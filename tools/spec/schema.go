@@ -212,22 +212,18 @@ func fail(path, format string, a ...any) error {
 	return &FieldError{Field: cmp.Or(path, "arguments"), Msg: fmt.Sprintf(format, a...)}
 }
 
-// validateObject checks v, at path, against s of type object: every
-// required property given, no property s does not name, each property
+// validateObject checks v, at path, against s of type object: no
+// property s does not name (first: a misspelt name is the likelier cause
+// of a missing one), every required property given, each property
 // valid, in the order of their names.
 func validateObject(s *jsonschema.Schema, v any, path string) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return fail(path, "must be an object, got %s", describe(v))
 	}
-	for _, name := range s.Required {
-		if _, ok := m[name]; !ok {
-			return &FieldError{Field: join(path, name), Msg: "is required"}
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		prop := s.Properties[name]
-		if prop == nil {
+	names := slices.Sorted(maps.Keys(m))
+	for _, name := range names {
+		if s.Properties[name] == nil {
 			known := slices.Sorted(maps.Keys(s.Properties))
 			takes := strings.Join(known, ", ")
 			if len(known) == 0 {
@@ -235,7 +231,14 @@ func validateObject(s *jsonschema.Schema, v any, path string) error {
 			}
 			return &FieldError{Field: join(path, name), Msg: fmt.Sprintf("is not an argument of this tool (it takes %s)", takes)}
 		}
-		if err := validate(prop, m[name], join(path, name)); err != nil {
+	}
+	for _, name := range s.Required {
+		if _, ok := m[name]; !ok {
+			return &FieldError{Field: join(path, name), Msg: "is required"}
+		}
+	}
+	for _, name := range names {
+		if err := validate(s.Properties[name], m[name], join(path, name)); err != nil {
 			return err
 		}
 	}
