@@ -305,7 +305,7 @@ type forgetCmd struct {
 	SessionID string   `name:"session-id" help:"Delete this session: its id, or the start of a UUID id as recall shows it."`
 	All       bool     `name:"all" help:"Delete the whole namespace (needs --confirm)."`
 	Confirm   bool     `name:"confirm" help:"Confirm --all."`
-	Reimport  bool     `name:"reimport" help:"With --session-id: let a later capture or import of the session store its turns again (to refresh an imported conversation). Without it, forgotten turns stay forgotten when captured again or imported from a history (import --from)."`
+	Reimport  bool     `name:"reimport" help:"With --session-id: let a later capture or import of the session store its turns again (to refresh an imported conversation). Without it, forgotten turns stay forgotten when captured again or imported from a history (import --from): a mark of each stays (its position, message id and a hash of its content, which can confirm a guess of its exact words); with it, nothing of them stays."`
 	NS        string   `name:"ns" help:"Namespace of this call (default --namespace)."`
 }
 
