@@ -33,12 +33,16 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 // forgotten, the ids that named nothing, and its note.
 func forgetText(in spec.ForgetArgs, res memory.ForgetResult) string {
 	deleted := spec.Count(res.Deleted, "memory")
+	they, them := "they stay", "them"
+	if res.Deleted == 1 {
+		they, them = "it stays", "it"
+	}
 	var text string
 	switch {
 	case res.SessionID != "" && in.Reimport:
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of it may store them again.", deleted, res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of the session may store %s again.", deleted, res.SessionID, res.Namespace, them)
 	case res.SessionID != "":
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; they stay forgotten when it is captured again or imported from a history.", deleted, res.SessionID, res.Namespace)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; %s forgotten when the session is captured again or imported from a history.", deleted, res.SessionID, res.Namespace, they)
 	case in.SessionID != "" && in.Reimport:
 		// it may have held forgotten turns only, whose marks are gone
 		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; a later capture or import of it may store its turns again.", res.Namespace)
@@ -47,7 +51,7 @@ func forgetText(in spec.ForgetArgs, res memory.ForgetResult) string {
 		// session forgotten before) rather than leave the caller guessing
 		text = fmt.Sprintf("Deleted nothing: namespace %s has no session of that id.", res.Namespace)
 	case res.Deleted > 0 && len(in.IDs) > 0:
-		text = fmt.Sprintf("Deleted %s from namespace %s; they stay forgotten when their session is captured again or imported from a history.", deleted, res.Namespace)
+		text = fmt.Sprintf("Deleted %s from namespace %s; %s forgotten when the session is captured again or imported from a history.", deleted, res.Namespace, they)
 	default:
 		text = fmt.Sprintf("Deleted %s from namespace %s.", deleted, res.Namespace)
 	}

@@ -204,7 +204,7 @@ func TestForgetUnknownSession(t *testing.T) {
 	if err := json.Unmarshal(structured, &res); err != nil || res.Deleted != 0 || res.SessionID != "" {
 		t.Errorf("structured %s (%v)", structured, err)
 	}
-	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real"}); text != "Deleted 1 memory of session real from namespace default; they stay forgotten when it is captured again or imported from a history." {
+	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real"}); text != "Deleted 1 memory of session real from namespace default; it stays forgotten when the session is captured again or imported from a history." {
 		t.Errorf("forget of a session that holds one: %q", text)
 	}
 	// the session holds only the mark of its forgotten turn now
