@@ -15,13 +15,8 @@ import (
 // remember, sessions, show, export and forget run on the mock, and a
 // missing bucket is an error that names it.
 func TestCouchbaseCommands(t *testing.T) {
-	c := cavestest.Start(t)
 	dir := t.TempDir()
-	cb := func(args ...string) []string {
-		return append([]string{"--store", "couchbase", "--embedder", "none", "--couchbase-url", c.URL,
-			"--couchbase-username", cavestest.Admin, "--couchbase-password", cavestest.Password,
-			"--couchbase-durability", "none", "--couchbase-connect-timeout", "15s"}, args...)
-	} // 15 s: on a loaded machine the mock's bootstrap has taken over 2 s, and once over 10 s (a full eval running beside the tests); a working mock answers at once
+	cb := onMock(t)
 
 	out, errOut, err := try(t, dir, cb("couchbase", "setup")...)
 	if err == nil || !strings.Contains(out, "scope agentmem.agentmem: created") || !strings.Contains(out, "collection agentmem.agentmem.memories: created") {
@@ -61,13 +56,8 @@ func TestCouchbaseCommands(t *testing.T) {
 // into the session's manifest, and the session sent again there does not
 // store it.
 func TestCouchbaseImportKeepsForgottenTurnsForgotten(t *testing.T) {
-	c := cavestest.Start(t)
 	dir := t.TempDir()
-	cb := func(args ...string) []string {
-		return append([]string{"--store", "couchbase", "--embedder", "none", "--couchbase-url", c.URL,
-			"--couchbase-username", cavestest.Admin, "--couchbase-password", cavestest.Password,
-			"--couchbase-durability", "none", "--couchbase-connect-timeout", "15s"}, args...)
-	}
+	cb := onMock(t)
 	file, session := forgetPIN(t, dir, filepath.Join(dir, "src"))
 	if _, _, err := try(t, dir, cb("couchbase", "setup")...); err == nil {
 		t.Fatal("setup on the mock created a Search index, which the mock has not")
@@ -104,4 +94,15 @@ func runOnMock(t *testing.T, dataDir string, args ...string) string {
 		}
 		t.Logf("the mock did not answer a connection (attempt %d); running the command again", attempt)
 	}
+}
+
+// onMock starts gocaves and gives the command line of a command run on
+// it: the global flags that reach the mock, then args.
+func onMock(t *testing.T) func(args ...string) []string {
+	c := cavestest.Start(t)
+	return func(args ...string) []string {
+		return append([]string{"--store", "couchbase", "--embedder", "none", "--couchbase-url", c.URL,
+			"--couchbase-username", cavestest.Admin, "--couchbase-password", cavestest.Password,
+			"--couchbase-durability", "none", "--couchbase-connect-timeout", "15s"}, args...)
+	} // 15 s: on a loaded machine the mock's bootstrap has taken over 2 s, and once over 10 s (a full eval running beside the tests); a working mock answers at once
 }
