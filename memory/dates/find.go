@@ -1174,10 +1174,11 @@ func (f *finder) word(i int, w string) bool {
 
 // in reads "in N days" and "in N weeks" at i. Months and years are left
 // out ("I haven't seen her in two years" looks back), and so is a bare
-// article ("built in a day").
+// article ("built in a day"), unless its sentence looks ahead ("I'll be
+// back in a week").
 func (f *finder) in(i int) (Mention, int) {
-	if f.kw(i+1) == kwA && f.kw(i+2) != kwFew && f.kw(i+2) != kwCouple {
-		return Mention{}, i // "Rome wasn't built in a day"
+	if f.kw(i+1) == kwA && f.kw(i+2) != kwFew && f.kw(i+2) != kwCouple && !f.ahead(i) {
+		return Mention{}, i // "Rome wasn't built in a day"; "I'll be back in a week" looks ahead
 	}
 	lo, hi, j := f.quantity(i + 1)
 	if j == i+1 || f.kw(j+1) == kwAgo {

@@ -884,3 +884,12 @@ func TestFindNewUserTrial(t *testing.T) {
 		{"My passport expires in February.", fri, []string{"February=2027-02/month"}},
 	})
 }
+
+func TestFindInAWeekAhead(t *testing.T) {
+	runFind(t, []findCase{
+		{"I'll be back in a week.", wed, []string{"in a week=2023-05-15..2023-05-21/week/rel"}},
+		{"See you in a week!", wed, []string{"in a week=2023-05-15..2023-05-21/week/rel"}},
+		{"Rome wasn't built in a day.", wed, nil},
+		{"I lost 2 kilos in a week.", wed, nil},
+	})
+}
