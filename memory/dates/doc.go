@@ -85,6 +85,8 @@
 //	two weeks ago, a fortnight ago       the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
+//	in a week                            the ISO week of ref + 7 days, in a sentence that looks
+//	                                     ahead ("I'll be back in a week"; not "built in a day")
 //	3 days / two weeks from now          the same; also months and years ("a month from now": 2023-06);
 //	                                     "from today" as "from now"
 //	last summer / this / next            the latest season ended before ref's month /
@@ -119,57 +121,68 @@
 // "last year was tough, but in March I got a new job"), or speaks of the
 // future as for a weekday below ("we will travel in June", "the trip is
 // in June": June 2023; "we'll meet on May 3": 3 May 2024); it is not
-// Relative, and Year is 0. A bare weekday is taken as the
-// latest such day strictly before ref's day, because memories are mostly
-// told in the past tense ("on Tuesday we went..."), unless the nearest
-// tense word of its sentence (within six words) speaks of the future: will,
-// shall, 'll, going, gonna, plan, a schedule (starts, begins, ends,
-// arrives, launches, upcoming: "the job starts in September"), what is to
-// be done, said before a date that a preposition of time sets (should,
-// need to, let's: "I should call her on Monday"; not "should have", "I
-// need to tell you about Friday", nor "you should receive it soon" after
-// "I applied on 25 January"), "is on Friday" (and "'s on": "the party's
-// on Dec 19th"), "is due on 3 March", "is due by 31 January", "is due 1
-// December", "is in March", "is Friday" ("the deadline is Friday"; not "it is Friday",
-// "today is Friday", which is today's name and no other day), a weekday
-// followed by "is" ("Friday is the big day"; not "Friday is when I lost
-// my keys", "Monday is the day I broke my leg"), an event one has, just
-// before such a date ("I have a concert on 3 June", "I've got a dentist
-// appointment on Friday", "there's a team dinner on Friday"; not "I have
-// been", "didn't have", "might have", "did you have a good time on
-// Saturday?", "there's a photo of us on Friday"), "see you" opening the
-// sentence, after will, or after to and a word that looks forward ("see
-// you on Friday!", "can't wait to see you on the 3rd"; not "it was great
-// to see you on Friday"), what one asks for or expects ("I won't be in
-// on Monday", "I might go on Saturday", "remind me to call her on
-// Monday", "I'd like to book a table for Saturday", "are you free on
-// Tuesday?"; not "we won on Monday", "might have", "I was free", "I hope
-// you enjoyed the party on Saturday", "I read a good book on Friday",
-// and never across a wh-word: "remind me what I ate on Monday"), "can
-// we" or "can I" opening
-// the sentence, the present progressive of a plan ("I'm flying there on
-// Friday", "she is leaving in June", "what am I doing on Friday?"; not
-// after it, that or this: "it is amazing in June"; "'s" too: "the
-// plumber's coming on Monday", but not a possessive: "we went to Tom's
-// wedding on Saturday"), a journey in the simple present, as a
-// timetable says it ("we fly to Tokyo on 14 January", "my flight leaves
-// on Friday", "we arrive on the 3rd", "we're off to France on the 1st";
-// not "did you fly", "why didn't you come", "the autumn leaves in
-// October", "my tax returns on Monday"), or a schedule's ("exams start on 4 January", "the
-// shop opens on Sunday"; a plural subject's verb without -s; not after a
-// word of frequency: "we always go to the beach in August", "the shops
-// usually close on Sunday" are habits), or "next
-// month" or "tomorrow" before it ("the wedding is next month, on 12
-// August") (then the next such day strictly after ref's); a past one (was,
-// were, went, did, had) keeps it behind, as "since" before it does ("I'm
-// feeling better since Monday"), and after "from" the progressive does not
-// count ("I'm uploading the pictures from Saturday"). "This Tuesday" is
-// the one in ref's week (Monday to Sunday), or the coming one when its
-// sentence looks ahead ("I'll see him this Monday"); "next Tuesday" is the
-// coming one, unless that is tomorrow or the day after in ref's week:
-// "next Thursday" said on a Wednesday is the Thursday of next week, 8
-// days on. A weekday followed by "the" and an ordinal that does not end
-// its phrase is a bare weekday ("on Saturday the 2nd team won").
+// Relative, and Year is 0.
+//
+// A bare weekday is taken as the latest such day strictly before ref's
+// day, because memories are mostly told in the past tense ("on Tuesday we
+// went..."), unless its sentence looks ahead (then it is the next such
+// day strictly after ref's): the nearest tense word within six words
+// says the future. A past one (was, were, went, did, had) keeps it
+// behind, as "since" before it does ("I'm feeling better since Monday"),
+// and after "from" the progressive does not count ("I'm uploading the
+// pictures from Saturday"). A sentence looks ahead with:
+//   - will, shall, 'll, going, gonna, plan, or a schedule's word (starts,
+//     begins, ends, arrives, launches, upcoming: "the job starts in
+//     September");
+//   - what is to be done, before a date a preposition of time sets
+//     (should, need to, let's: "I should call her on Monday"; not "should
+//     have", "I need to tell you about Friday", nor "you should receive it
+//     soon" after "I applied on 25 January");
+//   - "is on Friday" ("'s on": "the party's on Dec 19th"), "is in March",
+//     "is due on 3 March", "is due by 31 January", "is due 1 December",
+//     "is Friday" ("the deadline is Friday"; not "it is Friday", nor
+//     "today is Friday", today's name and no other day); a weekday
+//     followed by "is" ("Friday is the big day"; not "Friday is when I
+//     lost my keys", "Monday is the day I broke my leg");
+//   - an event one has, just before such a date ("I have a concert on 3
+//     June", "I've got a dentist appointment on Friday", "there's a team
+//     dinner on Friday"; not "I have been", "didn't have", "might have",
+//     "did you have a good time on Saturday?", "there's a photo of us on
+//     Friday");
+//   - "see you" opening the sentence, after will, or after to and a word
+//     that looks forward ("see you on Friday!", "see you Monday!", "can't
+//     wait to see you on the 3rd"; not "it was great to see you on
+//     Friday");
+//   - what one asks for or expects ("I won't be in on Monday", "I might
+//     go on Saturday", "remind me to call her on Monday", "I'd like to
+//     book a table for Saturday", "are you free on Tuesday?"; not "we won
+//     on Monday", "might have", "I was free", "I hope you enjoyed the
+//     party on Saturday", "I read a good book on Friday", nor across a
+//     wh-word: "remind me what I ate on Monday");
+//   - "can we" or "can I" opening the sentence;
+//   - the present progressive of a plan ("I'm flying there on Friday",
+//     "she is leaving in June", "what am I doing on Friday?", "the
+//     plumber's coming on Monday"; not after it, that or this: "it is
+//     amazing in June"; nor a possessive: "we went to Tom's wedding on
+//     Saturday");
+//   - a journey in the simple present, as a timetable says it ("we fly
+//     to Tokyo on 14 January", "my flight leaves on Friday", "we arrive
+//     on the 3rd", "we're off to France on the 1st"; not "did you fly",
+//     "why didn't you come", "the autumn leaves in October", "my tax
+//     returns on Monday"), or a schedule's ("exams start on 4 January",
+//     "the shop opens on Sunday": a plural subject's verb without -s; not
+//     after a word of frequency: "we always go to the beach in August",
+//     "the shops usually close on Sunday" are habits);
+//   - "next month" or "tomorrow" before it ("the wedding is next month,
+//     on 12 August").
+//
+// "This Tuesday" is the one in ref's week (Monday to Sunday), or the
+// coming one when its sentence looks ahead ("I'll see him this Monday");
+// "next Tuesday" is the coming one, unless that is tomorrow or the day
+// after in ref's week: "next Thursday" said on a Wednesday is the
+// Thursday of next week, 8 days on. A weekday followed by "the" and an
+// ordinal that does not end its phrase is a bare weekday ("on Saturday
+// the 2nd team won").
 //
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only
