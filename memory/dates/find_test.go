@@ -893,3 +893,13 @@ func TestFindInAWeekAhead(t *testing.T) {
 		{"I lost 2 kilos in a week.", wed, nil},
 	})
 }
+
+func TestFindHeldOutTrial(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 9, 0, 0, 0, time.UTC) }
+	runFind(t, []findCase{
+		{"We're having a barbecue on the Fourth of July.", day(2026, 6, 10), []string{"Fourth of July=2026-07-04/day"}},
+		{"The Fourth of July is my favourite holiday.", day(2026, 6, 10), nil},
+		{"We watched fireworks on Independence Day.", day(2026, 7, 10), []string{"Independence Day=2026-07-04/day"}},
+		{"What should we do for New Year's Eve?", day(2026, 12, 30), []string{"New Year's Eve=2026-12-31/day"}},
+	})
+}

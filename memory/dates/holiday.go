@@ -4,7 +4,8 @@ import "time"
 
 // A holiday is the day a name gives in a year: Christmas, Christmas Eve
 // and Christmas Day, Boxing Day, New Year's Eve and New Year's Day, Halloween,
-// Valentine's Day, Easter (Sunday) and Thanksgiving (the United States',
+// Valentine's Day, the Fourth of July (Independence Day), Easter (Sunday)
+// and Thanksgiving (the United States',
 // the fourth Thursday of November). Each counts only with a capital, and
 // only where a word of time sets it ("at Christmas", "over Easter",
 // "before Halloween", "for Thanksgiving") or last, this or next comes
@@ -27,6 +28,8 @@ var holidays = []holiday{
 	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1)},
 	{[]string{"Boxing", "Day"}, fixed(12, 26)},
 	{[]string{"Halloween"}, fixed(10, 31)},
+	{[]string{"Fourth", "of", "July"}, fixed(7, 4)},
+	{[]string{"Independence", "Day"}, fixed(7, 4)},
 	{[]string{"Valentine", "s", "Day"}, fixed(2, 14)},
 	{[]string{"Easter", "Sunday"}, easter},
 	{[]string{"Easter"}, easter},
@@ -52,7 +55,7 @@ func (f *finder) holiday(i int) (Mention, int) {
 		dir, start = 2, i-1
 	default:
 		if !f.holidayCued(i) {
-			return Mention{}, i
+			return Mention{}, j // no day, and no month of its own: "the Fourth of July is my favourite"
 		}
 	}
 	if y, k := f.yearAt(j); y > 0 && dir == 0 { // "at Christmas 2019", "on New Year's Day, 2022"
@@ -90,7 +93,7 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 			if j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "'" || f.s[f.t[j].start:f.t[j].end] == "’") {
 				j++ // "Year's", "Year’s"
 			}
-			if !f.word(j, w) || (w != "s" && !f.t[j].upper) {
+			if !f.word(j, w) || ('A' <= w[0] && w[0] <= 'Z' && !f.t[j].upper) { // "Fourth of July": its capitals
 				j = -1
 				break
 			}
@@ -118,6 +121,9 @@ func (f *finder) name(i, j int) bool {
 // on, over, for, before, after, until, till, since, during, from,
 // through, by, around ("over Christmas", "by Easter").
 func (f *finder) holidayCued(i int) bool {
+	if f.kw(i-1) == kwThe {
+		i-- // "on the Fourth of July"
+	}
 	switch f.kw(i - 1) {
 	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
 		return true
@@ -139,8 +145,8 @@ func (f *finder) holidayYear(i, j int, h holiday, dir int) (int, bool) {
 			return 0, false // "every year at Christmas", "during Thanksgiving, we usually…"
 		case named:
 			return said, true
-		case f.ahead(j-1) || f.deadline(i):
-			dir = 1 // the tense read from the name's last word: "on New Year's Eve we're going"
+		case f.ahead(i) || f.ahead(j-1) || f.deadline(i):
+			dir = 1 // the tense read from either end of the name: "what should we do for New Year's Eve?", "on New Year's Eve we're going"
 		default:
 			dir = -1
 		}
