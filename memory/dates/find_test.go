@@ -903,3 +903,21 @@ func TestFindHeldOutTrial(t *testing.T) {
 		{"What should we do for New Year's Eve?", day(2026, 12, 30), []string{"New Year's Eve=2026-12-31/day"}},
 	})
 }
+
+func TestFindMoreHolidays(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 9, 0, 0, 0, time.UTC) }
+	runFind(t, []findCase{
+		{"We went to the parade on St. Patrick's Day.", day(2026, 3, 20), []string{"St. Patrick's Day=2026-03-17/day"}},
+		{"The pool opens on Memorial Day.", day(2026, 5, 1), []string{"Memorial Day=2026-05-25/day"}},
+		{"We had a barbecue on Labor Day.", day(2026, 9, 20), []string{"Labor Day=2026-09-07/day"}},
+		{"Labor Day weekend sales are on.", day(2026, 9, 20), nil},
+	})
+	for y, want := range map[int][2]int{2023: {29, 4}, 2024: {27, 2}, 2025: {26, 1}, 2026: {25, 7}, 2027: {31, 6}} {
+		if _, d := memorialDay(y); d != want[0] {
+			t.Errorf("Memorial Day %d: May %d, want May %d", y, d, want[0])
+		}
+		if _, d := laborDay(y); d != want[1] {
+			t.Errorf("Labor Day %d: September %d, want September %d", y, d, want[1])
+		}
+	}
+}

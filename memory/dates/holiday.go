@@ -3,15 +3,17 @@ package dates
 import "time"
 
 // A holiday is the day a name gives in a year: Christmas, Christmas Eve
-// and Christmas Day, Boxing Day, New Year's Eve and New Year's Day, Halloween,
-// Valentine's Day, the Fourth of July (Independence Day), Easter (Sunday)
-// and Thanksgiving (the United States',
-// the fourth Thursday of November). Each counts only with a capital, and
-// only where a word of time sets it ("at Christmas", "over Easter",
-// "before Halloween", "for Thanksgiving") or last, this or next comes
-// before it; "the Christmas magic" and "Thanksgiving traditions" name no
-// day, nor does a holiday's name inside a longer one ("Christmas Island",
-// "Halloween Horror Nights", "The Nightmare Before Christmas").
+// and Christmas Day, Boxing Day, New Year's Eve and New Year's Day,
+// Halloween, Valentine's Day, St Patrick's Day, the Fourth of July
+// (Independence Day), Easter (Sunday), and the United States' Memorial
+// Day (the last Monday of May), Labor Day (the first Monday of
+// September) and Thanksgiving (the fourth Thursday of November). Each
+// counts only with its capitals, and only where a word of time sets it
+// ("at Christmas", "over Easter", "before Halloween", "for
+// Thanksgiving") or last, this or next comes before it; "the Christmas
+// magic" and "Thanksgiving traditions" name no day, nor does a
+// holiday's name inside a longer one ("Christmas Island", "Halloween
+// Horror Nights", "The Nightmare Before Christmas").
 type holiday struct {
 	words []string             // the name, word by word ("New", "Year", "s", "Eve")
 	day   func(int) (int, int) // its month and day in a year
@@ -28,6 +30,9 @@ var holidays = []holiday{
 	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1)},
 	{[]string{"Boxing", "Day"}, fixed(12, 26)},
 	{[]string{"Halloween"}, fixed(10, 31)},
+	{[]string{"St", "Patrick", "s", "Day"}, fixed(3, 17)},
+	{[]string{"Memorial", "Day"}, memorialDay},
+	{[]string{"Labor", "Day"}, laborDay},
 	{[]string{"Fourth", "of", "July"}, fixed(7, 4)},
 	{[]string{"Independence", "Day"}, fixed(7, 4)},
 	{[]string{"Valentine", "s", "Day"}, fixed(2, 14)},
@@ -90,8 +95,8 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 	for _, h := range holidays {
 		j := i
 		for _, w := range h.words {
-			if j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "'" || f.s[f.t[j].start:f.t[j].end] == "’") {
-				j++ // "Year's", "Year’s"
+			if j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "'" || f.s[f.t[j].start:f.t[j].end] == "’" || f.punct(j, '.') && f.word(j-1, "st")) {
+				j++ // "Year's", "Year’s", "St. Patrick's"
 			}
 			if !f.word(j, w) || ('A' <= w[0] && w[0] <= 'Z' && !f.t[j].upper) { // "Fourth of July": its capitals
 				j = -1
@@ -204,4 +209,17 @@ func (f *finder) habitNear(i, j int) bool {
 		}
 	}
 	return false
+}
+
+// memorialDay is the last Monday of May in year y (the United States').
+func memorialDay(y int) (int, int) {
+	last := int(weekdayOf(y, 5, 31)) // Sunday = 0
+	return 5, 31 - (last+6)%7
+}
+
+// laborDay is the first Monday of September in year y (the United
+// States').
+func laborDay(y int) (int, int) {
+	first := int(weekdayOf(y, 9, 1)) // Sunday = 0
+	return 9, 1 + (8-first)%7
 }

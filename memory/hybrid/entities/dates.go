@@ -195,4 +195,4 @@ func (x *extractor) holiday(start, end int) bool {
 }
 
 // holidayWords begin the holidays package dates reads.
-var holidayWords = set("christmas boxing new halloween valentine easter thanksgiving fourth independence")
+var holidayWords = set("christmas boxing new halloween valentine easter thanksgiving fourth independence st memorial labor")
