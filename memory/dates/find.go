@@ -114,8 +114,8 @@ func FindWith(text string, opts Options) []Mention {
 	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose}
 	var out []Mention
 	for i := 0; i < len(f.t); {
-		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone && !f.t[i].upper {
-			i++ // no mention starts here (a capital may start a holiday's name)
+		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
+			i++ // no mention starts here
 			continue
 		}
 		m, next := f.at(i)
@@ -344,8 +344,10 @@ func (f *finder) at(i int) (Mention, int) {
 		return f.seasonOf(i)
 	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:
 		return f.ago(i)
+	case k == kwHoliday || k == kwOrd: // "Christmas", "St Patrick's Day"
+		return f.holiday(i)
 	}
-	return f.holiday(i)
+	return Mention{}, i
 }
 
 // partOfDay skips "morning", "afternoon", "evening" or "night" at i.
@@ -809,7 +811,7 @@ func (f *finder) habitual(i int) bool {
 	switch f.kw(i - 1) {
 	case kwEvery, kwThe, kwA, kwDet:
 		return true
-	case kwNone:
+	case kwNone, kwHoliday: // "Black Friday", "Easter Sunday Mass"
 		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper {
 			return true
 		}
@@ -1049,7 +1051,7 @@ func (f *finder) afterNext(i int) (Mention, int) {
 // weekend").
 func (f *finder) atWeekend(i int) (Mention, int) {
 	if f.kw(i+1) != kwThe || f.kw(i+2) != kwWeekend {
-		return f.holiday(i)
+		return Mention{}, i
 	}
 	mon := -f.wd
 	if !f.ahead(i+2) && f.wd < 5 {

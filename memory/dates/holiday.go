@@ -116,7 +116,7 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 // Horror Nights"), or after a word of time with a capital after another
 // ("The Nightmare Before Christmas").
 func (f *finder) name(i, j int) bool {
-	if j < len(f.t) && f.t[j].kind == kWord && f.t[j].upper && f.kw(j) == kwNone && !f.word(j, "i") && f.spaced(j) && !f.t[j].line {
+	if j < len(f.t) && f.t[j].kind == kWord && f.t[j].upper && (f.kw(j) == kwNone || f.kw(j) == kwHoliday) && !f.word(j, "i") && f.spaced(j) && !f.t[j].line {
 		return true
 	}
 	return i >= 2 && f.t[i-1].upper && f.t[i-2].kind == kWord && f.t[i-2].upper && !f.t[i-1].line

@@ -197,10 +197,11 @@ const (
 	kwDet    // my, your, that, each...: "my Sunday routine" is no date
 	kwTo
 	kwOr
-	kwWill  // will, shall, gonna, going, plan(s/ning), ll ("we'll"), starts, begins, ends, arrives, launches, upcoming: a weekday near it is ahead
-	kwModal // should, need(s), let: what is to be done, ahead when before the date (finder.ahead)
-	kwWas   // was, were, went, did, had: a weekday near it is behind
-	kwIs    // is, are, re ("we're"): "is on Friday" is ahead
+	kwWill    // will, shall, gonna, going, plan(s/ning), ll ("we'll"), starts, begins, ends, arrives, launches, upcoming: a weekday near it is ahead
+	kwHoliday // the first word of a holiday's name (holiday.go): christmas, new, easter, …
+	kwModal   // should, need(s), let: what is to be done, ahead when before the date (finder.ahead)
+	kwWas     // was, were, went, did, had: a weekday near it is behind
+	kwIs      // is, are, re ("we're"): "is on Friday" is ahead
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -227,12 +228,13 @@ func (k kw) weekday() (int, bool) {
 }
 
 // keyword classifies a word, case-insensitively. Most words are answered
-// by the length test.
+// by the length test (the longest keywords, "thanksgiving" and
+// "independence", have 12 letters).
 func keyword(w string) (kw, int32) {
-	if len(w) > 9 {
+	if len(w) > 12 {
 		return kwNone, 0
 	}
-	var b [9]byte
+	var b [12]byte
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c >= utf8.RuneSelf {
@@ -392,6 +394,8 @@ func timeWord(s string) (kw, int32) {
 		return kwOver, 0
 	case "every":
 		return kwEvery, 0
+	case "christmas", "boxing", "new", "halloween", "valentine", "easter", "thanksgiving", "memorial", "labor", "fourth", "independence":
+		return kwHoliday, 0
 	}
 	return kwNone, 0
 }

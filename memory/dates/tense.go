@@ -424,7 +424,7 @@ func (f *finder) trip(j int) bool {
 			}
 			k := f.kw(j - 1)
 			if nounForms[w] { // "the autumn leaves", "my tax returns": only after a name or a carrier
-				return k == kwNone && f.t[j-1].upper || f.carrier(j-1)
+				return (k == kwNone || k == kwHoliday) && f.t[j-1].upper || f.carrier(j-1)
 			}
 			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1)
 		}
