@@ -45,17 +45,7 @@ func TestKillLoop(t *testing.T) {
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdin, stdout := started(t, cmd)
 		// every third kill lands while the server starts: opening the
 		// store, replaying what the last one left in the journal
 		delay := time.Duration(200+rng.Intn(800)) * time.Millisecond

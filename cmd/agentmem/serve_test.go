@@ -311,17 +311,7 @@ func TestServeQuietUnderAHost(t *testing.T) {
 	cmd := exec.Command(binary(t), "serve", "--data-dir", t.TempDir(), "--embedder", "none")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := started(t, cmd)
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.Contains(line, `"id":1`) {
@@ -334,4 +324,21 @@ func TestServeQuietUnderAHost(t *testing.T) {
 	if s := stderr.String(); s != "" {
 		t.Errorf("serve under a host wrote to stderr:\n%s", s)
 	}
+}
+
+// started starts cmd with pipes to its stdin and from its stdout.
+func started(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
