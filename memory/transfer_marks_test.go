@@ -146,7 +146,7 @@ func TestImportRefusesBadMarks(t *testing.T) {
 		{"cut short after a mark", head + mark, 2, "", "cut short, after 0 memories and 1 mark of a forgotten turn"},
 		{"cut short after marks and memories", strings.Join(lines[:4], ""), 4, "", "cut short, after 2 memories and 1 mark of a forgotten turn"},
 	}
-	refused(t, cases)
+	refused(t, nil, cases)
 }
 
 // edit is lines, joined, with line i's old replaced by new.

@@ -266,7 +266,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"session not together", head + body[0] + body[3] + body[1] + strings.Join(body[2:3], "") + strings.Join(body[4:], "") + end, 4, "session_id", "appears again"},
 		{"empty file", "", 1, "", "the file is empty"},
 	}
-	refused(t, cases)
+	refused(t, nil, cases)
 
 	// a version 1 file has no end line, and is read without it
 	t.Run("version 1", func(t *testing.T) {
@@ -453,13 +453,14 @@ type refusal struct {
 	says       string
 }
 
-// refused imports each case's file into a new store: the import must fail
-// with a LineError naming the line and the field, and store nothing.
-func refused(t *testing.T, cases []refusal) {
+// refused imports each case's file into a new store with embedder emb
+// (nil for none): the import must fail with a LineError naming the line
+// and the field, and store nothing.
+func refused(t *testing.T, emb memory.Embedder, cases []refusal) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dst := open(t, nil)
+			dst := open(t, emb)
 			_, err := dst.Import(bg, textOpener(c.file), memory.ImportOptions{})
 			var le *memory.LineError
 			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
