@@ -45,6 +45,9 @@ type Mention struct {
 	// the day or month first, which only Options.Loose reads, has none:
 	// which number is the month is unknown.
 	Year, Month, Day int
+	// Holiday reports a day a holiday's name gives ("Christmas", "Easter
+	// 2019"; holiday.go), which is a name as much as a date.
+	Holiday bool
 }
 
 // Label is a short annotation of the resolved period: "2023-05-07" for a
@@ -723,15 +726,13 @@ func (f *finder) agree(i int, m *Mention, day int) {
 	if m.Year != 0 || m.From.IsZero() || monday0(m.From) == day {
 		return
 	}
-	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
-	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
 	behind := f.behind(i)
 	for _, y := range [2]int{m.From.Year() - 1, m.From.Year() + 1} {
 		if y < MinYear || y > MaxYear || m.Day > daysIn(y, m.Month) {
 			continue
 		}
 		from, to := f.dayOf(y, m.Month, m.Day)
-		if monday0(from) == day && dist(from) < dist(m.From) && !(behind && from.After(ref)) {
+		if monday0(from) == day && f.fromRef(from) < f.fromRef(m.From) && !(behind && from.After(f.refDay())) {
 			m.From, m.To = from, to
 			return
 		}
@@ -778,8 +779,6 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 			return Mention{}, i, false // "on Saturday the 2nd team won"
 		}
 	}
-	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
-	dist := func(t time.Time) time.Duration { return max(t.Sub(ref), ref.Sub(t)) }
 	var best period
 	behind := f.behind(i) // "I saw her on Monday the 15th": not a Monday to come
 	for dm := -3; dm <= 3; dm++ {
@@ -787,7 +786,7 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 		if y < MinYear || y > MaxYear || d > daysIn(y, m) {
 			continue
 		}
-		if from, to := f.dayOf(y, m, d); monday0(from) == day && !(behind && from.After(ref)) && (best.from.IsZero() || dist(from) < dist(best.from)) {
+		if from, to := f.dayOf(y, m, d); monday0(from) == day && !(behind && from.After(f.refDay())) && (best.from.IsZero() || f.fromRef(from) < f.fromRef(best.from)) {
 			best = period{from, to}
 		}
 	}
@@ -796,6 +795,15 @@ func (f *finder) weekdayNth(i, j, day int) (Mention, int, bool) {
 	}
 	m, n := f.rel(i, n, Day, best)
 	return m, n, true
+}
+
+// refDay is the start of ref's day.
+func (f *finder) refDay() time.Time { return f.days(0, 1).from }
+
+// fromRef is how far t lies from the start of ref's day, either way.
+func (f *finder) fromRef(t time.Time) time.Duration {
+	ref := f.refDay()
+	return max(t.Sub(ref), ref.Sub(t))
 }
 
 // monday0 is t's weekday, Monday = 0.

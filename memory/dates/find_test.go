@@ -921,3 +921,14 @@ func TestFindMoreHolidays(t *testing.T) {
 		}
 	}
 }
+
+// Find looks for a holiday only at a word the scanner marks as one's first
+// (kwHoliday; "St" is the ordinal's keyword): every name in the table
+// must start with such a word.
+func TestHolidaysStartAtKeywords(t *testing.T) {
+	for _, h := range holidays {
+		if k, _ := keyword(h.words[0]); k != kwHoliday && k != kwOrd {
+			t.Errorf("%q starts no holiday for the scanner (keyword %d)", strings.Join(h.words, " "), k)
+		}
+	}
+}

@@ -70,10 +70,11 @@ func (f *finder) holiday(i int) (Mention, int) {
 		m, d := h.day(y)
 		from, to := f.dayOf(y, m, d)
 		mm := f.mention(start, k, Day, false, from, to)
-		mm.Year, mm.Month, mm.Day = y, m, d
+		mm.Year, mm.Month, mm.Day, mm.Holiday = y, m, d, true
 		return mm, k
 	}
 	mm := f.mention(start, j, Day, dir != 0, time.Time{}, time.Time{})
+	mm.Holiday = true
 	if !f.has {
 		return mm, j
 	}
@@ -141,7 +142,7 @@ func (f *finder) holidayCued(i int) bool {
 // first from it, or ref's year's; the year a sentence names; not ok for
 // a habit's ("every year at Christmas").
 func (f *finder) holidayYear(i, j int, h holiday, dir int) (int, bool) {
-	ref := wallTime(f.y, time.Month(f.m), f.d, 0, 0, 0, 0, f.loc)
+	ref := f.refDay()
 	on := func(y int) time.Time { m, d := h.day(y); from, _ := f.dayOf(y, m, d); return from }
 	if dir == 0 {
 		said, named := f.yearSaid(i, j)

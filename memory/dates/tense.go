@@ -398,6 +398,15 @@ var tripVerbs = map[string]string{
 	"expire": "expires", "renew": "renews",
 }
 
+// tripThird is the forms of tripVerbs after he, she or a noun.
+var tripThird = func() map[string]bool {
+	m := make(map[string]bool, len(tripVerbs))
+	for _, third := range tripVerbs {
+		m[third] = true
+	}
+	return m
+}()
+
 // trip reports a verb of a journey in the simple present at j: its base
 // form after I, we, you or they ("we fly"), its -s form after a word
 // that is no article or determiner ("she flies", "my flight leaves"; an
@@ -414,22 +423,19 @@ func (f *finder) trip(j int) bool {
 	if _, base := tripVerbs[w]; base {
 		return f.pronoun(j-1) && !f.word(j-1, "he") && !f.word(j-1, "she") || f.plural(j-1)
 	}
-	for _, third := range tripVerbs {
-		if w == third {
-			if f.word(j-1, "he") || f.word(j-1, "she") {
-				return true
-			}
-			if f.word(j-1, "story") || f.word(j-1, "saying") || f.word(j-1, "time") {
-				return false // "as the story goes", "time flies"
-			}
-			k := f.kw(j - 1)
-			if nounForms[w] { // "the autumn leaves", "my tax returns": only after a name or a carrier
-				return (k == kwNone || k == kwHoliday) && f.t[j-1].upper || f.carrier(j-1)
-			}
-			return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1)
-		}
+	switch {
+	case !tripThird[w]:
+		return false
+	case f.word(j-1, "he") || f.word(j-1, "she"):
+		return true
+	case f.word(j-1, "story") || f.word(j-1, "saying") || f.word(j-1, "time"):
+		return false // "as the story goes", "time flies"
 	}
-	return false
+	k := f.kw(j - 1)
+	if nounForms[w] { // "the autumn leaves", "my tax returns": only after a name or a carrier
+		return (k == kwNone || k == kwHoliday) && f.t[j-1].upper || f.carrier(j-1)
+	}
+	return f.t[j-1].kind == kWord && k != kwThe && k != kwDet && k != kwA && !f.pronoun(j-1)
 }
 
 // nounForms are -s forms of tripVerbs that are as often plural nouns:

@@ -62,7 +62,7 @@ func (x *extractor) findDates() {
 // window adds the dates in text[from:to].
 func (x *extractor) window(from, to int) {
 	for _, m := range dates.FindWith(x.s[from:to], dates.Options{Loose: true}) {
-		if m.Relative || x.holiday(from+m.Start, from+m.End) {
+		if m.Relative || m.Holiday {
 			continue // "last May", "two days ago": not concrete enough; a holiday ("for Christmas", "Christmas 2019") stays a word
 		}
 		s := dateSpan{start: x.dateStart(from+m.Start, from+m.End), end: from + m.End}
@@ -183,16 +183,3 @@ func (x *extractor) isDate(i int) bool {
 func twoDigits(n int) string {
 	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
 }
-
-// holiday reports a date in text[start:end] that a holiday's name leads
-// (package dates reads "Christmas", "Easter 2019", "New Year's Day").
-func (x *extractor) holiday(start, end int) bool {
-	j := start
-	for j < end && isASCIILetter(x.s[j]) {
-		j++
-	}
-	return holidayWords.has(string(lowerKey(x.s[start:j], x.key[:])))
-}
-
-// holidayWords begin the holidays package dates reads.
-var holidayWords = set("christmas boxing new halloween valentine easter thanksgiving fourth independence st memorial labor")
