@@ -625,3 +625,25 @@ func TestAnnotatedTextNotAnnotatedTwice(t *testing.T) {
 		}
 	}
 }
+
+// A range of days is dated as one span where no year is written, and a
+// question's range is one period, the days between included.
+func TestRangeDatedAsOneSpan(t *testing.T) {
+	day := time.Date(2023, 5, 10, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"We were in Lisbon from 3 to 7 May.": "We were in Lisbon from 3 to 7 May [2023-05-03..2023-05-07].",
+		"We were in Lisbon May 3-7, 2021.":   "We were in Lisbon May 3-7, 2021.",
+	} {
+		if got := display(in, day); got != want {
+			t.Errorf("display(%q) = %q, want %q", in, got, want)
+		}
+	}
+	svc, err := New(Options{Store: nopStore{}, Location: time.UTC, Now: func() time.Time { return day }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := svc.queryPeriods("What did I do between 3 and 7 May?")
+	if len(ps) != 1 || ps[0].Text != "3 and 7 May" || !ps[0].Contains(day.AddDate(0, 0, -5)) || !ps[0].Contains(day.AddDate(0, 0, -3)) || ps[0].Contains(day.AddDate(0, 0, -2)) {
+		t.Errorf("periods %+v, want 3 to 7 May 2023", ps)
+	}
+}

@@ -43,7 +43,9 @@ type Mention struct {
 	// Year, Month and Day are the calendar fields written in the text, 0
 	// when absent: "May 8" has Year 0, "last May" has Month 5. A date with
 	// the day or month first, which only Options.Loose reads, has none:
-	// which number is the month is unknown.
+	// which number is the month is unknown. A range's ("3 to 7 May
+	// 2023", range.go) are its last day's or month's, with the month or
+	// year its first end says alone.
 	Year, Month, Day int
 	// Holiday reports a day a holiday's name gives ("Christmas", "Easter
 	// 2019"; holiday.go), which is a name as much as a date.
@@ -105,6 +107,10 @@ type Options struct {
 	//     is a dot). Which of the two is the month is unknown, so the
 	//     mention has Grain Day and neither fields nor a period.
 	Loose bool
+	// Apart reads the two ends of a range ("3 to 7 May", range.go) as
+	// two mentions, as a text without ranges would be read: for the
+	// entity extractor, which indexes each day.
+	Apart bool
 }
 
 // FindWith is Find with options.
@@ -114,7 +120,7 @@ func FindWith(text string, opts Options) []Mention {
 	c.set(opts.Ref)
 	// The calendar is behind a pointer so that its location, which flows
 	// into the mentions, does not make the tokens escape to the heap.
-	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose}
+	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart}
 	var out []Mention
 	for i := 0; i < len(f.t); {
 		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
@@ -138,6 +144,7 @@ type finder struct {
 	s     string
 	t     []token
 	loose bool // Options.Loose
+	apart bool // Options.Apart
 	*calendar
 }
 
@@ -294,6 +301,9 @@ func (f *finder) monthOf(y, m int) (time.Time, time.Time) {
 func (f *finder) at(i int) (Mention, int) {
 	t := &f.t[i]
 	if t.kind == kNum {
+		if m, n := f.rangeAt(i); n > i {
+			return m, n
+		}
 		if m, n := f.absolute(i); n > i {
 			return m, n
 		}
@@ -307,6 +317,9 @@ func (f *finder) at(i int) (Mention, int) {
 	}
 	switch k := t.kw; {
 	case k.month() > 0:
+		if m, n := f.rangeAt(i); n > i {
+			return m, n
+		}
 		return f.absolute(i)
 	case kwSun <= k && k <= kwSat:
 		return f.weekday(i)
@@ -492,31 +505,41 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 	mm := f.mention(i, j, Month, false, time.Time{}, time.Time{})
 	mm.Month = m
 	if f.has {
-		// the latest such month, or in a sentence about the future
-		// ("we will travel in December") the next one from ref's month
-		y := f.y
-		said, ok := f.yearSaid(i, j)
-		ahead := f.ahead(i)
-		if ok && said != 0 && said < f.y && ahead {
-			ok = false // "last year's tax return is due in January": a plan
-		}
-		switch {
-		case ok && said == 0 || f.born(i):
+		y, ok := f.monthYear(i, j, m)
+		if !ok {
 			return Mention{}, j // "every year in August", "born in March"
-		case ok:
-			y = said
-		case ahead:
-			if m < f.m {
-				y++
-			}
-		case m > f.m:
-			y--
 		}
 		if y >= MinYear && y <= MaxYear {
 			mm.From, mm.To = f.monthOf(y, m)
 		}
 	}
 	return mm, j
+}
+
+// monthYear is the year of month m written as tokens [i, j) without
+// one: the latest such month, or in a sentence about the future ("we will
+// travel in December") the next one from ref's month, or the year its
+// sentence names; not ok for a habit's or a birth's, which have none.
+func (f *finder) monthYear(i, j, m int) (y int, ok bool) {
+	y = f.y
+	said, named := f.yearSaid(i, j)
+	ahead := f.ahead(i)
+	if named && said != 0 && said < f.y && ahead {
+		named = false // "last year's tax return is due in January": a plan
+	}
+	switch {
+	case named && said == 0 || f.born(i):
+		return 0, false
+	case named:
+		y = said
+	case ahead:
+		if m < f.m {
+			y++
+		}
+	case m > f.m:
+		y--
+	}
+	return y, true
 }
 
 // ymd makes the mention of a day written as tokens [i, j); y is 0 when no

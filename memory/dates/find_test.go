@@ -251,7 +251,6 @@ func TestFindRejects(t *testing.T) {
 		{"in may", wed, nil},
 		{"they march in jan", wed, nil},
 		{"May 8:30", wed, nil},
-		{"May 8-10", wed, nil},
 		{"05/08/2023", wed, nil},
 		{"2019-2020", wed, nil},
 		{"v2023-05-08", wed, nil},
@@ -930,5 +929,58 @@ func TestHolidaysStartAtKeywords(t *testing.T) {
 		if k, _ := keyword(h.words[0]); k != kwHoliday && k != kwOrd {
 			t.Errorf("%q starts no holiday for the scanner (keyword %d)", strings.Join(h.words, " "), k)
 		}
+	}
+}
+
+// TestFindRanges holds the ranges of range.go: one mention from the first
+// day (or month) to the last, whichever end says the month or the year.
+func TestFindRanges(t *testing.T) {
+	runFind(t, []findCase{
+		{"We were in Lisbon 2-6 May.", wed, []string{"2-6 May=2023-05-02..2023-05-06/day"}},
+		{"We were in Lisbon from 3 to 7 April.", wed, []string{"3 to 7 April=2023-04-03..2023-04-07/day"}},
+		{"I'll be away May 23-27.", wed, []string{"May 23-27=2023-05-23..2023-05-27/day"}},
+		{"May 8-10", wed, []string{"May 8-10=2023-05-08..2023-05-10/day"}},
+		{"The festival is 12–15 June.", wed, []string{"12–15 June=2023-06-12..2023-06-15/day"}},
+		{"the 3rd to the 7th of June", wed, []string{"7th of June=2022-06-07/day"}},
+		{"3rd to 7th of April", wed, []string{"3rd to 7th of April=2023-04-03..2023-04-07/day"}},
+		{"The conference ran from May 3 to May 7, 2021.", wed, []string{"May 3 to May 7, 2021=2021-05-03..2021-05-07/day"}},
+		{"from 30 April to 3 May", wed, []string{"30 April to 3 May=2023-04-30..2023-05-03/day"}},
+		{"from 10 April until 14 April", wed, []string{"10 April until 14 April=2023-04-10..2023-04-14/day"}},
+		{"Where was John between August 11 and August 15 2022?", wed, []string{"August 11 and August 15 2022=2022-08-11..2022-08-15/day"}},
+		{"What did I do between 3 and 7 April?", wed, []string{"3 and 7 April=2023-04-03..2023-04-07/day"}},
+		{"2023-05-03 to 2023-05-07", wed, []string{"2023-05-03 to 2023-05-07=2023-05-03..2023-05-07/day"}},
+		{"28 December to 3 January 2024", wed, []string{"28 December to 3 January 2024=2023-12-28..2024-01-03/day"}},
+		{"28 December 2020 through 3 January", wed, []string{"28 December 2020 through 3 January=2020-12-28..2021-01-03/day"}},
+		{"We'll be away 28 December to 3 January.", wed, []string{"28 December to 3 January=2023-12-28..2024-01-03/day"}},
+		{"We were away 28 December to 3 January.", wed, []string{"28 December to 3 January=2022-12-28..2023-01-03/day"}},
+		{"did they meet in Boston between August and November 2022?", wed, []string{"August and November 2022=2022-08-01..2022-11-30/month"}},
+		{"from January to March", wed, []string{"January to March=2023-01-01..2023-03-31/month"}},
+		{"June-August 2022", wed, []string{"June-August 2022=2022-06-01..2022-08-31/month"}},
+		{"June-Aug 2022", wed, []string{"June-Aug 2022=2022-06-01..2022-08-31/month"}},
+		{"from November to February", wed, []string{"November to February=2022-11-01..2023-02-28/month"}},
+		// not ranges: the ends read apart, or no date at all
+		{"between 2 and 3 people", wed, nil},
+		{"from 9 to 5 May", wed, []string{"5 May=2023-05-05/day"}},
+		{"May 3 to 5 pm", wed, []string{"May 3=2023-05-03/day"}},
+		{"31 April to 3 May", wed, []string{"3 May=2023-05-03/day"}},
+		{"3 May 2023 to 7 May 2021", wed, []string{"3 May 2023=2023-05-03/day", "7 May 2021=2021-05-07/day"}},
+		{"1 May 2020 to 7 May 2023", wed, []string{"1 May 2020=2020-05-01/day", "7 May 2023=2023-05-07/day"}},
+		{"I moved it March to May", wed, nil},
+		{"every year from 1 to 7 May", wed, nil},
+		{"2 and 6 May", wed, []string{"6 May=2023-05-06/day"}},
+		{"3 May and 7 May", wed, []string{"3 May=2023-05-03/day", "7 May=2023-05-07/day"}},
+		{"3-\n7 May", wed, []string{"7 May=2023-05-07/day"}},
+	})
+	// without a reference, the fields alone; apart, the ends as two
+	text := "from 3 to 7 May, and May 8-10, 2023"
+	if got := renderAll(text, Find(text, time.Time{})); strings.Join(got, " | ") != "3 to 7 May=/day | May 8-10, 2023=2023-05-08..2023-05-10/day" {
+		t.Errorf("zero ref: %q", got)
+	}
+	if got := renderAll(text, FindWith(text, Options{Ref: wed, Apart: true})); strings.Join(got, " | ") != "7 May=2023-05-07/day" {
+		t.Errorf("apart: %q", got)
+	}
+	ms := Find("May 3 to May 7, 2021 and from June to August", wed)
+	if len(ms) != 2 || ms[0].Year != 2021 || ms[0].Month != 5 || ms[0].Day != 7 || ms[1].Year != 0 || ms[1].Month != 8 || ms[1].Day != 0 {
+		t.Errorf("fields: %+v", ms)
 	}
 }

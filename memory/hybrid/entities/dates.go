@@ -61,7 +61,8 @@ func (x *extractor) findDates() {
 
 // window adds the dates in text[from:to].
 func (x *extractor) window(from, to int) {
-	for _, m := range dates.FindWith(x.s[from:to], dates.Options{Loose: true}) {
+	// Apart: a range's two days are each an entity ("3 May to 7 May")
+	for _, m := range dates.FindWith(x.s[from:to], dates.Options{Loose: true, Apart: true}) {
 		if m.Relative || m.Holiday {
 			continue // "last May", "two days ago": not concrete enough; a holiday ("for Christmas", "Christmas 2019") stays a word
 		}
