@@ -94,10 +94,11 @@
 //	                                     the first starting after it
 //	last May, next May, this May         2022-05 (strictly before ref's month), 2024-05, 2023-05
 //	3 to 7 May, 2-6 May, May 3-7, 2023   2023-05-03..2023-05-07: a range, one mention (range.go);
-//	from 30 April to 3 May               an end takes the month or year the other says;
-//	between 3 and 7 May                  without a year the first end's is a day's (below)
+//	from 30 April to 3 May               an end takes the month or year the other says; without
+//	between 3 and 7 May                  one, an end's year is a day's (below): the last end's
+//	                                     where a word tells the tense, else the first end's
 //	from June to August, June-Aug 2023   2023-06-01..2023-08-31: months need from, between,
-//	                                     a dash or a year ("moved it March to May" is none)
+//	                                     a dash or a year ("I moved it March to May" is none)
 //	on the 8th, since the 2nd            2023-05-08, 2023-05-02: the latest such day up to ref's
 //	on February 1st, then on the 5th     2023-02-05: the month named before it in its sentence
 //

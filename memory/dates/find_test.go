@@ -953,9 +953,23 @@ func TestFindRanges(t *testing.T) {
 		{"28 December 2020 through 3 January", wed, []string{"28 December 2020 through 3 January=2020-12-28..2021-01-03/day"}},
 		{"We'll be away 28 December to 3 January.", wed, []string{"28 December to 3 January=2023-12-28..2024-01-03/day"}},
 		{"We were away 28 December to 3 January.", wed, []string{"28 December to 3 January=2022-12-28..2023-01-03/day"}},
+		// a range begun and ending ahead is this year's; one that ended in
+		// January, said in December, began the December before
+		{"I'll be at the conference from 8 to 12 May, so I'll reply late", wed, []string{"8 to 12 May=2023-05-08..2023-05-12/day"}},
+		{"We'll be away 20 December to 5 January", time.Date(2023, 12, 22, 0, 0, 0, 0, time.UTC), []string{"20 December to 5 January=2023-12-20..2024-01-05/day"}},
+		{"We were in Paris 28 December to 3 January", time.Date(2023, 12, 20, 0, 0, 0, 0, time.UTC), []string{"28 December to 3 January=2022-12-28..2023-01-03/day"}},
+		{"I'll be off 1-3 January", time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), []string{"1-3 January=2024-01-01..2024-01-03/day"}},
+		{"The office is closed 24 December - 2 January.", time.Date(2023, 12, 20, 0, 0, 0, 0, time.UTC), []string{"24 December - 2 January=2023-12-24..2024-01-02/day"}},
+		{"School holidays run 22 July to 3 September.", time.Date(2023, 8, 10, 0, 0, 0, 0, time.UTC), []string{"22 July to 3 September=2023-07-22..2023-09-03/day"}},
+		{"I was at the retreat from May 30 to June 2.", wed, []string{"May 30 to June 2=2022-05-30..2022-06-02/day"}},
+		{"From 25 to 29 February we were skiing.", wed, []string{"25 to 29 February=2020-02-25..2020-02-29/day"}},
+		{"We went from 1 May 2020 to 7 May 2023 without a car.", wed, []string{"1 May 2020=2020-05-01/day", "7 May 2023=2023-05-07/day"}},
+		{"From 3 to 7 May, 2000 runners took part.", wed, []string{"3 to 7 May=2023-05-03..2023-05-07/day"}},
 		{"did they meet in Boston between August and November 2022?", wed, []string{"August and November 2022=2022-08-01..2022-11-30/month"}},
 		{"from January to March", wed, []string{"January to March=2023-01-01..2023-03-31/month"}},
 		{"June-August 2022", wed, []string{"June-August 2022=2022-06-01..2022-08-31/month"}},
+		{"We'll be in Spain from April to June", wed, []string{"April to June=2023-04-01..2023-06-30/month"}},
+		{"I was in Australia from November to February", time.Date(2023, 12, 15, 0, 0, 0, 0, time.UTC), []string{"November to February=2022-11-01..2023-02-28/month"}},
 		{"June-Aug 2022", wed, []string{"June-Aug 2022=2022-06-01..2022-08-31/month"}},
 		{"from November to February", wed, []string{"November to February=2022-11-01..2023-02-28/month"}},
 		// not ranges: the ends read apart, or no date at all
@@ -970,6 +984,23 @@ func TestFindRanges(t *testing.T) {
 		{"2 and 6 May", wed, []string{"6 May=2023-05-06/day"}},
 		{"3 May and 7 May", wed, []string{"3 May=2023-05-03/day", "7 May=2023-05-07/day"}},
 		{"3-\n7 May", wed, []string{"7 May=2023-05-07/day"}},
+		// a count after the range, a day of a date after it, a date moved,
+		// a choice, a name
+		{"I sent the invitation on 3 May to 12 friends", wed, []string{"3 May=2023-05-03/day"}},
+		{"On May 3 to 5 people came", wed, []string{"May 3=2023-05-03/day"}},
+		{"On May 3 to 10, 2000 people attended", wed, []string{"May 3 to 10=2023-05-03..2023-05-10/day"}},
+		{"We lost 1-2 May 3rd", wed, []string{"May 3rd=2023-05-03/day"}},
+		{"I'm free from 9 to 11 May 3rd", wed, []string{"11 May=2023-05-11/day"}}, // as before ranges: wrong, but no range
+		{"The meeting was moved from 3 May to 10 May", wed, []string{"3 May=2023-05-03/day", "10 May=2023-05-10/day"}},
+		{"They postponed the launch from May to July", wed, []string{"May=2023-05/month"}},
+		{"I can't decide between March and May for the trip", wed, nil},
+		{"I'm torn between 3 May and 7 May", wed, []string{"3 May=2023-05-03/day", "7 May=2023-05-07/day"}},
+		{"They had a May-December romance", wed, nil},
+		{"How many books did I read March-May?", wed, []string{"March-May=2023-03-01..2023-05-31/month"}},
+		{"We were at sea from 1 January to 31 December 2022.", wed, []string{"1 January to 31 December 2022=2022/day"}},
+		{"From 5 May to 3 May we drove", wed, []string{"5 May=2023-05-05/day", "3 May=2023-05-03/day"}},
+		{"28 to 31 December 2261", wed, []string{"28 to 31 December 2261=2261-12-28..2261-12-31/day"}},
+		{"Dec thru Sept 1678", wed, nil},
 	})
 	// without a reference, the fields alone; apart, the ends as two
 	text := "from 3 to 7 May, and May 8-10, 2023"
@@ -980,7 +1011,7 @@ func TestFindRanges(t *testing.T) {
 		t.Errorf("apart: %q", got)
 	}
 	ms := Find("May 3 to May 7, 2021 and from June to August", wed)
-	if len(ms) != 2 || ms[0].Year != 2021 || ms[0].Month != 5 || ms[0].Day != 7 || ms[1].Year != 0 || ms[1].Month != 8 || ms[1].Day != 0 {
+	if len(ms) != 2 || ms[0].Year != 2021 || ms[0].Month != 5 || ms[0].Day != 3 || ms[1].Year != 0 || ms[1].Month != 6 || ms[1].Day != 0 {
 		t.Errorf("fields: %+v", ms)
 	}
 }

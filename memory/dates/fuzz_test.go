@@ -30,6 +30,9 @@ var fuzzSeeds = []string{
 	strings.Repeat("2023-", 30),
 	strings.Repeat("Monday, ", 30),
 	"\xff\xfe May\u00a08 “2023” — Tuesday’s",
+	"from 30 April to 3 May, from June to August, 28 December to 3 January 2024, May 3-7, 2023",
+	"28 to 31 December 2261, Dec thru Sept 1678, between 11 and 15 August, 2023-05-03 to 2023-05-07",
+	strings.Repeat("3-7 May ", 30),
 }
 
 // FuzzFind checks that Find never panics, returns well-formed mentions and

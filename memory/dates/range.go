@@ -5,7 +5,7 @@ import "time"
 // A range is a span of days or of months written with both its ends: "3
 // to 7 May", "2-6 November", "May 3-7, 2023", "from 30 April to 3 May",
 // "between 11 and 15 August", "10 April until 14 April", "2023-05-03 to
-// 2023-05-07", "June to August 2023", "between March and May". It is one
+// 2023-05-07", "from June to August", "June-August 2023". It is one
 // mention, from its first day (or month) to its last, so that a question
 // about the days between matches them all; Options.Apart reads its ends
 // as two mentions instead (the entity extractor indexes each).
@@ -13,22 +13,35 @@ import "time"
 // An end may leave out what the other says: the month ("3 to 7 May",
 // "May 3-7") and the year, which the other's gives, a year earlier when
 // the first end falls after the last in the year ("28 December to 3
-// January 2024"). Without a year the first end's is the one its sentence
-// gives a day or a month alone (dayYear, monthYear), and the last end is
-// the first such day or month from it. "and" joins ends only after
-// "between"; months alone need "from" or "between" before them, a year or
-// a dash ("June-August"), since "to" alone may join two things ("moved it
-// March to May"). The first end must come before the last, at most a year
-// before; else the ends are read as they would be apart.
+// January 2024"). Without a year, the year a day or a month alone would
+// have (dayYear, monthYear) is the last end's in a sentence whose tense
+// a word tells (a trip that has begun and ends ahead is this year's; one
+// that ended in January, said in December, began the December before),
+// else the first end's ("the office is closed 24 December - 2 January",
+// said on 20 December, is this December's).
+//
+// What is not a range: "and" joins ends only after "between", and not
+// after a choice ("torn between June and July"); months alone need
+// "from" or "between" before them, a written year or a dash ("March-May",
+// but not the idiom "a May-December romance"); a day alone after the month and day ("on May 3 to 10
+// customers") must end its phrase; a day and month followed by a day
+// ("we lost 1-2 May 3rd") are no end; a sentence that moves a date ("the
+// meeting was moved from 3 May to 10 May") names two days, not the days
+// between; the first end must come before the last, by at most a year
+// (maxRangeDays days when the range runs into the next year).
 
 // rangeEnd is an end of a range as written, 0 where a field is not.
 type rangeEnd struct {
-	y, m, d int
-	next    int // the token after it
+	y, m, d    int
+	monthFirst bool // written month first: "May 3"
+	next       int  // the token after it
 }
 
-// maxRangeDays bounds a range of days: a longer one is not read as one.
-const maxRangeDays = 366
+// maxRangeDays bounds a range of days whose first end's month and day
+// fall after its last's ("28 December to 3 January"): a longer one is
+// read as two days ("from 5 May to 3 May"). Any other range of days is at
+// most a year long.
+const maxRangeDays = 184
 
 // rangeAt reads a range whose first end starts at token i.
 func (f *finder) rangeAt(i int) (Mention, int) {
@@ -39,18 +52,21 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 	if !ok {
 		return Mention{}, i
 	}
-	j, dash := f.through(a.next, i)
+	j := f.through(a.next, i)
 	if j == 0 || j >= len(f.t) || f.t[j].line {
 		return Mention{}, i
 	}
+	dash := f.t[j-1].kind == kPunct
 	b, ok := f.rangeEnd(j, false)
-	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM {
+	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) {
 		return Mention{}, i
 	}
 	switch {
-	case a.d > 0 && b.d > 0 && (a.m > 0 || b.m > 0):
+	case a.d > 0 && b.d > 0 && a.m > 0 && (b.m > 0 || a.monthFirst && f.endsDay(b.next)):
 		return f.dayRange(i, a, b)
-	case a.d == 0 && b.d == 0 && a.m > 0 && b.m > 0 && (dash || a.y > 0 || b.y > 0 || f.word(i-1, "from") || f.word(i-1, "between")):
+	case a.d > 0 && b.d > 0 && a.m == 0 && b.m > 0:
+		return f.dayRange(i, a, b)
+	case a.d == 0 && b.d == 0 && a.m > 0 && b.m > 0 && (a.y > 0 || b.y > 0 || f.word(i-1, "from") || f.between(i) || dash && !(a.m == 5 && b.m == 12)):
 		return f.monthRange(i, a, b)
 	}
 	return Mention{}, i
@@ -67,7 +83,7 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 		if n <= i || m.Day == 0 {
 			return e, false
 		}
-		return rangeEnd{m.Year, m.Month, m.Day, n}, true
+		return rangeEnd{y: m.Year, m: m.Month, d: m.Day, next: n}, true
 	}
 	if f.num(i) {
 		if e.d, e.next = f.rangeDay(i); e.d == 0 {
@@ -79,6 +95,9 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 		}
 		if e.m = f.monthAt(j); e.m > 0 && f.sameLine(j) {
 			e.next = f.abbrDot(j)
+			if d, _ := f.rangeDay(e.next); d > 0 && f.sameLine(e.next) {
+				return e, false // "1-2 May 3rd": the day is the month's own
+			}
 			e.y, e.next = f.rangeYear(e.next)
 		} else if e.m = 0; !first {
 			e.y, e.next = f.rangeYear(e.next) // "May 3-7, 2023"
@@ -91,7 +110,7 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 	e.next = f.abbrDot(i)
 	if f.sameLine(e.next) {
 		if d, k := f.rangeDay(e.next); d > 0 {
-			e.d, e.next = d, k
+			e.d, e.next, e.monthFirst = d, k, true
 		}
 	}
 	e.y, e.next = f.rangeYear(e.next)
@@ -114,33 +133,96 @@ func (f *finder) rangeDay(i int) (int, int) {
 	return d, j
 }
 
-// rangeYear reads a year after an end at i, with or without a comma.
+// rangeYear reads a year after an end at i, with or without a comma, and
+// the token after it; not a number after a comma that counts what
+// follows it ("May 3 to 10, 2000 people").
 func (f *finder) rangeYear(i int) (int, int) {
-	if y, j := f.yearAt(i); y >= MinYear && y <= MaxYear {
-		return y, j
+	y, j := f.yearAt(i)
+	if y < MinYear || y > MaxYear || f.punct(i, ',') && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) {
+		return 0, i
 	}
-	return 0, i
+	return y, j
+}
+
+// endsDay reports whether the day alone that ends a range ("May 3-7")
+// ends its phrase at j, rather than counting what follows it ("May 3 to
+// 10 customers").
+func (f *finder) endsDay(j int) bool {
+	return j >= len(f.t) || f.t[j].kind != kWord || f.t[j].upper || f.t[j].kw != kwNone ||
+		f.pronoun(j) || f.word(j, "and") || f.word(j, "but") || f.word(j, "so")
 }
 
 // through reads the word or dash at j that joins the ends of a range
-// whose first end starts at i, and returns the token after it (0 when
-// there is none) and whether it is a dash.
-func (f *finder) through(j, i int) (next int, dash bool) {
-	if j >= len(f.t) || f.t[j].line {
-		return 0, false
+// whose first end starts at i, and returns the token after it, or 0.
+func (f *finder) through(j, i int) int {
+	if j >= len(f.t) {
+		return 0
 	}
 	switch t := f.t[j]; {
 	case t.kind == kPunct:
 		switch f.s[t.start:t.end] {
 		case "-", "–", "—":
-			return j + 1, true
+			return j + 1
 		}
 	case t.kw == kwTo, f.word(j, "until"), f.word(j, "till"), f.word(j, "through"), f.word(j, "thru"):
-		return j + 1, false
-	case f.word(j, "and") && f.word(i-1, "between"):
-		return j + 1, false
+		return j + 1
+	case f.word(j, "and") && f.between(i):
+		return j + 1
 	}
-	return 0, false
+	return 0
+}
+
+// between reports "between" before i, not after a choice ("torn between
+// June and July", "decide between 3 May and 7 May").
+func (f *finder) between(i int) bool {
+	if !f.word(i-1, "between") {
+		return false
+	}
+	for _, w := range [...]string{"decide", "deciding", "decided", "choose", "choosing", "chose", "pick", "picking", "torn", "choice", "undecided"} {
+		if f.word(i-2, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// movers are the verbs that move a date from one day to another: a
+// "from ... to ..." after them names two days, not the days between.
+var movers = map[string]bool{
+	"move": true, "moved": true, "moves": true, "moving": true,
+	"postpone": true, "postponed": true, "postpones": true, "postponing": true,
+	"reschedule": true, "rescheduled": true, "reschedules": true, "rescheduling": true,
+	"push": true, "pushed": true, "delay": true, "delayed": true,
+	"shift": true, "shifted": true, "change": true, "changed": true,
+	"bump": true, "bumped": true, "bring": true, "brought": true,
+	"switch": true, "switched": true,
+}
+
+// moves reports a verb that moves a date before i in its sentence.
+func (f *finder) moves(i int) bool {
+	lo, _ := f.sentence(i)
+	for j := i - 1; j >= lo; j-- {
+		if t := f.t[j]; t.kind == kWord && t.end-t.start <= 12 && movers[lower(f.s[t.start:t.end])] {
+			return true
+		}
+	}
+	return false
+}
+
+// lower is s in lower case (ASCII).
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // dayRange makes the mention of the days from a to b, the range at i.
@@ -155,7 +237,6 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 		return Mention{}, i // no such day in any year ("31 April")
 	}
 	before := a.m > b.m || a.m == b.m && a.d >= b.d // the first end's month and day after the last's
-	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Day, Month: b.m, Day: b.d}
 	written := a.y > 0 || b.y > 0
 	switch {
 	case a.y > 0 && b.y > 0:
@@ -163,38 +244,42 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 		b.y = a.y + btoi(before)
 	case b.y > 0:
 		a.y = b.y - btoi(before)
-	case !f.has:
-		return f.dayRangeChecked(mm, i, a, b)
-	default:
-		y, ok := f.dayYear(i, b.next, a.m, a.d)
+	case f.has:
+		// a sentence that tells its tense dates the last end as a day
+		// alone ("we were in Paris 28 December to 3 January", "I'll be
+		// there from 8 to 12 May"), one that does not the first ("the
+		// office is closed 24 December - 2 January", said on the 20th)
+		_, told := f.tenseOf(i)
+		e := a
+		if told {
+			e = b
+		}
+		y, ok := f.dayYear(i, b.next, e.m, e.d)
 		if !ok {
 			return Mention{}, b.next // "every year from 1 to 7 May"
 		}
 		a.y, b.y = y, y+btoi(before)
+		if told {
+			a.y, b.y = y-btoi(before), y
+		}
 	}
-	if written {
-		mm.Year = b.y
-	}
-	return f.dayRangeChecked(mm, i, a, b)
-}
-
-// dayRangeChecked sets mm's period, from a's day to b's, when both days
-// are real and a comes before b by at most maxRangeDays; else there is no
-// range at i.
-func (f *finder) dayRangeChecked(mm Mention, i int, a, b rangeEnd) (Mention, int) {
-	if !f.has && a.y == 0 {
+	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Day, Month: a.m, Day: a.d}
+	if !f.has && !written {
 		return mm, b.next // no reference: the fields alone
 	}
 	if checkDate(a.y, a.m, a.d) != nil || checkDate(b.y, b.m, b.d) != nil {
+		if written {
+			return Mention{}, b.next // "29 February to 3 March 2023", a year out of bounds
+		}
 		return Mention{}, i
 	}
 	from, _ := f.dayOf(a.y, a.m, a.d)
 	last, to := f.dayOf(b.y, b.m, b.d)
-	if !last.After(from) || last.Sub(from) > maxRangeDays*24*time.Hour {
+	if days := last.Sub(from) / (24 * time.Hour); days <= 0 || days > 365 || before && days > maxRangeDays {
 		return Mention{}, i
 	}
-	if from.Year() < MinYear || to.Year() > MaxYear {
-		return mm, b.next
+	if written {
+		mm.Year = a.y
 	}
 	mm.From, mm.To = from, to
 	return mm, b.next
@@ -203,7 +288,6 @@ func (f *finder) dayRangeChecked(mm Mention, i int, a, b rangeEnd) (Mention, int
 // monthRange makes the mention of the months from a to b, the range at i.
 func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 	before := a.m >= b.m
-	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Month, Month: b.m}
 	written := a.y > 0 || b.y > 0
 	switch {
 	case a.y > 0 && b.y > 0:
@@ -211,26 +295,39 @@ func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 		b.y = a.y + btoi(before)
 	case b.y > 0:
 		a.y = b.y - btoi(before)
-	case !f.has:
-		return mm, b.next
-	default:
-		y, ok := f.monthYear(i, b.next, a.m)
+	case f.has:
+		_, told := f.tenseOf(i) // as dayRange
+		e := a
+		if told {
+			e = b
+		}
+		y, ok := f.monthYear(i, b.next, e.m)
 		if !ok {
 			return Mention{}, b.next // "every year from June to August"
 		}
 		a.y, b.y = y, y+btoi(before)
+		if told {
+			a.y, b.y = y-btoi(before), y
+		}
 	}
-	if written {
-		mm.Year = b.y
+	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Month, Month: a.m}
+	if !f.has && !written {
+		return mm, b.next
 	}
-	from, _ := f.monthOf(a.y, a.m)
-	last, to := f.monthOf(b.y, b.m)
-	if !last.After(from) || b.y*12+b.m-(a.y*12+a.m) > 11 {
+	if n := b.y*12 + b.m - (a.y*12 + a.m); n <= 0 || n > 11 {
 		return Mention{}, i
 	}
-	if a.y >= MinYear && b.y <= MaxYear {
-		mm.From, mm.To = from, to
+	if a.y < MinYear || b.y > MaxYear {
+		if written {
+			return Mention{}, b.next
+		}
+		return mm, b.next
 	}
+	if written {
+		mm.Year = a.y
+	}
+	mm.From, _ = f.monthOf(a.y, a.m)
+	_, mm.To = f.monthOf(b.y, b.m)
 	return mm, b.next
 }
 
