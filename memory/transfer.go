@@ -449,7 +449,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		return s.wouldImport(ctx, head, ss, &planned)
 	})
 	if err != nil {
-		return ImportResult{}, err
+		return ImportResult{}, nothingImported(err)
 	}
 	if opts.DryRun {
 		return planned, nil
@@ -473,6 +473,17 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		return res, err
 	}
 	return res, nil
+}
+
+// nothingImported says so of an error of Import's first pass, which
+// stores nothing: a line cut short, a field out of its limits, a memory
+// held with other content.
+func nothingImported(err error) error {
+	if le, ok := errors.AsType[*LineError](err); ok {
+		le.Msg += "; nothing was imported"
+		return err
+	}
+	return fmt.Errorf("%w; nothing was imported", err)
 }
 
 // lined is a memory (or a mark) read from an import file, with its line
@@ -516,12 +527,12 @@ func (s *Service) plan(ctx context.Context, ss sessionLines) (int, []bool, []Mem
 		m := l.m
 		if old, ok := byID[m.ID]; ok {
 			if old.Hash != m.Hash || old.Text != m.Text || old.Key != m.Key || !old.SessionDate.Equal(m.SessionDate) {
-				return 0, nil, nil, &LineError{l.line, "id", fmt.Sprintf("memory %s of session %s in namespace %s is already stored with other content; nothing was imported (forget that session first to replace it)", m.ID, m.SessionID, m.Namespace)}
+				return 0, nil, nil, &LineError{l.line, "id", fmt.Sprintf("memory %s of session %s in namespace %s is already stored with other content (forget that session first to replace it)", m.ID, m.SessionID, m.Namespace)}
 			}
 			continue
 		}
 		if m.Key != "" && byKey[m.Key] != "" {
-			return 0, nil, nil, &LineError{l.line, "key", fmt.Sprintf("%q is already the key of memory %s in session %s of namespace %s; nothing was imported", m.Key, byKey[m.Key], m.SessionID, m.Namespace)}
+			return 0, nil, nil, &LineError{l.line, "key", fmt.Sprintf("%q is already the key of memory %s in session %s of namespace %s", m.Key, byKey[m.Key], m.SessionID, m.Namespace)}
 		}
 		fresh[i] = true
 		n++
@@ -699,9 +710,9 @@ func (er *exportReader) line(raw []byte) error {
 	no, blank := er.no, len(bytes.TrimSpace(raw)) == 0
 	switch {
 	case er.end != nil && !blank:
-		return &LineError{Line: no, Msg: "follows the export's end line; nothing was imported"}
+		return &LineError{Line: no, Msg: "follows the export's end line"}
 	case !utf8.Valid(raw):
-		return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text; nothing was imported)"}
+		return &LineError{Line: no, Msg: "is not valid UTF-8 (an export is UTF-8 text)"}
 	case no == 1:
 		raw = bytes.TrimPrefix(raw, []byte("\uFEFF")) // a byte-order mark some editors add
 		var err error
@@ -831,7 +842,7 @@ func (er *exportReader) finish() error {
 		if er.marks > 0 {
 			held += " and " + counted(er.marks, "mark of a forgotten turn", "marks of forgotten turns")
 		}
-		return &LineError{Line: er.no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s; nothing was imported`, ExportFormat, held)}
+		return &LineError{Line: er.no, Msg: fmt.Sprintf(`the file ends here without the export's end line ({"end":%q,...}): it was cut short, after %s`, ExportFormat, held)}
 	}
 	if er.cur.line > 0 {
 		return er.flush()
@@ -917,15 +928,15 @@ func readEnd(no int, raw []byte, version, memories, marks, sessions int) (*Expor
 	case e.End != ExportFormat:
 		return nil, &LineError{no, "end", fmt.Sprintf("must be %q", ExportFormat)}
 	case e.Memories != memories:
-		return nil, &LineError{no, "memories", fmt.Sprintf("the end line counts %d memories, the file holds %d: lines are missing; nothing was imported", e.Memories, memories)}
+		return nil, &LineError{no, "memories", fmt.Sprintf("the end line counts %d memories, the file holds %d: lines are missing", e.Memories, memories)}
 	case e.Sessions != sessions:
-		return nil, &LineError{no, "sessions", fmt.Sprintf("the end line counts %d sessions, the file holds %d; nothing was imported", e.Sessions, sessions)}
+		return nil, &LineError{no, "sessions", fmt.Sprintf("the end line counts %d sessions, the file holds %d", e.Sessions, sessions)}
 	case version < 3 && e.Marks != nil:
 		return nil, &LineError{no, "marks", fmt.Sprintf("is not a field of the end of a version %d export (marks of forgotten turns are lines of version 3 on)", version)}
 	case version >= 3 && e.Marks == nil:
 		return nil, &LineError{no, "marks", "is missing: the end of a version 3 export counts its marks of forgotten turns"}
 	case e.Marks != nil && *e.Marks != marks:
-		return nil, &LineError{no, "marks", fmt.Sprintf("the end line counts %d marks of forgotten turns, the file holds %d: lines are missing; nothing was imported", *e.Marks, marks)}
+		return nil, &LineError{no, "marks", fmt.Sprintf("the end line counts %d marks of forgotten turns, the file holds %d: lines are missing", *e.Marks, marks)}
 	}
 	return &e, nil
 }

@@ -173,7 +173,7 @@ func (s *Service) plannedMarks(ctx context.Context, ss sessionLines, have []Memo
 // otherTurn is the error for the mark of line l at a turn the store holds
 // with other content: not the turn forgotten.
 func otherTurn(l lined) error {
-	return &LineError{l.line, "forgotten.hash", fmt.Sprintf("turn %d of session %s of namespace %s is stored here with other content than the turn this marks forgotten; nothing was imported (forget that session with reimport first to replace it)", l.m.Turn, l.m.SessionID, l.m.Namespace)}
+	return &LineError{l.line, "forgotten.hash", fmt.Sprintf("turn %d of session %s of namespace %s is stored here with other content than the turn this marks forgotten (forget that session with reimport first to replace it)", l.m.Turn, l.m.SessionID, l.m.Namespace)}
 }
 
 // otherMark is the error for the mark of line l at a turn the store marks
@@ -183,7 +183,7 @@ func otherMark(l lined, old Memory) error {
 	if old.Key != l.m.Key {
 		field = "forgotten.key"
 	}
-	return &LineError{l.line, field, fmt.Sprintf("turn %d of session %s of namespace %s is already marked forgotten with another message id or content; nothing was imported (forget that session with reimport first to replace its marks)", l.m.Turn, l.m.SessionID, l.m.Namespace)}
+	return &LineError{l.line, field, fmt.Sprintf("turn %d of session %s of namespace %s is already marked forgotten with another message id or content (forget that session with reimport first to replace its marks)", l.m.Turn, l.m.SessionID, l.m.Namespace)}
 }
 
 // importMarks stores the marks of ss that the store takes (plannedMarks),

@@ -466,6 +466,9 @@ func refused(t *testing.T, emb memory.Embedder, cases []refusal) {
 			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("error = %v, want line %d, field %q, saying %q", err, c.line, c.field, c.says)
 			}
+			if n := strings.Count(err.Error(), "nothing was imported"); n != 1 {
+				t.Errorf("error = %v: says %d times that nothing was imported, want once", err, n)
+			}
 			if ns, err := dst.Namespaces(bg); err != nil || len(ns) != 0 {
 				t.Errorf("bad input stored something: %+v, %v", ns, err)
 			}
