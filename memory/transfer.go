@@ -120,7 +120,7 @@ type ExportOptions struct {
 
 // ExportResult counts what Export wrote, and names what salvage left out.
 type ExportResult struct {
-	Namespaces int      `json:"namespaces"`
+	Namespaces int      `json:"namespaces"` // with a line in the export: of memories, or of marks alone
 	Memories   int      `json:"memories"`
 	Marks      int      `json:"marks,omitempty"`   // marks of forgotten turns
 	Damaged    []string `json:"damaged,omitempty"` // the memories left out, as the store names them
@@ -164,10 +164,10 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err != nil {
 		return ExportResult{}, err
 	}
-	res := ExportResult{Namespaces: len(want)}
+	var res ExportResult // Namespaces counted as they are written
 	scopes := want
 	if len(scopes) == 0 {
-		scopes, res.Namespaces = []string{""}, len(have)
+		scopes = []string{""}
 	}
 	next, stop := iter.Pull2(s.marksOf(ctx, scopes))
 	defer stop()
@@ -233,6 +233,7 @@ type exportWriter struct {
 	marks    []Memory // read and not yet written, in order
 	sessions int      // sessions written
 	last     string   // namespace 0x1f session of the last line written
+	lastNS   *string  // namespace of the last line written, nil before the first
 }
 
 // start writes head, of version 3 when the export holds marks (its first
@@ -298,6 +299,11 @@ func (ew *exportWriter) popMark(write bool) error {
 func (ew *exportWriter) write(ns, session string, line any) error {
 	if k := ns + "\x1f" + session; k != ew.last {
 		ew.sessions, ew.last = ew.sessions+1, k
+	}
+	if ew.lastNS == nil || *ew.lastNS != ns {
+		// lines come by namespace: a namespace that holds only marks
+		// counts too
+		ew.res.Namespaces, ew.lastNS = ew.res.Namespaces+1, &ns
 	}
 	return ew.enc.Encode(line)
 }

@@ -42,9 +42,13 @@ func TestExportOfANamespaceThatHoldsOnlyMarks(t *testing.T) {
 		t.Fatalf("forget = %+v, %v", res, err)
 	}
 	var buf bytes.Buffer
+	all, err := src.Export(bg, &bytes.Buffer{}, memory.ExportOptions{})
+	if err != nil || all.Marks != 3 || all.Namespaces != 3 {
+		t.Fatalf("export = %+v, %v; want carol's 3 marks, and carol counted among 3 namespaces (fill stores 2)", all, err)
+	}
 	res, err := src.Export(bg, &buf, memory.ExportOptions{Namespaces: []string{"carol"}})
-	if err != nil || res.Marks != 3 || res.Memories != 0 {
-		t.Fatalf("export --ns carol = %+v, %v; want its 3 marks", res, err)
+	if err != nil || res.Marks != 3 || res.Memories != 0 || res.Namespaces != 1 {
+		t.Fatalf("export --ns carol = %+v, %v; want its 3 marks, of 1 namespace", res, err)
 	}
 	if file := buf.String(); !strings.Contains(file, `"version":3`) || strings.Contains(file, "alice") || strings.Contains(file, "4512") {
 		t.Fatalf("export --ns carol:\n%s", file)
