@@ -169,11 +169,11 @@ func (c exportCmd) Run(e *env) error {
 			}
 			return err
 		}
-		marks := ""
+		what := spec.Count(res.Memories, "memory")
 		if res.Marks > 0 {
-			marks = " and " + marksOf(res.Marks)
+			what += " and " + marksOf(res.Marks) + ","
 		}
-		fmt.Fprintf(os.Stderr, "exported %s of %s%s\n", spec.Count(res.Memories, "memory"), spec.Count(res.Namespaces, "namespace"), marks)
+		fmt.Fprintf(os.Stderr, "exported %s of %s\n", what, spec.Count(res.Namespaces, "namespace"))
 		if len(res.Damaged) > 0 {
 			fmt.Fprintf(os.Stderr, "left out %s whose records are damaged: %s\n", spec.Count(len(res.Damaged), "memory"), strings.Join(readableKeys(res.Damaged), ", "))
 		}

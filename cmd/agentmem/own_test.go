@@ -140,7 +140,7 @@ func forgetPIN(t *testing.T, dir, src string) (file, session string) {
 	run(t, src, "--embedder", "none", "remember", "-f", session)
 	run(t, src, "--embedder", "none", "forget", "bank-call:0")
 	_, errOut, err := try(t, src, "--embedder", "none", "export", "-o", file)
-	if err != nil || !strings.Contains(errOut, "exported 2 memories of 1 namespace and 1 mark of a forgotten turn") {
+	if err != nil || !strings.Contains(errOut, "exported 2 memories and 1 mark of a forgotten turn, of 1 namespace") {
 		t.Fatalf("export: %v, %s", err, errOut)
 	}
 	return file, session
