@@ -31,6 +31,15 @@ func TestCheckCommand(t *testing.T) {
 	if out, code := run("check"); code != 0 || !strings.Contains(out, "3 memories") || !strings.Contains(out, "OK") {
 		t.Fatalf("check of a healthy store: exit %d\n%s", code, out)
 	}
+	if out, code := run("remember", "--session-id", "pin", "My PIN is 7203."); code != 0 {
+		t.Fatalf("remember: %d\n%s", code, out)
+	}
+	if out, code := run("forget", "pin:0"); code != 0 {
+		t.Fatalf("forget: %d\n%s", code, out)
+	}
+	if out, code := run("check"); code != 0 || !strings.Contains(out, "3 memories, 3 sessions, ") || !strings.Contains(out, "with vectors, 1 mark of a forgotten turn") {
+		t.Fatalf("check of a store with a forgotten turn: exit %d\n%s", code, out)
+	}
 
 	store := filepath.Join(dir, "store")
 	os.RemoveAll(filepath.Join(store, "text"))

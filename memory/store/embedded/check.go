@@ -30,6 +30,9 @@ import (
 // Report is what Check found in a store's directory.
 type Report struct {
 	Memories, Sessions, Vectors int
+	// Marks counts the marks of forgotten turns (forgotten.go), each
+	// checked: readable, and at a turn the store does not hold.
+	Marks int
 	// Recipe is the recipe recorded for the vectors (Options.Recipe; ""
 	// when none was).
 	Recipe string

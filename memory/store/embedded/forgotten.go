@@ -236,6 +236,7 @@ func checkMarks(r *Report, forgot, sess *bolt.Bucket) {
 		return
 	}
 	forgot.ForEach(func(k, v []byte) error {
+		r.Marks++
 		ns, session, ok := splitSessionKey(k)
 		switch _, err := readMark(v); {
 		case !ok:
