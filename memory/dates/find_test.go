@@ -910,6 +910,12 @@ func TestFindMoreHolidays(t *testing.T) {
 		{"The pool opens on Memorial Day.", day(2026, 5, 1), []string{"Memorial Day=2026-05-25/day"}},
 		{"We had a barbecue on Labor Day.", day(2026, 9, 20), []string{"Labor Day=2026-09-07/day"}},
 		{"Labor Day weekend sales are on.", day(2026, 9, 20), nil},
+		// a verb that spends the holiday is a word of time too
+		{"We spent Christmas with my in-laws.", day(2026, 1, 10), []string{"Christmas=2025-12-25/day"}},
+		{"We're spending Easter in Rome.", day(2026, 3, 1), []string{"Easter=2026-04-05/day"}},
+		{"How did you celebrate Thanksgiving?", day(2026, 12, 1), []string{"Thanksgiving=2026-11-26/day"}},
+		{"We always spend Christmas with family.", day(2026, 1, 10), nil},
+		{"I spent Christmas Island money.", day(2026, 1, 10), nil},
 	})
 	for y, want := range map[int][2]int{2023: {29, 4}, 2024: {27, 2}, 2025: {26, 1}, 2026: {25, 7}, 2027: {31, 6}} {
 		if _, d := memorialDay(y); d != want[0] {

@@ -125,7 +125,9 @@ func (f *finder) name(i, j int) bool {
 
 // holidayCued reports a word of time before a holiday's name at i: at,
 // on, over, for, before, after, until, till, since, during, from,
-// through, by, around ("over Christmas", "by Easter").
+// through, by, around ("over Christmas", "by Easter"); or a verb that
+// spends it ("we spent Christmas with my in-laws", "celebrating
+// Thanksgiving").
 func (f *finder) holidayCued(i int) bool {
 	if f.kw(i-1) == kwThe {
 		i-- // "on the Fourth of July"
@@ -134,7 +136,12 @@ func (f *finder) holidayCued(i int) bool {
 	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
 		return true
 	}
-	return f.word(i-1, "for")
+	for _, w := range [...]string{"for", "spend", "spends", "spent", "spending", "celebrate", "celebrates", "celebrated", "celebrating"} {
+		if f.word(i-1, w) {
+			return true // "we spent Christmas with my in-laws"
+		}
+	}
+	return false
 }
 
 // holidayYear is the year of holiday h named at [i, j): by dir (-1 last,
