@@ -118,7 +118,8 @@
 // ref's year when its month is not after ref's month, else the year before
 // (so in May 2023, "in June" is June 2022), and 29 February the latest leap
 // year, unless its sentence names the year ("last year we flew there on
-// 2 February": 2 February 2022; "this year", "next year"; "every year" or
+// 2 February": 2 February 2022; "this year", "next year", "in 2019": "in
+// 2019 I was in Paris on 3 May", not "since 2019"; "every year" or
 // "each year" next to the date a habit's, which has none: no date; so is
 // "I was born in March", the speaker's birth; not "in the last year", the
 // past twelve months, "the next year" of a story, "since last year", nor

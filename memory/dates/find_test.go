@@ -990,6 +990,13 @@ func TestFindRanges(t *testing.T) {
 		{"2 and 6 May", wed, []string{"6 May=2023-05-06/day"}},
 		{"3 May and 7 May", wed, []string{"3 May=2023-05-03/day", "7 May=2023-05-07/day"}},
 		{"3-\n7 May", wed, []string{"7 May=2023-05-07/day"}},
+		// a year the sentence says with "in" dates its days and ranges
+		{"In 2019 I was in Paris from 3 to 7 May.", wed, []string{"2019=2019/year", "3 to 7 May=2019-05-03..2019-05-07/day"}},
+		{"In 2019 I was in Paris on 3 May.", wed, []string{"2019=2019/year", "3 May=2019-05-03/day"}},
+		{"In 2022, it is scheduled to take place from February 28th to March 4th.", wed, []string{"2022=2022/year", "February 28th to March 4th=2022-02-28..2022-03-04/day"}},
+		{"We met on 3 May in 2019.", wed, []string{"3 May=2019-05-03/day", "2019=2019/year"}},
+		{"Since 2019 I have run on 3 May.", wed, []string{"2019=2019/year", "3 May=2023-05-03/day"}},
+		{"I moved in 2019, and on 3 May I start a new job.", wed, []string{"2019=2019/year", "3 May=2023-05-03/day"}},
 		// a count after the range, a day of a date after it, a date moved,
 		// a choice, a name
 		{"I sent the invitation on 3 May to 12 friends", wed, []string{"3 May=2023-05-03/day"}},

@@ -525,11 +525,30 @@ func (f *finder) yearSaid(i, end int) (y int, ok bool) {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j >= i-3) // "each year, on 3 January"
 		}
+		if y, ok = f.inYear(j); ok {
+			return y, true // "in 2019 I was in Paris on 3 May"
+		}
 	}
 	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j) && !f.newClause(j); j++ {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j <= end+2) // "on 31 March every year", "in August, every year"
 		}
+		if y, ok = f.inYear(j); ok {
+			return y, true // "on 3 May in 2019"
+		}
+	}
+	return 0, false
+}
+
+// inYear reads "in" and a year at j, the year a sentence names: not
+// "since 2019" or "until 2030", which bound a span rather than date a day
+// in it.
+func (f *finder) inYear(j int) (int, bool) {
+	if !f.numN(j, 4) || f.kw(j-1) != kwIn || !f.rightOK(j+1) {
+		return 0, false
+	}
+	if y := int(f.t[j].val); y >= MinYear && y <= MaxYear {
+		return y, true
 	}
 	return 0, false
 }
