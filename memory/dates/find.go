@@ -145,6 +145,9 @@ type finder struct {
 	t     []token
 	loose bool // Options.Loose
 	apart bool // Options.Apart
+	// inRange is set while a range's year is read (range.go), whose
+	// "from" is no tense word (sinceFrom)
+	inRange bool
 	*calendar
 }
 

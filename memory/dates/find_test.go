@@ -1028,3 +1028,19 @@ func TestFindRanges(t *testing.T) {
 		t.Errorf("fields: %+v", ms)
 	}
 }
+
+// "I'm off", "we're away" and a schedule that runs look ahead; their past
+// forms do not.
+func TestFindOffAwayRuns(t *testing.T) {
+	oct := time.Date(2026, 10, 14, 9, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"I'm off work from 2 to 6 November.", oct, []string{"2 to 6 November=2026-11-02..2026-11-06/day"}},
+		{"We're away 2-6 November.", oct, []string{"2-6 November=2026-11-02..2026-11-06/day"}},
+		{"The kids are off school mid-July.", oct, []string{"July=2027-07/month"}},
+		{"The conference runs from 3 to 7 May.", oct, []string{"3 to 7 May=2027-05-03..2027-05-07/day"}},
+		{"My visa runs out on the 15th of January.", oct, []string{"15th of January=2027-01-15/day"}},
+		{"I was off work from 2 to 6 November.", oct, []string{"2 to 6 November=2025-11-02..2025-11-06/day"}},
+		{"We were away 2-6 November.", oct, []string{"2-6 November=2025-11-02..2025-11-06/day"}},
+		{"The conference ran from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},
+	})
+}

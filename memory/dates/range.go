@@ -61,6 +61,8 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) {
 		return Mention{}, i
 	}
+	f.inRange = true
+	defer func() { f.inRange = false }()
 	switch {
 	case a.d > 0 && b.d > 0 && a.m > 0 && (b.m > 0 || a.monthFirst && f.endsDay(b.next)):
 		return f.dayRange(i, a, b)

@@ -56,7 +56,9 @@ func (f *finder) sinceFrom(i int) (since, from bool) {
 		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
 			continue
 		}
-		return f.word(j, "since"), f.word(j, "from")
+		// a range's "from" opens it ("the conference runs from 3 to 7
+		// May"): it says nothing of the tense
+		return f.word(j, "since"), f.word(j, "from") && !f.inRange
 	}
 	return false, false
 }
@@ -87,6 +89,10 @@ func (f *finder) stop(j int) bool {
 // told when it says whether the date at i is ahead (a future word) or
 // not (a past one).
 func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
+	// "I'm off work from 2 to 6 November", "we're away 2-6 May"
+	if j < i && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && (f.word(j+1, "off") || f.word(j+1, "away")) {
+		return true, true
+	}
 	switch f.t[j].kw {
 	case kwWill:
 		return true, true
@@ -396,6 +402,7 @@ var tripVerbs = map[string]string{
 	// and of a schedule: "the sales start on Monday", "the shop opens on Sunday"
 	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
 	"expire": "expires", "renew": "renews",
+	"run": "runs", // "the conference runs from 3 to 7 May"
 }
 
 // tripThird is the forms of tripVerbs after he, she or a noun.
@@ -474,7 +481,8 @@ func (f *finder) clitic(j int, c string) bool {
 }
 
 // setAt reports a date at i set by a preposition of time before it (on,
-// by, before, until, till, in, for, at; "the" between them allowed): an
+// by, before, until, till, in, for, at, and a range's from and between;
+// "the" between them allowed): an
 // event's time, as in "let's meet on Thursday", where "let's talk about
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
@@ -487,7 +495,7 @@ func (f *finder) setAt(i int) bool {
 			return true
 		}
 	}
-	return false
+	return f.inRange && (f.word(p, "from") || f.word(p, "between")) // "the conference runs from 3 to 7 May"
 }
 
 // ing reports a verb in -ing at n ("flying", not "morning").
