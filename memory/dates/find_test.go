@@ -1040,6 +1040,11 @@ func TestFindOffAwayRuns(t *testing.T) {
 		{"The conference runs from 3 to 7 May.", oct, []string{"3 to 7 May=2027-05-03..2027-05-07/day"}},
 		{"My visa runs out on the 15th of January.", oct, []string{"15th of January=2027-01-15/day"}},
 		{"I was off work from 2 to 6 November.", oct, []string{"2 to 6 November=2025-11-02..2025-11-06/day"}},
+		{"We're on holiday 11-15 November.", oct, []string{"11-15 November=2026-11-11..2026-11-15/day"}},
+		{"The festival is from 11 to 15 November.", oct, []string{"11 to 15 November=2026-11-11..2026-11-15/day"}},
+		{"My brother visits between 11 and 15 November.", oct, []string{"11 and 15 November=2026-11-11..2026-11-15/day"}},
+		{"We were on holiday 11-15 November.", oct, []string{"11-15 November=2025-11-11..2025-11-15/day"}},
+		{"The festival was from 11 to 15 November.", oct, []string{"11 to 15 November=2025-11-11..2025-11-15/day"}},
 		{"We were away 2-6 November.", oct, []string{"2-6 November=2025-11-02..2025-11-06/day"}},
 		{"The conference ran from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},
 	})

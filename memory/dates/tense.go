@@ -89,8 +89,9 @@ func (f *finder) stop(j int) bool {
 // told when it says whether the date at i is ahead (a future word) or
 // not (a past one).
 func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
-	// "I'm off work from 2 to 6 November", "we're away 2-6 May"
-	if j < i && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && (f.word(j+1, "off") || f.word(j+1, "away")) {
+	// "I'm off work from 2 to 6 November", "we're away 2-6 May", "we're
+	// on holiday 11-15 August"
+	if j < i && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && f.away(j+1) {
 		return true, true
 	}
 	switch f.t[j].kw {
@@ -107,7 +108,7 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	case kwIs:
 		// "is on Friday", "are on Monday", "is in March": a date
 		// set ahead; "is due on 3 March" too
-		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j) {
+		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn || f.inRange && f.setAt(i)) || f.due(i, j) {
 			return true, true
 		}
 		// "the deadline is Friday", "my birthday is 14 August";
@@ -139,6 +140,15 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// away reports off, away, or on holiday, vacation or leave at j: after a
+// form of be, what one is to be on a date.
+func (f *finder) away(j int) bool {
+	if f.word(j, "off") || f.word(j, "away") {
+		return true
+	}
+	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
 }
 
 // due reports "due" between a form of be at j and a date at i, with on,
@@ -402,7 +412,7 @@ var tripVerbs = map[string]string{
 	// and of a schedule: "the sales start on Monday", "the shop opens on Sunday"
 	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
 	"expire": "expires", "renew": "renews",
-	"run": "runs", // "the conference runs from 3 to 7 May"
+	"run": "runs", "visit": "visits", // "the conference runs from 3 to 7 May", "my brother visits on Friday"
 }
 
 // tripThird is the forms of tripVerbs after he, she or a noun.
