@@ -324,7 +324,13 @@ func (f *finder) at(i int) (Mention, int) {
 			return m, n
 		}
 		return f.absolute(i)
-	case kwSun <= k && k <= kwSat:
+	case kwSun <= k && k <= kwSatAbbr:
+		if m, n := f.rangeAt(i); n > i {
+			return m, n // "from Friday 3 May to Tuesday 7 May"
+		}
+		if k > kwSat {
+			break
+		}
 		return f.weekday(i)
 	case k == kwToday || k == kwTonight:
 		return f.rel(i, i+1, Day, f.days(0, 1))
@@ -335,6 +341,9 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
 	case k == kwThe || k == kwDay:
+		if m, n := f.rangeAt(i); n > i {
+			return m, n // "from the 1st to the 4th of July"
+		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}

@@ -75,11 +75,24 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 }
 
 // rangeEnd reads an end of a range at i: a day with or without its month
-// and year (8 May 2023, 8th of May, May 8, 2023, 2023-05-08, 8), or a
-// month with or without its year (May, May 2023). A day alone needs a
+// and year (8 May 2023, 8th of May, May 8, 2023, 2023-05-08, 8, the 8th),
+// or a month with or without its year (May, May 2023); a weekday before a
+// day is passed over (Monday 8 May). A day alone needs a
 // month at the other end, which rangeAt checks; first tells the first end
 // from the last.
 func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
+	if _, day := f.kw(i).weekday(); day && (f.sameLine(i+1) || f.punct(i+1, ',') && f.sameLine(i+2)) {
+		// "from Friday 3 May to Tuesday 7 May", "Mon 1 – Fri 5 May"
+		if i++; f.punct(i, ',') {
+			i++
+		}
+		if !f.num(i) && f.monthAt(i) == 0 {
+			return e, false
+		}
+	}
+	if f.kw(i) == kwThe && f.sameLine(i+1) && f.num(i+1) && f.glued(i+2) && f.kw(i+2) == kwOrd {
+		i++ // "from the 1st to the 4th of July"
+	}
 	if f.numN(i, 4) {
 		m, n := f.numeric(i)
 		if n <= i || m.Day == 0 {
