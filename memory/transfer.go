@@ -955,6 +955,12 @@ func readHeader(raw []byte) (ExportHeader, error) {
 	}
 	var format string
 	if f, ok := probe["format"]; !ok || json.Unmarshal(f, &format) != nil || format != ExportFormat {
+		if _, memory := probe["session_id"]; memory && !ok {
+			return h, &LineError{Line: 1, Msg: fmt.Sprintf(`is a memory: the export's header line ({"format":%q,"version":...}) is missing`, ExportFormat)}
+		}
+		if _, mark := probe["forgotten"]; mark && !ok {
+			return h, &LineError{Line: 1, Msg: fmt.Sprintf(`is a mark of a forgotten turn: the export's header line ({"format":%q,"version":...}) is missing`, ExportFormat)}
+		}
 		return h, &LineError{1, "format", fmt.Sprintf("not an agentmem export: the header's format must be %q", ExportFormat)}
 	}
 	var version int

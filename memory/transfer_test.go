@@ -255,6 +255,8 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"foreign JSON", head + `{"title":"a note","body":"hello"}` + "\n", 2, "title", "not a field of the agentmem export format"},
 		{"not JSON", head + "namespace,session,text\n", 2, "", "not a whole JSON object"},
 		{"foreign header", `{"type":"conversation","messages":[]}` + "\n" + strings.Join(body, ""), 1, "format", "not an agentmem export"},
+		{"no header", strings.Join(body, ""), 1, "", "is a memory: the export's header line"},
+		{"no header, a mark first", `{"forgotten":{"namespace":"a","session_id":"s","turn":0,"id":"s:0","hash":"00"}}` + "\n" + strings.Join(body, ""), 1, "", "is a mark of a forgotten turn: the export's header line"},
 		{"unknown version", replace(0, `"version":2`, `"version":4`), 1, "version", "version 4 is not supported"},
 		{"turn of the wrong type", replace(3, `"turn":2`, `"turn":"two"`), 4, "turn", "must be a JSON number"},
 		{"missing session date", replace(2, `"session_date":"2023-06-02T00:00:00Z",`, ""), 3, "session_date", "is missing"},

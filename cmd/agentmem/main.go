@@ -31,7 +31,7 @@ type cli struct {
 	Sessions   sessionsCmd   `cmd:"" help:"List a namespace's sessions, newest first: date, id, turns, first words."`
 	Show       showCmd       `cmd:"" help:"Print a session in turn order, with dates and speakers."`
 	Export     exportCmd     `cmd:"" help:"Write memories to a JSON Lines file (stdout by default)."`
-	Import     importCmd     `cmd:"" help:"Store the memories of an export file (idempotent; all-or-nothing per session)."`
+	Import     importCmd     `cmd:"" help:"Store the memories of an export file (idempotent; every line is checked before anything is stored)."`
 
 	Reindex   reindexCmd   `cmd:"" help:"Re-embed every stored memory with the configured embedder, and rebuild the text index."`
 	Check     checkCmd     `cmd:"" help:"Verify the embedded store's files (records, text index, vectors) without changing them; exits 1 on a problem."`
