@@ -32,6 +32,10 @@ type ForgetResult struct {
 	// Unknown is the ids of the request that named no memory of the
 	// namespace (a typo, a memory forgotten before), in their order.
 	Unknown []string `json:"unknown,omitempty"`
+	// Before is those of Unknown whose turn is marked forgotten (a
+	// memory forgotten before, where the store keeps marks), in their
+	// order.
+	Before []string `json:"before,omitempty"`
 	// Note says what the forget could not do after it deleted (the
 	// vectors of a turn after a forgotten one not made again).
 	Note string `json:"note,omitempty"`
@@ -73,6 +77,9 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}
 	res := ForgetResult{Namespace: ns, Deleted: n, Unknown: unknown}
+	if res.Before, err = s.forgottenBefore(ctx, ns, unknown); err != nil {
+		return ForgetResult{}, err
+	}
 	if n > 0 {
 		res.SessionID = req.SessionID // "" unless a session was named
 	}
@@ -199,6 +206,30 @@ func (s *Service) unknownIDs(ctx context.Context, ns string, ids, given []string
 		}
 	}
 	return unknown, nil
+}
+
+// forgottenBefore is those of ids (that named no memory) whose turn is
+// marked forgotten in namespace ns.
+func (s *Service) forgottenBefore(ctx context.Context, ns string, ids []string) ([]string, error) {
+	ft, ok := s.store.(ForgottenTurns)
+	if !ok {
+		return nil, nil
+	}
+	var before []string
+	for _, id := range ids {
+		session, turn, ok := ParseMemoryID(id)
+		if !ok {
+			continue
+		}
+		marks, err := ft.ForgottenTurns(ctx, ns, session)
+		if err != nil {
+			return nil, fmt.Errorf("looking up the marks of session %s: %w", session, err)
+		}
+		if slices.ContainsFunc(marks, func(m Memory) bool { return m.Turn == turn }) {
+			before = append(before, id)
+		}
+	}
+	return before, nil
 }
 
 // nextStored is the first stored turn of the session after turn, however

@@ -26,7 +26,7 @@ func (h handlers) forget(ctx context.Context, in spec.ForgetArgs) (spec.ForgetRe
 	if err != nil {
 		return spec.ForgetResult{}, "", err
 	}
-	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown, Note: res.Note}, forgetText(in, res), nil
+	return spec.ForgetResult{Namespace: res.Namespace, SessionID: res.SessionID, Deleted: res.Deleted, Unknown: res.Unknown, Before: res.Before, Note: res.Note}, forgetText(in, res), nil
 }
 
 // forgetText is what a forget says: what it deleted, whether that stays
@@ -55,8 +55,17 @@ func forgetText(in spec.ForgetArgs, res memory.ForgetResult) string {
 	default:
 		text = fmt.Sprintf("Deleted %s from namespace %s.", deleted, res.Namespace)
 	}
-	if n := len(res.Unknown); n > 0 {
+	if n := len(res.Unknown); n > 0 && n == len(res.Before) {
+		verb := "was"
+		if n > 1 {
+			verb = "were"
+		}
+		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %s %s forgotten before.", strings.Join(res.Before, ", "), verb)
+	} else if n > 0 {
 		text = strings.TrimSuffix(text, ".") + fmt.Sprintf("; %d of the ids named no memory there: %s.", n, strings.Join(res.Unknown, ", "))
+		if len(res.Before) > 0 {
+			text = strings.TrimSuffix(text, ".") + fmt.Sprintf(" (forgotten before: %s).", strings.Join(res.Before, ", "))
+		}
 		if slices.ContainsFunc(res.Unknown, func(id string) bool { return !strings.Contains(id, ":") }) {
 			text += " A memory id is its session's id, a colon and the turn (01680260:2); to delete a whole session, name it as the session (session_id; --session-id on the command line)."
 		}

@@ -221,6 +221,21 @@ func TestForgetUnknownSession(t *testing.T) {
 	if text, _, _ := call(t, c, "forget", map[string]any{"ids": []string{"real"}}); !strings.Contains(text, "1 of the ids named no memory there: real. A memory id is its session's id, a colon and the turn") {
 		t.Errorf("forget of a session id given as an id: %q", text)
 	}
+	// a memory forgotten before is told from one that never was (a
+	// new-user trial read "named no memory" as a failed forget)
+	if text, _, _ := call(t, c, "forget", map[string]any{"ids": []string{"real:0"}}); !strings.Contains(text, "Deleted 1 memory") {
+		t.Fatalf("forget real:0: %q", text)
+	}
+	text, structured, _ = call(t, c, "forget", map[string]any{"ids": []string{"real:0"}})
+	if text != "Deleted 0 memories from namespace default; real:0 was forgotten before." {
+		t.Errorf("forget of a memory forgotten before: %q", text)
+	}
+	if err := json.Unmarshal(structured, &res); err != nil || !slices.Equal(res.Unknown, []string{"real:0"}) || !slices.Equal(res.Before, []string{"real:0"}) {
+		t.Errorf("structured %s (%v)", structured, err)
+	}
+	if text, _, _ := call(t, c, "forget", map[string]any{"ids": []string{"real:0", "real:7"}}); !strings.Contains(text, "2 of the ids named no memory there: real:0, real:7 (forgotten before: real:0).") {
+		t.Errorf("forget of a memory forgotten before and one that never was: %q", text)
+	}
 }
 
 func TestBadInput(t *testing.T) {

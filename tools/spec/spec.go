@@ -184,6 +184,7 @@ type ForgetResult struct {
 	SessionID string   `json:"session_id,omitempty" jsonschema:"The session deleted, by its whole id, when session_id named one that held memories (also by its start)."`
 	Deleted   int      `json:"deleted"`
 	Unknown   []string `json:"unknown,omitempty" jsonschema:"The ids given that named no memory of the namespace, in their order."`
+	Before    []string `json:"before,omitempty" jsonschema:"Those of unknown whose turn was forgotten before (it stays forgotten), in their order."`
 	Note      string   `json:"note,omitempty" jsonschema:"What the forget could not do after it deleted, if anything."`
 }
 
