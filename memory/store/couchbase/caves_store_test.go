@@ -372,8 +372,22 @@ func TestCavesStaleVectorWriteSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("key", "rewritten", nil)}, nil); err != nil {
-		t.Fatal(err)
+	// gocaves makes a CAS of the clock to 65 µs and of bits 8 to 15 of a
+	// counter (mockdb.GenerateNewCas), so a write soon after another may
+	// keep its CAS, which the server never does: rewritten until the CAS
+	// is another, as the server's would be (under load this flaked)
+	for i := 0; ; i++ {
+		w, err := st.coll.MutateIn(k, []gocb.MutateInSpec{gocb.UpsertSpec("key", "rewritten", nil)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Cas() != read.Cas() {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the mock kept CAS %d over 100 writes", w.Cas())
+		}
+		time.Sleep(100 * time.Microsecond)
 	}
 	vs := [][]float32{make([]float32, 8)}
 	vs[0][0] = 1
