@@ -831,12 +831,22 @@ func TestFindHolidays(t *testing.T) {
 		{"I was ill from Christmas Eve until Monday.", day(2026, 12, 30), []string{"Christmas Eve=2026-12-24/day", "Monday=2026-12-28/day/rel"}},
 		{"Last Christmas I gave you my heart.", day(2026, 12, 25), []string{"Last Christmas=2025-12-25/day/rel"}},
 		{"Next Halloween we'll dress up.", day(2026, 10, 31), []string{"Next Halloween=2027-10-31/day/rel"}},
-		// no day: no word of time before it, a habit, a christmas of another kind
+		// no day: no word of time before it, a habit
 		{"It really captures the Christmas magic.", wed, nil},
 		{"We love Christmas.", wed, nil},
 		{"Every year at Christmas we go skiing.", wed, nil},
 		{"During Thanksgiving, we usually watch a few movies.", wed, nil},
-		{"at christmas", wed, nil},
+		// in lower case, as chat types them, but for names of everyday
+		// words ("labor day sales" is no day); New Year, with or without 's
+		{"at christmas", wed, []string{"christmas=2022-12-25/day"}},
+		{"what are we doing for new year's eve?", day(2026, 12, 20), []string{"new year's eve=2026-12-31/day"}},
+		{"What did I do over New Year?", day(2027, 1, 20), []string{"New Year=2027-01-01/day"}},
+		{"good luck and health for the new year", day(2027, 1, 20), nil},
+		{"We went skiing over New Year's.", day(2027, 1, 20), []string{"New Year's=2027-01-01/day"}},
+		{"happy new year!", day(2027, 1, 1), nil},
+		{"a new year's resolution", day(2027, 1, 1), nil},
+		{"I found an easter egg in the game.", wed, nil},
+		{"on labor day", day(2026, 9, 20), nil},
 	})
 }
 

@@ -17,28 +17,34 @@ import "time"
 type holiday struct {
 	words []string             // the name, word by word ("New", "Year", "s", "Eve")
 	day   func(int) (int, int) // its month and day in a year
+	// lower: the name is read in lower case too, as chat types it ("over
+	// christmas", "for new year's eve"); a name whose words are also
+	// everyday ones ("Labor Day", "New Year") needs its capitals
+	lower bool
 }
 
 func fixed(m, d int) func(int) (int, int) { return func(int) (int, int) { return m, d } }
 
 // holidays, longer names of one start first.
 var holidays = []holiday{
-	{[]string{"Christmas", "Eve"}, fixed(12, 24)},
-	{[]string{"Christmas", "Day"}, fixed(12, 25)},
-	{[]string{"Christmas"}, fixed(12, 25)},
-	{[]string{"New", "Year", "s", "Eve"}, fixed(12, 31)},
-	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1)},
-	{[]string{"Boxing", "Day"}, fixed(12, 26)},
-	{[]string{"Halloween"}, fixed(10, 31)},
-	{[]string{"St", "Patrick", "s", "Day"}, fixed(3, 17)},
-	{[]string{"Memorial", "Day"}, memorialDay},
-	{[]string{"Labor", "Day"}, laborDay},
-	{[]string{"Fourth", "of", "July"}, fixed(7, 4)},
-	{[]string{"Independence", "Day"}, fixed(7, 4)},
-	{[]string{"Valentine", "s", "Day"}, fixed(2, 14)},
-	{[]string{"Easter", "Sunday"}, easter},
-	{[]string{"Easter"}, easter},
-	{[]string{"Thanksgiving"}, thanksgiving},
+	{[]string{"Christmas", "Eve"}, fixed(12, 24), true},
+	{[]string{"Christmas", "Day"}, fixed(12, 25), true},
+	{[]string{"Christmas"}, fixed(12, 25), true},
+	{[]string{"New", "Year", "s", "Eve"}, fixed(12, 31), true},
+	{[]string{"New", "Year", "s", "Day"}, fixed(1, 1), true},
+	{[]string{"New", "Year", "s"}, fixed(1, 1), true}, // "over New Year's"
+	{[]string{"New", "Year"}, fixed(1, 1), false},     // "over New Year"; "for the new year" is the year to come
+	{[]string{"Boxing", "Day"}, fixed(12, 26), false},
+	{[]string{"Halloween"}, fixed(10, 31), true},
+	{[]string{"St", "Patrick", "s", "Day"}, fixed(3, 17), false},
+	{[]string{"Memorial", "Day"}, memorialDay, false},
+	{[]string{"Labor", "Day"}, laborDay, false},
+	{[]string{"Fourth", "of", "July"}, fixed(7, 4), false},
+	{[]string{"Independence", "Day"}, fixed(7, 4), false},
+	{[]string{"Valentine", "s", "Day"}, fixed(2, 14), true},
+	{[]string{"Easter", "Sunday"}, easter, true},
+	{[]string{"Easter"}, easter, true},
+	{[]string{"Thanksgiving"}, thanksgiving, true},
 }
 
 // holiday reads a holiday's name at i (see holiday): its day in the year
@@ -99,7 +105,7 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 			if j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "'" || f.s[f.t[j].start:f.t[j].end] == "’" || f.punct(j, '.') && f.word(j-1, "st")) {
 				j++ // "Year's", "Year’s", "St. Patrick's"
 			}
-			if !f.word(j, w) || ('A' <= w[0] && w[0] <= 'Z' && !f.t[j].upper) { // "Fourth of July": its capitals
+			if !f.word(j, w) || ('A' <= w[0] && w[0] <= 'Z' && !f.t[j].upper && !h.lower) { // "Fourth of July": its capitals
 				j = -1
 				break
 			}
