@@ -413,17 +413,10 @@ func (f *finder) abbrDot(i int) int {
 // dayNum reads a day of the month at i ("8", "08", "8th") and returns it
 // and the token after it, or 0.
 func (f *finder) dayNum(i int) (int, int) {
-	if !f.num(i) || f.t[i].ndig > 2 || int(f.t[i].val) < 1 || int(f.t[i].val) > 31 || !f.leftOK(i) {
+	if !f.num(i) || !f.leftOK(i) {
 		return 0, i
 	}
-	d, j := int(f.t[i].val), i+1
-	if f.glued(j) && f.kw(j) == kwOrd {
-		if !ordinalOK(d, f.s[f.t[j].start:f.t[j].end]) {
-			return 0, i
-		}
-		j++
-	}
-	return d, j
+	return f.rangeDay(i)
 }
 
 // yearAt reads a four-digit year after whitespace or a comma at i, and

@@ -253,30 +253,8 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 	}
 	before := a.m > b.m || a.m == b.m && a.d >= b.d // the first end's month and day after the last's
 	written := a.y > 0 || b.y > 0
-	switch {
-	case a.y > 0 && b.y > 0:
-	case a.y > 0:
-		b.y = a.y + btoi(before)
-	case b.y > 0:
-		a.y = b.y - btoi(before)
-	case f.has:
-		// a sentence that tells its tense dates the last end as a day
-		// alone ("we were in Paris 28 December to 3 January", "I'll be
-		// there from 8 to 12 May"), one that does not the first ("the
-		// office is closed 24 December - 2 January", said on the 20th)
-		_, told := f.tenseOf(i)
-		e := a
-		if told {
-			e = b
-		}
-		y, ok := f.dayYear(i, b.next, e.m, e.d)
-		if !ok {
-			return Mention{}, b.next // "every year from 1 to 7 May"
-		}
-		a.y, b.y = y, y+btoi(before)
-		if told {
-			a.y, b.y = y-btoi(before), y
-		}
+	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd) (int, bool) { return f.dayYear(i, b.next, e.m, e.d) }) {
+		return Mention{}, b.next // "every year from 1 to 7 May"
 	}
 	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Day, Month: a.m, Day: a.d}
 	if !f.has && !written {
@@ -304,26 +282,8 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 	before := a.m >= b.m
 	written := a.y > 0 || b.y > 0
-	switch {
-	case a.y > 0 && b.y > 0:
-	case a.y > 0:
-		b.y = a.y + btoi(before)
-	case b.y > 0:
-		a.y = b.y - btoi(before)
-	case f.has:
-		_, told := f.tenseOf(i) // as dayRange
-		e := a
-		if told {
-			e = b
-		}
-		y, ok := f.monthYear(i, b.next, e.m)
-		if !ok {
-			return Mention{}, b.next // "every year from June to August"
-		}
-		a.y, b.y = y, y+btoi(before)
-		if told {
-			a.y, b.y = y-btoi(before), y
-		}
+	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd) (int, bool) { return f.monthYear(i, b.next, e.m) }) {
+		return Mention{}, b.next // "every year from June to August"
 	}
 	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Month, Month: a.m}
 	if !f.has && !written {
@@ -344,6 +304,39 @@ func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 	mm.From, _ = f.monthOf(a.y, a.m)
 	_, mm.To = f.monthOf(b.y, b.m)
 	return mm, b.next
+}
+
+// rangeYears completes the years of the ends a and b of the range at i
+// (before: the first's month and day fall after the last's): a year
+// written at one end gives the other, a year apart across a new year;
+// with none (and a reference), year reads an end's as a day or month
+// alone: the last end's in a sentence that tells its tense ("we were in
+// Paris 28 December to 3 January", "I'll be there from 8 to 12 May"), the
+// first's in one that does not ("the office is closed 24 December - 2
+// January", said on the 20th). Not ok for a habit's range.
+func (f *finder) rangeYears(i int, a, b *rangeEnd, before bool, year func(rangeEnd) (int, bool)) bool {
+	switch {
+	case a.y > 0 && b.y > 0:
+	case a.y > 0:
+		b.y = a.y + btoi(before)
+	case b.y > 0:
+		a.y = b.y - btoi(before)
+	case f.has:
+		_, told := f.tenseOf(i)
+		e := *a
+		if told {
+			e = *b
+		}
+		y, ok := year(e)
+		if !ok {
+			return false
+		}
+		a.y, b.y = y, y+btoi(before)
+		if told {
+			a.y, b.y = y-btoi(before), y
+		}
+	}
+	return true
 }
 
 func btoi(b bool) int {
