@@ -145,8 +145,9 @@ type finder struct {
 	t     []token
 	loose bool // Options.Loose
 	apart bool // Options.Apart
-	// inRange is set while a range's year is read (range.go), whose
-	// "from" is no tense word (sinceFrom)
+	// inRange is set while a range's year is read (range.go): its from or
+	// between sets a time (setAt), and a journey or schedule verb before
+	// its from is a plan (planAt)
 	inRange bool
 	*calendar
 }

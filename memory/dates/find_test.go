@@ -923,7 +923,11 @@ func TestFindMoreHolidays(t *testing.T) {
 		// a verb that spends the holiday is a word of time too
 		{"We spent Christmas with my in-laws.", day(2026, 1, 10), []string{"Christmas=2025-12-25/day"}},
 		{"We're spending Easter in Rome.", day(2026, 3, 1), []string{"Easter=2026-04-05/day"}},
-		{"How did you celebrate Thanksgiving?", day(2026, 12, 1), []string{"Thanksgiving=2026-11-26/day"}},
+		{"We celebrated Thanksgiving at my aunt's.", day(2026, 12, 1), []string{"Thanksgiving=2026-11-26/day"}},
+		{"Do you celebrate christmas?", day(2026, 12, 1), nil},
+		{"I spent the christmas money on shoes.", day(2026, 12, 1), nil},
+		{"We bonded over christmas movies.", day(2026, 12, 1), nil},
+		{"I'm so excited for the New Year.", day(2026, 12, 1), nil},
 		{"We always spend Christmas with family.", day(2026, 1, 10), nil},
 		{"I spent Christmas Island money.", day(2026, 1, 10), nil},
 	})
@@ -1056,7 +1060,20 @@ func TestFindOffAwayRuns(t *testing.T) {
 		{"My visa runs out on the 15th of January.", oct, []string{"15th of January=2027-01-15/day"}},
 		{"I was off work from 2 to 6 November.", oct, []string{"2 to 6 November=2025-11-02..2025-11-06/day"}},
 		{"We're on holiday 11-15 November.", oct, []string{"11-15 November=2026-11-11..2026-11-15/day"}},
-		{"The festival is from 11 to 15 November.", oct, []string{"11 to 15 November=2026-11-11..2026-11-15/day"}},
+		// "is from" says a schedule or an origin ("the photos are from 3 to
+		// 7 May"): read as before, behind
+		{"The festival is from 11 to 15 November.", oct, []string{"11 to 15 November=2025-11-11..2025-11-15/day"}},
+		{"The photos are from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},
+		{"I'm uploading the pictures from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},
+		{"I'm off sick from 2 September.", oct, []string{"2 September=2026-09-02/day"}},
+		// a year said at the sentence's start or right after the date
+		{"I was born in 1990 and on 3 May I turn 34.", oct, []string{"1990=1990/year", "3 May=2026-05-03/day"}},
+		// a range's tense read at its last end too; its weekdays settle its year
+		{"From the 3rd to the 7th of May I'll be in Rome.", time.Date(2024, 4, 26, 9, 0, 0, 0, time.UTC), []string{"the 3rd to the 7th of May=2024-05-03..2024-05-07/day"}},
+		{"Skiing Thursday 2 January to Sunday 5 January.", time.Date(2024, 9, 15, 9, 0, 0, 0, time.UTC), []string{"Thursday 2 January to Sunday 5 January=2025-01-02..2025-01-05/day"}},
+		{"Hotel booked Friday 27 December to Sunday 29 December.", time.Date(2024, 9, 15, 9, 0, 0, 0, time.UTC), []string{"Friday 27 December to Sunday 29 December=2024-12-27..2024-12-29/day"}},
+		{"On 3 May I sold the car I bought in 2015.", oct, []string{"3 May=2026-05-03/day", "2015=2015/year"}},
+		{"The building was built in 1990 and renovated on 3 May.", oct, []string{"1990=1990/year", "3 May=2026-05-03/day"}},
 		{"My brother visits between 11 and 15 November.", oct, []string{"11 and 15 November=2026-11-11..2026-11-15/day"}},
 		{"We were on holiday 11-15 November.", oct, []string{"11-15 November=2025-11-11..2025-11-15/day"}},
 		{"The festival was from 11 to 15 November.", oct, []string{"11 to 15 November=2025-11-11..2025-11-15/day"}},

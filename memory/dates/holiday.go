@@ -1,6 +1,9 @@
 package dates
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // A holiday is the day a name gives in a year: Christmas, Christmas Eve
 // and Christmas Day, Boxing Day, New Year's Eve and New Year's Day,
@@ -24,6 +27,21 @@ type holiday struct {
 }
 
 func fixed(m, d int) func(int) (int, int) { return func(int) (int, int) { return m, d } }
+
+// holidayThings are the nouns a holiday's name, typed in lower case,
+// describes rather than dates ("a christmas party on 20 December", "easter
+// eggs", "thanksgiving dinner").
+var holidayThings = map[string]bool{
+	"party": true, "parties": true, "dinner": true, "lunch": true, "tree": true, "trees": true,
+	"decorations": true, "movie": true, "movies": true, "film": true, "films": true,
+	"cookie": true, "cookies": true, "egg": true, "eggs": true, "money": true, "shopping": true,
+	"card": true, "cards": true, "gift": true, "gifts": true, "present": true, "presents": true,
+	"market": true, "markets": true, "sale": true, "sales": true, "music": true, "song": true,
+	"songs": true, "carol": true, "carols": true, "lights": true, "sweater": true, "jumper": true,
+	"list": true, "spirit": true, "costume": true, "costumes": true, "candy": true, "pumpkin": true,
+	"pumpkins": true, "turkey": true, "special": true, "episode": true, "album": true, "bonus": true,
+	"menu": true, "hunt": true, "hunting": true, "bunny": true, "basket": true, "baskets": true,
+}
 
 // holidays, longer names of one start first.
 var holidays = []holiday{
@@ -111,9 +129,16 @@ func (f *finder) holidayAt(i int) (holiday, int) {
 			}
 			j++
 		}
-		if j > i && f.rightOK(j) && !f.name(i, j) {
-			return h, j
+		if j <= i || !f.rightOK(j) || f.name(i, j) {
+			continue
 		}
+		if !f.t[i].upper && j < len(f.t) && f.t[j].kind == kWord && holidayThings[strings.ToLower(f.s[f.t[j].start:f.t[j].end])] {
+			continue // in lower case, a thing of the holiday is no day: "christmas movies", "easter eggs"
+		}
+		if len(h.words) == 2 && h.words[1] == "Year" && f.kw(i-1) == kwThe {
+			continue // "New Year" after "the" is the year to come: "excited for the New Year"
+		}
+		return h, j
 	}
 	return holiday{}, i
 }
@@ -132,8 +157,9 @@ func (f *finder) name(i, j int) bool {
 // holidayCued reports a word of time before a holiday's name at i: at,
 // on, over, for, before, after, until, till, since, during, from,
 // through, by, around ("over Christmas", "by Easter"); or a verb that
-// spends it ("we spent Christmas with my in-laws", "celebrating
-// Thanksgiving").
+// spends it, in the past or as it goes ("we spent Christmas with my
+// in-laws", "we're celebrating Thanksgiving"; not "do you celebrate
+// Christmas?", a habit).
 func (f *finder) holidayCued(i int) bool {
 	if f.kw(i-1) == kwThe {
 		i-- // "on the Fourth of July"
@@ -142,12 +168,14 @@ func (f *finder) holidayCued(i int) bool {
 	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
 		return true
 	}
-	for _, w := range [...]string{"for", "spend", "spends", "spent", "spending", "celebrate", "celebrates", "celebrated", "celebrating"} {
+	for _, w := range [...]string{"for", "spent", "spending", "celebrated", "celebrating"} {
 		if f.word(i-1, w) {
 			return true // "we spent Christmas with my in-laws"
 		}
 	}
-	return false
+	// "we'll spend New Year's with friends", "did we celebrate
+	// Thanksgiving?"; not "do you celebrate Christmas?"
+	return (f.word(i-1, "spend") || f.word(i-1, "celebrate")) && (f.kw(i-2) == kwWill || f.kw(i-2) == kwWas || f.kw(i-3) == kwWas && f.pronoun(i-2))
 }
 
 // holidayYear is the year of holiday h named at [i, j): by dir (-1 last,

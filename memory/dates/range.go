@@ -1,6 +1,9 @@
 package dates
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // A range is a span of days or of months written with both its ends: "3
 // to 7 May", "2-6 November", "May 3-7, 2023", "from 30 April to 3 May",
@@ -35,6 +38,7 @@ type rangeEnd struct {
 	y, m, d    int
 	monthFirst bool // written month first: "May 3"
 	next       int  // the token after it
+	wd         int  // the weekday written before its day, Sunday 1 (0: none)
 }
 
 // maxRangeDays bounds a range of days whose first end's month and day
@@ -81,7 +85,8 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 // month at the other end, which rangeAt checks; first tells the first end
 // from the last.
 func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
-	if _, day := f.kw(i).weekday(); day && (f.sameLine(i+1) || f.punct(i+1, ',') && f.sameLine(i+2)) {
+	wd := 0
+	if w, day := f.kw(i).weekday(); day && (f.sameLine(i+1) || f.punct(i+1, ',') && f.sameLine(i+2)) {
 		// "from Friday 3 May to Tuesday 7 May", "Mon 1 – Fri 5 May"
 		if i++; f.punct(i, ',') {
 			i++
@@ -89,7 +94,9 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 		if !f.num(i) && f.monthAt(i) == 0 {
 			return e, false
 		}
+		wd = w + 1
 	}
+	defer func() { e.wd = wd }()
 	if f.kw(i) == kwThe && f.sameLine(i+1) && f.num(i+1) && f.glued(i+2) && f.kw(i+2) == kwOrd {
 		i++ // "from the 1st to the 4th of July"
 	}
@@ -253,7 +260,7 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 	}
 	before := a.m > b.m || a.m == b.m && a.d >= b.d // the first end's month and day after the last's
 	written := a.y > 0 || b.y > 0
-	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd) (int, bool) { return f.dayYear(i, b.next, e.m, e.d) }) {
+	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd, at int) (int, bool) { return f.dayYear(at, b.next, e.m, e.d) }) {
 		return Mention{}, b.next // "every year from 1 to 7 May"
 	}
 	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Day, Month: a.m, Day: a.d}
@@ -282,7 +289,7 @@ func (f *finder) dayRange(i int, a, b rangeEnd) (Mention, int) {
 func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 	before := a.m >= b.m
 	written := a.y > 0 || b.y > 0
-	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd) (int, bool) { return f.monthYear(i, b.next, e.m) }) {
+	if !f.rangeYears(i, &a, &b, before, func(e rangeEnd, at int) (int, bool) { return f.monthYear(at, b.next, e.m) }) {
 		return Mention{}, b.next // "every year from June to August"
 	}
 	mm := Mention{Start: f.t[i].start, End: f.t[b.next-1].end, Grain: Month, Month: a.m}
@@ -314,7 +321,7 @@ func (f *finder) monthRange(i int, a, b rangeEnd) (Mention, int) {
 // Paris 28 December to 3 January", "I'll be there from 8 to 12 May"), the
 // first's in one that does not ("the office is closed 24 December - 2
 // January", said on the 20th). Not ok for a habit's range.
-func (f *finder) rangeYears(i int, a, b *rangeEnd, before bool, year func(rangeEnd) (int, bool)) bool {
+func (f *finder) rangeYears(i int, a, b *rangeEnd, before bool, year func(e rangeEnd, at int) (int, bool)) bool {
 	switch {
 	case a.y > 0 && b.y > 0:
 	case a.y > 0:
@@ -322,12 +329,20 @@ func (f *finder) rangeYears(i int, a, b *rangeEnd, before bool, year func(rangeE
 	case b.y > 0:
 		a.y = b.y - btoi(before)
 	case f.has:
+		// the tense is read at either end ("from the 3rd to the 7th of
+		// May I'll be in Rome")
+		at := i
 		_, told := f.tenseOf(i)
+		if !told {
+			if _, told = f.tenseOf(b.next - 1); told {
+				at = b.next - 1
+			}
+		}
 		e := *a
 		if told {
 			e = *b
 		}
-		y, ok := year(e)
+		y, ok := year(e, at)
 		if !ok {
 			return false
 		}
@@ -335,8 +350,34 @@ func (f *finder) rangeYears(i int, a, b *rangeEnd, before bool, year func(rangeE
 		if told {
 			a.y, b.y = y-btoi(before), y
 		}
+		f.agreeRange(a, b)
 	}
 	return true
+}
+
+// agreeRange moves a range whose year was not written a year back or on
+// when the weekday written before an end falls on its day only there
+// ("Thursday 2 January to Sunday 5 January", said in September 2024, is
+// 2025), the nearer to the reference first.
+func (f *finder) agreeRange(a, b *rangeEnd) {
+	agrees := func(dy int) bool {
+		for _, e := range [2]*rangeEnd{a, b} {
+			if e.wd > 0 && (checkDate(e.y+dy, e.m, e.d) != nil || int(time.Date(e.y+dy, time.Month(e.m), e.d, 0, 0, 0, 0, time.UTC).Weekday()) != e.wd-1) {
+				return false
+			}
+		}
+		return true
+	}
+	if a.wd == 0 && b.wd == 0 || agrees(0) {
+		return
+	}
+	best, far := 0, time.Duration(math.MaxInt64)
+	for _, dy := range [2]int{-1, 1} {
+		if d, _ := f.dayOf(a.y+dy, a.m, a.d); agrees(dy) && f.fromRef(d) < far {
+			best, far = dy, f.fromRef(d)
+		}
+	}
+	a.y, b.y = a.y+best, b.y+best
 }
 
 func btoi(b bool) int {

@@ -56,9 +56,7 @@ func (f *finder) sinceFrom(i int) (since, from bool) {
 		if f.kw(j) == kwPeriod || f.kw(j) == kwThe || f.punct(j, '-') {
 			continue
 		}
-		// a range's "from" opens it ("the conference runs from 3 to 7
-		// May"): it says nothing of the tense
-		return f.word(j, "since"), f.word(j, "from") && !f.inRange
+		return f.word(j, "since"), f.word(j, "from")
 	}
 	return false, false
 }
@@ -90,8 +88,8 @@ func (f *finder) stop(j int) bool {
 // not (a past one).
 func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	// "I'm off work from 2 to 6 November", "we're away 2-6 May", "we're
-	// on holiday 11-15 August"
-	if j < i && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && f.away(j+1) {
+	// on holiday 11-15 August"; not "I'm off sick from 2 September"
+	if j < i && (!from || f.inRange) && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && f.away(j+1) {
 		return true, true
 	}
 	switch f.t[j].kw {
@@ -108,7 +106,7 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	case kwIs:
 		// "is on Friday", "are on Monday", "is in March": a date
 		// set ahead; "is due on 3 March" too
-		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn || f.inRange && f.setAt(i)) || f.due(i, j) {
+		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j) {
 			return true, true
 		}
 		// "the deadline is Friday", "my birthday is 14 August";
@@ -283,7 +281,9 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 	case f.word(j, "let"):
 		return f.clitic(j, "s")
 	case from:
-		return false
+		// "the conference runs from 3 to 7 May"; not "I'm uploading the
+		// pictures from 3 to 7 May"
+		return f.inRange && f.trip(j)
 	case f.word(j, "have") || f.word(j, "has"):
 		return j >= i-5 && f.pronoun(j-1) && f.kw(j-2) != kwWas && f.event(j+1)
 	case f.kw(j) == kwIs || f.word(j, "am"):
@@ -543,19 +543,35 @@ func (f *finder) yearSaid(i, end int) (y int, ok bool) {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j >= i-3) // "each year, on 3 January"
 		}
-		if y, ok = f.inYear(j); ok {
-			return y, true // "in 2019 I was in Paris on 3 May"
+		if y, ok = f.inYear(j); ok && (f.opens(j-1) || f.just(j, i)) {
+			return y, true // "In 2019 I was in Paris on 3 May", "back in 2019 on 3 May"; not "born in 1990 and on 3 May I turn 34"
 		}
 	}
 	for j := end; j < len(f.t) && j < end+11 && !f.t[j].line && !f.stop(j) && !f.newClause(j); j++ {
 		if y, ok = f.relYearAt(j); ok || f.unit(j) {
 			return y, ok && (y != 0 || j <= end+2) // "on 31 March every year", "in August, every year"
 		}
-		if y, ok = f.inYear(j); ok {
-			return y, true // "on 3 May in 2019"
+		if y, ok = f.inYear(j); ok && j == end+1 {
+			return y, true // "on 3 May in 2019", not "on 3 May I sold the car I bought in 2015"
 		}
 	}
 	return 0, false
+}
+
+// just reports that only on, the or a comma come between the tokens at
+// j and i: "in 2019 on 3 May", "in 1985, on 3 May".
+func (f *finder) just(j, i int) bool {
+	for k := j + 1; k < i; k++ {
+		if f.kw(k) != kwOn && f.kw(k) != kwThe && !f.punct(k, ',') {
+			return false
+		}
+	}
+	return i-j <= 4
+}
+
+// opens reports that the token at j opens its sentence or line.
+func (f *finder) opens(j int) bool {
+	return j == 0 || f.t[j].line || f.stop(j-1)
 }
 
 // inYear reads "in" and a year at j, the year a sentence names: not
