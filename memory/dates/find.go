@@ -303,11 +303,11 @@ func (f *finder) monthOf(y, m int) (time.Time, time.Time) {
 // i when none does. A mention with End == 0 is consumed but not reported (an
 // impossible date such as "31 February 2023").
 func (f *finder) at(i int) (Mention, int) {
+	if m, n := f.rangeAt(i); n > i {
+		return m, n // "3 to 7 May", "from the 1st to the 4th of July", "Mon 1 – Fri 5 May"
+	}
 	t := &f.t[i]
 	if t.kind == kNum {
-		if m, n := f.rangeAt(i); n > i {
-			return m, n
-		}
 		if m, n := f.absolute(i); n > i {
 			return m, n
 		}
@@ -321,17 +321,8 @@ func (f *finder) at(i int) (Mention, int) {
 	}
 	switch k := t.kw; {
 	case k.month() > 0:
-		if m, n := f.rangeAt(i); n > i {
-			return m, n
-		}
 		return f.absolute(i)
-	case kwSun <= k && k <= kwSatAbbr:
-		if m, n := f.rangeAt(i); n > i {
-			return m, n // "from Friday 3 May to Tuesday 7 May"
-		}
-		if k > kwSat {
-			break
-		}
+	case kwSun <= k && k <= kwSat:
 		return f.weekday(i)
 	case k == kwToday || k == kwTonight:
 		return f.rel(i, i+1, Day, f.days(0, 1))
@@ -342,9 +333,6 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
 	case k == kwThe || k == kwDay:
-		if m, n := f.rangeAt(i); n > i {
-			return m, n // "from the 1st to the 4th of July"
-		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
