@@ -303,10 +303,12 @@ func (f *finder) monthOf(y, m int) (time.Time, time.Time) {
 // i when none does. A mention with End == 0 is consumed but not reported (an
 // impossible date such as "31 February 2023").
 func (f *finder) at(i int) (Mention, int) {
-	if m, n := f.rangeAt(i); n > i {
-		return m, n // "3 to 7 May", "from the 1st to the 4th of July", "Mon 1 – Fri 5 May"
-	}
 	t := &f.t[i]
+	if k := t.kw; t.kind == kNum || k.month() > 0 || kwSun <= k && k <= kwSatAbbr || k == kwThe && f.num(i+1) {
+		if m, n := f.rangeAt(i); n > i {
+			return m, n // "3 to 7 May", "from the 1st to the 4th of July", "Mon 1 – Fri 5 May"
+		}
+	}
 	if t.kind == kNum {
 		if m, n := f.absolute(i); n > i {
 			return m, n

@@ -85,7 +85,6 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 // month at the other end, which rangeAt checks; first tells the first end
 // from the last.
 func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
-	wd := 0
 	if w, day := f.kw(i).weekday(); day && (f.sameLine(i+1) || f.punct(i+1, ',') && f.sameLine(i+2)) {
 		// "from Friday 3 May to Tuesday 7 May", "Mon 1 – Fri 5 May"
 		if i++; f.punct(i, ',') {
@@ -94,9 +93,10 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 		if !f.num(i) && f.monthAt(i) == 0 {
 			return e, false
 		}
-		wd = w + 1
+		e, ok = f.rangeEnd(i, first)
+		e.wd = w + 1
+		return e, ok
 	}
-	defer func() { e.wd = wd }()
 	if f.kw(i) == kwThe && f.sameLine(i+1) && f.num(i+1) && f.glued(i+2) && f.kw(i+2) == kwOrd {
 		i++ // "from the 1st to the 4th of July"
 	}
