@@ -1076,6 +1076,11 @@ func TestFindOffAwayRuns(t *testing.T) {
 		{"The building was built in 1990 and renovated on 3 May.", oct, []string{"1990=1990/year", "3 May=2026-05-03/day"}},
 		{"My brother visits between 11 and 15 November.", oct, []string{"11 and 15 November=2026-11-11..2026-11-15/day"}},
 		{"We were on holiday 11-15 November.", oct, []string{"11-15 November=2025-11-11..2025-11-15/day"}},
+		// a stay said in the present before a range
+		{"We're in Lisbon from 3 to 7 May.", time.Date(2024, 4, 20, 9, 0, 0, 0, time.UTC), []string{"3 to 7 May=2024-05-03..2024-05-07/day"}},
+		{"I'm at my parents' 20-24 June.", time.Date(2024, 4, 20, 9, 0, 0, 0, time.UTC), []string{"20-24 June=2024-06-20..2024-06-24/day"}},
+		{"We were in Lisbon from 3 to 7 May.", time.Date(2024, 4, 20, 9, 0, 0, 0, time.UTC), []string{"3 to 7 May=2023-05-03..2023-05-07/day"}},
+		{"The photos are in the folder from 3 to 7 May.", time.Date(2024, 4, 20, 9, 0, 0, 0, time.UTC), []string{"3 to 7 May=2023-05-03..2023-05-07/day"}},
 		{"The festival was from 11 to 15 November.", oct, []string{"11 to 15 November=2025-11-11..2025-11-15/day"}},
 		{"We were away 2-6 November.", oct, []string{"2-6 November=2025-11-02..2025-11-06/day"}},
 		{"The conference ran from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},

@@ -92,6 +92,12 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if j < i && (!from || f.inRange) && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && f.away(j+1) {
 		return true, true
 	}
+	// a stay said in the present before a range: "we're in Lisbon from 3
+	// to 7 May", "I'm at my parents' 20-24 June" (not "the photos are
+	// from 3 to 7 May")
+	if f.inRange && j < i && (f.t[j].kw == kwIs && (f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)) || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && (f.word(j+1, "in") || f.word(j+1, "at")) {
+		return true, true
+	}
 	switch f.t[j].kw {
 	case kwWill:
 		return true, true
