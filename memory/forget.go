@@ -216,14 +216,19 @@ func (s *Service) forgottenBefore(ctx context.Context, ns string, ids []string) 
 		return nil, nil
 	}
 	var before []string
+	bySession := map[string][]Memory{} // each session's marks, read once
 	for _, id := range ids {
 		session, turn, ok := ParseMemoryID(id)
 		if !ok {
 			continue
 		}
-		marks, err := ft.ForgottenTurns(ctx, ns, session)
-		if err != nil {
-			return nil, fmt.Errorf("looking up the marks of session %s: %w", session, err)
+		marks, read := bySession[session]
+		if !read {
+			var err error
+			if marks, err = ft.ForgottenTurns(ctx, ns, session); err != nil {
+				return nil, fmt.Errorf("looking up the marks of session %s: %w", session, err)
+			}
+			bySession[session] = marks
 		}
 		if slices.ContainsFunc(marks, func(m Memory) bool { return m.Turn == turn }) {
 			before = append(before, id)

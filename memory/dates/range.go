@@ -2,6 +2,7 @@ package dates
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -224,27 +225,11 @@ var movers = map[string]bool{
 func (f *finder) moves(i int) bool {
 	lo, _ := f.sentence(i)
 	for j := i - 1; j >= lo; j-- {
-		if t := f.t[j]; t.kind == kWord && t.end-t.start <= 12 && movers[lower(f.s[t.start:t.end])] {
+		if t := f.t[j]; t.kind == kWord && t.end-t.start <= 12 && movers[strings.ToLower(f.s[t.start:t.end])] {
 			return true
 		}
 	}
 	return false
-}
-
-// lower is s in lower case (ASCII).
-func lower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // dayRange makes the mention of the days from a to b, the range at i.

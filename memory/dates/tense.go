@@ -87,16 +87,19 @@ func (f *finder) stop(j int) bool {
 // told when it says whether the date at i is ahead (a future word) or
 // not (a past one).
 func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
-	// "I'm off work from 2 to 6 November", "we're away 2-6 May", "we're
-	// on holiday 11-15 August"; not "I'm off sick from 2 September"
-	if j < i && (!from || f.inRange) && (f.t[j].kw == kwIs || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && f.away(j+1) {
-		return true, true
-	}
-	// a stay said in the present before a range: "we're in Lisbon from 3
-	// to 7 May", "I'm at my parents' 20-24 June" (not "the photos are
-	// from 3 to 7 May")
-	if f.inRange && j < i && (f.t[j].kw == kwIs && (f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)) || f.word(j, "am") || f.word(j, "m") && f.apos(j)) && (f.word(j+1, "in") || f.word(j+1, "at")) {
-		return true, true
+	if be, pronoun := f.be(j); be && j < i {
+		// "I'm off work from 2 to 6 November", "we're away 2-6 May",
+		// "we're on holiday 11-15 August"; not "I'm off sick from 2
+		// September"
+		if (!from || f.inRange) && f.away(j+1) {
+			return true, true
+		}
+		// a stay said in the present before a range: "we're in Lisbon
+		// from 3 to 7 May", "I'm at my parents' 20-24 June" (not "the
+		// photos are in the folder from 3 to 7 May")
+		if f.inRange && pronoun && (f.word(j+1, "in") || f.word(j+1, "at")) {
+			return true, true
+		}
 	}
 	switch f.t[j].kw {
 	case kwWill:
@@ -144,6 +147,19 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// be reports a form of be in the present at j (is, are, 're, am, 'm),
+// and whether its subject is a pronoun ("we're", "I'm"; not "the photos
+// are").
+func (f *finder) be(j int) (present, pronoun bool) {
+	if f.word(j, "am") || f.word(j, "m") && f.apos(j) {
+		return true, true
+	}
+	if f.t[j].kw != kwIs {
+		return false, false
+	}
+	return true, f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)
 }
 
 // away reports off, away, or on holiday, vacation or leave at j: after a
