@@ -40,6 +40,7 @@ type cli struct {
 	Hook      hookCmd      `cmd:"" help:"Run as an agent host's hook (agentmem setup registers it)."`
 	Token     tokenCmd     `cmd:"" help:"Manage the per-user tokens of a shared HTTP server (serve --http-tokens FILE)."`
 	Version   versionCmd   `cmd:"" help:"Print the version."`
+	Eval      evalCmd      `cmd:"" hidden:"" help:"Moved to agentmem-eval."`
 }
 
 // env is what every command gets.
