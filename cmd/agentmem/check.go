@@ -48,8 +48,8 @@ func (checkCmd) Run(e *env) error {
 }
 
 // printRecords prints what Check counted of the record file in store: its
-// memories, sessions, vectors and marks of forgotten turns, and those of them a server or a
-// reindex is yet to give vectors.
+// memories, sessions, vectors and marks of forgotten turns, and the
+// memories a server or a reindex is yet to give vectors.
 func printRecords(store string, r *embedded.Report) {
 	fmt.Printf("records %s: %s, %s, %d with vectors", filepath.Join(store, "memories.db"), spec.Count(r.Memories, "memory"), spec.Count(r.Sessions, "session"), r.Vectors)
 	if r.Marks > 0 {
