@@ -60,7 +60,8 @@ type Query struct {
 	// Pool is how many candidates each side (text, vector) contributes
 	// before fusion; 0 means DefaultPool(K). A pool smaller than K gives
 	// at most the pool's fused candidates: Recall fills from its whole
-	// fused pool (up to twice Pool) by asking for more than Pool.
+	// fused pool (up to twice Pool, and a period's PeriodExtra) by asking
+	// for more than Pool.
 	Pool    int
 	Fusion  Fusion
 	Weights Weights
@@ -176,6 +177,31 @@ func (q Query) PoolSize() int {
 		return q.Pool
 	}
 	return DefaultPool(q.K)
+}
+
+// A query that names a period (Periods, with the time boost on) searches
+// deeper: each side returns PeriodDepth times the pool, and hybrid.Rank
+// keeps of the candidates found only past the pool the best PeriodExtra
+// (by the fused order) that are dated in one of the periods or mention a
+// date in one. "What did we decide last Tuesday?" then finds Tuesday's
+// memories that share few words with it, as the time boost alone could
+// not: it lifts only the candidates the pool holds. Measured on LoCoMo,
+// LongMemEval and the M-proxy (EVALS.md, "A question that names a period
+// searches deeper").
+const (
+	PeriodDepth = 4
+	PeriodExtra = 10
+)
+
+// Depth is how many candidates each side of q's search returns: the
+// pool, or PeriodDepth times it (at most MaxPool) where q names a period
+// with the time boost on (see PeriodDepth).
+func (q Query) Depth() int {
+	pool := q.PoolSize()
+	if len(q.Periods) == 0 || q.Weights.OrDefault().Time <= 0 {
+		return pool
+	}
+	return max(pool, min(PeriodDepth*pool, MaxPool))
 }
 
 // Hit is one retrieved memory with its fused score and, for diagnosis, its

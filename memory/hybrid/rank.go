@@ -46,13 +46,22 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 	}
 	hits := make([]memory.Hit, 0, len(fused))
 	kept := make([]Fused, 0, len(fused))
+	pool, extra := q.PoolSize(), 0
 	for _, f := range fused {
 		m, ok := ms[f.ID]
 		if !ok {
 			continue
 		}
 		score := f.Score
-		if w.Time > 0 && inPeriods(m, q.Periods) {
+		in := w.Time > 0 && inPeriods(m, q.Periods)
+		if pastPool(f, pool) {
+			// found by a period's deeper search (Query.Depth)
+			if !in || extra == memory.PeriodExtra {
+				continue
+			}
+			extra++
+		}
+		if in {
 			score += w.Time * unit
 		}
 		hits = append(hits, memory.Hit{Memory: m, Score: score, TextRank: f.TextRank, VectorRank: f.VectorRank})
@@ -70,6 +79,15 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 		hits = hits[:q.K]
 	}
 	return hits
+}
+
+// pastPool reports whether f was found only past the pool, by the
+// deeper search of a query that names a period (Query.Depth): ranked past
+// pool by a side, and within it by none. A candidate without ranks (a
+// server's fusion) is within the pool.
+func pastPool(f Fused, pool int) bool {
+	within := func(r int) bool { return r > 0 && r <= pool }
+	return (f.TextRank > pool || f.VectorRank > pool) && !within(f.TextRank) && !within(f.VectorRank)
 }
 
 // turnKey is a turn of a session.

@@ -3,6 +3,7 @@ package hybrid
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"agentmem/memory"
 )
@@ -95,5 +96,35 @@ func TestRankTiesByRanks(t *testing.T) {
 	q := memory.Query{K: 10, Weights: memory.Weights{Adjacent: 0.5, Time: -1}}
 	if got, want := hitIDs(Rank(q, fused, ms)), "s1:5 s1:4 s1:6 s3:1 s2:1"; got != want {
 		t.Errorf("ties: %s, want %s", got, want)
+	}
+}
+
+// Rank keeps a candidate found only past the pool (by a period's deeper
+// search, memory.Query.Depth) when it is dated in a period of the query,
+// and drops it otherwise; within the pool on either side, or without
+// ranks (a server's fusion), a candidate is kept whatever its date.
+func TestRankPastPool(t *testing.T) {
+	may, june := time.Date(2023, 5, 3, 0, 0, 0, 0, time.UTC), time.Date(2023, 6, 3, 0, 0, 0, 0, time.UTC)
+	fused := []Fused{
+		{ID: "in:0", Score: 0.5, TextRank: 2},
+		{ID: "one-side:0", Score: 0.4, TextRank: 7, VectorRank: 3},
+		{ID: "unranked:0", Score: 0.3},
+		{ID: "may:0", Score: 0.2, VectorRank: 8},
+		{ID: "june:0", Score: 0.1, VectorRank: 9, TextRank: 12},
+	}
+	ms := map[string]memory.Memory{}
+	for _, f := range fused {
+		session, _, _ := strings.Cut(f.ID, ":")
+		ms[f.ID] = memory.Memory{ID: f.ID, SessionID: session, SessionDate: june}
+	}
+	ms["may:0"] = memory.Memory{ID: "may:0", SessionID: "may", SessionDate: may}
+	q := memory.Query{K: 40, Pool: 5, Weights: memory.Weights{Learned: -1, Adjacent: -1},
+		Periods: []memory.Period{{From: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)}}}
+	if got, want := hitIDs(Rank(q, fused, ms)), "in:0 may:0 one-side:0 unranked:0"; got != want {
+		t.Errorf("in May: %s, want %s (May's memory boosted over two, June's past the pool dropped)", got, want)
+	}
+	q.Periods = nil
+	if got, want := hitIDs(Rank(q, fused, ms)), "in:0 one-side:0 unranked:0"; got != want {
+		t.Errorf("no period: %s, want %s", got, want)
 	}
 }

@@ -94,8 +94,14 @@ func build(q memory.Query, fusion string) (*request, error) {
 		text = nil
 	}
 	// the whole fused pool: the session and time priors re-rank it before
-	// it is cut to k (hybrid.Rank), as in the embedded store
-	r := &request{Size: q.PoolSize()}
+	// it is cut to k (hybrid.Rank), as in the embedded store; one side
+	// alone (fused here, with its ranks) searches as deep as the embedded
+	// store's sides (Query.Depth), the server's fusion its pool
+	n := q.PoolSize()
+	if text == nil || !vec {
+		n = q.Depth()
+	}
+	r := &request{Size: n}
 	if text != nil {
 		raw, err := marshalQuery(text)
 		if err != nil {
@@ -112,7 +118,7 @@ func build(q memory.Query, fusion string) (*request, error) {
 			Field:  hybrid.FieldVector,
 			Vector: q.Vector,
 			// gocb asks for 3 candidates when this is unset.
-			K:      uint32(q.PoolSize()),
+			K:      uint32(n),
 			Filter: filter,
 		}
 		if boost := vectorBoost(w, fusion); boost != 1 {

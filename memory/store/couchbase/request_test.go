@@ -297,3 +297,32 @@ func TestSpeakersRequest(t *testing.T) {
 		t.Errorf("named speakers = %q, want Dr. Alvarez (Melanie speaks in another namespace)", got)
 	}
 }
+
+// A query that names a period searches each side it runs alone
+// PeriodDepth times its pool deep, as the embedded store does (hybrid.Rank
+// keeps what lies past the pool only in the period); the server's fusion
+// of both sides keeps its pool, since it reports no side's rank.
+func TestPeriodSidesDeeper(t *testing.T) {
+	q := queries()[0].q
+	q.K, q.Pool = 12, 5
+	q.Periods = []memory.Period{{Text: "in May", From: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)}}
+	text, vec, err := sideRequests(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := memory.PeriodDepth * 5
+	if text.Size != deep || vec.Size != deep || vec.KNN[0].K != uint32(deep) {
+		t.Errorf("sides of a query in May: text size %d, vector size %d k %d, want %d", text.Size, vec.Size, vec.KNN[0].K, deep)
+	}
+	fused, err := build(q, FusionRRF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fused.Size != 5 || fused.KNN[0].K != 5 {
+		t.Errorf("the server's fusion: size %d k %d, want the pool, 5", fused.Size, fused.KNN[0].K)
+	}
+	q.Weights.Time = -1
+	if text, _, _ = sideRequests(q); text.Size != 5 {
+		t.Errorf("time boost off: text size %d, want the pool, 5", text.Size)
+	}
+}

@@ -45,7 +45,7 @@ func (s *Store) search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		return nil, err
 	}
 
-	pool := q.PoolSize()
+	pool := q.Depth() // hybrid.Rank keeps what lies past q's pool only in its periods
 	var text, vec []hybrid.Ranked
 	var verr error
 	wantVec := q.Fusion != memory.TextOnly && q.Vector != nil

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -80,6 +81,7 @@ func run(t *testing.T, newStorage func(t *testing.T) Open) {
 	t.Run("VectorFindsParaphrase", s.vectorFindsParaphrase)
 	t.Run("BestWindow", s.bestWindow)
 	t.Run("FusedPool", s.fusedPool)
+	t.Run("PeriodSearchedDeeper", s.periodSearchedDeeper)
 	t.Run("FiltersAndOrder", s.filtersAndOrder)
 	t.Run("FiltersDoNotScore", s.filtersDoNotScore)
 	t.Run("SessionInOrder", s.sessionInOrder)
@@ -450,6 +452,63 @@ func (s *suite) fusedPool(t *testing.T) {
 	}
 	if len(hits) != 10 || sessions["text"] != 5 || sessions["vec"] != 5 {
 		t.Errorf("pool 5, k 12: %d hits (%v), want the 5 best of each side", len(hits), sessions)
+	}
+}
+
+// A query that names a period searches each side deeper (Query.Depth),
+// and keeps of what it finds past the pool only the best
+// memory.PeriodExtra dated in the period: memories of May that neither
+// side ranked within its pool of 5 are found by a query that names May,
+// and June's memories past the pool are not; without the period, or with
+// the time boost off, the pool is what it was.
+func (s *suite) periodSearchedDeeper(t *testing.T) {
+	ns := "deeper"
+	var ms []memory.Memory
+	for i := range 8 {
+		// found by their text; their vectors point away from the query
+		ms = append(ms, s.memory(ns, "text", i, fmt.Sprintf("kiwi note %d", i), []float32{1, 0, float32(i) / 10}))
+		// found by their vectors, the last three past the pool
+		ms = append(ms, s.memory(ns, "vec", i, fmt.Sprintf("plain note %d", i), []float32{float32(i) / 10, 1}))
+	}
+	may := time.Date(2023, 5, 3, 0, 0, 0, 0, time.UTC)
+	for i := range memory.PeriodExtra + 2 {
+		// dated in May, ranked by their vectors after every "vec" memory
+		m := s.memory(ns, "may", i, fmt.Sprintf("other remark %d", i), []float32{1 + float32(i)/100, 1})
+		m.SessionDate = may
+		ms = append(ms, m)
+	}
+	if err := s.st.Put(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	inMay := []memory.Period{{Text: "in May", From: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)}}
+	cases := []struct {
+		periods []memory.Period
+		time    float64
+		want    map[string]int
+	}{
+		{nil, 0, map[string]int{"text": 5, "vec": 5}},
+		{inMay, -1, map[string]int{"text": 5, "vec": 5}},
+		{inMay, 0, map[string]int{"text": 5, "vec": 5, "may": memory.PeriodExtra}},
+	}
+	for _, c := range cases {
+		q := memory.Query{Namespace: ns, Text: "kiwi", Vector: s.unit([]float32{0, 1}), K: 40, Pool: 5, Fusion: memory.RRF, Periods: c.periods, Weights: memory.Weights{Time: c.time}}
+		hits, err := s.st.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions := map[string]int{}
+		for _, h := range hits {
+			sessions[h.Memory.SessionID]++
+		}
+		if !maps.Equal(sessions, c.want) {
+			t.Errorf("periods %v, time %v: %v, want %v", c.periods, c.time, sessions, c.want)
+		}
+		for _, h := range hits {
+			if h.Memory.SessionID == "may" && h.Memory.Turn >= memory.PeriodExtra {
+				t.Errorf("in May: %v, want May's best %d, the last two left out", ids(hits), memory.PeriodExtra)
+				break
+			}
+		}
 	}
 }
 
