@@ -52,11 +52,15 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 		if !ok {
 			continue
 		}
+		// past the pool: found by a period's deeper search (Query.Depth)
+		past := pastPool(f, pool)
+		if past && extra == memory.PeriodExtra {
+			continue
+		}
 		score := f.Score
 		in := w.Time > 0 && inPeriods(m, q.Periods)
-		if pastPool(f, pool) {
-			// found by a period's deeper search (Query.Depth)
-			if !in || extra == memory.PeriodExtra {
+		if past {
+			if !in {
 				continue
 			}
 			extra++

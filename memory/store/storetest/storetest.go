@@ -427,11 +427,10 @@ func (s *suite) bestWindow(t *testing.T) {
 	}
 }
 
-// A search that asks for more than its pool gets the fused candidates of
-// the two sides' pools, never deeper pools (a recall that fills asks for
-// them all: a deeper pool would rank its best k otherwise).
-func (s *suite) fusedPool(t *testing.T) {
-	ns := "fusedpool"
+// twoSides are 16 memories of ns for the query "kiwi" with the vector
+// (0, 1): 8 in session "text" found by their text alone, 8 in session
+// "vec" by their vectors alone, in the order of their turns.
+func (s *suite) twoSides(ns string) []memory.Memory {
 	var ms []memory.Memory
 	for i := range 8 {
 		// found by their text; their vectors point away from the query
@@ -439,7 +438,15 @@ func (s *suite) fusedPool(t *testing.T) {
 		// found by their vectors only
 		ms = append(ms, s.memory(ns, "vec", i, fmt.Sprintf("plain note %d", i), []float32{float32(i) / 10, 1}))
 	}
-	if err := s.st.Put(ctx, ms); err != nil {
+	return ms
+}
+
+// A search that asks for more than its pool gets the fused candidates of
+// the two sides' pools, never deeper pools (a recall that fills asks for
+// them all: a deeper pool would rank its best k otherwise).
+func (s *suite) fusedPool(t *testing.T) {
+	ns := "fusedpool"
+	if err := s.st.Put(ctx, s.twoSides(ns)); err != nil {
 		t.Fatal(err)
 	}
 	hits, err := s.st.Search(ctx, memory.Query{Namespace: ns, Text: "kiwi", Vector: s.unit([]float32{0, 1}), K: 12, Pool: 5, Fusion: memory.RRF})
@@ -463,13 +470,7 @@ func (s *suite) fusedPool(t *testing.T) {
 // the time boost off, the pool is what it was.
 func (s *suite) periodSearchedDeeper(t *testing.T) {
 	ns := "deeper"
-	var ms []memory.Memory
-	for i := range 8 {
-		// found by their text; their vectors point away from the query
-		ms = append(ms, s.memory(ns, "text", i, fmt.Sprintf("kiwi note %d", i), []float32{1, 0, float32(i) / 10}))
-		// found by their vectors, the last three past the pool
-		ms = append(ms, s.memory(ns, "vec", i, fmt.Sprintf("plain note %d", i), []float32{float32(i) / 10, 1}))
-	}
+	ms := s.twoSides(ns) // three "vec" memories past a pool of 5
 	may := time.Date(2023, 5, 3, 0, 0, 0, 0, time.UTC)
 	for i := range memory.PeriodExtra + 2 {
 		// dated in May, ranked by their vectors after every "vec" memory
