@@ -180,10 +180,10 @@ func (q Query) PoolSize() int {
 }
 
 // A query that names a period (Periods, with the time boost on) searches
-// deeper: each side returns PeriodDepth times the pool, and hybrid.Rank
-// keeps of the candidates found only past the pool the best PeriodExtra
-// (by the fused order) that are dated in one of the periods or mention a
-// date in one. "What did we decide last Tuesday?" then finds Tuesday's
+// deeper: each side returns PeriodDepth times the pool, hybrid.Fuse fuses
+// the pool as without it, and hybrid.Rank keeps of the candidates found
+// only past the pool the best PeriodExtra (by the fused order) that are
+// dated in one of the periods or mention a date in one. "What did we decide last Tuesday?" then finds Tuesday's
 // memories that share few words with it, as the time boost alone could
 // not: it lifts only the candidates the pool holds. Measured on LoCoMo,
 // LongMemEval and the M-proxy (EVALS.md, "A question that names a period
@@ -195,10 +195,11 @@ const (
 
 // Depth is how many candidates each side of q's search returns: the
 // pool, or PeriodDepth times it (at most MaxPool) where q names a period
-// with the time boost on (see PeriodDepth).
+// with the time boost on (see PeriodDepth), unless q is a Rerank (its
+// text side re-orders its vector side's pool: the pool alone).
 func (q Query) Depth() int {
 	pool := q.PoolSize()
-	if len(q.Periods) == 0 || q.Weights.OrDefault().Time <= 0 {
+	if len(q.Periods) == 0 || q.Weights.OrDefault().Time <= 0 || q.Fusion == Rerank {
 		return pool
 	}
 	return max(pool, min(PeriodDepth*pool, MaxPool))

@@ -28,7 +28,33 @@ type Fused struct {
 // Fuse combines the text and vector candidate lists of q into one ranking
 // of every candidate (Rank cuts it to q.K). RRF and RSF are bleve's own fusion functions (the
 // ones Couchbase Search runs server-side), fed with our two lists.
+//
+// Lists deeper than q's pool (a period's deeper search, memory.Query.Depth)
+// are fused as their first pool alone were, every candidate with the
+// score, ranks and side scores it has without the deeper search; after
+// them come the candidates only the deeper lists hold, in the order of
+// the whole lists' fusion (each with its deeper ranks), for Rank to keep
+// those in the query's periods.
 func Fuse(q memory.Query, text, vector []Ranked) []Fused {
+	pool := q.PoolSize()
+	if len(text) <= pool && len(vector) <= pool {
+		return fuse(q, text, vector)
+	}
+	out := fuse(q, text[:min(len(text), pool)], vector[:min(len(vector), pool)])
+	seen := make(map[string]bool, len(out))
+	for _, f := range out {
+		seen[f.ID] = true
+	}
+	for _, f := range fuse(q, text, vector) {
+		if !seen[f.ID] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fuse is Fuse of lists within the pool.
+func fuse(q memory.Query, text, vector []Ranked) []Fused {
 	textRank, textScore := ranks(text)
 	vecRank, vecScore := ranks(vector)
 	var out []Fused

@@ -169,3 +169,43 @@ func TestFuseTies(t *testing.T) {
 		}
 	}
 }
+
+// Lists deeper than the pool (a period's deeper search) fuse the pool as
+// it fuses alone, for every fusion (RSF's min-max and RRF's ranks would
+// otherwise read the deeper lists), and append what only the deeper
+// lists hold, with its deeper ranks.
+func TestFuseDeeperLists(t *testing.T) {
+	var text, vec []Ranked
+	for i := range 12 {
+		text = append(text, Ranked{ID: fmt.Sprintf("t%d", i), Score: 10 - float64(i)/2})
+		vec = append(vec, Ranked{ID: fmt.Sprintf("v%d", i), Score: 0.9 - float64(i)/20})
+	}
+	// a memory both sides find, within the pool on the text side only
+	text[1].ID, vec[9].ID = "both", "both"
+	for _, f := range []memory.Fusion{memory.RRF, memory.RSF, memory.TextOnly, memory.VectorOnly} {
+		q := memory.Query{K: 40, Pool: 4, Fusion: f}
+		text, vec := text, vec // a side the fusion does not read is not searched
+		if f == memory.TextOnly {
+			vec = nil
+		} else if f == memory.VectorOnly {
+			text = nil
+		}
+		want := Fuse(q, text[:min(len(text), 4)], vec[:min(len(vec), 4)])
+		got := Fuse(q, text, vec)
+		if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+			t.Errorf("%s: the pool fused %v, want %v", f, got[:min(len(got), len(want))], want)
+			continue
+		}
+		for _, x := range got[len(want):] {
+			if x.TextRank != 0 && x.TextRank <= 4 || x.VectorRank != 0 && x.VectorRank <= 4 || x.ID == "both" && text != nil {
+				t.Errorf("%s: %+v appended, though the pool holds it", f, x)
+			}
+		}
+		if f == memory.RRF && len(got) != len(want)+2*(12-4)-1 {
+			t.Errorf("rrf: %d candidates, want the pool's %d and the 15 only the deeper lists hold", len(got), len(want))
+		}
+	}
+	if d := (memory.Query{K: 10, Fusion: memory.Rerank, Periods: []memory.Period{{}}}).Depth(); d != memory.DefaultPool(10) {
+		t.Errorf("rerank's depth %d, want its pool", d)
+	}
+}

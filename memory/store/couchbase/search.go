@@ -119,6 +119,7 @@ func (s *Store) fuseSides(ctx context.Context, q memory.Query) ([]memory.Hit, er
 func (s *Store) rerank(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	vq := q
 	vq.Fusion = memory.VectorOnly
+	vq.Periods = nil // its pool, never deeper (memory.Query.Depth)
 	vq.Pool = q.PoolSize()
 	vq.K = vq.Pool
 	r, err := build(vq, s.cfg.Fusion)
