@@ -183,11 +183,11 @@ func (q Query) PoolSize() int {
 // deeper: each side returns PeriodDepth times the pool, hybrid.Fuse fuses
 // the pool as without it, and hybrid.Rank keeps of the candidates found
 // only past the pool the best PeriodExtra (by the fused order) that are
-// dated in one of the periods or mention a date in one. "What did we decide last Tuesday?" then finds Tuesday's
-// memories that share few words with it, as the time boost alone could
-// not: it lifts only the candidates the pool holds. Measured on LoCoMo,
-// LongMemEval and the M-proxy (EVALS.md, "A question that names a period
-// searches deeper").
+// dated in one of the periods or mention a date in one. "What did we
+// decide last Tuesday?" then finds Tuesday's memories that share few
+// words with it, as the time boost alone could not: it lifts only the
+// candidates the pool holds. Measured on LoCoMo, LongMemEval and the
+// M-proxy (EVALS.md, "A question that names a period searches deeper").
 const (
 	PeriodDepth = 4
 	PeriodExtra = 10

@@ -34,6 +34,9 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 // A candidate dated in a period the query names, or mentioning a date in
 // one, gains Weights.Time in units of the best fused score, so the same
 // weight means the same on any fusion's scale: a boost, never a filter.
+// A candidate found only past the pool, by a period's deeper search
+// (memory.Query.Depth), is kept when it is such a candidate, at most
+// memory.PeriodExtra of them, the first in the fused order.
 // Then each candidate scores at least Weights.Adjacent times its
 // neighbouring turn's score when that turn is one of the best few
 // candidates (see adjacent). Last, the learned order scores each
