@@ -233,7 +233,6 @@ type exportWriter struct {
 	marks    []Memory // read and not yet written, in order
 	sessions int      // sessions written
 	last     string   // namespace 0x1f session of the last line written
-	lastNS   *string  // namespace of the last line written, nil before the first
 }
 
 // start writes head, of version 3 when the export holds marks (its first
@@ -298,12 +297,12 @@ func (ew *exportWriter) popMark(write bool) error {
 // write writes a line of the session of namespace ns and id session.
 func (ew *exportWriter) write(ns, session string, line any) error {
 	if k := ns + "\x1f" + session; k != ew.last {
+		if ew.sessions == 0 || !strings.HasPrefix(ew.last, ns+"\x1f") {
+			// lines come by namespace: a namespace that holds only
+			// marks counts too
+			ew.res.Namespaces++
+		}
 		ew.sessions, ew.last = ew.sessions+1, k
-	}
-	if ew.lastNS == nil || *ew.lastNS != ns {
-		// lines come by namespace: a namespace that holds only marks
-		// counts too
-		ew.res.Namespaces, ew.lastNS = ew.res.Namespaces+1, &ns
 	}
 	return ew.enc.Encode(line)
 }

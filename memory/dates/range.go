@@ -27,12 +27,13 @@ import (
 // What is not a range: "and" joins ends only after "between", and not
 // after a choice ("torn between June and July"); months alone need
 // "from" or "between" before them, a written year or a dash ("March-May",
-// but not the idiom "a May-December romance"); a day alone after the month and day ("on May 3 to 10
-// customers") must end its phrase; a day and month followed by a day
-// ("we lost 1-2 May 3rd") are no end; a sentence that moves a date ("the
-// meeting was moved from 3 May to 10 May") names two days, not the days
-// between; the first end must come before the last, by at most a year
-// (maxRangeDays days when the range runs into the next year).
+// but not the idiom "a May-December romance"); a day alone after the
+// month and day ("on May 3 to 10 customers") must end its phrase; a day
+// and month followed by a day ("we lost 1-2 May 3rd") are no end; a
+// sentence that moves a date ("the meeting was moved from 3 May to 10
+// May") names two days, not the days between; the first end must come
+// before the last, by at most a year (maxRangeDays days when the range
+// runs into the next year).
 
 // rangeEnd is an end of a range as written, 0 where a field is not.
 type rangeEnd struct {
