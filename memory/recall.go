@@ -428,10 +428,12 @@ func (s *Service) recallMode(req RecallRequest) (Order, Fusion, error) {
 }
 
 // queryPeriods are the periods that the query text names (dates.Find,
-// from now), which weigh the ranking.
+// from now), which weigh the ranking. A count of units from now is read
+// as about that long (dates.Options.About): "two weeks ago" also weighs
+// the days within half a week of exactly two weeks ago.
 func (s *Service) queryPeriods(text string) []Period {
 	var ps []Period
-	for _, m := range dates.Find(text, s.Now()) {
+	for _, m := range dates.FindWith(text, dates.Options{Ref: s.Now(), About: true}) {
 		if !m.From.IsZero() {
 			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
 		}

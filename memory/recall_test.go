@@ -286,3 +286,40 @@ func TestDerivedSessionIDsByLocalDay(t *testing.T) {
 		t.Errorf("session ids %v: want the first two alike (one instant, 9 May in Los Angeles) and the third (10 May) apart", ids)
 	}
 }
+
+// "Two weeks ago" is about two weeks: said on Wednesday 1 February, it
+// weighs a memory of Sunday 15 January, 17 days back, which the ISO week
+// of exactly two weeks ago (16 to 22 January) leaves out.
+func TestAPeriodCountedFromNowIsAbout(t *testing.T) {
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2023, 2, 1, 8, 41, 0, 0, time.UTC)
+	svc, err := memory.New(memory.Options{Store: st, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct{ date, text string }{
+		{"2023-01-08", "I saw the Egypt exhibit at the museum."},
+		{"2023-01-15", "I saw the Rome exhibit at the museum with a friend."},
+		{"2023-01-28", "I saw the Maya exhibit at the museum."},
+	} {
+		req := memory.RememberRequest{Namespace: "n", SessionID: "s" + m.date, SessionDate: m.date,
+			Messages: []memory.Message{{Role: "user", Content: m.text}}}
+		if _, err := svc.Remember(bg, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Recall(bg, memory.RecallRequest{Query: "Which exhibit did I see at the museum two weeks ago?", Namespace: "n", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Memory.Text, "Rome") {
+		t.Errorf("hits %v, want the Rome exhibit of 15 January", res.Hits)
+	}
+	if len(res.Periods) != 1 || res.Periods[0].From.Format(time.DateOnly) != "2023-01-15" || res.Periods[0].To.Format(time.DateOnly) != "2023-01-23" {
+		t.Errorf("periods %+v, want 15 to 22 January", res.Periods)
+	}
+}

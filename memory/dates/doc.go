@@ -108,6 +108,15 @@
 // meteorological ones: spring from March, summer from June, autumn or fall
 // from September, winter from December into the next year.
 //
+// With Options.About (recall's query), a count of units from ref is read
+// as about that long: "two weeks ago" also covers the days within half a
+// week (3 days) of the day exactly two weeks before ref, a month 15 days,
+// a year 182; days are meant exactly. Said on Wednesday 1 February 2023,
+// "two weeks ago" is 2023-01-15..2023-01-22 (the ISO week 01-16..22 and
+// Sunday 15 January, 17 days back); "two months ago" said on 11 March is
+// 2022-12-27..2023-01-31. A recalled turn is annotated with the
+// calendar's period alone.
+//
 // A day without a year after a weekday that falls on it only in the year
 // before or after, the nearer to ref, is that year's ("Monday 4 January"
 // said on 26 December 2026 is 4 January 2027), unless that year is ahead

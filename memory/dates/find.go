@@ -111,6 +111,13 @@ type Options struct {
 	// two mentions, as a text without ranges would be read: for the
 	// entity extractor, which indexes each day.
 	Apart bool
+	// About reads a count of units from ref ("two weeks ago", "in a
+	// month", "a year from now") as people mean it, about that long: its
+	// period also covers the days within half a unit of the day exactly
+	// that far from ref (around.go). Said on Wednesday 1 February 2023,
+	// "two weeks ago" is 2023-01-15..2023-01-22, not only the ISO week
+	// 01-16..22. For recall's query, whose periods weigh the ranking.
+	About bool
 }
 
 // FindWith is Find with options.
@@ -120,7 +127,7 @@ func FindWith(text string, opts Options) []Mention {
 	c.set(opts.Ref)
 	// The calendar is behind a pointer so that its location, which flows
 	// into the mentions, does not make the tokens escape to the heap.
-	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart}
+	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart, about: opts.About}
 	var out []Mention
 	for i := 0; i < len(f.t); {
 		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
@@ -145,6 +152,7 @@ type finder struct {
 	t     []token
 	loose bool // Options.Loose
 	apart bool // Options.Apart
+	about bool // Options.About
 	// inRange is set while a range's year is read (range.go): its from or
 	// between sets a time (setAt), and a journey or schedule verb before
 	// its from is a plan (planAt)
@@ -1221,19 +1229,28 @@ func (f *finder) in(i int) (Mention, int) {
 
 // span makes the mention of tokens [i, j) for the units a..b from ref's
 // (a <= b, both included) of unit u.
+// With Options.About, the period also covers the days around those
+// exactly a..b units from ref (see around).
 func (f *finder) span(i, j int, u kw, a, b int) (Mention, int) {
+	var g Grain
+	var p period
 	switch u {
 	case kwDay:
-		return f.rel(i, j, Day, f.days(a, b+1))
+		g, p = Day, f.days(a, b+1)
 	case kwWeek:
 		mon := -f.wd
-		return f.rel(i, j, Week, f.days(mon+7*a, mon+7*b+7))
+		g, p = Week, f.days(mon+7*a, mon+7*b+7)
 	case kwMonth:
-		return f.rel(i, j, Month, f.months(a, b+1))
+		g, p = Month, f.months(a, b+1)
 	case kwYear:
-		return f.rel(i, j, Year, f.years(a, b+1))
+		g, p = Year, f.years(a, b+1)
+	default:
+		return Mention{}, i
 	}
-	return Mention{}, i
+	if f.about {
+		p = p.union(f.around(u, a, b))
+	}
+	return f.rel(i, j, g, p)
 }
 
 // season reads last/this/next <season> (the season word at j, k the word

@@ -1,0 +1,38 @@
+package dates
+
+import "time"
+
+// Half a unit, in days, around the day exactly N units from ref: what
+// Options.About adds to the calendar period of "N units ago" or "in N
+// units". A day is meant exactly.
+const (
+	aboutWeek  = 3
+	aboutMonth = 15
+	aboutYear  = 182
+)
+
+// around returns the days within half a unit u of the days exactly a..b
+// units from ref's day (a <= b).
+func (f *finder) around(u kw, a, b int) period {
+	day := func(y, m, d int) time.Time { return wallTime(y, time.Month(m), d, 0, 0, 0, 0, f.loc) }
+	switch u {
+	case kwWeek:
+		return f.days(7*a-aboutWeek, 7*b+aboutWeek+1)
+	case kwMonth:
+		return period{day(f.y, f.m+a, f.d-aboutMonth), day(f.y, f.m+b, f.d+aboutMonth+1)}
+	case kwYear:
+		return period{day(f.y+a, f.m, f.d-aboutYear), day(f.y+b, f.m, f.d+aboutYear+1)}
+	}
+	return f.days(a, b+1)
+}
+
+// union is the least period that holds both p and q.
+func (p period) union(q period) period {
+	if q.from.Before(p.from) {
+		p.from = q.from
+	}
+	if q.to.After(p.to) {
+		p.to = q.to
+	}
+	return p
+}
