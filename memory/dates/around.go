@@ -11,6 +11,16 @@ const (
 	aboutYear  = 182
 )
 
+// aboutSpan is p, the calendar's period of a..b units u from ref, with
+// the days around them (around), unless those leave MinYear..MaxYear.
+func (f *finder) aboutSpan(p period, u kw, a, b int) period {
+	w := p.union(f.around(u, a, b))
+	if w.from.Year() < MinYear || w.to.Add(-time.Nanosecond).Year() > MaxYear {
+		return p
+	}
+	return w
+}
+
 // around returns the days within half a unit u of the days exactly a..b
 // units from ref's day (a <= b).
 func (f *finder) around(u kw, a, b int) period {

@@ -1248,7 +1248,7 @@ func (f *finder) span(i, j int, u kw, a, b int) (Mention, int) {
 		return Mention{}, i
 	}
 	if f.about {
-		p = p.union(f.around(u, a, b))
+		p = f.aboutSpan(p, u, a, b)
 	}
 	return f.rel(i, j, g, p)
 }
