@@ -24,14 +24,23 @@ func (f *finder) aboutSpan(p period, u kw, a, b int) period {
 // around returns the days within half a unit u of the days exactly a..b
 // units from ref's day (a <= b).
 func (f *finder) around(u kw, a, b int) period {
-	day := func(y, m, d int) time.Time { return wallTime(y, time.Month(m), d, 0, 0, 0, 0, f.loc) }
+	// the day n months from ref's, plus d days: ref's day of the month, or
+	// that month's last day where it has fewer (31 March less a month is
+	// 28 February, not 3 March)
+	day := func(n, d int) time.Time {
+		y, m := f.y+floorDiv(f.m-1+n, 12), (f.m-1+n)%12
+		if m < 0 {
+			m += 12
+		}
+		return wallTime(y, time.Month(m+1), min(f.d, daysIn(y, m+1))+d, 0, 0, 0, 0, f.loc)
+	}
 	switch u {
 	case kwWeek:
 		return f.days(7*a-aboutWeek, 7*b+aboutWeek+1)
 	case kwMonth:
-		return period{day(f.y, f.m+a, f.d-aboutMonth), day(f.y, f.m+b, f.d+aboutMonth+1)}
+		return period{day(a, -aboutMonth), day(b, aboutMonth+1)}
 	case kwYear:
-		return period{day(f.y+a, f.m, f.d-aboutYear), day(f.y+b, f.m, f.d+aboutYear+1)}
+		return period{day(12*a, -aboutYear), day(12*b, aboutYear+1)}
 	}
 	return f.days(a, b+1)
 }

@@ -24,6 +24,10 @@ func TestFindAbout(t *testing.T) {
 		{"two months ago", time.Date(2023, 3, 11, 0, 0, 0, 0, time.UTC), []string{"two months ago=2022-12-27..2023-01-31/month/rel"}},
 		{"a month ago", wed, []string{"a month ago=2023-03-26..2023-04-30/month/rel"}},
 		{"a year ago", wed, []string{"a year ago=2021-11-09..2022-12-31/year/rel"}},
+		// a month's last day where it has fewer than ref's: 28 February
+		{"a month ago", time.Date(2023, 3, 31, 0, 0, 0, 0, time.UTC), []string{"a month ago=2023-02-01..2023-03-15/month/rel"}},
+		{"a month from now", time.Date(2023, 1, 31, 0, 0, 0, 0, time.UTC), []string{"a month from now=2023-02-01..2023-03-15/month/rel"}},
+		{"a year ago", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), []string{"a year ago=2022-08-30..2023-12-31/year/rel"}},
 		// the calendar's year where the days around it would leave MinYear
 		{"a year ago", time.Date(MinYear+1, 1, 10, 0, 0, 0, 0, time.UTC), []string{"a year ago=1678/year/rel"}},
 		// days are meant exactly, and named periods are not counts

@@ -111,8 +111,8 @@ type Options struct {
 	// two mentions, as a text without ranges would be read: for the
 	// entity extractor, which indexes each day.
 	Apart bool
-	// About reads a count of units from ref ("two weeks ago", "in a
-	// month", "a year from now") as people mean it, about that long: its
+	// About reads a count of units from ref ("two weeks ago", "in two
+	// weeks", "a month from now") as people mean it, about that long: its
 	// period also covers the days within half a unit of the day exactly
 	// that far from ref (around.go). Said on Wednesday 1 February 2023,
 	// "two weeks ago" is 2023-01-15..2023-01-22, not only the ISO week
