@@ -38,6 +38,11 @@ var prepositions = map[string]bool{"in": true, "of": true, "at": true, "from": t
 // determiners may come between "which of" (or "list") and its noun.
 var determiners = map[string]bool{"the": true, "my": true, "our": true, "your": true, "his": true, "her": true, "their": true, "its": true, "these": true, "those": true, "all": true}
 
+// sums ask for several things added up: "How many hours have I spent
+// playing games in total?", "What is the total cost of the bowl and the
+// collar?", "How long did the two books take combined?".
+var sums = map[string]bool{"total": true, "altogether": true, "combined": true}
+
 // timeUnits make "how many" ask for a length of time, not several things.
 var timeUnits = map[string]bool{"seconds": true, "minutes": true, "hours": true, "days": true, "weeks": true, "months": true, "years": true, "decades": true}
 
@@ -46,7 +51,8 @@ var timeUnits = map[string]bool{"seconds": true, "minutes": true, "hours": true,
 const questionWordsRead = 48
 
 // asksForSeveral reports whether the English question text asks for
-// several things. It does when it says "both"; starts with "list" and a
+// several things. It does when it says "both", or a sum ("total",
+// "altogether", "combined": even of a unit of time); starts with "list" and a
 // determiner or a plural ("List the restaurants I liked"); asks "how
 // many" of a plural noun, within four words, other than a unit of time;
 // asks "what", "which" or "who" followed by "are" or "were", unless a
@@ -65,7 +71,7 @@ func asksForSeveral(text string) bool {
 		return true // "List the restaurants I liked", not "List comprehension or map?"
 	}
 	for _, w := range words {
-		if w.lower == "both" {
+		if w.lower == "both" || sums[w.lower] {
 			return true
 		}
 	}
