@@ -66,6 +66,8 @@
 //	over the weekend                     the latest weekend begun: 05-06..07
 //	at the weekend                       the same, or this week's when its sentence looks ahead: 05-13..14
 //	the week / weekend after next        05-22..28 / 05-27..28
+//	the week / weekend before last       04-24..30 / 04-29..30
+//	the month / year before last         2023-03 / 2021 (after next: 2023-07 / 2025)
 //	the night before last                2023-05-08
 //	last / this / next month, year       2023-04, 2023-05, 2023-06; 2022, 2023, 2024
 //	earlier this week / month / year     from the period's start to ref's day included

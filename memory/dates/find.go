@@ -1062,20 +1062,35 @@ func (f *finder) lastNext(i int) (Mention, int) {
 	return mm, f.abbrDot(j)
 }
 
-// afterNext reads "the week after next", "the weekend after next" and
-// "the night before last" at i.
+// afterNext reads "the week after next" and "the week before last" at i,
+// and so of weekends, months and years, and "the night before last".
 func (f *finder) afterNext(i int) (Mention, int) {
 	if f.kw(i) != kwThe {
 		return Mention{}, i
 	}
-	mon, u := -f.wd, f.kw(i+1) // ref's Monday, in days from ref
+	dir := 0
 	switch {
-	case u == kwWeek && f.kw(i+2) == kwAfter && f.kw(i+3) == kwNext:
-		return f.rel(i, i+4, Week, f.days(mon+14, mon+21))
-	case u == kwWeekend && f.kw(i+2) == kwAfter && f.kw(i+3) == kwNext:
-		return f.rel(i, i+4, Weekend, f.days(mon+19, mon+21))
-	case u == kwNight && f.kw(i+2) == kwBefore && f.kw(i+3) == kwLast:
-		return f.rel(i, i+4, Day, f.days(-2, -1))
+	case f.kw(i+2) == kwAfter && f.kw(i+3) == kwNext:
+		dir = 2
+	case f.kw(i+2) == kwBefore && f.kw(i+3) == kwLast:
+		dir = -2
+	default:
+		return Mention{}, i
+	}
+	mon := -f.wd // ref's Monday, in days from ref
+	switch f.kw(i + 1) {
+	case kwWeek:
+		return f.rel(i, i+4, Week, f.days(mon+7*dir, mon+7*dir+7))
+	case kwWeekend:
+		return f.rel(i, i+4, Weekend, f.days(mon+7*dir+5, mon+7*dir+7))
+	case kwMonth:
+		return f.rel(i, i+4, Month, f.months(dir, dir+1))
+	case kwYear:
+		return f.rel(i, i+4, Year, f.years(dir, dir+1))
+	case kwNight:
+		if dir < 0 {
+			return f.rel(i, i+4, Day, f.days(-2, -1))
+		}
 	}
 	return Mention{}, i
 }
