@@ -101,6 +101,7 @@
 //	                                     where a word tells the tense, else the first end's
 //	from June to August, June-Aug 2023   2023-06-01..2023-08-31: months need from, between,
 //	                                     a dash or a year ("I moved it March to May" is none)
+//	from 2019 to 2021                    2019-01-01..2021-12-31: years need from or between
 //	on the 8th, since the 2nd            2023-05-08, 2023-05-02: the latest such day up to ref's
 //	on February 1st, then on the 5th     2023-02-05: the month named before it in its sentence
 //

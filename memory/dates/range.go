@@ -9,7 +9,8 @@ import (
 // A range is a span of days or of months written with both its ends: "3
 // to 7 May", "2-6 November", "May 3-7, 2023", "from 30 April to 3 May",
 // "between 11 and 15 August", "10 April until 14 April", "2023-05-03 to
-// 2023-05-07", "from June to August", "June-August 2023". It is one
+// 2023-05-07", "from June to August", "June-August 2023"; or of years,
+// after from or between: "from 2019 to 2021" (yearRange). It is one
 // mention, from its first day (or month) to its last, so that a question
 // about the days between matches them all; Options.Apart reads its ends
 // as two mentions instead (the entity extractor indexes each).
@@ -54,6 +55,9 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 	if f.apart || !f.leftOK(i) {
 		return Mention{}, i
 	}
+	if m, n := f.yearRange(i); n > i {
+		return m, n
+	}
 	a, ok := f.rangeEnd(i, true)
 	if !ok {
 		return Mention{}, i
@@ -78,6 +82,31 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 		return f.monthRange(i, a, b)
 	}
 	return Mention{}, i
+}
+
+// yearRange reads a range of years at i after "from" or "between": "from
+// 2019 to 2021", "between 2019 and 2021" (2019-01-01..2021-12-31), the
+// first year before the last, at most a century apart, the last ending
+// its phrase as a year alone must ("from 1990 to 2000 people" is no
+// range). Years alone need the word: "2019-2021" may be a score.
+func (f *finder) yearRange(i int) (Mention, int) {
+	if !f.numN(i, 4) || !f.word(i-1, "from") && !f.between(i) {
+		return Mention{}, i
+	}
+	j := f.through(i+1, i)
+	if j == 0 || j >= len(f.t) || f.t[j].line || !f.numN(j, 4) || !f.rightOK(j+1) {
+		return Mention{}, i
+	}
+	a, b := int(f.t[i].val), int(f.t[j].val)
+	if a < MinYear || b > MaxYear || b <= a || b-a > 100 {
+		return Mention{}, i
+	}
+	if k := j + 1; k < len(f.t) && f.t[k].kind == kWord && !f.t[k].upper && !endsPhrase(f.t[k].kw) {
+		return Mention{}, i
+	}
+	m := f.mention(i, j+1, Year, false, wallTime(a, 1, 1, 0, 0, 0, 0, f.loc), wallTime(b+1, 1, 1, 0, 0, 0, 0, f.loc))
+	m.Year = b
+	return m, j + 1
 }
 
 // rangeEnd reads an end of a range at i: a day with or without its month
