@@ -113,9 +113,9 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 			return true, true
 		}
 	case kwIs:
-		// "is on Friday", "are on Monday", "is in March": a date
-		// set ahead; "is due on 3 March" too
-		if j == i-2 && (f.t[i-1].kw == kwOn || f.t[i-1].kw == kwIn) || f.due(i, j) {
+		// "is on Friday", "are on Monday", "is in March", "is in early
+		// March": a date set ahead; "is due on 3 March" too
+		if p := f.periodWordAt(i); j == p-2 && (f.t[p-1].kw == kwOn || f.t[p-1].kw == kwIn) || f.due(i, j) {
 			return true, true
 		}
 		// "the deadline is Friday", "my birthday is 14 August";
@@ -655,4 +655,16 @@ func (f *finder) relYearAt(j int) (y int, ok bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// periodWordAt is the token of the period word before the date at i
+// ("early March", "mid-March", "late May"), or i when none is there.
+func (f *finder) periodWordAt(i int) int {
+	switch {
+	case f.kw(i-1) == kwPeriod:
+		return i - 1
+	case f.punct(i-1, '-') && f.kw(i-2) == kwPeriod:
+		return i - 2
+	}
+	return i
 }
