@@ -677,7 +677,7 @@ func (f *finder) year(i int) (Mention, int) {
 		return Mention{}, i
 	}
 	y := int(f.t[i].val)
-	if !f.cued(i, false) && !(f.loose && y >= 1900 && y <= 2099 && f.leftOK(i)) {
+	if !f.cued(i, false) && !f.joinedYear(i) && !(f.loose && y >= 1900 && y <= 2099 && f.leftOK(i)) {
 		return Mention{}, i
 	}
 	if y < MinYear || y > MaxYear {
@@ -689,6 +689,12 @@ func (f *finder) year(i int) (Mention, int) {
 	mm := f.mention(i, i+1, Year, false, wallTime(y, 1, 1, 0, 0, 0, 0, f.loc), wallTime(y+1, 1, 1, 0, 0, 0, 0, f.loc))
 	mm.Year = y
 	return mm, i + 1
+}
+
+// joinedYear reports a year at i joined by "and" or "or" to a year a
+// word announces: "in 2024 and 2025", "in 2019 or 2020".
+func (f *finder) joinedYear(i int) bool {
+	return (f.word(i-1, "and") || f.word(i-1, "or")) && f.numN(i-2, 4) && f.cued(i-2, false)
 }
 
 // endsPhrase reports whether a word of kind k can follow a date that ends

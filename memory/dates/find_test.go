@@ -1001,6 +1001,11 @@ func TestFindRanges(t *testing.T) {
 		{"did they meet in Boston between August and November 2022?", wed, []string{"August and November 2022=2022-08-01..2022-11-30/month"}},
 		{"from January to March", wed, []string{"January to March=2023-01-01..2023-03-31/month"}},
 		{"June-August 2022", wed, []string{"June-August 2022=2022-06-01..2022-08-31/month"}},
+		// a year joined to one a word announces
+		{"What did we ship in 2024 and 2025?", wed, []string{"2024=2024/year", "2025=2025/year"}},
+		{"in 2019 or 2020", wed, []string{"2019=2019/year", "2020=2020/year"}},
+		{"in 2019 and 2000 people came", wed, []string{"2019=2019/year"}},
+		{"2019 and 2021", wed, nil},
 		// years after from or between
 		{"What did we ship from 2019 to 2021?", wed, []string{"2019 to 2021=2019-01-01..2021-12-31/year"}},
 		{"between 2019 and 2021 I lived in Oslo", wed, []string{"2019 and 2021=2019-01-01..2021-12-31/year"}},
