@@ -1014,6 +1014,8 @@ func TestFindRanges(t *testing.T) {
 		{"from 2021 to 2019", wed, []string{"2021=2021/year"}},
 		{"the score went 2019-2021", wed, nil},
 		{"torn between 2019 and 2021", wed, nil},
+		{"between 2019 and 2021 what did we ship?", wed, []string{"2019 and 2021=2019-01-01..2021-12-31/year"}},
+		{"in 2022 what changed?", wed, []string{"2022=2022/year"}},
 		{"We'll be in Spain from April to June", wed, []string{"April to June=2023-04-01..2023-06-30/month"}},
 		{"I was in Australia from November to February", time.Date(2023, 12, 15, 0, 0, 0, 0, time.UTC), []string{"November to February=2022-11-01..2023-02-28/month"}},
 		{"June-Aug 2022", wed, []string{"June-Aug 2022=2022-06-01..2022-08-31/month"}},
