@@ -231,6 +231,8 @@ type recallCmd struct {
 	MaxTokens int    `name:"max-tokens" help:"An approximate budget for the returned text."`
 	NoRerank  bool   `name:"no-reranker" help:"Keep the fused order: the server's reranker (--reranker-url) does not order the memories."`
 	Budget    string `name:"budget" help:"The space a recall with excerpts fills: chance (default: what the best n take, n read from how many candidates are likely answers, 0.3k to 3k) or k (what the best k take)."`
+	Explain   bool   `name:"explain" help:"With --json: also every candidate of the pool, with its ranks and what the learned order read of it (candidates, feature_names)."`
+	Weights   string `name:"weights" placeholder:"JSON" help:"Advanced: the recall tool's weights as JSON, e.g. '{\"learned\":0}' or '{\"time\":0,\"kinds\":0.5}' (docs/tools.md)."`
 }
 
 func (c recallCmd) Run(e *env) error {
@@ -245,6 +247,17 @@ func (c recallCmd) Run(e *env) error {
 	}
 	if c.K != nil {
 		args.K = *c.K
+	}
+	if c.Explain && !c.JSON {
+		return errors.New("recall: --explain needs --json: the candidates are in the structured result")
+	}
+	args.Explain = c.Explain
+	if c.Weights != "" {
+		dec := json.NewDecoder(strings.NewReader(c.Weights))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&args.Weights); err != nil {
+			return fmt.Errorf("recall: invalid --weights %s: %v (the recall tool's weights: text, vector, entity, adjacent, time, kinds, learned, rank_constant)", c.Weights, err)
+		}
 	}
 	return withClient(e, func(cl *client.Client) error {
 		res, text, err := cl.Recall(e.ctx, args) // (an empty namespace is noted in text)

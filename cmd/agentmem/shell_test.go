@@ -174,3 +174,29 @@ func TestCommandMessages(t *testing.T) {
 		}
 	}
 }
+
+// recall --explain shows the pool's candidates in the structured result
+// and needs --json; --weights takes the tool's weights as JSON, a
+// misspelt one refused by name and an out-of-range one by its limit.
+func TestRecallExplainAndWeights(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "--embedder", "none", "remember", "--session-id", "s1", "--session-date", "2023-05-02", "We chose Postgres for the billing service.", "The deploy moved to Fridays.")
+	out := run(t, dir, "--embedder", "none", "recall", "Postgres billing", "--json", "--explain", "--weights", `{"learned":0,"time":0}`)
+	if !strings.Contains(out, `"candidates": [`) || !strings.Contains(out, `"id": "s1:0"`) || !strings.Contains(out, `"feature_names": [`) {
+		t.Errorf("recall --json --explain: %s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--explain"}, "--explain needs --json"},
+		{[]string{"--weights", `{"learnd":0}`}, `unknown field "learnd"`},
+		{[]string{"--weights", `{"learned":2}`}, "weights.learned: must be at most 1, got 2"},
+		{[]string{"--weights", `learned=0`}, "invalid --weights learned=0"},
+	} {
+		_, errOut, err := try(t, dir, append([]string{"--embedder", "none", "recall", "Postgres"}, c.args...)...)
+		if err == nil || !strings.Contains(errOut, c.want) {
+			t.Errorf("recall %q: err %v, stderr %q, want %q", c.args, err, errOut, c.want)
+		}
+	}
+}
