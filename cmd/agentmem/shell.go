@@ -255,7 +255,11 @@ func (c recallCmd) Run(e *env) error {
 	if c.Weights != "" {
 		dec := json.NewDecoder(strings.NewReader(c.Weights))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args.Weights); err != nil {
+		err := dec.Decode(&args.Weights)
+		if err == nil && dec.Decode(&struct{}{}) != io.EOF {
+			err = errors.New("more than one JSON value")
+		}
+		if err != nil {
 			return fmt.Errorf("recall: invalid --weights %s: %v (the recall tool's weights: text, vector, entity, adjacent, time, kinds, learned, rank_constant)", c.Weights, err)
 		}
 	}

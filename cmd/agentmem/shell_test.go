@@ -193,6 +193,7 @@ func TestRecallExplainAndWeights(t *testing.T) {
 		{[]string{"--weights", `{"learnd":0}`}, `unknown field "learnd"`},
 		{[]string{"--weights", `{"learned":2}`}, "weights.learned: must be at most 1, got 2"},
 		{[]string{"--weights", `learned=0`}, "invalid --weights learned=0"},
+		{[]string{"--weights", `{"learned":0} {"learned":5}`}, "more than one JSON value"},
 	} {
 		_, errOut, err := try(t, dir, append([]string{"--embedder", "none", "recall", "Postgres"}, c.args...)...)
 		if err == nil || !strings.Contains(errOut, c.want) {

@@ -206,8 +206,11 @@
 // Find is deliberately conservative: "May", "March" and month
 // abbreviations count only with a capital, and a month or year alone only
 // after a word that announces it (in, of, since, during, until, till, from,
-// through, before, after, early, mid, late, and for months by, around), so
-// "you may go", "1500 points" and "in 2000 people" are not dates. A day
+// through, before, after, early, mid, late, and for months by, around), or
+// a year after "and" or "or" after such a year ("in 2024 and 2025"), so
+// "you may go", "1500 points" and "in 2000 people" are not dates; a year
+// must end its phrase, as before a clause word or a question word ("in
+// 2022 what changed?") and not before a noun it counts. A day
 // without its month ("the 15th") needs its ordinal, "on", "by" or one of
 // those cue words before it, and the end of its phrase after it: "on the
 // 3rd floor", "during the 18th century" and "from the 12th to the 15th

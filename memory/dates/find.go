@@ -683,12 +683,39 @@ func (f *finder) year(i int) (Mention, int) {
 	if y < MinYear || y > MaxYear {
 		return Mention{}, i
 	}
-	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) {
+	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) && !f.questionWord(j) {
 		return Mention{}, i
 	}
 	mm := f.mention(i, i+1, Year, false, wallTime(y, 1, 1, 0, 0, 0, 0, f.loc), wallTime(y+1, 1, 1, 0, 0, 0, 0, f.loc))
 	mm.Year = y
 	return mm, i + 1
+}
+
+// startsDate reports whether the last or next at j starts a date of its
+// own: "last Tuesday", "next year", "last Christmas" (a holiday, read at
+// its name).
+func (f *finder) startsDate(j int) bool {
+	if j+1 >= len(f.t) || f.t[j+1].line {
+		return false
+	}
+	if _, n := f.at(j); n > j+1 {
+		return true
+	}
+	m, n := f.at(j + 1)
+	return n > j+1 && m.End > 0 && m.Start <= f.t[j].start
+}
+
+// questionWord reports a question word at j, which may follow a year
+// that ends its phrase ("between 2019 and 2021 what did we ship?", "in
+// 2022 who won?"); it is no keyword, since a capitalised word that is
+// none reads as a name elsewhere ("Who leaves on Friday?").
+func (f *finder) questionWord(j int) bool {
+	for _, w := range [...]string{"what", "which", "who", "how", "why"} {
+		if f.word(j, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinedYear reports a year at i joined by "and" or "or" to a year a
@@ -1082,6 +1109,9 @@ func (f *finder) afterNext(i int) (Mention, int) {
 		dir = -2
 	default:
 		return Mention{}, i
+	}
+	if f.startsDate(i + 3) {
+		return Mention{}, i // "the week before last Christmas": its last is the holiday's
 	}
 	mon := -f.wd // ref's Monday, in days from ref
 	switch f.kw(i + 1) {

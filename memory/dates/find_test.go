@@ -872,6 +872,11 @@ func TestFindAfterNextAndTheWeekend(t *testing.T) {
 		{"the month before last, the year before last", wed, []string{"the month before last=2023-03/month/rel", "the year before last=2021/year/rel"}},
 		{"the month after next", wed, []string{"the month after next=2023-07/month/rel"}},
 		{"the night after next", wed, nil},
+		// a last or next that starts a date of its own is that date's
+		{"the week before last Christmas", wed, []string{"last Christmas=2022-12-25/day/rel"}},
+		{"the month before last summer", wed, []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
+		{"the month after next year", wed, []string{"next year=2024/year/rel"}},
+		{"the week before last Tuesday I saw her", wed, []string{"last Tuesday=2023-05-09/day/rel"}},
 		{"What are you doing at the weekend?", wed, []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
 		{"What are you doing at the weekend?", sat, []string{"the weekend=2023-05-13..2023-05-14/weekend/rel"}},
 		{"I went hiking at the weekend.", wed, []string{"the weekend=2023-05-06..2023-05-07/weekend/rel"}},
@@ -1016,6 +1021,11 @@ func TestFindRanges(t *testing.T) {
 		{"torn between 2019 and 2021", wed, nil},
 		{"between 2019 and 2021 what did we ship?", wed, []string{"2019 and 2021=2019-01-01..2021-12-31/year"}},
 		{"in 2022 what changed?", wed, []string{"2022=2022/year"}},
+		// a question word is no keyword: a capitalised one is still read as
+		// a name where a name tells the tense or a habit
+		{"Who leaves on Friday?", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"Which Monday works for you?", wed, nil},
+		{"we live on the 5th which has a view", wed, nil},
 		{"We'll be in Spain from April to June", wed, []string{"April to June=2023-04-01..2023-06-30/month"}},
 		{"I was in Australia from November to February", time.Date(2023, 12, 15, 0, 0, 0, 0, time.UTC), []string{"November to February=2022-11-01..2023-02-28/month"}},
 		{"June-Aug 2022", wed, []string{"June-Aug 2022=2022-06-01..2022-08-31/month"}},

@@ -101,11 +101,11 @@ func (f *finder) yearRange(i int) (Mention, int) {
 	if a < MinYear || b > MaxYear || b <= a || b-a > 100 {
 		return Mention{}, i
 	}
-	if k := j + 1; k < len(f.t) && f.t[k].kind == kWord && !f.t[k].upper && !endsPhrase(f.t[k].kw) {
+	if k := j + 1; k < len(f.t) && f.t[k].kind == kWord && !f.t[k].upper && !endsPhrase(f.t[k].kw) && !f.questionWord(k) {
 		return Mention{}, i
 	}
 	m := f.mention(i, j+1, Year, false, wallTime(a, 1, 1, 0, 0, 0, 0, f.loc), wallTime(b+1, 1, 1, 0, 0, 0, 0, f.loc))
-	m.Year = b
+	m.Year = a // the year its first end says, as a range's fields are
 	return m, j + 1
 }
 

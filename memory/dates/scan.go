@@ -487,7 +487,6 @@ func otherWord(s string) (kw, int32) {
 	case "is", "are", "re":
 		return kwIs, 0
 	case "and", "but", "when", "while", "where", "as", "so", "then",
-		"what", "which", "who", "how", "why",
 		"i", "we", "you", "he", "she", "they", "it",
 		"for", "with", "has", "have", "would", "there":
 		return kwClause, 0
