@@ -695,8 +695,8 @@ func (f *finder) year(i int) (Mention, int) {
 // own: "last Tuesday", "next year", "last Christmas" (a holiday, read at
 // its name).
 func (f *finder) startsDate(j int) bool {
-	if j+1 >= len(f.t) || f.t[j+1].line {
-		return false
+	if j+1 >= len(f.t) || f.t[j+1].line || f.kw(j+1) == kwThe {
+		return false // (not "the week before last the week before last …", read from each "the" again: quadratic)
 	}
 	if _, n := f.at(j); n > j+1 {
 		return true

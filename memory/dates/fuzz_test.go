@@ -34,6 +34,7 @@ var fuzzSeeds = []string{
 	"28 to 31 December 2261, Dec thru Sept 1678, between 11 and 15 August, 2023-05-03 to 2023-05-07",
 	strings.Repeat("3-7 May ", 30),
 	"the week before last Christmas, the month after next year, from 2019 to 2021 what, in 2024 and 2025",
+	strings.Repeat("the week before last ", 30),
 }
 
 // FuzzFind checks that Find never panics, returns well-formed mentions and
