@@ -642,6 +642,9 @@ func TestRangeDatedAsOneSpan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ps := svc.queryPeriods("What did I do last week, and who did I see last week?"); len(ps) != 1 || ps[0].Text != "last week" {
+		t.Errorf("periods %+v, want last week once", ps)
+	}
 	ps := svc.queryPeriods("What did I do between 3 and 7 May?")
 	if len(ps) != 1 || ps[0].Text != "3 and 7 May" || !ps[0].Contains(day.AddDate(0, 0, -5)) || !ps[0].Contains(day.AddDate(0, 0, -3)) || ps[0].Contains(day.AddDate(0, 0, -2)) {
 		t.Errorf("periods %+v, want 3 to 7 May 2023", ps)

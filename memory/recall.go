@@ -430,11 +430,13 @@ func (s *Service) recallMode(req RecallRequest) (Order, Fusion, error) {
 // queryPeriods are the periods that the query text names (dates.Find,
 // from now), which weigh the ranking. A count of units from now is read
 // as about that long (dates.Options.About): "two weeks ago" also weighs
-// the days within half a week of exactly two weeks ago.
+// the days within half a week of exactly two weeks ago. A period named
+// twice is one ("last week … and last week"), the first naming it.
 func (s *Service) queryPeriods(text string) []Period {
 	var ps []Period
 	for _, m := range dates.FindWith(text, dates.Options{Ref: s.Now(), About: true}) {
-		if !m.From.IsZero() {
+		same := func(p Period) bool { return p.From.Equal(m.From) && p.To.Equal(m.To) }
+		if !m.From.IsZero() && !slices.ContainsFunc(ps, same) {
 			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
 		}
 	}
