@@ -28,11 +28,9 @@ func (f *finder) around(u kw, a, b int) period {
 	// that month's last day where it has fewer (31 March less a month is
 	// 28 February, not 3 March)
 	day := func(n, d int) time.Time {
-		y, m := f.y+floorDiv(f.m-1+n, 12), (f.m-1+n)%12
-		if m < 0 {
-			m += 12
-		}
-		return wallTime(y, time.Month(m+1), min(f.d, daysIn(y, m+1))+d, 0, 0, 0, 0, f.loc)
+		c := f.y*12 + f.m - 1 + n // the month, counted from year 0
+		y, m := floorDiv(c, 12), c-12*floorDiv(c, 12)+1
+		return wallTime(y, time.Month(m), min(f.d, daysIn(y, m))+d, 0, 0, 0, 0, f.loc)
 	}
 	switch u {
 	case kwWeek:

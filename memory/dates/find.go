@@ -705,12 +705,13 @@ func (f *finder) startsDate(j int) bool {
 	return n > j+1 && m.End > 0 && m.Start <= f.t[j].start
 }
 
-// questionWord reports a question word at j, which may follow a year
-// that ends its phrase ("between 2019 and 2021 what did we ship?", "in
-// 2022 who won?"); it is no keyword, since a capitalised word that is
-// none reads as a name elsewhere ("Who leaves on Friday?").
+// questionWord reports a wh-word at j: one may follow a year that ends
+// its phrase ("between 2019 and 2021 what did we ship?", "in 2022 who
+// won?"), and opens a clause of its own (embedded). What, which, who, how
+// and why are no keywords, since a capitalised word that is none reads as
+// a name elsewhere ("Who leaves on Friday?").
 func (f *finder) questionWord(j int) bool {
-	for _, w := range [...]string{"what", "which", "who", "how", "why"} {
+	for _, w := range [...]string{"what", "when", "where", "why", "how", "who", "which"} {
 		if f.word(j, w) {
 			return true
 		}

@@ -241,10 +241,8 @@ func (f *finder) prep(n int) bool {
 // on Monday", "everyone's talking about what happened on Friday").
 func (f *finder) embedded(j, i int) bool {
 	for k := j + 1; k < i; k++ {
-		for _, w := range [...]string{"what", "when", "where", "why", "how", "who", "which"} {
-			if f.word(k, w) {
-				return true
-			}
+		if f.questionWord(k) {
+			return true
 		}
 	}
 	return false
