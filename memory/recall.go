@@ -142,6 +142,11 @@ type RecallResult struct {
 	// period's deeper search kept: Query.Depth), best first by
 	// the ranking before any reranker, each with its Features.
 	Candidates []Hit
+	// Digest says the query named only periods, and the hits are a digest
+	// of their sessions, not a search's (see asksOnlyOfPeriods); Sessions
+	// is then how many sessions are dated in them (see DigestNote).
+	Digest   bool
+	Sessions int
 }
 
 // Text renders the result for a prompt (see Text).
@@ -155,6 +160,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, err
 	}
 	req.K = q.K // the one asked for, or the history's (autoK)
+	if q.Weights.OrDefault().Time > 0 && asksOnlyOfPeriods(q.Text, q.Periods) {
+		if res, ok, err := s.digest(ctx, q, req, order); ok || err != nil {
+			return res, err
+		}
+	}
 	reranked, err := s.useReranker(req)
 	if err != nil {
 		return RecallResult{}, err

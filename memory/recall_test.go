@@ -323,3 +323,79 @@ func TestAPeriodCountedFromNowIsAbout(t *testing.T) {
 		t.Errorf("periods %+v, want 15 to 22 January", res.Periods)
 	}
 }
+
+// A question that names a period and nothing else is answered by a
+// digest of the period's sessions: each session's turn of most content
+// first, none of another period, and no reply of no content before it.
+func TestAQuestionOfAPeriodAloneIsADigest(t *testing.T) {
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC) // a Thursday
+	svc, err := memory.New(memory.Options{Store: st, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		id, date string
+		turns    []string
+	}{
+		{"billing", "2026-11-10", []string{"Move the billing service to the new queue and drop the nightly cron job.", "Done. Anything else?", "No, thanks."}},
+		{"websocket", "2026-11-12", []string{"The websocket test flakes on CI; quarantine it until the fix lands.", "Done. Anything else?"}},
+		{"login", "2026-11-03", []string{"The login page needs a show-password toggle.", "Done. Anything else?"}},
+		{"release", "2026-11-18", []string{"Draft the release notes for version 2.4.", "Done. Anything else?", "We deploy version 2.4 next Tuesday."}},
+	} {
+		req := memory.RememberRequest{Namespace: "n", SessionID: s.id, SessionDate: s.date}
+		for i, text := range s.turns {
+			req.Messages = append(req.Messages, memory.Message{Role: []string{"user", "assistant"}[i%2], Content: text})
+		}
+		if _, err := svc.Remember(bg, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recall := func(q string, exclude string) memory.RecallResult {
+		t.Helper()
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 2, Fill: true, Excerpt: memory.DefaultExcerpt, ExcludeSession: exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := recall("What did we work on last week?", "")
+	if !res.Digest {
+		t.Fatal("a question of last week alone is not a digest")
+	}
+	var sessions []string
+	for _, p := range res.Passages {
+		sessions = append(sessions, p.Memories[0].SessionID)
+		best := 0
+		for i := range p.Memories {
+			if p.Score[i] > p.Score[best] {
+				best = i
+			}
+		}
+		if text := p.Memories[best].Text; strings.HasPrefix(text, "Done") || strings.HasPrefix(text, "No,") {
+			t.Errorf("session %s's first turn is %q, want the one that says what was done", p.Memories[0].SessionID, text)
+		}
+	}
+	if !slices.Equal(sessions, []string{"billing", "websocket"}) {
+		t.Errorf("sessions %v, want last week's two, oldest first", sessions)
+	}
+	res = recall("What did we work on last week?", "billing")
+	if len(res.Passages) != 1 || res.Passages[0].Memories[0].SessionID != "websocket" {
+		t.Errorf("with billing excluded: %v, want the websocket session alone", res.Passages)
+	}
+	if res := recall("What did we decide about the login page?", ""); res.Digest {
+		t.Error("a question with a topic and no period is a digest")
+	}
+	if res := recall("What did we decide about billing last week?", ""); res.Digest {
+		t.Error("a question with a topic and a period is a digest")
+	}
+	// no session is dated next week: a search finds what mentions it
+	res = recall("What is happening next week?", "")
+	if res.Digest || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Memory.Text, "next Tuesday") {
+		t.Errorf("next week: digest %v, hits %v; want a search, the deploy of next Tuesday first", res.Digest, res.Hits)
+	}
+}

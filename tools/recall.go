@@ -33,9 +33,12 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 		return spec.RecallResult{}, "", err
 	}
 	text, out := res.Text(), recalled(res, false)
-	if len(res.Passages) == 0 {
-		// in the structured result too: a host may show the model only
-		// that (Claude Code does)
+	// notes are in the structured result too: a host may show the model
+	// only that (Claude Code does)
+	if res.Digest {
+		out.Note = res.DigestNote()
+		text = out.Note + "\n\n" + text
+	} else if len(res.Passages) == 0 {
 		if out.Note = emptyNote(ctx, h.svc, res.Namespace, in.SessionID); out.Note != "" {
 			text += "\n" + out.Note
 		}
@@ -126,7 +129,7 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 	for _, p := range res.Periods {
 		out.Periods = append(out.Periods, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
 	}
-	out.TimeBoost = res.TimeBoost
+	out.TimeBoost, out.Digest = res.TimeBoost, res.Digest
 	out.Pending, out.PendingError = res.Pending, res.PendingError
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
 	if res.Candidates != nil {

@@ -390,3 +390,32 @@ func TestRecallStructuredShowsTheExcerpt(t *testing.T) {
 		t.Errorf("excerpt 0: err %v, %+v; want the long memory whole", err, rec.Memories)
 	}
 }
+
+// A question that names only a period is answered by a digest of its
+// sessions, which the text and the structured result both say, first.
+func TestRecallDigest(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	for _, s := range []struct{ id, date, text string }{
+		{"s1", "2023-04-25", "We picked Postgres for the billing service."},
+		{"s2", "2023-04-27", "The websocket test flakes on CI."},
+		{"s3", "2023-05-02", "Release notes for 2.4 are drafted."},
+	} {
+		if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: s.id, SessionDate: s.date,
+			Messages: []spec.Message{{Role: "user", Content: s.text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note := "A digest of last week (2023-04-24 to 2023-04-30): all 2 of its sessions, each by its turns of most content."
+	text, structured, isErr := call(t, c, "recall", map[string]any{"query": "What did we talk about last week?", "format": "json"})
+	var res spec.RecallResult
+	if isErr || json.Unmarshal(structured, &res) != nil {
+		t.Fatalf("error=%v structured=%s", isErr, structured)
+	}
+	if !strings.HasPrefix(text, testToday+note+"\n\n[2023-04-25 Tue · session s1 · user]") || strings.Contains(text, "Release") {
+		t.Errorf("text = %q, want the note, then last week's two sessions, oldest first", text)
+	}
+	if !res.Digest || res.Note != note || len(res.Memories) != 2 || res.Memories[0].ID != "s1:0" || res.Memories[1].ID != "s2:0" {
+		t.Errorf("structured = %s, want digest, the note and s1:0, s2:0", structured)
+	}
+}

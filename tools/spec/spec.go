@@ -121,6 +121,8 @@ type RecallResult struct {
 	// the server's today, and TimeBoost the weight they had (0: none).
 	Periods   []Period `json:"periods,omitempty" jsonschema:"The time expressions of the query, resolved against today: memories dated in one (or mentioning a date in one) were boosted by time_boost, never filtered."`
 	TimeBoost float64  `json:"time_boost,omitempty"`
+	// Digest says the query named periods and asked nothing else of them.
+	Digest bool `json:"digest,omitempty" jsonschema:"True when the query named only periods ('What did we do last week?'): the memories are a digest of the sessions dated in them, each session's turns of most content, oldest first, not a search's best matches."`
 	// Pending counts the memories of the namespace whose vectors are still
 	// being made (a long remember is acknowledged before they are).
 	Pending int `json:"pending,omitempty" jsonschema:"How many memories of the namespace are still waiting for their vectors (a long remember is acknowledged before they are made): until then they are found by their text only. Absent when none."`
@@ -132,7 +134,7 @@ type RecallResult struct {
 	RerankError string `json:"rerank_error,omitempty" jsonschema:"Why the server's reranker did not order the memories (they are in the fused order); absent when it did or there is none."`
 	// Note says why nothing was found when the namespace or session the
 	// call named holds no memories, and where memories are.
-	Note string `json:"note,omitempty" jsonschema:"Present when nothing was found because the namespace or the session the call named holds no memories: which namespaces do, or where the namespace's sessions are listed. Ask again there."`
+	Note string `json:"note,omitempty" jsonschema:"Present when nothing was found because the namespace or the session the call named holds no memories: which namespaces do, or where the namespace's sessions are listed (ask again there); and for a digest, how many of the period's sessions it shows."`
 	// Candidates, with explain, are every candidate of the fused pool.
 	Candidates []Candidate `json:"candidates,omitempty" jsonschema:"With explain: every candidate of the fused pool, best first by the ranking before any reranker, with what the learned order read of it."`
 	// FeatureNames, with explain, name the candidates' features in the

@@ -1,0 +1,33 @@
+package memory
+
+import (
+	"testing"
+	"time"
+)
+
+// A question is answered by a digest when, outside the periods it names,
+// it says nothing but stop words and words that ask what happened in
+// general; a name, a topic or a question without a period asks for a
+// search.
+func TestAsksOnlyOfPeriods(t *testing.T) {
+	s := &Service{now: func() time.Time { return time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC) }, loc: time.UTC}
+	for q, want := range map[string]bool{
+		"What did we work on last week?":               true,
+		"What happened in October?":                    true,
+		"what did we do on Monday?":                    true,
+		"Summarize yesterday.":                         true,
+		"What did we talk about two weeks ago?":        true,
+		"what was I doing on 3 November 2026":          true,
+		"Recap of last week and the week before last.": true,
+		"What did we decide about caching last week?":  false,
+		"What did Jon do last week?":                   false,
+		"What happened to the migration in October?":   false,
+		"What did we work on?":                         false, // no period
+		"What's new?":                                  false,
+		"":                                             false,
+	} {
+		if got := asksOnlyOfPeriods(q, s.queryPeriods(q)); got != want {
+			t.Errorf("asksOnlyOfPeriods(%q) = %v, want %v (periods %v)", q, got, want, s.queryPeriods(q))
+		}
+	}
+}
