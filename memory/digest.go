@@ -22,14 +22,17 @@ import (
 
 // lightWords are the words, stemmed, that a question about a period may
 // say without asking anything of it beyond the period: what happened,
-// what was done, worked on, talked about, said or decided in general.
+// was done, worked on, talked about, said or asked in general, and the
+// units of time a period's own words leave ("what did we do that day").
 var lightWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`happen happened happening do doing done work working worked
 		talk talked talking discuss discussed discussing say said mention mentioned
 		go going went get got up thing things anything something everything stuff else
+		ask asked asking accomplish accomplished achieve achieved new
 		summary summarize summarise recap overview remind tell show list us
-		chat chatted conversation conversations session sessions`) {
+		chat chatted conversation conversations session sessions
+		day days week weeks weekend month months year years`) {
 		m[stem(w)] = true
 	}
 	return m
@@ -167,7 +170,8 @@ func maxTime(a, b time.Time) time.Time {
 // digest is the recall of a question that names only periods (see
 // asksOnlyOfPeriods): digestHits, shown as passages in the space k
 // excerpts take with their headers (as for a question that asks for
-// several things), or the best k whole where that is more; oldest first,
+// several things; within max_tokens), or, without excerpts, the first k
+// whole; oldest first,
 // unless the request asks for another order than relevance. Where no turn
 // is dated in the periods (a question of next week, or of a week without
 // sessions) there is no digest (ok false): a search finds the memories
@@ -192,14 +196,15 @@ func (s *Service) digest(ctx context.Context, q Query, req RecallRequest, order 
 	if order == ByRelevance {
 		order = Chronological
 	}
-	want := queryWords("")
-	fillK, least := 0, 0
+	budget := req.MaxTokens
 	if req.Fill && req.Excerpt > 0 {
-		fillK, least = min(q.K, len(hits)), q.K*(req.Excerpt+SeveralHeader)
+		if least := q.K * (req.Excerpt + SeveralHeader); budget == 0 || least < budget {
+			budget = least
+		}
 	} else if len(hits) > q.K {
 		hits, turns = hits[:q.K], turns[:q.K]
 	}
-	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, least, req.Excerpt, want, order)
+	ps := s.passages(ctx, q.Namespace, hits, turns, budget, 0, 0, req.Excerpt, queryWords(""), order)
 	arrange(ps, order, func(p Passage) Memory { return p.Memories[0] })
 	res.Hits, res.Passages = returnedHits(hits, ps, order), ps
 	if err := s.filler.failure(); err != nil && pending > 0 {

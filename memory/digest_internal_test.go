@@ -20,6 +20,8 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"what was I doing on 3 November 2026":          true,
 		"Recap of last week and the week before last.": true,
 		"What did we decide about caching last week?":  false,
+		"What did I ask you about yesterday?":          true,
+		"What did we accomplish last month?":           true,
 		"What did Jon do last week?":                   false,
 		"What happened to the migration in October?":   false,
 		"What did we work on?":                         false, // no period
