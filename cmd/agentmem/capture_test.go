@@ -834,3 +834,47 @@ func TestCaptureKeepsTheSessionsNamespace(t *testing.T) {
 		t.Errorf("the session holds %d memories in default, want its 6 turns", len(got))
 	}
 }
+
+// A session killed before its Stop hook ran is captured by a later
+// session's SessionStart, once its transcript has settled: its own
+// SessionStart noted the transcript, and nothing is stored twice.
+func TestCaptureSweepsASessionThatDied(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	if _, errs := hookJSON(t, e, x.event("SessionStart")); errs != "" {
+		t.Fatalf("SessionStart: %s", errs)
+	}
+	x.write(t, x.exchange("The staging database password rotates every Friday.", "Noted.", "I'll remind you.", "ok"))
+	started := x.want[0].at
+	// killed here: no Stop, no SessionEnd
+
+	start := func(session string) {
+		t.Helper()
+		y := newTranscript(t, session, "/home/sam/src/garden")
+		if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
+			t.Errorf("SessionStart of %s: %s", session, errs)
+		}
+	}
+	start(sess2) // the dead session's transcript changed just now: left for later
+	if ms := stored(t, e, "default", sess1); ms != nil {
+		t.Fatalf("a transcript that changed %s ago was captured: %d turns", time.Since(fileTime(t, x.path)), len(ms))
+	}
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(x.path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	start(sess3)
+	checkStored(t, stored(t, e, "default", sess1), x.want, started)
+	start(sess3) // again: nothing stored twice
+	x.stop(t, e) // nor by the session's own hook, were it alive
+	checkStored(t, stored(t, e, "default", sess1), x.want, started)
+}
+
+func fileTime(t testing.TB, path string) time.Time {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.ModTime()
+}

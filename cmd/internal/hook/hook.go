@@ -127,14 +127,17 @@ func (h Hook) Handle(ctx context.Context) error {
 // NeedsMemory says whether the event in (raw, the hook's stdin) needs
 // the memory, or only the clock: agentmem-hook dials the server only
 // when it does. Input that cannot be read needs none (Handle says why).
-func (o Options) NeedsMemory(raw []byte) bool {
+// A SessionStart needs it to give memories (--start-tokens) or to
+// capture a session that ended without its hooks (sweep).
+func (h Hook) NeedsMemory(raw []byte) bool {
 	var in Input
 	if json.Unmarshal(raw, &in) != nil {
 		return false
 	}
+	o := h.Options
 	switch in.Event {
 	case "SessionStart":
-		return o.StartTokens > 0 && in.CWD != ""
+		return o.StartTokens > 0 && in.CWD != "" || len(h.unreadSessions(in.SessionID)) > 0
 	case "UserPromptSubmit":
 		return o.AutoRecall && strings.TrimSpace(in.Prompt) != ""
 	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":
@@ -203,6 +206,10 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 		return err
 	}
 	h.noteGiven(ctx, in.SessionID, given)
+	if err := h.register(ctx, in); err != nil {
+		fmt.Fprintf(h.Errs, "agentmem hook %s: noting the session's transcript: %v\n", h.Host, err)
+	}
+	h.sweep(ctx, in.SessionID)
 	return nil
 }
 

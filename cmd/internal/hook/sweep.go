@@ -1,0 +1,114 @@
+package hook
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A session whose host died before its Stop hook ran (a kill -9, a crash,
+// a closed terminal) left turns in its transcript that no capture read.
+// Every SessionStart notes its transcript in its cursor (register), so
+// the next session's SessionStart finds such a transcript: one that has
+// grown past its cursor and has not changed for SweepSettled. It captures
+// it then (sweep), as its Stop hook would have, at most SweepSessions at
+// a time. Capturing a live session early (one waiting on its user) is
+// harmless: its own hooks go on from the cursor, and nothing is stored
+// twice.
+
+// SweepSettled is how long a transcript must be unchanged before another
+// session's SessionStart captures it.
+const SweepSettled = time.Minute
+
+// SweepWithin bounds the age of the cursors a sweep reads: a session
+// started or captured within it.
+const SweepWithin = 30 * 24 * time.Hour
+
+// SweepSessions bounds the sessions one SessionStart captures; the rest
+// wait for the next.
+const SweepSessions = 20
+
+// register notes the session's transcript in its cursor, so that a later
+// session's sweep finds it if this one dies before it is captured.
+func (h Hook) register(ctx context.Context, in Input) error {
+	if !ValidSession(in.SessionID) || in.TranscriptPath == "" {
+		return nil
+	}
+	dir, err := h.Config.Prepare()
+	if err != nil {
+		return err
+	}
+	cur, unlock, err := lockCursor(ctx, dir, h.Host, in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if cur.Path != "" {
+		return nil // registered, or captured already
+	}
+	cur.Path, cur.CWD = in.TranscriptPath, cmp.Or(cur.CWD, in.CWD)
+	return saveCursor(dir, h.Host, in.SessionID, cur)
+}
+
+// unread is a session whose transcript has settled past its cursor.
+type unread struct {
+	session string
+	cur     Cursor
+	changed time.Time // the transcript's last change
+}
+
+// unreadSessions are the host's sessions, other than except, whose
+// transcripts hold bytes past their cursors and have not changed for
+// SweepSettled (see sweep), the most recently changed first, at most
+// SweepSessions. It reads the cursors of the last SweepWithin, and stats
+// their transcripts; nothing else.
+func (h Hook) unreadSessions(except string) []unread {
+	dir, err := h.Config.Dir()
+	if err != nil {
+		return nil
+	}
+	files, err := os.ReadDir(filepath.Join(dir, "capture", h.Host))
+	if err != nil {
+		return nil
+	}
+	now := time.Now()
+	var out []unread
+	for _, f := range files {
+		session, ok := strings.CutSuffix(f.Name(), ".json")
+		if !ok || session == except || !ValidSession(session) {
+			continue
+		}
+		if fi, err := f.Info(); err != nil || now.Sub(fi.ModTime()) > SweepWithin {
+			continue
+		}
+		var c Cursor
+		b, err := os.ReadFile(CursorFile(dir, h.Host, session))
+		if err != nil || json.Unmarshal(b, &c) != nil || c.Path == "" {
+			continue
+		}
+		st, err := os.Stat(c.Path)
+		if err != nil || !st.Mode().IsRegular() || st.Size() <= c.Offset || now.Sub(st.ModTime()) < SweepSettled {
+			continue
+		}
+		out = append(out, unread{session, c, st.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b unread) int { return b.changed.Compare(a.changed) })
+	return out[:min(len(out), SweepSessions)]
+}
+
+// sweep captures the sessions unreadSessions finds, as their Stop hooks
+// would have; a failure is said on Errs and the others are still tried.
+func (h Hook) sweep(ctx context.Context, except string) {
+	for _, u := range h.unreadSessions(except) {
+		in := Input{SessionID: u.session, TranscriptPath: u.cur.Path, CWD: u.cur.CWD, Event: "Stop"}
+		if err := h.capture(ctx, in); err != nil {
+			fmt.Fprintf(h.Errs, "agentmem hook %s: capturing session %s, which ended without its hooks: %v\n", h.Host, u.session, err)
+		}
+	}
+}
