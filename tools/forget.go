@@ -40,12 +40,12 @@ func forgetText(in spec.ForgetArgs, res memory.ForgetResult) string {
 	var text string
 	switch {
 	case res.SessionID != "" && in.Reimport:
-		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; a later capture or import of the session may store %s again.", deleted, res.SessionID, res.Namespace, them)
+		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; an import of the session, or a client sending it again, may store %s again.", deleted, res.SessionID, res.Namespace, them)
 	case res.SessionID != "":
 		text = fmt.Sprintf("Deleted %s of session %s from namespace %s; %s forgotten when the session is captured again or imported from a history.", deleted, res.SessionID, res.Namespace, they)
 	case in.SessionID != "" && in.Reimport:
 		// it may have held forgotten turns only, whose marks are gone
-		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; a later capture or import of it may store its turns again.", res.Namespace)
+		text = fmt.Sprintf("Deleted nothing: namespace %s holds no memory of that session; an import of it, or a client sending it again, may store its turns again.", res.Namespace)
 	case in.SessionID != "":
 		// as for ids, say that the session named nothing (a typo, a
 		// session forgotten before) rather than leave the caller guessing

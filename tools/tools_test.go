@@ -211,7 +211,7 @@ func TestForgetUnknownSession(t *testing.T) {
 	if text, _, _ := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); !strings.Contains(text, "Stored 0 turns") || !strings.Contains(text, "1 turn forgotten before, not stored again") {
 		t.Errorf("remember of a forgotten session: %q", text)
 	}
-	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real", "reimport": true}); text != "Deleted nothing: namespace default holds no memory of that session; a later capture or import of it may store its turns again." {
+	if text, _, _ := call(t, c, "forget", map[string]any{"session_id": "real", "reimport": true}); text != "Deleted nothing: namespace default holds no memory of that session; an import of it, or a client sending it again, may store its turns again." {
 		t.Errorf("forget with reimport of a session that holds only marks: %q", text)
 	}
 	if text, _, _ := call(t, c, "remember", map[string]any{"session_id": "real", "messages": []map[string]any{{"role": "user", "content": "kept"}}}); !strings.Contains(text, "Stored 1 turn ") {

@@ -878,3 +878,37 @@ func fileTime(t testing.TB, path string) time.Time {
 	}
 	return st.ModTime()
 }
+
+// forget --reimport sets the hooks' cursor of the session back, so that
+// their next capture (here, a later session's sweep) stores it again.
+func TestForgetReimportRewindsTheCapture(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	x.write(t, x.exchange("Our office moved to Rua Augusta 12.", "Noted.", "New address saved.", "ok"))
+	x.stop(t, e)
+	started := x.want[0].at
+	b, err := backend.Open(context.Background(), e.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Service.Forget(context.Background(), memory.ForgetRequest{Namespace: "default", SessionID: sess1, Reimport: true})
+	b.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if said := rewindCaptures(e, sess1); !strings.Contains(said, "claude-code hooks read its transcript again") || strings.Contains(said, "codex") {
+		t.Errorf("rewindCaptures said %q, want the claude-code hooks' cursor set back", said)
+	}
+	if said := rewindCaptures(e, sess2); said != "" {
+		t.Errorf("a session no hook captured: %q", said)
+	}
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(x.path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
+		t.Errorf("SessionStart: %s", errs)
+	}
+	checkStored(t, stored(t, e, "default", sess1), x.want, started)
+}

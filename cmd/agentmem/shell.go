@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"agentmem/cmd/internal/hook"
 	"agentmem/memory"
 	"agentmem/server"
 	"agentmem/tools/client"
@@ -344,5 +345,37 @@ func (c forgetCmd) Run(e *env) error {
 	if c.Reimport && len(c.IDs) > 0 {
 		return errors.New("forget: --reimport goes with --session-id: a turn forgotten by its id stays forgotten (forget its session with --reimport to let a capture or an import store it again)")
 	}
-	return callTool(e, c.output, (*client.Client).Forget, spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Reimport: c.Reimport, Namespace: cmp.Or(c.NS, e.cfg.Namespace)})
+	args := spec.ForgetArgs{IDs: c.IDs, SessionID: c.SessionID, All: c.All, Confirm: c.Confirm, Reimport: c.Reimport, Namespace: cmp.Or(c.NS, e.cfg.Namespace)}
+	return withClient(e, func(cl *client.Client) error {
+		res, text, err := cl.Forget(e.ctx, args)
+		if err != nil {
+			return err
+		}
+		if c.Reimport {
+			text += rewindCaptures(e, cmp.Or(res.SessionID, c.SessionID))
+		}
+		return c.print(res, text)
+	})
+}
+
+// rewindCaptures sets the hooks' cursors of session back to its
+// transcript's start (hook.Rewind), so that after forget --reimport their
+// next capture stores it again, and says so ("" when no hook captured
+// it).
+func rewindCaptures(e *env, session string) string {
+	dir, err := e.cfg.Dir()
+	if err != nil {
+		return ""
+	}
+	said := ""
+	for _, host := range []string{"claude-code", "codex"} {
+		ok, err := hook.Rewind(e.ctx, dir, host, session)
+		switch {
+		case err != nil:
+			said += fmt.Sprintf(" The %s hooks' cursor of the session could not be set back (%v): `agentmem import --from %s` stores it again.", host, err, host)
+		case ok:
+			said += fmt.Sprintf(" The %s hooks read its transcript again at their next capture (the session's next stop, or the next session's start).", host)
+		}
+	}
+	return said
 }

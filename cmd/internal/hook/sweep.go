@@ -112,3 +112,25 @@ func (h Hook) sweep(ctx context.Context, except string) {
 		}
 	}
 }
+
+// Rewind sets the host's cursor of session back to its transcript's
+// start, keeping what else it knows (the transcript, the project, the
+// namespace), so that the next capture (the session's own next Stop, or a
+// later session's sweep) reads the transcript whole: after `forget
+// --reimport`, which lets the session's turns be stored again. It reports
+// whether the host had a cursor of the session.
+func Rewind(ctx context.Context, dir, host, session string) (bool, error) {
+	if !ValidSession(session) {
+		return false, nil
+	}
+	if _, err := os.Stat(CursorFile(dir, host, session)); err != nil {
+		return false, nil
+	}
+	cur, unlock, err := lockCursor(ctx, dir, host, session)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	cur.Offset, cur.Lines = 0, 0
+	return true, saveCursor(dir, host, session, cur)
+}
