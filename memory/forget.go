@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,7 +78,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, 
 		return ForgetResult{}, fmt.Errorf("deleting from namespace %s: %w", ns, err)
 	}
 	res := ForgetResult{Namespace: ns, Deleted: n, Unknown: unknown}
-	if res.Before, err = s.forgottenBefore(ctx, ns, unknown); err != nil {
+	resolved := make(map[string]string, len(ids)) // a given id's whole form
+	for i, id := range ids {
+		resolved[req.IDs[i]] = id
+	}
+	if res.Before, err = s.forgottenBefore(ctx, ns, unknown, resolved); err != nil {
 		return ForgetResult{}, err
 	}
 	if n > 0 {
@@ -208,9 +213,10 @@ func (s *Service) unknownIDs(ctx context.Context, ns string, ids, given []string
 	return unknown, nil
 }
 
-// forgottenBefore is those of ids (that named no memory) whose turn is
-// marked forgotten in namespace ns.
-func (s *Service) forgottenBefore(ctx context.Context, ns string, ids []string) ([]string, error) {
+// forgottenBefore is those of ids (that named no memory, as given) whose
+// turn is marked forgotten in namespace ns; resolved gives an id's whole
+// form where it was given by its session's start ("bf28b8c3:2").
+func (s *Service) forgottenBefore(ctx context.Context, ns string, ids []string, resolved map[string]string) ([]string, error) {
 	ft, ok := s.store.(ForgottenTurns)
 	if !ok {
 		return nil, nil
@@ -218,7 +224,7 @@ func (s *Service) forgottenBefore(ctx context.Context, ns string, ids []string) 
 	var before []string
 	bySession := map[string][]Memory{} // each session's marks, read once
 	for _, id := range ids {
-		session, turn, ok := ParseMemoryID(id)
+		session, turn, ok := ParseMemoryID(cmp.Or(resolved[id], id))
 		if !ok {
 			continue
 		}

@@ -419,3 +419,23 @@ func TestRecallDigest(t *testing.T) {
 		t.Errorf("structured = %s, want digest, the note and s1:0, s2:0", structured)
 	}
 }
+
+// A memory forgotten by its session's start, as a recall shows a UUID
+// session, and forgotten again so, is told as forgotten before.
+func TestForgetTwiceByShortID(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	const session = "01a234f8-ca52-7abc-8def-0123456789ab"
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: session, SessionDate: "2023-05-01",
+		Messages: []spec.Message{{Role: "user", Content: "My PIN is 4321."}, {Role: "user", Content: "My dog is Rex."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _, isErr := call(t, c, "forget", map[string]any{"ids": []string{"01a234f8:0"}}); isErr || !strings.HasPrefix(text, "Deleted 1 memory") {
+		t.Fatalf("first forget: %q", text)
+	}
+	text, structured, isErr := call(t, c, "forget", map[string]any{"ids": []string{"01a234f8:0"}})
+	var res spec.ForgetResult
+	if isErr || json.Unmarshal(structured, &res) != nil || !strings.Contains(text, "01a234f8:0 was forgotten before.") || !slices.Equal(res.Before, []string{"01a234f8:0"}) {
+		t.Errorf("forgotten again by its short id: %q, %s", text, structured)
+	}
+}
