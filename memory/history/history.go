@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -102,11 +103,19 @@ func WrongType(index int, idName, id string, err error) *Error {
 // WrongField is the reason a line of a transcript or rollout that is a
 // JSON object was not read: a field of another type than the parser
 // knows (a later version of the tool could change one), named where the
-// decoder names it. Such a line is left out for that reason, not counted
-// as a line that is not JSON.
-func WrongField(err error) string {
+// decoder names it; a time the decoder could not read is the parser's
+// one time field, timeField ("timestamp"), of an unexpected form. Such a
+// line is left out for that reason, not counted as a line that is not
+// JSON.
+func WrongField(err error, timeField string) string {
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 		return "field " + te.Field + " of an unexpected type"
+	}
+	if _, ok := errors.AsType[*time.ParseError](err); ok && timeField != "" {
+		return "field " + timeField + " of an unexpected form"
+	}
+	if strings.HasPrefix(err.Error(), "Time.UnmarshalJSON") && timeField != "" {
+		return "field " + timeField + " of an unexpected type" // not a string
 	}
 	return "a field of an unexpected type or form"
 }

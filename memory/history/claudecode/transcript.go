@@ -158,7 +158,7 @@ func (p *parser) line(raw []byte, n int) {
 		if raw[0] == '{' && json.Valid(raw) {
 			// an object whose field Parse reads is of another type or
 			// form than it knows: a transcript line all the same
-			p.skip(history.WrongField(err))
+			p.skip(history.WrongField(err, "timestamp"))
 			return
 		}
 		p.res.Bad = append(p.res.Bad, n)

@@ -253,6 +253,7 @@ func TestParseWrongTypedField(t *testing.T) {
 	data := []byte(`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-11-02T10:00:00Z","message":{"role":"user","content":"first"}}
 {"type":"user","uuid":"u2","sessionId":"s","timestamp":"2026-11-02T10:01:00Z","isSidechain":"no","message":{"role":"user","content":"second"}}
 {"type":"user","uuid":"u3","sessionId":"s","timestamp":1793613720,"message":{"role":"user","content":"third"}}
+{"type":"user","uuid":"u5","sessionId":"s","timestamp":"not-a-time","message":{"role":"user","content":"fifth"}}
 [1, 2]
 {"type":"user","uuid":"u4","sessionId":"s","timestamp":"2026-11-02T10:03:00Z","message":{"role":"user","content":"fourth"}}
 `)
@@ -264,10 +265,10 @@ func TestParseWrongTypedField(t *testing.T) {
 	if !slices.Equal(texts, []string{"first", "fourth"}) {
 		t.Errorf("turns %q, want first and fourth", texts)
 	}
-	if !slices.Equal(res.Bad, []int{4}) {
-		t.Errorf("lines not JSON objects: %v, want only the array on line 4", res.Bad)
+	if !slices.Equal(res.Bad, []int{5}) {
+		t.Errorf("lines not JSON objects: %v, want only the array on line 5", res.Bad)
 	}
-	want := Skipped{"field isSidechain of an unexpected type": 1, "a field of an unexpected type or form": 1, "not a JSON object": 1}
+	want := Skipped{"field isSidechain of an unexpected type": 1, "field timestamp of an unexpected type": 1, "field timestamp of an unexpected form": 1, "not a JSON object": 1}
 	if !maps.Equal(res.Skipped, want) {
 		t.Errorf("skipped %v, want %v", res.Skipped, want)
 	}

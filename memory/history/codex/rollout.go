@@ -147,7 +147,7 @@ func (p *parser) readLine(raw []byte) (history.Turn, string) {
 	}
 	if err := json.Unmarshal(raw, &l); err != nil {
 		if json.Valid(raw) {
-			return history.Turn{}, history.WrongField(err)
+			return history.Turn{}, history.WrongField(err, "timestamp")
 		}
 		return history.Turn{}, "not JSON"
 	}
@@ -214,7 +214,7 @@ func (p *parser) oldItem(raw []byte, typ string) (history.Turn, string) {
 	}
 	var it oldItem
 	if err := json.Unmarshal(raw, &it); err != nil {
-		return history.Turn{}, history.WrongField(err)
+		return history.Turn{}, history.WrongField(err, "timestamp")
 	}
 	if it.Role != "user" && it.Role != "assistant" {
 		return history.Turn{}, fmt.Sprintf("message of role %q", it.Role)

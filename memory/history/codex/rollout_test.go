@@ -194,7 +194,7 @@ func TestParseWrongTypedField(t *testing.T) {
 	if !slices.Equal(res.Bad, []int{4}) {
 		t.Errorf("lines not JSON: %v, want only the cut line 4", res.Bad)
 	}
-	want := history.Skipped{"a field of an unexpected type or form": 1, "field type of an unexpected type": 1, "not JSON": 1}
+	want := history.Skipped{"field timestamp of an unexpected type": 1, "field type of an unexpected type": 1, "not JSON": 1}
 	if !maps.Equal(res.Skipped, want) {
 		t.Errorf("skipped %v, want %v", res.Skipped, want)
 	}
