@@ -240,6 +240,9 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 	if f.Before, err = s.bound("before", req.Before, true); err != nil {
 		return SessionPage{}, err
 	}
+	if !f.After.IsZero() && !f.Before.IsZero() && f.Before.Before(f.After) {
+		return SessionPage{}, &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
+	}
 	page, err := s.store.Sessions(ctx, ns, f)
 	if err != nil {
 		if errors.As(err, new(*FieldError)) {

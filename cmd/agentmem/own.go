@@ -130,6 +130,9 @@ type showCmd struct {
 // Run prints a session in turn order: the resource
 // agentmem://{namespace}/sessions/{session_id}.
 func (c showCmd) Run(e *env) error {
+	if strings.TrimSpace(c.Session) == "" {
+		return errors.New("show: the session id must not be empty (agentmem sessions lists them)")
+	}
 	ns := cmp.Or(c.NS, e.cfg.Namespace)
 	return withClient(e, func(cl *client.Client) error {
 		text, err := cl.Transcript(e.ctx, ns, c.Session)

@@ -224,3 +224,16 @@ func TestExportFromNoStore(t *testing.T) {
 		t.Errorf("export created a store: %v", err)
 	}
 }
+
+// An empty session id to show, or a listing's bounds the wrong way
+// round, is an error that names the argument, as recall's are.
+func TestShowAndSessionsBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "remember", "--session-id", "s1", "--session-date", "2023-05-08", "I moved to Lisbon.")
+	if _, errOut, err := try(t, dir, "show", ""); err == nil || !strings.Contains(errOut, "session id must not be empty") {
+		t.Errorf("show \"\": %v, %q", err, errOut)
+	}
+	if _, errOut, err := try(t, dir, "sessions", "--after", "2023-06-01", "--before", "2023-05-01"); err == nil || !strings.Contains(errOut, "before") || !strings.Contains(errOut, "earlier than after") {
+		t.Errorf("sessions with before earlier than after: %v, %q", err, errOut)
+	}
+}
