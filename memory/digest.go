@@ -128,7 +128,9 @@ func (s *Service) digestHits(ctx context.Context, q Query) (hits []Hit, sessions
 	for i := range hits {
 		hits[i].Score = 1 / float64(i+1)
 	}
-	return hits, len(dated), nil
+	// the sessions read that hold turns in the periods (a session resumed
+	// across them may hold none), and those past the ones read
+	return hits, len(ranked) + max(0, len(dated)-DigestSessions*q.K), nil
 }
 
 // contentWords counts the distinct words of text that are no stop words,

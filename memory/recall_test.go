@@ -355,6 +355,13 @@ func TestAQuestionOfAPeriodAloneIsADigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// a session begun before last week and resumed after it: none of its
+	// turns is of last week
+	for _, m := range []memory.Message{{Role: "user", Content: "Plan the Q1 roadmap.", Timestamp: "2026-11-02T10:00:00Z"}, {Role: "user", Content: "Roadmap approved.", Timestamp: "2026-11-17T10:00:00Z"}} {
+		if _, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: "roadmap", SessionDate: "2026-11-02", Messages: []memory.Message{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	recall := func(q string, exclude string) memory.RecallResult {
 		t.Helper()
 		res, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 2, Fill: true, Excerpt: memory.DefaultExcerpt, ExcludeSession: exclude})
@@ -382,6 +389,9 @@ func TestAQuestionOfAPeriodAloneIsADigest(t *testing.T) {
 	}
 	if !slices.Equal(sessions, []string{"billing", "websocket"}) {
 		t.Errorf("sessions %v, want last week's two, oldest first", sessions)
+	}
+	if note := res.DigestNote(); note != "A digest of last week (2026-11-09 to 2026-11-15): all 2 of its sessions, each by its turns of most content." {
+		t.Errorf("note %q", note)
 	}
 	res = recall("What did we work on last week?", "billing")
 	if len(res.Passages) != 1 || res.Passages[0].Memories[0].SessionID != "websocket" {
