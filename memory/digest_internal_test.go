@@ -22,6 +22,8 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"What did we decide about caching last week?":  false,
 		"What did I ask you about yesterday?":          true,
 		"What did we accomplish last month?":           true,
+		"What did we do in the past few days?":         true,
+		"What happened since Monday?":                  true,
 		"What did Jon do last week?":                   false,
 		"What happened to the migration in October?":   false,
 		"What did we work on?":                         false, // no period

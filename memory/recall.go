@@ -444,7 +444,7 @@ func (s *Service) recallMode(req RecallRequest) (Order, Fusion, error) {
 // twice is one ("last week … and last week"), the first naming it.
 func (s *Service) queryPeriods(text string) []Period {
 	var ps []Period
-	for _, m := range dates.FindWith(text, dates.Options{Ref: s.Now(), About: true}) {
+	for _, m := range dates.FindWith(text, dates.Options{Ref: s.Now(), About: true, Recent: true}) {
 		same := func(p Period) bool { return p.From.Equal(m.From) && p.To.Equal(m.To) }
 		if !m.From.IsZero() && !slices.ContainsFunc(ps, same) {
 			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})

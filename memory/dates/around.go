@@ -24,14 +24,7 @@ func (f *finder) aboutSpan(p period, u kw, a, b int) period {
 // around returns the days within half a unit u of the days exactly a..b
 // units from ref's day (a <= b).
 func (f *finder) around(u kw, a, b int) period {
-	// the day n months from ref's, plus d days: ref's day of the month, or
-	// that month's last day where it has fewer (31 March less a month is
-	// 28 February, not 3 March)
-	day := func(n, d int) time.Time {
-		c := f.y*12 + f.m - 1 + n // the month, counted from year 0
-		y, m := floorDiv(c, 12), c-12*floorDiv(c, 12)+1
-		return wallTime(y, time.Month(m), min(f.d, daysIn(y, m))+d, 0, 0, 0, 0, f.loc)
-	}
+	day := f.monthsFrom
 	switch u {
 	case kwWeek:
 		return f.days(7*a-aboutWeek, 7*b+aboutWeek+1)
@@ -52,4 +45,13 @@ func (p period) union(q period) period {
 		p.to = q.to
 	}
 	return p
+}
+
+// monthsFrom is the day n months from ref's, plus d days: ref's day of the
+// month, or that month's last day where it has fewer (31 March less a
+// month is 28 February, not 3 March).
+func (f *finder) monthsFrom(n, d int) time.Time {
+	c := f.y*12 + f.m - 1 + n // the month, counted from year 0
+	y, m := floorDiv(c, 12), c-12*floorDiv(c, 12)+1
+	return wallTime(y, time.Month(m), min(f.d, daysIn(y, m))+d, 0, 0, 0, 0, f.loc)
 }

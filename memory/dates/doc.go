@@ -224,7 +224,26 @@
 // Not recognised: numeric dates with the day or month first ("05/08/2023"
 // is ambiguous; FindWith's Loose option reports them unresolved), times
 // of day, hours or minutes ago, "in N months" and "in N years" (mostly "I
-// haven't seen her in two years"), "in the past week" and "recently".
+// haven't seen her in two years"), "in the past week" and "recently"
+// (but see Options.Recent, for a question: "the past week", "the last
+// three days", "since Monday" are spans back to ref's day).
+//
+// # Spans back to now (Options.Recent)
+//
+// A question asks of spans back to now that a memory's words seldom mean
+// exactly ("I've been busy in the past week" dates nothing well), so they
+// are read only with Options.Recent, for recall's query: "the last N
+// units" and "the past N units", N a count of up to 100 (a number, a
+// word, "a few", "a couple of", "several", or none for one unit: "the
+// past week"), units days, weeks, months or years, are the days from N
+// units before ref's day to ref's day, included ("the last three days",
+// said on Wednesday 10 May 2023, is 05-07..05-10; "the past month" is
+// 04-10..05-10); "the last" without a count needs a week, month or year
+// ("the last day" is mostly of something), and none is a span when "of",
+// "before" or "after" follows ("the last week of May"). A date after
+// "since" ("since Monday", "since the 3rd", "since last March",
+// "since Thanksgiving") reaches to ref's day, "since" included in the
+// mention, unless it begins after ref's day.
 //
 // # Cost
 //

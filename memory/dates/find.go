@@ -118,6 +118,13 @@ type Options struct {
 	// "two weeks ago" is 2023-01-15..2023-01-22, not only the ISO week
 	// 01-16..22. For recall's query, whose periods weigh the ranking.
 	About bool
+	// Recent reads a span back to ref's day, that day included: "the
+	// last three days", "the past week", "the last few months" (a count
+	// of up to 100 days, weeks, months or years), and a date after
+	// "since" ("since Monday", "since Thanksgiving") up to ref's day
+	// (recent.go). For recall's query: a memory saying "in the past week"
+	// is left as it is.
+	Recent bool
 }
 
 // FindWith is Find with options.
@@ -127,7 +134,7 @@ func FindWith(text string, opts Options) []Mention {
 	c.set(opts.Ref)
 	// The calendar is behind a pointer so that its location, which flows
 	// into the mentions, does not make the tokens escape to the heap.
-	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart, about: opts.About}
+	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart, about: opts.About, recent: opts.Recent}
 	var out []Mention
 	for i := 0; i < len(f.t); {
 		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
@@ -139,6 +146,9 @@ func FindWith(text string, opts Options) []Mention {
 			i++
 			continue
 		}
+		if f.recent {
+			m = f.since(m, i)
+		}
 		if m.End > m.Start {
 			out = append(out, m)
 		}
@@ -148,11 +158,12 @@ func FindWith(text string, opts Options) []Mention {
 }
 
 type finder struct {
-	s     string
-	t     []token
-	loose bool // Options.Loose
-	apart bool // Options.Apart
-	about bool // Options.About
+	s      string
+	t      []token
+	loose  bool // Options.Loose
+	apart  bool // Options.Apart
+	about  bool // Options.About
+	recent bool // Options.Recent
 	// inRange is set while a range's year is read (range.go): its from or
 	// between sets a time (setAt), and a journey or schedule verb before
 	// its from is a plan (planAt)
@@ -343,6 +354,11 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
 	case k == kwThe || k == kwDay:
+		if f.recent && k == kwThe {
+			if m, n := f.lastUnits(i); n > i {
+				return m, n // "the last three days", "the past week"
+			}
+		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}

@@ -35,6 +35,8 @@ var fuzzSeeds = []string{
 	strings.Repeat("3-7 May ", 30),
 	"the week before last Christmas, the month after next year, from 2019 to 2021 what, in 2024 and 2025",
 	strings.Repeat("the week before last ", 30),
+	"in the last three days, over the past week, the last few months, since Monday, since the 3rd, the last week of May",
+	strings.Repeat("since the last ", 30),
 }
 
 // FuzzFind checks that Find never panics, returns well-formed mentions and
@@ -51,6 +53,7 @@ func FuzzFind(f *testing.F) {
 		}
 		checkMentions(t, text, ref, Find(text, ref))
 		checkMentions(t, text, ref, FindWith(text, Options{Ref: ref, Loose: true}))
+		checkMentions(t, text, ref, FindWith(text, Options{Ref: ref, About: true, Recent: true}))
 		if text == "" {
 			return
 		}
