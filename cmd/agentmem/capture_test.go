@@ -641,7 +641,7 @@ func TestHookSessionStartAndPrompt(t *testing.T) {
 	x.stop(t, e)
 
 	out, errs := hookJSON(t, e, x.event("SessionStart"))
-	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+hook.CapturedNote || errs != "" {
+	if got := additionalContext(t, out, "SessionStart"); got != "Today is Tuesday, 1 December 2026 (2026-12-01), 10:00 UTC.\n\n"+hook.CapturedNote+hook.ExcludeNote(sess1) || errs != "" {
 		t.Errorf("SessionStart: %q (stderr %q)", got, errs)
 	}
 	// a later session, whose own turns mention Biscuit too

@@ -177,6 +177,16 @@ func (o Options) Namespace(def, cwd string) string {
 // more under a session of the model's own, in its own words).
 const CapturedNote = "agentmem's hooks store this conversation verbatim as it goes: do not call agentmem's remember tool for it. Call recall before answering anything that may depend on earlier sessions."
 
+// ExcludeNote tells the model the id of the session it is in, for
+// recall's exclude_session: the session's turns are stored as it goes,
+// and as the best matches of what it is about they would fill recall's
+// answers with what the model has in its context. The whole id: a UUIDv7
+// (Codex's) shares its first characters with the sessions begun in the
+// same minute.
+func ExcludeNote(session string) string {
+	return fmt.Sprintf(" Pass \"exclude_session\": %q to recall: it then returns earlier sessions, not this conversation, which you have.", session)
+}
+
 // sessionStart gives the model the date and, with --start-tokens, the
 // memories of earlier sessions that best match the project's name.
 func (h Hook) sessionStart(ctx context.Context, in Input) error {
@@ -185,6 +195,9 @@ func (h Hook) sessionStart(ctx context.Context, in Input) error {
 		return err
 	}
 	text := memory.TodayAt(now().In(loc)).Text() + ".\n\n" + CapturedNote
+	if ValidSession(in.SessionID) {
+		text += ExcludeNote(in.SessionID)
+	}
 	if h.PerProject && in.CWD != "" {
 		ns := h.Namespace(h.Config.Namespace, in.CWD)
 		text += fmt.Sprintf(" This project's memories are in namespace %q: pass \"namespace\": %q to every agentmem tool call.", ns, ns)
