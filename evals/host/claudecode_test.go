@@ -23,7 +23,8 @@ import (
 // command. Two sessions are captured through the hooks, the hook is run
 // again (nothing stored twice), one session is resumed (its new turns
 // appended), a third session's recall inside Claude Code shows the model
-// the dated passages after "Today is", and a recall asked as JSON shows
+// the dated passages after "Today is", a question of the last few days
+// alone its digest, and a recall asked as JSON shows
 // it a long turn's excerpt, not the whole turn. Where npm or the package is
 // unreachable the test skips and says why; AGENTMEM_TEST_CLAUDE=PATH runs
 // a claude binary already installed.
@@ -230,6 +231,14 @@ func TestClaudeCodeRealHost(t *testing.T) {
 	}
 	if !sessionStartShown(model.Requests()[before:]) {
 		t.Errorf("no request of the third session carries the SessionStart hook's 'Today is ...'")
+	}
+	// a question of a period alone is shown a digest of its sessions
+	// (the last few days: today's sessions, even just past midnight)
+	before = len(model.Requests())
+	mustPrompt(t, e, ctx, "Recall: What did we talk about in the last few days?")
+	shown = toolResult(t, model.Requests()[before:])
+	if !strings.HasPrefix(shown, "Today is ") || !strings.Contains(shown, "\n\nA digest of the last few days (") || !strings.Contains(shown, "Ana moved to Lisbon") || !strings.Contains(shown, "Biscuit") {
+		t.Errorf("asked what we talked about in the last few days, the model was shown:\n%s\nwant the digest's note, then the sessions", shown)
 	}
 	recallJSON(t, e, ctx, model)
 }
