@@ -102,6 +102,20 @@ func lockCursor(ctx context.Context, dir, host, session string) (Cursor, func(),
 	return c, func() { lk.Unlock() }, nil
 }
 
+// updateCursor takes the session's cursor lock, lets change edit the
+// cursor, and saves it where change says it changed.
+func updateCursor(ctx context.Context, dir, host, session string, change func(c *Cursor) bool) error {
+	cur, unlock, err := lockCursor(ctx, dir, host, session)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !change(&cur) {
+		return nil
+	}
+	return saveCursor(dir, host, session, cur)
+}
+
 func saveCursor(dir, host, session string, c Cursor) error {
 	b, _ := json.Marshal(c)
 	file := CursorFile(dir, host, session)

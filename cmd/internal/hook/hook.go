@@ -275,15 +275,12 @@ func (h Hook) note(ctx context.Context, session string, ids []string) error {
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCursor(ctx, dir, h.Host, session)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	// the latest last: an id given again moves there
-	cur.Given = append(slices.DeleteFunc(cur.Given, func(id string) bool { return slices.Contains(ids, id) }), ids...)
-	cur.Given = cur.Given[max(0, len(cur.Given)-maxGiven):]
-	return saveCursor(dir, h.Host, session, cur)
+	return updateCursor(ctx, dir, h.Host, session, func(cur *Cursor) bool {
+		// the latest last: an id given again moves there
+		cur.Given = append(slices.DeleteFunc(cur.Given, func(id string) bool { return slices.Contains(ids, id) }), ids...)
+		cur.Given = cur.Given[max(0, len(cur.Given)-maxGiven):]
+		return true
+	})
 }
 
 // maxGiven bounds the ids a cursor keeps of the memories given (the

@@ -44,16 +44,13 @@ func (h Hook) register(ctx context.Context, in Input) error {
 	if err != nil {
 		return err
 	}
-	cur, unlock, err := lockCursor(ctx, dir, h.Host, in.SessionID)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if cur.Path != "" {
-		return nil // registered, or captured already
-	}
-	cur.Path, cur.CWD = in.TranscriptPath, cmp.Or(cur.CWD, in.CWD)
-	return saveCursor(dir, h.Host, in.SessionID, cur)
+	return updateCursor(ctx, dir, h.Host, in.SessionID, func(cur *Cursor) bool {
+		if cur.Path != "" {
+			return false // registered, or captured already
+		}
+		cur.Path, cur.CWD = in.TranscriptPath, cmp.Or(cur.CWD, in.CWD)
+		return true
+	})
 }
 
 // unread is a session whose transcript has settled past its cursor.
@@ -126,11 +123,8 @@ func Rewind(ctx context.Context, dir, host, session string) (bool, error) {
 	if _, err := os.Stat(CursorFile(dir, host, session)); err != nil {
 		return false, nil
 	}
-	cur, unlock, err := lockCursor(ctx, dir, host, session)
-	if err != nil {
-		return false, err
-	}
-	defer unlock()
-	cur.Offset, cur.Lines = 0, 0
-	return true, saveCursor(dir, host, session, cur)
+	return true, updateCursor(ctx, dir, host, session, func(cur *Cursor) bool {
+		cur.Offset, cur.Lines = 0, 0
+		return true
+	})
 }
