@@ -237,3 +237,15 @@ func TestShowAndSessionsBadArguments(t *testing.T) {
 		t.Errorf("sessions with before earlier than after: %v, %q", err, errOut)
 	}
 }
+
+// An empty --session-id is refused, as the tool refuses an empty
+// session_id, not read as left out (a session id made from the content).
+func TestRememberEmptySessionID(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, err := try(t, dir, "remember", "--session-id", "", "I moved to Lisbon."); err == nil || !strings.Contains(errOut, "--session-id must not be empty") {
+		t.Errorf("remember --session-id \"\": %v, %q", err, errOut)
+	}
+	if out := run(t, dir, "remember", "I moved to Lisbon."); !strings.Contains(out, "Stored 1 turn") {
+		t.Errorf("remember without --session-id: %q", out)
+	}
+}

@@ -136,7 +136,7 @@ type rememberCmd struct {
 	File        string   `name:"file" short:"f" placeholder:"PATH" help:"Read the remember tool's JSON arguments ({\"messages\": [...], ...}) or a bare messages array from PATH (- for stdin), checked as the tool checks them."`
 	Role        string   `name:"role" default:"user" help:"Role of the turns given as arguments."`
 	Speaker     string   `name:"speaker" help:"Speaker of the turns given as arguments."`
-	SessionID   string   `name:"session-id" help:"Session id (generated from the content when absent); the start of a UUID id as recall shows it adds to that session."`
+	SessionID   *string  `name:"session-id" help:"Session id (generated from the content when absent); the start of a UUID id as recall shows it adds to that session."`
 	SessionDate string   `name:"session-date" help:"Session date (ISO 8601 or e.g. '1:56 pm on 8 May, 2023'; default now)."`
 	NS          string   `name:"ns" help:"Namespace of this call (default --namespace)."`
 }
@@ -158,12 +158,19 @@ func (c rememberCmd) Run(e *env) error {
 	default:
 		return errors.New("nothing to remember: give turns as arguments or --file")
 	}
+	session := ""
+	if c.SessionID != nil {
+		// given empty is not left out: the tool refuses an empty session_id
+		if session = *c.SessionID; strings.TrimSpace(session) == "" {
+			return errors.New("--session-id must not be empty: leave it out for an id made from the content")
+		}
+	}
 	// a flag fills in what the file leaves out; one that says otherwise
 	// than the file is an error, not a silent choice of one of them
 	for _, f := range []struct {
 		flag, given string
 		file        *string
-	}{{"--session-id", c.SessionID, &args.SessionID}, {"--session-date", c.SessionDate, &args.SessionDate}, {"--ns", c.NS, &args.Namespace}} {
+	}{{"--session-id", session, &args.SessionID}, {"--session-date", c.SessionDate, &args.SessionDate}, {"--ns", c.NS, &args.Namespace}} {
 		if f.given != "" && *f.file != "" && *f.file != f.given {
 			return fmt.Errorf("%s %q and the file's %q differ: give one of them", f.flag, f.given, *f.file)
 		}
