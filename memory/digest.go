@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A question that names a period and asks nothing else of it ("What did
@@ -20,91 +22,143 @@ import (
 // passage a session, oldest first, in the space k excerpts take. Measured:
 // EVALS.md, "A question that names only a period".
 
-// lightWords are the words, stemmed, that a question about a period may
+// lightWords are the words that a question about a period may
 // say without asking anything of it beyond the period: what happened,
 // was done, worked on, talked about, said or asked in general, and the
 // units of time a period's own words leave ("what did we do that day").
-var lightWords = func() map[string]bool {
+var lightWords = wordSet(`happen happened happening do doing done work working worked
+	talk talked talking discuss discussed discussing say said mention mentioned
+	go going went gone get got gotten up thing things anything something everything stuff else
+	ask asked asking accomplish accomplished achieve achieved new tell told show showed shown
+	summary summarize summarise recap overview remind list us lately
+	chat chatted chatting conversation conversations session sessions
+	day days week weeks weekend month months year years`)
+
+// pastWords say that a question asks what was, not what is to come: a
+// period that reaches past now ("today", "this week") is a digest's only
+// with one ("What did we do today?", not "What do I have to do today?").
+var pastWords = wordSet(`did was were had happened worked talked discussed said mentioned
+	asked accomplished achieved chatted done got gotten went gone been told showed shown
+	summary summarize summarise recap overview`)
+
+// modals ask of a plan or a duty ("What should I do today?", "What can we
+// do this week?"), which a search finds in the memories that say it; so
+// does "to" ("What do I have to do?", "what is on my to do list",
+// "what I'm going to do").
+var modals = wordSet(`will would shall should must can could need needs gonna to`)
+
+// digestStop are the stop words, whole: a stem (five letters) would take
+// "shoulder" for "should".
+var digestStop = wordSet(stopList)
+
+// wordSet is the words of list, whole (a stem would take "conversion" for
+// "conversation" and "accommodation" for "accomplish").
+func wordSet(list string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`happen happened happening do doing done work working worked
-		talk talked talking discuss discussed discussing say said mention mentioned
-		go going went get got up thing things anything something everything stuff else
-		ask asked asking accomplish accomplished achieve achieved new
-		summary summarize summarise recap overview remind tell show list us
-		chat chatted conversation conversations session sessions
-		day days week weeks weekend month months year years`) {
-		m[stem(w)] = true
+	for _, w := range strings.Fields(list) {
+		m[w] = true
 	}
 	return m
-}()
-
-// DigestSessions bounds the sessions a digest reads, in multiples of k: the
-// period's sessions with the most turns.
-const DigestSessions = 3
-
-// DigestTurns bounds the turns of a session a digest reads: its first ones.
-const DigestTurns = 200
+}
 
 // asksOnlyOfPeriods reports whether text names periods (ps, found in it by
-// queryPeriods) and, outside them, says no word but stop words and
-// lightWords: a question a digest answers.
-func asksOnlyOfPeriods(text string, ps []Period) bool {
+// queryPeriods against now) and, outside them, says no word but stop
+// words and lightWords: a question a digest answers. Not one that names
+// someone (a word capitalised inside it: "What did Will say last week?"),
+// nor one with a modal (modals), nor one of a period that reaches past
+// now without a word of the past (pastWords).
+func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 	if len(ps) == 0 {
 		return false
 	}
+	y, m, d := now.Date()
+	tomorrow := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+	ahead := false // a period past today ("this week", "next month")
 	for _, p := range ps {
-		text = strings.Replace(text, p.Text, " ", 1)
+		text = strings.ReplaceAll(text, p.Text, " ")
+		ahead = ahead || p.To.After(tomorrow)
 	}
-	for k := range queryWords(text).index {
-		if !lightWords[k] {
-			return false
+	fields, starts := sentenceWords(text)
+	names, past := caseSaysNames(fields), false
+	for i, f := range fields {
+		w, contracted := contraction(strings.ToLower(strings.Trim(strings.ReplaceAll(f, "’", "'"), "'")))
+		w = strings.TrimSuffix(w, "'s")
+		if first, _ := utf8.DecodeRuneInString(f); names && !starts[i] && unicode.IsUpper(first) && w != "i" && !strings.HasPrefix(w, "i'") {
+			return false // a name
+		}
+		for _, k := range []string{w, contracted} {
+			if modals[k] {
+				return false
+			}
+			past = past || pastWords[k]
+			if k != "" && !digestStop[k] && !lightWords[k] && !pastWords[k] {
+				return false
+			}
 		}
 	}
-	return true
+	return !ahead || past
+}
+
+// DigestSessions bounds the sessions a digest reads, in multiples of k:
+// the periods' sessions with the most turns.
+const DigestSessions = 3
+
+// A digest reads a session's turns DigestWindow at a time, from its
+// first, until it has passed the periods or read DigestMostTurns: a
+// session resumed in a period holds its turns there after the others.
+const (
+	DigestWindow    = 200
+	DigestMostTurns = 2000
+)
+
+// sentenceWords are the words of text (runs of letters and apostrophes),
+// and whether each starts a sentence: the first, or the first after a
+// '.', '?' or '!'.
+func sentenceWords(text string) (words []string, starts []bool) {
+	start := true
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) && r != '\'' && r != '’' {
+			start = start || r == '.' || r == '?' || r == '!'
+			i += n
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsLetter(r) && r != '\'' && r != '’' {
+				break
+			}
+			j += n
+		}
+		words, starts = append(words, text[i:j]), append(starts, start)
+		start, i = false, j
+	}
+	return words, starts
 }
 
 // digestHits are the hits of a digest of q's periods (see
-// asksOnlyOfPeriods): the sessions dated in them with the most turns, at
-// most DigestSessions·k, each session's turns ranked by their content
-// words (contentWords), and the hits taken a turn of each session at a
-// time, the sessions in that order, so that a budget keeps one turn of
-// every session before a second of any.
+// asksOnlyOfPeriods): the sessions dated in them (each period's, once)
+// with the most turns, at most DigestSessions·k (ties spread over the
+// periods: spread), each session's turns in the periods ranked by their
+// content words (contentWords), and the hits taken a turn of each session
+// at a time, the sessions in that order, so that a budget keeps one turn
+// of every session before a second of any. sessions counts the sessions
+// read that hold turns in the periods, and those past the ones read.
 func (s *Service) digestHits(ctx context.Context, q Query) (hits []Hit, sessions int, err error) {
-	from, to := q.Periods[0].From, q.Periods[0].To
-	for _, p := range q.Periods[1:] {
-		from, to = minTime(from, p.From), maxTime(to, p.To)
+	dated, err := s.periodSessions(ctx, q)
+	if err != nil {
+		return nil, 0, err
 	}
-	f := SessionFilter{After: from, Before: to.Add(-time.Nanosecond), Limit: MaxSessionPage}
-	if !q.After.IsZero() {
-		f.After = maxTime(f.After, q.After)
-	}
-	if !q.Before.IsZero() {
-		f.Before = minTime(f.Before, q.Before)
-	}
-	var dated []SessionInfo
-	for {
-		page, err := s.store.Sessions(ctx, q.Namespace, f)
-		if err != nil {
-			return nil, 0, fmt.Errorf("listing the sessions of namespace %s: %w", q.Namespace, err)
-		}
-		for _, si := range page.Sessions {
-			if (q.SessionID == "" || si.ID == q.SessionID) && si.ID != q.ExcludeSession {
-				dated = append(dated, si)
-			}
-		}
-		if f.Cursor = page.Next; f.Cursor == "" {
-			break
-		}
-	}
-	// the most turns first, then the newest (the order the pages came in)
+	spread(dated)
 	slices.SortStableFunc(dated, func(a, b SessionInfo) int { return cmp.Compare(b.Turns, a.Turns) })
+	read := dated[:min(len(dated), DigestSessions*q.K)]
 	var ranked [][]Memory // each session's turns in the periods, by content
-	for _, si := range dated[:min(len(dated), DigestSessions*q.K)] {
-		turns, err := s.store.Turns(ctx, q.Namespace, si.ID, 0, DigestTurns-1)
+	for _, si := range read {
+		turns, err := s.turnsIn(ctx, q, si.ID)
 		if err != nil {
-			return nil, 0, fmt.Errorf("reading session %s: %w", si.ID, err)
+			return nil, 0, err
 		}
-		turns = slices.DeleteFunc(turns, func(m Memory) bool { return !inAny(q.Periods, m.SessionDate) })
 		words := make(map[string]int, len(turns))
 		for _, m := range turns {
 			words[m.ID] = contentWords(m.Text)
@@ -128,9 +182,91 @@ func (s *Service) digestHits(ctx context.Context, q Query) (hits []Hit, sessions
 	for i := range hits {
 		hits[i].Score = 1 / float64(i+1)
 	}
-	// the sessions read that hold turns in the periods (a session resumed
-	// across them may hold none), and those past the ones read
-	return hits, len(ranked) + max(0, len(dated)-DigestSessions*q.K), nil
+	return hits, len(ranked) + len(dated) - len(read), nil
+}
+
+// periodSessions are the sessions of q's namespace dated in one of its
+// periods (and within its after and before, its session, not its excluded
+// one), each once, oldest first.
+func (s *Service) periodSessions(ctx context.Context, q Query) ([]SessionInfo, error) {
+	var out []SessionInfo
+	seen := map[string]bool{}
+	for _, p := range q.Periods {
+		f := SessionFilter{After: p.From, Before: p.To.Add(-time.Nanosecond), Limit: MaxSessionPage}
+		if !q.After.IsZero() {
+			f.After = maxTime(f.After, q.After)
+		}
+		if !q.Before.IsZero() {
+			f.Before = minTime(f.Before, q.Before)
+		}
+		if f.Before.Before(f.After) {
+			continue
+		}
+		for {
+			page, err := s.store.Sessions(ctx, q.Namespace, f)
+			if err != nil {
+				return nil, fmt.Errorf("listing the sessions of namespace %s: %w", q.Namespace, err)
+			}
+			for _, si := range page.Sessions {
+				if !seen[si.ID] && (q.SessionID == "" || si.ID == q.SessionID) && si.ID != q.ExcludeSession {
+					seen[si.ID] = true
+					out = append(out, si)
+				}
+			}
+			if f.Cursor = page.Next; f.Cursor == "" {
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b SessionInfo) int { return a.Date.Compare(b.Date) })
+	return out, nil
+}
+
+// spread orders sessions (oldest first) so that any first n of them lie
+// across the whole span: by the bits of their position reversed (the
+// first, the middle, the quarters, ...). A digest takes the sessions with
+// the most turns, and where many have as many, a year's would otherwise
+// all be of its last days.
+func spread(sessions []SessionInfo) {
+	bits := 0
+	for 1<<bits < len(sessions) {
+		bits++
+	}
+	key := make(map[string]uint, len(sessions))
+	for i, si := range sessions {
+		r := uint(0)
+		for b := 0; b < bits; b++ {
+			r |= uint(i>>b&1) << (bits - 1 - b)
+		}
+		key[si.ID] = r
+	}
+	slices.SortStableFunc(sessions, func(a, b SessionInfo) int { return cmp.Compare(key[a.ID], key[b.ID]) })
+}
+
+// turnsIn are the turns of session dated in one of q's periods, read a
+// window at a time from its first (DigestWindow), until a window passes
+// the last period's end, the session ends, or DigestMostTurns are read.
+func (s *Service) turnsIn(ctx context.Context, q Query, session string) ([]Memory, error) {
+	end := q.Periods[0].To
+	for _, p := range q.Periods[1:] {
+		end = maxTime(end, p.To)
+	}
+	var out []Memory
+	for from := 0; from < DigestMostTurns; from += DigestWindow {
+		turns, err := s.store.Turns(ctx, q.Namespace, session, from, from+DigestWindow-1)
+		if err != nil {
+			return nil, fmt.Errorf("reading session %s: %w", session, err)
+		}
+		for _, m := range turns {
+			if inAny(q.Periods, m.SessionDate) {
+				out = append(out, m)
+			}
+		}
+		if len(turns) == 0 || !turns[len(turns)-1].SessionDate.Before(end) {
+			break
+		}
+	}
+	return out, nil
 }
 
 // contentWords counts the distinct words of text that are no stop words,
@@ -216,8 +352,8 @@ func (s *Service) digest(ctx context.Context, q Query, req RecallRequest, order 
 }
 
 // DigestNote says what a digest shows, for the model to read before it:
-// "A digest of last week (2026-11-09 to 2026-11-15): 4 of its 6 sessions,
-// each by its turns of most content." The sessions are those dated in the
+// `A digest of the sessions of "last week" (2026-11-09 to 2026-11-15): 4
+// of its 6, each by its turns of most content.` The sessions are those dated in the
 // periods; one whose turns there are all past its first DigestTurns is
 // counted, not shown.
 func (r RecallResult) DigestNote() string {
@@ -225,18 +361,20 @@ func (r RecallResult) DigestNote() string {
 	for _, p := range r.Periods {
 		from, last := p.From.Format(time.DateOnly), p.To.AddDate(0, 0, -1).Format(time.DateOnly)
 		if from == last {
-			periods = append(periods, fmt.Sprintf("%s (%s)", p.Text, from))
+			periods = append(periods, fmt.Sprintf("%q (%s)", p.Text, from))
 		} else {
-			periods = append(periods, fmt.Sprintf("%s (%s to %s)", p.Text, from, last))
+			periods = append(periods, fmt.Sprintf("%q (%s to %s)", p.Text, from, last))
 		}
 	}
-	what := strings.Join(periods, " and ")
+	what := "A digest of the sessions of " + strings.Join(periods, " and ")
 	switch shown := len(sessionsOf(r.Passages, passageSession)); {
 	case r.Sessions == 1 && shown == 1:
-		return fmt.Sprintf("A digest of %s: its one session, by its turns of most content.", what)
+		return what + ": its one session, by its turns of most content."
+	case r.Sessions == 2 && shown == 2:
+		return what + ": both, each by its turns of most content."
 	case shown == r.Sessions:
-		return fmt.Sprintf("A digest of %s: all %d of its sessions, each by its turns of most content.", what, shown)
+		return fmt.Sprintf("%s: all %d, each by its turns of most content.", what, shown)
 	default:
-		return fmt.Sprintf("A digest of %s: %d of its %d sessions, each by its turns of most content.", what, shown, r.Sessions)
+		return fmt.Sprintf("%s: %d of its %d, each by its turns of most content.", what, shown, r.Sessions)
 	}
 }

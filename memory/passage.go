@@ -622,11 +622,14 @@ func lower(c byte) byte {
 
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("a an the and or but of to in on at for with by from about as is are was were be been being do does did have has had i me my you your we our he she it they them their this that these those what when where which who whom why how can could would should will shall may might must not no yes so if then than there here just also very") {
+	for _, w := range strings.Fields(stopList) {
 		m[stem(w)] = true
 	}
 	return m
 }()
+
+// stopList is the stop words, in lower case.
+const stopList = "a an the and or but of to in on at for with by from about as is are was were be been being do does did have has had i me my you your we our he she it they them their this that these those what when where which who whom why how can could would should will shall may might must not no yes so if then than there here just also very"
 
 // kindsMatch marks the words of a memory that no query word matches by
 // the query word their kinds match (hybrid.FieldKinds: "Oregon" for

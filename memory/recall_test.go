@@ -390,7 +390,7 @@ func TestAQuestionOfAPeriodAloneIsADigest(t *testing.T) {
 	if !slices.Equal(sessions, []string{"billing", "websocket"}) {
 		t.Errorf("sessions %v, want last week's two, oldest first", sessions)
 	}
-	if note := res.DigestNote(); note != "A digest of last week (2026-11-09 to 2026-11-15): all 2 of its sessions, each by its turns of most content." {
+	if note := res.DigestNote(); note != `A digest of the sessions of "last week" (2026-11-09 to 2026-11-15): both, each by its turns of most content.` {
 		t.Errorf("note %q", note)
 	}
 	res = recall("What did we work on last week?", "billing")
@@ -407,5 +407,61 @@ func TestAQuestionOfAPeriodAloneIsADigest(t *testing.T) {
 	res = recall("What is happening next week?", "")
 	if res.Digest || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Memory.Text, "next Tuesday") {
 		t.Errorf("next week: digest %v, hits %v; want a search, the deploy of next Tuesday first", res.Digest, res.Hits)
+	}
+}
+
+// A digest reads each period apart (not the span between two), and finds
+// a long session's turns of the period past its first window.
+func TestADigestOfPeriodsApartAndOfALongSession(t *testing.T) {
+	st, err := embedded.Open(bg, t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
+	svc, err := memory.New(memory.Options{Store: st, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember := func(session, date string, texts ...string) {
+		t.Helper()
+		req := memory.RememberRequest{Namespace: "n", SessionID: session, SessionDate: "2026-01-01"}
+		for _, text := range texts {
+			req.Messages = append(req.Messages, memory.Message{Role: "user", Content: text, Timestamp: date})
+		}
+		if _, err := svc.Remember(bg, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember("jan", "2026-01-10T10:00:00Z", "We set up the billing service.")
+	remember("mar", "2026-03-10T10:00:00Z", "We moved the docs to a wiki.")
+	remember("oct", "2026-10-10T10:00:00Z", "We shipped version 2.0.")
+	var early []string
+	for i := range 300 {
+		early = append(early, fmt.Sprintf("Note %d about the old parser.", i))
+	}
+	for i := 0; i < len(early); i += 100 {
+		remember("long", "2026-11-01T10:00:00Z", early[i:i+100]...)
+	}
+	remember("long", "2026-11-18T10:00:00Z", "Yesterday's real work: we rewrote the tokenizer of the parser.")
+	recall := func(q string) memory.RecallResult {
+		t.Helper()
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: q, Namespace: "n", K: 10, Fill: true, Excerpt: memory.DefaultExcerpt})
+		if err != nil || !res.Digest {
+			t.Fatalf("%q: digest %v, %v", q, res.Digest, err)
+		}
+		return res
+	}
+	res := recall("What did we do in January and in October?")
+	var sessions []string
+	for _, p := range res.Passages {
+		sessions = append(sessions, p.Memories[0].SessionID)
+	}
+	if !slices.Equal(sessions, []string{"jan", "oct"}) || res.Sessions != 2 {
+		t.Errorf("January and October: sessions %v of %d, want jan and oct of 2", sessions, res.Sessions)
+	}
+	res = recall("What did we do yesterday?")
+	if len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Memory.Text, "tokenizer") || res.Sessions != 1 {
+		t.Errorf("yesterday: %v of %d sessions, want the long session's turn 300", res.Hits, res.Sessions)
 	}
 }

@@ -406,7 +406,7 @@ func TestRecallDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	note := "A digest of last week (2023-04-24 to 2023-04-30): all 2 of its sessions, each by its turns of most content."
+	note := `A digest of the sessions of "last week" (2023-04-24 to 2023-04-30): both, each by its turns of most content.`
 	text, structured, isErr := call(t, c, "recall", map[string]any{"query": "What did we talk about last week?", "format": "json"})
 	var res spec.RecallResult
 	if isErr || json.Unmarshal(structured, &res) != nil {

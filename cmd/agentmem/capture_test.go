@@ -912,3 +912,55 @@ func TestForgetReimportRewindsTheCapture(t *testing.T) {
 	}
 	checkStored(t, stored(t, e, "default", sess1), x.want, started)
 }
+
+// A dead session swept by a session whose hooks have other flags is
+// stored where its own hooks would have stored it: here its project's
+// namespace (--per-project), not the sweeping session's default one.
+func TestCaptureSweepKeepsTheDeadSessionsNamespace(t *testing.T) {
+	e := hookEnv(t)
+	perProject := func(c *claudeHookCmd) { c.PerProject = true }
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	if _, errs := hookJSON(t, e, x.event("SessionStart"), perProject); errs != "" {
+		t.Fatalf("SessionStart: %s", errs)
+	}
+	x.write(t, x.exchange("The staging database password rotates every Friday.", "Noted.", "I'll remind you.", "ok"))
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(x.path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	y := newTranscript(t, sess2, "/home/sam/src/other")
+	if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
+		t.Errorf("SessionStart of the other session: %s", errs)
+	}
+	checkStored(t, stored(t, e, hook.ProjectNamespace(x.cwd), sess1), x.want, x.want[0].at)
+	if got := stored(t, e, "default", sess1); got != nil {
+		t.Errorf("the sweep stored %d memories in the sweeping session's namespace", len(got))
+	}
+}
+
+// A dead transcript that ends in a line cut mid-way is swept once: its
+// whole lines stored, then left alone while it stays as it is.
+func TestCaptureSweepsACutTranscriptOnce(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	if _, errs := hookJSON(t, e, x.event("SessionStart")); errs != "" {
+		t.Fatalf("SessionStart: %s", errs)
+	}
+	x.write(t, x.exchange("Our office moved to Rua Augusta 12.", "Noted.", "New address saved.", "ok"))
+	x.write(t, []byte(`{"type":"assistant","uuid":"x","message":{"role":"ass`))
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(x.path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	hookJSON(t, e, y.event("SessionStart"))
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+	cursor := hook.CursorFile(e.cfg.DataDir, "claude-code", sess1)
+	before := fileTime(t, cursor)
+	time.Sleep(20 * time.Millisecond)
+	z := newTranscript(t, sess3, "/home/sam/src/garden")
+	hookJSON(t, e, z.event("SessionStart"))
+	if after := fileTime(t, cursor); !after.Equal(before) {
+		t.Errorf("the cut transcript was read again: its cursor saved at %v, then %v", before, after)
+	}
+}

@@ -237,7 +237,7 @@ func TestClaudeCodeRealHost(t *testing.T) {
 	before = len(model.Requests())
 	mustPrompt(t, e, ctx, "Recall: What did we talk about in the last few days?")
 	shown = toolResult(t, model.Requests()[before:])
-	if !strings.HasPrefix(shown, "Today is ") || !strings.Contains(shown, "\n\nA digest of the last few days (") || !strings.Contains(shown, "Ana moved to Lisbon") || !strings.Contains(shown, "Biscuit") {
+	if !strings.HasPrefix(shown, "Today is ") || !strings.Contains(shown, "\n\nA digest of the sessions of \"the last few days\" (") || !strings.Contains(shown, "Ana moved to Lisbon") || !strings.Contains(shown, "Biscuit") {
 		t.Errorf("asked what we talked about in the last few days, the model was shown:\n%s\nwant the digest's note, then the sessions", shown)
 	}
 	recallJSON(t, e, ctx, model)

@@ -240,7 +240,8 @@
 // said on Wednesday 10 May 2023, is 05-07..05-10; "the past month" is
 // 04-10..05-10); "the last" without a count needs a week, month or year
 // ("the last day" is mostly of something), and none is a span when "of",
-// "before" or "after" follows ("the last week of May"). A date after
+// "in", "before" or "after" follows ("the last week of May", "the last
+// three weeks in October"). A date after
 // "since" ("since Monday", "since the 3rd", "since last March",
 // "since Thanksgiving") reaches to ref's day, "since" included in the
 // mention, unless it begins after ref's day.

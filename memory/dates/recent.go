@@ -14,8 +14,9 @@ const recentUnits = 100
 // "the"): days, weeks, months or years, back from ref's day and with it;
 // without a count, one unit ("the past week"), but "the last" then needs
 // a week, month or year ("the last day" is mostly of something). Not when
-// an "of" follows ("the last week of May", "the past few days of
-// rain"), nor "before" or "after" ("the last day before the holidays").
+// an "of" or "in" follows ("the last week of May", "the last three weeks
+// in October", "the past few days of rain"), nor "before" or "after"
+// ("the last day before the holidays").
 func (f *finder) lastUnits(i int) (Mention, int) {
 	j := i + 1
 	past := f.kw(j) == kwPast
@@ -28,7 +29,7 @@ func (f *finder) lastUnits(i int) (Mention, int) {
 		n = 1
 	}
 	u := f.kw(k)
-	if k == j && !past && u == kwDay || n > recentUnits || f.kw(k+1) == kwOf || f.kw(k+1) == kwBefore || f.kw(k+1) == kwAfter {
+	if k == j && !past && u == kwDay || n > recentUnits || f.kw(k+1) == kwOf || f.kw(k+1) == kwIn || f.kw(k+1) == kwBefore || f.kw(k+1) == kwAfter {
 		return Mention{}, i
 	}
 	var from time.Time

@@ -24,7 +24,7 @@ import (
 
 // SweepSettled is how long a transcript must be unchanged before another
 // session's SessionStart captures it.
-const SweepSettled = time.Minute
+const SweepSettled = 5 * time.Minute
 
 // SweepWithin bounds the age of the cursors a sweep reads: a session
 // started or captured within it.
@@ -48,7 +48,10 @@ func (h Hook) register(ctx context.Context, in Input) error {
 		if cur.Path != "" {
 			return false // registered, or captured already
 		}
+		// the namespace this session's hooks would store it in: a sweep by
+		// another session, whose hooks may have other flags, stores it there
 		cur.Path, cur.CWD = in.TranscriptPath, cmp.Or(cur.CWD, in.CWD)
+		cur.Namespace = cmp.Or(cur.Namespace, h.Namespace(h.Config.Namespace, cur.CWD))
 		return true
 	})
 }
@@ -81,7 +84,8 @@ func (h Hook) unreadSessions(except string) []unread {
 		if !ok || session == except || !ValidSession(session) {
 			continue
 		}
-		if fi, err := f.Info(); err != nil || now.Sub(fi.ModTime()) > SweepWithin {
+		fi, err := f.Info()
+		if err != nil || now.Sub(fi.ModTime()) > SweepWithin {
 			continue
 		}
 		var c Cursor
@@ -89,8 +93,12 @@ func (h Hook) unreadSessions(except string) []unread {
 		if err != nil || json.Unmarshal(b, &c) != nil || c.Path == "" {
 			continue
 		}
+		// the transcript unchanged since its cursor was saved holds no
+		// whole line past it (a line cut by the death, never ended): read
+		// once, not at every start
 		st, err := os.Stat(c.Path)
-		if err != nil || !st.Mode().IsRegular() || st.Size() <= c.Offset || now.Sub(st.ModTime()) < SweepSettled {
+		if err != nil || !st.Mode().IsRegular() || st.Size() <= c.Offset || now.Sub(st.ModTime()) < SweepSettled ||
+			c.Offset > 0 && st.ModTime().Before(fi.ModTime()) {
 			continue
 		}
 		out = append(out, unread{session, c, st.ModTime()})
@@ -99,10 +107,20 @@ func (h Hook) unreadSessions(except string) []unread {
 	return out[:min(len(out), SweepSessions)]
 }
 
+// SweepBudget bounds the time one SessionStart spends capturing other
+// sessions: it starts no capture after it (the rest wait for the next
+// start), so a start is never held for the hook's whole --timeout.
+const SweepBudget = 3 * time.Second
+
 // sweep captures the sessions unreadSessions finds, as their Stop hooks
-// would have; a failure is said on Errs and the others are still tried.
+// would have, for SweepBudget at most; a failure is said on Errs and the
+// others are still tried.
 func (h Hook) sweep(ctx context.Context, except string) {
+	start := time.Now()
 	for _, u := range h.unreadSessions(except) {
+		if time.Since(start) > SweepBudget || ctx.Err() != nil {
+			return
+		}
 		in := Input{SessionID: u.session, TranscriptPath: u.cur.Path, CWD: u.cur.CWD, Event: "Stop"}
 		if err := h.capture(ctx, in); err != nil {
 			fmt.Fprintf(h.Errs, "agentmem hook %s: capturing session %s, which ended without its hooks: %v\n", h.Host, u.session, err)
