@@ -18,7 +18,7 @@ import (
 // came first ("Done. Anything else?"), as they are as close as any to a
 // question without content. Such a question is answered by the period's
 // sessions instead, as a digest: the sessions dated in it with the most
-// turns, each shown by its turns of most content (DigestTurns), one
+// turns, each shown by its turns of most content (contentWords), one
 // passage a session, oldest first, in the space k excerpts take. Measured:
 // EVALS.md, "A question that names only a period".
 
@@ -27,24 +27,30 @@ import (
 // was done, worked on, talked about, said or asked in general, and the
 // units of time a period's own words leave ("what did we do that day").
 var lightWords = wordSet(`happen happened happening do doing done work working worked
-	talk talked talking discuss discussed discussing say said mention mentioned
+	talk talked talking discuss discussed discussing discussion discussions say said mention mentioned
 	go going went gone get got gotten up thing things anything something everything stuff else
 	ask asked asking accomplish accomplished achieve achieved new tell told show showed shown
-	summary summarize summarise recap overview remind list us lately
+	summary summarize summarise recap overview remind list us lately cover covered
 	chat chatted chatting conversation conversations session sessions
-	day days week weeks weekend month months year years`)
+	day days week weeks weekend month months year years over during throughout
+	hey hi hello ok okay so thanks please pls give catch`)
 
 // pastWords say that a question asks what was, not what is to come: a
-// period that reaches past now ("today", "this week") is a digest's only
-// with one ("What did we do today?", not "What do I have to do today?").
+// digest's question has one ("What did we do today?", "What happened in
+// October?", "Summarize last week"), and a question without one asks of
+// now or of a plan ("What's happening Monday?", "What's on today?", "What
+// do we do in December?"), which a search finds in the memories that say
+// it.
 var pastWords = wordSet(`did was were had happened worked talked discussed said mentioned
-	asked accomplished achieved chatted done got gotten went gone been told showed shown
+	asked accomplished achieved chatted done went gone been told showed shown covered
 	summary summarize summarise recap overview`)
 
 // modals ask of a plan or a duty ("What should I do today?", "What can we
 // do this week?"), which a search finds in the memories that say it; so
 // does "to" ("What do I have to do?", "what is on my to do list",
-// "what I'm going to do").
+// "what I'm going to do"), but not "up to" ("What were we up to last
+// week?"), and a modal before "you" asks a favour ("Can you recap
+// yesterday?").
 var modals = wordSet(`will would shall should must can could need needs gonna to`)
 
 // digestStop are the stop words, whole: a stem (five letters) would take
@@ -62,32 +68,35 @@ func wordSet(list string) map[string]bool {
 }
 
 // asksOnlyOfPeriods reports whether text names periods (ps, found in it by
-// queryPeriods against now) and, outside them, says no word but stop
-// words and lightWords: a question a digest answers. Not one that names
-// someone (a word capitalised inside it: "What did Will say last week?"),
-// nor one with a modal (modals), nor one of a period that reaches past
-// now without a word of the past (pastWords).
-func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
-	if len(ps) == 0 {
+// queryPeriods) and, outside them, says no word but stop words and
+// lightWords, and one word of the past (pastWords): a question a digest
+// answers. Not one that names someone (a word capitalised inside a
+// sentence: "What did Will say last week?"), quotes something ("What did
+// we say about `show` yesterday?"), or has a modal (modals).
+func asksOnlyOfPeriods(text string, ps []Period) bool {
+	if len(ps) == 0 || strings.ContainsAny(text, "`\"“”") {
 		return false
 	}
-	y, m, d := now.Date()
-	tomorrow := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
-	ahead := false // a period past today ("this week", "next month")
 	for _, p := range ps {
 		text = strings.ReplaceAll(text, p.Text, " ")
-		ahead = ahead || p.To.After(tomorrow)
 	}
 	fields, starts := sentenceWords(text)
 	names, past := caseSaysNames(fields), false
 	for i, f := range fields {
 		w, contracted := contraction(strings.ToLower(strings.Trim(strings.ReplaceAll(f, "’", "'"), "'")))
-		w = strings.TrimSuffix(w, "'s")
+		if w = strings.TrimSuffix(w, "'s"); w == "s" {
+			continue // a period's possessive ("yesterday's")
+		}
 		if first, _ := utf8.DecodeRuneInString(f); names && !starts[i] && unicode.IsUpper(first) && w != "i" && !strings.HasPrefix(w, "i'") {
 			return false // a name
 		}
+		next := ""
+		if i+1 < len(fields) {
+			next = strings.ToLower(fields[i+1])
+		}
 		for _, k := range []string{w, contracted} {
-			if modals[k] {
+			favour := next == "you" && k != "to"
+			if modals[k] && !favour && !(k == "to" && i > 0 && strings.EqualFold(fields[i-1], "up")) {
 				return false
 			}
 			past = past || pastWords[k]
@@ -96,7 +105,7 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 			}
 		}
 	}
-	return !ahead || past
+	return past
 }
 
 // DigestSessions bounds the sessions a digest reads, in multiples of k:
@@ -354,8 +363,8 @@ func (s *Service) digest(ctx context.Context, q Query, req RecallRequest, order 
 // DigestNote says what a digest shows, for the model to read before it:
 // `A digest of the sessions of "last week" (2026-11-09 to 2026-11-15): 4
 // of its 6, each by its turns of most content.` The sessions are those dated in the
-// periods; one whose turns there are all past its first DigestTurns is
-// counted, not shown.
+// periods and hold turns there, among their first DigestMostTurns (one
+// whose turns there lie past those is neither shown nor counted).
 func (r RecallResult) DigestNote() string {
 	var periods []string
 	for _, p := range r.Periods {

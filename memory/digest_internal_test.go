@@ -25,12 +25,10 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"What did we accomplish last month?":                  true,
 		"What did we do in the past few days?":                true,
 		"What happened since Monday?":                         true,
-		"Tell me about last week.":                            true,
 		"What did you tell me last week?":                     true,
 		"Where did we go in October?":                         true,
 		"Did we get anything done today?":                     true,
 		"What did I show you last week?":                      true,
-		"What's new since Monday?":                            true,
 		"What did we do last week? What did we do last week?": true,
 		"What did we do today?":                               true,
 		// plans and duties, a name that is also a word, a period ahead
@@ -50,7 +48,7 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"What's new?":                                false,
 		"":                                           false,
 	} {
-		if got := asksOnlyOfPeriods(q, s.queryPeriods(q), now); got != want {
+		if got := asksOnlyOfPeriods(q, s.queryPeriods(q)); got != want {
 			t.Errorf("asksOnlyOfPeriods(%q) = %v, want %v (periods %v)", q, got, want, s.queryPeriods(q))
 		}
 	}

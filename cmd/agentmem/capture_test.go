@@ -964,3 +964,28 @@ func TestCaptureSweepsACutTranscriptOnce(t *testing.T) {
 		t.Errorf("the cut transcript was read again: its cursor saved at %v, then %v", before, after)
 	}
 }
+
+// A cursor saved after its transcript's last line (the auto-recall notes
+// what it gave there) does not hide that line from the sweep: a sweep
+// reads the size a capture last read, not the cursor file's time.
+func TestCaptureSweepsPastACursorWrittenLater(t *testing.T) {
+	e := hookEnv(t)
+	x := newTranscript(t, sess1, "/home/sam/src/garden")
+	if _, errs := hookJSON(t, e, x.event("SessionStart")); errs != "" {
+		t.Fatalf("SessionStart: %s", errs)
+	}
+	x.write(t, x.exchange("Our office moved to Rua Augusta 12.", "Noted.", "New address saved.", "ok"))
+	x.stop(t, e)
+	x.write(t, x.exchange("The Wi-Fi password is on the fridge.", "Noted.", "Saved.", "ok"))
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(x.path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := os.Chtimes(hook.CursorFile(e.cfg.DataDir, "claude-code", sess1), now, now); err != nil {
+		t.Fatal(err)
+	}
+	y := newTranscript(t, sess2, "/home/sam/src/garden")
+	hookJSON(t, e, y.event("SessionStart"))
+	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}

@@ -49,6 +49,10 @@ type Cursor struct {
 	// were set up again (--per-project turned on, another --namespace)
 	// stays whole in one namespace.
 	Namespace string `json:"namespace,omitempty"`
+	// Seen is the transcript's size when a capture last read it: a sweep
+	// leaves a transcript of that size alone (what lies past Offset is a
+	// line cut by the host's death, never ended).
+	Seen int64 `json:"seen,omitempty"`
 }
 
 // readCursor is the session's cursor as saved, or the zero Cursor.
@@ -153,10 +157,12 @@ func (h Hook) capture(ctx context.Context, in Input) error {
 	if err != nil {
 		return err
 	}
+	seen := cur.Offset + int64(len(data))
 	compacting := in.Event == "PreCompact"
-	if len(data) == 0 && !compacting {
-		return nil
+	if len(data) == 0 && !compacting || seen == cur.Seen && !compacting {
+		return nil // nothing new, or only the cut line read before
 	}
+	cur.Seen = seen
 	if compacting {
 		// the context the memories were given in is summarised away
 		cur.Compacted, cur.Given = true, nil

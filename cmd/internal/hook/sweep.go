@@ -93,12 +93,11 @@ func (h Hook) unreadSessions(except string) []unread {
 		if err != nil || json.Unmarshal(b, &c) != nil || c.Path == "" {
 			continue
 		}
-		// the transcript unchanged since its cursor was saved holds no
-		// whole line past it (a line cut by the death, never ended): read
+		// a transcript of the size a capture last read holds no whole line
+		// past its cursor (a line cut by the death, never ended): read
 		// once, not at every start
 		st, err := os.Stat(c.Path)
-		if err != nil || !st.Mode().IsRegular() || st.Size() <= c.Offset || now.Sub(st.ModTime()) < SweepSettled ||
-			c.Offset > 0 && st.ModTime().Before(fi.ModTime()) {
+		if err != nil || !st.Mode().IsRegular() || st.Size() <= c.Offset || now.Sub(st.ModTime()) < SweepSettled || st.Size() == c.Seen {
 			continue
 		}
 		out = append(out, unread{session, c, st.ModTime()})
@@ -142,7 +141,7 @@ func Rewind(ctx context.Context, dir, host, session string) (bool, error) {
 		return false, nil
 	}
 	return true, updateCursor(ctx, dir, host, session, func(cur *Cursor) bool {
-		cur.Offset, cur.Lines = 0, 0
+		cur.Offset, cur.Lines, cur.Seen = 0, 0, 0
 		return true
 	})
 }
