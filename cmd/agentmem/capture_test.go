@@ -848,21 +848,12 @@ func TestCaptureSweepsASessionThatDied(t *testing.T) {
 	started := x.want[0].at
 	// killed here: no Stop, no SessionEnd
 
-	start := func(session string) {
-		t.Helper()
-		y := newTranscript(t, session, "/home/sam/src/garden")
-		if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
-			t.Errorf("SessionStart of %s: %s", session, errs)
-		}
-	}
+	start := func(session string) { startSession(t, e, session, "/home/sam/src/garden") }
 	start(sess2) // the dead session's transcript changed just now: left for later
 	if ms := stored(t, e, "default", sess1); ms != nil {
 		t.Fatalf("a transcript that changed %s ago was captured: %d turns", time.Since(fileTime(t, x.path)), len(ms))
 	}
-	past := time.Now().Add(-2 * hook.SweepSettled)
-	if err := os.Chtimes(x.path, past, past); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, x.path)
 	start(sess3)
 	checkStored(t, stored(t, e, "default", sess1), x.want, started)
 	start(sess3) // again: nothing stored twice
@@ -902,14 +893,8 @@ func TestForgetReimportRewindsTheCapture(t *testing.T) {
 	if said := rewindCaptures(e, sess2); said != "" {
 		t.Errorf("a session no hook captured: %q", said)
 	}
-	past := time.Now().Add(-2 * hook.SweepSettled)
-	if err := os.Chtimes(x.path, past, past); err != nil {
-		t.Fatal(err)
-	}
-	y := newTranscript(t, sess2, "/home/sam/src/garden")
-	if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
-		t.Errorf("SessionStart: %s", errs)
-	}
+	settle(t, x.path)
+	startSession(t, e, sess2, "/home/sam/src/garden")
 	checkStored(t, stored(t, e, "default", sess1), x.want, started)
 }
 
@@ -924,14 +909,8 @@ func TestCaptureSweepKeepsTheDeadSessionsNamespace(t *testing.T) {
 		t.Fatalf("SessionStart: %s", errs)
 	}
 	x.write(t, x.exchange("The staging database password rotates every Friday.", "Noted.", "I'll remind you.", "ok"))
-	past := time.Now().Add(-2 * hook.SweepSettled)
-	if err := os.Chtimes(x.path, past, past); err != nil {
-		t.Fatal(err)
-	}
-	y := newTranscript(t, sess2, "/home/sam/src/other")
-	if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
-		t.Errorf("SessionStart of the other session: %s", errs)
-	}
+	settle(t, x.path)
+	startSession(t, e, sess2, "/home/sam/src/other")
 	checkStored(t, stored(t, e, hook.ProjectNamespace(x.cwd), sess1), x.want, x.want[0].at)
 	if got := stored(t, e, "default", sess1); got != nil {
 		t.Errorf("the sweep stored %d memories in the sweeping session's namespace", len(got))
@@ -948,18 +927,13 @@ func TestCaptureSweepsACutTranscriptOnce(t *testing.T) {
 	}
 	x.write(t, x.exchange("Our office moved to Rua Augusta 12.", "Noted.", "New address saved.", "ok"))
 	x.write(t, []byte(`{"type":"assistant","uuid":"x","message":{"role":"ass`))
-	past := time.Now().Add(-2 * hook.SweepSettled)
-	if err := os.Chtimes(x.path, past, past); err != nil {
-		t.Fatal(err)
-	}
-	y := newTranscript(t, sess2, "/home/sam/src/garden")
-	hookJSON(t, e, y.event("SessionStart"))
+	settle(t, x.path)
+	startSession(t, e, sess2, "/home/sam/src/garden")
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
 	cursor := hook.CursorFile(e.cfg.DataDir, "claude-code", sess1)
 	before := fileTime(t, cursor)
 	time.Sleep(20 * time.Millisecond)
-	z := newTranscript(t, sess3, "/home/sam/src/garden")
-	hookJSON(t, e, z.event("SessionStart"))
+	startSession(t, e, sess3, "/home/sam/src/garden")
 	if after := fileTime(t, cursor); !after.Equal(before) {
 		t.Errorf("the cut transcript was read again: its cursor saved at %v, then %v", before, after)
 	}
@@ -977,15 +951,31 @@ func TestCaptureSweepsPastACursorWrittenLater(t *testing.T) {
 	x.write(t, x.exchange("Our office moved to Rua Augusta 12.", "Noted.", "New address saved.", "ok"))
 	x.stop(t, e)
 	x.write(t, x.exchange("The Wi-Fi password is on the fridge.", "Noted.", "Saved.", "ok"))
-	past := time.Now().Add(-2 * hook.SweepSettled)
-	if err := os.Chtimes(x.path, past, past); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, x.path)
 	now := time.Now()
 	if err := os.Chtimes(hook.CursorFile(e.cfg.DataDir, "claude-code", sess1), now, now); err != nil {
 		t.Fatal(err)
 	}
-	y := newTranscript(t, sess2, "/home/sam/src/garden")
-	hookJSON(t, e, y.event("SessionStart"))
+	startSession(t, e, sess2, "/home/sam/src/garden")
 	checkStored(t, stored(t, e, "default", sess1), x.want, x.want[0].at)
+}
+
+// settle dates the transcript at path a sweep's wait back, as a session
+// that died then left it.
+func settle(t testing.TB, path string) {
+	t.Helper()
+	past := time.Now().Add(-2 * hook.SweepSettled)
+	if err := os.Chtimes(path, past, past); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startSession runs the SessionStart hook of a new session in cwd, which
+// sweeps the sessions that died.
+func startSession(t testing.TB, e *env, session, cwd string) {
+	t.Helper()
+	y := newTranscript(t, session, cwd)
+	if _, errs := hookJSON(t, e, y.event("SessionStart")); errs != "" {
+		t.Errorf("SessionStart of %s: %s", session, errs)
+	}
 }
