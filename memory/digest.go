@@ -40,10 +40,12 @@ var lightWords = wordSet(`happen happened happening do doing done work working w
 // October?", "Summarize last week"), and a question without one asks of
 // now or of a plan ("What's happening Monday?", "What's on today?", "What
 // do we do in December?"), which a search finds in the memories that say
-// it.
+// it. A span back to now says the past itself ("What's new since
+// Monday?"), and "tell" asks a recap as "summarize" does ("Tell me about
+// last week").
 var pastWords = wordSet(`did was were had happened worked talked discussed said mentioned
 	asked accomplished achieved chatted done went gone been told showed shown covered
-	summary summarize summarise recap overview`)
+	summary summarize summarise recap overview tell`)
 
 // modals ask of a plan or a duty ("What should I do today?", "What can we
 // do this week?"), which a search finds in the memories that say it; so
@@ -77,11 +79,14 @@ func asksOnlyOfPeriods(text string, ps []Period) bool {
 	if len(ps) == 0 || strings.ContainsAny(text, "`\"“”") {
 		return false
 	}
+	back := false // a span back to now ("since Monday", "the last three days") asks of the past
 	for _, p := range ps {
 		text = strings.ReplaceAll(text, p.Text, " ")
+		t := strings.ToLower(p.Text)
+		back = back || strings.HasPrefix(t, "since ") || strings.HasPrefix(t, "the last ") || strings.HasPrefix(t, "the past ")
 	}
 	fields, starts := sentenceWords(text)
-	names, past := caseSaysNames(fields), false
+	names, past := caseSaysNames(fields), back
 	for i, f := range fields {
 		w, contracted := contraction(strings.ToLower(strings.Trim(strings.ReplaceAll(f, "’", "'"), "'")))
 		if w = strings.TrimSuffix(w, "'s"); w == "s" {
