@@ -140,8 +140,12 @@ func promptSubmit(b *testing.B, bin string) {
 		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":"Turn %d: my sister Ana moved to Lisbon, and project %d ships in March."}`, i, i))
 	}
 	runHook(b, am, data, `{"session_id":"s1","session_date":"2026-11-20","messages":[`+strings.Join(msgs, ",")+`]}`, "remember", "-f", "-")
-	in := `{"session_id":"s","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"UserPromptSubmit","prompt":"Where does my sister Ana live now?"}`
+	// a session of its own each time: a session is not given again what
+	// an earlier prompt of it was given (the cursor notes it)
+	n := 0
 	timings(b, func() {
+		n++
+		in := fmt.Sprintf(`{"session_id":"prompt-%d","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"UserPromptSubmit","prompt":"Where does my sister Ana live now?"}`, n)
 		if out := runHook(b, bin, data, in, "hook", "claude-code", "--auto-recall"); !strings.Contains(out, "Lisbon") {
 			b.Fatalf("UserPromptSubmit printed %q", out)
 		}
