@@ -43,7 +43,8 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 			text += "\n" + out.Note
 		}
 	}
-	return out, memory.TodayAt(h.svc.Now()).Text() + ".\n\n" + text, nil
+	out.Today = memory.TodayAt(h.svc.Now()).Text()
+	return out, out.Today + ".\n\n" + text, nil
 }
 
 // emptyNote is what a recall that found nothing says when its namespace

@@ -334,7 +334,7 @@ func TestRecallFormat(t *testing.T) {
 	}
 	jtext, structured, isErr := call(t, c, "recall", map[string]any{"query": "Where does my sister live?", "format": "json"})
 	var res spec.RecallResult
-	if isErr || json.Unmarshal(structured, &res) != nil || len(res.Memories) != 1 || res.Memories[0].ID != "s1:0" || jtext != text {
+	if isErr || json.Unmarshal(structured, &res) != nil || len(res.Memories) != 1 || res.Memories[0].ID != "s1:0" || jtext != text || res.Today+".\n\n" != testToday {
 		t.Errorf("format json: error=%v structured=%s text=%q", isErr, structured, jtext)
 	}
 	if text, _, isErr := call(t, c, "recall", map[string]any{"query": "x", "format": "xml"}); !isErr || !strings.Contains(text, "format") {

@@ -261,7 +261,8 @@ const (
 // recallJSON stores a session of one long turn and one short one through
 // Claude Code, then recalls with format json in another: Claude Code hands
 // its model the structured result (docs/claude-code.md, "What the model
-// reads"), which must show the long turn's excerpt, not the whole turn.
+// reads"), which must show the long turn's excerpt, not the whole turn,
+// and today's date.
 func recallJSON(t *testing.T, e env, ctx context.Context, model *Model) {
 	t.Helper()
 	kept := mustPrompt(t, e, ctx, "Keep: "+longTurn)
@@ -281,6 +282,10 @@ func recallJSON(t *testing.T, e env, ctx context.Context, model *Model) {
 	}
 	if short.Excerpt || short.Text != "Noted." {
 		t.Errorf("the short memory the model was shown: excerpt %v, text %q; want it whole", short.Excerpt, short.Text)
+	}
+	// the date, which the text result's first line gives, is there too
+	if !strings.Contains(shown, `"today":"Today is `) {
+		t.Errorf("the structured result the model was shown has no today:\n%.300s", shown)
 	}
 }
 

@@ -110,6 +110,9 @@ type Recalled struct {
 // RecallResult is recall's structured result, best first (or in the
 // requested order).
 type RecallResult struct {
+	// Today is the text result's first line, for a host that shows its
+	// model only the structured result (Claude Code does).
+	Today string `json:"today" jsonschema:"Today's date and time, as the text result's first line says it: resolve relative dates in the memories against their session dates, and the question's against this."`
 	// Namespace is the namespace searched (the server's default when the
 	// call named none): with a memory's session_id, its session's URI.
 	Namespace string     `json:"namespace" jsonschema:"The namespace searched: with a memory's session_id it names the memory's session (agentmem://{namespace}/sessions/{session_id})."`
