@@ -120,9 +120,12 @@ const DigestSessions = 3
 // A digest reads a session's turns DigestWindow at a time, from its
 // first, until it has passed the periods or read DigestMostTurns: a
 // session resumed in a period holds its turns there after the others.
+// It reads DigestAllTurns at most in all (the sessions read after that, a
+// window each): a month of long sessions is not read whole.
 const (
 	DigestWindow    = 200
 	DigestMostTurns = 2000
+	DigestAllTurns  = 10000
 )
 
 // sentenceWords are the words of text (runs of letters and apostrophes),
@@ -168,11 +171,13 @@ func (s *Service) digestHits(ctx context.Context, q Query) (hits []Hit, sessions
 	slices.SortStableFunc(dated, func(a, b SessionInfo) int { return cmp.Compare(b.Turns, a.Turns) })
 	read := dated[:min(len(dated), DigestSessions*q.K)]
 	var ranked [][]Memory // each session's turns in the periods, by content
+	left := DigestAllTurns
 	for _, si := range read {
-		turns, err := s.turnsIn(ctx, q, si.ID)
+		turns, n, err := s.turnsIn(ctx, q, si.ID, max(DigestWindow, min(DigestMostTurns, left)))
 		if err != nil {
 			return nil, 0, err
 		}
+		left -= n
 		words := make(map[string]int, len(turns))
 		for _, m := range turns {
 			words[m.ID] = contentWords(m.Text)
@@ -259,18 +264,19 @@ func spread(sessions []SessionInfo) {
 
 // turnsIn are the turns of session dated in one of q's periods, read a
 // window at a time from its first (DigestWindow), until a window passes
-// the last period's end, the session ends, or DigestMostTurns are read.
-func (s *Service) turnsIn(ctx context.Context, q Query, session string) ([]Memory, error) {
+// the last period's end, the session ends, or most are read (read counts
+// them).
+func (s *Service) turnsIn(ctx context.Context, q Query, session string, most int) (out []Memory, read int, err error) {
 	end := q.Periods[0].To
 	for _, p := range q.Periods[1:] {
 		end = maxTime(end, p.To)
 	}
-	var out []Memory
-	for from := 0; from < DigestMostTurns; from += DigestWindow {
+	for from := 0; from < most; from += DigestWindow {
 		turns, err := s.store.Turns(ctx, q.Namespace, session, from, from+DigestWindow-1)
 		if err != nil {
-			return nil, fmt.Errorf("reading session %s: %w", session, err)
+			return nil, read, fmt.Errorf("reading session %s: %w", session, err)
 		}
+		read += len(turns)
 		for _, m := range turns {
 			if inAny(q.Periods, m.SessionDate) {
 				out = append(out, m)
@@ -280,7 +286,7 @@ func (s *Service) turnsIn(ctx context.Context, q Query, session string) ([]Memor
 			break
 		}
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // contentWords counts the distinct words of text that are no stop words,
