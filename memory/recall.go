@@ -160,7 +160,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (RecallResult, 
 		return RecallResult{}, err
 	}
 	req.K = q.K // the one asked for, or the history's (autoK)
-	if q.Weights.OrDefault().Time > 0 && asksOnlyOfPeriods(q.Text, q.Periods) {
+	if q.Weights.OrDefault().Time > 0 && asksOnlyOfPeriods(q.Text, q.Periods, s.Now()) {
 		if res, ok, err := s.digest(ctx, q, req, order); ok || err != nil {
 			return res, err
 		}
