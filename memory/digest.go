@@ -61,6 +61,9 @@ var pastWords = wordSet(`did was were had happened worked talked discussed said 
 var modals = wordSet(`will would shall should must can could may might need needs gonna to
 	not no never nothing he she him her his hers they them their theirs`)
 
+// timeUnitWords are the light words that name a unit of time.
+var timeUnitWords = wordSet(`day days week weeks weekend month months year years`)
+
 // topicBefore are the words before which a light noun is a topic.
 var topicBefore = wordSet(`with about on the for`)
 
@@ -131,6 +134,9 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 			}
 			if lightNouns[k] && i > 0 && topicBefore[strings.ToLower(fields[i-1])] {
 				return false // "with sessions": a topic
+			}
+			if timeUnitWords[k] && next == "of" {
+				return false // "the week of Nov 9": a period the finder read as its day
 			}
 			if spoke && ahead && lightWords[k] && !speech[k] && k != "about" {
 				return false // a plan reported

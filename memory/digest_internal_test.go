@@ -84,6 +84,7 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"Tell me what's on this week":                               false,
 		"What did we do with sessions last week?":                   false,
 		"What did I miss yesterday?":                                true,
+		"What did we do in the week of Nov 9?":                      false,
 		"What changed since Monday?":                                true,
 		"What did we talk about last week, and what did we decide?": false,
 		"What did Jon do last week?":                                false,
