@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +97,10 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		if got := asksOnlyOfPeriods(q, s.queryPeriods(q), now); got != want {
 			t.Errorf("asksOnlyOfPeriods(%q) = %v, want %v (periods %v)", q, got, want, s.queryPeriods(q))
 		}
+	}
+	// a long prompt asks more than its period, whatever its words
+	long := "What did we do yesterday?" + strings.Repeat(" so", questionWordsRead)
+	if asksOnlyOfPeriods(long, s.queryPeriods(long), now) {
+		t.Errorf("a prompt of %d words is a digest", questionWordsRead+5)
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"slices"
 	"time"
 )
 
@@ -96,6 +97,11 @@ type Period struct {
 
 // Contains reports whether t falls in the period.
 func (p Period) Contains(t time.Time) bool { return !t.Before(p.From) && t.Before(p.To) }
+
+// InPeriods reports whether t falls in one of ps.
+func InPeriods(ps []Period, t time.Time) bool {
+	return slices.ContainsFunc(ps, func(p Period) bool { return p.Contains(t) })
+}
 
 // Weights tune fusion. Text and Vector weight the two rankings; Entity
 // boosts the entity clause inside the text ranking; Time boosts a memory

@@ -155,15 +155,7 @@ func (w questionWord) plural() bool {
 // of letters, their marks and apostrophes, ’ read as ') into words, a
 // contraction read as two ("what're": "what", "are"; see contraction).
 func questionWords(text string) []questionWord {
-	var fields []string
-	for f := range strings.FieldsFuncSeq(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) && r != '\'' && r != '’'
-	}) {
-		if len(fields) == questionWordsRead {
-			break // the rest of a long prompt is never split
-		}
-		fields = append(fields, f)
-	}
+	fields, _ := sentenceWords(text, questionWordsRead) // the rest of a long prompt is never split
 	cased := caseSaysNames(fields)
 	var out []questionWord
 	for i, f := range fields {
@@ -182,6 +174,33 @@ func questionWords(text string) []questionWord {
 		out = append(out, w, questionWord{lower: contracted})
 	}
 	return out
+}
+
+// sentenceWords are the first limit words of text (runs of letters, their
+// marks and apostrophes, ’ as well as '), and whether each starts a
+// sentence: the first, or the first after a '.', '?' or '!'.
+func sentenceWords(text string, limit int) (words []string, starts []bool) {
+	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || r == '\'' || r == '’' }
+	start := true
+	for i := 0; i < len(text) && len(words) < limit; {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !inWord(r) {
+			start = start || r == '.' || r == '?' || r == '!'
+			i += n
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !inWord(r) {
+				break
+			}
+			j += n
+		}
+		words, starts = append(words, text[i:j]), append(starts, start)
+		start, i = false, j
+	}
+	return words, starts
 }
 
 // caseSaysNames reports whether a capital inside the question marks a

@@ -14,7 +14,7 @@ func inPeriods(m memory.Memory, ps []memory.Period) bool {
 	if len(ps) == 0 {
 		return false
 	}
-	if slices.ContainsFunc(ps, func(p memory.Period) bool { return p.Contains(m.SessionDate) }) {
+	if memory.InPeriods(ps, m.SessionDate) {
 		return true
 	}
 	for _, d := range dates.Find(m.Text, m.SessionDate) {
