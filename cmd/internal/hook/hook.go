@@ -58,6 +58,9 @@ type Hook struct {
 	In      io.Reader
 	Out     io.Writer
 	Errs    io.Writer
+	// found, once NeedsMemory has looked, are the sessions its sweep
+	// captures: the cursors are read once a start, not twice
+	found *[]unread
 }
 
 // Input is the JSON a host sends every hook on stdin.
@@ -129,7 +132,7 @@ func (h Hook) Handle(ctx context.Context) error {
 // when it does. Input that cannot be read needs none (Handle says why).
 // A SessionStart needs it to give memories (--start-tokens) or to
 // capture a session that ended without its hooks (sweep).
-func (h Hook) NeedsMemory(raw []byte) bool {
+func (h *Hook) NeedsMemory(raw []byte) bool {
 	var in Input
 	if json.Unmarshal(raw, &in) != nil {
 		return false
@@ -137,7 +140,9 @@ func (h Hook) NeedsMemory(raw []byte) bool {
 	o := h.Options
 	switch in.Event {
 	case "SessionStart":
-		return o.StartTokens > 0 && in.CWD != "" || len(h.unreadSessions(in.SessionID)) > 0
+		found := h.unreadSessions(in.SessionID)
+		h.found = &found
+		return o.StartTokens > 0 && in.CWD != "" || len(found) > 0
 	case "UserPromptSubmit":
 		return o.AutoRecall && strings.TrimSpace(in.Prompt) != ""
 	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":

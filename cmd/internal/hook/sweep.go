@@ -115,8 +115,13 @@ const SweepBudget = 3 * time.Second
 // would have, for SweepBudget at most; a failure is said on Errs and the
 // others are still tried.
 func (h Hook) sweep(ctx context.Context, except string) {
+	found := h.found // what NeedsMemory found, where it looked
+	if found == nil {
+		u := h.unreadSessions(except)
+		found = &u
+	}
 	start := time.Now()
-	for _, u := range h.unreadSessions(except) {
+	for _, u := range *found {
 		if time.Since(start) > SweepBudget || ctx.Err() != nil {
 			return
 		}
