@@ -41,14 +41,23 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"What's happening next week?":          false,
 		"What did Will say last week?":         false,
 		// asked of now or of a plan: no word of the past
-		"Tell me about last week.":       false,
+		"Tell me about October.":         false,
 		"What's happening Monday?":       false,
 		"What's on today?":               false,
 		"What do we do in December?":     false,
 		"What have we got on this week?": false,
-		// a span back to now says the past
-		"What's new since Monday?":         true,
-		"What's new in the past few days?": true,
+		// a span back to now, or a period named as past, says the past;
+		// so does a recap's noun
+		"Tell me about last week.":                   true,
+		"Catch me up on last week":                   true,
+		"Give me a rundown of yesterday":             true,
+		"Give me a summary of October":               true,
+		"Any highlights from the previous week?":     true,
+		"What's new in the last 48 hours?":           true,
+		"What's up from a few days back?":            true,
+		"What do we have from the week before last?": true,
+		"What's new since Monday?":                   true,
+		"What's new in the past few days?":           true,
 		// a favour, "up to", a possessive, a greeting
 		"Can you recap yesterday?":                true,
 		"Could you summarize last week?":          true,

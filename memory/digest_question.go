@@ -19,6 +19,7 @@ var lightWords = wordSet(`happen happened happening do doing done work working w
 	going went gone get got gotten up thing things anything something everything stuff else
 	ask asked asking accomplish accomplished achieve achieved new tell told show showed shown
 	summarize summarise recap remind us lately cover covered miss missed changed
+	catch rundown overview highlights any
 	day days week weeks weekend month months year years over during throughout
 	ok okay so thanks please pls give hey hi
 	session sessions conversation conversations chat summary`)
@@ -28,16 +29,17 @@ var lightWords = wordSet(`happen happened happening do doing done work working w
 // after "with", "about", "on", "the" or "for" is no light word.
 var lightNouns = wordSet(`session sessions conversation conversations chat summary thing things stuff`)
 
-// pastWords say that a question asks what was, not what is to come: a
-// digest's question has one ("What did we do today?", "What happened in
-// October?", "Summarize last week"), and a question without one asks of
-// now or of a plan ("What's happening Monday?", "What's on today?", "What
-// do we do in December?"), which a search finds in the memories that say
-// it. A span back to now says the past itself ("What's new since
-// Monday?").
+// pastWords say that a question asks what was, not what is to come, or
+// asks for a recap: a digest's question has one ("What did we do today?",
+// "What happened in October?", "Summarize last week", "Give me a summary
+// of October", "Catch me up on Monday"), and a question without one asks
+// of now or of a plan ("What's happening Monday?", "What's on today?",
+// "What do we do in December?"), which a search finds in the memories
+// that say it. A period named as past says the past itself ("What's new
+// since Monday?", "Tell me about last week": saysPast).
 var pastWords = wordSet(`did was were had happened worked talked discussed said mentioned
 	asked accomplished achieved done went gone been told showed shown covered missed changed
-	summarize summarise recap`)
+	summarize summarise recap summary rundown overview highlights catch`)
 
 // modals ask of a plan or a duty ("What should I do today?", "What can we
 // do this week?", "What did I say I might do?"), which a search finds in
@@ -96,8 +98,7 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 		ahead = ahead || p.To.After(now)
 		rest = strings.ReplaceAll(rest, p.Text, " ")
 		t := strings.ToLower(p.Text)
-		// a span back to now ("since Monday", "the last three days") asks of the past
-		past = past || strings.HasPrefix(t, "since ") || strings.HasPrefix(t, "the last ") || strings.HasPrefix(t, "the past ")
+		past = past || saysPast(t)
 	}
 	if codeLike(rest) {
 		return false
@@ -132,6 +133,21 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 		}
 	}
 	return past
+}
+
+// saysPast reports a period's words (in lower case) that say it is past:
+// a span back to now ("since Monday", "the last three days") and a period
+// named as gone ("last week", "the previous month", "yesterday", "two days
+// ago", "a few weeks back", "the week before last"), unlike a bare name,
+// which may be of the one to come ("What's happening Monday?", "What do
+// we do in December?").
+func saysPast(t string) bool {
+	for _, p := range []string{"since ", "the last ", "the past ", "last ", "this past ", "previous ", "earlier "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return strings.Contains(t, "yesterday") || strings.HasSuffix(t, " ago") || strings.HasSuffix(t, " back") || strings.HasSuffix(t, " before last")
 }
 
 // asksMore reports whether the question word k, between prev and next,

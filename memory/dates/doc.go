@@ -63,8 +63,10 @@
 //	tomorrow (night), the day after tomorrow
 //	last / this / next week              2023-05-01..07 / 05-08..14 / 05-15..21
 //	last / this / next weekend           05-06..07 / 05-13..14 / 05-20..21
-//	over the weekend                     the latest weekend begun: 05-06..07
+//	over the weekend, the past weekend   the latest weekend begun: 05-06..07
 //	at the weekend                       the same, or this week's when its sentence looks ahead: 05-13..14
+//	on the weekend                       the same where a word of its sentence says the tense
+//	                                     ("did", "will"); none without one ("I work on the weekend")
 //	the week / weekend after next        05-22..28 / 05-27..28
 //	the week / weekend before last       04-24..30 / 04-29..30
 //	the month / year before last         2023-03 / 2021 (after next: 2023-07 / 2025)
@@ -83,7 +85,7 @@
 //	                                     (see holiday.go): as a day without a year, 2022-12-25, 2023-04-09
 //	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
-//	two days ago, a day ago              2023-05-08, 2023-05-09
+//	two days ago, a day ago              2023-05-08, 2023-05-09 ("two days back" the same)
 //	two weeks ago, a fortnight ago       the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
@@ -95,6 +97,13 @@
 //	                                     the one starting 5 months before to 6 after /
 //	                                     the first starting after it
 //	last May, next May, this May         2022-05 (strictly before ref's month), 2024-05, 2023-05
+//	Q1, Q3 2022, Q4 of 2021              calendar quarters: 2023-01-01..03-31 (without a year the
+//	                                     latest begun, or the next not ended in a sentence that
+//	                                     looks ahead), 2022-07-01..09-30, 2021-10-01..12-31
+//	last / this / next quarter           2023-01-01..03-31 / 04-01..06-30 / 07-01..09-30
+//	early / mid / late May, mid-2021     a half of the period: 05-01..15 / 05-08..24 / 05-16..31;
+//	the start / middle / end of May      a year's by months (2021-04-01..09-30); any week, month,
+//	                                     quarter, season or year ("late last week": 05-04..07)
 //	3 to 7 May, 2-6 May, May 3-7, 2023   2023-05-03..2023-05-07: a range, one mention (range.go);
 //	from 30 April to 3 May               an end takes the month or year the other says; without
 //	between 3 and 7 May                  one, an end's year is a day's (below): the last end's
@@ -223,7 +232,7 @@
 // Markdown's "**", "_" and "|" bound a date as spaces do ("**May 2023**").
 // Not recognised: numeric dates with the day or month first ("05/08/2023"
 // is ambiguous; FindWith's Loose option reports them unresolved), times
-// of day, hours or minutes ago, "in N months" and "in N years" (mostly "I
+// of day, hours or minutes ago, "the other day", "in N months" and "in N years" (mostly "I
 // haven't seen her in two years"), "in the past week" and "recently"
 // (but see Options.Recent, for a question: "the past week", "the last
 // three days", "since Monday" are spans back to ref's day).
@@ -241,10 +250,16 @@
 // 04-10..05-10); "the last" without a count needs a week, month or year
 // ("the last day" is mostly of something), and none is a span when "of",
 // "in", "before" or "after" follows ("the last week of May", "the last
-// three weeks in October"). A date after
+// three weeks in October"). Hours count as the days they reach back into
+// from ref's time ("the last 48 hours" at 16:00 is the day before
+// yesterday to today; "the past hour" is today). A date after
 // "since" ("since Monday", "since the 3rd", "since last March",
-// "since Thanksgiving") reaches to ref's day, "since" included in the
-// mention, unless it begins after ref's day.
+// "since Thanksgiving", "since the end of October") reaches to ref's day,
+// "since" included in the mention, unless it begins after ref's day.
+// "Previous" is read as "last" ("the previous week", "the previous
+// Friday"; "the previous day" is yesterday): in a question it counts back
+// from ref, in a memory mostly from the story's own time ("the previous
+// week I had been in Paris"), which is not known.
 //
 // # Cost
 //

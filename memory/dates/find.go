@@ -20,6 +20,7 @@ const (
 	Month                    // a calendar month
 	Season                   // three months: spring from March, summer from June, autumn from September, winter from December
 	Year                     // a calendar year
+	Quarter                  // three months: January, April, July or October to the end of the next but one
 )
 
 // Mention is a time expression found in text.
@@ -146,8 +147,12 @@ func FindWith(text string, opts Options) []Mention {
 			i++
 			continue
 		}
-		if f.recent {
-			m = f.since(m, i)
+		if m.End > m.Start {
+			s := f.tokenAt(m.Start, i)
+			m, s = f.partOf(m, s) // "early March", "the end of next week"
+			if f.recent {
+				m = f.since(m, s)
+			}
 		}
 		if m.End > m.Start {
 			out = append(out, m)
@@ -171,6 +176,18 @@ type finder struct {
 	*calendar
 }
 
+// tokenAt is the token that starts at byte offset start, searched from
+// token i - 1 (a mention may begin at the token before the one it was
+// found at, "Q3", or after it, "over the weekend").
+func (f *finder) tokenAt(start, i int) int {
+	for k := max(i-1, 0); k < len(f.t); k++ {
+		if f.t[k].start >= start {
+			return k
+		}
+	}
+	return i
+}
+
 // calendar is the reference date.
 type calendar struct {
 	has  bool // ref is set
@@ -178,6 +195,7 @@ type calendar struct {
 	y, m int // ref's date in its location
 	d    int
 	wd   int // ref's weekday, Monday = 0
+	hour int // ref's hour, 0 to 23
 }
 
 func (c *calendar) set(ref time.Time) {
@@ -189,6 +207,7 @@ func (c *calendar) set(ref time.Time) {
 	y, m, d := ref.Date()
 	c.y, c.m, c.d = y, int(m), d
 	c.wd = (int(ref.Weekday()) + 6) % 7
+	c.hour = ref.Hour()
 }
 
 func (f *finder) kw(i int) kw {
@@ -255,8 +274,8 @@ func (f *finder) rightOK(j int) bool {
 
 // cued reports whether the month or year at i follows a word that
 // announces it: in, since, during, until, till, from, through, before,
-// after, early, mid, late ("mid-May" too), and for a month also of, by and
-// around.
+// after, early, mid, late ("mid-May" too), "the start, beginning, middle
+// or end of", and for a month also of, by and around.
 func (f *finder) cued(i int, month bool) bool {
 	if !f.t[i].space {
 		return f.punct(i-1, '-') && !f.t[i-1].space && f.kw(i-2) == kwPeriod
@@ -264,7 +283,9 @@ func (f *finder) cued(i int, month bool) bool {
 	switch f.kw(i - 1) {
 	case kwIn, kwCue, kwPeriod, kwBefore, kwAfter:
 		return true
-	case kwOf, kwBy:
+	case kwOf:
+		return month || f.word(i-2, "start") || f.word(i-2, "beginning") || f.word(i-2, "middle") || f.word(i-2, "end")
+	case kwBy:
 		return month
 	}
 	return false
@@ -329,6 +350,9 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 	}
 	if t.kind == kNum {
+		if m, n := f.quarter(i); n > i {
+			return m, n // "Q3", "Q3 2026"
+		}
 		if m, n := f.absolute(i); n > i {
 			return m, n
 		}
@@ -359,6 +383,9 @@ func (f *finder) at(i int) (Mention, int) {
 				return m, n // "the last three days", "the past week"
 			}
 		}
+		if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
+			return f.rel(i, i+3, Weekend, f.latestWeekend()) // "the past weekend"
+		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
@@ -366,20 +393,15 @@ func (f *finder) at(i int) (Mention, int) {
 			return m, n
 		}
 		return f.theNth(i)
-	case k == kwAt:
+	case k == kwAt || k == kwOn:
 		return f.atWeekend(i)
-	case k == kwLast || k == kwNext || k == kwThis:
+	case k == kwLast || k == kwNext || k == kwThis || k == kwPrevious && f.recent:
 		return f.lastNext(i)
 	case k == kwEarlier || k == kwLater:
 		return f.earlier(i)
 	case k == kwOver:
 		if f.kw(i+1) == kwThe && f.kw(i+2) == kwWeekend {
-			// the latest weekend that has begun
-			mon := -f.wd
-			if f.wd < 5 {
-				mon -= 7
-			}
-			return f.rel(i+1, i+3, Weekend, f.days(mon+5, mon+7))
+			return f.rel(i+1, i+3, Weekend, f.latestWeekend())
 		}
 	case k == kwIn:
 		return f.in(i)
@@ -1060,12 +1082,17 @@ func addMonths(y, m, n int) (int, int) {
 // week, weekend, month, year, morning/afternoon/evening, a weekday or a
 // month at i.
 func (f *finder) lastNext(i int) (Mention, int) {
-	if f.kw(i-1) == kwThe { // "the last week of May", "the next day"
+	k, j := f.kw(i), i+1
+	if f.kw(i-1) == kwThe && k != kwPrevious { // "the last week of May", "the next day"
 		return Mention{}, i
 	}
-	k, j := f.kw(i), i+1
 	dir := 0
 	switch k {
+	case kwPrevious:
+		if f.kw(j) == kwDay {
+			return f.rel(i, j+1, Day, f.days(-1, 0)) // "the previous day", asked: yesterday
+		}
+		dir, k = -1, kwLast
 	case kwLast:
 		dir = -1
 	case kwNext:
@@ -1088,6 +1115,8 @@ func (f *finder) lastNext(i int) (Mention, int) {
 		return f.rel(i, j+1, Month, f.months(dir, dir+1))
 	case w == kwYear:
 		return f.rel(i, j+1, Year, f.years(dir, dir+1))
+	case w == kwQuarter:
+		return f.lastNextQuarter(i, j+1, dir)
 	case w == kwSeason:
 		return f.season(i, j, k, dir)
 	case kwSun <= w && w <= kwSatAbbr:
@@ -1151,16 +1180,32 @@ func (f *finder) afterNext(i int) (Mention, int) {
 // atWeekend reads "at the weekend" at i: the coming one (this week's) in
 // a sentence that looks ahead ("what are you doing at the weekend?"),
 // else the latest begun, as "over the weekend" ("I went hiking at the
+// weekend"). "On the weekend" is read so only where a word of its
+// sentence says its tense ("we deployed on the weekend", "I'll call you on
+// the weekend"): without one it is mostly every weekend ("I work on the
 // weekend").
 func (f *finder) atWeekend(i int) (Mention, int) {
 	if f.kw(i+1) != kwThe || f.kw(i+2) != kwWeekend {
 		return Mention{}, i
 	}
+	ahead, told := f.tenseOf(i + 2)
+	if f.kw(i) == kwOn && !told {
+		return Mention{}, i
+	}
+	if !ahead {
+		return f.rel(i+1, i+3, Weekend, f.latestWeekend())
+	}
 	mon := -f.wd
-	if !f.ahead(i+2) && f.wd < 5 {
+	return f.rel(i+1, i+3, Weekend, f.days(mon+5, mon+7))
+}
+
+// latestWeekend is the latest weekend that has begun by ref's day.
+func (f *finder) latestWeekend() period {
+	mon := -f.wd
+	if f.wd < 5 {
 		mon -= 7
 	}
-	return f.rel(i+1, i+3, Weekend, f.days(mon+5, mon+7))
+	return f.days(mon+5, mon+7)
 }
 
 // lastNextDay is the day of "last", "this" (dir 0) or "next" weekday wd
@@ -1251,8 +1296,8 @@ func (f *finder) quantity(i int) (lo, hi, next int) {
 	return 0, 0, i
 }
 
-// ago reads "N days/weeks/months/years ago" at i (and fortnights, as
-// two weeks), and "N days/weeks/months/years from now" or "from today"
+// ago reads "N days/weeks/months/years ago" or "back" at i (and
+// fortnights, as two weeks), and "N days/weeks/months/years from now" or "from today"
 // (unlike "in two years", "from now" can only look ahead).
 func (f *finder) ago(i int) (Mention, int) {
 	lo, hi, j := f.quantity(i)
@@ -1263,7 +1308,7 @@ func (f *finder) ago(i int) (Mention, int) {
 	if f.word(j, "fortnight") || f.word(j, "fortnights") {
 		u, lo, hi = kwWeek, 2*lo, 2*hi // "a fortnight ago": two weeks ago
 	}
-	if f.kw(j+1) == kwAgo {
+	if f.kw(j+1) == kwAgo || f.word(j+1, "back") && f.rightOK(j+2) { // "two weeks back"
 		return f.span(i, j+2, u, -hi, -lo)
 	}
 	if f.word(j+1, "from") && (f.kw(j+2) == kwNow || f.kw(j+2) == kwToday) {

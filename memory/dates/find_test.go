@@ -212,8 +212,8 @@ func TestFindAbsolute(t *testing.T) {
 		{"In March", wed, []string{"March=2023-03/month"}},
 		{"since January", wed, []string{"January=2023-01/month"}},
 		{"by Dec", wed, []string{"Dec=2022-12/month"}},
-		{"mid-May", wed, []string{"May=2023-05/month"}},
-		{"late September", wed, []string{"September=2022-09/month"}},
+		{"mid-May", wed, []string{"mid-May=2023-05-08..2023-05-24/month"}},
+		{"late September", wed, []string{"late September=2022-09-16..2022-09-30/month"}},
 		// relative months
 		{"last May", wed, []string{"last May=2022-05/month/rel"}},
 		{"last April", wed, []string{"last April=2023-04/month/rel"}},
@@ -226,8 +226,8 @@ func TestFindAbsolute(t *testing.T) {
 		{"in 2022", wed, []string{"2022=2022/year"}},
 		{"Since 2019, I have", wed, []string{"2019=2019/year"}},
 		{"until 2030.", wed, []string{"2030=2030/year"}},
-		{"in early 2021 we moved", wed, []string{"2021=2021/year"}},
-		{"mid-2020", wed, []string{"2020=2020/year"}},
+		{"in early 2021 we moved", wed, []string{"early 2021=2021-01-01..2021-06-30/year"}},
+		{"mid-2020", wed, []string{"mid-2020=2020-04-01..2020-09-30/year"}},
 		{"in 2022 Google", wed, []string{"2022=2022/year"}},
 		{"1500 points", wed, nil},
 		{"I scored 2000 points in 2000 games", wed, nil},
@@ -260,7 +260,7 @@ func TestFindRejects(t *testing.T) {
 		// the parts of a date are on one line: list items after a month
 		{"held in July.\n4. Awa Odori", wed, []string{"July=2022-07/month"}},
 		{"1. January\n2. February\n3. March", wed, nil},
-		{"by mid-March\n4. Posts", wed, []string{"March=2023-03/month"}},
+		{"by mid-March\n4. Posts", wed, []string{"mid-March=2023-03-08..2023-03-24/month"}},
 		{"15th May\n2020", wed, []string{"15th May=2023-05-15/day"}},
 	})
 }
@@ -499,9 +499,9 @@ func TestLabel(t *testing.T) {
 	}
 }
 
-var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year"}
+var grainNames = [...]string{"", "day", "week", "weekend", "month", "season", "year", "quarter"}
 
-// String returns "day", "week", "weekend", "month", "season" or "year", for
+// String returns "day", "week", "weekend", "month", "season", "year" or "quarter", for
 // the tests' messages.
 func (g Grain) String() string {
 	if int(g) < len(grainNames) {
@@ -511,7 +511,7 @@ func (g Grain) String() string {
 }
 
 func TestGrainString(t *testing.T) {
-	for g, want := range map[Grain]string{Day: "day", Week: "week", Weekend: "weekend", Month: "month", Season: "season", Year: "year", 0: "", 9: "grain(9)"} {
+	for g, want := range map[Grain]string{Day: "day", Week: "week", Weekend: "weekend", Month: "month", Season: "season", Year: "year", Quarter: "quarter", 0: "", 9: "grain(9)"} {
 		if got := g.String(); got != want {
 			t.Errorf("Grain(%d).String() = %q, want %q", g, got, want)
 		}
@@ -627,9 +627,9 @@ func TestFindMonthTense(t *testing.T) {
 		{"We will travel in December", wed, []string{"December=2023-12/month"}},
 		{"I'm going to Paris in March", wed, []string{"March=2024-03/month"}},
 		{"The trip is in June.", wed, []string{"June=2023-06/month"}},
-		{"The summit is in early June.", wed, []string{"June=2023-06/month"}},
-		{"The summit is in mid-June.", wed, []string{"June=2023-06/month"}},
-		{"We were in Rome in early June.", wed, []string{"June=2022-06/month"}},
+		{"The summit is in early June.", wed, []string{"early June=2023-06-01..2023-06-15/month"}},
+		{"The summit is in mid-June.", wed, []string{"mid-June=2023-06-08..2023-06-23/month"}},
+		{"We were in Rome in early June.", wed, []string{"early June=2022-06-01..2022-06-15/month"}},
 		{"We'll meet in May", wed, []string{"May=2023-05/month"}},
 		{"We went to Paris in June", wed, []string{"June=2022-06/month"}},
 		{"Paris is lovely in June", wed, []string{"June=2022-06/month"}},
@@ -664,7 +664,7 @@ func TestFindMonthTense(t *testing.T) {
 		{"I'm nervous about my upcoming surgery on March 15th", wed, []string{"March 15th=2024-03-15/day"}},
 		// what began or was made before: "since", "from"
 		{"I'm feeling better since June", wed, []string{"June=2022-06/month"}},
-		{"I'm doing the same workout since late September", wed, []string{"September=2022-09/month"}},
+		{"I'm doing the same workout since late September", wed, []string{"late September=2022-09-16..2022-09-30/month"}},
 		{"I'm uploading the pictures from June 2", wed, []string{"June 2=2022-06-02/day"}},
 		{"We will be open from June 2", wed, []string{"June 2=2023-06-02/day"}},
 		// plans said with "have" and an event, "is" and the date, a modal
@@ -1088,7 +1088,7 @@ func TestFindOffAwayRuns(t *testing.T) {
 	runFind(t, []findCase{
 		{"I'm off work from 2 to 6 November.", oct, []string{"2 to 6 November=2026-11-02..2026-11-06/day"}},
 		{"We're away 2-6 November.", oct, []string{"2-6 November=2026-11-02..2026-11-06/day"}},
-		{"The kids are off school mid-July.", oct, []string{"July=2027-07/month"}},
+		{"The kids are off school mid-July.", oct, []string{"mid-July=2027-07-08..2027-07-24/month"}},
 		{"The conference runs from 3 to 7 May.", oct, []string{"3 to 7 May=2027-05-03..2027-05-07/day"}},
 		{"My visa runs out on the 15th of January.", oct, []string{"15th of January=2027-01-15/day"}},
 		{"I was off work from 2 to 6 November.", oct, []string{"2 to 6 November=2025-11-02..2025-11-06/day"}},

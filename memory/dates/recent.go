@@ -11,7 +11,8 @@ import "time"
 const recentUnits = 100
 
 // lastUnits reads "the last N units" and "the past N units" at i (the
-// "the"): days, weeks, months or years, back from ref's day and with it;
+// "the"): hours (the days they reach back into from ref's time), days,
+// weeks, months or years, back from ref's day and with it;
 // without a count, one unit ("the past week"), but "the last" then needs
 // a week, month or year ("the last day" is mostly of something). Not when
 // an "of" or "in" follows ("the last week of May", "the last three weeks
@@ -29,6 +30,13 @@ func (f *finder) lastUnits(i int) (Mention, int) {
 		n = 1
 	}
 	u := f.kw(k)
+	if f.word(k, "hour") || f.word(k, "hours") {
+		// "the last 48 hours": the days they reach back into
+		if n > recentUnits*24 {
+			return Mention{}, i
+		}
+		u, n = kwDay, max(n-f.hour+23, 0)/24 // 0: "the past hour", today
+	}
 	if k == j && !past && u == kwDay || n > recentUnits || f.kw(k+1) == kwOf || f.kw(k+1) == kwIn || f.kw(k+1) == kwBefore || f.kw(k+1) == kwAfter {
 		return Mention{}, i
 	}

@@ -202,6 +202,8 @@ const (
 	kwModal   // should, need(s), let: what is to be done, ahead when before the date (finder.ahead)
 	kwWas     // was, were, went, did, had: a weekday near it is behind
 	kwIs      // is, are, re ("we're"): "is on Friday" is ahead
+	kwPrevious
+	kwQuarter // quarter, quarters: "last quarter"; "Q3" is read at its number (quarter.go)
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -494,6 +496,10 @@ func otherWord(s string) (kw, int32) {
 		return kwDet, 0
 	case "to":
 		return kwTo, 0
+	case "previous":
+		return kwPrevious, 0
+	case "quarter", "quarters":
+		return kwQuarter, 0
 	}
 	return kwNone, 0
 }

@@ -78,9 +78,10 @@ func (x *extractor) window(from, to int) {
 			s.entity = strconv.Itoa(m.Year) + "-" + twoDigits(m.Month)
 		case m.Grain == dates.Year:
 			s.entity, s.year = strconv.Itoa(m.Year), true
-		case m.Grain == dates.Season && m.Year != 0:
-			// "summer 2022" gives its year; the season's word stays a
-			// word ("Summer" may be a name).
+		case (m.Grain == dates.Season || m.Grain == dates.Quarter) && m.Year != 0:
+			// "summer 2022" and "Q1 2023" give their year; the season's
+			// word stays a word ("Summer" may be a name), and so does
+			// the quarter's ("Q1").
 			s.start, s.entity, s.year = s.end-len("2022"), strconv.Itoa(m.Year), true
 		default:
 			continue // a month without a year: not concrete enough

@@ -1,0 +1,97 @@
+package dates
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A word before a week, month, quarter or year narrows it to a half:
+// "early" the first, "mid" the middle, "late" the second, and so "the
+// start of", "the middle of", "the end of"; a day or a weekend is left
+// whole, and so is a period no such word comes right before.
+func TestFindPartOfPeriod(t *testing.T) {
+	runFind(t, []findCase{
+		{"We moved in early June 2022.", wed, []string{"early June 2022=2022-06-01..2022-06-15/month"}},
+		{"mid-May", wed, []string{"mid-May=2023-05-08..2023-05-24/month"}},
+		{"it was late February", wed, []string{"late February=2023-02-15..2023-02-28/month"}},
+		{"at the start of April", wed, []string{"the start of April=2023-04-01..2023-04-15/month"}},
+		{"at the beginning of 2021", wed, []string{"the beginning of 2021=2021-01-01..2021-06-30/year"}},
+		{"by the end of March", wed, []string{"the end of March=2023-03-16..2023-03-31/month"}},
+		{"in the middle of last year", wed, []string{"the middle of last year=2022-04-01..2022-09-30/year/rel"}},
+		{"late last week we shipped", wed, []string{"late last week=2023-05-04..2023-05-07/week/rel"}},
+		{"early next month", wed, []string{"early next month=2023-06-01..2023-06-15/month/rel"}},
+		{"in late 2019", wed, []string{"late 2019=2019-07-01..2019-12-31/year"}},
+		// left whole
+		{"early on Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"the end of the day", wed, nil},
+		{"I was late, May was busy", wed, nil},
+		{"the end of this weekend", wed, []string{"this weekend=2023-05-13..2023-05-14/weekend/rel"}},
+	})
+	// since a part: from the part's start to ref's day
+	ms := FindWith("What happened since the end of October?", Options{Ref: wed, Recent: true})
+	if got := strings.Join(renderAll("What happened since the end of October?", ms), " | "); got != "since the end of October=2022-10-16..2023-05-10/month/rel" {
+		t.Errorf("since the end of October: got %q", got)
+	}
+}
+
+// Calendar quarters: "Q1" to "Q4" with a year or without (the latest
+// begun, or the next not yet ended in a sentence that looks ahead), and
+// last, this and next quarter.
+func TestFindQuarter(t *testing.T) {
+	nov := time.Date(2026, 11, 12, 10, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"What did we ship in Q3?", nov, []string{"Q3=2026-07-01..2026-09-30/quarter"}},
+		{"What did we ship in Q4?", nov, []string{"Q4=2026-10-01..2026-12-31/quarter"}},
+		{"We will ship it in Q4.", nov, []string{"Q4=2026-10-01..2026-12-31/quarter"}},
+		{"We will ship it in Q1.", nov, []string{"Q1=2027-01-01..2027-03-31/quarter"}},
+		{"Our Q3 2025 numbers were good", nov, []string{"Q3 2025=2025-07-01..2025-09-30/quarter"}},
+		{"in q2 of 2024", nov, []string{"q2 of 2024=2024-04-01..2024-06-30/quarter"}},
+		{"What did we do last quarter?", nov, []string{"last quarter=2026-07-01..2026-09-30/quarter/rel"}},
+		{"this quarter", nov, []string{"this quarter=2026-10-01..2026-12-31/quarter/rel"}},
+		{"next quarter", nov, []string{"next quarter=2027-01-01..2027-03-31/quarter/rel"}},
+		{"last quarter", time.Date(2027, 2, 3, 0, 0, 0, 0, time.UTC), []string{"last quarter=2026-10-01..2026-12-31/quarter/rel"}},
+		{"early Q3", nov, []string{"early Q3=2026-07-01..2026-08-15/quarter"}},
+		// none
+		{"every Q4 we plan", nov, nil},
+		{"Q5", nov, nil},
+		{"Q35 and Q3x and the Q-3 form", nov, nil},
+		{"IQ3", nov, nil},
+	})
+}
+
+// Spans a question reads with Recent: "the previous week" as the last,
+// hours as the days they reach back into from ref's time, "N units back"
+// as ago (with or without Recent), and the latest weekend begun for "the
+// past weekend", and for "on the weekend" where a word says the tense.
+func TestFindMoreRelatives(t *testing.T) {
+	mon := time.Date(2026, 12, 7, 16, 0, 0, 0, time.UTC)
+	for _, c := range []findCase{
+		{"What did we do the previous week?", mon, []string{"previous week=2026-11-30..2026-12-06/week/rel"}},
+		{"the previous month", mon, []string{"previous month=2026-11/month/rel"}},
+		{"the previous Friday", mon, []string{"previous Friday=2026-12-04/day/rel"}},
+		{"the previous day", mon, []string{"previous day=2026-12-06/day/rel"}},
+		{"in the last 48 hours", mon, []string{"the last 48 hours=2026-12-05..2026-12-07/day/rel"}},
+		{"in the past 24 hours", mon, []string{"the past 24 hours=2026-12-06..2026-12-07/day/rel"}},
+		{"in the past 12 hours", mon, []string{"the past 12 hours=2026-12-07/day/rel"}},
+		{"in the past hour", mon, []string{"the past hour=2026-12-07/day/rel"}},
+		{"the last hour of the meeting", mon, nil},
+	} {
+		ms := FindWith(c.text, Options{Ref: c.ref, Recent: true})
+		if got := renderAll(c.text, ms); strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("FindWith(%q, Recent)\n got: %q\nwant: %q", c.text, got, c.want)
+		}
+	}
+	// a memory's "previous week" is of its story, not of its session
+	if ms := Find("The previous week I had been in Paris.", mon); len(ms) != 0 {
+		t.Errorf("Find without Recent read %q", renderAll("The previous week I had been in Paris.", ms))
+	}
+	runFind(t, []findCase{
+		{"a few weeks back", mon, []string{"a few weeks back=2026-11-09..2026-11-29/week/rel"}},
+		{"two days back, we met", mon, []string{"two days back=2026-12-05/day/rel"}},
+		{"What did we do the past weekend?", mon, []string{"the past weekend=2026-12-05..2026-12-06/weekend/rel"}},
+		{"What did we do on the weekend?", mon, []string{"the weekend=2026-12-05..2026-12-06/weekend/rel"}},
+		{"I'll call you on the weekend.", mon, []string{"the weekend=2026-12-12..2026-12-13/weekend/rel"}},
+		{"I work on the weekend.", mon, nil},
+	})
+}
