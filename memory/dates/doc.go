@@ -104,6 +104,8 @@
 //	early / mid / late May, mid-2021     a half of the period: 05-01..15 / 05-08..24 / 05-16..31;
 //	the start / middle / end of May      a year's by months (2021-04-01..09-30); any week, month,
 //	                                     quarter, season or year ("late last week": 05-04..07)
+//	the first / last week of May         05-01..07 / 05-25..31 (second, third, fourth: 8..14, ...)
+//	the first / second half of 2022      2022-01-01..06-30 / 07-01..12-31; of any period above
 //	3 to 7 May, 2-6 May, May 3-7, 2023   2023-05-03..2023-05-07: a range, one mention (range.go);
 //	from 30 April to 3 May               an end takes the month or year the other says; without
 //	between 3 and 7 May                  one, an end's year is a day's (below): the last end's

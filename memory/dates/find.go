@@ -275,7 +275,8 @@ func (f *finder) rightOK(j int) bool {
 // cued reports whether the month or year at i follows a word that
 // announces it: in, since, during, until, till, from, through, before,
 // after, early, mid, late ("mid-May" too), "the start, beginning, middle
-// or end of", and for a month also of, by and around.
+// or end of" and "the first or second half of", and for a month also of,
+// by and around.
 func (f *finder) cued(i int, month bool) bool {
 	if !f.t[i].space {
 		return f.punct(i-1, '-') && !f.t[i-1].space && f.kw(i-2) == kwPeriod
@@ -284,7 +285,7 @@ func (f *finder) cued(i int, month bool) bool {
 	case kwIn, kwCue, kwPeriod, kwBefore, kwAfter:
 		return true
 	case kwOf:
-		return month || f.word(i-2, "start") || f.word(i-2, "beginning") || f.word(i-2, "middle") || f.word(i-2, "end")
+		return month || f.word(i-2, "start") || f.word(i-2, "beginning") || f.word(i-2, "middle") || f.word(i-2, "end") || f.word(i-2, "half")
 	case kwBy:
 		return month
 	}

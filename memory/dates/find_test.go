@@ -88,7 +88,7 @@ func TestFindWeeksMonthsYears(t *testing.T) {
 		{"this year", wed, []string{"this year=2023/year/rel"}},
 		{"next year", wed, []string{"next year=2024/year/rel"}},
 		{"earlier this year", wed, []string{"earlier this year=2023-01-01..2023-05-10/year/rel"}},
-		{"the last week of May", wed, []string{"May=2023-05/month"}},
+		{"the last week of May", wed, []string{"the last week of May=2023-05-25..2023-05-31/month"}},
 	})
 }
 

@@ -9,42 +9,64 @@ import "time"
 // "mid" (and "the middle of") the half about its middle. Halves, not
 // thirds, since people stretch them ("early June" is said of the 12th
 // too), and a narrowed period that missed the day meant would lose what a
-// whole one found.
+// whole one found. "The first week of May" (second, third, fourth, last)
+// is its days 1 to 7 (8 to 14, ..., its last seven), and "the first half
+// of 2023" (second) a half exactly. A year's parts are whole months, the
+// others' whole days.
 
 // partOf narrows m, found at token i, to the part of its week, month,
-// quarter, season or year a word before it names, the word then part of
-// the mention; it returns the token the mention starts at.
+// quarter, season or year the words before it name, the words then part
+// of the mention; it returns the token the mention starts at.
 func (f *finder) partOf(m Mention, i int) (Mention, int) {
 	if m.From.IsZero() || m.Grain == Day || m.Grain == Weekend {
 		return m, i
 	}
 	word := f.periodWordAt(i) // "early", "mid", "late"
 	at := word
-	if word == i && f.kw(i-1) == kwOf { // "the end of"
+	if word == i && f.kw(i-1) == kwOf { // "the end of", "the first week of"
 		word, at = i-2, i-2
 		if f.kw(at-1) == kwThe {
 			at--
 		}
+		if f.kw(i-2) == kwWeek || f.word(i-2, "half") {
+			word, at = i-3, i-4
+			if f.kw(at) != kwThe {
+				return m, i
+			}
+		}
 	}
-	// a year's parts are whole months, the others' whole days
-	n, month := int(m.To.Sub(m.From).Hours()/24+0.5), 0
+	first, second := f.word(word, "first"), f.word(word, "second")
+	n, unit := int(m.To.Sub(m.From).Hours()/24+0.5), 1 // the days
 	if n >= 365 {
-		n, month = 12, 1
+		n, unit = 12, 0 // a year's months
 	}
-	var a, b int // the part's days or months, [a, b) from m.From
+	var a, b int // the part's units, [a, b) from m.From
 	switch {
-	case f.word(word, "early") || f.word(word, "start") || f.word(word, "beginning"):
+	case f.kw(word+1) == kwWeek:
+		if m.Grain != Month {
+			return m, i
+		}
+		for k, w := range []string{"first", "second", "third", "fourth"} {
+			if f.word(word, w) {
+				a, b = 7*k, 7*k+7
+			}
+		}
+		if f.kw(word) == kwLast {
+			a, b = n-7, n
+		}
+	case f.word(word, "early") || f.word(word, "start") || f.word(word, "beginning") || first:
 		a, b = 0, (n+1)/2
 	case f.word(word, "mid") || f.word(word, "middle"):
 		a, b = n/4, n-n/4
-	case f.word(word, "late") || f.word(word, "end"):
+	case f.word(word, "late") || f.word(word, "end") || second:
 		a, b = n/2, n
-	default:
+	}
+	if b == 0 {
 		return m, i
 	}
 	y, mo, d := m.From.Date()
-	m.From = wallTime(y, mo+time.Month(a*month), d+a*(1-month), 0, 0, 0, 0, f.loc)
-	m.To = wallTime(y, mo+time.Month(b*month), d+b*(1-month), 0, 0, 0, 0, f.loc)
+	m.From = wallTime(y, mo+time.Month(a*(1-unit)), d+a*unit, 0, 0, 0, 0, f.loc)
+	m.To = wallTime(y, mo+time.Month(b*(1-unit)), d+b*unit, 0, 0, 0, 0, f.loc)
 	m.Start = f.t[at].start
 	return m, at
 }

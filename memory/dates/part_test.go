@@ -22,11 +22,20 @@ func TestFindPartOfPeriod(t *testing.T) {
 		{"late last week we shipped", wed, []string{"late last week=2023-05-04..2023-05-07/week/rel"}},
 		{"early next month", wed, []string{"early next month=2023-06-01..2023-06-15/month/rel"}},
 		{"in late 2019", wed, []string{"late 2019=2019-07-01..2019-12-31/year"}},
+		{"in the first week of May", wed, []string{"the first week of May=2023-05-01..2023-05-07/month"}},
+		{"the third week of April", wed, []string{"the third week of April=2023-04-15..2023-04-21/month"}},
+		{"the last week of February", wed, []string{"the last week of February=2023-02-22..2023-02-28/month"}},
+		{"the first half of 2022", wed, []string{"the first half of 2022=2022-01-01..2022-06-30/year"}},
+		{"the second half of last year", wed, []string{"the second half of last year=2022-07-01..2022-12-31/year/rel"}},
+		{"the second half of April", wed, []string{"the second half of April=2023-04-16..2023-04-30/month"}},
 		// left whole
 		{"early on Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
 		{"the end of the day", wed, nil},
 		{"I was late, May was busy", wed, nil},
 		{"the end of this weekend", wed, []string{"this weekend=2023-05-13..2023-05-14/weekend/rel"}},
+		{"the first week of next year", wed, []string{"next year=2024/year/rel"}},
+		{"the other half of May", wed, []string{"May=2023-05/month"}},
+		{"a week of May", wed, []string{"May=2023-05/month"}},
 	})
 	// since a part: from the part's start to ref's day
 	ms := FindWith("What happened since the end of October?", Options{Ref: wed, Recent: true})

@@ -23,7 +23,7 @@ func TestFindRecent(t *testing.T) {
 		{"since the 3rd", wed, []string{"since the 3rd=2023-05-03..2023-05-10/day/rel"}},
 		{"since last March", wed, []string{"since last March=2023-03-01..2023-05-10/month/rel"}},
 		// not spans back to now
-		{"the last week of May", wed, []string{"May=2023-05/month"}},
+		{"the last week of May", wed, []string{"the last week of May=2023-05-25..2023-05-31/month"}},
 		{"the last three weeks in October", wed, []string{"October=2022-10/month"}},
 		{"the last day of school", wed, nil},
 		{"the past 500 years", wed, nil},
