@@ -113,6 +113,11 @@
 //	from June to August, June-Aug 2023   2023-06-01..2023-08-31: months need from, between,
 //	                                     a dash or a year ("I moved it March to May" is none)
 //	from 2019 to 2021                    2019-01-01..2021-12-31: years need from or between
+//	from Monday to Wednesday             the latest such days ended before ref's day (05-01..03),
+//	between Tuesday and Friday           or the next begun after it where the sentence looks ahead:
+//	                                     weekdays need from or between and a tense word (none in
+//	                                     "the shop is open from Monday to Saturday"; a question,
+//	                                     Options.Recent, asks of the past unless it says otherwise)
 //	on the 8th, since the 2nd            2023-05-08, 2023-05-02: the latest such day up to ref's
 //	on February 1st, then on the 5th     2023-02-05: the month named before it in its sentence
 //

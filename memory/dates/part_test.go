@@ -104,3 +104,27 @@ func TestFindMoreRelatives(t *testing.T) {
 		{"I work on the weekend.", mon, nil},
 	})
 }
+
+// A range of weekdays after "from" or "between" is the latest such days
+// ended before ref's day, or the next begun after it in a sentence that
+// looks ahead; without a tense word only a question (Recent) reads it.
+func TestFindWeekdayRange(t *testing.T) {
+	thu := time.Date(2026, 12, 10, 16, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"We were in Rome from Monday to Wednesday.", thu, []string{"Monday to Wednesday=2026-12-07..2026-12-09/day/rel"}},
+		{"We were there from Friday to Sunday.", thu, []string{"Friday to Sunday=2026-12-04..2026-12-06/day/rel"}},
+		{"We were there from Wednesday to Thursday.", thu, []string{"Wednesday to Thursday=2026-12-02..2026-12-03/day/rel"}},
+		{"I'll be away from Monday to Wednesday.", thu, []string{"Monday to Wednesday=2026-12-14..2026-12-16/day/rel"}},
+		{"The shop is open from Monday to Saturday.", thu, nil},
+		{"They moved it from Monday to Wednesday.", thu, nil},
+		{"from Friday 4 December to Monday 7 December we hiked", thu, []string{"Friday 4 December to Monday 7 December=2026-12-04..2026-12-07/day"}},
+	})
+	for q, want := range map[string]string{
+		"What happened between Tuesday and Friday?": "Tuesday and Friday=2026-12-01..2026-12-04/day/rel",
+		"What did we do from Monday to Wednesday?":  "Monday to Wednesday=2026-12-07..2026-12-09/day/rel",
+	} {
+		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: thu, Recent: true})), " | "); got != want {
+			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, want)
+		}
+	}
+}

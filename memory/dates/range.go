@@ -10,7 +10,9 @@ import (
 // to 7 May", "2-6 November", "May 3-7, 2023", "from 30 April to 3 May",
 // "between 11 and 15 August", "10 April until 14 April", "2023-05-03 to
 // 2023-05-07", "from June to August", "June-August 2023"; or of years,
-// after from or between: "from 2019 to 2021" (yearRange). It is one
+// after from or between: "from 2019 to 2021" (yearRange); or of
+// weekdays, after from or between where a word tells the tense: "we
+// were there from Monday to Wednesday" (weekdayRange). It is one
 // mention, from its first day (or month) to its last, so that a question
 // about the days between matches them all; Options.Apart reads its ends
 // as two mentions instead (the entity extractor indexes each).
@@ -56,6 +58,9 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 		return Mention{}, i
 	}
 	if m, n := f.yearRange(i); n > i {
+		return m, n
+	}
+	if m, n := f.weekdayRange(i); n > i {
 		return m, n
 	}
 	a, ok := f.rangeEnd(i, true)
@@ -400,4 +405,48 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// weekdayRange reads a range of weekdays at i after "from" or "between"
+// ("from Monday to Wednesday", "between Tuesday and Friday") in a sentence
+// whose tense a word tells: the latest such days ended before ref's day
+// ("we were in Rome from Monday to Wednesday", "what did we do from Monday
+// to Wednesday?", said on a Tuesday, are last week's), or in a sentence
+// that looks ahead the first begun after it ("I'll be away from Monday to
+// Wednesday"). Without a tense word it is a schedule ("the shop is open
+// from Monday to Saturday"): none, and the weekdays are habitual; but a
+// question (Options.Recent) asks of the past unless it says otherwise
+// ("What happened between Tuesday and Friday?").
+func (f *finder) weekdayRange(i int) (Mention, int) {
+	a, ok := f.kw(i).weekday()
+	if !ok || !f.word(i-1, "from") && !f.between(i) || f.moves(i) {
+		return Mention{}, i
+	}
+	j := f.through(i+1, i)
+	if j == 0 || j >= len(f.t) || f.t[j].line {
+		return Mention{}, i
+	}
+	b, ok := f.kw(j).weekday()
+	if !ok || !f.rightOK(j+1) || f.sameLine(j+1) && f.num(j+1) { // "to Friday 5 May": rangeEnd's
+		return Mention{}, i
+	}
+	ahead, told := f.tenseOf(i)
+	if !told && !f.recent { // a question asks of the past unless it says otherwise
+		return Mention{}, i
+	}
+	a, b = (a+6)%7, (b+6)%7 // Monday 0
+	n := (b - a + 7) % 7    // the days from the first to the last
+	var first int           // in days from ref's
+	if ahead {
+		if first = (a - f.wd + 7) % 7; first == 0 {
+			first = 7
+		}
+	} else {
+		last := -((f.wd - b + 7) % 7)
+		if last == 0 {
+			last = -7
+		}
+		first = last - n
+	}
+	return f.rel(i, j+1, Day, f.days(first, first+n+1))
 }
