@@ -16,6 +16,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"agentmem/tools/spec"
 )
 
 // RelayOptions configure Relay.
@@ -27,9 +29,22 @@ type RelayOptions struct {
 	// Without it, the relay ends with its holder.
 	Takeover func(context.Context) (io.Closer, error)
 	// Wait bounds the wait for a new holder (AttachWait if zero).
-	Wait   time.Duration
-	Logger *slog.Logger
+	Wait time.Duration
+	// Namespace, when set, is the namespace of the client's calls of a
+	// tool that takes one (spec.Namespaced) and names none: this process's
+	// default, not the holder's, so that an agent set up with its own
+	// namespace keeps it whichever process holds the memory.
+	Namespace string
+	// InitWait bounds the wait for the holder's answer to the client's
+	// initialize (HandshakeWait if zero): a holder that is stopped or hung
+	// gets the client an error instead of a silent hang.
+	InitWait time.Duration
+	Logger   *slog.Logger
 }
+
+// HandshakeWait is how long a relay waits for the holder's answer to its
+// client's initialize.
+const HandshakeWait = 10 * time.Second
 
 // Relay passes the MCP session of a client on in/out (this process's
 // stdio) to the holder's socket, over conn, until the client closes in or
@@ -56,6 +71,7 @@ type RelayOptions struct {
 func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io.Writer, opts RelayOptions) error {
 	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.Wait = cmp.Or(opts.Wait, AttachWait)
+	opts.InitWait = cmp.Or(opts.InitWait, HandshakeWait)
 	var tag [6]byte
 	rand.Read(tag[:])
 	r := &relay{
@@ -105,6 +121,7 @@ type relay struct {
 	seq         uint64
 	unsent      [][]byte // notifications a dead holder did not take
 	initialize  []byte   // the client's initialize request
+	initID      string   // and its id
 	initialized []byte   // and its initialized notification
 	setLevel    []byte   // and its last logging/setLevel the holder took
 	hints       map[string]bool
@@ -135,25 +152,23 @@ func (r *relay) write(line []byte) error {
 	return err
 }
 
-// run relays until the client is done (lost false) or the holder goes
-// away while the client is still there (lost true).
+// run relays until the client is done and every call it made is
+// answered (lost false), or the holder goes away while the client is
+// still there or its calls are not all answered (lost true).
 func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines <-chan []byte) (lost bool, err error) {
 	pumped := make(chan error, 1)
 	go func() { pumped <- r.pump(br) }()
+	var initTimeout <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return false, nil
 		case err := <-pumped:
-			var cw *clientWriteError
-			if errors.As(err, &cw) {
-				// the client is gone, not the holder
-				return false, r.clientGone(cw.err)
+			return r.holderGone(err, false)
+		case <-initTimeout:
+			if err := r.initUnanswered(); err != nil {
+				return false, err
 			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				r.log.Debug("holder connection ended", "err", err)
-			}
-			return true, nil
 		case line, ok := <-lines:
 			if !ok {
 				// the client is done: let the holder answer, then stop
@@ -161,12 +176,16 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 					uc.CloseWrite()
 				}
 				select {
-				case <-pumped:
+				case err := <-pumped:
+					return r.holderGone(err, true)
 				case <-ctx.Done():
 				}
 				return false, nil
 			}
-			r.track(line)
+			line = r.withNamespace(line)
+			if r.track(line) == "initialize" {
+				initTimeout = time.After(r.opts.InitWait)
+			}
 			if _, err := conn.Write(line); err != nil {
 				if m := peek(line); m.kind == notification {
 					r.mu.Lock()
@@ -181,9 +200,82 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 	}
 }
 
+// holderGone says how run ends when the holder's connection has ended
+// (err is how): the client gone is the end; else the holder is lost,
+// unless it answered every call of a client that is done (done: it
+// closed its input). A holder killed before it answered a done client's
+// last calls is lost like any other: the calls go to the next one.
+func (r *relay) holderGone(err error, done bool) (lost bool, _ error) {
+	var cw *clientWriteError
+	if errors.As(err, &cw) {
+		// the client is gone, not the holder
+		return false, r.clientGone(cw.err)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.log.Debug("holder connection ended", "err", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !done || len(r.pending) > 0, nil
+}
+
+// initUnanswered answers the client's initialize with an error when the
+// holder has not answered it in time, and ends the relay.
+func (r *relay) initUnanswered() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.pending[r.initID]
+	if !ok {
+		return nil
+	}
+	delete(r.pending, r.initID)
+	why := fmt.Sprintf("the agentmem process holding the memory (socket %s) did not answer this session's initialize within %s: it is stopped or hung; end it (or let it go on: kill -CONT) and start this server again", r.sock, r.opts.InitWait)
+	r.write(errorLine(c.m.rawID, codeHolderLost, "agentmem: "+why, map[string]any{"reason": "holder_unresponsive"}))
+	return errors.New(why)
+}
+
+// withNamespace gives a call of a tool that takes a namespace and names
+// none (or "") the relay's own default (RelayOptions.Namespace). A line
+// it cannot read is passed on as it is, for the holder to refuse.
+func (r *relay) withNamespace(line []byte) []byte {
+	if r.opts.Namespace == "" {
+		return line
+	}
+	m := peek(line)
+	if m.kind != request || m.method != "tools/call" || !spec.Namespaced(toolName(m.params)) {
+		return line
+	}
+	var msg, params, args map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil {
+		return line
+	}
+	if a, ok := params["arguments"]; ok && json.Unmarshal(a, &args) != nil {
+		return line // not an object: refused by the holder
+	}
+	if ns, ok := args["namespace"]; ok && string(ns) != `""` {
+		return line
+	}
+	if args == nil {
+		args = map[string]json.RawMessage{}
+	}
+	args["namespace"], _ = json.Marshal(r.opts.Namespace)
+	var err error
+	if params["arguments"], err = json.Marshal(args); err != nil {
+		return line
+	}
+	if msg["params"], err = json.Marshal(params); err != nil {
+		return line
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return line
+	}
+	return append(out, '\n')
+}
+
 // track records what the relay must know of a client message before it
-// goes to the holder.
-func (r *relay) track(line []byte) {
+// goes to the holder, and returns the method of a request.
+func (r *relay) track(line []byte) string {
 	m := peek(line)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -193,11 +285,12 @@ func (r *relay) track(line []byte) {
 		c := &call{seq: r.seq, line: line, m: m}
 		switch m.method {
 		case "initialize":
-			r.initialize = line
+			r.initialize, r.initID = line, m.id
 		case "tools/call":
 			c.tool = toolName(m.params)
 		}
 		r.pending[m.id] = c
+		return m.method
 	case notification:
 		switch m.method {
 		case "notifications/initialized":
@@ -208,6 +301,7 @@ func (r *relay) track(line []byte) {
 			}
 		}
 	}
+	return ""
 }
 
 // pump copies the holder's messages to the client, settling the pending

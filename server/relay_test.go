@@ -223,6 +223,9 @@ func (h *testHolder) newServer() *mcpserver.MCPServer {
 	s.AddTool(annotated("whoami", true), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("served by " + h.name), nil
 	})
+	s.AddTool(annotated("recall", true), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("namespace " + req.GetString("namespace", "(none)")), nil
+	})
 	s.AddTool(annotated("slow", true), block("slow"))
 	s.AddTool(annotated("write", false), block("write"))
 	return s

@@ -27,7 +27,7 @@ func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Cl
 		defer close(ended)
 		// a relay that takes over reaches the memory through the socket it
 		// then serves, a command's too
-		err := server.Relay(rctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Logger: e.log})
+		err := server.Relay(rctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Namespace: e.cfg.Namespace, InitWait: attachTimeout, Logger: e.log})
 		if err != nil && !errors.Is(err, io.ErrClosedPipe) && rctx.Err() == nil {
 			e.log.Debug("relaying to the agentmem process that holds the data dir", "err", err) // the command says why
 		}

@@ -56,10 +56,11 @@ func (c serveCmd) Run(e *env) error {
 			return fmt.Errorf("another agentmem process serves the data dir %s (socket %s): stop it, or serve HTTP from another --data-dir", dir, sock)
 		}
 		// Another agent's server holds this data dir: share its memory.
-		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply)", "socket", sock)
+		e.log.Info("data dir held by another agentmem process; relaying to it (its settings apply, but for the namespace of calls that name none: this process's)", "socket", sock, "namespace", e.cfg.Namespace)
 		return server.Relay(e.ctx, sock, conn, os.Stdin, os.Stdout, server.RelayOptions{
-			Takeover: hold(e, dir, sock, asServer),
-			Logger:   e.log,
+			Takeover:  hold(e, dir, sock, asServer),
+			Namespace: e.cfg.Namespace,
+			Logger:    e.log,
 		})
 	}
 	hd := h.(*holder)

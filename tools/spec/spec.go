@@ -193,6 +193,17 @@ type ForgetResult struct {
 	Note      string   `json:"note,omitempty" jsonschema:"What the forget could not do after it deleted, if anything."`
 }
 
+// Namespaced reports whether the tool named takes a namespace argument
+// (remember, recall, forget): a relayed server gives a call of one that
+// names none its own default namespace (server.RelayOptions.Namespace).
+func Namespaced(tool string) bool {
+	switch tool {
+	case "remember", "recall", "forget":
+		return true
+	}
+	return false
+}
+
 // ToolError is a tool's own error result: the call reached the tool, which
 // refused it (bad arguments) or failed. Text is what the tool said.
 type ToolError struct {
