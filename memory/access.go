@@ -18,7 +18,7 @@ import (
 // can forget to.
 type Access struct {
 	User    string
-	Default string // the namespace of calls that name none
+	Default string // the namespace of calls that name none ("": they must name one)
 	Rules   []Rule
 }
 
@@ -78,6 +78,15 @@ func (a *Access) check(ns string, write bool) error {
 		how = "written (read-only)"
 	}
 	return fmt.Errorf("%w: namespace %q may not be %s by %s", ErrForbidden, ns, how, a.User)
+}
+
+// patterns are the namespaces and prefixes a opens, for messages.
+func (a *Access) patterns() string {
+	ps := make([]string, len(a.Rules))
+	for i, r := range a.Rules {
+		ps[i] = r.Pattern
+	}
+	return strings.Join(ps, ", ")
 }
 
 // DefaultNamespaceOf is the namespace of ctx's calls that name none.

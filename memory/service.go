@@ -155,6 +155,9 @@ func (s *Service) lockSessions(ns string, sessions []string) (unlock func()) {
 // that the caller may read it, or write it.
 func (s *Service) ns(ctx context.Context, requested string, write bool) (string, error) {
 	ns := requested
+	if a := AccessFrom(ctx); ns == "" && a != nil && a.Default == "" {
+		return "", &FieldError{"namespace", fmt.Sprintf("must be given: %s opens no default namespace, only %s", a.User, a.patterns())}
+	}
 	if ns == "" {
 		ns = s.DefaultNamespaceOf(ctx)
 	} else if err := validName("namespace", ns, maxNamespace); err != nil {

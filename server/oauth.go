@@ -163,7 +163,7 @@ func (o *OAuth) access(claims jwt.MapClaims) (*memory.Access, error) {
 			a.Default = name
 		}
 	}
-	if len(a.Rules) == 0 || a.Default == "" {
+	if len(a.Rules) == 0 {
 		return nil, fmt.Errorf("access token: claim %s opens no namespace", o.opts.Claim)
 	}
 	return a, nil

@@ -141,6 +141,19 @@ func TestOAuthResourceServer(t *testing.T) {
 			t.Errorf("remember into %s with a token that does not open it for writing", ns)
 		}
 	}
+	// a claim of prefixes only opens them, and has no default: a call
+	// must name its namespace (the token was refused as opening none)
+	prefixes, err := client.HTTP(ctx, ts.URL+server.Path, map[string]string{"Authorization": "Bearer " + is.token(t, claims(func(c jwt.MapClaims) { c["agentmem_namespaces"] = []string{"proj-*"} }), nil)})
+	if err != nil {
+		t.Fatalf("a claim of prefixes only: %v", err)
+	}
+	defer prefixes.Close()
+	if r, _, err := prefixes.Remember(ctx, spec.RememberArgs{Namespace: "proj-a", SessionID: "s", Messages: []spec.Message{{Role: "user", Content: "hi"}}}); err != nil || r.Namespace != "proj-a" {
+		t.Errorf("remember into proj-a with a claim of proj-*: %+v %v", r, err)
+	}
+	if _, _, err := prefixes.Remember(ctx, spec.RememberArgs{SessionID: "s", Messages: []spec.Message{{Role: "user", Content: "hi"}}}); err == nil || !strings.Contains(err.Error(), "namespace: must be given: alice opens no default namespace, only proj-*") {
+		t.Errorf("remember naming no namespace with a claim of prefixes only: %v", err)
+	}
 	req, _ := http.NewRequest("GET", ts.URL+"/api/namespaces", nil)
 	req.Header.Set("Authorization", "Bearer "+good)
 	resp, err = http.DefaultClient.Do(req)

@@ -36,7 +36,7 @@ type TokenFile struct {
 type TokenEntry struct {
 	User    string   `json:"user"`
 	SHA256  string   `json:"sha256"`            // hex SHA-256 of the token
-	Default string   `json:"default"`           // namespace of calls that name none
+	Default string   `json:"default"`           // namespace of calls that name none ("": they must name one)
 	Write   []string `json:"write,omitempty"`   // namespaces (or prefix*) it may read and write
 	Read    []string `json:"read,omitempty"`    // namespaces (or prefix*) it may only read
 	Created string   `json:"created,omitempty"` // RFC 3339
@@ -69,8 +69,9 @@ func (e TokenEntry) check() error {
 			return fmt.Errorf("user %s: %w", e.User, err)
 		}
 	}
-	if e.Default == "" || strings.Contains(e.Default, "*") || !e.access().CanRead(e.Default) {
-		return fmt.Errorf("user %s: default %q must be a namespace it opens", e.User, e.Default)
+	// no default: calls must name their namespace (a token of prefixes only)
+	if e.Default != "" && (strings.Contains(e.Default, "*") || !e.access().CanRead(e.Default)) {
+		return fmt.Errorf("user %s: default %q must be a namespace it opens, not a prefix (or none: then calls must name theirs)", e.User, e.Default)
 	}
 	return nil
 }

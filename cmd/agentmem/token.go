@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"agentmem/server"
@@ -25,14 +27,16 @@ type tokenAddCmd struct {
 	User    string   `name:"user" required:"" help:"Who the token is for (shown in logs and errors)."`
 	Write   []string `name:"write" sep:"," placeholder:"NS" help:"Namespaces it may read and write (a name, or a prefix ending in *)."`
 	Read    []string `name:"read" sep:"," placeholder:"NS" help:"Namespaces it may only read."`
-	Default string   `name:"default" placeholder:"NS" help:"Namespace of calls that name none (default: the first of --write, else of --read)."`
+	Default string   `name:"default" placeholder:"NS" help:"Namespace of calls that name none (default: the first name of --write, else of --read, that is no prefix; with prefixes only, calls must name their namespace)."`
 }
 
 func (c tokenAddCmd) Run(e *env) error {
 	def := c.Default
 	if def == "" {
-		if all := append(append([]string(nil), c.Write...), c.Read...); len(all) > 0 {
-			def = all[0]
+		// a prefix is no namespace: with prefixes only, calls must name theirs
+		all := append(append([]string(nil), c.Write...), c.Read...)
+		if i := slices.IndexFunc(all, func(p string) bool { return !strings.HasSuffix(p, "*") }); i >= 0 {
+			def = all[i]
 		}
 	}
 	tok, err := server.AddToken(c.File, server.TokenEntry{User: c.User, Write: c.Write, Read: c.Read, Default: def})

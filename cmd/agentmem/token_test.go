@@ -30,6 +30,15 @@ func TestTokenCommands(t *testing.T) {
 	if _, errOut, err := try(t, dir, "token", "add", "--file", file, "--user", "bob", "--write", "bob", "--default", "alice"); err == nil || !strings.Contains(errOut, "default") {
 		t.Errorf("a default the token does not open: %v %s", err, errOut)
 	}
+	// prefixes only: no default (calls must name their namespace); a
+	// prefix is no default
+	run(t, dir, "token", "add", "--file", file, "--user", "dave", "--write", "proj-*")
+	if out := run(t, dir, "token", "list", "--file", file); !strings.Contains(out, "dave") {
+		t.Errorf("token list after a token of prefixes only:\n%s", out)
+	}
+	if _, errOut, err := try(t, dir, "token", "add", "--file", file, "--user", "eve", "--write", "proj-*", "--default", "proj-*"); err == nil || !strings.Contains(errOut, "not a prefix") {
+		t.Errorf("a prefix as the default: %v %s", err, errOut)
+	}
 	run(t, dir, "token", "remove", "--file", file, "--user", "alice")
 	if out := run(t, dir, "token", "list", "--file", file); strings.Contains(out, "alice") {
 		t.Errorf("after remove:\n%s", out)
