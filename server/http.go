@@ -161,7 +161,7 @@ func NewHTTP(s *mcpserver.MCPServer, opts HTTPOptions) (*HTTP, error) {
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rebound(r) {
 		h.opts.Logger.Warn("refused a request to a loopback address under another name (DNS rebinding?)", "host", r.Host, "remote", r.RemoteAddr)
-		writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not this server's name: a server on a loopback address answers only to localhost and loopback addresses", r.Host))
+		writeStatusError(w, r, http.StatusForbidden, fmt.Sprintf("Host %q is not this server's name: a server on a loopback address answers only to localhost and loopback addresses", r.Host))
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -240,7 +240,7 @@ func (h *HTTP) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); !h.originAllowed(o) {
 			h.opts.Logger.Warn("refused a request from a browser page", "origin", o, "remote", r.RemoteAddr)
-			writeError(w, http.StatusForbidden, fmt.Sprintf("Origin %s is not allowed: this server accepts browser requests from pages on localhost and from the origins given with --http-allow-origin (AGENTMEM_HTTP_ALLOW_ORIGIN)", o))
+			writeStatusError(w, r, http.StatusForbidden, fmt.Sprintf("Origin %s is not allowed: this server accepts browser requests from pages on localhost and from the origins given with --http-allow-origin (AGENTMEM_HTTP_ALLOW_ORIGIN)", o))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -85,7 +85,7 @@ func printIndexes(store string, r *embedded.Report) {
 // printSnapshots prints what Check found of the vector snapshots in
 // store, or that there are none where the store has vectors.
 func printSnapshots(store string, r *embedded.Report) {
-	if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers > 0 {
+	if r.Snapshotted+r.SnapshotsStale+r.SnapshotLeftovers+len(r.Snapshots) > 0 {
 		var parts []string
 		if r.Snapshotted > 0 {
 			parts = append(parts, fmt.Sprintf("%s of %s, equal to the records (with the journal after them)", spec.Count(r.Snapshotted, "namespace"), spec.Count(r.SnapshotWindows, "vector")))
@@ -95,6 +95,9 @@ func printSnapshots(store string, r *embedded.Report) {
 		}
 		if r.SnapshotLeftovers > 0 {
 			parts = append(parts, fmt.Sprintf("%s no manifest names (left by a stop during a save), which the next server removes (no damage)", spec.Count(r.SnapshotLeftovers, "file")))
+		}
+		if len(r.Snapshots) > 0 {
+			parts = append(parts, fmt.Sprintf("not used, as they do not match the records: %s, below", spec.Count(len(r.Snapshots), "problem")))
 		}
 		fmt.Printf("vector snapshots %s: %s\n", filepath.Join(store, "vectors"), strings.Join(parts, "; "))
 	} else if r.Vectors > 0 {

@@ -11,6 +11,7 @@ import (
 // what the browser may not do.
 func TestAPI(t *testing.T) {
 	ts, _ := memoryServer(t)
+	origin := ""
 	call := func(method, path, token, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
@@ -19,6 +20,9 @@ func TestAPI(t *testing.T) {
 		}
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -41,6 +45,7 @@ func TestAPI(t *testing.T) {
 		{"GET", "/api/namespaces", tok, "", 200, `"name":"alice","memories":6,"sessions":3`},
 		{"GET", "/api/sessions?namespace=alice&limit=1", tok, "", 200, `"id":"s-june"`},
 		{"GET", "/api/sessions?namespace=alice&limit=5000", tok, "", 400, "limit: must be between 1 and 1000"},
+		{"GET", "/api/sessions?namespace=alice&limit=0", tok, "", 400, "limit: must be between 1 and 1000, got 0"},
 		{"GET", "/api/sessions?namespace=nobody", tok, "", 404, `namespace \"nobody\" not found`},
 		{"GET", "/api/sessions?namespace=alice&after=31+February+2023", tok, "", 400, "after"},
 		{"GET", "/api/session?namespace=alice&id=s-may", tok, "", 200, `"turns":[{"id":"s-may:0"`},
@@ -69,5 +74,11 @@ func TestAPI(t *testing.T) {
 		if status != c.status || !strings.Contains(body, c.says) {
 			t.Errorf("%s %s: %d %.200s; want %d saying %q", c.method, c.path, status, body, c.status, c.says)
 		}
+	}
+	// a page of another site is refused in the API's own shape, as any of
+	// its errors (it was JSON-RPC's, /mcp's)
+	origin = "https://evil.example"
+	if status, body := call("POST", "/api/recall", tok, `{"query":"x"}`); status != 403 || !strings.HasPrefix(body, `{"error":"Origin https://evil.example is not allowed`) {
+		t.Errorf("POST /api/recall from another site's page: %d %s", status, body)
 	}
 }

@@ -145,6 +145,9 @@ func (a api) sessions(r *http.Request) (any, error) {
 		if err != nil {
 			return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be a number, got %q", l)}
 		}
+		if n < 1 { // 0 would be the default page: a limit given is one asked for
+			return nil, &memory.FieldError{Field: "limit", Msg: fmt.Sprintf("must be between 1 and %d, got %d", memory.MaxSessionPage, n)}
+		}
 		limit = n
 	}
 	return tools.Sessions(r.Context(), a.svc, memory.SessionsRequest{

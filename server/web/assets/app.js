@@ -236,7 +236,7 @@ function loginView(again) {
     route();
   } },
     el("h1", {}, "Sign in"),
-    el("p", { class: "sub" }, "This server asks for the bearer token it was started with (AGENTMEM_HTTP_TOKEN). It is kept in this tab only, until you close it."),
+    el("p", { class: "sub" }, "This server asks for a bearer token: the one it was started with (AGENTMEM_HTTP_TOKEN), your own from its token file (agentmem token add), or an access token of its OAuth authorization server. It is kept in this tab only, until you close it."),
     again ? el("div", { class: "error" }, "That token was refused.") : null,
     el("label", {}, "Token", el("input", { type: "password", name: "token", id: "token", autocomplete: "current-password", required: true })),
     el("button", { type: "submit" }, "Open"));
