@@ -447,4 +447,3 @@ func TestCheckSaysWhyNoSnapshot(t *testing.T) {
 		t.Errorf("check of a store without vectors speaks of snapshots:\n%s", out)
 	}
 }
-
