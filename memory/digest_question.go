@@ -142,6 +142,9 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 // which may be of the one to come ("What's happening Monday?", "What do
 // we do in December?").
 func saysPast(t string) bool {
+	if strings.Contains(t, " of ") {
+		return false // "the last week of December": a part of a named period
+	}
 	for _, p := range []string{"since ", "the last ", "the past ", "last ", "this past ", "previous ", "earlier "} {
 		if strings.HasPrefix(t, p) {
 			return true

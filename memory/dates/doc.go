@@ -65,8 +65,8 @@
 //	last / this / next weekend           05-06..07 / 05-13..14 / 05-20..21
 //	over the weekend, the past weekend   the latest weekend begun: 05-06..07
 //	at the weekend                       the same, or this week's when its sentence looks ahead: 05-13..14
-//	on the weekend                       the same where a word of its sentence says the tense
-//	                                     ("did", "will"); none without one ("I work on the weekend")
+//	on the weekend                       none: mostly every weekend ("I work on the weekend"); but
+//	                                     see Options.Recent
 //	the week / weekend after next        05-22..28 / 05-27..28
 //	the week / weekend before last       04-24..30 / 04-29..30
 //	the month / year before last         2023-03 / 2021 (after next: 2023-07 / 2025)
@@ -85,7 +85,8 @@
 //	                                     (see holiday.go): as a day without a year, 2022-12-25, 2023-04-09
 //	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
-//	two days ago, a day ago              2023-05-08, 2023-05-09 ("two days back" the same)
+//	two days ago, a day ago              2023-05-08, 2023-05-09 ("two days back" the same; not a
+//	                                     delay: "pushed it two weeks back", "we're a day back")
 //	two weeks ago, a fortnight ago       the ISO week of ref's day minus 14: 04-24..30
 //	two months ago, a year ago           2023-03, 2022
 //	in 3 days, in two weeks              2023-05-13; the ISO week of ref + 14 days
@@ -97,13 +98,16 @@
 //	                                     the one starting 5 months before to 6 after /
 //	                                     the first starting after it
 //	last May, next May, this May         2022-05 (strictly before ref's month), 2024-05, 2023-05
-//	Q1, Q3 2022, Q4 of 2021              calendar quarters: 2023-01-01..03-31 (without a year the
-//	                                     latest begun, or the next not ended in a sentence that
-//	                                     looks ahead), 2022-07-01..09-30, 2021-10-01..12-31
+//	Q3 2022, Q4 of 2021, Q4'21           calendar quarters: 2022-07-01..09-30, 2021-10-01..12-31;
+//	Q1-Q2 2023, Q3/Q4 2022               2023-01-01..06-30, 2022-07-01..12-31 ("Q3" without a
+//	                                     year is none: an Audi Q3, a quiz's Q3; but see
+//	                                     Options.Recent)
 //	last / this / next quarter           2023-01-01..03-31 / 04-01..06-30 / 07-01..09-30
 //	early / mid / late May, mid-2021     a half of the period: 05-01..15 / 05-08..24 / 05-16..31;
 //	the start / middle / end of May      a year's by months (2021-04-01..09-30); any week, month,
-//	                                     quarter, season or year ("late last week": 05-04..07)
+//	                                     quarter, season or year ("Late last week": 05-04..07;
+//	                                     before a relative period the word must open its phrase:
+//	                                     "I worked late this week" is all of this week)
 //	the first / last week of May         05-01..07 / 05-25..31 (second, third, fourth: 8..14, ...)
 //	the first / second half of 2022      2022-01-01..06-30 / 07-01..12-31; of any period above
 //	3 to 7 May, 2-6 May, May 3-7, 2023   2023-05-03..2023-05-07: a range, one mention (range.go);
@@ -113,11 +117,8 @@
 //	from June to August, June-Aug 2023   2023-06-01..2023-08-31: months need from, between,
 //	                                     a dash or a year ("I moved it March to May" is none)
 //	from 2019 to 2021                    2019-01-01..2021-12-31: years need from or between
-//	from Monday to Wednesday             the latest such days ended before ref's day (05-01..03),
-//	between Tuesday and Friday           or the next begun after it where the sentence looks ahead:
-//	                                     weekdays need from or between and a tense word (none in
-//	                                     "the shop is open from Monday to Saturday"; a question,
-//	                                     Options.Recent, asks of the past unless it says otherwise)
+//	from Monday to Wednesday             none: mostly a schedule or a habit ("the store was open
+//	                                     from Monday to Saturday"); but see Options.Recent
 //	on the 8th, since the 2nd            2023-05-08, 2023-05-02: the latest such day up to ref's
 //	on February 1st, then on the 5th     2023-02-05: the month named before it in its sentence
 //
@@ -267,6 +268,20 @@
 // Friday"; "the previous day" is yesterday): in a question it counts back
 // from ref, in a memory mostly from the story's own time ("the previous
 // week I had been in Paris"), which is not known.
+//
+// A question also reads what a memory's words mostly use otherwise:
+//   - "on the weekend" where a word says the tense: "What did we do on the
+//     weekend?" is the latest weekend begun, "What are you doing on the
+//     weekend?" this week's;
+//   - a range of weekdays after "from" or "between", not in the present
+//     tense ("Is the shop open from Monday to Saturday?" asks of a
+//     schedule): "What did we do from Monday to Wednesday?", said on
+//     Wednesday 10 May 2023, is 05-01..03, the latest such days ended
+//     before ref's day; "What will we do from Monday to Wednesday?" the
+//     next begun after it;
+//   - "Q1" to "Q4" without a year, after a word that announces a date:
+//     "What did we ship in Q3?" is the latest Q3 begun, "What will we ship
+//     in Q1?" the next not yet ended.
 //
 // # Cost
 //

@@ -285,7 +285,8 @@ func (f *finder) cued(i int, month bool) bool {
 	case kwIn, kwCue, kwPeriod, kwBefore, kwAfter:
 		return true
 	case kwOf:
-		return month || f.word(i-2, "start") || f.word(i-2, "beginning") || f.word(i-2, "middle") || f.word(i-2, "end") || f.word(i-2, "half")
+		return month || f.word(i-2, "start") || f.word(i-2, "beginning") || f.word(i-2, "middle") || f.word(i-2, "end") ||
+			f.word(i-2, "half") && (f.word(i-3, "first") || f.word(i-3, "second"))
 	case kwBy:
 		return month
 	}
@@ -1116,7 +1117,7 @@ func (f *finder) lastNext(i int) (Mention, int) {
 		return f.rel(i, j+1, Month, f.months(dir, dir+1))
 	case w == kwYear:
 		return f.rel(i, j+1, Year, f.years(dir, dir+1))
-	case w == kwQuarter:
+	case f.word(j, "quarter"): // no keyword: "the Latin Quarter" stays a word
 		return f.lastNextQuarter(i, j+1, dir)
 	case w == kwSeason:
 		return f.season(i, j, k, dir)
@@ -1181,16 +1182,17 @@ func (f *finder) afterNext(i int) (Mention, int) {
 // atWeekend reads "at the weekend" at i: the coming one (this week's) in
 // a sentence that looks ahead ("what are you doing at the weekend?"),
 // else the latest begun, as "over the weekend" ("I went hiking at the
-// weekend"). "On the weekend" is read so only where a word of its
-// sentence says its tense ("we deployed on the weekend", "I'll call you on
-// the weekend"): without one it is mostly every weekend ("I work on the
-// weekend").
+// weekend"). "On the weekend" is mostly every weekend ("I work on the
+// weekend", "I usually went hiking on the weekend"), even with a tense
+// word: it is read so only in a question (Options.Recent) where a word
+// says the tense ("What did we do on the weekend?", "What are you doing
+// on the weekend?").
 func (f *finder) atWeekend(i int) (Mention, int) {
 	if f.kw(i+1) != kwThe || f.kw(i+2) != kwWeekend {
 		return Mention{}, i
 	}
 	ahead, told := f.tenseOf(i + 2)
-	if f.kw(i) == kwOn && !told {
+	if f.kw(i) == kwOn && (!told || !f.recent) {
 		return Mention{}, i
 	}
 	if !ahead {
@@ -1309,13 +1311,29 @@ func (f *finder) ago(i int) (Mention, int) {
 	if f.word(j, "fortnight") || f.word(j, "fortnights") {
 		u, lo, hi = kwWeek, 2*lo, 2*hi // "a fortnight ago": two weeks ago
 	}
-	if f.kw(j+1) == kwAgo || f.word(j+1, "back") && f.rightOK(j+2) { // "two weeks back"
+	if f.kw(j+1) == kwAgo || f.word(j+1, "back") && f.rightOK(j+2) && !f.delay(i) { // "two weeks back"
 		return f.span(i, j+2, u, -hi, -lo)
 	}
 	if f.word(j+1, "from") && (f.kw(j+2) == kwNow || f.kw(j+2) == kwToday) {
 		return f.span(i, j+3, u, lo, hi)
 	}
 	return Mention{}, i
+}
+
+// delay reports a count of units at i whose "back" says a delay or an
+// arrear, not "ago": after a verb that moves a date ("pushed the launch
+// two weeks back"), a verb's object ("set us two weeks back") or "is"
+// ("the project is two weeks back", "we're a day back").
+func (f *finder) delay(i int) bool {
+	if f.moves(i) || f.kw(i-1) == kwIs {
+		return true
+	}
+	for _, w := range [...]string{"us", "me", "them", "it", "him", "her", "you"} {
+		if f.word(i-1, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // word reports whether token i is the word w (w in lower case).

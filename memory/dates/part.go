@@ -22,6 +22,9 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 		return m, i
 	}
 	word := f.periodWordAt(i) // "early", "mid", "late"
+	if word < i && m.Relative && !f.opensPhrase(word) {
+		return m, i // "I worked late this week": the word is the verb's
+	}
 	at := word
 	if word == i && f.kw(i-1) == kwOf { // "the end of", "the first week of"
 		word, at = i-2, i-2
@@ -35,7 +38,9 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 			}
 		}
 	}
-	first, second := f.word(word, "first"), f.word(word, "second")
+	// "the first half of", not "the first of May" (a day)
+	half := f.word(word+1, "half")
+	first, second := half && f.word(word, "first"), half && f.word(word, "second")
 	n, unit := int(m.To.Sub(m.From).Hours()/24+0.5), 1 // the days
 	if n >= 365 {
 		n, unit = 12, 0 // a year's months
@@ -69,4 +74,20 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 	m.To = wallTime(y, mo+time.Month(b*(1-unit)), d+b*unit, 0, 0, 0, 0, f.loc)
 	m.Start = f.t[at].start
 	return m, at
+}
+
+// opensPhrase reports a word at i that opens its sentence, or follows a
+// comma or a word that announces a date ("in", "by", "since", "on", "at"),
+// where "late" or "early" before "last week" modifies the period ("Late
+// last week we shipped", "in early next month"), not a verb ("I worked
+// late this week").
+func (f *finder) opensPhrase(i int) bool {
+	if f.opens(i) || f.punct(i-1, ',') {
+		return true
+	}
+	switch f.kw(i - 1) {
+	case kwIn, kwCue, kwBy, kwBefore, kwAfter, kwOn, kwAt, kwTo:
+		return true
+	}
+	return false
 }

@@ -36,6 +36,15 @@ func TestFindPartOfPeriod(t *testing.T) {
 		{"the first week of next year", wed, []string{"next year=2024/year/rel"}},
 		{"the other half of May", wed, []string{"May=2023-05/month"}},
 		{"a week of May", wed, []string{"May=2023-05/month"}},
+		{"the first of May", wed, []string{"May=2023-05/month"}},
+		{"the second of March we went out", wed, []string{"March=2023-03/month"}},
+		{"half of 2000 were women", wed, nil},
+		// an adverb of the verb before a relative period is no part of it
+		{"I worked late this week", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
+		{"I woke up early last week to catch the flight", wed, []string{"last week=2023-05-01..2023-05-07/week/rel"}},
+		{"We arrived late last month", wed, []string{"last month=2023-04/month/rel"}},
+		{"Late last week we shipped", wed, []string{"Late last week=2023-05-04..2023-05-07/week/rel"}},
+		{"It happened in early last year", wed, []string{"early last year=2022-01-01..2022-06-30/year/rel"}},
 	})
 	// since a part: from the part's start to ref's day
 	ms := FindWith("What happened since the end of October?", Options{Ref: wed, Recent: true})
@@ -44,29 +53,49 @@ func TestFindPartOfPeriod(t *testing.T) {
 	}
 }
 
-// Calendar quarters: "Q1" to "Q4" with a year or without (the latest
-// begun, or the next not yet ended in a sentence that looks ahead), and
-// last, this and next quarter.
+// Calendar quarters: "Q1" to "Q4" with a year, a range of them, and
+// last, this and next quarter; without a year only in a question, after a
+// word that announces a date (the latest begun, or the next not yet ended
+// in a sentence that looks ahead). "Q3" alone in a memory is too often a
+// car, a quiz's question or a game's quarter.
 func TestFindQuarter(t *testing.T) {
 	nov := time.Date(2026, 11, 12, 10, 0, 0, 0, time.UTC)
 	runFind(t, []findCase{
-		{"What did we ship in Q3?", nov, []string{"Q3=2026-07-01..2026-09-30/quarter"}},
-		{"What did we ship in Q4?", nov, []string{"Q4=2026-10-01..2026-12-31/quarter"}},
-		{"We will ship it in Q4.", nov, []string{"Q4=2026-10-01..2026-12-31/quarter"}},
-		{"We will ship it in Q1.", nov, []string{"Q1=2027-01-01..2027-03-31/quarter"}},
 		{"Our Q3 2025 numbers were good", nov, []string{"Q3 2025=2025-07-01..2025-09-30/quarter"}},
 		{"in q2 of 2024", nov, []string{"q2 of 2024=2024-04-01..2024-06-30/quarter"}},
+		{"by Q4'25", nov, []string{"Q4'25=2025-10-01..2025-12-31/quarter"}},
+		{"the plan for Q1-Q2 2023", nov, []string{"Q1-Q2 2023=2023-01-01..2023-06-30/quarter"}},
+		{"in Q1 and Q2 of 2027", nov, []string{"Q1 and Q2 of 2027=2027-01-01..2027-06-30/quarter"}},
+		{"Q3/Q4 2024 went well", nov, []string{"Q3/Q4 2024=2024-07-01..2024-12-31/quarter"}},
 		{"What did we do last quarter?", nov, []string{"last quarter=2026-07-01..2026-09-30/quarter/rel"}},
 		{"this quarter", nov, []string{"this quarter=2026-10-01..2026-12-31/quarter/rel"}},
 		{"next quarter", nov, []string{"next quarter=2027-01-01..2027-03-31/quarter/rel"}},
 		{"last quarter", time.Date(2027, 2, 3, 0, 0, 0, 0, time.UTC), []string{"last quarter=2026-10-01..2026-12-31/quarter/rel"}},
-		{"early Q3", nov, []string{"early Q3=2026-07-01..2026-08-15/quarter"}},
-		// none
+		{"early Q3 2025", nov, []string{"early Q3 2025=2025-07-01..2025-08-15/quarter"}},
+		// none in a memory
+		{"We will ship it in Q4.", nov, nil},
+		{"I drive an Audi Q3 2022 model", nov, nil},
+		{"I drive an Audi Q3", nov, nil},
+		{"Q1. What is the capital of France?", nov, nil},
+		{"they scored 20 points in Q4", nov, nil},
 		{"every Q4 we plan", nov, nil},
 		{"Q5", nov, nil},
 		{"Q35 and Q3x and the Q-3 form", nov, nil},
 		{"IQ3", nov, nil},
 	})
+	for q, want := range map[string]string{
+		"What did we ship in Q3?":         "Q3=2026-07-01..2026-09-30/quarter",
+		"What did we ship in Q4?":         "Q4=2026-10-01..2026-12-31/quarter",
+		"What will we ship in Q4?":        "Q4=2026-10-01..2026-12-31/quarter",
+		"What will we ship in Q1?":        "Q1=2027-01-01..2027-03-31/quarter",
+		"What happened by the end of Q3?": "the end of Q3=2026-08-16..2026-09-30/quarter",
+		"How was Q3?":                     "",
+		"Who drives the Audi Q3?":         "",
+	} {
+		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: nov, Recent: true})), " | "); got != want {
+			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, want)
+		}
+	}
 }
 
 // Spans a question reads with Recent: "the previous week" as the last,
@@ -99,32 +128,55 @@ func TestFindMoreRelatives(t *testing.T) {
 		{"a few weeks back", mon, []string{"a few weeks back=2026-11-09..2026-11-29/week/rel"}},
 		{"two days back, we met", mon, []string{"two days back=2026-12-05/day/rel"}},
 		{"What did we do the past weekend?", mon, []string{"the past weekend=2026-12-05..2026-12-06/weekend/rel"}},
-		{"What did we do on the weekend?", mon, []string{"the weekend=2026-12-05..2026-12-06/weekend/rel"}},
-		{"I'll call you on the weekend.", mon, []string{"the weekend=2026-12-12..2026-12-13/weekend/rel"}},
+		{"They pushed the launch two weeks back", mon, nil},
+		{"The project is two weeks back on schedule", mon, nil},
+		{"It set us two weeks back", mon, nil},
+		// "on the weekend" is a habit in a memory, whatever the tense
 		{"I work on the weekend.", mon, nil},
-	})
-}
-
-// A range of weekdays after "from" or "between" is the latest such days
-// ended before ref's day, or the next begun after it in a sentence that
-// looks ahead; without a tense word only a question (Recent) reads it.
-func TestFindWeekdayRange(t *testing.T) {
-	thu := time.Date(2026, 12, 10, 16, 0, 0, 0, time.UTC)
-	runFind(t, []findCase{
-		{"We were in Rome from Monday to Wednesday.", thu, []string{"Monday to Wednesday=2026-12-07..2026-12-09/day/rel"}},
-		{"We were there from Friday to Sunday.", thu, []string{"Friday to Sunday=2026-12-04..2026-12-06/day/rel"}},
-		{"We were there from Wednesday to Thursday.", thu, []string{"Wednesday to Thursday=2026-12-02..2026-12-03/day/rel"}},
-		{"I'll be away from Monday to Wednesday.", thu, []string{"Monday to Wednesday=2026-12-14..2026-12-16/day/rel"}},
-		{"The shop is open from Monday to Saturday.", thu, nil},
-		{"They moved it from Monday to Wednesday.", thu, nil},
-		{"from Friday 4 December to Monday 7 December we hiked", thu, []string{"Friday 4 December to Monday 7 December=2026-12-04..2026-12-07/day"}},
+		{"I go out on the weekend.", mon, nil},
+		{"I usually went hiking on the weekend.", mon, nil},
+		{"I'll call you on the weekend.", mon, nil},
 	})
 	for q, want := range map[string]string{
-		"What happened between Tuesday and Friday?": "Tuesday and Friday=2026-12-01..2026-12-04/day/rel",
-		"What did we do from Monday to Wednesday?":  "Monday to Wednesday=2026-12-07..2026-12-09/day/rel",
+		"What did we do on the weekend?":     "the weekend=2026-12-05..2026-12-06/weekend/rel",
+		"What are you doing on the weekend?": "the weekend=2026-12-12..2026-12-13/weekend/rel",
+		"Do you work on the weekend?":        "",
 	} {
-		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: thu, Recent: true})), " | "); got != want {
+		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: mon, Recent: true})), " | "); got != want {
 			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, want)
 		}
 	}
+}
+
+// A range of weekdays after "from" or "between" in a question is the
+// latest such days ended before ref's day, or the next begun after it in a
+// sentence that looks ahead; not in the present tense (a schedule), and
+// never in a memory, where it is mostly a schedule or a habit.
+func TestFindWeekdayRange(t *testing.T) {
+	thu := time.Date(2026, 12, 10, 16, 0, 0, 0, time.UTC)
+	for q, want := range map[string]string{
+		"What did we do from Monday to Wednesday?":       "Monday to Wednesday=2026-12-07..2026-12-09/day/rel",
+		"What happened between Tuesday and Friday?":      "Tuesday and Friday=2026-12-01..2026-12-04/day/rel",
+		"Where were we from Friday to Sunday?":           "Friday to Sunday=2026-12-04..2026-12-06/day/rel",
+		"What did we do from Wednesday to Thursday?":     "Wednesday to Thursday=2026-12-02..2026-12-03/day/rel",
+		"What will we do from Monday to Wednesday?":      "Monday to Wednesday=2026-12-14..2026-12-16/day/rel",
+		"Is the shop open from Monday to Saturday?":      "",
+		"Do I work from Monday to Friday?":               "",
+		"What's planned from Monday to Friday?":          "",
+		"Why did they move it from Monday to Wednesday?": "",
+	} {
+		got := renderAll(q, FindWith(q, Options{Ref: thu, Recent: true}))
+		for k := range got {
+			got[k] = strings.TrimSuffix(got[k], "/day/rel")
+		}
+		if g := strings.Join(got, " | "); g != strings.TrimSuffix(want, "/day/rel") {
+			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, g, want)
+		}
+	}
+	runFind(t, []findCase{
+		{"We were in Rome from Monday to Wednesday.", thu, nil},
+		{"The store was open from Monday to Saturday.", thu, nil},
+		{"I had classes from Monday to Friday.", thu, nil},
+		{"from Friday 4 December to Monday 7 December we hiked", thu, []string{"Friday 4 December to Monday 7 December=2026-12-04..2026-12-07/day"}},
+	})
 }

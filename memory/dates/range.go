@@ -407,16 +407,16 @@ func btoi(b bool) int {
 	return 0
 }
 
-// weekdayRange reads a range of weekdays at i after "from" or "between"
-// ("from Monday to Wednesday", "between Tuesday and Friday") in a sentence
-// whose tense a word tells: the latest such days ended before ref's day
-// ("we were in Rome from Monday to Wednesday", "what did we do from Monday
-// to Wednesday?", said on a Tuesday, are last week's), or in a sentence
-// that looks ahead the first begun after it ("I'll be away from Monday to
-// Wednesday"). Without a tense word it is a schedule ("the shop is open
-// from Monday to Saturday"): none, and the weekdays are habitual; but a
-// question (Options.Recent) asks of the past unless it says otherwise
-// ("What happened between Tuesday and Friday?").
+// weekdayRange reads a range of weekdays at i after "from" or "between" in
+// a question (Options.Recent: "What did we do from Monday to Wednesday?",
+// "What happened between Tuesday and Friday?"): the latest such days ended
+// before ref's day, said on a Tuesday last week's, or where the sentence
+// looks ahead the first begun after it ("What will we do from Monday to
+// Wednesday?"). Not in the present tense ("Is the shop open from Monday to
+// Saturday?", "Do I work from Monday to Friday?": a schedule); nor in a
+// memory, where such a range is mostly a schedule or a habit whatever the
+// tense ("the store was open from Monday to Saturday", "I had classes from
+// Monday to Friday") and its weekdays are read as habitual.
 func (f *finder) weekdayRange(i int) (Mention, int) {
 	a, ok := f.kw(i).weekday()
 	if !ok || !f.word(i-1, "from") && !f.between(i) || f.moves(i) {
@@ -431,7 +431,7 @@ func (f *finder) weekdayRange(i int) (Mention, int) {
 		return Mention{}, i
 	}
 	ahead, told := f.tenseOf(i)
-	if !told && !f.recent { // a question asks of the past unless it says otherwise
+	if !f.recent || f.present(i) && (ahead || !told) {
 		return Mention{}, i
 	}
 	a, b = (a+6)%7, (b+6)%7 // Monday 0
@@ -449,4 +449,18 @@ func (f *finder) weekdayRange(i int) (Mention, int) {
 		first = last - n
 	}
 	return f.rel(i, j+1, Day, f.days(first, first+n+1))
+}
+
+// present reports a word of the present tense in the sentence of i: is,
+// are, am, 's, and do or does before its subject ("Do I work", "What do we
+// have"; not "What will we do").
+func (f *finder) present(i int) bool {
+	lo, hi := f.sentence(i)
+	for j := lo; j <= hi; j++ {
+		if f.kw(j) == kwIs || f.word(j, "am") || f.word(j, "s") && f.punct(j-1, '\'') ||
+			(f.word(j, "do") || f.word(j, "does")) && f.pronoun(j+1) {
+			return true
+		}
+	}
+	return false
 }

@@ -203,7 +203,6 @@ const (
 	kwWas     // was, were, went, did, had: a weekday near it is behind
 	kwIs      // is, are, re ("we're"): "is on Friday" is ahead
 	kwPrevious
-	kwQuarter // quarter, quarters: "last quarter"; "Q3" is read at its number (quarter.go)
 )
 
 // month returns the month a keyword names (full or abbreviated), or 0.
@@ -498,8 +497,6 @@ func otherWord(s string) (kw, int32) {
 		return kwTo, 0
 	case "previous":
 		return kwPrevious, 0
-	case "quarter", "quarters":
-		return kwQuarter, 0
 	}
 	return kwNone, 0
 }
