@@ -235,7 +235,7 @@ func (r *relay) initUnanswered() error {
 }
 
 // withNamespace gives a call of a tool that takes a namespace and names
-// none (or "") the relay's own default (RelayOptions.Namespace). A line
+// none (or "", or null) the relay's own default (RelayOptions.Namespace). A line
 // it cannot read is passed on as it is, for the holder to refuse.
 func (r *relay) withNamespace(line []byte) []byte {
 	if r.opts.Namespace == "" {
@@ -252,7 +252,7 @@ func (r *relay) withNamespace(line []byte) []byte {
 	if a, ok := params["arguments"]; ok && json.Unmarshal(a, &args) != nil {
 		return line // not an object: refused by the holder
 	}
-	if ns, ok := args["namespace"]; ok && string(ns) != `""` {
+	if ns, ok := args["namespace"]; ok && string(ns) != `""` && string(ns) != "null" {
 		return line
 	}
 	if args == nil {

@@ -169,9 +169,10 @@ func TestRelayNamespace(t *testing.T) {
 		rawCall(3, "recall", `{"query":"q","namespace":""}`),
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"recall"}}`,
 		rawCall(5, "whoami", `{}`),
+		rawCall(6, "recall", `{"query":"q","namespace":null}`),
 	}, true)
 	got := answers(t, out)
-	for id, want := range map[int]string{1: "namespace projx", 2: "namespace other", 3: "namespace projx", 4: "namespace projx", 5: "served by A"} {
+	for id, want := range map[int]string{1: "namespace projx", 2: "namespace other", 3: "namespace projx", 4: "namespace projx", 5: "served by A", 6: "namespace projx"} {
 		if got[id] != want {
 			t.Errorf("call %d: %q, want %q", id, got[id], want)
 		}
