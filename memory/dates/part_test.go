@@ -83,7 +83,7 @@ func TestFindQuarter(t *testing.T) {
 		{"Q35 and Q3x and the Q-3 form", nov, nil},
 		{"IQ3", nov, nil},
 	})
-	for q, want := range map[string]string{
+	runQuestions(t, nov, map[string]string{
 		"What did we ship in Q3?":         "Q3=2026-07-01..2026-09-30/quarter",
 		"What did we ship in Q4?":         "Q4=2026-10-01..2026-12-31/quarter",
 		"What will we ship in Q4?":        "Q4=2026-10-01..2026-12-31/quarter",
@@ -91,11 +91,7 @@ func TestFindQuarter(t *testing.T) {
 		"What happened by the end of Q3?": "the end of Q3=2026-08-16..2026-09-30/quarter",
 		"How was Q3?":                     "",
 		"Who drives the Audi Q3?":         "",
-	} {
-		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: nov, Recent: true})), " | "); got != want {
-			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, want)
-		}
-	}
+	})
 }
 
 // Spans a question reads with Recent: "the previous week" as the last,
@@ -104,22 +100,17 @@ func TestFindQuarter(t *testing.T) {
 // past weekend", and for "on the weekend" where a word says the tense.
 func TestFindMoreRelatives(t *testing.T) {
 	mon := time.Date(2026, 12, 7, 16, 0, 0, 0, time.UTC)
-	for _, c := range []findCase{
-		{"What did we do the previous week?", mon, []string{"previous week=2026-11-30..2026-12-06/week/rel"}},
-		{"the previous month", mon, []string{"previous month=2026-11/month/rel"}},
-		{"the previous Friday", mon, []string{"previous Friday=2026-12-04/day/rel"}},
-		{"the previous day", mon, []string{"previous day=2026-12-06/day/rel"}},
-		{"in the last 48 hours", mon, []string{"the last 48 hours=2026-12-05..2026-12-07/day/rel"}},
-		{"in the past 24 hours", mon, []string{"the past 24 hours=2026-12-06..2026-12-07/day/rel"}},
-		{"in the past 12 hours", mon, []string{"the past 12 hours=2026-12-07/day/rel"}},
-		{"in the past hour", mon, []string{"the past hour=2026-12-07/day/rel"}},
-		{"the last hour of the meeting", mon, nil},
-	} {
-		ms := FindWith(c.text, Options{Ref: c.ref, Recent: true})
-		if got := renderAll(c.text, ms); strings.Join(got, " | ") != strings.Join(c.want, " | ") {
-			t.Errorf("FindWith(%q, Recent)\n got: %q\nwant: %q", c.text, got, c.want)
-		}
-	}
+	runQuestions(t, mon, map[string]string{
+		"What did we do the previous week?": "previous week=2026-11-30..2026-12-06/week/rel",
+		"the previous month":                "previous month=2026-11/month/rel",
+		"the previous Friday":               "previous Friday=2026-12-04/day/rel",
+		"the previous day":                  "previous day=2026-12-06/day/rel",
+		"in the last 48 hours":              "the last 48 hours=2026-12-05..2026-12-07/day/rel",
+		"in the past 24 hours":              "the past 24 hours=2026-12-06..2026-12-07/day/rel",
+		"in the past 12 hours":              "the past 12 hours=2026-12-07/day/rel",
+		"in the past hour":                  "the past hour=2026-12-07/day/rel",
+		"the last hour of the meeting":      "",
+	})
 	// a memory's "previous week" is of its story, not of its session
 	if ms := Find("The previous week I had been in Paris.", mon); len(ms) != 0 {
 		t.Errorf("Find without Recent read %q", renderAll("The previous week I had been in Paris.", ms))
@@ -137,15 +128,11 @@ func TestFindMoreRelatives(t *testing.T) {
 		{"I usually went hiking on the weekend.", mon, nil},
 		{"I'll call you on the weekend.", mon, nil},
 	})
-	for q, want := range map[string]string{
+	runQuestions(t, mon, map[string]string{
 		"What did we do on the weekend?":     "the weekend=2026-12-05..2026-12-06/weekend/rel",
 		"What are you doing on the weekend?": "the weekend=2026-12-12..2026-12-13/weekend/rel",
 		"Do you work on the weekend?":        "",
-	} {
-		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: mon, Recent: true})), " | "); got != want {
-			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, want)
-		}
-	}
+	})
 }
 
 // A range of weekdays after "from" or "between" in a question is the
@@ -154,7 +141,7 @@ func TestFindMoreRelatives(t *testing.T) {
 // never in a memory, where it is mostly a schedule or a habit.
 func TestFindWeekdayRange(t *testing.T) {
 	thu := time.Date(2026, 12, 10, 16, 0, 0, 0, time.UTC)
-	for q, want := range map[string]string{
+	runQuestions(t, thu, map[string]string{
 		"What did we do from Monday to Wednesday?":       "Monday to Wednesday=2026-12-07..2026-12-09/day/rel",
 		"What happened between Tuesday and Friday?":      "Tuesday and Friday=2026-12-01..2026-12-04/day/rel",
 		"Where were we from Friday to Sunday?":           "Friday to Sunday=2026-12-04..2026-12-06/day/rel",
@@ -164,19 +151,22 @@ func TestFindWeekdayRange(t *testing.T) {
 		"Do I work from Monday to Friday?":               "",
 		"What's planned from Monday to Friday?":          "",
 		"Why did they move it from Monday to Wednesday?": "",
-	} {
-		got := renderAll(q, FindWith(q, Options{Ref: thu, Recent: true}))
-		for k := range got {
-			got[k] = strings.TrimSuffix(got[k], "/day/rel")
-		}
-		if g := strings.Join(got, " | "); g != strings.TrimSuffix(want, "/day/rel") {
-			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, g, want)
-		}
-	}
+	})
 	runFind(t, []findCase{
 		{"We were in Rome from Monday to Wednesday.", thu, nil},
 		{"The store was open from Monday to Saturday.", thu, nil},
 		{"I had classes from Monday to Friday.", thu, nil},
 		{"from Friday 4 December to Monday 7 December we hiked", thu, []string{"Friday 4 December to Monday 7 December=2026-12-04..2026-12-07/day"}},
 	})
+}
+
+// runQuestions checks what FindWith reads in each question (with Recent,
+// as recall reads its query), its mentions rendered and joined by " | ".
+func runQuestions(t *testing.T, ref time.Time, want map[string]string) {
+	t.Helper()
+	for q, w := range want {
+		if got := strings.Join(renderAll(q, FindWith(q, Options{Ref: ref, Recent: true})), " | "); got != w {
+			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, w)
+		}
+	}
 }
