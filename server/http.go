@@ -259,6 +259,11 @@ func (h *HTTP) checkSession(mcpHandler http.Handler) http.Handler {
 			if !ok {
 				return
 			}
+			if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+				// mcp-go answers a batch "request body is not valid json"
+				writeError(w, http.StatusBadRequest, "a JSON-RPC batch (an array) is not supported: MCP over HTTP takes one message per request (the 2025-06-18 protocol has no batches)")
+				return
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if peek(body).method == string(mcp.MethodResourcesRead) {
 				next = fixResourceReads(next)

@@ -171,6 +171,16 @@ func TestHTTPSessionSemantics(t *testing.T) {
 	}
 }
 
+// A JSON-RPC batch gets an error that says so, not mcp-go's "not valid
+// json".
+func TestHTTPBatchRefused(t *testing.T) {
+	_, ts := newHTTP(t, bare(nil), server.HTTPOptions{})
+	resp, body := do(t, "POST", ts.URL, "", " ["+initBody+"]", nil)
+	if resp.StatusCode != 400 || !strings.Contains(body, "batch (an array) is not supported") {
+		t.Errorf("a batch: %d %s", resp.StatusCode, body)
+	}
+}
+
 func TestHTTPOrigin(t *testing.T) {
 	_, ts := newHTTP(t, bare(nil), server.HTTPOptions{})
 	for origin, want := range map[string]int{
