@@ -57,6 +57,7 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"What's up from a few days back?":            true,
 		"What do we have from the week before last?": true,
 		"What's new since Monday?":                   true,
+		"What happened between Tuesday and Friday?":  true,
 		// "the last week of" a month is no span back to now
 		"What's on the last week of December?":  false,
 		"What about the last week of December?": false,

@@ -20,7 +20,7 @@ var lightWords = wordSet(`happen happened happening do doing done work working w
 	ask asked asking accomplish accomplished achieve achieved new tell told show showed shown
 	summarize summarise recap remind us lately cover covered miss missed changed
 	catch rundown overview highlights any
-	day days week weeks weekend month months year years over during throughout
+	day days week weeks weekend month months year years over during throughout between
 	ok okay so thanks please pls give hey hi
 	session sessions conversation conversations chat summary`)
 

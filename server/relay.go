@@ -121,7 +121,7 @@ type relay struct {
 	seq         uint64
 	unsent      [][]byte // notifications a dead holder did not take
 	initialize  []byte   // the client's initialize request
-	initID      string   // and its id
+	initID      string   // the id of its handshake: initialize, or server/discover
 	initialized []byte   // and its initialized notification
 	setLevel    []byte   // and its last logging/setLevel the holder took
 	hints       map[string]bool
@@ -183,8 +183,8 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 				return false, nil
 			}
 			line = r.withNamespace(line)
-			if r.track(line) == "initialize" {
-				initTimeout = time.After(r.opts.InitWait)
+			if m := r.track(line); m == "initialize" || m == "server/discover" {
+				initTimeout = time.After(r.opts.InitWait) // the handshake: of protocol 2026-07-28 too
 			}
 			if _, err := conn.Write(line); err != nil {
 				if m := peek(line); m.kind == notification {
@@ -219,8 +219,9 @@ func (r *relay) holderGone(err error, done bool) (lost bool, _ error) {
 	return !done || len(r.pending) > 0, nil
 }
 
-// initUnanswered answers the client's initialize with an error when the
-// holder has not answered it in time, and ends the relay.
+// initUnanswered answers the client's handshake (initialize, or a
+// sessionless client's server/discover) with an error when the holder has
+// not answered it in time, and ends the relay.
 func (r *relay) initUnanswered() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -229,13 +230,13 @@ func (r *relay) initUnanswered() error {
 		return nil
 	}
 	delete(r.pending, r.initID)
-	why := fmt.Sprintf("the agentmem process holding the memory (socket %s) did not answer this session's initialize within %s: it is stopped or hung; end it (or let it go on: kill -CONT) and start this server again", r.sock, r.opts.InitWait)
+	why := fmt.Sprintf("the agentmem process holding the memory (socket %s) did not answer this session's handshake within %s: it is stopped or hung; end it (or let it go on: kill -CONT) and try again", r.sock, r.opts.InitWait)
 	r.write(errorLine(c.m.rawID, codeHolderLost, "agentmem: "+why, map[string]any{"reason": "holder_unresponsive"}))
 	return errors.New(why)
 }
 
 // withNamespace gives a call of a tool that takes a namespace and names
-// none (or "", or null) the relay's own default (RelayOptions.Namespace). A line
+// none the relay's own default (RelayOptions.Namespace). A line
 // it cannot read is passed on as it is, for the holder to refuse.
 func (r *relay) withNamespace(line []byte) []byte {
 	if r.opts.Namespace == "" {
@@ -252,8 +253,8 @@ func (r *relay) withNamespace(line []byte) []byte {
 	if a, ok := params["arguments"]; ok && json.Unmarshal(a, &args) != nil {
 		return line // not an object: refused by the holder
 	}
-	if ns, ok := args["namespace"]; ok && string(ns) != `""` && string(ns) != "null" {
-		return line
+	if _, ok := args["namespace"]; ok {
+		return line // "" and null too: the holder refuses them, as its own client's
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}
@@ -286,6 +287,8 @@ func (r *relay) track(line []byte) string {
 		switch m.method {
 		case "initialize":
 			r.initialize, r.initID = line, m.id
+		case "server/discover":
+			r.initID = m.id
 		case "tools/call":
 			c.tool = toolName(m.params)
 		}

@@ -23,6 +23,7 @@ func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Cl
 	fromRelay, relayOut := io.Pipe()
 	rctx, cancel := context.WithCancel(e.ctx)
 	ended := make(chan struct{})
+	var relayErr error // read after ended
 	go func() {
 		defer close(ended)
 		// a relay that takes over reaches the memory through the socket it
@@ -30,6 +31,7 @@ func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Cl
 		err := server.Relay(rctx, sock, conn, relayIn, relayOut, server.RelayOptions{Takeover: hold(e, dir, sock, max(mode, asSharing)), Namespace: e.cfg.Namespace, InitWait: attachTimeout, Logger: e.log})
 		if err != nil && !errors.Is(err, io.ErrClosedPipe) && rctx.Err() == nil {
 			e.log.Debug("relaying to the agentmem process that holds the data dir", "err", err) // the command says why
+			relayErr = err
 		}
 		relayOut.Close() // the client reads to the end
 		relayIn.Close()
@@ -46,10 +48,15 @@ func relayed(e *env, dir, sock string, conn net.Conn, mode holdMode) (*client.Cl
 		cancel()
 		<-ended
 	}
-	c, err := client.Conn(e.ctx, &pipeConn{r: fromRelay, w: toRelay}, cliName, client.WithInitWithin(attachTimeout))
+	// the relay answers a silent holder's handshake with an error naming
+	// the socket after attachTimeout; the client's own bound is a backstop
+	c, err := client.Conn(e.ctx, &pipeConn{r: fromRelay, w: toRelay}, cliName, client.WithInitWithin(attachTimeout+2*time.Second))
 	if err != nil {
 		cancel() // the holder did not answer: its relay is not waited for
 		end()
+		if relayErr != nil {
+			return nil, nil, relayErr // what the relay knows: the holder's socket, stopped or hung
+		}
 		return nil, nil, err
 	}
 	return c, func() { c.Close(); end() }, nil

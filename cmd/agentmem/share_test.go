@@ -120,8 +120,8 @@ func TestCommandGivesUpOnASilentHolder(t *testing.T) {
 	defer func() { attachTimeout = saved }()
 	start := time.Now()
 	_, _, err = attach(e, true, asCommand)
-	if err == nil || !strings.Contains(err.Error(), "did not answer") {
-		t.Fatalf("attach to a silent holder: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "did not answer") || !strings.Contains(err.Error(), sock) || !strings.Contains(err.Error(), "stopped or hung") {
+		t.Fatalf("attach to a silent holder: %v, want an error naming the socket and what to do", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("gave up after %v, want about the handshake's bound", took)

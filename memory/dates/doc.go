@@ -176,7 +176,7 @@
 //     soon" after "I applied on 25 January");
 //   - "is on Friday" ("'s on": "the party's on Dec 19th"), "is in March",
 //     "is due on 3 March", "is due by 31 January", "is due 1 December",
-//     "is Friday" ("the deadline is Friday"; not "it is Friday", nor
+//     "is due in late March", "is Friday" ("the deadline is Friday"; not "it is Friday", nor
 //     "today is Friday", today's name and no other day); a weekday
 //     followed by "is" ("Friday is the big day"; not "Friday is when I
 //     lost my keys", "Monday is the day I broke my leg");
@@ -185,6 +185,9 @@
 //     dinner on Friday"; not "I have been", "didn't have", "might have",
 //     "did you have a good time on Saturday?", "there's a photo of us on
 //     Friday");
+//   - scheduled, planned or slated for the date ("the postmortem is
+//     scheduled for Wednesday", "planned for early February"; not "I
+//     planned it on Monday");
 //   - "see you" opening the sentence, after will, or after to and a word
 //     that looks forward ("see you on Friday!", "see you Monday!", "can't
 //     wait to see you on the 3rd"; not "it was great to see you on

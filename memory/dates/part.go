@@ -77,16 +77,17 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 }
 
 // opensPhrase reports a word at i that opens its sentence, or follows a
-// comma or a word that announces a date ("in", "by", "since", "on", "at"),
-// where "late" or "early" before "last week" modifies the period ("Late
-// last week we shipped", "in early next month"), not a verb ("I worked
-// late this week").
+// comma or a word that bounds a span ("since", "until", "by", "before",
+// "after", "to"), where "late" or "early" before "last week" modifies the
+// period ("Late last week we shipped", "by early next month"), not a verb
+// ("I worked late this week", "I came in early this week": "in" and "on"
+// are the verb's there, as no one says "in early this week").
 func (f *finder) opensPhrase(i int) bool {
 	if f.opens(i) || f.punct(i-1, ',') {
 		return true
 	}
 	switch f.kw(i - 1) {
-	case kwIn, kwCue, kwBy, kwBefore, kwAfter, kwOn, kwAt, kwTo:
+	case kwCue, kwBy, kwBefore, kwAfter, kwTo:
 		return true
 	}
 	return false

@@ -44,7 +44,8 @@ func TestFindPartOfPeriod(t *testing.T) {
 		{"I woke up early last week to catch the flight", wed, []string{"last week=2023-05-01..2023-05-07/week/rel"}},
 		{"We arrived late last month", wed, []string{"last month=2023-04/month/rel"}},
 		{"Late last week we shipped", wed, []string{"Late last week=2023-05-04..2023-05-07/week/rel"}},
-		{"It happened in early last year", wed, []string{"early last year=2022-01-01..2022-06-30/year/rel"}},
+		{"We finish by early next month", wed, []string{"early next month=2023-06-01..2023-06-15/month/rel"}},
+		{"I came in early this week", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
 	})
 	// since a part: from the part's start to ref's day
 	ms := FindWith("What happened since the end of October?", Options{Ref: wed, Recent: true})
@@ -169,4 +170,22 @@ func runQuestions(t *testing.T, ref time.Time, want map[string]string) {
 			t.Errorf("FindWith(%q, Recent) = %q, want %q", q, got, w)
 		}
 	}
+}
+
+// A date something is scheduled, planned or slated for, or due by, is
+// ahead, with a part of a period too (a trial found them dated in the
+// past: "Postmortem scheduled for Wednesday" said on a Monday was the
+// Wednesday before).
+func TestFindScheduledFor(t *testing.T) {
+	mon := time.Date(2026, 12, 7, 16, 0, 0, 0, time.UTC)
+	nov3 := time.Date(2026, 11, 3, 16, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"Postmortem scheduled for Wednesday", mon, []string{"Wednesday=2026-12-09/day/rel"}},
+		{"The launch is planned for early February", nov3, []string{"early February=2027-02-01..2027-02-14/month"}},
+		{"The audit is due in late March", nov3, []string{"late March=2027-03-16..2027-03-31/month"}},
+		{"I'll finish it by late March", nov3, []string{"late March=2027-03-16..2027-03-31/month"}},
+		// the past, as before
+		{"I planned it on Monday", mon, []string{"Monday=2026-11-30/day/rel"}},
+		{"We moved there in late March", nov3, []string{"late March=2026-03-16..2026-03-31/month"}},
+	})
 }

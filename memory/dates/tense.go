@@ -175,6 +175,7 @@ func (f *finder) away(j int) bool {
 // in or by between them or nothing: "is due on 3 March", "is due by 31
 // January", "is due 1 December".
 func (f *finder) due(i, j int) bool {
+	i = f.periodWordAt(i) // "is due in late March"
 	p := f.kw(i - 1)
 	return j == i-3 && f.word(j+1, "due") && (p == kwOn || p == kwIn || p == kwBy) || j == i-2 && f.word(i-1, "due")
 }
@@ -318,6 +319,10 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 		return (f.word(j-1, "there") || f.apos(j) && f.word(j-2, "there")) && f.eventNear(j+1, i)
 	case f.word(j, "see"):
 		return f.word(j+1, "you") && (j == lo || f.kw(j-1) == kwWill || f.kw(j-1) == kwTo && f.longFor(j-2))
+	case f.word(j, "scheduled") || f.word(j, "planned") || f.word(j, "slated"):
+		// "the postmortem is scheduled for Wednesday", "planned for early
+		// February"; not "I planned it on Monday"
+		return f.word(j+1, "for") && f.periodWordAt(i) == j+2
 	}
 	for k := j + 1; k < i; k++ {
 		if f.punct(k, ',') {
@@ -516,7 +521,7 @@ func (f *finder) clitic(j int, c string) bool {
 // event's time, as in "let's meet on Thursday", where "let's talk about
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
-	p := i - 1
+	p := f.periodWordAt(i) - 1 // "by late March"
 	if f.kw(p) == kwThe {
 		p--
 	}
