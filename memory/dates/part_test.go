@@ -184,8 +184,12 @@ func TestFindScheduledFor(t *testing.T) {
 		{"The launch is planned for early February", nov3, []string{"early February=2027-02-01..2027-02-14/month"}},
 		{"The audit is due in late March", nov3, []string{"late March=2027-03-16..2027-03-31/month"}},
 		{"I'll finish it by late March", nov3, []string{"late March=2027-03-16..2027-03-31/month"}},
+		// the tense words are counted from the part's first word
+		{"I'll be on leave the second half of December", time.Date(2026, 11, 25, 16, 0, 0, 0, time.UTC), []string{"the second half of December=2026-12-16..2026-12-31/month"}},
+		{"I'm starting a new job at the beginning of February", mon, []string{"the beginning of February=2027-02-01..2027-02-14/month"}},
 		// the past, as before
 		{"I planned it on Monday", mon, []string{"Monday=2026-11-30/day/rel"}},
+		{"We went skiing the first week of February", mon, []string{"the first week of February=2026-02-01..2026-02-07/month"}},
 		{"We moved there in late March", nov3, []string{"late March=2026-03-16..2026-03-31/month"}},
 	})
 }

@@ -28,6 +28,7 @@ func (f *finder) behind(i int) bool {
 // tenseOf is ahead's reading of the sentence of a date at i, and whether
 // a word told it (told) or it is the default, behind.
 func (f *finder) tenseOf(i int) (ahead, told bool) {
+	i = f.partStart(i) // "I'll be on leave the second half of December": from "the"
 	since, from := f.sinceFrom(i)
 	if since {
 		return false, true
@@ -671,3 +672,29 @@ func (f *finder) periodWordAt(i int) int {
 	}
 	return i
 }
+
+// partStart is the first token of the words before the date at i that
+// name a part of it (part.go): "early" in "early March", "the" in "the end
+// of March" and "the second half of March"; i when there are none.
+func (f *finder) partStart(i int) int {
+	if w := f.periodWordAt(i); w < i {
+		return w
+	}
+	if f.kw(i-1) != kwOf {
+		return i
+	}
+	j := i - 2
+	if f.kw(j) == kwWeek || f.word(j, "half") {
+		j-- // "the first week of", "the second half of"
+	}
+	for _, w := range [...]string{"start", "beginning", "middle", "end", "first", "second", "third", "fourth", "last"} {
+		if f.word(j, w) {
+			if f.kw(j-1) == kwThe {
+				return j - 1
+			}
+			return j
+		}
+	}
+	return i
+}
+
