@@ -697,4 +697,3 @@ func (f *finder) partStart(i int) int {
 	}
 	return i
 }
-
