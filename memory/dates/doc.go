@@ -163,7 +163,8 @@
 // day, because memories are mostly told in the past tense ("on Tuesday we
 // went..."), unless its sentence looks ahead (then it is the next such
 // day strictly after ref's): the nearest tense word within six words
-// says the future. A past one (was, were, went, did, had) keeps it
+// (counted from the first word of a part: "the" of "the second half of
+// December") says the future. A past one (was, were, went, did, had) keeps it
 // behind, as "since" before it does ("I'm feeling better since Monday"),
 // and after "from" the progressive does not count ("I'm uploading the
 // pictures from Saturday"). A sentence looks ahead with:
