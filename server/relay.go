@@ -36,14 +36,15 @@ type RelayOptions struct {
 	// namespace keeps it whichever process holds the memory.
 	Namespace string
 	// InitWait bounds the wait for the holder's answer to the client's
-	// initialize (HandshakeWait if zero): a holder that is stopped or hung
-	// gets the client an error instead of a silent hang.
+	// handshake, initialize or server/discover (HandshakeWait if zero): a
+	// holder that is stopped or hung gets the client an error instead of a
+	// silent hang.
 	InitWait time.Duration
 	Logger   *slog.Logger
 }
 
 // HandshakeWait is how long a relay waits for the holder's answer to its
-// client's initialize.
+// client's handshake.
 const HandshakeWait = 10 * time.Second
 
 // Relay passes the MCP session of a client on in/out (this process's
