@@ -68,6 +68,12 @@ const HandshakeWait = 10 * time.Second
 //     saying that the holder exited while the call was in flight and that
 //     it may or may not have taken effect.
 //
+// A client that closes its input with calls unanswered has them answered
+// all the same, by the next holder if this one goes away meanwhile. A call
+// of a tool that takes a namespace and names none gets opts.Namespace. A
+// holder that does not answer the client's handshake within opts.InitWait
+// gets the client an error, and Relay returns it.
+//
 // JSON-RPC batches (arrays) are passed on but not tracked.
 func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io.Writer, opts RelayOptions) error {
 	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
