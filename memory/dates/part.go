@@ -21,51 +21,15 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 	if m.From.IsZero() || m.Grain == Day || m.Grain == Weekend {
 		return m, i
 	}
-	word := f.periodWordAt(i) // "early", "mid", "late"
-	if word < i && m.Relative && !f.opensPhrase(word) {
-		return m, i // "I worked late this week": the word is the verb's
+	word, at := f.partBefore(i)
+	if at == i || word == f.periodWordAt(i) && m.Relative && !f.opensPhrase(word) {
+		return m, i // none, or "I worked late this week": the word is the verb's
 	}
-	at := word
-	if word == i && f.kw(i-1) == kwOf { // "the end of", "the first week of"
-		word, at = i-2, i-2
-		if f.kw(at-1) == kwThe {
-			at--
-		}
-		if f.kw(i-2) == kwWeek || f.word(i-2, "half") {
-			word, at = i-3, i-4
-			if f.kw(at) != kwThe {
-				return m, i
-			}
-		}
-	}
-	// "the first half of", not "the first of May" (a day)
-	half := f.word(word+1, "half")
-	first, second := half && f.word(word, "first"), half && f.word(word, "second")
 	n, unit := int(m.To.Sub(m.From).Hours()/24+0.5), 1 // the days
 	if n >= 365 {
 		n, unit = 12, 0 // a year's months
 	}
-	var a, b int // the part's units, [a, b) from m.From
-	switch {
-	case f.kw(word+1) == kwWeek:
-		if m.Grain != Month {
-			return m, i
-		}
-		for k, w := range []string{"first", "second", "third", "fourth"} {
-			if f.word(word, w) {
-				a, b = 7*k, 7*k+7
-			}
-		}
-		if f.kw(word) == kwLast {
-			a, b = n-7, n
-		}
-	case f.word(word, "early") || f.word(word, "start") || f.word(word, "beginning") || first:
-		a, b = 0, (n+1)/2
-	case f.word(word, "mid") || f.word(word, "middle"):
-		a, b = n/4, n-n/4
-	case f.word(word, "late") || f.word(word, "end") || second:
-		a, b = n/2, n
-	}
+	a, b := f.part(word, n, m.Grain)
 	if b == 0 {
 		return m, i
 	}
@@ -74,6 +38,63 @@ func (f *finder) partOf(m Mention, i int) (Mention, int) {
 	m.To = wallTime(y, mo+time.Month(b*(1-unit)), d+b*unit, 0, 0, 0, 0, f.loc)
 	m.Start = f.t[at].start
 	return m, at
+}
+
+// partBefore finds the words before the date at i that name a part of
+// it: word says which ("early", "end", "first" of "the first week of"),
+// and at is the first of them ("the" of "the end of"); at is i when
+// there are none.
+func (f *finder) partBefore(i int) (word, at int) {
+	if w := f.periodWordAt(i); w < i {
+		return w, w // "early March", "mid-2021"
+	}
+	if f.kw(i-1) != kwOf {
+		return i, i
+	}
+	word = i - 2 // "the end of"
+	unit := f.kw(word) == kwWeek || f.word(word, "half")
+	if unit {
+		word-- // "the first week of", "the second half of"
+	}
+	ok := false
+	for _, w := range [...]string{"start", "beginning", "middle", "end", "first", "second", "third", "fourth", "last"} {
+		ok = ok || f.word(word, w)
+	}
+	switch {
+	case !ok, unit && f.kw(word-1) != kwThe:
+		return i, i // "half of 2000", "a week of May"
+	case f.kw(word-1) == kwThe:
+		return word, word - 1
+	}
+	return word, word
+}
+
+// part returns the days (or a year's months) [a, b) of the part word
+// names of a period of n of them and grain g; b is 0 for none. "The first
+// of May" is no part (first and second need "half", or "week").
+func (f *finder) part(word, n int, g Grain) (a, b int) {
+	half := f.word(word+1, "half")
+	switch {
+	case f.kw(word+1) == kwWeek:
+		if g != Month {
+			return 0, 0
+		}
+		for k, w := range []string{"first", "second", "third", "fourth"} {
+			if f.word(word, w) {
+				return 7 * k, 7*k + 7
+			}
+		}
+		if f.kw(word) == kwLast {
+			return n - 7, n
+		}
+	case f.word(word, "early") || f.word(word, "start") || f.word(word, "beginning") || half && f.word(word, "first"):
+		return 0, (n + 1) / 2
+	case f.word(word, "mid") || f.word(word, "middle"):
+		return n / 4, n - n/4
+	case f.word(word, "late") || f.word(word, "end") || half && f.word(word, "second"):
+		return n / 2, n
+	}
+	return 0, 0
 }
 
 // opensPhrase reports a word at i that opens its sentence, or follows a

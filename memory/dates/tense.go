@@ -677,23 +677,6 @@ func (f *finder) periodWordAt(i int) int {
 // name a part of it (part.go): "early" in "early March", "the" in "the end
 // of March" and "the second half of March"; i when there are none.
 func (f *finder) partStart(i int) int {
-	if w := f.periodWordAt(i); w < i {
-		return w
-	}
-	if f.kw(i-1) != kwOf {
-		return i
-	}
-	j := i - 2
-	if f.kw(j) == kwWeek || f.word(j, "half") {
-		j-- // "the first week of", "the second half of"
-	}
-	for _, w := range [...]string{"start", "beginning", "middle", "end", "first", "second", "third", "fourth", "last"} {
-		if f.word(j, w) {
-			if f.kw(j-1) == kwThe {
-				return j - 1
-			}
-			return j
-		}
-	}
-	return i
+	_, at := f.partBefore(i)
+	return at
 }
