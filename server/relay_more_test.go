@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agentmem/server"
+	"agentmem/tools/client/clienttest"
 )
 
 // rawRelay starts a relay to the holder on sock with the client's lines
@@ -194,15 +195,7 @@ func TestRelayHolderUnresponsive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go io.Copy(io.Discard, c) // reads, never answers
-		}
-	}()
+	clienttest.Silent(ln) // takes the connection, never answers
 	start := time.Now()
 	out, relayed := rawRelay(t, hs, server.RelayOptions{InitWait: 300 * time.Millisecond}, []string{rawInit}, false)
 	err = recv(t, relayed, "end of the relay")
