@@ -40,8 +40,20 @@ type RelayOptions struct {
 	// holder that is stopped or hung gets the client an error instead of a
 	// silent hang.
 	InitWait time.Duration
-	Logger   *slog.Logger
+	// PingAfter is how long a call may wait for its answer before the
+	// relay asks the holder whether it is there at all, with a ping it
+	// must answer within InitWait (HolderCheck if zero). A holder that
+	// is busy answers a ping at once (mcp-go serves it beside the calls);
+	// one stopped (SIGSTOP, Ctrl-Z in its terminal) or hung does not, and
+	// the calls waiting on it get an error instead of waiting for ever.
+	// Once the client has closed its input the relay has half-closed the
+	// connection, and its calls wait without a ping.
+	PingAfter time.Duration
+	Logger    *slog.Logger
 }
+
+// HolderCheck is how long a call waits before its relay pings the holder.
+const HolderCheck = 15 * time.Second
 
 // HandshakeWait is how long a relay waits for the holder's answer to its
 // client's handshake.
@@ -79,6 +91,7 @@ func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io
 	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.Wait = cmp.Or(opts.Wait, AttachWait)
 	opts.InitWait = cmp.Or(opts.InitWait, HandshakeWait)
+	opts.PingAfter = cmp.Or(opts.PingAfter, HolderCheck)
 	var tag [6]byte
 	rand.Read(tag[:])
 	r := &relay{
@@ -134,12 +147,15 @@ type relay struct {
 	hints       map[string]bool
 	hintsKnown  bool
 	private     uint64
+	ping        string    // the id (idKey) of the relay's ping the holder has not answered
+	pinged      time.Time // when it was sent
 
 	holder io.Closer // set once this process has taken over
 }
 
 type call struct {
 	seq        uint64
+	sent       time.Time
 	line       []byte
 	m          message
 	tool       string
@@ -166,6 +182,11 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 	pumped := make(chan error, 1)
 	go func() { pumped <- r.pump(br) }()
 	var initTimeout <-chan time.Time
+	check := time.NewTicker(min(r.opts.PingAfter, r.opts.InitWait) / 2)
+	defer check.Stop()
+	r.mu.Lock()
+	r.ping = "" // a new holder owes no ping
+	r.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
@@ -176,12 +197,17 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 			if err := r.initUnanswered(); err != nil {
 				return false, err
 			}
+		case <-check.C:
+			if err := r.checkHolder(conn); err != nil {
+				return false, err
+			}
 		case line, ok := <-lines:
 			if !ok {
 				// the client is done: let the holder answer, then stop
 				if uc, ok := conn.(*net.UnixConn); ok {
 					uc.CloseWrite()
 				}
+				// (no ping can follow a half-close: the calls wait)
 				select {
 				case err := <-pumped:
 					return r.holderGone(err, true)
@@ -242,6 +268,47 @@ func (r *relay) initUnanswered() error {
 	return errors.New(why)
 }
 
+// checkHolder pings the holder when a call has waited PingAfter for its
+// answer, and when a ping has gone unanswered for InitWait, answers every
+// waiting call with an error saying the holder is stopped or hung, and
+// ends the relay. A holder that is only busy answers the ping at once.
+func (r *relay) checkHolder(conn net.Conn) error {
+	ping, err := r.dueCheck(time.Now())
+	if ping != nil {
+		conn.Write(ping) // a holder that is gone shows in pump
+	}
+	return err
+}
+
+// dueCheck is checkHolder's decision at now: the ping to send, if one is
+// due, or the error that ends the relay, the waiting calls answered.
+func (r *relay) dueCheck(now time.Time) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ping != "" {
+		if now.Sub(r.pinged) < r.opts.InitWait {
+			return nil, nil
+		}
+		why := fmt.Sprintf("the agentmem process holding the memory (socket %s) stopped answering: it did not answer a ping within %s (it is stopped, e.g. by Ctrl-Z in its terminal, or hung); end it or let it go on (kill -CONT), then call again", r.sock, r.opts.InitWait)
+		for id, c := range r.pending {
+			r.write(errorLine(c.m.rawID, codeHolderLost, "agentmem: "+why, map[string]any{"reason": "holder_unresponsive", "repeated": false}))
+			delete(r.pending, id)
+		}
+		return nil, errors.New(why)
+	}
+	waited := false
+	for _, c := range r.pending {
+		waited = waited || now.Sub(c.sent) >= r.opts.PingAfter
+	}
+	if !waited {
+		return nil, nil
+	}
+	r.private++
+	id := fmt.Sprintf("%q", fmt.Sprintf("%s-ping-%d", r.tag, r.private))
+	r.ping, r.pinged = idKey(json.RawMessage(id)), now
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", id), nil
+}
+
 // withNamespace gives a call of a tool that takes a namespace and names
 // none the relay's own default (RelayOptions.Namespace). A line
 // it cannot read is passed on as it is, for the holder to refuse.
@@ -290,7 +357,7 @@ func (r *relay) track(line []byte) string {
 	switch m.kind {
 	case request:
 		r.seq++
-		c := &call{seq: r.seq, line: line, m: m}
+		c := &call{seq: r.seq, sent: time.Now(), line: line, m: m}
 		switch m.method {
 		case "initialize":
 			r.initialize, r.initID = line, m.id
@@ -324,6 +391,11 @@ func (r *relay) pump(br *bufio.Reader) error {
 		}
 		if m := peek(line); m.kind == response {
 			r.mu.Lock()
+			if r.ping != "" && m.id == r.ping {
+				r.ping = "" // the holder is there
+				r.mu.Unlock()
+				continue
+			}
 			c, ok := r.pending[m.id]
 			if ok && m.err != nil && m.err.Code == codeHandover {
 				c.notStarted = true

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // rawRelay starts a relay to the holder on sock with the client's lines
 // written to its stdin (then closed when close is set), and returns its
 // stdout's lines and its end.
-func rawRelay(t *testing.T, hs *holders, opts server.RelayOptions, lines []string, closeIn bool) (<-chan string, <-chan error) {
+func rawRelay(t *testing.T, hs *holders, opts server.RelayOptions, lines []string, closeIn bool) (<-chan string, <-chan error, func()) {
 	t.Helper()
 	conn, err := net.Dial("unix", hs.sock)
 	if err != nil {
@@ -58,7 +59,7 @@ func rawRelay(t *testing.T, hs *holders, opts server.RelayOptions, lines []strin
 		}
 	}()
 	t.Cleanup(func() { cout.Close(); rout.Close() })
-	return out, relayed
+	return out, relayed, func() { cout.Close() }
 }
 
 const rawInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -114,7 +115,7 @@ func answers(t *testing.T, out <-chan string) map[int]string {
 func TestRelayClientDoneThenHolderKilled(t *testing.T) {
 	hs := newHolders(t)
 	a := hs.first(time.Second)
-	out, relayed := rawRelay(t, hs, server.RelayOptions{Wait: 5 * time.Second}, []string{
+	out, relayed, _ := rawRelay(t, hs, server.RelayOptions{Wait: 5 * time.Second}, []string{
 		rawInit, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		rawCall(1, "slow", `{}`), rawCall(2, "whoami", `{}`),
 	}, true)
@@ -144,7 +145,7 @@ func TestRelayClientDoneNoTakeover(t *testing.T) {
 	hs := newHolders(t)
 	a := hs.first(time.Second)
 	defer a.Close()
-	out, relayed := rawRelay(t, hs, server.RelayOptions{}, []string{rawInit, rawCall(1, "whoami", `{}`)}, true)
+	out, relayed, _ := rawRelay(t, hs, server.RelayOptions{}, []string{rawInit, rawCall(1, "whoami", `{}`)}, true)
 	if got := answers(t, out); got[1] != "served by A" {
 		t.Errorf("whoami = %q", got[1])
 	}
@@ -163,7 +164,7 @@ func TestRelayNamespace(t *testing.T) {
 	hs := newHolders(t)
 	a := hs.first(time.Second)
 	defer a.Close()
-	out, relayed := rawRelay(t, hs, server.RelayOptions{Namespace: "projx"}, []string{
+	out, relayed, _ := rawRelay(t, hs, server.RelayOptions{Namespace: "projx"}, []string{
 		rawInit,
 		rawCall(1, "recall", `{"query":"q"}`),
 		rawCall(2, "recall", `{"query":"q","namespace":"other"}`),
@@ -197,7 +198,7 @@ func TestRelayHolderUnresponsive(t *testing.T) {
 	defer ln.Close()
 	clienttest.Silent(ln) // takes the connection, never answers
 	start := time.Now()
-	out, relayed := rawRelay(t, hs, server.RelayOptions{InitWait: 300 * time.Millisecond}, []string{rawInit}, false)
+	out, relayed, _ := rawRelay(t, hs, server.RelayOptions{InitWait: 300 * time.Millisecond}, []string{rawInit}, false)
 	err = recv(t, relayed, "end of the relay")
 	if err == nil || !strings.Contains(err.Error(), "did not answer this session's handshake") {
 		t.Errorf("relay: %v, want an error saying the holder did not answer", err)
@@ -207,5 +208,92 @@ func TestRelayHolderUnresponsive(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// fakeHolder serves the socket with a holder that answers the handshake,
+// and pings only if pings is set, and a call only after callAfter (never
+// if 0): a busy holder, or one stopped after the handshake.
+func fakeHolder(t *testing.T, sock string, pings bool, callAfter time.Duration) {
+	t.Helper()
+	ln, err := server.ListenSocket(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go func() {
+				var mu sync.Mutex
+				var calls sync.WaitGroup
+				defer func() { calls.Wait(); c.Close() }() // a client done: its calls answered, then the end
+				answer := func(id json.RawMessage, result string) {
+					mu.Lock()
+					defer mu.Unlock()
+					fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+				}
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					var m struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+					}
+					if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+						continue
+					}
+					switch {
+					case m.Method == "initialize":
+						answer(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}`)
+					case m.Method == "ping" && pings:
+						answer(m.ID, `{}`)
+					case m.Method == "tools/call" && callAfter > 0:
+						calls.Go(func() { time.Sleep(callAfter); answer(m.ID, `{"content":[{"type":"text","text":"done"}]}`) })
+					}
+				}
+			}()
+		}
+	}()
+}
+
+// A holder stopped after the handshake (SIGSTOP, Ctrl-Z in its terminal)
+// answers no ping: the call waiting on it gets an error saying so, and the
+// relay ends, where the call waited for ever.
+func TestRelayHolderStoppedAfterHandshake(t *testing.T) {
+	hs := newHolders(t)
+	fakeHolder(t, hs.sock, false, 0)
+	out, relayed, _ := rawRelay(t, hs, server.RelayOptions{PingAfter: 200 * time.Millisecond, InitWait: 300 * time.Millisecond}, []string{rawInit, rawCall(1, "recall", `{"query":"q"}`)}, false)
+	if err := recv(t, relayed, "end of the relay"); err == nil || !strings.Contains(err.Error(), "stopped answering") {
+		t.Errorf("relay: %v, want an error saying the holder stopped answering", err)
+	}
+	if got := answers(t, out); !strings.Contains(got[1], "did not answer a ping") {
+		t.Errorf("the call waiting: %q, want an error saying the holder does not answer", got[1])
+	}
+}
+
+// A holder that is only busy answers the pings, and its slow call is
+// answered in the end: no error, whether the client waits with its input
+// open (pinged) or closed (no ping follows a half-close).
+func TestRelayBusyHolderIsWaitedFor(t *testing.T) {
+	for _, closeIn := range []bool{false, true} {
+		hs := newHolders(t)
+		fakeHolder(t, hs.sock, true, 1500*time.Millisecond)
+		out, relayed, done := rawRelay(t, hs, server.RelayOptions{PingAfter: 200 * time.Millisecond, InitWait: 300 * time.Millisecond}, []string{rawInit, rawCall(1, "recall", `{"query":"q"}`)}, closeIn)
+		if !closeIn {
+			go func() {
+				time.Sleep(2500 * time.Millisecond) // past the answer, after several pings
+				done()
+			}()
+		}
+		if got := answers(t, out); got[1] != "done" {
+			t.Errorf("closed input %v: the slow call: %q, want its answer", closeIn, got[1])
+		}
+		if err := recv(t, relayed, "end of the relay"); err != nil {
+			t.Errorf("closed input %v: relay: %v", closeIn, err)
+		}
 	}
 }
