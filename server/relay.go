@@ -121,7 +121,7 @@ func Relay(ctx context.Context, sock string, conn net.Conn, in io.Reader, out io
 			if ctx.Err() != nil {
 				return nil
 			}
-			r.failPending(fmt.Sprintf("agentmem: the server process holding the memory exited while this call was in flight, and no other could take over (%v)", err))
+			r.failPending(fmt.Sprintf("agentmem: the server process holding the memory exited while this call was in flight, and no other could take over (%v)", err), "holder_exited")
 			return fmt.Errorf("the agentmem process holding the memory exited, and this relay could not take over: %w", err)
 		}
 	}
@@ -277,11 +277,14 @@ func (r *relay) checkHolder(conn net.Conn) error {
 	if ping != nil {
 		conn.Write(ping) // a holder that is gone shows in pump
 	}
+	if err != nil {
+		r.failPending("agentmem: "+err.Error(), "holder_unresponsive")
+	}
 	return err
 }
 
 // dueCheck is checkHolder's decision at now: the ping to send, if one is
-// due, or the error that ends the relay, the waiting calls answered.
+// due, or the error that ends the relay.
 func (r *relay) dueCheck(now time.Time) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -289,12 +292,7 @@ func (r *relay) dueCheck(now time.Time) ([]byte, error) {
 		if now.Sub(r.pinged) < r.opts.InitWait {
 			return nil, nil
 		}
-		why := fmt.Sprintf("the agentmem process holding the memory (socket %s) stopped answering: it did not answer a ping within %s (it is stopped, e.g. by Ctrl-Z in its terminal, or hung); end it or let it go on (kill -CONT), then call again", r.sock, r.opts.InitWait)
-		for id, c := range r.pending {
-			r.write(errorLine(c.m.rawID, codeHolderLost, "agentmem: "+why, map[string]any{"reason": "holder_unresponsive", "repeated": false}))
-			delete(r.pending, id)
-		}
-		return nil, errors.New(why)
+		return nil, fmt.Errorf("the agentmem process holding the memory (socket %s) stopped answering: it did not answer a ping within %s (it is stopped, e.g. by Ctrl-Z in its terminal, or hung); end it or let it go on (kill -CONT), then call again", r.sock, r.opts.InitWait)
 	}
 	waited := false
 	for _, c := range r.pending {
@@ -605,13 +603,13 @@ func (r *relay) ask(conn net.Conn, br *bufio.Reader, line []byte) (json.RawMessa
 	}
 }
 
-// failPending answers every pending request with an error: there is no
-// holder to send them to.
-func (r *relay) failPending(msg string) {
+// failPending answers every pending request with an error msg: there is
+// no holder to send them to (reason says why, for programs).
+func (r *relay) failPending(msg, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for id, c := range r.pending {
-		r.write(errorLine(c.m.rawID, codeHolderLost, msg, map[string]any{"reason": "holder_exited", "repeated": false}))
+		r.write(errorLine(c.m.rawID, codeHolderLost, msg, map[string]any{"reason": reason, "repeated": false}))
 		delete(r.pending, id)
 	}
 }
