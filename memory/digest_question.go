@@ -36,7 +36,7 @@ var lightNouns = wordSet(`session sessions conversation conversations chat summa
 // of now or of a plan ("What's happening Monday?", "What's on today?",
 // "What do we do in December?"), which a search finds in the memories
 // that say it. A period named as past says the past itself ("What's new
-// since Monday?", "Tell me about last week": saysPast).
+// since Monday?", "Tell me about last week": Period.Back).
 var pastWords = wordSet(`did was were had happened worked talked discussed said mentioned
 	asked accomplished achieved done went gone been told showed shown covered missed changed
 	summarize summarise recap summary rundown overview highlights catch`)
@@ -97,8 +97,7 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 		}
 		ahead = ahead || p.To.After(now)
 		rest = strings.ReplaceAll(rest, p.Text, " ")
-		t := strings.ToLower(p.Text)
-		past = past || saysPast(t)
+		past = past || p.Back // "last week", "two days ago", "since Monday"
 	}
 	if codeLike(rest) {
 		return false
@@ -133,24 +132,6 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 		}
 	}
 	return past
-}
-
-// saysPast reports a period's words (in lower case) that say it is past:
-// a span back to now ("since Monday", "the last three days") and a period
-// named as gone ("last week", "the previous month", "yesterday", "two days
-// ago", "a few weeks back", "the week before last"), unlike a bare name,
-// which may be of the one to come ("What's happening Monday?", "What do
-// we do in December?").
-func saysPast(t string) bool {
-	if strings.Contains(t, " of ") {
-		return false // "the last week of December": a part of a named period
-	}
-	for _, p := range []string{"since ", "the last ", "the past ", "last ", "this past ", "previous ", "earlier "} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return strings.Contains(t, "yesterday") || strings.HasSuffix(t, " ago") || strings.HasSuffix(t, " back") || strings.HasSuffix(t, " before last")
 }
 
 // asksMore reports whether the question word k, between prev and next,

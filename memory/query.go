@@ -93,6 +93,9 @@ type Query struct {
 type Period struct {
 	Text     string
 	From, To time.Time
+	// Back reports a period its words say is past, or reaches back to
+	// now ("last week", "two days ago", "since Monday": dates.Mention.Back).
+	Back bool
 }
 
 // Contains reports whether t falls in the period.

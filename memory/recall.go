@@ -447,7 +447,7 @@ func (s *Service) queryPeriods(text string) []Period {
 	for _, m := range dates.FindWith(text, dates.Options{Ref: s.Now(), About: true, Recent: true}) {
 		same := func(p Period) bool { return p.From.Equal(m.From) && p.To.Equal(m.To) }
 		if !m.From.IsZero() && !slices.ContainsFunc(ps, same) {
-			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
+			ps = append(ps, Period{Text: text[m.Start:m.End], From: m.From, To: m.To, Back: m.Back})
 		}
 	}
 	return ps

@@ -51,6 +51,13 @@ type Mention struct {
 	// Holiday reports a day a holiday's name gives ("Christmas", "Easter
 	// 2019"; holiday.go), which is a name as much as a date.
 	Holiday bool
+	// Back reports an expression that says by its own words that its
+	// period is before ref, or reaches back to it: "yesterday", "last
+	// week", "the previous month", "two days ago", "a few weeks back",
+	// "the week before last", "earlier this week", "the past weekend",
+	// "the last three days", "since Monday". A bare name ("Monday", "in
+	// May"), which may be of the one to come, is not.
+	Back bool
 }
 
 // Label is a short annotation of the resolved period: "2023-05-07" for a
@@ -378,15 +385,15 @@ func (f *finder) at(i int) (Mention, int) {
 		if k == kwTomorrow {
 			off = 1
 		}
-		return f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1))
+		return f.back(k == kwYesterday)(f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1)))
 	case k == kwThe || k == kwDay:
 		if f.recent && k == kwThe {
 			if m, n := f.lastUnits(i); n > i {
-				return m, n // "the last three days", "the past week"
+				return f.back(true)(m, n) // "the last three days", "the past week"
 			}
 		}
 		if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
-			return f.rel(i, i+3, Weekend, f.latestWeekend()) // "the past weekend"
+			return f.back(true)(f.rel(i, i+3, Weekend, f.latestWeekend())) // "the past weekend"
 		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
@@ -398,9 +405,9 @@ func (f *finder) at(i int) (Mention, int) {
 	case k == kwAt || k == kwOn:
 		return f.atWeekend(i)
 	case k == kwLast || k == kwNext || k == kwThis || k == kwPrevious && f.recent:
-		return f.lastNext(i)
+		return f.back(k == kwLast || k == kwPrevious || k == kwThis && f.kw(i+1) == kwPast)(f.lastNext(i))
 	case k == kwEarlier || k == kwLater:
-		return f.earlier(i)
+		return f.back(k == kwEarlier)(f.earlier(i))
 	case k == kwOver:
 		if f.kw(i+1) == kwThe && f.kw(i+2) == kwWeekend {
 			return f.rel(i+1, i+3, Weekend, f.latestWeekend())
@@ -971,7 +978,7 @@ func (f *finder) dayBefore(i int) (Mention, int) {
 	}
 	switch {
 	case f.kw(j+1) == kwBefore && f.kw(j+2) == kwYesterday:
-		return f.rel(i, j+3, Day, f.days(-2, -1))
+		return f.back(true)(f.rel(i, j+3, Day, f.days(-2, -1)))
 	case f.kw(j+1) == kwAfter && f.kw(j+2) == kwTomorrow:
 		return f.rel(i, j+3, Day, f.days(2, 3))
 	}
@@ -1161,6 +1168,12 @@ func (f *finder) afterNext(i int) (Mention, int) {
 	if f.startsDate(i + 3) {
 		return Mention{}, i // "the week before last Christmas": its last is the holiday's
 	}
+	return f.back(dir < 0)(f.afterNextOf(i, dir))
+}
+
+// afterNextOf is afterNext's period, dir weeks, weekends, months or years
+// (or, back, nights) from ref's.
+func (f *finder) afterNextOf(i, dir int) (Mention, int) {
 	mon := -f.wd // ref's Monday, in days from ref
 	switch f.kw(i + 1) {
 	case kwWeek:
@@ -1312,7 +1325,7 @@ func (f *finder) ago(i int) (Mention, int) {
 		u, lo, hi = kwWeek, 2*lo, 2*hi // "a fortnight ago": two weeks ago
 	}
 	if f.kw(j+1) == kwAgo || f.word(j+1, "back") && f.rightOK(j+2) && !f.delay(i) { // "two weeks back"
-		return f.span(i, j+2, u, -hi, -lo)
+		return f.back(true)(f.span(i, j+2, u, -hi, -lo))
 	}
 	if f.word(j+1, "from") && (f.kw(j+2) == kwNow || f.kw(j+2) == kwToday) {
 		return f.span(i, j+3, u, lo, hi)
@@ -1334,6 +1347,15 @@ func (f *finder) delay(i int) bool {
 		}
 	}
 	return false
+}
+
+// back returns a function that marks a mention found (End > Start) as
+// Back when b is set: the expression says it is before ref.
+func (f *finder) back(b bool) func(Mention, int) (Mention, int) {
+	return func(m Mention, n int) (Mention, int) {
+		m.Back = b && m.End > m.Start
+		return m, n
+	}
 }
 
 // word reports whether token i is the word w (w in lower case).

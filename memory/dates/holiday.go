@@ -98,7 +98,7 @@ func (f *finder) holiday(i int) (Mention, int) {
 		return mm, k
 	}
 	mm := f.mention(start, j, Day, dir != 0, time.Time{}, time.Time{})
-	mm.Holiday = true
+	mm.Holiday, mm.Back = true, dir < 0 // "last Christmas"
 	if !f.has {
 		return mm, j
 	}

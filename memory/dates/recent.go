@@ -73,6 +73,6 @@ func (f *finder) since(m Mention, i int) Mention {
 	if !f.word(s, "since") || !m.From.Before(today.from) {
 		return m
 	}
-	m.Start, m.To, m.Relative = f.t[s].start, today.to, true
+	m.Start, m.To, m.Relative, m.Back = f.t[s].start, today.to, true, true
 	return m
 }

@@ -40,3 +40,21 @@ func TestFindRecent(t *testing.T) {
 		t.Errorf("Find without Recent = %q, want Monday alone", got)
 	}
 }
+
+// Back marks the expressions whose own words put their period before ref
+// (or reaching back to it), not a bare name that may be of the one to come.
+func TestFindBack(t *testing.T) {
+	for text, want := range map[string]bool{
+		"yesterday": true, "last week": true, "the previous month": true, "two days ago": true,
+		"a few weeks back": true, "the week before last": true, "the day before yesterday": true,
+		"earlier this week": true, "the past weekend": true, "this past weekend": true,
+		"the last three days": true, "since Monday": true, "last Christmas": true, "late last week": true,
+		"Monday": false, "in May": false, "next week": false, "tomorrow": false, "the last week of May": false,
+		"later this week": false, "at Christmas": false, "the week after next": false, "this week": false,
+	} {
+		ms := FindWith(text, Options{Ref: wed, Recent: true})
+		if len(ms) != 1 || ms[0].Back != want {
+			t.Errorf("FindWith(%q, Recent) = %+v, want one mention with Back %v", text, ms, want)
+		}
+	}
+}
