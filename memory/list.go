@@ -234,14 +234,8 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionPag
 	if len(req.Cursor) > 512 {
 		return SessionPage{}, &FieldError{"cursor", fmt.Sprintf("is %d characters; the limit is 512", len(req.Cursor))}
 	}
-	if f.After, err = s.bound("after", req.After, false); err != nil {
+	if f.After, f.Before, err = s.bounds(req.After, req.Before); err != nil {
 		return SessionPage{}, err
-	}
-	if f.Before, err = s.bound("before", req.Before, true); err != nil {
-		return SessionPage{}, err
-	}
-	if !f.After.IsZero() && !f.Before.IsZero() && f.Before.Before(f.After) {
-		return SessionPage{}, &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
 	}
 	page, err := s.store.Sessions(ctx, ns, f)
 	if err != nil {

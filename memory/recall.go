@@ -453,20 +453,25 @@ func (s *Service) queryPeriods(text string) []Period {
 	return ps
 }
 
-// queryBounds sets q's after and before bounds from req (bound); before
-// must not be earlier than after.
-func (s *Service) queryBounds(q *Query, req RecallRequest) error {
-	var err error
-	if q.After, err = s.bound("after", req.After, false); err != nil {
-		return err
+// queryBounds sets q's after and before bounds from req (bounds).
+func (s *Service) queryBounds(q *Query, req RecallRequest) (err error) {
+	q.After, q.Before, err = s.bounds(req.After, req.Before)
+	return err
+}
+
+// bounds reads the after and before arguments (bound); before must not be
+// earlier than after.
+func (s *Service) bounds(after, before string) (a, b time.Time, err error) {
+	if a, err = s.bound("after", after, false); err != nil {
+		return a, b, err
 	}
-	if q.Before, err = s.bound("before", req.Before, true); err != nil {
-		return err
+	if b, err = s.bound("before", before, true); err != nil {
+		return a, b, err
 	}
-	if !q.After.IsZero() && !q.Before.IsZero() && q.Before.Before(q.After) {
-		return &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", req.Before, req.After)}
+	if !a.IsZero() && !b.IsZero() && b.Before(a) {
+		return a, b, &FieldError{"before", fmt.Sprintf("%s is earlier than after (%s)", before, after)}
 	}
-	return nil
+	return a, b, nil
 }
 
 // recallSessions resolves req's session_id and exclude_session in ns
