@@ -215,12 +215,14 @@ func (r *relay) run(ctx context.Context, conn net.Conn, br *bufio.Reader, lines 
 				}
 				return false, nil
 			}
-			line = r.withNamespace(line)
-			if m := r.track(line); m == "initialize" || m == "server/discover" {
+			m := peek(line) // read once: a line may be a remember of megabytes
+			line, m = r.withNamespace(line, m)
+			r.track(line, m)
+			if m.kind == request && (m.method == "initialize" || m.method == "server/discover") {
 				initTimeout = time.After(r.opts.InitWait) // the handshake: of protocol 2026-07-28 too
 			}
 			if _, err := conn.Write(line); err != nil {
-				if m := peek(line); m.kind == notification {
+				if m.kind == notification {
 					r.mu.Lock()
 					r.unsent = append(r.unsent, line)
 					r.mu.Unlock()
@@ -310,23 +312,19 @@ func (r *relay) dueCheck(now time.Time) ([]byte, error) {
 // withNamespace gives a call of a tool that takes a namespace and names
 // none the relay's own default (RelayOptions.Namespace). A line
 // it cannot read is passed on as it is, for the holder to refuse.
-func (r *relay) withNamespace(line []byte) []byte {
-	if r.opts.Namespace == "" {
-		return line
-	}
-	m := peek(line)
-	if m.kind != request || m.method != "tools/call" || !spec.Namespaced(toolName(m.params)) {
-		return line
+func (r *relay) withNamespace(line []byte, m message) ([]byte, message) {
+	if r.opts.Namespace == "" || m.kind != request || m.method != "tools/call" || !spec.Namespaced(toolName(m.params)) {
+		return line, m
 	}
 	var msg, params, args map[string]json.RawMessage
 	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil {
-		return line
+		return line, m
 	}
 	if a, ok := params["arguments"]; ok && json.Unmarshal(a, &args) != nil {
-		return line // not an object: refused by the holder
+		return line, m // not an object: refused by the holder
 	}
 	if _, ok := args["namespace"]; ok {
-		return line // "" and null too: the holder refuses them, as its own client's
+		return line, m // "" and null too: the holder refuses them, as its own client's
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}
@@ -334,22 +332,22 @@ func (r *relay) withNamespace(line []byte) []byte {
 	args["namespace"], _ = json.Marshal(r.opts.Namespace)
 	var err error
 	if params["arguments"], err = json.Marshal(args); err != nil {
-		return line
+		return line, m
 	}
 	if msg["params"], err = json.Marshal(params); err != nil {
-		return line
+		return line, m
 	}
 	out, err := json.Marshal(msg)
 	if err != nil {
-		return line
+		return line, m
 	}
-	return append(out, '\n')
+	out = append(out, '\n')
+	return out, peek(out)
 }
 
-// track records what the relay must know of a client message before it
-// goes to the holder, and returns the method of a request.
-func (r *relay) track(line []byte) string {
-	m := peek(line)
+// track records what the relay must know of a client message (line, m
+// its peek) before it goes to the holder.
+func (r *relay) track(line []byte, m message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch m.kind {
@@ -365,7 +363,6 @@ func (r *relay) track(line []byte) string {
 			c.tool = toolName(m.params)
 		}
 		r.pending[m.id] = c
-		return m.method
 	case notification:
 		switch m.method {
 		case "notifications/initialized":
@@ -376,7 +373,6 @@ func (r *relay) track(line []byte) string {
 			}
 		}
 	}
-	return ""
 }
 
 // pump copies the holder's messages to the client, settling the pending
