@@ -98,7 +98,8 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"Tell me what's on this week":                               false,
 		"What did we do with sessions last week?":                   false,
 		"What did I miss yesterday?":                                true,
-		"What did we do in the week of Nov 9?":                      false,
+		"What did we do in the week of Nov 9?":                      true,  // the ISO week that holds it
+		"What did we do the weekend of May 6?":                      false, // not read as a weekend
 		"What changed since Monday?":                                true,
 		"What did we talk about last week, and what did we decide?": false,
 		"What did Jon do last week?":                                false,

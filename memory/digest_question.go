@@ -138,9 +138,10 @@ func asksOnlyOfPeriods(text string, ps []Period, now time.Time) bool {
 // asks more than a period: a word neither stop, light nor of the past, a
 // modal (not a favour, "Can you …", nor "up to"), a negation, "have on"
 // (a plan), a light noun as a topic ("with sessions"), a unit of time of
-// another period ("the week of Nov 9"), or, reported (after a speech verb,
-// of a period past now), a second verb ("What did we say we were doing
-// this week?").
+// another period that its reading left out ("the weekend of May 6"; "the
+// week of Nov 9" is read whole), or, reported (after a speech verb, of a
+// period past now), a second verb ("What did we say we were doing this
+// week?").
 func asksMore(k, prev, next string, reported bool) bool {
 	switch {
 	case k == "":

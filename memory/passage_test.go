@@ -650,3 +650,25 @@ func TestRangeDatedAsOneSpan(t *testing.T) {
 		t.Errorf("periods %+v, want 3 to 7 May 2023", ps)
 	}
 }
+
+// "The week of" a date is dated as its week, not its day, and a question
+// that names it is asked of the week.
+func TestWeekOfDatedAsAWeek(t *testing.T) {
+	day := time.Date(2023, 5, 10, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"I'm off the week of May 22.": "I'm off the week of May 22 [2023-05-22..2023-05-28].",
+		"Thanksgiving week was busy.": "Thanksgiving week [2022-11-21..2022-11-27] was busy.",
+	} {
+		if got := display(in, day); got != want {
+			t.Errorf("display(%q) = %q, want %q", in, got, want)
+		}
+	}
+	svc, err := New(Options{Store: nopStore{}, Location: time.UTC, Now: func() time.Time { return day }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := svc.queryPeriods("What did we do the week of April 19?")
+	if len(ps) != 1 || ps[0].Text != "the week of April 19" || !ps[0].Contains(time.Date(2023, 4, 17, 0, 0, 0, 0, time.UTC)) || !ps[0].Contains(time.Date(2023, 4, 23, 12, 0, 0, 0, time.UTC)) || ps[0].Contains(time.Date(2023, 4, 24, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("periods %+v, want 17 to 23 April 2023", ps)
+	}
+}

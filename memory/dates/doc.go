@@ -110,6 +110,9 @@
 //	                                     "I worked late this week" is all of this week)
 //	the first / last week of May         05-01..07 / 05-25..31 (second, third, fourth: 8..14, ...)
 //	the first / second half of 2022      2022-01-01..06-30 / 07-01..12-31; of any period above
+//	the week of May 22, Thanksgiving     the ISO week that holds a date or a holiday (weekof.go):
+//	week, the week of Christmas          05-22..28, 2022-11-21..27, 2022-12-19..25
+//	the week before / after 3 March      the seven days either side of it: 02-24..03-02 / 03-04..10
 //	3 to 7 May, 2-6 May, May 3-7, 2023   2023-05-03..2023-05-07: a range, one mention (range.go);
 //	from 30 April to 3 May               an end takes the month or year the other says; without
 //	between 3 and 7 May                  one, an end's year is a day's (below): the last end's

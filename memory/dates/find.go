@@ -15,7 +15,7 @@ type Grain uint8
 // of them.
 const (
 	Day     Grain = iota + 1 // one calendar day
-	Week                     // an ISO week, Monday to Sunday
+	Week                     // an ISO week, Monday to Sunday, or the seven days before or after a day (weekof.go)
 	Weekend                  // Saturday and Sunday
 	Month                    // a calendar month
 	Season                   // three months: spring from March, summer from June, autumn from September, winter from December
@@ -156,7 +156,8 @@ func FindWith(text string, opts Options) []Mention {
 		}
 		if m.End > m.Start {
 			s := f.tokenAt(m.Start, i)
-			m, s = f.partOf(m, s) // "early March", "the end of next week"
+			m, s = f.partOf(m, s)             // "early March", "the end of next week"
+			m, s, next = f.weekOf(m, s, next) // "the week of Nov 9", "Thanksgiving week"
 			if f.recent {
 				m = f.since(m, s)
 			}

@@ -13,7 +13,8 @@ import (
 // September) and Thanksgiving (the fourth Thursday of November). Each
 // counts only with its capitals, and only where a word of time sets it
 // ("at Christmas", "over Easter", "before Halloween", "for
-// Thanksgiving") or last, this or next comes before it; "the Christmas
+// Thanksgiving", "the week of Easter"), or last, this or next comes
+// before it, or "week" after it ("Thanksgiving week", weekof.go); "the Christmas
 // magic" and "Thanksgiving traditions" name no day, nor does a
 // holiday's name inside a longer one ("Christmas Island", "Halloween
 // Horror Nights", "The Nightmare Before Christmas").
@@ -83,7 +84,7 @@ func (f *finder) holiday(i int) (Mention, int) {
 	case kwThis:
 		dir, start = 2, i-1
 	default:
-		if !f.holidayCued(i) {
+		if !f.holidayCued(i) && !f.holidayWeek(j) {
 			return Mention{}, j // no day, and no month of its own: "the Fourth of July is my favourite"
 		}
 	}
@@ -167,6 +168,8 @@ func (f *finder) holidayCued(i int) bool {
 	switch f.kw(i - 1) {
 	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
 		return true
+	case kwOf:
+		return f.kw(i-2) == kwWeek // "the week of Christmas" (weekof.go)
 	}
 	for _, w := range [...]string{"for", "spent", "spending", "celebrated", "celebrating"} {
 		if f.word(i-1, w) {

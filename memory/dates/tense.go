@@ -674,9 +674,10 @@ func (f *finder) periodWordAt(i int) int {
 }
 
 // partStart is the first token of the words before the date at i that
-// name a part of it (part.go): "early" in "early March", "the" in "the end
-// of March" and "the second half of March"; i when there are none.
+// name a part of it (part.go) or its week (weekof.go): "early" in "early
+// March", "the" in "the end of March", "the second half of March" and
+// "the week of March 9"; i when there are none.
 func (f *finder) partStart(i int) int {
 	_, at := f.partBefore(i)
-	return at
+	return min(at, f.weekBefore(i)) // "I'm off the week of Dec 14": from "the"
 }
