@@ -156,8 +156,8 @@ func FindWith(text string, opts Options) []Mention {
 		}
 		if m.End > m.Start {
 			s := f.tokenAt(m.Start, i)
-			m, s = f.partOf(m, s)             // "early March", "the end of next week"
-			m, s, next = f.weekOf(m, s, next) // "the week of Nov 9", "Thanksgiving week"
+			m, s = f.partOf(m, s) // "early March", "the end of next week"
+			m, s = f.weekOf(m, s) // "the week of Nov 9", "the week before Christmas"
 			if f.recent {
 				m = f.since(m, s)
 			}

@@ -873,7 +873,7 @@ func TestFindAfterNextAndTheWeekend(t *testing.T) {
 		{"the month after next", wed, []string{"the month after next=2023-07/month/rel"}},
 		{"the night after next", wed, nil},
 		// a last or next that starts a date of its own is that date's
-		{"the week before last Christmas", wed, []string{"the week before last Christmas=2022-12-18..2022-12-24/week/rel"}},
+		{"the week before last Christmas", wed, []string{"the week before last Christmas=2022-12-12..2022-12-24/week/rel"}},
 		{"the month before last summer", wed, []string{"last summer=2022-06-01..2022-08-31/season/rel"}},
 		{"the month after next year", wed, []string{"next year=2024/year/rel"}},
 		{"the week before last Tuesday I saw her", wed, []string{"last Tuesday=2023-05-09/day/rel"}},

@@ -75,6 +75,14 @@ func (f *finder) holiday(i int) (Mention, int) {
 	if j == i {
 		return Mention{}, i
 	}
+	week, end := f.holidayWeek(j), j // "Thanksgiving week" (weekof.go)
+	if week {
+		end++
+	}
+	// a holiday's week cues itself ("Thanksgiving week was busy", "we're
+	// off Christmas week"), but not in a statement of what it is, as a
+	// holiday's name is none ("Christmas week is my favourite")
+	weekCued := week && f.kw(end) != kwIs && !(f.word(end, "s") && f.apos(end))
 	dir, start := 0, i
 	switch f.kw(i - 1) {
 	case kwLast:
@@ -83,12 +91,14 @@ func (f *finder) holiday(i int) (Mention, int) {
 		dir, start = 1, i-1
 	case kwThis:
 		dir, start = 2, i-1
+	case kwEvery:
+		return Mention{}, end // "every Christmas week"
 	default:
-		if !f.holidayCued(i) && !f.holidayWeek(j) {
+		if !f.holidayCued(i) && !weekCued {
 			return Mention{}, j // no day, and no month of its own: "the Fourth of July is my favourite"
 		}
 	}
-	if y, k := f.yearAt(j); y > 0 && dir == 0 { // "at Christmas 2019", "on New Year's Day, 2022"
+	if y, k := f.yearAt(end); y > 0 && dir == 0 { // "at Christmas 2019", "on New Year's Day, 2022", "Thanksgiving week 2024"
 		if y < MinYear || y > MaxYear {
 			return Mention{}, k
 		}
@@ -96,23 +106,23 @@ func (f *finder) holiday(i int) (Mention, int) {
 		from, to := f.dayOf(y, m, d)
 		mm := f.mention(start, k, Day, false, from, to)
 		mm.Year, mm.Month, mm.Day, mm.Holiday = y, m, d, true
-		return mm, k
+		return f.holidaysWeek(mm, week), k
 	}
-	mm := f.mention(start, j, Day, dir != 0, time.Time{}, time.Time{})
+	mm := f.mention(start, end, Day, dir != 0, time.Time{}, time.Time{})
 	mm.Holiday, mm.Back = true, dir < 0 // "last Christmas"
 	if !f.has {
-		return mm, j
+		return f.holidaysWeek(mm, week), end
 	}
 	y, ok := f.holidayYear(i, j, h, dir)
 	if !ok {
-		return Mention{}, j // "every year at Christmas"
+		return Mention{}, end // "every year at Christmas"
 	}
 	if y >= MinYear && y <= MaxYear {
 		m, d := h.day(y)
 		mm.From, mm.To = f.dayOf(y, m, d)
 		mm.Month, mm.Day = m, d
 	}
-	return mm, j
+	return f.holidaysWeek(mm, week), end
 }
 
 // holidayAt matches a holiday's name at i: the holiday and the token
@@ -169,7 +179,7 @@ func (f *finder) holidayCued(i int) bool {
 	case kwAt, kwOn, kwOver, kwCue, kwBefore, kwAfter, kwBy:
 		return true
 	case kwOf:
-		return f.kw(i-2) == kwWeek // "the week of Christmas" (weekof.go)
+		return f.weekBefore(i) < i // "the week of Christmas" (weekof.go)
 	}
 	for _, w := range [...]string{"for", "spent", "spending", "celebrated", "celebrating"} {
 		if f.word(i-1, w) {

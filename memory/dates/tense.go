@@ -28,18 +28,26 @@ func (f *finder) behind(i int) bool {
 // tenseOf is ahead's reading of the sentence of a date at i, and whether
 // a word told it (told) or it is the default, behind.
 func (f *finder) tenseOf(i int) (ahead, told bool) {
-	i = f.partStart(i) // "I'll be on leave the second half of December": from "the"
-	since, from := f.sinceFrom(i)
+	// the words before counted from a part's or week's first word, "the"
+	// in "I'll be on leave the second half of December"; the words after
+	// from the date, "The week of May 22 we're going to Rome"
+	start := f.partStart(i)
+	since, from := f.sinceFrom(start)
 	if since {
 		return false, true
 	}
-	lo, hi := f.sentence(i)
+	lo, _ := f.sentence(start)
+	_, hi := f.sentence(i)
 	for d := 1; d <= 6; d++ {
-		for _, j := range [2]int{i - d, i + d} {
+		for k, j := range [2]int{start - d, i + d} {
 			if j < lo || j > hi {
 				continue
 			}
-			if ahead, told := f.tense(i, j, lo, from); told {
+			at := start
+			if k == 1 {
+				at = i
+			}
+			if ahead, told := f.tense(at, j, lo, from); told {
 				return ahead, true
 			}
 		}
