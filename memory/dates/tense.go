@@ -110,6 +110,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 			return true, true
 		}
 	}
+	// "Christmas week I'm off", "Monday we're away"
+	if be, pronoun := f.be(j); be && j > i && pronoun && f.away(j+1) {
+		return true, true
+	}
 	switch f.t[j].kw {
 	case kwWill:
 		return true, true
@@ -530,6 +534,9 @@ func (f *finder) clitic(j int, c string) bool {
 // event's time, as in "let's meet on Thursday", where "let's talk about
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
+	if f.weekPhraseAt(i) {
+		return true // "What are we doing the week before Christmas?" (weekof.go)
+	}
 	p := f.periodWordAt(i) - 1 // "by late March"
 	if f.kw(p) == kwThe {
 		p--

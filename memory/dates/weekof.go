@@ -81,6 +81,23 @@ func (f *finder) weekBefore(i int) int {
 	return i
 }
 
+// weekPhraseAt reports the start of "the week of", "the week before" or
+// "the week after" at i ("the whole week of"; "week of"), which sets a
+// time as a preposition does.
+func (f *finder) weekPhraseAt(i int) bool {
+	if f.kw(i) == kwThe {
+		i++
+		if f.word(i, "whole") || f.word(i, "entire") {
+			i++
+		}
+	}
+	switch f.kw(i + 1) {
+	case kwOf, kwBefore, kwAfter:
+		return f.kw(i) == kwWeek
+	}
+	return false
+}
+
 // weekWord is the token of "week" in "week of", "week before" or "week
 // after" right before the date at i (or before its "the": "the week of
 // the Fourth of July"), or -1.

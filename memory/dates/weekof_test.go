@@ -3,6 +3,7 @@ package dates
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // "The week of" a date or a holiday is the ISO week that holds it (a
@@ -12,6 +13,7 @@ import (
 // the next week. A day that is neither a calendar date nor a holiday, a
 // range, "a week before" and "a week of" stay as they were read.
 func TestFindWeekOf(t *testing.T) {
+	nov := time.Date(2026, 11, 20, 16, 0, 0, 0, time.UTC) // a Friday
 	runFind(t, []findCase{
 		{"I'm off the week of May 22", wed, []string{"the week of May 22=2023-05-22..2023-05-28/week"}},
 		{"We shipped it the week of March 15.", wed, []string{"the week of March 15=2023-03-13..2023-03-19/week"}},
@@ -31,6 +33,10 @@ func TestFindWeekOf(t *testing.T) {
 		{"The week of May 22 we're going to Rome.", wed, []string{"The week of May 22=2023-05-22..2023-05-28/week"}},
 		{"The week of Dec 14 we'll be off.", wed, []string{"The week of Dec 14=2023-12-11..2023-12-17/week"}},
 		{"The week before Christmas I'm going to Spain.", wed, []string{"The week before Christmas=2023-12-18..2023-12-24/week"}},
+		// said in November: a plan or a question of one is the coming week
+		{"Thanksgiving week I'm off.", nov, []string{"Thanksgiving week=2026-11-23..2026-11-29/week"}},
+		{"What are we doing the week before Christmas?", nov, []string{"the week before Christmas=2026-12-14..2026-12-24/week"}},
+		{"What did we do the week before Christmas?", nov, []string{"the week before Christmas=2025-12-15..2025-12-24/week"}},
 		// left as they were
 		{"a week before Christmas", wed, []string{"Christmas=2022-12-25/day"}},
 		{"the week of Monday", wed, []string{"Monday=2023-05-08/day/rel"}},
