@@ -761,6 +761,14 @@ func TestFindMonthTense(t *testing.T) {
 		{"Mum comes on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
 		{"Did they come on Friday?", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"I go on Friday, and he went on Monday.", wed, []string{"Friday=2023-05-12/day/rel", "Monday=2023-05-08/day/rel"}},
+		// and of a team's work
+		{"We ship on Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"The release goes out after Memorial Day.", wed, []string{"Memorial Day=2023-05-29/day"}},
+		{"My order ships on Monday.", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"The product launches on 2 August.", wed, []string{"2 August=2023-08-02/day"}},
+		{"We shipped on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"I loved the new releases on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"I felt better after Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
 	})
 }
 

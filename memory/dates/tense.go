@@ -451,6 +451,10 @@ var tripVerbs = map[string]string{
 	"start": "starts", "begin": "begins", "end": "ends", "open": "opens", "close": "closes",
 	"expire": "expires", "renew": "renews",
 	"run": "runs", "visit": "visits", // "the conference runs from 3 to 7 May", "my brother visits on Friday"
+	// and of a team's work: "we ship on Friday", "the release goes out
+	// after Thanksgiving", "the order ships on Monday"
+	"ship": "ships", "launch": "launches", "release": "releases", "deploy": "deploys",
+	"migrate": "migrates", "freeze": "freezes", "resume": "resumes",
 }
 
 // tripThird is the forms of tripVerbs after he, she or a noun.
@@ -497,13 +501,16 @@ func (f *finder) trip(j int) bool {
 // "autumn leaves", "tax returns", "dance moves", "hard drives", "fruit
 // flies".
 var nounForms = map[string]bool{"leaves": true, "returns": true, "moves": true, "drives": true,
-	"heads": true, "lands": true, "flies": true, "sails": true}
+	"heads": true, "lands": true, "flies": true, "sails": true, "ships": true, "releases": true,
+	"launches": true, "deploys": true, "resumes": true}
 
 // carrier reports what a timetable names at n, or someone close who
-// travels: "my flight leaves", "the ferry sails", "my son returns".
+// travels, or what a team ships: "my flight leaves", "the ferry sails",
+// "my son returns", "the release ships".
 func (f *finder) carrier(n int) bool {
 	for _, w := range [...]string{"flight", "train", "plane", "bus", "coach", "ferry", "ship", "boat", "cruise", "shuttle", "tram",
-		"mum", "mom", "dad", "son", "daughter", "wife", "husband", "brother", "sister", "partner", "friend", "boss", "family"} {
+		"mum", "mom", "dad", "son", "daughter", "wife", "husband", "brother", "sister", "partner", "friend", "boss", "family",
+		"order", "package", "parcel", "release", "build", "update", "patch", "version", "product", "feature", "app"} {
 		if f.word(n, w) {
 			return true
 		}
@@ -529,8 +536,9 @@ func (f *finder) clitic(j int, c string) bool {
 }
 
 // setAt reports a date at i set by a preposition of time before it (on,
-// by, before, until, till, in, for, at, and a range's from and between;
-// "the" between them allowed): an
+// by, before, after, until, till, in, for, at, and a range's from and
+// between; "the" between them allowed; or "the week of" or "before" or
+// "after", weekof.go): an
 // event's time, as in "let's meet on Thursday", where "let's talk about
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
@@ -541,7 +549,7 @@ func (f *finder) setAt(i int) bool {
 	if f.kw(p) == kwThe {
 		p--
 	}
-	for _, w := range [...]string{"on", "by", "before", "until", "till", "in", "for", "at"} {
+	for _, w := range [...]string{"on", "by", "before", "after", "until", "till", "in", "for", "at"} {
 		if f.word(p, w) {
 			return true
 		}
