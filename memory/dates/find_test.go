@@ -769,6 +769,10 @@ func TestFindMonthTense(t *testing.T) {
 		{"We shipped on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"I loved the new releases on Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"I felt better after Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"The release goes out Tuesday.", wed, []string{"Tuesday=2023-05-16/day/rel"}},
+		{"We ship this Tuesday.", time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), []string{"this Tuesday=2026-11-24/day/rel"}},
+		{"My flight leaves Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"I saw him Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 	})
 }
 

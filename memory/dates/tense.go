@@ -538,7 +538,7 @@ func (f *finder) clitic(j int, c string) bool {
 // setAt reports a date at i set by a preposition of time before it (on,
 // by, before, after, until, till, in, for, at, and a range's from and
 // between; "the" between them allowed; or "the week of" or "before" or
-// "after", weekof.go): an
+// "after", weekof.go; or a timetable's verb right before it, trip): an
 // event's time, as in "let's meet on Thursday", where "let's talk about
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
@@ -549,12 +549,28 @@ func (f *finder) setAt(i int) bool {
 	if f.kw(p) == kwThe {
 		p--
 	}
+	// a timetable's verb right before it sets it too: "my flight leaves
+	// Friday", "we ship this Tuesday", "the release goes out Tuesday"
+	if f.trip(p) || f.particle(p) && f.trip(p-1) {
+		return true
+	}
 	for _, w := range [...]string{"on", "by", "before", "after", "until", "till", "in", "for", "at"} {
 		if f.word(p, w) {
 			return true
 		}
 	}
 	return f.inRange && (f.word(p, "from") || f.word(p, "between")) // "the conference runs from 3 to 7 May"
+}
+
+// particle reports the adverb of a phrasal verb at n: "goes out", "flies
+// back", "heads home".
+func (f *finder) particle(n int) bool {
+	for _, w := range [...]string{"out", "off", "back", "home", "up", "away"} {
+		if f.word(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ing reports a verb in -ing at n ("flying", not "morning").
