@@ -165,6 +165,11 @@ func TestDecodeRefusesBytesNotUTF8(t *testing.T) {
 	for _, c := range []struct{ raw, want string }{
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"ok\"},{\"role\":\"user\",\"content\":\"caf\xe9 au lait\"}]}", "messages[1].content: is not valid UTF-8 (byte 0xe9)"},
 		{"{\"query\":\"\xff\xfe\"}", "query: is not valid UTF-8 (byte 0xff)"},
+		// half a surrogate pair, which encoding/json reads as U+FFFD
+		{`{"messages":[{"role":"user","content":"a\ud800b"}]}`, `messages[0].content: holds \ud800, half of a UTF-16 surrogate pair`},
+		{`{"query":"x \udc00"}`, `query: holds \udc00, half of a UTF-16 surrogate pair`},
+		{`{"query":"\ud83d\ude00 \ud83d"}`, `query: holds \ud83d, half of`},
+		{`{"query":"\ud800x\udc00"}`, `query: holds \ud800, half of`},
 		{"{\"query\":\"x\",\"weights\":{\"te\xffxt\":1}}", "weights.te\ufffdxt: (a name) is not valid UTF-8"},
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"ok\",\"speaker\":\"Ren\xe9e\"}]}", "messages[0].speaker: is not valid UTF-8"},
 	} {
@@ -177,6 +182,11 @@ func TestDecodeRefusesBytesNotUTF8(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.raw, err, c.want)
 		}
+	}
+	// a whole pair, and a backslash before "ud800", are text
+	got, err := Decode[RecallArgs](json.RawMessage(`{"query":"\\ud800 \ud83d\ude00 \u00e9"}`))
+	if err != nil || got.Query != `\ud800 😀 é` {
+		t.Errorf("a pair and an escaped backslash: %q, %v", got.Query, err)
 	}
 	if _, err := Decode[RememberArgs](json.RawMessage(`{"messages":[{"role":"user","content":"café \ufffd 東京 🙂"}]}`)); err != nil {
 		t.Errorf("UTF-8 text, U+FFFD itself included: %v", err)

@@ -11,27 +11,34 @@ import (
 )
 
 // The checks of a call's raw JSON that encoding/json cannot make, or
-// makes without naming the argument at fault: bytes that are not UTF-8
-// (read as U+FFFD without a word, so that a memory would store a text
-// that is not the one sent), and numbers too large for a float64 (refused
+// makes without naming the argument at fault: bytes that are not UTF-8,
+// and escapes of half a surrogate pair ("\ud800"), both read as U+FFFD
+// without a word, so that a memory would store a text that is not the
+// one sent, and numbers too large for a float64 (refused
 // naming no argument). Both find the argument by walkJSON.
 
 // notUTF8 is a *FieldError naming the string of raw, a JSON text, that
-// holds bytes that are not UTF-8, or nil when raw is UTF-8 (an import
-// refuses such a line the same way).
+// holds bytes that are not UTF-8 (an import refuses such a line the same
+// way) or an escape of half a surrogate pair (loneSurrogate), or nil.
 func notUTF8(raw []byte) error {
-	if utf8.Valid(raw) { // the common case, at memory speed
-		return nil
-	}
-	bad := 0
-	for bad < len(raw) {
-		r, n := utf8.DecodeRune(raw[bad:])
-		if r == utf8.RuneError && n == 1 {
-			break
+	bad, msg := 0, ""
+	switch {
+	case !utf8.Valid(raw):
+		for bad < len(raw) {
+			r, n := utf8.DecodeRune(raw[bad:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			bad += n
 		}
-		bad += n
+		msg = fmt.Sprintf("is not valid UTF-8 (byte 0x%02x); send text as UTF-8", raw[bad])
+	default:
+		var ok bool
+		if bad, ok = loneSurrogate(raw); !ok {
+			return nil // the common case, at memory speed
+		}
+		msg = fmt.Sprintf("holds %s, half of a UTF-16 surrogate pair, which is no character; send text as UTF-8", raw[bad:bad+6])
 	}
-	msg := fmt.Sprintf("is not valid UTF-8 (byte 0x%02x); send text as UTF-8", raw[bad])
 	err := walkJSON(raw, func(path string, _ json.Token, key bool, from, to int) error {
 		switch {
 		case bad < from || bad >= to:
@@ -45,6 +52,46 @@ func notUTF8(raw []byte) error {
 		return fe
 	}
 	return &FieldError{Field: "arguments", Msg: msg}
+}
+
+// loneSurrogate finds an escape of half a UTF-16 surrogate pair in raw,
+// a JSON text ("\ud800" without its low half after it, or a low half
+// alone), which encoding/json reads as U+FFFD without a word, so that a
+// memory would store a text that is not the one sent: the offset of its
+// backslash. Outside strings valid JSON holds no backslash, so raw is
+// read once, escape by escape.
+func loneSurrogate(raw []byte) (int, bool) {
+	if !bytes.Contains(raw, []byte(`\u`)) {
+		return 0, false
+	}
+	high := -1 // the offset of a high half waiting for its low half
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		r, isU := rune(-1), raw[i+1] == 'u' && i+6 <= len(raw)
+		if isU {
+			if v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16); err == nil {
+				r = rune(v)
+			}
+		}
+		switch {
+		case high >= 0 && (i != high+6 || r < 0xdc00 || r > 0xdfff):
+			return high, true // a high half with no low half after it
+		case high >= 0:
+			high = -1 // a pair
+		case 0xd800 <= r && r <= 0xdbff:
+			high = i
+		case 0xdc00 <= r && r <= 0xdfff:
+			return i, true // a low half alone
+		}
+		if isU {
+			i += 5
+		} else {
+			i++ // "\\", "\n": the escaped byte is no escape's start
+		}
+	}
+	return high, high >= 0
 }
 
 // outOfRange is a *FieldError naming the first number of raw, a JSON
