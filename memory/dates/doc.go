@@ -166,15 +166,19 @@
 // day, because memories are mostly told in the past tense ("on Tuesday we
 // went..."), unless its sentence looks ahead (then it is the next such
 // day strictly after ref's): the nearest tense word within six words
-// (counted from the first word of a part: "the" of "the second half of
-// December") says the future. A past one (was, were, went, did, had) keeps it
+// (before it counted from the first word of a part or a week: "the" of
+// "the second half of December", "the week of May 22"; after it from the
+// date) says the future. A past one (was, were, went, did, had) keeps it
 // behind, as "since" before it does ("I'm feeling better since Monday"),
 // and after "from" the progressive does not count ("I'm uploading the
 // pictures from Saturday"). A sentence looks ahead with:
 //   - will, shall, 'll, going, gonna, plan, or a schedule's word (starts,
 //     begins, ends, arrives, launches, upcoming: "the job starts in
 //     September");
-//   - what is to be done, before a date a preposition of time sets
+//   - what is to be done, before a date a preposition of time sets (on,
+//     by, before, after, until, till, in, for, at; "the week of", "the
+//     week before" and "the week after" too; and a timetable's verb right
+//     before it, below: "the release goes out Tuesday")
 //     (should, need to, let's: "I should call her on Monday"; not "should
 //     have", "I need to tell you about Friday", nor "you should receive it
 //     soon" after "I applied on 25 January");
@@ -215,7 +219,14 @@
 //     returns on Monday"), or a schedule's ("exams start on 4 January",
 //     "the shop opens on Sunday": a plural subject's verb without -s; not
 //     after a word of frequency: "we always go to the beach in August",
-//     "the shops usually close on Sunday" are habits);
+//     "the shops usually close on Sunday" are habits), or a team's ("we
+//     ship on Friday", "the release goes out after Thanksgiving", "my
+//     order ships on Monday", "we migrate the database on Sunday": ship,
+//     launch, release, deploy, migrate, freeze, resume, whose -s forms
+//     are plural nouns as often, so only after what a team ships: "the
+//     release ships", not "new releases on Friday");
+//   - "I'm off", "we're away" or "I'm on holiday" before the date or
+//     after it ("Christmas week I'm off");
 //   - "next month" or "tomorrow" before it ("the wedding is next month,
 //     on 12 August").
 //
