@@ -177,8 +177,10 @@
 //     September");
 //   - what is to be done, before a date a preposition of time sets (on,
 //     by, before, after, until, till, in, for, at; "the week of", "the
-//     week before" and "the week after" too; and a timetable's verb right
-//     before it, below: "the release goes out Tuesday")
+//     week before" and "the week after" too, but not after "about" or
+//     "of"; and "after" or a timetable's verb right before it, below:
+//     "the release goes out Tuesday", unless the date is a possessive's,
+//     its event's day: "after Monday's deploy", "we deploy Friday's build")
 //     (should, need to, let's: "I should call her on Monday"; not "should
 //     have", "I need to tell you about Friday", nor "you should receive it
 //     soon" after "I applied on 25 January");
@@ -224,9 +226,12 @@
 //     order ships on Monday", "we migrate the database on Sunday": ship,
 //     launch, release, deploy, migrate, freeze, resume, whose -s forms
 //     are plural nouns as often, so only after what a team ships: "the
-//     release ships", not "new releases on Friday");
-//   - "I'm off", "we're away" or "I'm on holiday" before the date or
-//     after it ("Christmas week I'm off");
+//     release ships", not "new releases on Friday"); not with a word of
+//     a habit anywhere in its sentence ("normally we ship on Tuesday",
+//     "every week", "most weeks", "as usual");
+//   - "I'm off", "we're away" or "I'm on holiday" before the date, or
+//     after it where it ends its clause ("Christmas week I'm off", "Friday
+//     I'm off work"; not "Good call on Monday, I'm off for the day");
 //   - "next month" or "tomorrow" before it ("the wedding is next month,
 //     on 12 August").
 //

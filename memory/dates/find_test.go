@@ -776,6 +776,33 @@ func TestFindMonthTense(t *testing.T) {
 	})
 }
 
+// A review of the team's verbs, "after", and "I'm off" after a date found
+// these read ahead; each is the day before (ref: Friday 20 November
+// 2026): a possessive's day is its event's, a habit's word anywhere in
+// the sentence makes the simple present a habit, "I'm off" after a date
+// is a plan only where it ends its clause, and a week after "about" or
+// "of" is a topic.
+func TestFindTeamPlansReview(t *testing.T) {
+	fri := time.Date(2026, 11, 20, 16, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"There's a memory leak after Monday's deploy.", fri, []string{"Monday=2026-11-16/day/rel"}},
+		{"We need to write a postmortem after Monday's outage.", fri, []string{"Monday=2026-11-16/day/rel"}},
+		{"Should we roll back after Tuesday's deploy?", fri, []string{"Tuesday=2026-11-17/day/rel"}},
+		{"We deploy Friday's build to prod tomorrow.", fri, []string{"Friday=2026-11-13/day/rel", "tomorrow=2026-11-21/day/rel"}},
+		{"Good call on Monday, I'm off for the day.", fri, []string{"Monday=2026-11-16/day/rel"}},
+		{"On Tuesday we're off by one again.", fri, []string{"Tuesday=2026-11-17/day/rel"}},
+		{"Normally we ship on Tuesday.", fri, []string{"Tuesday=2026-11-17/day/rel"}},
+		{"Every week we ship Tuesday.", fri, []string{"Tuesday=2026-11-17/day/rel"}},
+		{"We ship Tuesday most weeks.", fri, []string{"Tuesday=2026-11-17/day/rel"}},
+		{"We deploy on Friday as usual.", fri, []string{"Friday=2026-11-13/day/rel"}},
+		{"I need to tell you about the week before Christmas.", fri, []string{"the week before Christmas=2025-12-15..2025-12-24/week"}},
+		// and plans, as they were meant
+		{"Friday I'm off work.", fri, []string{"Friday=2026-11-27/day/rel"}},
+		{"We ship this Tuesday.", fri, []string{"this Tuesday=2026-11-24/day/rel"}},
+		{"The release goes out after Thanksgiving.", fri, []string{"Thanksgiving=2026-11-26/day"}},
+	})
+}
+
 // A review of the rules above found these read ahead, or a year off, by
 // them: questions and negations of the past, plural nouns that look like
 // a verb in -s, possessives before a noun in -ing, a wh-clause, a comma

@@ -110,8 +110,10 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 			return true, true
 		}
 	}
-	// "Christmas week I'm off", "Monday we're away"
-	if be, pronoun := f.be(j); be && j > i && pronoun && f.away(j+1) {
+	// "Christmas week I'm off.", "Monday we're away", "Friday I'm off
+	// work"; not "Good call on Monday, I'm off for the day", "On Tuesday
+	// we're off by one"
+	if be, pronoun := f.be(j); be && j > i && pronoun && f.away(j+1) && f.awayEnds(j+2) {
 		return true, true
 	}
 	switch f.t[j].kw {
@@ -182,6 +184,22 @@ func (f *finder) away(j int) bool {
 		return true
 	}
 	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
+}
+
+// awayEnds reports the end of "off" or "away" (after a form of be, after
+// a date) at k: the clause ends, or "work" or "school" ends it; "on
+// holiday" (away's) is whole already.
+func (f *finder) awayEnds(k int) bool {
+	if f.word(k-1, "on") {
+		return true // "on holiday", "on leave": k is past "on"; the word after it is away's
+	}
+	if f.word(k, "holiday") || f.word(k, "vacation") || f.word(k, "leave") {
+		k++
+	}
+	if f.word(k, "work") || f.word(k, "school") {
+		k++
+	}
+	return k >= len(f.t) || f.t[k].line || f.stop(k) || f.punct(k, ',')
 }
 
 // due reports "due" between a form of be at j and a date at i, with on,
@@ -342,7 +360,23 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 			return false // another clause: "as you might expect, on Monday the server crashed"
 		}
 	}
-	return f.trip(j) || f.wish(i, j)
+	return f.trip(j) && !f.usual(i) || f.wish(i, j)
+}
+
+// usual reports a word of a habit in the sentence of the date at i:
+// "normally we ship on Tuesday", "every week we ship Tuesday", "we deploy
+// on Friday as usual", "we ship Tuesday most weeks".
+func (f *finder) usual(i int) bool {
+	lo, hi := f.sentence(i)
+	for k := lo; k <= hi; k++ {
+		switch {
+		case f.habit(k), f.kw(k) == kwEvery, f.word(k, "each"),
+			f.word(k, "as") && f.word(k+1, "usual"),
+			f.word(k, "most") && (f.unit(k+1) || f.word(k+1, "weeks") || f.word(k+1, "days") || f.word(k+1, "months")):
+			return true
+		}
+	}
+	return false
 }
 
 // wish reports a word at j, before a date at i, that asks for or expects
@@ -543,23 +577,44 @@ func (f *finder) clitic(j int, c string) bool {
 // Thursday" is none.
 func (f *finder) setAt(i int) bool {
 	if f.weekPhraseAt(i) {
-		return true // "What are we doing the week before Christmas?" (weekof.go)
+		// "What are we doing the week before Christmas?" (weekof.go); not
+		// "I need to tell you about the week before Christmas"
+		return !f.word(i-1, "about") && f.kw(i-1) != kwOf
 	}
 	p := f.periodWordAt(i) - 1 // "by late March"
 	if f.kw(p) == kwThe {
 		p--
 	}
-	// a timetable's verb right before it sets it too: "my flight leaves
-	// Friday", "we ship this Tuesday", "the release goes out Tuesday"
-	if f.trip(p) || f.particle(p) && f.trip(p-1) {
-		return true
-	}
-	for _, w := range [...]string{"on", "by", "before", "after", "until", "till", "in", "for", "at"} {
+	for _, w := range [...]string{"on", "by", "before", "until", "till", "in", "for", "at"} {
 		if f.word(p, w) {
 			return true
 		}
 	}
+	if f.possessive(i) {
+		return false // "after Monday's deploy", "we deploy Friday's build": the event's day
+	}
+	// "after" too ("the release goes out after Thanksgiving"), and a
+	// timetable's verb right before it: "my flight leaves Friday", "we
+	// ship this Tuesday", "the release goes out Tuesday"
+	if f.word(p, "after") || f.trip(p) || f.particle(p) && f.trip(p-1) {
+		return true
+	}
 	return f.inRange && (f.word(p, "from") || f.word(p, "between")) // "the conference runs from 3 to 7 May"
+}
+
+// possessive reports a date at i that is a possessive's ("Monday's
+// deploy", "this Friday's build"): an apostrophe and "s" glued to its
+// last word, within three tokens.
+func (f *finder) possessive(i int) bool {
+	for k := i + 1; k <= i+3 && k+1 < len(f.t); k++ {
+		if f.t[k].kind == kPunct {
+			return f.glued(k) && f.word(k+1, "s") && f.apos(k+1) && f.glued(k+1)
+		}
+		if f.spaced(k) && f.t[k].kind != kNum && f.t[k].kw == kwNone {
+			return false // past the date: "after Monday the team's..."
+		}
+	}
+	return false
 }
 
 // particle reports the adverb of a phrasal verb at n: "goes out", "flies
