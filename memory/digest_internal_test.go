@@ -19,6 +19,7 @@ func TestAsksOnlyOfPeriods(t *testing.T) {
 		"what did we do on Monday?":                           true,
 		"Summarize yesterday.":                                true,
 		"What did we talk about two weeks ago?":               true,
+		"What did we talk about the other day?":               true,
 		"what was I doing on 3 November 2026":                 true,
 		"Recap of last week and the week before last.":        true,
 		"What did we decide about caching last week?":         false,

@@ -60,6 +60,7 @@
 //	today, tonight, this morning/afternoon/evening, earlier today   2023-05-10
 //	yesterday (morning), last night      2023-05-09
 //	the day before yesterday             2023-05-08
+//	the other day                        a few days back: 05-03..08 (not "every other day")
 //	tomorrow (night), the day after tomorrow
 //	last / this / next week              2023-05-01..07 / 05-08..14 / 05-15..21
 //	last / this / next weekend           05-06..07 / 05-13..14 / 05-20..21

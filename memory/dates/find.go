@@ -55,7 +55,7 @@ type Mention struct {
 	// period is before ref, or reaches back to it: "yesterday", "last
 	// week", "the previous month", "two days ago", "a few weeks back",
 	// "the week before last", "earlier this week", "the past weekend",
-	// "the last three days", "since Monday". A bare name ("Monday", "in
+	// "the last three days", "since Monday", "the other day". A bare name ("Monday", "in
 	// May"), which may be of the one to come, is not.
 	Back bool
 }
@@ -396,6 +396,9 @@ func (f *finder) at(i int) (Mention, int) {
 		if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
 			return f.back(true)(f.rel(i, i+3, Weekend, f.latestWeekend())) // "the past weekend"
 		}
+		if m, n := f.otherDay(i); n > i {
+			return m, n
+		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
@@ -423,6 +426,16 @@ func (f *finder) at(i int) (Mention, int) {
 		return f.holiday(i)
 	}
 	return Mention{}, i
+}
+
+// otherDay reads "the other day" at i: a few days back, the days 2 to 7
+// before ref's ("I saw him the other day"; one says "yesterday" of the
+// day before); not "every other day", which is every second one.
+func (f *finder) otherDay(i int) (Mention, int) {
+	if f.kw(i) != kwThe || !f.word(i+1, "other") || f.kw(i+2) != kwDay || !f.word(i+2, "day") || !f.rightOK(i+3) || f.kw(i-1) == kwEvery {
+		return Mention{}, i
+	}
+	return f.back(true)(f.rel(i, i+3, Day, f.days(-7, -1)))
 }
 
 // partOfDay skips "morning", "afternoon", "evening" or "night" at i.

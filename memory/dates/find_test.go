@@ -60,6 +60,9 @@ func TestFindRelativeDays(t *testing.T) {
 		{"day before yesterday", wed, []string{"day before yesterday=2023-05-08/day/rel"}},
 		{"tomorrow night", wed, []string{"tomorrow night=2023-05-11/day/rel"}},
 		{"the day after tomorrow", wed, []string{"the day after tomorrow=2023-05-12/day/rel"}},
+		{"I saw him the other day.", wed, []string{"the other day=2023-05-03..2023-05-08/day/rel"}},
+		{"We take the pills every other day.", wed, nil},
+		{"the other days were fine", wed, nil},
 		{"the next day", wed, nil},
 		{"the last day of May", wed, []string{"May=2023-05/month"}},
 	})
