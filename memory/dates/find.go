@@ -399,6 +399,9 @@ func (f *finder) at(i int) (Mention, int) {
 		if m, n := f.otherDay(i); n > i {
 			return m, n
 		}
+		if m, n := f.thisUnit(i); n > i {
+			return m, n // "the end of the month"
+		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
@@ -418,6 +421,10 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 	case k == kwIn:
 		return f.in(i)
+	case k == kwWeek || k == kwMonth || k == kwYear:
+		return f.thisUnit(i) // "by end of week"
+	case f.word(i, "quarter"):
+		return f.thisUnit(i) // "by end of quarter"
 	case k == kwSeason:
 		return f.seasonOf(i)
 	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:

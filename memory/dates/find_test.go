@@ -776,6 +776,10 @@ func TestFindMonthTense(t *testing.T) {
 		{"We ship this Tuesday.", time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), []string{"this Tuesday=2026-11-24/day/rel"}},
 		{"My flight leaves Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
 		{"I saw him Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		// out of office is away
+		{"I'm out until June 5.", wed, []string{"June 5=2023-06-05/day"}},
+		{"I'm out of office until June 5.", wed, []string{"June 5=2023-06-05/day"}},
+		{"I'm out of milk on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
 	})
 }
 

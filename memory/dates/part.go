@@ -113,3 +113,51 @@ func (f *finder) opensPhrase(i int) bool {
 	}
 	return false
 }
+
+// thisUnit reads "the week", "the month", "the quarter" or "the year" at
+// i (or the unit alone: "end of week") right after the words of a part
+// ("the end of the month", "by the start of the week", "end of year"): the
+// one ref is in, as "this month" is, which partOf then narrows ("the end of
+// the month" said on 7 December is 16 to 31 December). Without a part's
+// words before it "the week" names none ("during the week" is a habit's).
+func (f *finder) thisUnit(i int) (Mention, int) {
+	u := i
+	if f.kw(u) == kwThe {
+		u++
+	}
+	if !f.rightOK(u+1) || f.kw(i-1) != kwOf || !f.partWord(i-2) {
+		return Mention{}, i
+	}
+	unit := func(dir int) (Mention, int) {
+		switch {
+		case f.kw(u) == kwWeek && f.word(u, "week"):
+			return f.rel(i, u+1, Week, f.days(7*dir-f.wd, 7*dir+7-f.wd))
+		case f.kw(u) == kwMonth && f.word(u, "month"):
+			return f.rel(i, u+1, Month, f.months(dir, dir+1))
+		case f.kw(u) == kwYear && f.word(u, "year"):
+			return f.rel(i, u+1, Year, f.years(dir, dir+1))
+		case f.word(u, "quarter"):
+			return f.lastNextQuarter(i, u+1, dir)
+		}
+		return Mention{}, i
+	}
+	m, n := unit(0)
+	if n == i {
+		return m, n
+	}
+	// its part not begun by ref's day, in a sentence that does not look
+	// ahead nor sets it as a deadline ("by the end of the week"), is the
+	// last one's: "the end of the week was fun", said on a Monday
+	if part, _ := f.partOf(m, i); part.From.After(f.refDay()) && !f.ahead(i) && !f.deadline(f.partStart(i)) {
+		m, n = unit(-1)
+		m.Back = true
+	}
+	return m, n
+}
+
+// partWord reports a word of a part of a period at i that "of" follows:
+// start, beginning, middle or end.
+func (f *finder) partWord(i int) bool {
+	return f.word(i, "start") || f.word(i, "beginning") || f.word(i, "middle") || f.word(i, "end")
+}
+

@@ -46,6 +46,17 @@ func TestFindPartOfPeriod(t *testing.T) {
 		{"Late last week we shipped", wed, []string{"Late last week=2023-05-04..2023-05-07/week/rel"}},
 		{"We finish by early next month", wed, []string{"early next month=2023-06-01..2023-06-15/month/rel"}},
 		{"I came in early this week", wed, []string{"this week=2023-05-08..2023-05-14/week/rel"}},
+		// "the week", "the month" after a part's words: the one ref is in,
+		// or the last one where its part has not begun and nothing looks
+		// ahead
+		{"The report is due by the end of the month.", wed, []string{"the end of the month=2023-05-16..2023-05-31/month/rel"}},
+		{"Let's finish by end of week.", wed, []string{"end of week=2023-05-11..2023-05-14/week/rel"}},
+		{"the end of the week was fun", wed, []string{"the end of the week=2023-05-04..2023-05-07/week/rel"}},
+		{"since the beginning of the year", wed, []string{"the beginning of the year=2023-01-01..2023-06-30/year/rel"}},
+		{"by the end of the quarter", wed, []string{"the end of the quarter=2023-05-16..2023-06-30/quarter/rel"}},
+		{"the end of the world", wed, nil},
+		{"the end of the meeting", wed, nil},
+		{"during the week", wed, nil},
 	})
 	// since a part: from the part's start to ref's day
 	ms := FindWith("What happened since the end of October?", Options{Ref: wed, Recent: true})

@@ -177,11 +177,21 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	return true, f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)
 }
 
-// away reports off, away, or on holiday, vacation or leave at j: after a
-// form of be, what one is to be on a date.
+// away reports off, away, out (of office, of town), OOO, or on holiday,
+// vacation or leave at j: after a form of be, what one is to be on a
+// date.
 func (f *finder) away(j int) bool {
-	if f.word(j, "off") || f.word(j, "away") {
+	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") {
 		return true
+	}
+	if f.word(j, "out") {
+		// "I'm out until Jan 5", "out of office", "out of town"; not "out
+		// of milk"
+		o := j + 2
+		if f.kw(o) == kwThe {
+			o++
+		}
+		return !f.word(j+1, "of") || f.word(o, "office") || f.word(o, "town")
 	}
 	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
 }
