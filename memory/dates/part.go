@@ -160,4 +160,3 @@ func (f *finder) thisUnit(i int) (Mention, int) {
 func (f *finder) partWord(i int) bool {
 	return f.word(i, "start") || f.word(i, "beginning") || f.word(i, "middle") || f.word(i, "end")
 }
-
