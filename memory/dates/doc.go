@@ -110,10 +110,12 @@
 //	                                     before a relative period the word must open its phrase:
 //	                                     "I worked late this week" is all of this week)
 //	the first / last week of May         05-01..07 / 05-25..31 (second, third, fourth: 8..14, ...)
-//	the end of the month, end of week    of the week, month, quarter or year ref is in: 05-16..31,
-//	                                     05-11..14; the last one's where the part has not begun and
-//	                                     nothing looks ahead or sets a deadline ("the end of the
-//	                                     week was fun": 05-04..07; "by the end of the week": 05-11..14)
+//	the end of the month, end of week    a part of the week, month, quarter or year near ref: told
+//	                                     in the past the latest begun, ahead or by a deadline this
+//	                                     one or the next, in the present this one, else the latest
+//	                                     begun (unit.go): "due by the end of the month" 05-16..31,
+//	                                     "the end of the week was fun" 05-04..07; none in a habit
+//	                                     or before a noun ("the end of the month report")
 //	the first / second half of 2022      2022-01-01..06-30 / 07-01..12-31; of any period above
 //	the week of May 22, Thanksgiving     the ISO week that holds a date or a holiday (weekof.go):
 //	week, the week of Christmas          05-22..28, 2022-11-21..27, 2022-12-19..25

@@ -399,14 +399,14 @@ func (f *finder) at(i int) (Mention, int) {
 		if m, n := f.otherDay(i); n > i {
 			return m, n
 		}
-		if m, n := f.thisUnit(i); n > i {
-			return m, n // "the end of the month"
-		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
 		}
 		if m, n := f.afterNext(i); n > i {
 			return m, n
+		}
+		if m, n := f.thisUnit(i); n > i {
+			return m, n // "the end of the month" (unit.go)
 		}
 		return f.theNth(i)
 	case k == kwAt || k == kwOn:
@@ -442,7 +442,27 @@ func (f *finder) otherDay(i int) (Mention, int) {
 	if f.kw(i) != kwThe || !f.word(i+1, "other") || f.kw(i+2) != kwDay || !f.word(i+2, "day") || !f.rightOK(i+3) || f.kw(i-1) == kwEvery {
 		return Mention{}, i
 	}
+	if f.kw(i+3) == kwOf || f.glued(i+3) && f.punct(i+3, '-') || f.twoDays(i) {
+		return Mention{}, i // "the other day of the conference", "the other day-trip"
+	}
 	return f.back(true)(f.rel(i, i+3, Day, f.days(-7, -1)))
+}
+
+// twoDays reports, before "the other day" at i in its sentence or the one
+// before, "one day" or "days" that it is the other of: "One day we hiked,
+// the other day we rested", "We had two days off; the other day was
+// spent at home".
+func (f *finder) twoDays(i int) bool {
+	lo, _ := f.sentence(i)
+	if lo > 0 {
+		lo, _ = f.sentence(lo - 1)
+	}
+	for k := lo; k < i; k++ {
+		if f.word(k, "days") || f.word(k, "one") && f.word(k+1, "day") {
+			return true
+		}
+	}
+	return false
 }
 
 // partOfDay skips "morning", "afternoon", "evening" or "night" at i.

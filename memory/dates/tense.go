@@ -376,8 +376,14 @@ func (f *finder) planAt(i, j, lo int, from bool) bool {
 // usual reports a word of a habit in the sentence of the date at i:
 // "normally we ship on Tuesday", "every week we ship Tuesday", "we deploy
 // on Friday as usual", "we ship Tuesday most weeks".
-func (f *finder) usual(i int) bool {
-	lo, hi := f.sentence(i)
+func (f *finder) usual(i int) bool { return f.usualIn(i, i) }
+
+// usualIn is usual for the words of a date from token at to i (a part's
+// first word to its period's: "we always get paid at the end of the
+// month").
+func (f *finder) usualIn(at, i int) bool {
+	lo, _ := f.sentence(at)
+	_, hi := f.sentence(i)
 	for k := lo; k <= hi; k++ {
 		switch {
 		case f.habit(k), f.kw(k) == kwEvery, f.word(k, "each"),
