@@ -396,8 +396,10 @@ func (f *finder) at(i int) (Mention, int) {
 		if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
 			return f.back(true)(f.rel(i, i+3, Weekend, f.latestWeekend())) // "the past weekend"
 		}
-		if m, n := f.otherDay(i); n > i {
-			return m, n
+		if f.kw(i+2) == kwDay { // the guards first: "the" is common
+			if m, n := f.otherDay(i); n > i {
+				return m, n
+			}
 		}
 		if m, n := f.dayBefore(i); n > i {
 			return m, n
@@ -405,8 +407,10 @@ func (f *finder) at(i int) (Mention, int) {
 		if m, n := f.afterNext(i); n > i {
 			return m, n
 		}
-		if m, n := f.thisUnit(i); n > i {
-			return m, n // "the end of the month" (unit.go)
+		if f.kw(i-1) == kwOf {
+			if m, n := f.thisUnit(i); n > i {
+				return m, n // "the end of the month" (unit.go)
+			}
 		}
 		return f.theNth(i)
 	case k == kwAt || k == kwOn:
@@ -423,8 +427,6 @@ func (f *finder) at(i int) (Mention, int) {
 		return f.in(i)
 	case k == kwWeek || k == kwMonth || k == kwYear:
 		return f.thisUnit(i) // "by end of week"
-	case f.word(i, "quarter"):
-		return f.thisUnit(i) // "by end of quarter"
 	case k == kwSeason:
 		return f.seasonOf(i)
 	case k == kwNumber || k == kwA || k == kwCouple || k == kwFew || k == kwSeveral:
