@@ -377,7 +377,7 @@ func (f *finder) at(i int) (Mention, int) {
 	switch k := t.kw; {
 	case k.month() > 0:
 		return f.absolute(i)
-	case kwSun <= k && k <= kwSat:
+	case kwSun <= k && k <= kwSat, kwSunAbbr <= k && k <= kwSatAbbr && f.dayAbbr(i):
 		return f.weekday(i)
 	case k == kwToday || k == kwTonight:
 		return f.rel(i, i+1, Day, f.days(0, 1))
@@ -435,6 +435,27 @@ func (f *finder) at(i int) (Mention, int) {
 		return f.holiday(i)
 	}
 	return Mention{}, i
+}
+
+// dayAbbr reports a weekday's abbreviation at i that names the day on its
+// own, as chat writes it ("Can we meet Tues?", "on Thurs", "by Fri"):
+// Tue, Tues, Weds, Thur, Thurs or Fri with its capital, and Thu after a
+// word of time (a name too); not Sun, Mon, Wed or Sat, which are words
+// or names as often ("I sat on Sat" is none).
+func (f *finder) dayAbbr(i int) bool {
+	if !f.t[i].upper || f.glued(i+1) && f.punct(i+1, '-') {
+		return false // "Thu-Fri" is a range's (range.go)
+	}
+	for _, w := range [...]string{"tue", "tues", "weds", "thur", "thurs", "fri"} {
+		if f.word(i, w) {
+			return true
+		}
+	}
+	switch f.kw(i - 1) {
+	case kwOn, kwBy, kwNext, kwLast, kwThis, kwBefore, kwAfter, kwCue:
+		return f.word(i, "thu")
+	}
+	return false
 }
 
 // otherDay reads "the other day" at i: a few days back, the days 2 to 7
@@ -841,12 +862,14 @@ func (f *finder) weekday(i int) (Mention, int) {
 		if m, n := f.absolute(j); n > j && (m.Grain == Day || m.End == 0) {
 			if m.End > 0 {
 				m.Start = f.t[i].start
-				f.agree(i, &m, (int(f.t[i].kw-kwSun)+6)%7)
+				wd, _ := f.t[i].kw.weekday()
+				f.agree(i, &m, (wd+6)%7)
 			}
 			return m, n
 		}
 	}
-	day := (int(f.t[i].kw-kwSun) + 6) % 7 // Monday = 0
+	wd, _ := f.t[i].kw.weekday()
+	day := (wd + 6) % 7 // Monday = 0
 	// "Friday next week", but not "every Friday this week"
 	if m, n, ok := f.weekdayOfWeek(i, i+1, day); ok && f.kw(i-1) != kwEvery {
 		return m, n
@@ -971,8 +994,8 @@ func (f *finder) habitual(i int) bool {
 	case kwEvery, kwThe, kwA, kwDet:
 		return true
 	case kwNone, kwHoliday: // "Black Friday", "Easter Sunday Mass"
-		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper {
-			return true
+		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper && !f.word(i-1, "eod") && !f.word(i-1, "cob") {
+			return true // but "by EOD Friday", "COB Monday": the end of that day
 		}
 	case kwTo, kwCue, kwOr:
 		if _, ok := f.kw(i - 2).weekday(); ok {

@@ -323,7 +323,7 @@ func calendarWord(s string) (kw, int32) {
 		return kwSunAbbr + 1, 0
 	case "tue", "tues":
 		return kwSunAbbr + 2, 0
-	case "wed":
+	case "wed", "weds":
 		return kwSunAbbr + 3, 0
 	case "thu", "thur", "thurs":
 		return kwSunAbbr + 4, 0

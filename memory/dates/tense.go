@@ -116,6 +116,11 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if be, pronoun := f.be(j); be && j > i && pronoun && f.away(j+1) && f.awayEnds(j+2) {
 		return true, true
 	}
+	// a status line that opens its sentence: "OOO until Jan 5", "Out of
+	// office until Monday", "Off until the 4th"
+	if j == lo && j < i && f.t[j].upper && f.away(j) && f.until(i) {
+		return true, true
+	}
 	switch f.t[j].kw {
 	case kwWill:
 		return true, true
@@ -171,6 +176,9 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	if f.word(j, "am") || f.word(j, "m") && f.apos(j) {
 		return true, true
 	}
+	if f.word(j, "s") && f.apos(j) && f.pronoun(j-2) {
+		return true, true // "he's", "she's"
+	}
 	if f.t[j].kw != kwIs {
 		return false, false
 	}
@@ -194,6 +202,16 @@ func (f *finder) away(j int) bool {
 		return !f.word(j+1, "of") || f.word(o, "office") || f.word(o, "town")
 	}
 	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
+}
+
+// until reports until or till right before the date at i (or before
+// its "the"): a status's end.
+func (f *finder) until(i int) bool {
+	p := i - 1
+	if f.kw(p) == kwThe {
+		p--
+	}
+	return f.word(p, "until") || f.word(p, "till")
 }
 
 // awayEnds reports the end of "off" or "away" (after a form of be, after
