@@ -89,6 +89,18 @@ func (a *Access) patterns() string {
 	return strings.Join(ps, ", ")
 }
 
+// Note is what a model connected as a is told beside the tools'
+// instructions: for a caller that opens no default namespace (a token or
+// claim of prefixes only), that every call must name one, and which it
+// may; "" for any other (and for nil), whose calls that name none go to
+// its default.
+func (a *Access) Note() string {
+	if a == nil || a.Default != "" {
+		return ""
+	}
+	return fmt.Sprintf("- This connection has no default namespace: give \"namespace\" in every remember, recall and forget call, one that %s opens: %s.", a.User, a.patterns())
+}
+
 // DefaultNamespaceOf is the namespace of ctx's calls that name none.
 func (s *Service) DefaultNamespaceOf(ctx context.Context) string {
 	if a := AccessFrom(ctx); a != nil && a.Default != "" {

@@ -148,6 +148,22 @@ func TestOAuthResourceServer(t *testing.T) {
 		t.Fatalf("a claim of prefixes only: %v", err)
 	}
 	defer prefixes.Close()
+	if !strings.Contains(prefixes.Instructions, `no default namespace: give "namespace" in every remember, recall and forget call, one that alice opens: proj-*`) {
+		t.Errorf("a claim of prefixes only is not told to name a namespace: %q", prefixes.Instructions)
+	}
+	if strings.Contains(c.Instructions, "no default namespace") {
+		t.Errorf("a claim with a default is told it has none: %q", c.Instructions)
+	}
+	// the same by the handshake of the protocol before sessionless
+	// (initialize, not server/discover)
+	legacy, err := client.HTTP(ctx, ts.URL+server.Path, map[string]string{"Authorization": "Bearer " + is.token(t, claims(func(c jwt.MapClaims) { c["agentmem_namespaces"] = []string{"proj-*"} }), nil)}, client.WithProtocol("2025-06-18"))
+	if err != nil {
+		t.Fatalf("a claim of prefixes only, by initialize: %v", err)
+	}
+	defer legacy.Close()
+	if !strings.Contains(legacy.Instructions, "no default namespace") {
+		t.Errorf("a claim of prefixes only is not told by initialize to name a namespace: %q", legacy.Instructions)
+	}
 	if r, _, err := prefixes.Remember(ctx, spec.RememberArgs{Namespace: "proj-a", SessionID: "s", Messages: []spec.Message{{Role: "user", Content: "hi"}}}); err != nil || r.Namespace != "proj-a" {
 		t.Errorf("remember into proj-a with a claim of proj-*: %+v %v", r, err)
 	}

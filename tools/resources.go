@@ -34,6 +34,15 @@ func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	hooks := &server.Hooks{}
 	hooks.AddOnRequestInitialization(checkRequest)
+	// a caller that opens no default namespace is told so at once, not
+	// by its first call's refusal
+	// by initialize or, sessionless, by server/discover
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		res.Instructions = withAccessNote(ctx, res.Instructions)
+	})
+	hooks.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		res.Instructions = withAccessNote(ctx, res.Instructions)
+	})
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		svc, err := mem.Service(ctx)
 		if err != nil {
@@ -48,6 +57,15 @@ func ServerOptions(mem *Loading, log *slog.Logger) []server.ServerOption {
 		server.WithResourceCompletionProvider(completer{mem}),
 		server.WithHooks(hooks),
 	}
+}
+
+// withAccessNote is instructions with the note of ctx's caller
+// (memory.Access.Note) after them, if any.
+func withAccessNote(ctx context.Context, instructions string) string {
+	if note := memory.AccessFrom(ctx).Note(); note != "" {
+		return instructions + "\n" + note
+	}
+	return instructions
 }
 
 // Notifier tells the clients that may read namespace ns that the list of
