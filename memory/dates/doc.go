@@ -86,10 +86,9 @@
 //	                                     (see holiday.go): as a day without a year, 2022-12-25, 2023-04-09
 //	                                     ("Friday the 13th" alone is the film's, not read)
 //	on Tuesday, Tuesday (morning)        the latest one before ref's day: 05-09
-//	on Tues, Thurs, by Fri               the same: an abbreviation with its capital names the day
-//	                                     alone where it is no word or name as often (Tue, Tues,
-//	                                     Weds, Thur, Thurs, Fri; Thu after a word of time; not Sun,
-//	                                     Mon, Wed, Sat); "by EOD Friday", "COB Monday" as the day
+//	by EOD Friday, OOO Friday            the next one: a status in capitals before a weekday (EOD,
+//	                                     COB, OOO, PTO, WFH, ETA) is no name, as "Black Friday" is,
+//	                                     and says a deadline or a plan unless a word says the past
 //	two days ago, a day ago              2023-05-08, 2023-05-09 ("two days back" the same; not a
 //	                                     delay: "pushed it two weeks back", "we're a day back")
 //	two weeks ago, a fortnight ago       the ISO week of ref's day minus 14: 04-24..30

@@ -377,7 +377,7 @@ func (f *finder) at(i int) (Mention, int) {
 	switch k := t.kw; {
 	case k.month() > 0:
 		return f.absolute(i)
-	case kwSun <= k && k <= kwSat, kwSunAbbr <= k && k <= kwSatAbbr && f.dayAbbr(i):
+	case kwSun <= k && k <= kwSat:
 		return f.weekday(i)
 	case k == kwToday || k == kwTonight:
 		return f.rel(i, i+1, Day, f.days(0, 1))
@@ -437,23 +437,14 @@ func (f *finder) at(i int) (Mention, int) {
 	return Mention{}, i
 }
 
-// dayAbbr reports a weekday's abbreviation at i that names the day on its
-// own, as chat writes it ("Can we meet Tues?", "on Thurs", "by Fri"):
-// Tue, Tues, Weds, Thur, Thurs or Fri with its capital, and Thu after a
-// word of time (a name too); not Sun, Mon, Wed or Sat, which are words
-// or names as often ("I sat on Sat" is none).
-func (f *finder) dayAbbr(i int) bool {
-	if !f.t[i].upper || f.glued(i+1) && f.punct(i+1, '-') {
-		return false // "Thu-Fri" is a range's (range.go)
-	}
-	for _, w := range [...]string{"tue", "tues", "weds", "thur", "thurs", "fri"} {
+// status reports at i a word in capitals that says what a day is to one,
+// as a team writes it before the day: EOD and COB (its end: "by EOD
+// Friday"), OOO, PTO, WFH, ETA.
+func (f *finder) status(i int) bool {
+	for _, w := range [...]string{"eod", "cob", "ooo", "pto", "wfh", "eta"} {
 		if f.word(i, w) {
 			return true
 		}
-	}
-	switch f.kw(i - 1) {
-	case kwOn, kwBy, kwNext, kwLast, kwThis, kwBefore, kwAfter, kwCue:
-		return f.word(i, "thu")
 	}
 	return false
 }
@@ -880,7 +871,7 @@ func (f *finder) weekday(i int) (Mention, int) {
 	if f.habitual(i) || f.word(i-1, "is") && f.word(i-2, "today") {
 		return Mention{}, i + 1 // "today is Friday": today, not a Friday before it
 	}
-	if f.ahead(i) {
+	if f.ahead(i) || f.status(i-1) && !f.behind(i) { // "by EOD Friday", "OOO Friday": a deadline, a plan
 		fwd := cmp.Or((day-f.wd+7)%7, 7)
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(fwd, fwd+1))
 	}
@@ -994,8 +985,8 @@ func (f *finder) habitual(i int) bool {
 	case kwEvery, kwThe, kwA, kwDet:
 		return true
 	case kwNone, kwHoliday: // "Black Friday", "Easter Sunday Mass"
-		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper && !f.word(i-1, "eod") && !f.word(i-1, "cob") {
-			return true // but "by EOD Friday", "COB Monday": the end of that day
+		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper && !f.status(i-1) {
+			return true // but "by EOD Friday", "COB Monday", "OOO Friday"
 		}
 	case kwTo, kwCue, kwOr:
 		if _, ok := f.kw(i - 2).weekday(); ok {

@@ -113,12 +113,16 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	// "Christmas week I'm off.", "Monday we're away", "Friday I'm off
 	// work"; not "Good call on Monday, I'm off for the day", "On Tuesday
 	// we're off by one"
-	if be, pronoun := f.be(j); be && j > i && pronoun && f.away(j+1) && f.awayEnds(j+2) {
+	if be, pronoun := f.be(j); (be && pronoun || f.heShes(j)) && j > i && f.away(j+1) && f.awayEnds(j+2) {
 		return true, true
 	}
 	// a status line that opens its sentence: "OOO until Jan 5", "Out of
 	// office until Monday", "Off until the 4th"
-	if j == lo && j < i && f.t[j].upper && f.away(j) && f.until(i) {
+	if j == lo && j < i && f.t[j].upper && f.away(j) && f.until(i) && f.endsSentence(i) {
+		return true, true
+	}
+	// "He's out until Jan 5", "she's off on Friday": 's is is, before away
+	if j < i && f.heShes(j) && f.away(j+1) {
 		return true, true
 	}
 	switch f.t[j].kw {
@@ -176,9 +180,6 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	if f.word(j, "am") || f.word(j, "m") && f.apos(j) {
 		return true, true
 	}
-	if f.word(j, "s") && f.apos(j) && f.pronoun(j-2) {
-		return true, true // "he's", "she's"
-	}
 	if f.t[j].kw != kwIs {
 		return false, false
 	}
@@ -202,6 +203,26 @@ func (f *finder) away(j int) bool {
 		return !f.word(j+1, "of") || f.word(o, "office") || f.word(o, "town")
 	}
 	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
+}
+
+// heShes reports the "s" of "he's" or "she's" at j, which is "is"
+// before away ("he's out", "she's off") and as often "has" before a
+// participle ("she's left"): read only before away.
+func (f *finder) heShes(j int) bool {
+	return f.word(j, "s") && f.apos(j) && (f.word(j-2, "he") || f.word(j-2, "she"))
+}
+
+// endsSentence reports the date at i as its sentence's last words: only
+// punctuation or the end of the line or text after it ("OOO until Jan 5";
+// not "OOO until Jan 5 last year", "Out of office until Jan 5, so I
+// missed it").
+func (f *finder) endsSentence(i int) bool {
+	k := i + 1
+	// the date's own tokens: "Jan 5", "the 4th", "Monday"
+	for k < len(f.t) && !f.t[k].line && f.t[k].kind != kPunct && (f.glued(k) || f.t[k].kind == kNum || f.t[k].kw.month() > 0) {
+		k++
+	}
+	return k >= len(f.t) || f.t[k].line || f.stop(k)
 }
 
 // until reports until or till right before the date at i (or before
