@@ -189,8 +189,10 @@
 //     by, before, after, until, till, in, for, at; "the week of", "the
 //     week before" and "the week after" too, but not after "about" or
 //     "of"; and "after" or a timetable's verb right before it, below:
-//     "the release goes out Tuesday", unless the date is a possessive's,
-//     its event's day: "after Monday's deploy", "we deploy Friday's build")
+//     "the release goes out Tuesday", or for a bare weekday any word in
+//     lower case that is no preposition: "can we sync Tuesday?", not
+//     "let's talk about Tuesday"; unless the date is a possessive's, its
+//     event's day: "after Monday's deploy", "we deploy Friday's build")
 //     (should, need to, let's: "I should call her on Monday"; not "should
 //     have", "I need to tell you about Friday", nor "you should receive it
 //     soon" after "I applied on 25 January");
@@ -239,7 +241,12 @@
 //     release ships", not "new releases on Friday"); not with a word of
 //     a habit anywhere in its sentence ("normally we ship on Tuesday",
 //     "every week", "most weeks", "as usual");
-//   - "I'm off", "we're away", "I'm out (of office)" or "I'm on holiday" before the date, or
+//   - a timetable told after its date, its subject right after it ("On
+//     Friday we fly to Tokyo", "After Thanksgiving we ship the app"; not
+//     "after Christmas, then we ship");
+//   - "by" before a weekday, a deadline, unless a word says the past
+//     ("please send it by Friday"; not "I had it done by Friday");
+//   - "I'm off", "we're away", "I'm back", "I'm out (of office)" or "I'm on holiday" before the date, or
 //     after it where it ends its clause ("Christmas week I'm off", "Friday
 //     I'm off work"; not "Good call on Monday, I'm off for the day");
 //   - "next month" or "tomorrow" before it ("the wedding is next month,

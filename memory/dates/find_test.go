@@ -791,6 +791,16 @@ func TestFindMonthTense(t *testing.T) {
 		{"Out of office until June 5, so I missed it.", wed, []string{"June 5=2022-06-05/day"}},
 		{"Off by one until Friday's fix.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"Friday she's off.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"She's back on the 5th.", wed, []string{"the 5th=2023-06-05/day/rel"}},
+		// a deadline by a weekday, a day a verb sets, a timetable after
+		// its date
+		{"Please send it by Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"I had it done by Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"Can we sync Tuesday?", wed, []string{"Tuesday=2023-05-16/day/rel"}},
+		{"Let's talk about Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		{"On Friday we fly to Tokyo.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"On Friday we flew to Tokyo.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"We shipped after Christmas, then we ship again after Easter.", wed, []string{"Christmas=2022-12-25/day", "Easter=2024-03-31/day"}},
 		{"At the end of the month she's left.", wed, []string{"the end of the month=2023-04-16..2023-04-30/month/rel"}},
 		{"I'm out of office until June 5.", wed, []string{"June 5=2023-06-05/day"}},
 		{"I'm out of milk on Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
@@ -1108,7 +1118,8 @@ func TestFindRanges(t *testing.T) {
 		{"In 2022, it is scheduled to take place from February 28th to March 4th.", wed, []string{"2022=2022/year", "February 28th to March 4th=2022-02-28..2022-03-04/day"}},
 		{"We met on 3 May in 2019.", wed, []string{"3 May=2019-05-03/day", "2019=2019/year"}},
 		{"Since 2019 I have run on 3 May.", wed, []string{"2019=2019/year", "3 May=2023-05-03/day"}},
-		{"I moved in 2019, and on 3 May I start a new job.", wed, []string{"2019=2019/year", "3 May=2023-05-03/day"}},
+		{"I moved in 2019, and on 3 May I started a new job.", wed, []string{"2019=2019/year", "3 May=2023-05-03/day"}},
+		{"I moved in 2019, and on 3 June I start a new job.", wed, []string{"2019=2019/year", "3 June=2023-06-03/day"}},
 		// a count after the range, a day of a date after it, a date moved,
 		// a choice, a name
 		{"I sent the invitation on 3 May to 12 friends", wed, []string{"3 May=2023-05-03/day"}},

@@ -167,6 +167,11 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
 		return true, true
 	}
+	// a timetable told after the date, its subject right after it: "On
+	// Friday we fly to Tokyo", "After Thanksgiving we ship the app"
+	if j > i && f.pronoun(j-1) && f.subjectAfter(i, j-1) && f.trip(j) && f.setAt(i) && !f.usual(i) {
+		return true, true
+	}
 	if j < i && f.planAt(i, j, lo, from) {
 		return true, true
 	}
@@ -186,11 +191,11 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	return true, f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)
 }
 
-// away reports off, away, out (of office, of town), OOO, or on holiday,
-// vacation or leave at j: after a form of be, what one is to be on a
-// date.
+// away reports off, away, back, out (of office, of town), OOO, or on
+// holiday, vacation or leave at j: after a form of be, what one is to be
+// on a date ("I'm back on the 5th").
 func (f *finder) away(j int) bool {
-	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") {
+	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") || f.word(j, "back") {
 		return true
 	}
 	if f.word(j, "out") {
@@ -203,6 +208,22 @@ func (f *finder) away(j int) bool {
 		return !f.word(j+1, "of") || f.word(o, "office") || f.word(o, "town")
 	}
 	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
+}
+
+// subjectAfter reports the pronoun at p right after the date that starts
+// at i: only the date's own tokens (numbers, keywords: "3 June", "Friday
+// the 4th") and a comma between them; not "after Christmas, then we
+// ship", "after Easter and we leave".
+func (f *finder) subjectAfter(i, p int) bool {
+	if p > i+5 {
+		return false
+	}
+	for k := i + 1; k < p; k++ {
+		if f.t[k].line || f.stop(k) || !(f.punct(k, ',') || f.t[k].kind == kNum || f.kw(k) != kwNone && f.kw(k) != kwClause) {
+			return false
+		}
+	}
+	return true
 }
 
 // heShes reports the "s" of "he's" or "she's" at j, which is "is"
@@ -651,7 +672,7 @@ func (f *finder) setAt(i int) bool {
 	// "after" too ("the release goes out after Thanksgiving"), and a
 	// timetable's verb right before it: "my flight leaves Friday", "we
 	// ship this Tuesday", "the release goes out Tuesday"
-	if f.word(p, "after") || f.trip(p) || f.particle(p) && f.trip(p-1) {
+	if f.word(p, "after") || f.trip(p) || f.particle(p) && f.trip(p-1) || f.plainBefore(p, i) {
 		return true
 	}
 	return f.inRange && (f.word(p, "from") || f.word(p, "between")) // "the conference runs from 3 to 7 May"
@@ -670,6 +691,23 @@ func (f *finder) possessive(i int) bool {
 		}
 	}
 	return false
+}
+
+// plainBefore reports at p, right before a bare weekday at i, a word in
+// lower case that is no preposition (a verb or a noun: "can we sync
+// Tuesday?", "the demo Friday"), which sets the day as "on" would; not
+// "about", "of", "from", "with", "like", "than" ("let's talk about
+// Tuesday" is a topic).
+func (f *finder) plainBefore(p, i int) bool {
+	if _, day := f.kw(i).weekday(); !day || p < 0 || f.t[p].kind != kWord || f.t[p].upper || f.kw(p) != kwNone || !f.spaced(i) {
+		return false
+	}
+	for _, w := range [...]string{"about", "of", "from", "with", "like", "than", "and", "or", "but", "every", "each"} {
+		if f.word(p, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // particle reports the adverb of a phrasal verb at n: "goes out", "flies
