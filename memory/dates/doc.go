@@ -189,10 +189,11 @@
 //     by, before, after, until, till, in, for, at; "the week of", "the
 //     week before" and "the week after" too, but not after "about" or
 //     "of"; and "after" or a timetable's verb right before it, below:
-//     "the release goes out Tuesday", or for a bare weekday any word in
-//     lower case that is no preposition: "can we sync Tuesday?", not
-//     "let's talk about Tuesday"; unless the date is a possessive's, its
-//     event's day: "after Monday's deploy", "we deploy Friday's build")
+//     "the release goes out Tuesday", or for a bare weekday right after
+//     the verb of a proposal: "can we sync Tuesday?", "let's meet
+//     Thursday", not "can we talk about the outage Tuesday?"; unless the
+//     date is a possessive's, its event's day: "after Monday's deploy",
+//     "we deploy Friday's build")
 //     (should, need to, let's: "I should call her on Monday"; not "should
 //     have", "I need to tell you about Friday", nor "you should receive it
 //     soon" after "I applied on 25 January");
@@ -241,12 +242,14 @@
 //     release ships", not "new releases on Friday"); not with a word of
 //     a habit anywhere in its sentence ("normally we ship on Tuesday",
 //     "every week", "most weeks", "as usual");
-//   - a timetable told after its date, its subject right after it ("On
-//     Friday we fly to Tokyo", "After Thanksgiving we ship the app"; not
-//     "after Christmas, then we ship");
-//   - "by" before a weekday, a deadline, unless a word says the past
-//     ("please send it by Friday"; not "I had it done by Friday");
-//   - "I'm off", "we're away", "I'm back", "I'm out (of office)" or "I'm on holiday" before the date, or
+//   - a timetable told after its date, its subject right after it
+//     ("After Thanksgiving we ship the app", "on 3 June we fly to Rome";
+//     not "after Christmas, then we ship", nor after a weekday, where the
+//     present tells stories and habits as often: "On Friday I come home
+//     and my laptop is gone");
+//   - "I'm back" or "she's back" right before the date ("I'm back
+//     Monday", "she's back on the 5th"; not "the bug is back on Tuesday");
+//   - "I'm off", "we're away", "I'm out (of office)" or "I'm on holiday" before the date, or
 //     after it where it ends its clause ("Christmas week I'm off", "Friday
 //     I'm off work"; not "Good call on Monday, I'm off for the day");
 //   - "next month" or "tomorrow" before it ("the wedding is next month,

@@ -871,7 +871,7 @@ func (f *finder) weekday(i int) (Mention, int) {
 	if f.habitual(i) || f.word(i-1, "is") && f.word(i-2, "today") {
 		return Mention{}, i + 1 // "today is Friday": today, not a Friday before it
 	}
-	if f.ahead(i) || (f.status(i-1) || f.word(i-1, "by")) && !f.behind(i) { // "by Friday", "by EOD Friday", "OOO Friday": a deadline, a plan
+	if f.ahead(i) || f.status(i-1) && !f.behind(i) { // "by EOD Friday", "OOO Friday": a deadline, a plan
 		fwd := cmp.Or((day-f.wd+7)%7, 7)
 		return f.rel(i, f.partOfDay(i+1), Day, f.days(fwd, fwd+1))
 	}

@@ -794,11 +794,21 @@ func TestFindMonthTense(t *testing.T) {
 		{"She's back on the 5th.", wed, []string{"the 5th=2023-06-05/day/rel"}},
 		// a deadline by a weekday, a day a verb sets, a timetable after
 		// its date
-		{"Please send it by Friday.", wed, []string{"Friday=2023-05-12/day/rel"}},
-		{"I had it done by Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"Can we sync Tuesday?", wed, []string{"Tuesday=2023-05-16/day/rel"}},
+		{"Let's meet Thursday.", wed, []string{"Thursday=2023-05-11/day/rel"}},
 		{"Let's talk about Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
-		{"On Friday we fly to Tokyo.", wed, []string{"Friday=2023-05-12/day/rel"}},
+		{"After Thanksgiving we ship the app.", wed, []string{"Thanksgiving=2023-11-23/day"}},
+		// a review's: the past these must keep (a simple past is no tense
+		// word to the finder, so "by Friday" alone says nothing; the
+		// present tells stories and habits after a weekday)
+		{"I sent it by Friday.", wed, []string{"Friday=2023-05-05/day/rel"}},
+		{"The bug is back on Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		{"I'm back, what happened Tuesday?", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		{"I'm back on Monday's branch.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"I'm back Monday.", wed, []string{"Monday=2023-05-15/day/rel"}},
+		{"I should fix the test I broke Monday.", wed, []string{"Monday=2023-05-08/day/rel"}},
+		{"Can we talk about the outage Tuesday?", wed, []string{"Tuesday=2023-05-09/day/rel"}},
+		{"On Monday we come in and the server is down.", wed, []string{"Monday=2023-05-08/day/rel"}},
 		{"On Friday we flew to Tokyo.", wed, []string{"Friday=2023-05-05/day/rel"}},
 		{"We shipped after Christmas, then we ship again after Easter.", wed, []string{"Christmas=2022-12-25/day", "Easter=2024-03-31/day"}},
 		{"At the end of the month she's left.", wed, []string{"the end of the month=2023-04-16..2023-04-30/month/rel"}},

@@ -125,6 +125,12 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if j < i && f.heShes(j) && f.away(j+1) {
 		return true, true
 	}
+	// "I'm back Monday", "she's back on the 5th": a person's return, the
+	// date right after "back"; not "the bug is back on Tuesday", "I'm
+	// back, what happened Tuesday?", "I'm back on Monday's branch"
+	if be, pronoun := f.be(j); (be && pronoun || f.heShes(j)) && f.word(j+1, "back") && (j+2 == i || j+3 == i && f.kw(j+2) == kwOn || f.periodWordAt(i) == j+2) && !f.possessive(i) {
+		return true, true
+	}
 	switch f.t[j].kw {
 	case kwWill:
 		return true, true
@@ -167,9 +173,12 @@ func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
 	if j < i && !from && f.progressive(j) && !f.embedded(j, i) {
 		return true, true
 	}
-	// a timetable told after the date, its subject right after it: "On
-	// Friday we fly to Tokyo", "After Thanksgiving we ship the app"
-	if j > i && f.pronoun(j-1) && f.subjectAfter(i, j-1) && f.trip(j) && f.setAt(i) && !f.usual(i) {
+	// a timetable told after the date, its subject right after it: "After
+	// Thanksgiving we ship the app", "on 3 June I start a new job"; not
+	// after a weekday, where the present tells stories and habits as
+	// often ("On Friday I come home and my laptop is gone", "On Monday
+	// they open at 9")
+	if j > i && f.pronoun(j-1) && f.subjectAfter(i, j-1) && f.trip(j) && f.setAt(i) && !f.usual(i) && !f.weekdayAt(i) {
 		return true, true
 	}
 	if j < i && f.planAt(i, j, lo, from) {
@@ -191,11 +200,11 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	return true, f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)
 }
 
-// away reports off, away, back, out (of office, of town), OOO, or on
-// holiday, vacation or leave at j: after a form of be, what one is to be
-// on a date ("I'm back on the 5th").
+// away reports off, away, out (of office, of town), OOO, or on holiday,
+// vacation or leave at j: after a form of be, what one is to be on a
+// date.
 func (f *finder) away(j int) bool {
-	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") || f.word(j, "back") {
+	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") {
 		return true
 	}
 	if f.word(j, "out") {
@@ -672,7 +681,7 @@ func (f *finder) setAt(i int) bool {
 	// "after" too ("the release goes out after Thanksgiving"), and a
 	// timetable's verb right before it: "my flight leaves Friday", "we
 	// ship this Tuesday", "the release goes out Tuesday"
-	if f.word(p, "after") || f.trip(p) || f.particle(p) && f.trip(p-1) || f.plainBefore(p, i) {
+	if f.word(p, "after") || f.trip(p) || f.particle(p) && f.trip(p-1) || f.proposed(p, i) {
 		return true
 	}
 	return f.inRange && (f.word(p, "from") || f.word(p, "between")) // "the conference runs from 3 to 7 May"
@@ -693,21 +702,29 @@ func (f *finder) possessive(i int) bool {
 	return false
 }
 
-// plainBefore reports at p, right before a bare weekday at i, a word in
-// lower case that is no preposition (a verb or a noun: "can we sync
-// Tuesday?", "the demo Friday"), which sets the day as "on" would; not
-// "about", "of", "from", "with", "like", "than" ("let's talk about
-// Tuesday" is a topic).
-func (f *finder) plainBefore(p, i int) bool {
-	if _, day := f.kw(i).weekday(); !day || p < 0 || f.t[p].kind != kWord || f.t[p].upper || f.kw(p) != kwNone || !f.spaced(i) {
+// proposed reports a bare weekday at i right after the verb of a
+// proposal, "can we", "could we", "shall we", "should we" or "let's" and
+// a verb ("Can we sync Tuesday?", "Let's meet Thursday"), which sets the
+// day as "on" would; not after the verb's object ("Can we talk about the
+// outage Tuesday?", "should we roll back the release Friday?": the day is
+// the event's).
+func (f *finder) proposed(p, i int) bool {
+	if _, day := f.kw(i).weekday(); !day || p < 2 || f.t[p].kind != kWord || f.kw(p) != kwNone {
 		return false
 	}
-	for _, w := range [...]string{"about", "of", "from", "with", "like", "than", "and", "or", "but", "every", "each"} {
-		if f.word(p, w) {
-			return false
-		}
+	if f.word(p-1, "s") && f.apos(p-1) && f.word(p-3, "let") {
+		return true // "let's sync Tuesday"
 	}
-	return true
+	return (f.word(p-1, "we") || f.word(p-1, "i")) && (f.word(p-2, "can") || f.word(p-2, "could") || f.word(p-2, "shall") || f.word(p-2, "should"))
+}
+
+// weekdayAt reports a bare weekday at i ("Friday", "this Friday").
+func (f *finder) weekdayAt(i int) bool {
+	if f.kw(i) == kwThis || f.kw(i) == kwNext || f.kw(i) == kwLast {
+		i++
+	}
+	_, day := f.kw(i).weekday()
+	return day
 }
 
 // particle reports the adverb of a phrasal verb at n: "goes out", "flies
