@@ -388,31 +388,7 @@ func (f *finder) at(i int) (Mention, int) {
 		}
 		return f.back(k == kwYesterday)(f.rel(i, f.partOfDay(i+1), Day, f.days(off, off+1)))
 	case k == kwThe || k == kwDay:
-		if f.recent && k == kwThe {
-			if m, n := f.lastUnits(i); n > i {
-				return f.back(true)(m, n) // "the last three days", "the past week"
-			}
-		}
-		if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
-			return f.back(true)(f.rel(i, i+3, Weekend, f.latestWeekend())) // "the past weekend"
-		}
-		if f.kw(i+2) == kwDay { // the guards first: "the" is common
-			if m, n := f.otherDay(i); n > i {
-				return m, n
-			}
-		}
-		if m, n := f.dayBefore(i); n > i {
-			return m, n
-		}
-		if m, n := f.afterNext(i); n > i {
-			return m, n
-		}
-		if f.kw(i-1) == kwOf {
-			if m, n := f.thisUnit(i); n > i {
-				return m, n // "the end of the month" (unit.go)
-			}
-		}
-		return f.theNth(i)
+		return f.theAt(i, k)
 	case k == kwAt || k == kwOn:
 		return f.atWeekend(i)
 	case k == kwLast || k == kwNext || k == kwThis || k == kwPrevious && f.recent:
@@ -477,6 +453,38 @@ func (f *finder) twoDays(i int) bool {
 		}
 	}
 	return false
+}
+
+// theAt reads what starts with "the" or "day" at i (k its keyword): "the
+// last three days" (Recent), "the past weekend", "the other day", "the
+// day before yesterday", "the week after next", "the end of the month"
+// (unit.go), "the 3rd".
+func (f *finder) theAt(i int, k kw) (Mention, int) {
+	if f.recent && k == kwThe {
+		if m, n := f.lastUnits(i); n > i {
+			return f.back(true)(m, n) // "the last three days", "the past week"
+		}
+	}
+	if f.kw(i+1) == kwPast && f.kw(i+2) == kwWeekend {
+		return f.back(true)(f.rel(i, i+3, Weekend, f.latestWeekend())) // "the past weekend"
+	}
+	if f.kw(i+2) == kwDay { // the guards first: "the" is common
+		if m, n := f.otherDay(i); n > i {
+			return m, n
+		}
+	}
+	if m, n := f.dayBefore(i); n > i {
+		return m, n
+	}
+	if m, n := f.afterNext(i); n > i {
+		return m, n
+	}
+	if f.kw(i-1) == kwOf {
+		if m, n := f.thisUnit(i); n > i {
+			return m, n // "the end of the month" (unit.go)
+		}
+	}
+	return f.theNth(i)
 }
 
 // partOfDay skips "morning", "afternoon", "evening" or "night" at i.

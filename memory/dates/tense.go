@@ -96,40 +96,8 @@ func (f *finder) stop(j int) bool {
 // told when it says whether the date at i is ahead (a future word) or
 // not (a past one).
 func (f *finder) tense(i, j, lo int, from bool) (ahead, told bool) {
-	if be, pronoun := f.be(j); be && j < i {
-		// "I'm off work from 2 to 6 November", "we're away 2-6 May",
-		// "we're on holiday 11-15 August"; not "I'm off sick from 2
-		// September"
-		if (!from || f.inRange) && f.away(j+1) {
-			return true, true
-		}
-		// a stay said in the present before a range: "we're in Lisbon
-		// from 3 to 7 May", "I'm at my parents' 20-24 June" (not "the
-		// photos are in the folder from 3 to 7 May")
-		if f.inRange && pronoun && (f.word(j+1, "in") || f.word(j+1, "at")) {
-			return true, true
-		}
-	}
-	// "Christmas week I'm off.", "Monday we're away", "Friday I'm off
-	// work"; not "Good call on Monday, I'm off for the day", "On Tuesday
-	// we're off by one"
-	if be, pronoun := f.be(j); (be && pronoun || f.heShes(j)) && j > i && f.away(j+1) && f.awayEnds(j+2) {
-		return true, true
-	}
-	// a status line that opens its sentence: "OOO until Jan 5", "Out of
-	// office until Monday", "Off until the 4th"
-	if j == lo && j < i && f.t[j].upper && f.away(j) && f.until(i) && f.endsSentence(i) {
-		return true, true
-	}
-	// "He's out until Jan 5", "she's off on Friday": 's is is, before away
-	if j < i && f.heShes(j) && f.away(j+1) {
-		return true, true
-	}
-	// "I'm back Monday", "she's back on the 5th": a person's return, the
-	// date right after "back"; not "the bug is back on Tuesday", "I'm
-	// back, what happened Tuesday?", "I'm back on Monday's branch"
-	if be, pronoun := f.be(j); (be && pronoun || f.heShes(j)) && f.word(j+1, "back") && (j+2 == i || j+3 == i && f.kw(j+2) == kwOn || f.periodWordAt(i) == j+2) && !f.possessive(i) {
-		return true, true
+	if f.absent(i, j, lo, from) {
+		return true, true // "I'm off work from 2 to 6 November", "OOO until Jan 5" (absent.go)
 	}
 	switch f.t[j].kw {
 	case kwWill:
@@ -200,25 +168,6 @@ func (f *finder) be(j int) (present, pronoun bool) {
 	return true, f.pronoun(j-1) || f.apos(j) && f.pronoun(j-2)
 }
 
-// away reports off, away, out (of office, of town), OOO, or on holiday,
-// vacation or leave at j: after a form of be, what one is to be on a
-// date.
-func (f *finder) away(j int) bool {
-	if f.word(j, "off") || f.word(j, "away") || f.word(j, "ooo") {
-		return true
-	}
-	if f.word(j, "out") {
-		// "I'm out until Jan 5", "out of office", "out of town"; not "out
-		// of milk"
-		o := j + 2
-		if f.kw(o) == kwThe {
-			o++
-		}
-		return !f.word(j+1, "of") || f.word(o, "office") || f.word(o, "town")
-	}
-	return f.word(j, "on") && (f.word(j+1, "holiday") || f.word(j+1, "vacation") || f.word(j+1, "leave"))
-}
-
 // subjectAfter reports the pronoun at p right after the date that starts
 // at i: only the date's own tokens (numbers, keywords: "3 June", "Friday
 // the 4th") and a comma between them; not "after Christmas, then we
@@ -233,52 +182,6 @@ func (f *finder) subjectAfter(i, p int) bool {
 		}
 	}
 	return true
-}
-
-// heShes reports the "s" of "he's" or "she's" at j, which is "is"
-// before away ("he's out", "she's off") and as often "has" before a
-// participle ("she's left"): read only before away.
-func (f *finder) heShes(j int) bool {
-	return f.word(j, "s") && f.apos(j) && (f.word(j-2, "he") || f.word(j-2, "she"))
-}
-
-// endsSentence reports the date at i as its sentence's last words: only
-// punctuation or the end of the line or text after it ("OOO until Jan 5";
-// not "OOO until Jan 5 last year", "Out of office until Jan 5, so I
-// missed it").
-func (f *finder) endsSentence(i int) bool {
-	k := i + 1
-	// the date's own tokens: "Jan 5", "the 4th", "Monday"
-	for k < len(f.t) && !f.t[k].line && f.t[k].kind != kPunct && (f.glued(k) || f.t[k].kind == kNum || f.t[k].kw.month() > 0) {
-		k++
-	}
-	return k >= len(f.t) || f.t[k].line || f.stop(k)
-}
-
-// until reports until or till right before the date at i (or before
-// its "the"): a status's end.
-func (f *finder) until(i int) bool {
-	p := i - 1
-	if f.kw(p) == kwThe {
-		p--
-	}
-	return f.word(p, "until") || f.word(p, "till")
-}
-
-// awayEnds reports the end of "off" or "away" (after a form of be, after
-// a date) at k: the clause ends, or "work" or "school" ends it; "on
-// holiday" (away's) is whole already.
-func (f *finder) awayEnds(k int) bool {
-	if f.word(k-1, "on") {
-		return true // "on holiday", "on leave": k is past "on"; the word after it is away's
-	}
-	if f.word(k, "holiday") || f.word(k, "vacation") || f.word(k, "leave") {
-		k++
-	}
-	if f.word(k, "work") || f.word(k, "school") {
-		k++
-	}
-	return k >= len(f.t) || f.t[k].line || f.stop(k) || f.punct(k, ',')
 }
 
 // due reports "due" between a form of be at j and a date at i, with on,
