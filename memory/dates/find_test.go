@@ -796,6 +796,7 @@ func TestFindMonthTense(t *testing.T) {
 		// its date
 		{"Can we sync Tuesday?", wed, []string{"Tuesday=2023-05-16/day/rel"}},
 		{"Let's meet Thursday.", wed, []string{"Thursday=2023-05-11/day/rel"}},
+		{"Replace one yoga day (let's say Tuesday) with strength.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
 		{"Let's talk about Tuesday.", wed, []string{"Tuesday=2023-05-09/day/rel"}},
 		{"After Thanksgiving we ship the app.", wed, []string{"Thanksgiving=2023-11-23/day"}},
 		// a review's: the past these must keep (a simple past is no tense

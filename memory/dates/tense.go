@@ -612,8 +612,8 @@ func (f *finder) possessive(i int) bool {
 // outage Tuesday?", "should we roll back the release Friday?": the day is
 // the event's).
 func (f *finder) proposed(p, i int) bool {
-	if _, day := f.kw(i).weekday(); !day || p < 2 || f.t[p].kind != kWord || f.kw(p) != kwNone {
-		return false
+	if _, day := f.kw(i).weekday(); !day || p < 2 || f.t[p].kind != kWord || f.kw(p) != kwNone || f.word(p, "say") {
+		return false // "let's say Tuesday" is an example
 	}
 	if f.word(p-1, "s") && f.apos(p-1) && f.word(p-3, "let") {
 		return true // "let's sync Tuesday"

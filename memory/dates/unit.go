@@ -9,7 +9,8 @@ package dates
 //   - told in the past (was, were, had, did: "by the end of the year I
 //     was burned out"), the latest whose part has begun by ref's day;
 //   - looking ahead or setting a deadline ("we'll hire at the beginning of
-//     the year", "by the end of the month"), the one ref is in, or the
+//     the year", "by the end of the month", "before the end of the year",
+//     "deadline - end of the month"), the one ref is in, or the
 //     next where the part's own day has passed: its first for a start, its
 //     middle, its last for an end ("at the start of the month", said on
 //     the 7th, is next month's start; "by the end of the month" this
@@ -49,7 +50,7 @@ func (f *finder) thisUnit(i int) (Mention, int) {
 		if !begun(0) {
 			dir = -1
 		}
-	case f.ahead(i) || f.deadline(f.partStart(i)):
+	case f.ahead(i) || f.dueBy(f.partStart(i), i):
 		if f.partDayPassed(f.unitOf(i, u, 0), i-2) {
 			dir = 1
 		}
@@ -60,6 +61,24 @@ func (f *finder) thisUnit(i int) (Mention, int) {
 	m := f.unitOf(i, u, dir)
 	m.Back = dir < 0
 	return m, u + 1
+}
+
+// dueBy reports a deadline set by the words of a part that starts at at,
+// of the unit at i: by, until, till or before right before it ("by the
+// end of the month", "before the end of the year"), or "deadline" or
+// "due" in its sentence ("deadline - end of the month").
+func (f *finder) dueBy(at, i int) bool {
+	if f.deadline(at) || f.word(at-1, "before") {
+		return true
+	}
+	lo, _ := f.sentence(at)
+	_, hi := f.sentence(i)
+	for k := lo; k <= hi; k++ {
+		if f.word(k, "deadline") || f.word(k, "due") {
+			return true
+		}
+	}
+	return false
 }
 
 // unitAt reports a unit the parts of which thisUnit reads at u.

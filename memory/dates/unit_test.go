@@ -22,6 +22,8 @@ func TestFindUnitOfPart(t *testing.T) {
 		{"At the beginning of the year we'll hire two people.", dec, []string{"the beginning of the year=2027-01-01..2027-06-30/year/rel"}},
 		{"Let's revisit this at the start of the month.", dec, []string{"the start of the month=2027-01-01..2027-01-16/month/rel"}},
 		{"The report is due by the end of the month.", dec, []string{"the end of the month=2026-12-16..2026-12-31/month/rel"}},
+		{"Could I fit in a visit before the end of the year?", dec, []string{"the end of the year=2026-07-01..2026-12-31/year/rel"}},
+		{"Project 3: Sales Report, deadline - end of the month.", dec, []string{"end of the month=2026-12-16..2026-12-31/month/rel"}},
 		// the present: this one
 		{"The end of the week is packed.", dec, []string{"The end of the week=2026-12-10..2026-12-13/week/rel"}},
 		{"I'm free from the middle of the week.", dec, []string{"the middle of the week=2026-12-08..2026-12-12/week/rel"}},
