@@ -256,8 +256,7 @@ func (f *finder) deadline(i int) bool {
 // holiday's name at [i, j), within six tokens of it: "at Christmas we
 // always go skiing" names every Christmas, no day.
 func (f *finder) habitNear(i, j int) bool {
-	lo, _ := f.sentence(i)
-	_, hi := f.sentence(j - 1)
+	lo, hi := f.sentenceOf(i, j-1)
 	for k := lo; k <= hi; k++ {
 		if f.habit(k) {
 			return true

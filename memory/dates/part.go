@@ -56,8 +56,8 @@ func (f *finder) partBefore(i int) (word, at int) {
 	if unit {
 		word-- // "the first week of", "the second half of"
 	}
-	ok := false
-	for _, w := range [...]string{"start", "beginning", "middle", "end", "first", "second", "third", "fourth", "last"} {
+	ok := f.partWord(word)
+	for _, w := range [...]string{"first", "second", "third", "fourth", "last"} {
 		ok = ok || f.word(word, w)
 	}
 	switch {

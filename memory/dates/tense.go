@@ -36,8 +36,7 @@ func (f *finder) tenseOf(i int) (ahead, told bool) {
 	if since {
 		return false, true
 	}
-	lo, _ := f.sentence(start)
-	_, hi := f.sentence(i)
+	lo, hi := f.sentenceOf(start, i)
 	for d := 1; d <= 6; d++ {
 		for k, j := range [2]int{start - d, i + d} {
 			if j < lo || j > hi {
@@ -80,6 +79,15 @@ func (f *finder) sentence(i int) (lo, hi int) {
 	for hi+1 < len(f.t) && hi-i < 6 && !f.t[hi+1].line && !f.stop(hi+1) {
 		hi++
 	}
+	return lo, hi
+}
+
+// sentenceOf is the words of a date's sentence from token a to token b (a
+// part's first word to its period's, or a name's first to its last): the
+// sentence of a from its start, that of b to its end.
+func (f *finder) sentenceOf(a, b int) (lo, hi int) {
+	lo, _ = f.sentence(a)
+	_, hi = f.sentence(b)
 	return lo, hi
 }
 
@@ -354,8 +362,7 @@ func (f *finder) usual(i int) bool { return f.usualIn(i, i) }
 // first word to its period's: "we always get paid at the end of the
 // month").
 func (f *finder) usualIn(at, i int) bool {
-	lo, _ := f.sentence(at)
-	_, hi := f.sentence(i)
+	lo, hi := f.sentenceOf(at, i)
 	for k := lo; k <= hi; k++ {
 		switch {
 		case f.habit(k), f.kw(k) == kwEvery, f.word(k, "each"),

@@ -71,8 +71,7 @@ func (f *finder) dueBy(at, i int) bool {
 	if f.deadline(at) || f.word(at-1, "before") {
 		return true
 	}
-	lo, _ := f.sentence(at)
-	_, hi := f.sentence(i)
+	lo, hi := f.sentenceOf(at, i)
 	for k := lo; k <= hi; k++ {
 		if f.word(k, "deadline") || f.word(k, "due") {
 			return true

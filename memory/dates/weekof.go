@@ -45,16 +45,15 @@ func (f *finder) weekOf(m Mention, i int) (Mention, int) {
 	y, mo, d := day.Date()
 	mon := d - monday0(day)
 	at0 := func(d int) time.Time { return wallTime(y, mo, d, 0, 0, 0, 0, f.loc) }
-	switch f.kw(f.weekWord(i) + 1) {
-	case kwBefore:
+	switch side := f.kw(f.weekWord(i) + 1); {
+	case side == kwBefore:
 		m.From, m.To = at0(mon-7), day
-	case kwAfter:
+	case side == kwAfter:
 		m.From, m.To = at0(d+1), at0(mon+14)
+	case day.Weekday() == time.Sunday && !m.Holiday:
+		m.From, m.To = day, at0(d+7) // "the week of Sunday, Nov 8": the week it starts
 	default:
-		if day.Weekday() == time.Sunday && !m.Holiday {
-			mon = d // "the week of Sunday, Nov 8": the week it starts
-		}
-		m.From, m.To = at0(mon), at0(mon+7)
+		m.From, m.To = f.isoWeek(day)
 	}
 	m.Grain = Week
 	m.Start = f.t[at].start
@@ -143,9 +142,14 @@ func (f *finder) holidaysWeek(m Mention, week bool) Mention {
 	}
 	m.Grain = Week
 	if !m.From.IsZero() {
-		y, mo, d := m.From.Date()
-		mon := d - monday0(m.From)
-		m.From, m.To = wallTime(y, mo, mon, 0, 0, 0, 0, f.loc), wallTime(y, mo, mon+7, 0, 0, 0, 0, f.loc)
+		m.From, m.To = f.isoWeek(m.From)
 	}
 	return m
+}
+
+// isoWeek is the ISO week, Monday to Sunday, that holds day (a midnight).
+func (f *finder) isoWeek(day time.Time) (time.Time, time.Time) {
+	y, mo, d := day.Date()
+	mon := d - monday0(day)
+	return wallTime(y, mo, mon, 0, 0, 0, 0, f.loc), wallTime(y, mo, mon+7, 0, 0, 0, 0, f.loc)
 }
