@@ -52,6 +52,7 @@
 // reference Wednesday 10 May 2023:
 //
 //	2023-05-08, 2023/05/08, 2023-5-8     2023-05-08 (ISO with a time too: 2023-05-08T14:00)
+//	on 5/18, 18/5/2023, 5/18/23          2023-05-18 (a month not in doubt; see below)
 //	2023-05                              2023-05
 //	8 May 2023, May 8th, 2023, 8th of May, 2023, Monday, May 8, 2023, May 8,2023
 //	May 2023, December, 2022             2023-05, 2022-12
@@ -281,9 +282,18 @@
 // Thursday". Impossible dates ("31 February 2023") are skipped, never moved.
 // The parts of a date are on one line ("in May.\n4. Roses" is no May 4);
 // Markdown's "**", "_" and "|" bound a date as spaces do ("**May 2023**").
-// Not recognised: numeric dates with the day or month first ("05/08/2023"
-// is ambiguous; FindWith's Loose option reports them unresolved), times
-// of day, hours or minutes ago, "the other day", "in N months" and "in N years" (mostly "I
+// A day written with slashes is read where its month is not in doubt,
+// one of its first two numbers being above 12 (slash.go): month first
+// ("2/15", "3/31/23") or day first ("15/2", "19/02/2023"); with a year of
+// four digits anywhere, else after a word that announces a day (on, by,
+// since, until, from, between, before, after, due, dated, "as of",
+// "date:", a weekday) and before no noun it counts ("1/16 inch"); two
+// such days joined make a range ("from 2/15 to 2/20", "2/15-2/20").
+// Not recognised: numeric dates whose both numbers could be the month
+// ("05/08/2023", "on 2/8": 8 February or 2 August; FindWith's Loose option
+// reports those with a year unresolved), dates with dots or dashes and
+// the day or month first ("15.02.2023"), times
+// of day, hours or minutes ago, "in N months" and "in N years" (mostly "I
 // haven't seen her in two years"), "in the past week" and "recently"
 // (but see Options.Recent, for a question: "the past week", "the last
 // three days", "since Monday" are spans back to ref's day).

@@ -112,8 +112,9 @@ type Options struct {
 	//   - an all-digit date with the day or the month first: "12/05/2019",
 	//     "12-05-19", "12.05.2019" (two numbers from 1 to 31, not both
 	//     above 12, and a year of four digits, or two unless the separator
-	//     is a dot). Which of the two is the month is unknown, so the
-	//     mention has Grain Day and neither fields nor a period.
+	//     is a dot) that Find does not read (slashDay reads "31/12/2019"
+	//     and "12/31/2019"). Which of the two is the month is unknown, so
+	//     the mention has Grain Day and neither fields nor a period.
 	Loose bool
 	// Apart reads the two ends of a range ("3 to 7 May", range.go) as
 	// two mentions, as a text without ranges would be read: for the
@@ -577,11 +578,15 @@ func (f *finder) absolute(i int) (Mention, int) {
 	return f.monthAlone(i, j, m)
 }
 
-// dayMonth is absolute for a number at i: 2023-05-08 and 2023-05, a day
-// first in loose mode (dayFirst), 8 May 2023, 8th of May.
+// dayMonth is absolute for a number at i: 2023-05-08 and 2023-05, 2/15
+// and 15/2 (slashDay), a day first in loose mode (dayFirst), 8 May 2023,
+// 8th of May.
 func (f *finder) dayMonth(i int) (Mention, int) {
 	if f.numN(i, 4) {
 		return f.numeric(i)
+	}
+	if m, n := f.slashDay(i); n > i {
+		return m, n
 	}
 	if f.loose {
 		if m, n := f.dayFirst(i); n > i {

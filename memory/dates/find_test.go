@@ -301,10 +301,12 @@ func TestFindLoose(t *testing.T) {
 		{"in 1893 new", wed, []string{"1893=1893/year"}},
 		{"1893 or 2100 or 1500", wed, nil}, // uncued: 1900 to 2099 only
 		{"1,2019 2019,5 2019-2020 v2019 2019s 12019", wed, nil},
-		// numeric dates with the day or month first: unresolved, no fields
+		// numeric dates with the day or month first: unresolved, no fields,
+		// where both numbers could be the month (slashDay reads the others)
 		{"due 12/05/2019, or 12-05-19", wed, []string{"12/05/2019=/day", "12-05-19=/day"}},
 		{"12.05.2019", wed, []string{"12.05.2019=/day"}},
-		{"31/12/2019 and 12/31/2019", wed, []string{"31/12/2019=/day", "12/31/2019=/day"}},
+		{"31/12/2019 and 12/31/2019", wed, []string{"31/12/2019=2019-12-31/day", "12/31/2019=2019-12-31/day"}},
+		{"31.12.2019 and 31-12-2019", wed, []string{"31.12.2019=/day", "31-12-2019=/day"}},
 		{"12.05.19 13/13/2019 0/5/2019 1/32/2019 1/2/3 1/2/2019/4 1/2-2019", wed, nil},
 		// and the rest as Find
 		{"8 May 2023, last May, 2023-05", wed, []string{"8 May 2023=2023-05-08/day", "last May=2022-05/month/rel", "2023-05=2023-05/month"}},

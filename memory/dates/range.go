@@ -44,6 +44,7 @@ type rangeEnd struct {
 	monthFirst bool // written month first: "May 3"
 	next       int  // the token after it
 	wd         int  // the weekday written before its day, Sunday 1 (0: none)
+	slash      int  // written with slashes (slashEnd): 1 month first, 2 day first
 }
 
 // maxRangeDays bounds a range of days whose first end's month and day
@@ -73,7 +74,7 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 	}
 	dash := f.t[j-1].kind == kPunct
 	b, ok := f.rangeEnd(j, false)
-	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) {
+	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) || a.slash != b.slash {
 		return Mention{}, i
 	}
 	f.inRange = true
@@ -142,6 +143,9 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 			return e, false
 		}
 		return rangeEnd{y: m.Year, m: m.Month, d: m.Day, next: n}, true
+	}
+	if e, ok := f.slashEnd(i); ok {
+		return e, true
 	}
 	if f.num(i) {
 		if e.d, e.next = f.rangeDay(i); e.d == 0 {

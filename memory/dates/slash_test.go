@@ -1,0 +1,81 @@
+package dates
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A day written with slashes is read where its month is not in doubt (one
+// number above 12), month first or day first, with a year or, after a word
+// that announces a day, without; fractions, scores, "24/7" and dates whose
+// both numbers could be the month are not.
+func TestFindSlashDates(t *testing.T) {
+	mar := time.Date(2023, 3, 3, 15, 0, 0, 0, time.UTC) // a Friday
+	apr := time.Date(2023, 4, 10, 10, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		// LongMemEval's users write them so
+		{"I recently saw it when I visited The Art Cube on 2/15?", mar, []string{"2/15=2023-02-15/day"}},
+		{"I bought it from Amazon on 1/15.", mar, []string{"1/15=2023-01-15/day"}},
+		{"It arrived on 1/20 and has been a lifesaver", mar, []string{"1/20=2023-01-20/day"}},
+		{"an issue with my car's GPS system on 3/22, and I had to take it back", apr, []string{"3/22=2023-03-22/day"}},
+		// a year, four digits or two, the day first or the month first
+		{"Refill by 3/15/2023, CVS Pharmacy", mar, []string{"3/15/2023=2023-03-15/day"}},
+		{"Current date: 19/02/2023  Instructions", mar, []string{"19/02/2023=2023-02-19/day"}},
+		{"Date: 02/25/2023 * Item: Dog Food", mar, []string{"02/25/2023=2023-02-25/day"}},
+		{"(valid until 3/31/23).", mar, []string{"3/31/23=2023-03-31/day"}},
+		{"as of 12/31/99 we had none", mar, []string{"12/31/99=1999-12-31/day"}},
+		{"Invoice 14/01/2023 paid", mar, []string{"14/01/2023=2023-01-14/day"}},
+		// without a year, after a word that announces a day, read as "on May 8" is
+		{"on 15/2 we met", mar, []string{"15/2=2023-02-15/day"}},
+		{"I'll send it by 3/20.", mar, []string{"3/20=2023-03-20/day"}},
+		{"the report is due 4/30", mar, []string{"4/30=2023-04-30/day"}},
+		{"We met on 2/15 last year", mar, []string{"2/15=2022-02-15/day", "last year=2022/year/rel"}},
+		{"Tuesday, 2/14 works for me", mar, []string{"Tuesday, 2/14=2023-02-14/day"}},
+		{"Meeting moved to Tue 2/28 afternoon", mar, []string{"2/28=2023-02-28/day"}},
+		{"on 2/15 or 2/16", mar, []string{"2/15=2023-02-15/day", "2/16=2023-02-16/day"}},
+		{"What did we ship the week of 11/16?", mar, []string{"the week of 11/16=2022-11-14..2022-11-20/week"}},
+		// ranges
+		{"I was away from 2/15 to 2/20", mar, []string{"2/15 to 2/20=2023-02-15..2023-02-20/day"}},
+		{"I was away 2/15-2/20.", mar, []string{"2/15-2/20=2023-02-15..2023-02-20/day"}},
+		{"we toured from 15/2 to 20/2/2023", mar, []string{"15/2 to 20/2/2023=2023-02-15..2023-02-20/day"}},
+		{"between 1/13 and 1/20", mar, []string{"1/13 and 1/20=2023-01-13..2023-01-20/day"}},
+		// not days
+		{"I took her to the museum on 2/8 and she loved it.", mar, nil}, // 8 February or 2 August
+		{"on 05/08/2023", mar, nil},
+		{"We're available 24/7 for support", mar, nil},
+		{"on 24/7 support", mar, nil},
+		{"the events of 9/11", mar, nil},
+		{"use a 1/16 inch drill", mar, nil},
+		{"by 1/16 inch", mar, nil},
+		{"from 1/16 to 1/8 inch", mar, nil},
+		{"between 1/16 and 1/8 inch", mar, nil},
+		{"a mix of 2/3 brown and 1/3 green", mar, nil},
+		{"1/2 cup of milk", mar, nil},
+		{"I got 17/20 on the exam", mar, nil},
+		{"a score of 13/15 on the test", mar, nil},
+		{"We meet 2/15.", mar, nil}, // no word announces it
+		{"on 2/30", mar, nil},
+		{"on 13/13 and 0/15 and 1/32", mar, nil},
+		{"on 2/15/2023/4 or 1/16-inch", mar, nil},
+		{"/usr/2/15 and x2/15 and $2/15", mar, nil},
+	})
+}
+
+// The entity extractor's reading (Loose, Apart) takes the same days, and
+// each end of a range.
+func TestFindSlashDatesApart(t *testing.T) {
+	mar := time.Date(2023, 3, 3, 15, 0, 0, 0, time.UTC)
+	for _, c := range []findCase{
+		{"I was away 2/15-2/20.", mar, []string{"2/15=2023-02-15/day", "2/20=2023-02-20/day"}},
+		{"from 2/15 to 2/20", mar, []string{"2/15=2023-02-15/day", "2/20=2023-02-20/day"}},
+		{"between 1/13 and 1/20", mar, []string{"1/13=2023-01-13/day", "1/20=2023-01-20/day"}},
+		{"on 2/15", mar, []string{"2/15=2023-02-15/day"}},
+		{"from 1/16 to 1/8 inch", mar, nil},
+	} {
+		got := renderAll(c.text, FindWith(c.text, Options{Ref: c.ref, Loose: true, Apart: true}))
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("FindWith(%q, Loose, Apart)\n got: %q\nwant: %q", c.text, got, c.want)
+		}
+	}
+}
