@@ -230,16 +230,16 @@ func (f *finder) punct(i int, c byte) bool {
 	return i >= 0 && i < len(f.t) && f.t[i].kind == kPunct && f.s[f.t[i].start] == c
 }
 
-func (f *finder) glued(i int) bool { return i < len(f.t) && !f.t[i].space }
+func (f *finder) glued(i int) bool { return i >= 0 && i < len(f.t) && !f.t[i].space }
 
-func (f *finder) spaced(i int) bool { return i < len(f.t) && f.t[i].space }
+func (f *finder) spaced(i int) bool { return i >= 0 && i < len(f.t) && f.t[i].space }
 
 // sameLine reports whether the token at i follows spaces but no line
 // break: the parts of a date are on one line ("in March\n4. Pay" is no
 // date).
 func (f *finder) sameLine(i int) bool { return f.spaced(i) && !f.t[i].line }
 
-func (f *finder) num(i int) bool { return i < len(f.t) && f.t[i].kind == kNum }
+func (f *finder) num(i int) bool { return i >= 0 && i < len(f.t) && f.t[i].kind == kNum }
 
 func (f *finder) numN(i, n int) bool { return f.num(i) && int(f.t[i].ndig) == n }
 

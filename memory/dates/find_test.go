@@ -1203,3 +1203,16 @@ func TestFindOffAwayRuns(t *testing.T) {
 		{"The conference ran from 3 to 7 May.", oct, []string{"3 to 7 May=2026-05-03..2026-05-07/day"}},
 	})
 }
+
+// A year after "and" or "or" at the start of a text has no year before
+// it to be joined to: it is read, and nothing reads before the text.
+func TestFindYearJoinedAtTheStart(t *testing.T) {
+	runFind(t, []findCase{
+		{"Or 2024?", wed, nil},
+		{"And 2023 was great.", wed, nil},
+		{"and 2019", wed, nil},
+	})
+	for _, s := range []string{"Or 2024?", "and 2019"} {
+		FindWith(s, Options{Ref: wed, Loose: true, Apart: true, About: true, Recent: true})
+	}
+}

@@ -14,6 +14,8 @@ const budget = 250 * time.Millisecond
 
 var fuzzSeeds = []string{
 	"",
+	"Or 2024?", // a year joined to the text's start (panicked)
+	"on 2/15 and 3/5, 1/16 to 3/16 inch, 24/7",
 	"yesterday",
 	"1:56 pm on 8 May, 2023",
 	"2023/05/30 (Tue) 23:40",
