@@ -1,6 +1,8 @@
 package hybrid
 
 import (
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -84,12 +86,18 @@ type IndexDoc struct {
 // Doc returns the searchable projection of m. Its entities are those of
 // the text plus the speaker's name, so "What did Caroline say…" matches
 // every turn of Caroline's.
+//
+// A panic in reading the text for its entities, kinds or forms (a bug of
+// ours on some text) leaves those fields empty and is logged with the
+// memory's id: the memory is indexed by its text, speaker and date,
+// rather than failing its write, or, in a store that indexes later,
+// every index and recall after it.
 func Doc(m memory.Memory) IndexDoc {
-	ents := entities.Extract(m.Text)
-	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" && !slices.Contains(ents, sp) {
-		ents = append(ents, sp)
+	var ents []string
+	if sp := strings.ToLower(strings.TrimSpace(m.Speaker)); sp != "" {
+		ents = []string{sp}
 	}
-	return IndexDoc{
+	d := IndexDoc{
 		Namespace:   m.Namespace,
 		SessionID:   m.SessionID,
 		SessionDate: m.SessionDate,
@@ -97,9 +105,33 @@ func Doc(m memory.Memory) IndexDoc {
 		Speaker:     m.Speaker,
 		Text:        m.Text,
 		Entities:    ents,
-		Kinds:       kinds.Of(m.Text),
-		Forms:       forms.Bases(m.Text),
 	}
+	derived(&d, m)
+	return d
+}
+
+// derived sets d's fields read from m's text (deriveFields), or logs why
+// it could not.
+func derived(d *IndexDoc, m memory.Memory) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("reading a memory's text for its entities, kinds and forms failed; it is indexed without them",
+				"memory", m.ID, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	ents, k, f := deriveFields(m.Text)
+	for _, e := range d.Entities {
+		if !slices.Contains(ents, e) {
+			ents = append(ents, e)
+		}
+	}
+	d.Entities, d.Kinds, d.Forms = ents, k, f
+}
+
+// deriveFields reads a text's entities, kinds and forms (a variable, so
+// that a test can make it fail).
+var deriveFields = func(text string) (ents []string, kindsOf, bases string) {
+	return entities.Extract(text), kinds.Of(text), forms.Bases(text)
 }
 
 // IndexMapping is the bleve mapping of IndexDoc (the default mapping):
