@@ -44,7 +44,8 @@ type rangeEnd struct {
 	monthFirst bool // written month first: "May 3"
 	next       int  // the token after it
 	wd         int  // the weekday written before its day, Sunday 1 (0: none)
-	slash      int  // written with slashes (slashEnd): 1 month first, 2 day first
+	slash      int  // written with slashes (slashEnd): its order, monthFirst or dayFirst
+	nums       slashNums
 }
 
 // maxRangeDays bounds a range of days whose first end's month and day
@@ -74,6 +75,19 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 	}
 	dash := f.t[j-1].kind == kPunct
 	b, ok := f.rangeEnd(j, false)
+	if a.slash != 0 {
+		// the last end in the first's order: "from 2/25 to 3/2"; no
+		// fractions or scores: "from 1/16 to 3/16 inch", "1/13 to 1/20 of"
+		k, wd := j, 0
+		if w, day := f.kw(k).weekday(); day && (f.sameLine(k+1) || f.punct(k+1, ',') && f.sameLine(k+2)) {
+			if k, wd = k+1, w+1; f.punct(k, ',') {
+				k++ // "Mon 2/13 - Fri, 2/17"
+			}
+		}
+		b, ok = f.slashEnd(k, a.slash)
+		b.wd = wd
+		ok = ok && !fractions(a.nums, b.nums, true, a.slash) && (a.nums.y4 || !f.counts(b.next) && f.cueWord(a.nums.start) != cueVeto)
+	}
 	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) || a.slash != b.slash {
 		return Mention{}, i
 	}
@@ -144,7 +158,7 @@ func (f *finder) rangeEnd(i int, first bool) (e rangeEnd, ok bool) {
 		}
 		return rangeEnd{y: m.Year, m: m.Month, d: m.Day, next: n}, true
 	}
-	if e, ok := f.slashEnd(i); ok {
+	if e, ok := f.slashEnd(i, inDoubt); ok {
 		return e, true
 	}
 	if f.num(i) {

@@ -1,183 +1,442 @@
 package dates
 
-// slashDay reads at i a day written with slashes whose month is not in
-// doubt, because one of its first two numbers is above 12: "2/15" and
-// "2/15/2023" (the month first, as in the US), "15/2" and "15/02/23" (the
-// day first, as in Europe). "5/8" may be 8 May or 5 August, so a date
-// whose both numbers could be the month is not read (Options.Loose
-// reports one with a year, unresolved, as before).
+import "strings"
+
+// Days written with slashes: "2/15" and "2/15/2023" (the month first, as
+// in the US), "15/2" and "15/02/23" (the day first, as in Europe). One is
+// read where its month is not in doubt: one of its first two numbers is
+// above 12, or it is joined to such a day, whose order it takes ("from
+// 2/25 to 3/2", "on 3/14 and 3/7"). "5/8" alone may be 8 May or 5
+// August, and is not read (Options.Loose reports one with a year,
+// unresolved, as before). "24/7" is never a day.
 //
 // A year of four digits makes it a date wherever it stands. Without one,
-// or with two digits ("3/31/23": 2000 to 2068, 1969 to 1999), a word
-// must announce a day before it ("on", "by", "since", "until", "from",
-// "between", "before", "after", "due", "dated", "as of", "the week of",
-// a weekday), and no noun it counts may follow it, nor a fraction after
-// "to" or "or": "arrived on 1/20", "due 3/15", but not "a 1/16 inch
-// drill", "by 1/16 inch" or "available 24/7". Its year, when not
-// written, is read as a day's written in words is ("on May 8").
-func (f *finder) slashDay(i int) (Mention, int) {
-	if f.t[i].ndig > 2 || !f.leftOK(i) && !(f.punct(i-1, '-') && f.slashBefore(i-1)) || !f.glued(i+1) || !f.punct(i+1, '/') ||
-		!f.glued(i+2) || !f.num(i+2) || f.t[i+2].ndig > 2 {
-		return Mention{}, i
+// or with two digits ("3/31/23": the year within 20 ahead of ref's and 80
+// behind, or POSIX's 1969 to 2068 without a ref), something must announce
+// a day:
+//   - a word that says a date follows (on, since, until, till, before,
+//     after, due, dated, starting, effective, "as of", "the week of", "no
+//     later than", "moved to", "scheduled for", "date:", "deadline:", a
+//     weekday): "It arrived on 1/20 damaged", "due 3/15";
+//   - a word that may say an amount follows as well (by, from, between,
+//     through): then no noun it counts may follow ("by 1/16 inch"), nor
+//     may it follow a word of change ("reduce it by 1/16");
+//   - a day before it in a list or range ("on 3/15, 3/22, and 3/29");
+//   - the start of a line, before a colon ("2/15: dentist").
+//
+// Two such numbers joined as a list or range are no days where they are
+// fractions or scores: the same second number ("5/16 or 7/16", "from 8/20
+// to 12/20"), a range that runs backwards ("from 1/16 to 1/8"), or a noun
+// counted after the last ("the 1/13 and 1/20 cuts"). A mark of inches or
+// feet right after ("1/16\"") makes none. A day without its year is read
+// as a day's written in words is ("on May 8").
+
+// slashNums are the numbers of a day written with slashes.
+type slashNums struct {
+	start, next int // its first token and the token after it
+	a, b        int // its first two numbers
+	y           int // its year, 0 when none is written
+	y4          bool
+}
+
+// slashAt reads the numbers of a day written with slashes at i: two
+// numbers of one or two digits, and a year of two or four.
+func (f *finder) slashAt(i int) (s slashNums, ok bool) {
+	if !f.num(i) || f.t[i].ndig > 2 || !f.glued(i+1) || !f.punct(i+1, '/') || !f.glued(i+2) || !f.num(i+2) || f.t[i+2].ndig > 2 {
+		return s, false
 	}
-	m, d, first := slashOrder(int(f.t[i].val), int(f.t[i+2].val))
-	if m == 0 {
-		return Mention{}, i
-	}
-	j, y, cue := i+3, 0, true
-	if f.glued(j) && f.punct(j, '/') && f.glued(j+1) && f.num(j+1) {
+	s = slashNums{start: i, next: i + 3, a: int(f.t[i].val), b: int(f.t[i+2].val)}
+	if j := i + 3; f.glued(j) && f.punct(j, '/') && f.glued(j+1) && f.num(j+1) {
 		switch v := int(f.t[j+1].val); f.t[j+1].ndig {
 		case 4:
-			y, cue = v, false
+			s.y, s.y4 = v, true
 		case 2:
-			y = 2000 + v
-			if v >= 69 {
-				y = 1900 + v // POSIX's reading of a two-digit year
-			}
+			s.y = f.widen(v)
 		default:
-			return Mention{}, i
+			return s, false
 		}
-		j += 2
+		s.next = j + 2
 	}
-	if joined := f.glued(j) && f.punct(j, '-') && f.slashAfter(j, first); !joined && (!f.rightOK(j) || f.glued(j) && (f.punct(j, '/') || f.punct(j, '-'))) {
-		return Mention{}, i // "1/16-inch", "2/15/2023/4"
-	}
-	if f.glued(j) && (f.punct(j, '"') || f.punct(j, '\'') || f.s[f.t[j].start] >= 0x80) {
-		return Mention{}, i // inches and feet: "1/16\"", "1/16”"
-	}
-	if cue {
-		c := f.slashCued(i)
-		if c == cueNone && f.slashAfter(j, first) {
-			c = cueDay // the first of "2/15-2/20", read apart
+	return s, true
+}
+
+// widen reads a year of two digits: within 20 years ahead of ref's and
+// 80 behind, or without a ref as POSIX does (69 to 99: 1969 to 1999).
+func (f *finder) widen(v int) int {
+	if !f.has {
+		if v >= 69 {
+			return 1900 + v
 		}
-		if c == cueNone || c == cueWord && (f.counts(j) || f.fractionAfter(j, first)) {
-			return Mention{}, i
-		}
+		return 2000 + v
 	}
-	if y != 0 && (y < MinYear || y > MaxYear) {
-		return Mention{}, j
+	y := f.y/100*100 + v
+	for y > f.y+20 {
+		y -= 100
 	}
-	return f.ymd(i, j, y, m, d)
-}
-
-// slashOrder is the month and day of a/b, and whether the month is
-// first; 0 when both or neither could be the month.
-func slashOrder(a, b int) (m, d int, monthFirst bool) {
-	switch {
-	case a >= 1 && a <= 12 && b > 12 && b <= 31:
-		return a, b, true
-	case b >= 1 && b <= 12 && a > 12 && a <= 31:
-		return b, a, false
+	for y <= f.y-80 {
+		y += 100
 	}
-	return 0, 0, false
+	return y
 }
 
-// fractionAfter reports whether the range or list that the tokens from j
-// go on with ("to", "or", "and", "-") ends in a number with a slash that
-// is no day in the same order: "from 1/16 to 1/8 inch".
-func (f *finder) fractionAfter(j int, monthFirst bool) bool {
-	m, first, ok := f.slashJoined(j)
-	return ok && (m == 0 || first != monthFirst)
-}
-
-// slashAfter reports whether the tokens from j join a day written with
-// slashes in the same order: "2/15-2/20", "2/15 to 2/20".
-func (f *finder) slashAfter(j int, monthFirst bool) bool {
-	m, first, ok := f.slashJoined(j)
-	return ok && m != 0 && first == monthFirst
-}
-
-// slashJoined reads at j a word or dash that joins two ends (to, and, or,
-// through, thru, until, till, "-") and a number with a slash after it:
-// ok, and the month it names (0 if in doubt) and whether first.
-func (f *finder) slashJoined(j int) (m int, monthFirst, ok bool) {
-	if !(f.kw(j) == kwTo || f.word(j, "or") || f.word(j, "and") || f.word(j, "through") || f.word(j, "thru") ||
-		f.word(j, "until") || f.word(j, "till") || f.punct(j, '-')) ||
-		!f.num(j+1) || !f.glued(j+2) || !f.punct(j+2, '/') || !f.glued(j+3) || !f.num(j+3) {
-		return 0, false, false
-	}
-	m, _, monthFirst = slashOrder(int(f.t[j+1].val), int(f.t[j+3].val))
-	return m, monthFirst, true
-}
-
-// What announces a day written with slashes (slashCued).
+// Orders of a day written with slashes.
 const (
-	cueNone = iota
-	cueWord // a word that may announce a number of another kind too: "by 1/16"
-	cueDay  // a weekday ("Tue 2/14") or the day before in a range or list ("2/15 to 2/20")
+	inDoubt = iota
+	monthFirst
+	dayFirst
 )
 
-// slashCued says what announces the day with slashes at i: on, by, since,
-// until, till, from, through, between, before, after, due, dated, "as of" or
-// "date:" (cueWord); a weekday, or a day with slashes and a word or dash
-// that joins the two (cueDay).
-func (f *finder) slashCued(i int) int {
-	if f.punct(i-1, '-') && f.slashBefore(i-1) {
-		return cueDay // "2/15-2/20"
+// order is s's order by its numbers: the month first when only the first
+// can be a month, the day first when only the second can.
+func (s slashNums) order() int {
+	switch {
+	case s.a == 24 && s.b == 7:
+		return inDoubt // "24/7"
+	case s.a >= 1 && s.a <= 12 && s.b > 12 && s.b <= 31:
+		return monthFirst
+	case s.b >= 1 && s.b <= 12 && s.a > 12 && s.a <= 31:
+		return dayFirst
 	}
-	if !f.t[i].space {
-		return cueNone
+	return inDoubt
+}
+
+// md is s's month and day in order o.
+func (s slashNums) md(o int) (m, d int) {
+	if o == dayFirst {
+		return s.b, s.a
+	}
+	return s.a, s.b
+}
+
+// before reads the day written with slashes that ends before token j,
+// with the word or mark at j-… that joins it to what follows: ok when
+// tokens [start, j) are such a day.
+func (f *finder) slashEndingAt(j int) (s slashNums, ok bool) {
+	for _, n := range [...]int{5, 3} { // a/b/y, a/b
+		if j-n < 0 {
+			continue
+		}
+		if s, ok := f.slashAt(j - n); ok && s.next == j {
+			return s, true
+		}
+	}
+	return s, false
+}
+
+// joiner reports a word or mark at j that joins two days of a list or
+// range, and whether it makes a range.
+func (f *finder) joiner(j int) (ok, isRange bool) {
+	switch {
+	case f.kw(j) == kwTo, f.word(j, "through"), f.word(j, "thru"), f.word(j, "until"), f.word(j, "till"):
+		return true, true
+	case f.punct(j, '-'), j >= 0 && j < len(f.t) && f.t[j].kind == kPunct && (f.s[f.t[j].start:f.t[j].end] == "–" || f.s[f.t[j].start:f.t[j].end] == "—"):
+		return true, true
+	case f.word(j, "and"), f.word(j, "or"), f.punct(j, ','), f.punct(j, '&'):
+		return true, false
+	}
+	return false, false
+}
+
+// joinedAfter reads the day written with slashes that the tokens from j
+// join to the one before j: "to 2/20", "- 2/20", ", and 3/29".
+func (f *finder) joinedAfter(j int) (o slashNums, isRange, ok bool) {
+	ok, isRange = f.joiner(j)
+	if !ok {
+		return o, false, false
+	}
+	k := j + 1
+	if f.punct(j, ',') && (f.word(k, "and") || f.word(k, "or")) {
+		k++
+	}
+	o, ok = f.slashAt(k)
+	return o, isRange, ok
+}
+
+// joinedBefore reads the day written with slashes that the tokens before
+// i join to the one at i.
+func (f *finder) joinedBefore(i int) (o slashNums, isRange, ok bool) {
+	j := i - 1
+	ok, isRange = f.joiner(j)
+	if !ok {
+		return o, false, false
+	}
+	if (f.word(j, "and") || f.word(j, "or")) && f.punct(j-1, ',') {
+		j--
+	}
+	o, ok = f.slashEndingAt(j)
+	return o, isRange, ok
+}
+
+// fractions reports two numbers with slashes joined as a list or range
+// (x before y, in order o) that are no days: the same day of another
+// month ("5/16 or 7/16", "from 8/20 to 12/20"), or a range whose last day
+// comes before its first (not over a new year: "from 1/16 to 1/8", but
+// "12/26-1/2" is days).
+func fractions(x, y slashNums, isRange bool, o int) bool {
+	if x.y != 0 || y.y != 0 {
+		return false
+	}
+	xm, xd := x.md(o)
+	ym, yd := y.md(o)
+	if xd == yd && xm != ym {
+		return true
+	}
+	return isRange && (ym < xm || ym == xm && yd <= xd) && !(xm == 12 && ym == 1)
+}
+
+// Cues of a day written with slashes.
+const (
+	cueNone = iota
+	// a word that may announce an amount too ("on 1/24 scale", "by 1/16",
+	// "after 1/16 of the race"), or a day before it in a list or range:
+	// no noun it counts may follow the list
+	cueAmount
+	cueDate // a word that announces a date, a weekday, a line's start
+	// a word that says an amount follows: "reduce it by 1/14 to 1/20"
+	cueVeto = -1
+)
+
+// slashCue is what announces the day with slashes s: its cue word, or its
+// list's or range's first day's, as long as no fraction is among them.
+// Its order, where in doubt, is that of a day it is joined to.
+func (f *finder) slashCue(s slashNums, depth int) (cue, order int) {
+	order = s.order()
+	if cue = f.cueWord(s.start); cue == cueVeto {
+		return cueNone, inDoubt
+	}
+	if depth > 0 {
+		if o, isRange, ok := f.joinedBefore(s.start); ok {
+			c, oo := f.slashCue(o, depth-1)
+			if order == inDoubt {
+				order = oo
+			} else if oo != inDoubt && oo != order {
+				return cueNone, inDoubt
+			}
+			if order != inDoubt && fractions(o, s, isRange, order) {
+				return cueNone, inDoubt
+			}
+			cue = max(cue, c)
+		}
+	}
+	if o, isRange, ok := f.joinedAfter(s.next); ok {
+		oo := o.order()
+		if order == inDoubt {
+			order = oo
+		}
+		if oo != inDoubt && oo != order || order != inDoubt && fractions(s, o, isRange, order) {
+			return cueNone, inDoubt
+		}
+		if cue == cueNone && isRange && s.order() != inDoubt {
+			cue = cueAmount // "2/15-2/20", "12/24-1/2", read apart
+		}
+	}
+	return cue, order
+}
+
+// cueWord is what the words before i say of the day with slashes at i.
+func (f *finder) cueWord(i int) int {
+	if f.t[i].line || i == 0 {
+		if f.punct(i+3, ':') || f.punct(i+5, ':') {
+			return cueDate // "2/15: dentist", a line of a log
+		}
 	}
 	k := f.kw(i - 1)
-	if f.punct(i-1, ',') {
-		k = f.kw(i - 2)
+	if f.punct(i-1, ',') || f.punct(i-1, '(') {
+		k = f.kw(i - 2) // "Tuesday, 2/14", "Friday (2/17)"
 	}
 	switch {
 	case kwSun <= k && k <= kwSatAbbr:
-		return cueDay
-	case (k == kwTo || f.word(i-1, "and") || f.word(i-1, "or") || f.word(i-1, "through") || f.word(i-1, "thru") ||
-		f.word(i-1, "until") || f.word(i-1, "till")) && f.slashBefore(i-1):
-		return cueDay
-	case k == kwOn, k == kwCue, k == kwBefore, k == kwAfter, f.word(i-1, "by"), f.word(i-1, "between"),
-		f.word(i-1, "due"), f.word(i-1, "dated"), f.word(i-1, "of") && (f.word(i-2, "as") || f.word(i-2, "week")),
-		f.punct(i-1, ':') && f.word(i-2, "date"):
-		return cueWord
+		return cueDate
+	case !f.t[i].space:
+		return cueNone
+	case f.word(i-1, "by") || f.word(i-1, "between") || f.word(i-1, "from") || f.word(i-1, "through") || f.word(i-1, "thru"):
+		if f.changeWord(i - 2) {
+			return cueVeto // "reduce it by 1/16", "went up by 1/15"
+		}
+		return cueAmount
+	case k == kwOn, k == kwCue, k == kwBefore, k == kwAfter:
+		return cueAmount
+	case f.word(i-1, "due"), f.word(i-1, "dated"), f.word(i-1, "starting"), f.word(i-1, "effective"), f.word(i-1, "eta"),
+		f.word(i-1, "of") && (f.word(i-2, "as") || f.word(i-2, "week")),
+		f.word(i-1, "than") && f.word(i-2, "later"),
+		f.kw(i-1) == kwTo && f.moveWord(i-2),
+		f.word(i-1, "for") && (f.word(i-2, "scheduled") || f.word(i-2, "booked") || f.word(i-2, "planned") || f.word(i-2, "set")),
+		f.punct(i-1, ':') && (f.word(i-2, "date") || f.word(i-2, "deadline") || f.word(i-2, "due") || f.word(i-2, "dob")):
+		return cueDate
 	}
 	return cueNone
 }
 
-// slashBefore reports whether the tokens before j end in a day written
-// with slashes whose month is not in doubt.
-func (f *finder) slashBefore(j int) bool {
-	if j >= 5 && f.numN(j-1, 4) && f.punct(j-2, '/') {
-		j -= 2 // "2/15/2023 to 2/20/2023"
+// changeWord reports a word at j that says an amount changes by what
+// follows "by": "reduce it by", "went up by", "off by".
+func (f *finder) changeWord(j int) bool {
+	if f.word(j, "up") || f.word(j, "down") || f.word(j, "off") || f.word(j, "out") {
+		return true
 	}
-	if j < 3 || !f.num(j-1) || !f.punct(j-2, '/') || !f.num(j-3) || f.t[j-1].space || f.t[j-2].space {
-		return false
+	for k := j; k >= j-3 && k >= 0 && f.t[k].kind == kWord; k-- { // "reduce the width by 1/16"
+		for _, w := range [...]string{"reduce", "reduced", "increase", "increased", "decrease", "decreased", "cut",
+			"trim", "trimmed", "lower", "lowered", "raise", "raised", "grow", "grew", "rose", "fell", "drop", "dropped",
+			"shrink", "shrank", "dilute", "diluted", "scale", "scaled", "offset", "shift", "shifted"} {
+			if f.word(k, w) {
+				return true
+			}
+		}
 	}
-	m, _, _ := slashOrder(int(f.t[j-3].val), int(f.t[j-1].val))
-	return m != 0
+	return false
+}
+
+// moveWord reports a word at j that moves a date to what follows "to":
+// "moved to 3/22", "pushed to", "postponed to".
+func (f *finder) moveWord(j int) bool {
+	for _, w := range [...]string{"moved", "pushed", "postponed", "rescheduled", "delayed", "changed", "bumped", "move", "push"} {
+		if f.word(j, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // counts reports whether the token at j is a word that a number before it
-// may count ("1/16 inch", "24/7 support"): a word in lower case that does
-// not end a phrase.
+// may count ("1/16 inch", "the 1/13 and 1/20 cuts", "1/15 of the budget"):
+// a word in lower case that does not end a phrase.
 func (f *finder) counts(j int) bool {
 	k := f.kw(j)
-	return f.sameLine(j) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(k) && !f.questionWord(j) &&
-		k != kwLast && k != kwNext && k != kwThis // "on 2/15 last year"
+	if !f.sameLine(j) || f.t[j].kind != kWord || f.t[j].upper || endsPhrase(k) || f.questionWord(j) ||
+		k == kwLast || k == kwNext || k == kwThis { // "on 2/15 last year"
+		return false
+	}
+	// what tells how or where, not what: "arrived on 1/20 damaged", "on
+	// 2/15 feeling sick", "on 2/16 too"
+	w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
+	return !strings.HasSuffix(w, "ly") && !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ed") && !afterDay[w]
 }
 
-// slashEnd reads at i an end of a range written with slashes whose
-// month is not in doubt ("from 2/15 to 2/20", "15/2 - 20/2/2023"); both
-// ends must be (rangeAt checks that they are written in the same order),
-// so "from 1/16 to 1/8 inch" is no range.
-func (f *finder) slashEnd(i int) (e rangeEnd, ok bool) {
-	if !f.num(i) || f.t[i].ndig > 2 || !f.glued(i+1) || !f.punct(i+1, '/') || !f.glued(i+2) || !f.num(i+2) || f.t[i+2].ndig > 2 {
+// afterDay are words that follow a day as often as any: "on 2/15 too",
+// "due 3/15 asap".
+var afterDay = map[string]bool{"too": true, "also": true, "again": true, "instead": true, "because": true,
+	"anyway": true, "though": true, "already": true, "yet": true, "either": true, "together": true, "alone": true,
+	"home": true, "downtown": true, "overnight": true, "abroad": true, "please": true, "only": true, "asap": true,
+	"lol": true, "btw": true, "fyi": true, "haha": true, "w": true, "onwards": true, "onward": true}
+
+// lastOfList is the token after the last day of the list or range that s
+// begins or goes on.
+func (f *finder) lastOfList(s slashNums) int {
+	for n := 0; n < 16; n++ {
+		o, _, ok := f.joinedAfter(s.next)
+		if !ok {
+			break
+		}
+		s = o
+	}
+	return s.next
+}
+
+// slashDay reads at i a day written with slashes (see above).
+func (f *finder) slashDay(i int) (Mention, int) {
+	s, ok := f.slashAt(i)
+	if !ok || !f.leftOK(i) && !f.punct(i-1, '-') && !(i > 0 && f.t[i-1].kind == kPunct && f.s[f.t[i-1].start] >= 0x80) {
+		return Mention{}, i
+	}
+	j := s.next
+	if f.glued(j) && (f.punct(j, '/') || f.punct(j, '-') && !f.joinedOK(s) && !(s.y4 && !f.num(j+1))) {
+		return Mention{}, i // "1/16-inch", "2/15/2023/4"; not "2/15/2023-present"
+	}
+	if !f.rightOK(j) && !f.joinedOK(s) {
+		return Mention{}, i
+	}
+	cue, order := cueDate, s.order()
+	if !s.y4 || order == inDoubt {
+		cue, order = f.slashCue(s, 16)
+	}
+	if order == inDoubt {
+		return Mention{}, i
+	}
+	if !s.y4 {
+		if f.inches(j) && cue != cueDate {
+			return Mention{}, i // inches and feet: "1/16\"", "1/16”"
+		}
+		if cue == cueNone || cue == cueAmount && f.counts(f.lastOfList(s)) || f.expiry(i) {
+			return Mention{}, i
+		}
+	}
+	if s.y != 0 && (s.y < MinYear || s.y > MaxYear) {
+		return Mention{}, j
+	}
+	m, d := s.md(order)
+	y := s.y
+	if o, isRange, ok := f.joinedAfter(s.next); y == 0 && ok && isRange && o.y != 0 {
+		// the first end of "2/15-2/17/2023", read apart, in the last's year
+		om, od := o.md(order)
+		if y = o.y; m > om || m == om && d > od {
+			y--
+		}
+	}
+	return f.ymd(i, j, y, m, d)
+}
+
+// inches reports a mark of inches or feet at j, glued to the number
+// before it: '"', "'" or "”", unless it closes a quote opened before on
+// its line (“we'll meet on 2/15”).
+func (f *finder) inches(j int) bool {
+	if !f.glued(j) || f.t[j].kind != kPunct {
+		return false
+	}
+	mark := f.s[f.t[j].start:f.t[j].end]
+	open := map[string]string{"\"": "\"", "'": "'", "”": "“"}[mark]
+	if open == "" {
+		return false
+	}
+	line := f.s[:f.t[j].start]
+	if k := strings.LastIndexByte(line, '\n'); k >= 0 {
+		line = line[k+1:]
+	}
+	if open == mark {
+		return strings.Count(line, mark)%2 == 0
+	}
+	return !strings.Contains(line, open)
+}
+
+// joinedOK reports whether a day with slashes is joined to s by a dash
+// glued to it: "2/15-2/20".
+func (f *finder) joinedOK(s slashNums) bool {
+	_, _, ok := f.joinedAfter(s.next)
+	return ok && f.glued(s.next)
+}
+
+// expiry reports a card's month and year ("expires on 08/27", "valid
+// through 03/26") rather than a day: a word of expiry within the three
+// words before i, or validity before a month written with a zero.
+func (f *finder) expiry(i int) bool {
+	for j := i - 1; j >= i-3; j-- {
+		for _, w := range [...]string{"expires", "expire", "expired", "expiring", "expiry", "expiration", "exp"} {
+			if f.word(j, w) {
+				return true
+			}
+		}
+	}
+	return f.t[i].ndig == 2 && f.t[i].val < 10 && (f.word(i-2, "valid") || f.word(i-2, "good"))
+}
+
+// slashEnd reads at i an end of a range written with slashes, whose month
+// is not in doubt, or for the last end (order set) in the first's order:
+// "from 2/15 to 2/20", "15/2 - 20/2/2023", "from 2/25 to 3/2".
+func (f *finder) slashEnd(i, order int) (e rangeEnd, ok bool) {
+	s, ok := f.slashAt(i)
+	if !ok {
 		return e, false
 	}
-	m, d, first := slashOrder(int(f.t[i].val), int(f.t[i+2].val))
-	if m == 0 {
+	o := s.order()
+	if o == inDoubt {
+		o = order
+	} else if order != inDoubt && o != order {
 		return e, false
 	}
-	e = rangeEnd{m: m, d: d, next: i + 3, slash: 2}
-	if first {
-		e.slash = 1
+	if o == inDoubt {
+		return e, false
 	}
-	if j := i + 3; f.glued(j) && f.punct(j, '/') && f.glued(j+1) && f.numN(j+1, 4) {
-		e.y, e.next = int(f.t[j+1].val), j+2
-	}
-	if f.glued(e.next) && (f.punct(e.next, '/') || f.punct(e.next, '-') && !f.spaced(e.next+1) && !f.num(e.next+1)) {
+	m, d := s.md(o)
+	e = rangeEnd{y: s.y, m: m, d: d, next: s.next, slash: o, nums: s}
+	if f.glued(e.next) && f.punct(e.next, '/') {
 		return e, false
 	}
 	return e, true

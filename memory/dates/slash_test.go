@@ -35,11 +35,36 @@ func TestFindSlashDates(t *testing.T) {
 		{"Meeting moved to Tue 2/28 afternoon", mar, []string{"2/28=2023-02-28/day"}},
 		{"on 2/15 or 2/16", mar, []string{"2/15=2023-02-15/day", "2/16=2023-02-16/day"}},
 		{"What did we ship the week of 11/16?", mar, []string{"the week of 11/16=2022-11-14..2022-11-20/week"}},
+		// what the words around it say (a review's cases)
+		{"The package arrived on 1/20 damaged.", mar, []string{"1/20=2023-01-20/day"}},
+		{"I went to the dentist on 2/16 too.", mar, []string{"2/16=2023-02-16/day"}},
+		{"The report is due 4/30 by midnight.", mar, []string{"4/30=2023-04-30/day"}},
+		{"Deadline: 3/15", mar, []string{"3/15=2023-03-15/day"}},
+		{"The meeting got pushed to 3/14.", mar, []string{"3/14=2023-03-14/day"}},
+		{"The appointment is scheduled for 3/16.", mar, []string{"3/16=2023-03-16/day"}},
+		{"no later than 3/15", mar, []string{"3/15=2023-03-15/day"}},
+		{"Notes from 2/15: we agreed on budget.", mar, []string{"2/15=2023-02-15/day"}},
+		{"2/15: dentist", mar, []string{"2/15=2023-02-15/day"}},
+		{"Friday (2/17) we leave.", mar, []string{"Friday=2023-02-24/day/rel", "2/17=2023-02-17/day"}},
+		{"She said “we'll meet on 2/15” and left.", mar, []string{"2/15=2024-02-15/day"}},
+		{"Worked there 2/15/2023-present.", mar, []string{"2/15/2023=2023-02-15/day"}},
+		// two digits of a year: within 20 years ahead of ref's
+		{"My dad was born on 3/14/55 in Ohio.", mar, []string{"3/14/55=1955-03-14/day"}},
+		{"Signed on 3/31/23.", mar, []string{"3/31/23=2023-03-31/day"}},
+		{"DOB: 07/19/90", mar, []string{"07/19/90=1990-07-19/day"}},
+		// lists take the order of a day whose order is not in doubt
+		{"Training sessions on 3/15, 3/22, and 3/29.", mar, []string{"3/15=2023-03-15/day", "3/22=2023-03-22/day", "3/29=2023-03-29/day"}},
+		{"My shifts are on 3/14 and 3/7.", mar, []string{"3/14=2023-03-14/day", "3/7=2023-03-07/day"}},
+		{"on 2/15 & 2/16", mar, []string{"2/15=2023-02-15/day", "2/16=2023-02-16/day"}},
 		// ranges
 		{"I was away from 2/15 to 2/20", mar, []string{"2/15 to 2/20=2023-02-15..2023-02-20/day"}},
 		{"I was away 2/15-2/20.", mar, []string{"2/15-2/20=2023-02-15..2023-02-20/day"}},
 		{"we toured from 15/2 to 20/2/2023", mar, []string{"15/2 to 20/2/2023=2023-02-15..2023-02-20/day"}},
 		{"between 1/13 and 1/20", mar, []string{"1/13 and 1/20=2023-01-13..2023-01-20/day"}},
+		{"I was away from 2/25 to 3/2.", mar, []string{"2/25 to 3/2=2023-02-25..2023-03-02/day"}},
+		{"We're closed 12/24-1/2.", mar, []string{"12/24-1/2=2022-12-24..2023-01-02/day"}},
+		{"We'll be in Rome from 3/14/23 to 3/21/23.", mar, []string{"3/14/23 to 3/21/23=2023-03-14..2023-03-21/day"}},
+		{"Mon 2/13 - Fri 2/17", mar, []string{"Mon 2/13 - Fri 2/17=2023-02-13..2023-02-17/day"}},
 		// not days
 		{"I took her to the museum on 2/8 and she loved it.", mar, nil}, // 8 February or 2 August
 		{"on 05/08/2023", mar, nil},
@@ -59,6 +84,24 @@ func TestFindSlashDates(t *testing.T) {
 		{"on 13/13 and 0/15 and 1/32", mar, nil},
 		{"on 2/15/2023/4 or 1/16-inch", mar, nil},
 		{"/usr/2/15 and x2/15 and $2/15", mar, nil},
+		// fractions, scores and measures (a review's cases)
+		{"Use a 7/16 or 9/16 wrench.", mar, nil},
+		{"a 5/16-7/16 wrench set", mar, nil},
+		{"Drill bits from 1/16 to 3/16 inch.", mar, nil},
+		{"My quiz scores went from 8/20 to 12/20.", mar, nil},
+		{"Between 1/13 and 1/20 of the budget goes to rent.", mar, nil},
+		{"The 1/13 and 1/20 cuts were fine.", mar, nil},
+		{"Reduce the width by 1/16.", mar, nil},
+		{"Reduce the feed by 1/14 to 1/20.", mar, nil},
+		{"The price went up by 1/15 last year.", mar, []string{"last year=2022/year/rel"}},
+		{"It's on 1/24 scale.", mar, nil},
+		{"I've been on 5/20 mg oxycodone.", mar, nil},
+		{"after 1/16 of the race we were ahead", mar, nil},
+		{"The servers are on 24/7.", mar, nil},
+		{"a fine tip (around 1/16\" or 1.5mm)", mar, nil},
+		{"my credit card expires on 08/27", mar, nil},
+		{"Card is valid through 03/26.", mar, nil},
+		{"from 2/20 to 2/15", mar, nil},
 	})
 }
 
@@ -72,6 +115,9 @@ func TestFindSlashDatesApart(t *testing.T) {
 		{"between 1/13 and 1/20", mar, []string{"1/13=2023-01-13/day", "1/20=2023-01-20/day"}},
 		{"on 2/15", mar, []string{"2/15=2023-02-15/day"}},
 		{"from 1/16 to 1/8 inch", mar, nil},
+		{"I'll be out 2/15-2/17/2023.", mar, []string{"2/15=2023-02-15/day", "2/17/2023=2023-02-17/day"}},
+		{"We're closed 12/24-1/2.", mar, []string{"12/24=2022-12-24/day", "1/2=2023-01-02/day"}},
+		{"Use a 7/16 or 9/16 wrench.", mar, nil},
 	} {
 		got := renderAll(c.text, FindWith(c.text, Options{Ref: c.ref, Loose: true, Apart: true}))
 		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
