@@ -30,6 +30,7 @@ func TestFindSlashDates(t *testing.T) {
 		{"on 15/2 we met", mar, []string{"15/2=2023-02-15/day"}},
 		{"I'll send it by 3/20.", mar, []string{"3/20=2023-03-20/day"}},
 		{"the report is due 4/30", mar, []string{"4/30=2023-04-30/day"}},
+		{"on 2/18 my sister and I will fly to Denver", mar, []string{"2/18=2024-02-18/day"}}, // as "on February 18 my sister…"
 		{"We met on 2/15 last year", mar, []string{"2/15=2022-02-15/day", "last year=2022/year/rel"}},
 		{"Tuesday, 2/14 works for me", mar, []string{"Tuesday, 2/14=2023-02-14/day"}},
 		{"Meeting moved to Tue 2/28 afternoon", mar, []string{"2/28=2023-02-28/day"}},

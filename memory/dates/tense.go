@@ -36,15 +36,21 @@ func (f *finder) tenseOf(i int) (ahead, told bool) {
 	if since {
 		return false, true
 	}
-	lo, hi := f.sentenceOf(start, i)
+	// the words after counted as after a date in words: "2/18" is three
+	// tokens where "Feb 18" is two
+	end := i
+	for k := i; f.num(k) && f.glued(k+2) && f.punct(k+1, '/') && f.num(k+2); k += 2 {
+		end++
+	}
+	lo, hi := f.sentenceOf(start, end)
 	for d := 1; d <= 6; d++ {
-		for k, j := range [2]int{start - d, i + d} {
+		for k, j := range [2]int{start - d, end + d} {
 			if j < lo || j > hi {
 				continue
 			}
 			at := start
 			if k == 1 {
-				at = i
+				at = end
 			}
 			if ahead, told := f.tense(at, j, lo, from); told {
 				return ahead, true
