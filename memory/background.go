@@ -2,8 +2,10 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -298,8 +300,17 @@ func (f *filler) next(skip map[string]bool) ([]Memory, error) {
 }
 
 // embed sets the vectors of ms and returns the turn each was embedded
-// after.
-func (f *filler) embed(ms []Memory) ([]*Memory, error) {
+// after. A panic in making them (a bug of ours or of the embedder's on
+// some text) is an error of this batch, as an embedder's failure is: it
+// runs in the background, where a panic would end the server, and at
+// every start after it, as the memories are still pending.
+func (f *filler) embed(ms []Memory) (prev []*Memory, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("making the vectors of %d memories from %s panicked: %v", len(ms), ms[0].ID, p)
+			f.log.Error("making vectors panicked; the memories stay pending, found by their text", "memories", len(ms), "first", ms[0].ID, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
 	return vectorizeStored(f.ctx, f.turns, f.embedder, ms)
 }
 

@@ -268,14 +268,50 @@ func TestVectorsLaterYieldsToBulk(t *testing.T) {
 // that does not answer, a full disk under the filler's writes.
 type broken struct {
 	*fake.Embedder
-	down atomic.Bool
+	down   atomic.Bool
+	panics atomic.Bool // a bug on some text
 }
 
 func (f *broken) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if f.down.Load() {
 		return nil, fmt.Errorf("the embedder is down")
 	}
+	if f.panics.Load() {
+		panic("index out of range [-1]")
+	}
 	return f.Embedder.Embed(ctx, texts)
+}
+
+// A panic in making a memory's vectors in the background is that batch's
+// error, said beside the count as a failing embedder's is: it neither
+// ends the server (a background goroutine's panic would, and again at
+// every start, the memory still pending) nor keeps the memory from being
+// found by its text.
+func TestRecallSaysWhyVectorsWaitAfterAPanic(t *testing.T) {
+	f := &broken{Embedder: &fake.Embedder{Name: "broken"}}
+	f.panics.Store(true)
+	svc := open(t, f)
+	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "b", Messages: []memory.Message{{Role: "user", Content: "the harbour ferry leaves at noon"}}, VectorsLater: true}); err != nil {
+		t.Fatal(err)
+	}
+	var res memory.RecallResult
+	var err error
+	for range 500 {
+		if res, err = svc.Recall(bg, memory.RecallRequest{Query: "ferry", K: 3, Fusion: memory.TextOnly}); err != nil {
+			t.Fatal(err)
+		}
+		if res.PendingError != "" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if res.Pending != 1 || !strings.Contains(res.PendingError, "panicked: index out of range") || len(res.Hits) != 1 {
+		t.Fatalf("pending %d, pending error %q, %d hits; want 1, the panic, and the memory found by its text", res.Pending, res.PendingError, len(res.Hits))
+	}
+	f.panics.Store(false)
+	if res := waitPending(t, svc, "", "ferry"); res.PendingError != "" {
+		t.Errorf("pending error %q once the vectors are made", res.PendingError)
+	}
 }
 
 // While making the waiting memories' vectors fails, a recall says why
