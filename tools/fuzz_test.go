@@ -44,7 +44,10 @@ func FuzzToolArgs(f *testing.F) {
 		name := fuzzTools[int(tool)%len(fuzzTools)]
 		var args any = raw
 		if json.Valid([]byte(raw)) {
-			if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			// numbers as written: "1e700" is valid JSON, no float64
+			d := json.NewDecoder(strings.NewReader(raw))
+			d.UseNumber()
+			if err := d.Decode(&args); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -57,6 +60,9 @@ func FuzzToolArgs(f *testing.F) {
 			if strings.Contains(te.Text, "internal error") || te.Text == "" {
 				t.Fatalf("%s %s: %q", name, raw, te.Text)
 			}
+		case err != nil && strings.Contains(err.Error(), "is out of the range of a number"):
+			// mcp-go decodes a call before any tool sees it: an invalid
+			// request naming the argument (docs/tools.md, "Limits")
 		case err != nil:
 			t.Fatalf("%s %s: %v", name, raw, err)
 		default:
