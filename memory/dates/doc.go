@@ -283,12 +283,25 @@
 // The parts of a date are on one line ("in May.\n4. Roses" is no May 4);
 // Markdown's "**", "_" and "|" bound a date as spaces do ("**May 2023**").
 // A day written with slashes is read where its month is not in doubt,
-// one of its first two numbers being above 12 (slash.go): month first
-// ("2/15", "3/31/23") or day first ("15/2", "19/02/2023"); with a year of
-// four digits anywhere, else after a word that announces a day (on, by,
-// since, until, from, between, before, after, due, dated, "as of",
-// "date:", a weekday) and before no noun it counts ("1/16 inch"); two
-// such days joined make a range ("from 2/15 to 2/20", "2/15-2/20").
+// one of its first two numbers being above 12, or joined to such a day
+// (slash.go): month first ("2/15", "3/31/23") or day first ("15/2",
+// "19/02/2023"); with a year of four digits anywhere, else after a word
+// that announces a day (due, dated, starting, effective, ETA, "as of",
+// "the week of", "no later than", "moved to", "scheduled for",
+// "deadline:", a weekday, or a colon after it: "Standup 11/17:") or one
+// that may announce an amount too (on, since, until, till, before, after,
+// by, from, between, through, a verb's past form: "merged 11/13"), and
+// then before no noun it counts ("on 1/24 scale", "by 1/16 inch"); never
+// fractions or scores ("5/16 or 7/16", "from 8/20 to 12/20", "reduce it
+// by 1/16", "24/7"); two such days joined make a range ("from 2/15 to
+// 2/20", "2/15-2/20").
+//
+// A deadline's or a plan's word right before a date (due, ETA, effective,
+// starting, OOO, PTO, "no later than", "scheduled for", "deadline:")
+// sets it ahead where no word of its sentence tells the tense, unless it
+// passed within 45 days ("Deadline: May 8", said on 9 May, is the day
+// before); a day something is moved to ("moved to", "pushed to",
+// "postponed to") is ahead whatever the tense of the moving.
 // Not recognised: numeric dates whose both numbers could be the month
 // ("05/08/2023", "on 2/8": 8 February or 2 August; FindWith's Loose option
 // reports those with a year unresolved), dates with dots or dashes and

@@ -708,7 +708,7 @@ func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
 	case named:
 		y, ahead = said, true
 	case ahead:
-		if m < f.m || m == f.m && d < f.d {
+		if (m < f.m || m == f.m && d < f.d) && !(f.aheadByCue(i) && f.passedWithin(m, d, deadlinePassed)) {
 			y++
 		}
 		for d > daysIn(y, m) { // 29 February: the next leap year
@@ -721,6 +721,19 @@ func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
 		y--
 	}
 	return y, true
+}
+
+// deadlinePassed is how many days back a day set ahead by a deadline's
+// word alone is still the one meant: "Deadline: May 8", said on 9 May in
+// a list of tasks, is the day before, not next year's.
+const deadlinePassed = 45
+
+// passedWithin reports whether day d of month m in ref's year was at most
+// n days before ref's day.
+func (f *finder) passedWithin(m, d, n int) bool {
+	t := wallTime(f.y, time.Month(m), d, 0, 0, 0, 0, f.loc)
+	ref := f.refDay()
+	return t.Before(ref) && !t.Before(ref.AddDate(0, 0, -n))
 }
 
 // numeric reads 2023-05-08, 2023/05/08, 2023-5-8 or 2023-05 at i.

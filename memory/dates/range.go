@@ -86,7 +86,7 @@ func (f *finder) rangeAt(i int) (Mention, int) {
 		}
 		b, ok = f.slashEnd(k, a.slash)
 		b.wd = wd
-		ok = ok && !fractions(a.nums, b.nums, true, a.slash) && (a.nums.y4 || !f.counts(b.next) && f.cueWord(a.nums.start) != cueVeto)
+		ok = ok && !fractions(a.nums, b.nums, true, a.slash) && (a.nums.y4 || !f.counts(b.next) && f.cueWord(a.nums.start, a.nums.next) != cueVeto)
 	}
 	if !ok || !f.rightOK(b.next) || f.kw(b.next) == kwAM || f.kw(b.next) == kwPM || f.moves(i) || a.slash != b.slash {
 		return Mention{}, i

@@ -100,6 +100,12 @@ func (s slashNums) order() int {
 	return inDoubt
 }
 
+// possible reports whether s may be a day in order o.
+func (s slashNums) possible(o int) bool {
+	m, d := s.md(o)
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31
+}
+
 // md is s's month and day in order o.
 func (s slashNums) md(o int) (m, d int) {
 	if o == dayFirst {
@@ -201,7 +207,7 @@ const (
 // Its order, where in doubt, is that of a day it is joined to.
 func (f *finder) slashCue(s slashNums, depth int) (cue, order int) {
 	order = s.order()
-	if cue = f.cueWord(s.start); cue == cueVeto {
+	if cue = f.cueWord(s.start, s.next); cue == cueVeto {
 		return cueNone, inDoubt
 	}
 	if depth > 0 {
@@ -212,7 +218,7 @@ func (f *finder) slashCue(s slashNums, depth int) (cue, order int) {
 			} else if oo != inDoubt && oo != order {
 				return cueNone, inDoubt
 			}
-			if order != inDoubt && fractions(o, s, isRange, order) {
+			if order != inDoubt && (fractions(o, s, isRange, order) || !o.possible(order)) {
 				return cueNone, inDoubt
 			}
 			cue = max(cue, c)
@@ -223,8 +229,8 @@ func (f *finder) slashCue(s slashNums, depth int) (cue, order int) {
 		if order == inDoubt {
 			order = oo
 		}
-		if oo != inDoubt && oo != order || order != inDoubt && fractions(s, o, isRange, order) {
-			return cueNone, inDoubt
+		if oo != inDoubt && oo != order || order != inDoubt && (fractions(s, o, isRange, order) || !o.possible(order)) {
+			return cueNone, inDoubt // "between 1/16 and 3/32"
 		}
 		if cue == cueNone && isRange && s.order() != inDoubt {
 			cue = cueAmount // "2/15-2/20", "12/24-1/2", read apart
@@ -234,11 +240,9 @@ func (f *finder) slashCue(s slashNums, depth int) (cue, order int) {
 }
 
 // cueWord is what the words before i say of the day with slashes at i.
-func (f *finder) cueWord(i int) int {
-	if f.t[i].line || i == 0 {
-		if f.punct(i+3, ':') || f.punct(i+5, ':') {
-			return cueDate // "2/15: dentist", a line of a log
-		}
+func (f *finder) cueWord(i, next int) int {
+	if f.colonAfter(next) {
+		return cueDate // "2/15: dentist", "Standup notes 11/17: shipped", "- **11/17**:"
 	}
 	k := f.kw(i - 1)
 	if f.punct(i-1, ',') || f.punct(i-1, '(') {
@@ -250,10 +254,12 @@ func (f *finder) cueWord(i int) int {
 	case !f.t[i].space:
 		return cueNone
 	case f.word(i-1, "by") || f.word(i-1, "between") || f.word(i-1, "from") || f.word(i-1, "through") || f.word(i-1, "thru"):
-		if f.changeWord(i - 2) {
-			return cueVeto // "reduce it by 1/16", "went up by 1/15"
+		if f.changeWord(i-2, f.word(i-1, "by")) {
+			return cueVeto // "reduce it by 1/16", "went up by 1/15", "shorter by 1/16"
 		}
 		return cueAmount
+	case (k == kwWill || f.doneWord(i-1) || f.word(i-1, "expires") || f.word(i-1, "expire")) && f.endsBare(next):
+		return cueAmount // "Lease ends 6/30.", "PR merged 11/13, deployed 11/17"
 	case k == kwOn, k == kwCue, k == kwBefore, k == kwAfter:
 		return cueAmount
 	case f.word(i-1, "due"), f.word(i-1, "dated"), f.word(i-1, "starting"), f.word(i-1, "effective"), f.word(i-1, "eta"),
@@ -267,19 +273,75 @@ func (f *finder) cueWord(i int) int {
 	return cueNone
 }
 
-// changeWord reports a word at j that says an amount changes by what
-// follows "by": "reduce it by", "went up by", "off by".
-func (f *finder) changeWord(j int) bool {
-	if f.word(j, "up") || f.word(j, "down") || f.word(j, "off") || f.word(j, "out") {
+// changeWord reports a word at j, or among the three before it, that
+// says an amount changes by what follows: "reduce the width by 1/16",
+// "shorten it by", "went up by", "off by", "shorter by" (the last three
+// before "by" only: "I'm out from 12/21").
+func (f *finder) changeWord(j int, by bool) bool {
+	if by && (f.word(j, "up") || f.word(j, "down") || f.word(j, "off") || f.word(j, "out") || f.word(j, "over") ||
+		f.t[max(j, 0)].kind == kWord && strings.HasSuffix(f.lowerWord(j), "er") && !f.word(j, "later") && !f.word(j, "after")) {
 		return true
 	}
-	for k := j; k >= j-3 && k >= 0 && f.t[k].kind == kWord; k-- { // "reduce the width by 1/16"
-		for _, w := range [...]string{"reduce", "reduced", "increase", "increased", "decrease", "decreased", "cut",
-			"trim", "trimmed", "lower", "lowered", "raise", "raised", "grow", "grew", "rose", "fell", "drop", "dropped",
-			"shrink", "shrank", "dilute", "diluted", "scale", "scaled", "offset", "shift", "shifted"} {
-			if f.word(k, w) {
-				return true
-			}
+	for k := j; k >= j-3 && k >= 0 && f.t[k].kind == kWord; k-- {
+		if w := f.lowerWord(k); changeWords[w] || strings.HasSuffix(w, "en") && len(w) > 5 && w != "happen" && w != "between" {
+			return true // "shorten", "widen", "lengthen", "tighten", "loosen"
+		}
+	}
+	return false
+}
+
+// changeWords change, measure or count an amount ("reduce", "measured",
+// "scored"): a number with a slash after them is one of those.
+var changeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`reduce reduced increase increased decrease decreased cut trim trimmed lower lowered
+		raise raised grow grew rose fell drop dropped shrink shrank dilute diluted scale scaled offset shift shifted
+		adjust adjusted narrow narrowed extend extended overlap overlaps plane planed sand sanded turn turned move
+		moved measure measured measures weigh weighed weighs score scored scores rate rated ranked averaged sized
+		spaced drilled bored milled`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// doneWord reports at j a verb's past form ("merged", "deployed",
+// "posted") that is no word of change or measure: a day may follow it
+// bare ("PR merged 11/13").
+func (f *finder) doneWord(j int) bool {
+	if j < 0 || f.t[j].kind != kWord || !f.t[j+1].space {
+		return false
+	}
+	w := f.lowerWord(j)
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !changeWords[w] && !f.changeWord(j, false)
+}
+
+// endsBare reports that a day after a verb ends its clause at next: the
+// end, a mark, or a word in lower case that ends a phrase ("Lease ends
+// 6/30.", "merged 11/13 and deployed"; not "Brushed 18/10 Stainless").
+func (f *finder) endsBare(next int) bool {
+	if next >= len(f.t) || f.t[next].kind == kPunct {
+		return true
+	}
+	return f.t[next].kind == kWord && !f.t[next].upper && (endsPhrase(f.t[next].kw) || afterDay[f.lowerWord(next)])
+}
+
+// lowerWord is the word at j in lower case.
+func (f *finder) lowerWord(j int) string {
+	if j < 0 || j >= len(f.t) {
+		return ""
+	}
+	return strings.ToLower(f.s[f.t[j].start:f.t[j].end])
+}
+
+// colonAfter reports a colon at next, glued to the day before it or after
+// Markdown's emphasis: "11/17: shipped", "**11/17**:".
+func (f *finder) colonAfter(next int) bool {
+	for k := next; k < next+3 && f.glued(k); k++ {
+		if f.punct(k, ':') {
+			return !f.glued(k+1) || !f.num(k+1) // not "1/16:1" (a ratio)
+		}
+		if !f.punct(k, '*') && !f.punct(k, '_') {
+			return false
 		}
 	}
 	return false
@@ -403,10 +465,16 @@ func (f *finder) joinedOK(s slashNums) bool {
 	return ok && f.glued(s.next)
 }
 
-// expiry reports a card's month and year ("expires on 08/27", "valid
-// through 03/26") rather than a day: a word of expiry within the three
-// words before i, or validity before a month written with a zero.
+// expiry reports a card's month and year ("expires on 08/27", "exp
+// 9/28", "valid through 03/26") rather than a day: a word of expiry
+// within the three words before i, or validity before a month written
+// with a zero; and the month written with a zero or the year within ten
+// of ref's ("Expires 12/15" is a day).
 func (f *finder) expiry(i int) bool {
+	padded := f.t[i].ndig == 2 && f.t[i].val < 10
+	if yy := int(f.t[i+2].val); !padded && f.has && (yy < f.y%100 || yy > f.y%100+10) {
+		return false // "Expires 12/15": no card of 2015
+	}
 	for j := i - 1; j >= i-3; j-- {
 		for _, w := range [...]string{"expires", "expire", "expired", "expiring", "expiry", "expiration", "exp"} {
 			if f.word(j, w) {
@@ -414,7 +482,7 @@ func (f *finder) expiry(i int) bool {
 			}
 		}
 	}
-	return f.t[i].ndig == 2 && f.t[i].val < 10 && (f.word(i-2, "valid") || f.word(i-2, "good"))
+	return padded && (f.word(i-2, "valid") || f.word(i-2, "good"))
 }
 
 // slashEnd reads at i an end of a range written with slashes, whose month

@@ -49,6 +49,12 @@ func TestFindSlashDates(t *testing.T) {
 		{"Friday (2/17) we leave.", mar, []string{"Friday=2023-02-24/day/rel", "2/17=2023-02-17/day"}},
 		{"She said “we'll meet on 2/15” and left.", mar, []string{"2/15=2024-02-15/day"}},
 		{"Worked there 2/15/2023-present.", mar, []string{"2/15/2023=2023-02-15/day"}},
+		{"Standup notes 11/17: shipped the importer", mar, []string{"11/17=2022-11-17/day"}},
+		{"- **11/17**: shipped", mar, []string{"11/17=2022-11-17/day"}},
+		{"PR merged 11/13, deployed 11/17.", mar, []string{"11/13=2022-11-13/day", "11/17=2022-11-17/day"}},
+		{"Lease ends 6/30.", mar, []string{"6/30=2023-06-30/day"}},
+		{"Expires 12/15.", mar, []string{"12/15=2022-12-15/day"}},
+		{"I'll be out from 12/21 to 12/28.", mar, []string{"12/21 to 12/28=2023-12-21..2023-12-28/day"}},
 		// two digits of a year: within 20 years ahead of ref's
 		{"My dad was born on 3/14/55 in Ohio.", mar, []string{"3/14/55=1955-03-14/day"}},
 		{"Signed on 3/31/23.", mar, []string{"3/31/23=2023-03-31/day"}},
@@ -85,6 +91,13 @@ func TestFindSlashDates(t *testing.T) {
 		{"on 13/13 and 0/15 and 1/32", mar, nil},
 		{"on 2/15/2023/4 or 1/16-inch", mar, nil},
 		{"/usr/2/15 and x2/15 and $2/15", mar, nil},
+		// a fresh-clone trial's cases
+		{"Shorten the bracket by 1/16, it rubs.", mar, nil},
+		{"Make it shorter by 1/16.", mar, nil},
+		{"The gap is between 1/16 and 3/32.", mar, nil},
+		{"It measured 5/16.", mar, nil},
+		{"the All-Clad D5 Brushed 18/10 Stainless Steel", mar, nil},
+		{"card exp 9/28", mar, nil},
 		// fractions, scores and measures (a review's cases)
 		{"Use a 7/16 or 9/16 wrench.", mar, nil},
 		{"a 5/16-7/16 wrench set", mar, nil},
@@ -125,4 +138,32 @@ func TestFindSlashDatesApart(t *testing.T) {
 			t.Errorf("FindWith(%q, Loose, Apart)\n got: %q\nwant: %q", c.text, got, c.want)
 		}
 	}
+}
+
+// A deadline's or a plan's word right before a date sets it ahead where no
+// word of its sentence tells the tense ("Deadline: Dec 14", "due 12/15",
+// "ETA", "effective", "starting", "no later than", "scheduled for", "OOO");
+// a day something is moved to is ahead whatever the tense of the moving;
+// a deadline passed within 45 days is the one meant. A told tense wins.
+func TestFindDeadlinesAhead(t *testing.T) {
+	nov := time.Date(2026, 11, 18, 10, 0, 0, 0, time.UTC)
+	may := time.Date(2023, 5, 9, 10, 0, 0, 0, time.UTC)
+	runFind(t, []findCase{
+		{"Deadline: 12/14 for the Q4 report.", nov, []string{"12/14=2026-12-14/day"}},
+		{"Deadline: December 14 for the Q4 report.", nov, []string{"December 14=2026-12-14/day"}},
+		{"Due date: 12/14", nov, []string{"12/14=2026-12-14/day"}},
+		{"The invoice is due 12/15, remind me.", nov, []string{"12/15=2026-12-15/day"}},
+		{"ETA 12/15", nov, []string{"12/15=2026-12-15/day"}},
+		{"Effective 12/14 we use the new VPN.", nov, []string{"12/14=2026-12-14/day"}},
+		{"Code freeze is scheduled for 12/18, release no later than 12/22.", nov, []string{"12/18=2026-12-18/day", "12/22=2026-12-22/day"}},
+		{"OOO 12/21 - 1/4", nov, []string{"12/21 - 1/4=2026-12-21..2027-01-04/day"}},
+		{"The meeting was moved to 12/14.", nov, []string{"12/14=2026-12-14/day"}},
+		{"The deadline was moved to March 22.", nov, []string{"March 22=2027-03-22/day"}},
+		// told, or passed within 45 days
+		{"The report was due 4/30.", nov, []string{"4/30=2026-04-30/day"}},
+		{"It was effective 1/15 last year.", nov, []string{"1/15=2025-01-15/day", "last year=2025/year/rel"}},
+		{"+ Deadline: April 20 * Task 3", may, []string{"April 20=2023-04-20/day"}},
+		{"+ Deadline: May 8", may, []string{"May 8=2023-05-08/day"}},
+		{"Due: 3/15", may, []string{"3/15=2024-03-15/day"}},
+	})
 }

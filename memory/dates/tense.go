@@ -28,14 +28,29 @@ func (f *finder) behind(i int) bool {
 // tenseOf is ahead's reading of the sentence of a date at i, and whether
 // a word told it (told) or it is the default, behind.
 func (f *finder) tenseOf(i int) (ahead, told bool) {
-	// the words before counted from a part's or week's first word, "the"
-	// in "I'll be on leave the second half of December"; the words after
-	// from the date, "The week of May 22 we're going to Rome"
 	start := f.partStart(i)
-	since, from := f.sinceFrom(start)
-	if since {
+	if since, _ := f.sinceFrom(start); since {
 		return false, true
 	}
+	if f.movedTo(start) {
+		return true, true // "The meeting was moved to 12/14": the new day is ahead
+	}
+	if ahead, told := f.toldTense(i, start); told {
+		return ahead, true
+	}
+	if f.setAhead(start) {
+		return true, true // "Deadline: Dec 14", "due 12/15", "ETA Friday", "OOO 12/21 - 1/4"
+	}
+	return false, false
+}
+
+// toldTense is what the words of the sentence of a date at i, whose part
+// or week starts at start, tell of its tense: the words before counted
+// from the part's or week's first word, "the" in "I'll be on leave the
+// second half of December"; the words after from the date, "The week of
+// May 22 we're going to Rome".
+func (f *finder) toldTense(i, start int) (ahead, told bool) {
+	_, from := f.sinceFrom(start)
 	// the words after counted as after a date in words: "2/18" is three
 	// tokens where "Feb 18" is two
 	end := i
@@ -58,6 +73,50 @@ func (f *finder) tenseOf(i int) (ahead, told bool) {
 		}
 	}
 	return false, false
+}
+
+// aheadByCue reports a date at i set ahead by the words before it alone
+// (setAhead), no word of its sentence telling the tense.
+func (f *finder) aheadByCue(i int) bool {
+	start := f.partStart(i)
+	if since, _ := f.sinceFrom(start); since || f.movedTo(start) || !f.setAhead(start) {
+		return false
+	}
+	_, told := f.toldTense(i, start)
+	return !told
+}
+
+// setAhead reports words right before a date at i that set it ahead
+// where no word of the sentence tells the tense: due, ETA, effective,
+// starting, OOO, PTO, "no later than", "scheduled for", "deadline:", "due
+// date:" ("The report was due 4/30" is told, and stays behind).
+func (f *finder) setAhead(i int) bool {
+	j := i - 1
+	if f.punct(j, ':') {
+		return f.word(j-1, "deadline") || f.word(j-1, "due") || f.word(j-1, "date") && f.word(j-2, "due") || f.word(j-1, "eta")
+	}
+	for _, w := range [...]string{"due", "eta", "effective", "starting", "ooo", "pto"} {
+		if f.word(j, w) {
+			return true
+		}
+	}
+	return f.word(j, "than") && f.word(j-1, "later") ||
+		f.word(j, "for") && (f.word(j-1, "scheduled") || f.word(j-1, "planned") || f.word(j-1, "booked") || f.word(j-1, "set"))
+}
+
+// movedTo reports a date at i that something is moved to: "moved to",
+// "pushed to", "postponed to", "rescheduled to"; the day it is moved to is
+// ahead, whatever the tense of the moving.
+func (f *finder) movedTo(i int) bool {
+	if f.kw(i-1) != kwTo {
+		return false
+	}
+	for _, w := range [...]string{"moved", "pushed", "postponed", "rescheduled", "delayed", "bumped", "push", "move", "postpone", "reschedule"} {
+		if f.word(i-2, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sinceFrom reports "since" or "from" as the word before i (within three
