@@ -40,6 +40,13 @@ func TestRememberFileIsStrict(t *testing.T) {
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "ok", "caf\xe9 au lait"); err == nil || !strings.Contains(errOut, `an argument is not valid UTF-8: "caf\xe9 au lait"`) {
 		t.Errorf("remember of a Latin-1 argument: %v, %s", err, errOut)
 	}
+	// a turn of a list ("- 11/16: …") read as a flag: the error says where it goes
+	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "- 11/16: reviewed the PR"); err == nil || !strings.Contains(errOut, `give a text that starts with '-' after '--', as in: … -- "- 11/16: reviewed the PR"`) {
+		t.Errorf("remember of a text that starts with a dash: %v, %s", err, errOut)
+	}
+	if out := run(t, data, "--embedder", "none", "remember", "--", "- 11/16: reviewed the PR"); !strings.Contains(out, "Stored 1 turn") {
+		t.Errorf("remember -- of a text that starts with a dash: %s", out)
+	}
 	cmd := exec.Command(binary(t), "--embedder", "none", "namespaces")
 	cmd.Env = append(os.Environ(), "AGENTMEM_DATA_DIR="+filepath.Join(dir, "caf\xe9"))
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "AGENTMEM_DATA_DIR is not valid UTF-8") {

@@ -79,6 +79,10 @@ func Main[E any](name, description string, cli interface{ globals() *Globals }, 
 		}
 	}
 	k, err := parser.Parse(os.Args[1:])
+	if a := dashedText(os.Args[1:]); err != nil && a != "" {
+		// "- 11/16: reviewed the PR", a turn of a list, read as a flag
+		err = fmt.Errorf("%w (%q is read as a flag: give a text that starts with '-' after '--', as in: … -- %q)", err, a, a)
+	}
 	if err != nil {
 		// the usage that comes with a usage error goes to stderr, beside
 		// it: stdout is the protocol's when a host runs `agentmem serve`
@@ -94,4 +98,18 @@ func Main[E any](name, description string, cli interface{ globals() *Globals }, 
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
+}
+
+// dashedText is the first argument before "--" that starts with '-' and
+// holds a space: a text, not a flag.
+func dashedText(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") && strings.ContainsAny(a, " \t\n") {
+			return a
+		}
+	}
+	return ""
 }
