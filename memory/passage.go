@@ -155,21 +155,39 @@ const (
 // Absolute dates are left as written.
 func annotate(b *strings.Builder, text string, session time.Time) {
 	at := 0
-	for _, m := range dates.Find(text, session) {
-		if !m.Relative && m.Year != 0 {
-			continue
-		}
-		label := m.Label()
-		if label == "" || dated(text[m.End:]) {
-			continue
-		}
+	for _, m := range annotated(text, session) {
 		b.WriteString(text[at:m.End])
 		b.WriteString(" [")
-		b.WriteString(label)
+		b.WriteString(m.Label())
 		b.WriteByte(']')
 		at = m.End
 	}
 	b.WriteString(text[at:])
+}
+
+// annotated are the mentions of text that annotate dates: relative ones,
+// or without their year, that name a period and are not dated already.
+func annotated(text string, session time.Time) []dates.Mention {
+	var out []dates.Mention
+	for _, m := range dates.Find(text, session) {
+		if !m.Relative && m.Year != 0 || m.Label() == "" || dated(text[m.End:]) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Annotations are the periods that the text result writes after the
+// relative dates of text, a memory's said in a session of that date
+// ("yesterday [2023-05-07]", "on 1/20 [2023-01-20]"): for a structured
+// result, whose text is as stored.
+func Annotations(text string, session time.Time) []Period {
+	var out []Period
+	for _, m := range annotated(text, session) {
+		out = append(out, Period{Text: text[m.Start:m.End], From: m.From, To: m.To})
+	}
+	return out
 }
 
 // dated tells whether rest, the text after a relative date, starts with

@@ -118,7 +118,7 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 			out.Memories = append(out.Memories, spec.Recalled{
 				ID: m.ID, Text: text, Excerpt: part, Role: m.Role, Speaker: m.Speaker,
 				SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
-				Hit: p.Hit[i], Passage: n,
+				Hit: p.Hit[i], Passage: n, Dates: periods(memory.Annotations(text, m.SessionDate)),
 			})
 			if p.Hit[i] {
 				h := hits[m.ID]
@@ -127,9 +127,7 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 			}
 		}
 	}
-	for _, p := range res.Periods {
-		out.Periods = append(out.Periods, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
-	}
+	out.Periods = periods(res.Periods)
 	out.TimeBoost, out.Digest = res.TimeBoost, res.Digest
 	out.Pending, out.PendingError = res.Pending, res.PendingError
 	out.Reranker, out.RerankError = res.Reranker, res.RerankError
@@ -153,6 +151,15 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+// periods are ps as the structured result writes them.
+func periods(ps []memory.Period) []spec.Period {
+	var out []spec.Period
+	for _, p := range ps {
+		out = append(out, spec.Period{Expression: p.Text, From: p.From.Format(time.RFC3339), To: p.To.Format(time.RFC3339)})
+	}
+	return out
 }
 
 // recallStructured says whether a recall returns its structured result

@@ -391,6 +391,41 @@ func TestRecallStructuredShowsTheExcerpt(t *testing.T) {
 	}
 }
 
+// The structured result gives each memory the dates the text result
+// writes after its relative expressions, resolved against its session's
+// date: a host that shows its model only the structured result (Claude
+// Code) shows it the dates too.
+func TestRecallStructuredGivesTheDates(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s1", SessionDate: "2023-01-24", Messages: []spec.Message{
+		{Role: "user", Content: "My laptop backpack arrived on 1/20, I bought it from Amazon last week."},
+		{Role: "user", Content: "The laptop backpack cost 80 dollars."}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, text, err := c.Recall(ctx, spec.RecallArgs{Query: "When did my laptop backpack arrive?", Excerpt: new(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]spec.Recalled{}
+	for _, m := range rec.Memories {
+		byID[m.ID] = m
+	}
+	want := []spec.Period{
+		{Expression: "1/20", From: "2023-01-20T00:00:00Z", To: "2023-01-21T00:00:00Z"},
+		{Expression: "last week", From: "2023-01-16T00:00:00Z", To: "2023-01-23T00:00:00Z"},
+	}
+	if got := byID["s1:0"].Dates; !slices.Equal(got, want) {
+		t.Errorf("dates %+v, want %+v", got, want)
+	}
+	if !strings.Contains(text, "on 1/20 [2023-01-20]") || !strings.Contains(text, "last week [2023-01-16..2023-01-22]") {
+		t.Errorf("the text result does not write the same dates:\n%s", text)
+	}
+	if d := byID["s1:1"].Dates; d != nil {
+		t.Errorf("a memory without dates: %+v, want none", d)
+	}
+}
+
 // A question that names only a period is answered by a digest of its
 // sessions, which the text and the structured result both say, first.
 func TestRecallDigest(t *testing.T) {

@@ -105,6 +105,9 @@ type Recalled struct {
 	TextRank   int  `json:"text_rank,omitempty" jsonschema:"Rank of this memory in the text ranking (BM25 and entities), from 1; absent when that side did not return it or the store fused on its server."`
 	VectorRank int  `json:"vector_rank,omitempty" jsonschema:"Rank of this memory in the vector ranking, from 1; absent when that side did not return it or the store fused on its server."`
 	FusedRank  int  `json:"fused_rank,omitempty" jsonschema:"Rank of this memory in the fused ranking, from 1, when a reranker ordered the memories (score is then the reranker's); absent otherwise."`
+	// Dates are the periods the text result writes after text's relative
+	// dates: what the raw text leaves to the model to work out.
+	Dates []Period `json:"dates,omitempty" jsonschema:"The dates that text's relative expressions ('yesterday', 'last week', 'on 1/20', 'in May') name, resolved against its session_date, as the text result writes them after each in brackets; absent when it has none."`
 }
 
 // RecallResult is recall's structured result, best first (or in the
