@@ -291,20 +291,7 @@ func TestRecallSaysWhyVectorsWaitAfterAPanic(t *testing.T) {
 	f := &broken{Embedder: &fake.Embedder{Name: "broken"}}
 	f.panics.Store(true)
 	svc := open(t, f)
-	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "b", Messages: []memory.Message{{Role: "user", Content: "the harbour ferry leaves at noon"}}, VectorsLater: true}); err != nil {
-		t.Fatal(err)
-	}
-	var res memory.RecallResult
-	var err error
-	for range 500 {
-		if res, err = svc.Recall(bg, memory.RecallRequest{Query: "ferry", K: 3, Fusion: memory.TextOnly}); err != nil {
-			t.Fatal(err)
-		}
-		if res.PendingError != "" {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	res := waitPendingError(t, svc)
 	if res.Pending != 1 || !strings.Contains(res.PendingError, "panicked: index out of range") || len(res.Hits) != 1 {
 		t.Fatalf("pending %d, pending error %q, %d hits; want 1, the panic, and the memory found by its text", res.Pending, res.PendingError, len(res.Hits))
 	}
@@ -321,6 +308,20 @@ func TestRecallSaysWhyVectorsWait(t *testing.T) {
 	f := &broken{Embedder: &fake.Embedder{Name: "broken"}}
 	f.down.Store(true)
 	svc := open(t, f)
+	res := waitPendingError(t, svc)
+	if res.Pending != 1 || !strings.Contains(res.PendingError, "the embedder is down") {
+		t.Fatalf("pending %d, pending error %q; want 1 and why", res.Pending, res.PendingError)
+	}
+	f.down.Store(false)
+	if res := waitPending(t, svc, "", "ferry"); res.PendingError != "" {
+		t.Errorf("pending error %q once the vectors are made", res.PendingError)
+	}
+}
+
+// waitPendingError remembers a turn whose vectors are made later and
+// recalls it until a recall says why they wait (or 5 s pass).
+func waitPendingError(t *testing.T, svc *memory.Service) memory.RecallResult {
+	t.Helper()
 	if _, err := svc.Remember(bg, memory.RememberRequest{SessionID: "b", Messages: []memory.Message{{Role: "user", Content: "the harbour ferry leaves at noon"}}, VectorsLater: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +336,5 @@ func TestRecallSaysWhyVectorsWait(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if res.Pending != 1 || !strings.Contains(res.PendingError, "the embedder is down") {
-		t.Fatalf("pending %d, pending error %q; want 1 and why", res.Pending, res.PendingError)
-	}
-	f.down.Store(false)
-	if res := waitPending(t, svc, "", "ferry"); res.PendingError != "" {
-		t.Errorf("pending error %q once the vectors are made", res.PendingError)
-	}
+	return res
 }
