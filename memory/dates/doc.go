@@ -298,10 +298,16 @@
 //
 // A deadline's or a plan's word right before a date (due, ETA, effective,
 // starting, OOO, PTO, "no later than", "scheduled for", "deadline:")
-// sets it ahead where no word of its sentence tells the tense, unless it
-// passed within 45 days ("Deadline: May 8", said on 9 May, is the day
-// before); a day something is moved to ("moved to", "pushed to",
-// "postponed to") is ahead whatever the tense of the moving.
+// sets it ahead where no word of its sentence tells the tense and none
+// of its line near it tells of a thing done (a verb's past form, done,
+// overdue, "[x]": "Shipped the feature due Sept 30", "Status: done. Due
+// Oct 30."), unless it passed within 45 days ("Deadline: May 8", said on
+// 9 May, is the day before; "Deadline: Dec 30", said on 5 January, the
+// December before), or for a month within two ("Due late October", said
+// in December); a day something is moved to ("moved to", "pushed to",
+// "postponed to") is ahead whatever the tense of the moving, on the same
+// terms ("The concert got rescheduled to Nov 2 and it was amazing" is
+// behind).
 // Not recognised: numeric dates whose both numbers could be the month
 // ("05/08/2023", "on 2/8": 8 February or 2 August; FindWith's Loose option
 // reports those with a year unresolved), dates with dots or dashes and

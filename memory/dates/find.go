@@ -651,6 +651,11 @@ func (f *finder) monthYear(i, j, m int) (y int, ok bool) {
 		return 0, false
 	case named:
 		y = said
+	case ahead && ((f.m-m+12)%12 == 1 || (f.m-m+12)%12 == 2) && f.aheadByCue(i):
+		// "Due late October", said in November or December: the one just passed
+		if m > f.m {
+			y--
+		}
 	case ahead:
 		if m < f.m {
 			y++
@@ -702,13 +707,20 @@ func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
 	if named && said == 0 || f.born(i) {
 		return 0, false
 	}
-	named = named && d <= daysIn(said, m)   // 29 February of a year without one: not it
-	named = named && !(said < f.y && ahead) // "last year's tax return is due on 31 January": a plan
+	named = named && d <= daysIn(said, m) // 29 February of a year without one: not it
+	cue := ahead && f.aheadByCue(i)
+	named = named && !(said < f.y && ahead && !cue) // "last year's tax return is due on 31 January": a plan
 	switch {
 	case named:
 		y, ahead = said, true
+	case cue && f.passedWithin(m, d, deadlinePassed):
+		// "Deadline: Dec 30", said on 5 January: the one just passed
+		if m > f.m || m == f.m && d > f.d {
+			y--
+		}
+		ahead = false
 	case ahead:
-		if (m < f.m || m == f.m && d < f.d) && !(f.aheadByCue(i) && f.passedWithin(m, d, deadlinePassed)) {
+		if m < f.m || m == f.m && d < f.d {
 			y++
 		}
 		for d > daysIn(y, m) { // 29 February: the next leap year
@@ -728,12 +740,16 @@ func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
 // a list of tasks, is the day before, not next year's.
 const deadlinePassed = 45
 
-// passedWithin reports whether day d of month m in ref's year was at most
-// n days before ref's day.
+// passedWithin reports whether day d of month m, in ref's year or the
+// one before, was at most n days before ref's day.
 func (f *finder) passedWithin(m, d, n int) bool {
-	t := wallTime(f.y, time.Month(m), d, 0, 0, 0, 0, f.loc)
 	ref := f.refDay()
-	return t.Before(ref) && !t.Before(ref.AddDate(0, 0, -n))
+	for _, y := range [...]int{f.y, f.y - 1} { // "Deadline: Dec 30", said on 5 January
+		if t := wallTime(y, time.Month(m), d, 0, 0, 0, 0, f.loc); t.Before(ref) && !t.Before(ref.AddDate(0, 0, -n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // numeric reads 2023-05-08, 2023/05/08, 2023-5-8 or 2023-05 at i.

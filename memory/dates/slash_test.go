@@ -165,5 +165,18 @@ func TestFindDeadlinesAhead(t *testing.T) {
 		{"+ Deadline: April 20 * Task 3", may, []string{"April 20=2023-04-20/day"}},
 		{"+ Deadline: May 8", may, []string{"May 8=2023-05-08/day"}},
 		{"Due: 3/15", may, []string{"3/15=2024-03-15/day"}},
+		// a review's cases: a thing done near the date, a year named, a
+		// deadline just passed over the new year
+		{"Starting September 1 I took over the billing team", nov, []string{"September 1=2026-09-01/day"}},
+		{"Shipped the feature due Sept 30 a week late", nov, []string{"Sept 30=2026-09-30/day"}},
+		{"Status: done. Due Oct 30.", nov, []string{"Oct 30=2026-10-30/day"}},
+		{"- [x] Renew domain, due: Oct 2", nov, []string{"Oct 2=2026-10-02/day"}},
+		{"Homework due Monday — done and handed in", nov, []string{"Monday=2026-11-16/day/rel"}},
+		{"The concert got rescheduled to Nov 2 and it was amazing.", nov, []string{"Nov 2=2026-11-02/day"}},
+		{"In 1998 the merger, effective July 1, reshaped the company", nov, []string{"1998=1998/year", "July 1=1998-07-01/day"}},
+		{"Deadline: Dec 30", time.Date(2027, 1, 5, 10, 0, 0, 0, time.UTC), []string{"Dec 30=2026-12-30/day"}},
+		{"The meeting was moved to 12/14.", time.Date(2026, 12, 20, 10, 0, 0, 0, time.UTC), []string{"12/14=2026-12-14/day"}},
+		{"Due late October.", time.Date(2026, 12, 20, 10, 0, 0, 0, time.UTC), []string{"late October=2026-10-16..2026-10-31/month"}},
+		{"I pushed to Friday's branch.", nov, []string{"Friday=2026-11-13/day/rel"}},
 	})
 }

@@ -32,13 +32,13 @@ func (f *finder) tenseOf(i int) (ahead, told bool) {
 	if since, _ := f.sinceFrom(start); since {
 		return false, true
 	}
-	if f.movedTo(start) {
+	if f.movedTo(start) && !f.pastNear(i, start) {
 		return true, true // "The meeting was moved to 12/14": the new day is ahead
 	}
 	if ahead, told := f.toldTense(i, start); told {
 		return ahead, true
 	}
-	if f.setAhead(start) {
+	if f.setAhead(start) && !f.pastNear(i, start) {
 		return true, true // "Deadline: Dec 14", "due 12/15", "ETA Friday", "OOO 12/21 - 1/4"
 	}
 	return false, false
@@ -79,12 +79,79 @@ func (f *finder) toldTense(i, start int) (ahead, told bool) {
 // (setAhead), no word of its sentence telling the tense.
 func (f *finder) aheadByCue(i int) bool {
 	start := f.partStart(i)
-	if since, _ := f.sinceFrom(start); since || f.movedTo(start) || !f.setAhead(start) {
+	if since, _ := f.sinceFrom(start); since || f.pastNear(i, start) {
 		return false
 	}
+	if f.movedTo(start) {
+		return true
+	}
 	_, told := f.toldTense(i, start)
-	return !told
+	return !told && f.setAhead(start)
 }
+
+// pastNear reports a word near a date at i (its part or week from start)
+// that tells of a thing done, which the tense words do
+// not: a verb's past form ("Shipped the feature due Sept 30", "Effective
+// Jan 1, the fee rose to $20", "Took PTO Oct 3"), or done, overdue,
+// closed ("[DONE] … due Oct 20"). The auxiliary of a move is none ("The
+// meeting was moved to 12/14").
+func (f *finder) pastNear(i, start int) bool {
+	// its line, twelve tokens either way: a status line's other sentences
+	// too ("Status: done. Due Oct 30.", "- [x] Renew domain, due: Oct 2")
+	lo, hi := start, i
+	for lo > 0 && start-lo < 12 && !f.t[lo].line {
+		lo--
+	}
+	for hi+1 < len(f.t) && hi-i < 12 && !f.t[hi+1].line {
+		hi++
+	}
+	for j := lo; j <= hi; j++ {
+		if j >= start && j <= i || f.t[j].kind != kWord || j >= start-4 && j < start && f.movedTo(start) && f.moveAux(j) {
+			continue
+		}
+		if f.kw(j) == kwWas || pastForm(strings.ToLower(f.s[f.t[j].start:f.t[j].end])) ||
+			f.word(j, "x") && f.punct(j-1, '[') && f.punct(j+1, ']') {
+			return true
+		}
+	}
+	return false
+}
+
+// moveAux reports the auxiliary of a move at j: "was moved to", "got
+// pushed to", "has been postponed to".
+func (f *finder) moveAux(j int) bool {
+	for _, w := range [...]string{"was", "were", "got", "been", "has", "had", "is", "be"} {
+		if f.word(j, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// pastForm reports a verb's past form: one in -ed (not "need", "speed",
+// "indeed" and other words that end so) or a common irregular one, and
+// done, overdue, late ("a week late").
+func pastForm(w string) bool {
+	if len(w) > 4 && strings.HasSuffix(w, "ed") && !notPast[w] {
+		return true
+	}
+	return irregularPast[w]
+}
+
+var notPast = map[string]bool{"need": true, "speed": true, "indeed": true, "exceed": true, "proceed": true,
+	"succeed": true, "breed": true, "bleed": true, "hundred": true, "kindred": true, "sacred": true,
+	"naked": true, "wicked": true, "rugged": true, "ragged": true, "beloved": true, "embed": true,
+	"planned": true, "scheduled": true, "expected": true, "booked": true, "postponed": true, "delayed": true,
+	"moved": true, "pushed": true, "rescheduled": true, "bumped": true, "needed": true, "required": true}
+
+var irregularPast = map[string]bool{"took": true, "ran": true, "rose": true, "fell": true, "went": true, "came": true,
+	"got": true, "made": true, "paid": true, "sent": true, "left": true, "won": true, "lost": true, "sold": true,
+	"bought": true, "brought": true, "caught": true, "taught": true, "thought": true, "felt": true, "kept": true,
+	"met": true, "said": true, "told": true, "gave": true, "saw": true, "began": true, "broke": true, "chose": true,
+	"drove": true, "ate": true, "flew": true, "grew": true, "knew": true, "rode": true, "spoke": true, "stood": true,
+	"threw": true, "wore": true, "wrote": true, "done": true, "overdue": true, "late": true, "ago": true, "slept": true,
+	"spent": true, "built": true, "heard": true, "found": true, "held": true, "led": true, "shipped": true,
+	"blew": true, "forgot": true, "understood": true, "did": true, "had": true, "closed": true}
 
 // setAhead reports words right before a date at i that set it ahead
 // where no word of the sentence tells the tense: due, ETA, effective,
@@ -108,8 +175,8 @@ func (f *finder) setAhead(i int) bool {
 // "pushed to", "postponed to", "rescheduled to"; the day it is moved to is
 // ahead, whatever the tense of the moving.
 func (f *finder) movedTo(i int) bool {
-	if f.kw(i-1) != kwTo {
-		return false
+	if f.kw(i-1) != kwTo || f.possessive(i) {
+		return false // "I pushed to Friday's branch"
 	}
 	for _, w := range [...]string{"moved", "pushed", "postponed", "rescheduled", "delayed", "bumped", "push", "move", "postpone", "reschedule"} {
 		if f.word(i-2, w) {
