@@ -1027,8 +1027,8 @@ func (f *finder) habitual(i int) bool {
 	case kwEvery, kwThe, kwA, kwDet:
 		return true
 	case kwNone, kwHoliday: // "Black Friday", "Easter Sunday Mass"
-		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper && !f.status(i-1) {
-			return true // but "by EOD Friday", "COB Monday", "OOO Friday"
+		if i > 0 && f.t[i-1].kind == kWord && f.t[i-1].upper && !f.status(i-1) && !f.setAhead(i) {
+			return true // but "by EOD Friday", "COB Monday", "OOO Friday", "Due Friday"
 		}
 	case kwTo, kwCue, kwOr:
 		if _, ok := f.kw(i - 2).weekday(); ok {

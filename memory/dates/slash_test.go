@@ -178,5 +178,13 @@ func TestFindDeadlinesAhead(t *testing.T) {
 		{"The meeting was moved to 12/14.", time.Date(2026, 12, 20, 10, 0, 0, 0, time.UTC), []string{"12/14=2026-12-14/day"}},
 		{"Due late October.", time.Date(2026, 12, 20, 10, 0, 0, 0, time.UTC), []string{"late October=2026-10-16..2026-10-31/month"}},
 		{"I pushed to Friday's branch.", nov, []string{"Friday=2026-11-13/day/rel"}},
+		// "due on", "due by", and a capitalised cue before a weekday, no name
+		{"Report due by Friday.", nov, []string{"Friday=2026-11-20/day/rel"}},
+		{"Report due on Dec 14.", nov, []string{"Dec 14=2026-12-14/day"}},
+		{"Due Friday.", nov, []string{"Friday=2026-11-20/day/rel"}},
+		{"Deadline Friday.", nov, []string{"Friday=2026-11-20/day/rel"}},
+		{"Starting Monday, standups are at 9:30.", nov, []string{"Monday=2026-11-23/day/rel"}},
+		{"Starting Monday was hard.", nov, []string{"Monday=2026-11-16/day/rel"}},
+		{"Black Friday deals", nov, nil},
 	})
 }

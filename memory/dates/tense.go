@@ -159,10 +159,13 @@ var irregularPast = map[string]bool{"took": true, "ran": true, "rose": true, "fe
 // date:" ("The report was due 4/30" is told, and stays behind).
 func (f *finder) setAhead(i int) bool {
 	j := i - 1
+	if (f.word(j, "on") || f.word(j, "by")) && f.word(j-1, "due") {
+		j-- // "Report due by Friday", "due on Dec 14"
+	}
 	if f.punct(j, ':') {
 		return f.word(j-1, "deadline") || f.word(j-1, "due") || f.word(j-1, "date") && f.word(j-2, "due") || f.word(j-1, "eta")
 	}
-	for _, w := range [...]string{"due", "eta", "effective", "starting", "ooo", "pto"} {
+	for _, w := range [...]string{"due", "deadline", "eta", "effective", "starting", "ooo", "pto"} {
 		if f.word(j, w) {
 			return true
 		}
