@@ -163,12 +163,59 @@ func FindWith(text string, opts Options) []Mention {
 				m = f.since(m, s)
 			}
 		}
-		if m.End > m.Start {
+		if m.End > m.Start && !f.namesDayBefore(m, out) {
+			if f.namedDayAfter(m, out) {
+				out = out[:len(out)-1] // "Friday (2/17)": the day names the weekday's date
+			}
 			out = append(out, m)
 		}
 		i = next
 	}
 	return out
+}
+
+// namesDayBefore reports a weekday m in brackets right after a day
+// ("due Dec 3 [Thursday]", "12/14 (Monday)"): it names that day's weekday,
+// not a day of its own, and is no mention.
+func (f *finder) namesDayBefore(m Mention, out []Mention) bool {
+	if len(out) == 0 || m.Grain != Day || !m.Relative {
+		return false
+	}
+	prev := out[len(out)-1]
+	if prev.Grain != Day || prev.Relative {
+		return false
+	}
+	between := strings.TrimSpace(f.s[prev.End:m.Start])
+	if between != "(" && between != "[" && between != "," && between != ", (" {
+		return false
+	}
+	_, day := f.kwAt(m.Start).weekday()
+	return day && strings.ContainsAny(f.s[m.End:min(m.End+2, len(f.s))], ")]")
+}
+
+// namedDayAfter reports a day m in brackets right after a weekday, the
+// last of out ("Friday (2/17)", "Monday [May 8]"): the weekday's own date.
+func (f *finder) namedDayAfter(m Mention, out []Mention) bool {
+	if len(out) == 0 || m.Grain != Day || m.Relative {
+		return false
+	}
+	prev := out[len(out)-1]
+	if prev.Grain != Day || !prev.Relative {
+		return false
+	}
+	between := strings.TrimSpace(f.s[prev.End:m.Start])
+	_, day := f.kwAt(prev.Start).weekday()
+	return day && (between == "(" || between == "[")
+}
+
+// kwAt is the keyword of the token that starts at byte offset start.
+func (f *finder) kwAt(start int) kw {
+	for k := range f.t {
+		if f.t[k].start == start {
+			return f.kw(k)
+		}
+	}
+	return kwNone
 }
 
 type finder struct {

@@ -46,7 +46,10 @@ func TestFindSlashDates(t *testing.T) {
 		{"no later than 3/15", mar, []string{"3/15=2023-03-15/day"}},
 		{"Notes from 2/15: we agreed on budget.", mar, []string{"2/15=2023-02-15/day"}},
 		{"2/15: dentist", mar, []string{"2/15=2023-02-15/day"}},
-		{"Friday (2/17) we leave.", mar, []string{"Friday=2023-02-24/day/rel", "2/17=2023-02-17/day"}},
+		{"Friday (2/17) we leave.", mar, []string{"2/17=2023-02-17/day"}}, // the weekday's date, one mention
+		{"Security review due Dec 3 [Thursday], code freeze 12/10.", mar, []string{"Dec 3=2023-12-03/day"}},
+		{"The release is due 12/14 (Monday).", mar, []string{"12/14=2023-12-14/day"}},
+		{"On Monday (May 8) we met.", mar, []string{"May 8=2022-05-08/day"}},
 		{"She said “we'll meet on 2/15” and left.", mar, []string{"2/15=2024-02-15/day"}},
 		{"Worked there 2/15/2023-present.", mar, []string{"2/15/2023=2023-02-15/day"}},
 		{"Standup notes 11/17: shipped the importer", mar, []string{"11/17=2022-11-17/day"}},
