@@ -296,10 +296,42 @@ func (c importCmd) Run(e *env) error {
 	}
 	res, err := b.Service.Import(e.ctx, func() (io.ReadCloser, error) { return os.Open(path) }, memory.ImportOptions{Progress: progress, DryRun: c.DryRun})
 	pb.finish()
+	var le *memory.LineError
+	if errors.As(err, &le) && le.Line == 1 {
+		if from := historyKind(path); from != "" {
+			return fmt.Errorf("%s: %w; it reads as a %s history: import it with --from %s", c.File, err, from, from)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
 	return c.print(res, importSummary(res))
+}
+
+// historyKind is the --from that the first line of the file at path
+// reads as: a Claude Code transcript's line (its sessionId), a Codex
+// rollout's (session_meta), a ChatGPT or claude.ai export's
+// conversations.json (an array); "" for none of them.
+func historyKind(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := strings.Cut(string(head[:n]), "\n")
+	switch t := strings.TrimSpace(line); {
+	case strings.Contains(t, `"sessionId"`):
+		return "claude-code"
+	case strings.Contains(t, `"session_meta"`):
+		return "codex"
+	case strings.HasPrefix(t, "[") && strings.Contains(t, `"mapping"`):
+		return "chatgpt"
+	case strings.HasPrefix(t, "[") && strings.Contains(t, `"chat_messages"`):
+		return "claude-ai"
+	}
+	return ""
 }
 
 // exportFile is the export file to import (stdin spooled to a file, which

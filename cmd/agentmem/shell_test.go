@@ -40,6 +40,11 @@ func TestRememberFileIsStrict(t *testing.T) {
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "ok", "caf\xe9 au lait"); err == nil || !strings.Contains(errOut, `an argument is not valid UTF-8: "caf\xe9 au lait"`) {
 		t.Errorf("remember of a Latin-1 argument: %v, %s", err, errOut)
 	}
+	// a history given as an export: the error names the --from that reads it
+	transcript := write("8c41d7e2.jsonl", `{"type":"user","sessionId":"8c41d7e2-aaaa-bbbb-cccc-000000000001","timestamp":"2026-11-16T10:00:00Z","message":{"role":"user","content":"hello"},"uuid":"u1"}`+"\n")
+	if _, errOut, err := try(t, data, "--embedder", "none", "import", transcript); err == nil || !strings.Contains(errOut, "it reads as a claude-code history: import it with --from claude-code") {
+		t.Errorf("import of a Claude Code transcript without --from: %v, %s", err, errOut)
+	}
 	// a turn of a list ("- 11/16: …") read as a flag: the error says where it goes
 	if _, errOut, err := try(t, data, "--embedder", "none", "remember", "- 11/16: reviewed the PR"); err == nil || !strings.Contains(errOut, `give a text that starts with '-' after '--', as in: … -- "- 11/16: reviewed the PR"`) {
 		t.Errorf("remember of a text that starts with a dash: %v, %s", err, errOut)
