@@ -296,9 +296,8 @@
 // by 1/16", "24/7"); two such days joined make a range ("from 2/15 to
 // 2/20", "2/15-2/20").
 //
-// A deadline's or a plan's word right before a date (due, by, before,
-// ETA, effective, starting, OOO, PTO, "no later than", "scheduled for",
-// "deadline:")
+// A deadline's or a plan's word right before a date (due, ETA, effective,
+// starting, OOO, PTO, "no later than", "scheduled for", "deadline:")
 // sets it ahead where no word of its sentence tells the tense and none
 // of its line near it tells of a thing done (a verb's past form, done,
 // overdue, "[x]": "Shipped the feature due Sept 30", "Status: done. Due

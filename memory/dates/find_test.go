@@ -219,7 +219,7 @@ func TestFindAbsolute(t *testing.T) {
 		{"in June", wed, []string{"June=2022-06/month"}},
 		{"In March", wed, []string{"March=2023-03/month"}},
 		{"since January", wed, []string{"January=2023-01/month"}},
-		{"by Dec", wed, []string{"Dec=2023-12/month"}},
+		{"by Dec", wed, []string{"Dec=2022-12/month"}},
 		{"mid-May", wed, []string{"mid-May=2023-05-08..2023-05-24/month"}},
 		{"late September", wed, []string{"late September=2022-09-16..2022-09-30/month"}},
 		// relative months

@@ -189,10 +189,5 @@ func TestFindDeadlinesAhead(t *testing.T) {
 		{"Starting Monday, standups are at 9:30.", nov, []string{"Monday=2026-11-23/day/rel"}},
 		{"Starting Monday was hard.", nov, []string{"Monday=2026-11-16/day/rel"}},
 		{"Black Friday deals", nov, nil},
-		// a deadline's by or before, unless a thing done is told near it
-		{"Please send it by Friday.", nov, []string{"Friday=2026-11-20/day/rel"}},
-		{"Can you have this done before Wednesday?", nov, []string{"Wednesday=2026-11-25/day/rel"}},
-		{"I finished it by Friday.", nov, []string{"Friday=2026-11-13/day/rel"}},
-		{"She left before Christmas.", nov, []string{"Christmas=2025-12-25/day"}},
 	})
 }

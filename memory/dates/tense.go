@@ -109,9 +109,6 @@ func (f *finder) pastNear(i, start int) bool {
 		if j >= start && j <= i || f.t[j].kind != kWord || j >= start-4 && j < start && f.movedTo(start) && f.moveAux(j) {
 			continue
 		}
-		if f.word(j, "done") && (f.word(j-2, "have") || f.word(j-2, "get") || f.word(j-1, "be")) {
-			continue // "Can you have this done before Wednesday?"
-		}
 		if f.kw(j) == kwWas || pastForm(strings.ToLower(f.s[f.t[j].start:f.t[j].end])) ||
 			f.word(j, "x") && f.punct(j-1, '[') && f.punct(j+1, ']') {
 			return true
@@ -158,10 +155,8 @@ var irregularPast = map[string]bool{"took": true, "ran": true, "rose": true, "fe
 
 // setAhead reports words right before a date at i that set it ahead
 // where no word of the sentence tells the tense: due, ETA, effective,
-// starting, OOO, PTO, a deadline's by or before, "no later than",
-// "scheduled for", "deadline:", "due date:" ("The report was due 4/30"
-// is told, and stays behind; "I finished it by Friday" tells of a thing
-// done, pastNear).
+// starting, OOO, PTO, "no later than", "scheduled for", "deadline:", "due
+// date:" ("The report was due 4/30" is told, and stays behind).
 func (f *finder) setAhead(i int) bool {
 	j := i - 1
 	if (f.word(j, "on") || f.word(j, "by")) && f.word(j-1, "due") {
@@ -175,8 +170,7 @@ func (f *finder) setAhead(i int) bool {
 			return true
 		}
 	}
-	return f.word(j, "before") || f.word(j, "by") ||
-		f.word(j, "than") && f.word(j-1, "later") ||
+	return f.word(j, "than") && f.word(j-1, "later") ||
 		f.word(j, "for") && (f.word(j-1, "scheduled") || f.word(j-1, "planned") || f.word(j-1, "booked") || f.word(j-1, "set"))
 }
 
