@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"agentmem/memory/dates"
 )
 
 // A question that names a period and asks nothing else of it ("What did
@@ -253,16 +255,7 @@ func (s *Service) digest(ctx context.Context, q Query, req RecallRequest, order 
 // periods and hold turns there, among their first DigestMostTurns (one
 // whose turns there lie past those is neither shown nor counted).
 func (r RecallResult) DigestNote() string {
-	var periods []string
-	for _, p := range r.Periods {
-		from, last := p.From.Format(time.DateOnly), p.To.AddDate(0, 0, -1).Format(time.DateOnly)
-		if from == last {
-			periods = append(periods, fmt.Sprintf("%q (%s)", p.Text, from))
-		} else {
-			periods = append(periods, fmt.Sprintf("%q (%s to %s)", p.Text, from, last))
-		}
-	}
-	what := "A digest of the sessions of " + strings.Join(periods, " and ")
+	what := "A digest of the sessions of " + r.periodsSaid()
 	switch shown := len(sessionsOf(r.Passages, passageSession)); {
 	case r.Sessions == 1 && shown == 1:
 		return what + ": its one session, by its turns of most content."
@@ -273,4 +266,53 @@ func (r RecallResult) DigestNote() string {
 	default:
 		return fmt.Sprintf("%s: %d of its %d, each by its turns of most content.", what, shown, r.Sessions)
 	}
+}
+
+// periodsSaid are r's periods as a note says them: `"last week"
+// (2026-11-09 to 2026-11-15) and "May" (…)`.
+func (r RecallResult) periodsSaid() string {
+	var periods []string
+	for _, p := range r.Periods {
+		from, last := p.From.Format(time.DateOnly), p.To.AddDate(0, 0, -1).Format(time.DateOnly)
+		if from == last {
+			periods = append(periods, fmt.Sprintf("%q (%s)", p.Text, from))
+		} else {
+			periods = append(periods, fmt.Sprintf("%q (%s to %s)", p.Text, from, last))
+		}
+	}
+	return strings.Join(periods, " and ")
+}
+
+// PeriodNote says, for a search whose query named periods, that none of
+// the memories it shows is dated in them or says a day in them: "What
+// did we decide about the cache last week?" when nothing is dated last
+// week shows the best matches of other days, and the model is told so,
+// rather than left to take them for that week's. "" when one is, or the
+// query named none, or the recall is a digest.
+func (r RecallResult) PeriodNote() string {
+	if r.Digest || r.TimeBoost == 0 || len(r.Periods) == 0 || len(r.Passages) == 0 {
+		return ""
+	}
+	for _, p := range r.Passages {
+		for i, m := range p.Memories {
+			if p.Hit[i] && mentionsPeriod(m, r.Periods) {
+				return ""
+			}
+		}
+	}
+	return "No memory found is dated in " + r.periodsSaid() + " or names a day in it: these are the best matches of other days."
+}
+
+// mentionsPeriod reports whether m is dated in one of ps, or says a day
+// in one (its relative dates read against its session's date).
+func mentionsPeriod(m Memory, ps []Period) bool {
+	if InPeriods(ps, m.SessionDate) {
+		return true
+	}
+	for _, d := range dates.Find(m.Text, m.SessionDate) {
+		if !d.From.IsZero() && slices.ContainsFunc(ps, func(p Period) bool { return d.From.Before(p.To) && p.From.Before(d.To) }) {
+			return true
+		}
+	}
+	return false
 }

@@ -38,6 +38,8 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	if res.Digest {
 		out.Note = res.DigestNote()
 		text = out.Note + "\n\n" + text
+	} else if out.Note = res.PeriodNote(); out.Note != "" {
+		text = out.Note + "\n\n" + text
 	} else if len(res.Passages) == 0 {
 		if out.Note = emptyNote(ctx, h.svc, res.Namespace, in.SessionID); out.Note != "" {
 			text += "\n" + out.Note

@@ -426,6 +426,30 @@ func TestRecallStructuredGivesTheDates(t *testing.T) {
 	}
 }
 
+// A search whose query names a period that none of the memories it shows
+// is dated in, or names a day in, says so first: they are the best
+// matches of other days. One that shows such a memory says nothing.
+func TestRecallSaysThePeriodHoldsNothing(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s1", SessionDate: "2023-03-01", Messages: []spec.Message{
+		{Role: "user", Content: "We decided to put a Redis cache in front of the billing API."}}}); err != nil {
+		t.Fatal(err)
+	}
+	note := `No memory found is dated in "last week" (2023-04-24 to 2023-04-30) or names a day in it: these are the best matches of other days.`
+	rec, text, err := c.Recall(ctx, spec.RecallArgs{Query: "What did we decide about the cache last week?"})
+	if err != nil || rec.Note != note || !strings.HasPrefix(text, testToday+note+"\n\n") || len(rec.Memories) != 1 {
+		t.Errorf("err %v, note %q, text %q; want the note first, then the memory", err, rec.Note, text)
+	}
+	if _, _, err := c.Remember(ctx, spec.RememberArgs{SessionID: "s2", SessionDate: "2023-04-26", Messages: []spec.Message{
+		{Role: "user", Content: "We decided to drop the cache for now."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _, err := c.Recall(ctx, spec.RecallArgs{Query: "What did we decide about the cache last week?"}); err != nil || rec.Note != "" {
+		t.Errorf("err %v, note %q; want none once a memory of last week is shown", err, rec.Note)
+	}
+}
+
 // A question that names only a period is answered by a digest of its
 // sessions, which the text and the structured result both say, first.
 func TestRecallDigest(t *testing.T) {
