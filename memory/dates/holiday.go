@@ -205,7 +205,7 @@ func (f *finder) holidayYear(i, j int, h holiday, dir int) (int, bool) {
 			return 0, false // "every year at Christmas", "during Thanksgiving, we usually…"
 		case named:
 			return said, true
-		case f.ahead(i) || f.ahead(j-1) || f.deadline(i):
+		case f.ahead(i) || f.ahead(j-1) || f.deadline(i) && !f.behind(i) && !f.pastNear(i, i):
 			dir = 1 // the tense read from either end of the name: "what should we do for New Year's Eve?", "on New Year's Eve we're going"
 		default:
 			dir = -1
@@ -247,7 +247,9 @@ func thanksgiving(y int) (int, int) {
 }
 
 // deadline reports by, until or till before a holiday's name at i: a
-// date to meet, ahead ("I want to lose 5 kilos by Christmas").
+// date to meet, ahead ("I want to lose 5 kilos by Christmas"), unless a
+// word tells the past ("By Halloween my costume was ready") or of a thing
+// done ("We finished the deck by Labor Day").
 func (f *finder) deadline(i int) bool {
 	return f.word(i-1, "by") || f.word(i-1, "until") || f.word(i-1, "till")
 }

@@ -189,5 +189,10 @@ func TestFindDeadlinesAhead(t *testing.T) {
 		{"Starting Monday, standups are at 9:30.", nov, []string{"Monday=2026-11-23/day/rel"}},
 		{"Starting Monday was hard.", nov, []string{"Monday=2026-11-16/day/rel"}},
 		{"Black Friday deals", nov, nil},
+		// a holiday's deadline, unless the past is told or a thing done
+		{"I want to lose 5 kilos by Christmas.", nov, []string{"Christmas=2026-12-25/day"}},
+		{"Let's get it done by Easter.", nov, []string{"Easter=2027-03-28/day"}},
+		{"We finished the deck by Labor Day.", nov, []string{"Labor Day=2026-09-07/day"}},
+		{"By Halloween my costume was ready.", nov, []string{"Halloween=2026-10-31/day"}},
 	})
 }

@@ -109,6 +109,9 @@ func (f *finder) pastNear(i, start int) bool {
 		if j >= start && j <= i || f.t[j].kind != kWord || j >= start-4 && j < start && f.movedTo(start) && f.moveAux(j) {
 			continue
 		}
+		if f.word(j, "done") && (f.word(j-2, "have") || f.word(j-2, "get") || f.word(j-1, "be")) {
+			continue // "Let's get it done by Easter", "Can you have this done by Friday?"
+		}
 		if f.kw(j) == kwWas || pastForm(strings.ToLower(f.s[f.t[j].start:f.t[j].end])) ||
 			f.word(j, "x") && f.punct(j-1, '[') && f.punct(j+1, ']') {
 			return true
