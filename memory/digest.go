@@ -295,7 +295,7 @@ func (r RecallResult) PeriodNote() string {
 	}
 	for _, p := range r.Passages {
 		for i, m := range p.Memories {
-			if p.Hit[i] && mentionsPeriod(m, r.Periods) {
+			if p.Hit[i] && MentionsPeriod(m, r.Periods) {
 				return ""
 			}
 		}
@@ -303,9 +303,14 @@ func (r RecallResult) PeriodNote() string {
 	return "No memory found is dated in " + r.periodsSaid() + " or names a day in it: these are the best matches of other days."
 }
 
-// mentionsPeriod reports whether m is dated in one of ps, or says a day
-// in one (its relative dates read against its session's date).
-func mentionsPeriod(m Memory, ps []Period) bool {
+// MentionsPeriod reports whether m is dated in one of ps, or says a day
+// in one (its relative dates read against its session's date): what the
+// time boost lifts (hybrid.Rank) and a period's note asks of the memories
+// shown.
+func MentionsPeriod(m Memory, ps []Period) bool {
+	if len(ps) == 0 {
+		return false
+	}
 	if InPeriods(ps, m.SessionDate) {
 		return true
 	}

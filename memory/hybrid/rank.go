@@ -5,26 +5,7 @@ import (
 	"slices"
 
 	"agentmem/memory"
-	"agentmem/memory/dates"
 )
-
-// inPeriods reports whether m is dated in one of ps, or mentions a date in
-// one (its relative expressions resolved against its session date).
-func inPeriods(m memory.Memory, ps []memory.Period) bool {
-	if len(ps) == 0 {
-		return false
-	}
-	if memory.InPeriods(ps, m.SessionDate) {
-		return true
-	}
-	for _, d := range dates.Find(m.Text, m.SessionDate) {
-		overlaps := func(p memory.Period) bool { return d.From.Before(p.To) && p.From.Before(d.To) }
-		if !d.From.IsZero() && slices.ContainsFunc(ps, overlaps) {
-			return true
-		}
-	}
-	return false
-}
 
 // Rank turns the fused candidates of q into its hits: each candidate with
 // its memory (ms[id]; a candidate without one, deleted since it was
@@ -61,7 +42,7 @@ func Rank(q memory.Query, fused []Fused, ms map[string]memory.Memory) []memory.H
 			continue
 		}
 		score := f.Score
-		in := w.Time > 0 && inPeriods(m, q.Periods)
+		in := w.Time > 0 && memory.MentionsPeriod(m, q.Periods)
 		if past {
 			if !in {
 				continue
