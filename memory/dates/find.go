@@ -145,6 +145,7 @@ func FindWith(text string, opts Options) []Mention {
 	// into the mentions, does not make the tokens escape to the heap.
 	f := finder{s: text, t: tokenize(text, buf[:0]), calendar: &c, loose: opts.Loose, apart: opts.Apart, about: opts.About, recent: opts.Recent}
 	var out []Mention
+	var lastWeekday bool // the last of out starts with a weekday's name
 	for i := 0; i < len(f.t); {
 		if k := f.t[i].kind; k == kPunct || k == kWord && f.t[i].kw == kwNone {
 			i++ // no mention starts here
@@ -155,6 +156,7 @@ func FindWith(text string, opts Options) []Mention {
 			i++
 			continue
 		}
+		weekday := false
 		if m.End > m.Start {
 			s := f.tokenAt(m.Start, i)
 			m, s = f.partOf(m, s) // "early March", "the end of next week"
@@ -162,23 +164,25 @@ func FindWith(text string, opts Options) []Mention {
 			if f.recent {
 				m = f.since(m, s)
 			}
+			_, weekday = f.kw(s).weekday()
 		}
-		if m.End > m.Start && !f.namesDayBefore(m, out) {
-			if f.namedDayAfter(m, out) {
+		if m.End > m.Start && !f.namesDayBefore(m, weekday, out) {
+			if f.namedDayAfter(m, out, lastWeekday) {
 				out = out[:len(out)-1] // "Friday (2/17)": the day names the weekday's date
 			}
-			out = append(out, m)
+			out, lastWeekday = append(out, m), weekday
 		}
 		i = next
 	}
 	return out
 }
 
-// namesDayBefore reports a weekday m in brackets right after a day
-// ("due Dec 3 [Thursday]", "12/14 (Monday)"): it names that day's weekday,
-// not a day of its own, and is no mention.
-func (f *finder) namesDayBefore(m Mention, out []Mention) bool {
-	if len(out) == 0 || m.Grain != Day || !m.Relative {
+// namesDayBefore reports a weekday m (weekday: it starts with one's
+// name) in brackets right after a day ("due Dec 3 [Thursday]", "12/14
+// (Monday)"): it names that day's weekday, not a day of its own, and is
+// no mention.
+func (f *finder) namesDayBefore(m Mention, weekday bool, out []Mention) bool {
+	if !weekday || len(out) == 0 || m.Grain != Day || !m.Relative {
 		return false
 	}
 	prev := out[len(out)-1]
@@ -189,14 +193,14 @@ func (f *finder) namesDayBefore(m Mention, out []Mention) bool {
 	if between != "(" && between != "[" && between != "," && between != ", (" {
 		return false
 	}
-	_, day := f.kwAt(m.Start).weekday()
-	return day && strings.ContainsAny(f.s[m.End:min(m.End+2, len(f.s))], ")]")
+	return strings.ContainsAny(f.s[m.End:min(m.End+2, len(f.s))], ")]")
 }
 
 // namedDayAfter reports a day m in brackets right after a weekday, the
-// last of out ("Friday (2/17)", "Monday [May 8]"): the weekday's own date.
-func (f *finder) namedDayAfter(m Mention, out []Mention) bool {
-	if len(out) == 0 || m.Grain != Day || m.Relative {
+// last of out (lastWeekday: "Friday (2/17)", "Monday [May 8]"): the
+// weekday's own date.
+func (f *finder) namedDayAfter(m Mention, out []Mention, lastWeekday bool) bool {
+	if !lastWeekday || len(out) == 0 || m.Grain != Day || m.Relative {
 		return false
 	}
 	prev := out[len(out)-1]
@@ -204,18 +208,7 @@ func (f *finder) namedDayAfter(m Mention, out []Mention) bool {
 		return false
 	}
 	between := strings.TrimSpace(f.s[prev.End:m.Start])
-	_, day := f.kwAt(prev.Start).weekday()
-	return day && (between == "(" || between == "[")
-}
-
-// kwAt is the keyword of the token that starts at byte offset start.
-func (f *finder) kwAt(start int) kw {
-	for k := range f.t {
-		if f.t[k].start == start {
-			return f.kw(k)
-		}
-	}
-	return kwNone
+	return between == "(" || between == "["
 }
 
 type finder struct {
