@@ -682,7 +682,7 @@ func (f *finder) monthAlone(i, j, m int) (Mention, int) {
 func (f *finder) monthYear(i, j, m int) (y int, ok bool) {
 	y = f.y
 	said, named := f.yearSaid(i, j)
-	ahead := f.ahead(i)
+	ahead, _, cue := f.tenseWhy(i)
 	if named && said != 0 && said < f.y && ahead {
 		named = false // "last year's tax return is due in January": a plan
 	}
@@ -691,7 +691,7 @@ func (f *finder) monthYear(i, j, m int) (y int, ok bool) {
 		return 0, false
 	case named:
 		y = said
-	case ahead && ((f.m-m+12)%12 == 1 || (f.m-m+12)%12 == 2) && f.aheadByCue(i):
+	case cue && ((f.m-m+12)%12 == 1 || (f.m-m+12)%12 == 2):
 		// "Due late October", said in November or December: the one just passed
 		if m > f.m {
 			y--
@@ -742,13 +742,12 @@ func (f *finder) ymd(i, j, y, m, d int) (Mention, int) {
 // none.
 func (f *finder) dayYear(i, j, m, d int) (y int, ok bool) {
 	y = f.y
-	ahead := f.ahead(i)
+	ahead, _, cue := f.tenseWhy(i)
 	said, named := f.yearSaid(i, j)
 	if named && said == 0 || f.born(i) {
 		return 0, false
 	}
-	named = named && d <= daysIn(said, m) // 29 February of a year without one: not it
-	cue := ahead && f.aheadByCue(i)
+	named = named && d <= daysIn(said, m)           // 29 February of a year without one: not it
 	named = named && !(said < f.y && ahead && !cue) // "last year's tax return is due on 31 January": a plan
 	switch {
 	case named:

@@ -28,20 +28,28 @@ func (f *finder) behind(i int) bool {
 // tenseOf is ahead's reading of the sentence of a date at i, and whether
 // a word told it (told) or it is the default, behind.
 func (f *finder) tenseOf(i int) (ahead, told bool) {
+	ahead, told, _ = f.tenseWhy(i)
+	return ahead, told
+}
+
+// tenseWhy is tenseOf, and whether the words before the date alone set it
+// ahead (byCue: a deadline's or a plan's word, setAhead, or a move,
+// movedTo), which a deadline just passed overrules (dayYear, monthYear).
+func (f *finder) tenseWhy(i int) (ahead, told, byCue bool) {
 	start := f.partStart(i)
 	if since, _ := f.sinceFrom(start); since {
-		return false, true
+		return false, true, false
 	}
 	if f.movedTo(start) && !f.pastNear(i, start) {
-		return true, true // "The meeting was moved to 12/14": the new day is ahead
+		return true, true, true // "The meeting was moved to 12/14": the new day is ahead
 	}
 	if ahead, told := f.toldTense(i, start); told {
-		return ahead, true
+		return ahead, true, false
 	}
 	if f.setAhead(start) && !f.pastNear(i, start) {
-		return true, true // "Deadline: Dec 14", "due 12/15", "ETA Friday", "OOO 12/21 - 1/4"
+		return true, true, true // "Deadline: Dec 14", "due 12/15", "ETA Friday", "OOO 12/21 - 1/4"
 	}
-	return false, false
+	return false, false, false
 }
 
 // toldTense is what the words of the sentence of a date at i, whose part
@@ -73,20 +81,6 @@ func (f *finder) toldTense(i, start int) (ahead, told bool) {
 		}
 	}
 	return false, false
-}
-
-// aheadByCue reports a date at i set ahead by the words before it alone
-// (setAhead), no word of its sentence telling the tense.
-func (f *finder) aheadByCue(i int) bool {
-	start := f.partStart(i)
-	if since, _ := f.sinceFrom(start); since || f.pastNear(i, start) {
-		return false
-	}
-	if f.movedTo(start) {
-		return true
-	}
-	_, told := f.toldTense(i, start)
-	return !told && f.setAhead(start)
 }
 
 // pastNear reports a word near a date at i (its part or week from start)
