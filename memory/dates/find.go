@@ -866,7 +866,7 @@ func (f *finder) year(i int) (Mention, int) {
 	if y < MinYear || y > MaxYear {
 		return Mention{}, i
 	}
-	if j := i + 1; !f.loose && j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) && !f.questionWord(j) {
+	if !f.loose && f.nounAfter(i+1) {
 		return Mention{}, i
 	}
 	mm := f.mention(i, i+1, Year, false, wallTime(y, 1, 1, 0, 0, 0, 0, f.loc), wallTime(y+1, 1, 1, 0, 0, 0, 0, f.loc))
@@ -906,6 +906,13 @@ func (f *finder) questionWord(j int) bool {
 // word announces: "in 2024 and 2025", "in 2019 or 2020".
 func (f *finder) joinedYear(i int) bool {
 	return (f.word(i-1, "and") || f.word(i-1, "or")) && f.numN(i-2, 4) && f.cued(i-2, false)
+}
+
+// nounAfter reports at j a word in lower case that does not end a phrase:
+// a noun a number before it may count ("in 2000 people", "from 1990 to
+// 2000 people", "1/16 inch"), not a date's.
+func (f *finder) nounAfter(j int) bool {
+	return j < len(f.t) && f.t[j].kind == kWord && !f.t[j].upper && !endsPhrase(f.t[j].kw) && !f.questionWord(j)
 }
 
 // endsPhrase reports whether a word of kind k can follow a date that ends

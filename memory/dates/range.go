@@ -121,7 +121,7 @@ func (f *finder) yearRange(i int) (Mention, int) {
 	if a < MinYear || b > MaxYear || b <= a || b-a > 100 {
 		return Mention{}, i
 	}
-	if k := j + 1; k < len(f.t) && f.t[k].kind == kWord && !f.t[k].upper && !endsPhrase(f.t[k].kw) && !f.questionWord(k) {
+	if f.nounAfter(j + 1) {
 		return Mention{}, i
 	}
 	m := f.mention(i, j+1, Year, false, wallTime(a, 1, 1, 0, 0, 0, 0, f.loc), wallTime(b+1, 1, 1, 0, 0, 0, 0, f.loc))

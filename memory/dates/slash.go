@@ -363,8 +363,7 @@ func (f *finder) moveWord(j int) bool {
 // a word in lower case that does not end a phrase.
 func (f *finder) counts(j int) bool {
 	k := f.kw(j)
-	if !f.sameLine(j) || f.t[j].kind != kWord || f.t[j].upper || endsPhrase(k) || f.questionWord(j) ||
-		k == kwLast || k == kwNext || k == kwThis { // "on 2/15 last year"
+	if !f.sameLine(j) || !f.nounAfter(j) || k == kwLast || k == kwNext || k == kwThis { // "on 2/15 last year"
 		return false
 	}
 	// what tells how or where, not what: "arrived on 1/20 damaged", "on
