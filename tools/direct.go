@@ -19,7 +19,7 @@ func RecallWhole(ctx context.Context, svc *memory.Service, in spec.RecallArgs) (
 	if err != nil {
 		return spec.RecallResult{}, err
 	}
-	return recalled(res, true), nil
+	return recalled(res, true, true), nil
 }
 
 // Forget runs the forget tool's handler directly (see RecallWhole).

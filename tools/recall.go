@@ -32,7 +32,9 @@ func (h handlers) recall(ctx context.Context, in spec.RecallArgs) (spec.RecallRe
 	if err != nil {
 		return spec.RecallResult{}, "", err
 	}
-	text, out := res.Text(), recalled(res, false)
+	// the dates only where the structured result is returned: a text
+	// call's are in its text (each shown memory's read once, not twice)
+	text, out := res.Text(), recalled(res, false, recallStructured(in))
 	// notes are in the structured result too: a host may show the model
 	// only that (Claude Code does)
 	if res.Digest {
@@ -103,8 +105,9 @@ func recallRequest(in spec.RecallArgs) memory.RecallRequest {
 }
 
 // recalled is the structured result of res: each memory as the text
-// shows it (a long one's excerpt), or whole, with its scores and ranks.
-func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
+// shows it (a long one's excerpt), or whole, with its scores and ranks,
+// and with its dates when asked.
+func recalled(res memory.RecallResult, whole, dates bool) spec.RecallResult {
 	out := spec.RecallResult{Namespace: res.Namespace, K: res.K, Memories: []spec.Recalled{}}
 	hits := map[string]memory.Hit{}
 	for _, h := range res.Hits {
@@ -120,8 +123,11 @@ func recalled(res memory.RecallResult, whole bool) spec.RecallResult {
 			out.Memories = append(out.Memories, spec.Recalled{
 				ID: m.ID, Text: text, Excerpt: part, Role: m.Role, Speaker: m.Speaker,
 				SessionID: m.SessionID, SessionDate: m.SessionDate.Format(time.RFC3339), Score: score,
-				Hit: p.Hit[i], Passage: n, Dates: periods(memory.Annotations(text, m.SessionDate)),
+				Hit: p.Hit[i], Passage: n,
 			})
+			if dates {
+				out.Memories[len(out.Memories)-1].Dates = periods(memory.Annotations(text, m.SessionDate))
+			}
 			if p.Hit[i] {
 				h := hits[m.ID]
 				r := &out.Memories[len(out.Memories)-1]
