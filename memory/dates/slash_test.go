@@ -173,6 +173,8 @@ func TestFindDeadlinesAhead(t *testing.T) {
 		{"Starting September 1 I took over the billing team", nov, []string{"September 1=2026-09-01/day"}},
 		{"Shipped the feature due Sept 30 a week late", nov, []string{"Sept 30=2026-09-30/day"}},
 		{"Status: done. Due Oct 30.", nov, []string{"Oct 30=2026-10-30/day"}},
+		{"Deadline: 12/14 for the Q4 report. I bought the monitor on 11/13.", nov, []string{"12/14=2026-12-14/day", "11/13=2026-11-13/day"}},
+		{"Card: Fix login bug. Due date: Jan 12. Status: Done.", nov, []string{"Jan 12=2026-01-12/day"}},
 		{"- [x] Renew domain, due: Oct 2", nov, []string{"Oct 2=2026-10-02/day"}},
 		{"Homework due Monday — done and handed in", nov, []string{"Monday=2026-11-16/day/rel"}},
 		{"The concert got rescheduled to Nov 2 and it was amazing.", nov, []string{"Nov 2=2026-11-02/day"}},

@@ -84,10 +84,11 @@ func (f *finder) toldTense(i, start int) (ahead, told bool) {
 }
 
 // pastNear reports a word near a date at i (its part or week from start)
-// that tells of a thing done, which the tense words do
-// not: a verb's past form ("Shipped the feature due Sept 30", "Effective
-// Jan 1, the fee rose to $20", "Took PTO Oct 3"), or done, overdue,
-// closed ("[DONE] … due Oct 20"). The auxiliary of a move is none ("The
+// that tells of a thing done, which the tense words do not: in its
+// sentence, a verb's past form ("Shipped the feature due Sept 30",
+// "Effective Jan 1, the fee rose to $20", "Took PTO Oct 3"); on its line,
+// a status's word, done, overdue, closed, "[x]" ("[DONE] … due Oct 20",
+// "Status: done. Due Oct 30."). The auxiliary of a move is none ("The
 // meeting was moved to 12/14").
 func (f *finder) pastNear(i, start int) bool {
 	// its line, twelve tokens either way: a status line's other sentences
@@ -99,6 +100,17 @@ func (f *finder) pastNear(i, start int) bool {
 	for hi+1 < len(f.t) && hi-i < 12 && !f.t[hi+1].line {
 		hi++
 	}
+	// a verb's past form counts in the date's sentence (to a full stop:
+	// "Missed the deadline: Dec 14"), a status word anywhere near: "Due Oct
+	// 30." after "Status: done.", but not "Deadline: 12/14 for the Q4
+	// report. I bought the monitor on 11/13."
+	first, last := start, i
+	for first > lo && !f.fullStop(first-1) {
+		first--
+	}
+	for last < hi && !f.fullStop(last+1) {
+		last++
+	}
 	for j := lo; j <= hi; j++ {
 		if j >= start && j <= i || f.t[j].kind != kWord || j >= start-4 && j < start && f.movedTo(start) && f.moveAux(j) {
 			continue
@@ -106,10 +118,28 @@ func (f *finder) pastNear(i, start int) bool {
 		if f.word(j, "done") && (f.word(j-2, "have") || f.word(j-2, "get") || f.word(j-1, "be")) {
 			continue // "Let's get it done by Easter", "Can you have this done by Friday?"
 		}
-		if f.kw(j) == kwWas || pastForm(strings.ToLower(f.s[f.t[j].start:f.t[j].end])) ||
-			f.word(j, "x") && f.punct(j-1, '[') && f.punct(j+1, ']') {
+		w := strings.ToLower(f.s[f.t[j].start:f.t[j].end])
+		if statusDone[w] || f.word(j, "x") && f.punct(j-1, '[') && f.punct(j+1, ']') {
 			return true
 		}
+		if j >= first && j <= last && (f.kw(j) == kwWas || pastForm(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusDone are a status line's words of a thing done, which count
+// across its sentences ("Status: done. Due Oct 30.", "Closed. Deadline:
+// Aug 15.", "Due: Oct 2. Resolved: Oct 5.").
+var statusDone = map[string]bool{"done": true, "overdue": true, "closed": true, "resolved": true, "completed": true,
+	"cancelled": true, "canceled": true}
+
+// fullStop reports a mark at j that ends a sentence: . ! ?
+func (f *finder) fullStop(j int) bool {
+	if t := f.t[j]; t.kind == kPunct {
+		c := f.s[t.start]
+		return c == '.' || c == '!' || c == '?'
 	}
 	return false
 }
