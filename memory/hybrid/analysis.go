@@ -3,9 +3,12 @@ package hybrid
 import (
 	"bytes"
 	"hash/maphash"
+	"log/slog"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
@@ -46,10 +49,10 @@ func englishAnalyzer(_ map[string]any, cache *registry.Cache) (analysis.Analyzer
 	if err != nil {
 		return nil, err
 	}
-	return &analysis.DefaultAnalyzer{
+	return guard(cache, en.AnalyzerName, &analysis.DefaultAnalyzer{
 		Tokenizer:    asciiTokenizer{fallback: unicode.NewUnicodeTokenizer()},
 		TokenFilters: append(filters, stems),
-	}, nil
+	})
 }
 
 // standardAnalyzer is standard.AnalyzerConstructor's chain with the ASCII
@@ -59,10 +62,43 @@ func standardAnalyzer(_ map[string]any, cache *registry.Cache) (analysis.Analyze
 	if err != nil {
 		return nil, err
 	}
-	return &analysis.DefaultAnalyzer{
+	return guard(cache, standard.Name, &analysis.DefaultAnalyzer{
 		Tokenizer:    asciiTokenizer{fallback: unicode.NewUnicodeTokenizer()},
 		TokenFilters: filters,
-	}, nil
+	})
+}
+
+// guard returns a, which reads a text as bleve's analyzer named twin
+// does, read by twin itself should a's own code panic.
+func guard(cache *registry.Cache, twin string, a analysis.Analyzer) (analysis.Analyzer, error) {
+	fallback, err := cache.AnalyzerNamed(twin)
+	if err != nil {
+		return nil, err
+	}
+	return guarded{a, fallback}, nil
+}
+
+// guarded is an analyzer that, should it panic (a bug: the analyzers
+// above are fuzzed against bleve's), gives the tokens of its fallback,
+// bleve's analyzer whose tokens it makes, and logs why. Analysis runs in
+// the index's own goroutines, where no caller can recover a panic: it
+// ended the process at a write, at Close, and again replaying the
+// journal at every start. (A filter may have lowercased the input in
+// place before the panic; both analyzers lowercase it first anyway.)
+type guarded struct {
+	analysis.Analyzer
+	fallback analysis.Analyzer
+}
+
+func (g guarded) Analyze(input []byte) (ts analysis.TokenStream) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("analysing a text for the text index failed; bleve's own analyzer read it instead",
+				"panic", p, "stack", string(debug.Stack()))
+			ts = g.fallback.Analyze(input)
+		}
+	}()
+	return g.Analyzer.Analyze(input)
 }
 
 func tokenFilters(cache *registry.Cache, names ...string) ([]analysis.TokenFilter, error) {

@@ -1,7 +1,9 @@
 package hybrid
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -89,5 +91,41 @@ func BenchmarkAnalyzers(b *testing.B) {
 				a.Analyze(turn)
 			}
 		})
+	}
+}
+
+// panicky is an analyzer with a bug: it panics on every text.
+type panicky struct{}
+
+func (panicky) Analyze([]byte) analysis.TokenStream { panic("a bug in analysis") }
+
+// A panic in our analyzers (which run in the index's own goroutines,
+// where nothing recovers it) gives the tokens of bleve's twin analyzer
+// instead of ending the process; both registered analyzers are guarded.
+func TestAnalyzerPanicFallsBackToBleve(t *testing.T) {
+	var logged bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	m := mapping.NewIndexMapping()
+	for _, pair := range [][2]string{{AnalyzerEnglish, en.AnalyzerName}, {AnalyzerStandard, standard.Name}} {
+		g, ok := m.AnalyzerNamed(pair[0]).(guarded)
+		if !ok {
+			t.Fatalf("%s is a %T, not guarded", pair[0], m.AnalyzerNamed(pair[0]))
+		}
+		g.Analyzer = panicky{}
+		text := "The dogs' owners were RUNNING to 3.14 cafés"
+		var got, want []string
+		for _, tok := range g.Analyze([]byte(text)) {
+			got = append(got, string(tok.Term))
+		}
+		for _, tok := range m.AnalyzerNamed(pair[1]).Analyze([]byte(text)) {
+			want = append(want, string(tok.Term))
+		}
+		if len(want) == 0 || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s after a panic: %q, want %s's %q", pair[0], got, pair[1], want)
+		}
+	}
+	if n := strings.Count(logged.String(), "a bug in analysis"); n != 2 {
+		t.Errorf("logged the panic %d times, want 2:\n%s", n, logged.String())
 	}
 }
