@@ -37,6 +37,7 @@ type featureRow struct {
 type featureCandidate struct {
 	ID       string             `json:"id"`
 	Evidence bool               `json:"evidence"`
+	Score    float64            `json:"score"` // the ranking's score: the committed model's chance
 	Features map[string]float64 `json:"features"`
 }
 
@@ -56,7 +57,7 @@ func (l *FeatureLog) explain(ctx context.Context, a asked, cfg Config) error {
 	row := featureRow{Bench: l.bench, Unit: a.unit, Question: a.q.ID, Category: a.q.Category, Names: rec.FeatureNames}
 	for _, c := range rec.Candidates {
 		evidence := slices.ContainsFunc(ids[c.ID].Refs, func(ref string) bool { return slices.Contains(a.q.EvidenceTurns, ref) })
-		row.Candidates = append(row.Candidates, featureCandidate{ID: c.ID, Evidence: evidence, Features: c.Features})
+		row.Candidates = append(row.Candidates, featureCandidate{ID: c.ID, Evidence: evidence, Score: c.Score, Features: c.Features})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -41,7 +41,7 @@ func TestFeatureLog(t *testing.T) {
 	if len(rows) != withEvidence || len(rows) == 0 {
 		t.Fatalf("%d rows, want one for each of the %d base questions with evidence", len(rows), withEvidence)
 	}
-	evidence := 0
+	evidence, scored := 0, 0
 	for _, r := range rows {
 		if r.Bench != "locomo" || r.Unit == "" || r.Question == "" || len(r.Names) == 0 || !slices.Contains(r.Names, "score") {
 			t.Fatalf("row %+v", r)
@@ -53,9 +53,15 @@ func TestFeatureLog(t *testing.T) {
 			if c.Evidence {
 				evidence++
 			}
+			if c.Score > 0 {
+				scored++
+			}
 		}
 	}
 	if evidence == 0 {
 		t.Error("no candidate marked as evidence")
+	}
+	if scored == 0 {
+		t.Error("no candidate has the ranking's score")
 	}
 }
