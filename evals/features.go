@@ -30,6 +30,7 @@ type featureRow struct {
 	Unit       string             `json:"unit"`
 	Question   string             `json:"question"`
 	Category   string             `json:"category"`
+	Sessions   []string           `json:"evidence_sessions,omitempty"` // the sessions that hold the answer
 	Names      []string           `json:"feature_names"`
 	Candidates []featureCandidate `json:"candidates"`
 }
@@ -54,7 +55,7 @@ func (l *FeatureLog) explain(ctx context.Context, a asked, cfg Config) error {
 		return err
 	}
 	ids := a.ids[cfg.Granularity]
-	row := featureRow{Bench: l.bench, Unit: a.unit, Question: a.q.ID, Category: a.q.Category, Names: rec.FeatureNames}
+	row := featureRow{Bench: l.bench, Unit: a.unit, Question: a.q.ID, Category: a.q.Category, Sessions: a.q.EvidenceSessions, Names: rec.FeatureNames}
 	for _, c := range rec.Candidates {
 		evidence := slices.ContainsFunc(ids[c.ID].Refs, func(ref string) bool { return slices.Contains(a.q.EvidenceTurns, ref) })
 		row.Candidates = append(row.Candidates, featureCandidate{ID: c.ID, Evidence: evidence, Score: c.Score, Features: c.Features})

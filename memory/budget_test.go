@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +71,50 @@ func TestFillCount(t *testing.T) {
 	} {
 		if got := fillCount(c.hits, c.k, c.byChance); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// A fill of k above DefaultK keeps the best SessionsFirstAfter·k
+// candidates in order, then takes each session they did not show
+// before more turns of the sessions they did (each hit with its own
+// turns); at DefaultK, or with no more hits than that, the order stands.
+func TestNewSessionsFirst(t *testing.T) {
+	build := func(sessions string) ([]Hit, [][]Memory) {
+		var hits []Hit
+		var turns [][]Memory
+		for i, s := range sessions {
+			m := Memory{ID: fmt.Sprintf("%c:%d", s, i), SessionID: string(s), Turn: i}
+			hits = append(hits, Hit{Memory: m, Score: 1 / float64(i+1)})
+			turns = append(turns, []Memory{m})
+		}
+		return hits, turns
+	}
+	ids := func(hits []Hit, turns [][]Memory) string {
+		var b strings.Builder
+		for i, h := range hits {
+			if turns[i][0].ID != h.Memory.ID {
+				t.Fatalf("hit %s came with the turns of %s", h.Memory.ID, turns[i][0].ID)
+			}
+			b.WriteString(h.Memory.SessionID)
+		}
+		return b.String()
+	}
+	best := "abababababababbbba" // 18 = 1.5 × 12
+	for _, c := range []struct {
+		k              int
+		sessions, want string
+	}{
+		{12, best + "acadcbeea", best + "cdeaacbea"},
+		{10, best + "acadcbeea", best + "acadcbeea"},
+		{12, best, best},
+		{12, best[:10], best[:10]},
+		{13, best + "aacad", best + "aacda"}, // 20 kept (19.5 rounds up)
+	} {
+		hits, turns := build(c.sessions)
+		hits, turns = newSessionsFirst(hits, turns, c.k)
+		if got := ids(hits, turns); got != c.want {
+			t.Errorf("k %d, %s: %s, want %s", c.k, c.sessions, got, c.want)
 		}
 	}
 }

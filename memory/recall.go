@@ -272,6 +272,7 @@ func (s *Service) recallPassages(ctx context.Context, q *Query, req RecallReques
 		if byChance && learnedScored(hits) && asksForSeveral(q.Text) {
 			least = req.K * (req.Excerpt + SeveralHeader)
 		}
+		hits, turns = newSessionsFirst(hits, turns, req.K) // breadth.go
 	}
 	ps := s.passages(ctx, q.Namespace, hits, turns, req.MaxTokens, fillK, least, req.Excerpt, want, order)
 	// chosen by relevance, then arranged as asked

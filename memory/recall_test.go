@@ -465,3 +465,47 @@ func TestADigestOfPeriodsApartAndOfALongSession(t *testing.T) {
 		t.Errorf("yesterday: %v of %d sessions, want the long session's turn 300", res.Hits, res.Sessions)
 	}
 }
+
+// A recall of k above DefaultK (a large history's) fills, past its best
+// 1.5k candidates, with sessions it has not shown before more turns of
+// the ones it has: one long session whose every turn matches best no
+// longer takes the whole budget from the sessions that match less.
+func TestALargeKFillsWithOtherSessions(t *testing.T) {
+	svc := open(t, &fake.Embedder{Name: "breadth"})
+	big := memory.RememberRequest{Namespace: "n", SessionID: "big", SessionDate: "2023-05-01"}
+	for i := range 30 {
+		big.Messages = append(big.Messages, memory.Message{Role: "user",
+			Content: fmt.Sprintf("Quokka quokka quokka, note %d on the quokka colony of Rottnest and its quokka census. ", i) +
+				strings.Repeat("The counts went on all morning along the dunes, the salt lakes and the settlement, tallied by hand in the field books. ", 6)})
+	}
+	if _, err := svc.Remember(bg, big); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		_, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: fmt.Sprintf("small%02d", i), SessionDate: "2023-05-02",
+			Messages: []memory.Message{{Role: "user", Content: fmt.Sprintf("On trip %d we saw a quokka near the ferry. ", i) +
+				strings.Repeat("We walked the coast path past the lighthouse, had lunch at the bakery and swam at the bay before the boat home. ", 6)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sessions := func(k int) (others int) {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: "quokka", Namespace: "n", K: k, Excerpt: 100, Fill: true, Budget: memory.ByK})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("k %d: %d hits, %d passages", k, len(res.Hits), len(res.Passages))
+		for _, p := range res.Passages {
+			if p.Memories[0].SessionID != "big" {
+				others++
+			}
+		}
+		return others
+	}
+	if n := sessions(memory.DefaultK); n != 0 {
+		t.Fatalf("at k %d, %d other sessions shown: the test's big session no longer outranks them", memory.DefaultK, n)
+	}
+	if n := sessions(12); n == 0 {
+		t.Error("at k 12 the big session's turns took the whole budget: no other session shown")
+	}
+}
