@@ -102,7 +102,22 @@ type sessionLine struct {
 	Turns int    `json:"turns"`
 	Title string `json:"title,omitempty"`
 	// Namespace is where the session would go, with --per-project.
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string    `json:"namespace,omitempty"`
+	at        time.Time // the session's start, which orders the list
+}
+
+// byStart orders a dry run's sessions by their start, as they are
+// stored and recalled, not in the files' order (a directory's files go
+// by name, a UUID's); a session with no time last.
+func byStart(a, b sessionLine) int {
+	switch {
+	case a.at.IsZero() == b.at.IsZero():
+		return a.at.Compare(b.at)
+	case a.at.IsZero():
+		return 1
+	default:
+		return -1
+	}
 }
 
 // history runs an import --from.
@@ -125,6 +140,7 @@ func (c importCmd) history(e *env, out io.Writer) error {
 	if err := src(func(s histSession) error { rep.count(keepInRange(s)); return nil }); err != nil {
 		return fmt.Errorf("%w; nothing stored", err)
 	}
+	slices.SortStableFunc(rep.List, byStart)
 	if !c.DryRun && rep.Turns > 0 {
 		if err := c.storeAll(e, src, rep); err != nil {
 			return err
@@ -220,7 +236,7 @@ func (r *historyReport) count(s histSession) {
 		if t := s.date(); !t.IsZero() {
 			d = t.In(r.zone()).Format("2006-01-02")
 		}
-		line := sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title}
+		line := sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title, at: s.date()}
 		if r.namespaceOf != nil {
 			line.Namespace = r.namespaceOf(s.CWD)
 		}

@@ -844,3 +844,27 @@ func TestImportAtTheEdgeOfTheYears(t *testing.T) {
 		}
 	}
 }
+
+// --dry-run lists a directory's sessions by their start, as they are
+// stored and recalled, not by their files' names (the list is sorted
+// before the text or the JSON is written).
+func TestImportDryRunListsByStart(t *testing.T) {
+	e := hookEnv(t)
+	first := newTranscript(t, sess1, "/home/sam/src/garden")
+	dir := filepath.Dir(first.path)
+	for i, id := range []string{sess3, sess2, sess1} { // by name: sess1, sess2, sess3
+		x := first
+		if id != sess1 {
+			x = &transcript{path: filepath.Join(dir, id+".jsonl"), session: id, cwd: first.cwd}
+		}
+		x.now = time.Date(2026, 11, 10+5*i, 9, 0, 0, 0, time.UTC)
+		x.write(t, x.exchange(fmt.Sprintf("Session %d: the fig tree.", i), "Nice.", "Figs like sun.", "ok"))
+	}
+	c := fromCmd("claude-code", filepath.Dir(dir))
+	c.DryRun = true
+	out := mustImport(t, e, c)
+	at := func(id string) int { return strings.Index(out, id) }
+	if !(at(sess3) >= 0 && at(sess3) < at(sess2) && at(sess2) < at(sess1)) {
+		t.Errorf("--dry-run, sessions of 2026-11-10 (%s), 11-15 (%s) and 11-20 (%s):\n%s\nwant them in that order", sess3[:8], sess2[:8], sess1[:8], out)
+	}
+}
