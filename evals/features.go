@@ -29,6 +29,7 @@ type featureRow struct {
 	Bench      string             `json:"bench"`
 	Unit       string             `json:"unit"`
 	Question   string             `json:"question"`
+	Query      string             `json:"query"` // the recall's query, as asked
 	Category   string             `json:"category"`
 	Sessions   []string           `json:"evidence_sessions,omitempty"` // the sessions that hold the answer
 	Names      []string           `json:"feature_names"`
@@ -55,7 +56,7 @@ func (l *FeatureLog) explain(ctx context.Context, a asked, cfg Config) error {
 		return err
 	}
 	ids := a.ids[cfg.Granularity]
-	row := featureRow{Bench: l.bench, Unit: a.unit, Question: a.q.ID, Category: a.q.Category, Sessions: a.q.EvidenceSessions, Names: rec.FeatureNames}
+	row := featureRow{Bench: l.bench, Unit: a.unit, Question: a.q.ID, Query: args.Query, Category: a.q.Category, Sessions: a.q.EvidenceSessions, Names: rec.FeatureNames}
 	for _, c := range rec.Candidates {
 		evidence := slices.ContainsFunc(ids[c.ID].Refs, func(ref string) bool { return slices.Contains(a.q.EvidenceTurns, ref) })
 		row.Candidates = append(row.Candidates, featureCandidate{ID: c.ID, Evidence: evidence, Score: c.Score, Features: c.Features})

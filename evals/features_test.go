@@ -43,7 +43,7 @@ func TestFeatureLog(t *testing.T) {
 	}
 	evidence, scored := 0, 0
 	for _, r := range rows {
-		if r.Bench != "locomo" || r.Unit == "" || r.Question == "" || len(r.Names) == 0 || !slices.Contains(r.Names, "score") {
+		if r.Bench != "locomo" || r.Unit == "" || r.Question == "" || r.Query == "" || len(r.Names) == 0 || !slices.Contains(r.Names, "score") {
 			t.Fatalf("row %+v", r)
 		}
 		for _, c := range r.Candidates {

@@ -14,6 +14,11 @@ TestLearnedModelMatchesItsTrainer).
 
     python3 evals/learn/train.py --features lo.jsonl lme.jsonl --out memory/hybrid
 
+--held-out FILE also writes each candidate's chance from the model fit
+without its question's group, keyed by the recall's query and the
+candidate's id, for a build that reads them in place of the committed
+model's (EVALS.md, "Held out at this round's code").
+
 Needs scikit-learn (Debian: python3-sklearn). EVALS.md, "The learned
 order", gives the commands that made the committed model.
 """
@@ -51,7 +56,8 @@ def load(paths):
                 else:
                     group = "%s/%d" % (row["bench"], int(hashlib.md5(row["question"].encode()).hexdigest(), 16) % 5)
                 qs.append(dict(bench=row["bench"], category=row["category"], group=group, x=x, y=y,
-                               evidence=sum(c["evidence"] for c in row["candidates"])))
+                               evidence=sum(c["evidence"] for c in row["candidates"]),
+                               query=row.get("query", ""), ids=[c["id"] for c in row["candidates"]]))
     if not qs:
         sys.exit("no rows")
     return names, qs
@@ -64,7 +70,7 @@ def top_all(y, scores):
     return y[best].sum() == y.sum()
 
 
-def cross_validate(names, qs):
+def cross_validate(names, qs, held_out=None):
     score = names.index("score")
     pred = {}
     groups = sorted({q["group"] for q in qs})
@@ -87,6 +93,15 @@ def cross_validate(names, qs):
         for key in sorted(by, key=lambda k: (k == "all", k)):
             n, fused, model = by[key]
             print(f"  {bench:12} {key:12} {n:5}  fused {100 * fused / n:5.1f}%  learned {100 * model / n:5.1f}%")
+    if held_out:
+        # each candidate's chance from the model fit without its question's
+        # group, by the recall's query and the candidate's id: what a build
+        # that reads them in place of the committed model's measures held out
+        with open(held_out, "w") as f:
+            for i, q in enumerate(qs):
+                for cid, p in zip(q["ids"], pred[i]):
+                    f.write(json.dumps({"bench": q["bench"], "query": q["query"], "id": cid, "chance": float(p)}) + "\n")
+        print(f"wrote the held-out chances to {held_out}")
 
 
 def tree_nodes(predictor):
@@ -135,10 +150,11 @@ def main():
     ap.add_argument("--features", nargs="+", required=True, help="the harness's --features files")
     ap.add_argument("--out", help="where learned_model.json goes (memory/hybrid); without it, only the cross-validation")
     ap.add_argument("--no-cv", action="store_true", help="skip the cross-validation")
+    ap.add_argument("--held-out", help="also write each candidate's held-out chance (JSON lines: bench, query, id, chance)")
     a = ap.parse_args()
     names, qs = load(a.features)
     if not a.no_cv:
-        cross_validate(names, qs)
+        cross_validate(names, qs, a.held_out)
     if a.out:
         fit(names, qs, a.out)
 
