@@ -2,26 +2,30 @@ package memory
 
 import "slices"
 
-// SessionsFirstAfter is where, in multiples of k, the fill of a recall
-// whose k is above DefaultK (a large history's, AutoK) turns to sessions
-// it has not shown: past the best SessionsFirstAfter·k candidates, each
-// other session's best candidate comes before more turns of the sessions
-// already there. In a history of hundreds of sessions a question's answer
-// is spread over sessions that rank below the first few's other turns,
-// and one passage per session pays a header for each; measured on the
-// M-proxy (about 500 sessions a question, k 17), its 200 questions not
-// used to choose this gain 2 questions' evidence sessions and lose none,
-// at the same turns and answers shown (EVALS.md, "Sessions first past
-// the best 1.5k, in large histories").
-const SessionsFirstAfter = 1.5
+// In a large history's recall (k above DefaultK: AutoK's, or one asked
+// for) the fill, past its best SessionsFirstAfter·k candidates, takes the
+// sessions it has not shown before more turns of the ones it has: a
+// candidate of a session already shown counts SessionShownWeight of its
+// chance. In a history of hundreds of sessions a question's answer is
+// spread over sessions whose best turn ranks below the first sessions'
+// other turns, at about the same chance; a turn of a session shown
+// that is several times as likely still comes first, so a question about
+// one long session keeps its turns. Measured on the M-proxy (about 500
+// sessions a question, k 17; EVALS.md, "Sessions first past the best
+// 1.5k, in large histories").
+const (
+	SessionsFirstAfter = 1.5
+	SessionShownWeight = 0.25
+)
 
 // newSessionsFirst orders hits (and their turns) for a fill of k: the
-// best SessionsFirstAfter·k as they are, then the best of each session
-// none of those is of, in order, then the rest, in order. At k up to
-// DefaultK it leaves them as they are.
+// best SessionsFirstAfter·k as they are, then the rest by their chance,
+// SessionShownWeight of it for a session already among those before.
+// It reads the learned order's chances: where the learned order did not
+// score the hits, or at k up to DefaultK, the order stands.
 func newSessionsFirst(hits []Hit, turns [][]Memory, k int) ([]Hit, [][]Memory) {
 	n := int(SessionsFirstAfter*float64(k) + 0.5)
-	if k <= DefaultK || n >= len(hits) {
+	if k <= DefaultK || n >= len(hits) || !learnedScored(hits) {
 		return hits, turns
 	}
 	seen := map[string]bool{}
@@ -29,15 +33,27 @@ func newSessionsFirst(hits []Hit, turns [][]Memory, k int) ([]Hit, [][]Memory) {
 		seen[h.Memory.SessionID] = true
 	}
 	oh, ot := slices.Clone(hits[:n]), slices.Clone(turns[:n])
-	var rh []Hit
-	var rt [][]Memory
+	rest := make([]int, 0, len(hits)-n)
 	for i := n; i < len(hits); i++ {
-		if id := hits[i].Memory.SessionID; !seen[id] {
-			seen[id] = true
-			oh, ot = append(oh, hits[i]), append(ot, turns[i])
-		} else {
-			rh, rt = append(rh, hits[i]), append(rt, turns[i])
-		}
+		rest = append(rest, i)
 	}
-	return append(oh, rh...), append(ot, rt...)
+	weight := func(i int) float64 {
+		if seen[hits[i].Memory.SessionID] {
+			return SessionShownWeight * hits[i].Score
+		}
+		return hits[i].Score
+	}
+	for len(rest) > 0 {
+		best := 0 // the first of the most likely: ties keep their order
+		for j := 1; j < len(rest); j++ {
+			if weight(rest[j]) > weight(rest[best]) {
+				best = j
+			}
+		}
+		i := rest[best]
+		rest = slices.Delete(rest, best, best+1)
+		seen[hits[i].Memory.SessionID] = true
+		oh, ot = append(oh, hits[i]), append(ot, turns[i])
+	}
+	return oh, ot
 }

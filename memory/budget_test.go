@@ -76,45 +76,61 @@ func TestFillCount(t *testing.T) {
 }
 
 // A fill of k above DefaultK keeps the best SessionsFirstAfter·k
-// candidates in order, then takes each session they did not show
-// before more turns of the sessions they did (each hit with its own
-// turns); at DefaultK, or with no more hits than that, the order stands.
+// candidates in order, then orders the rest by their chance,
+// SessionShownWeight of it for a session already shown: at equal chances
+// each session not yet shown comes first, a turn of a shown one that is
+// more than 1/SessionShownWeight times as likely before it (each hit with
+// its own turns); at DefaultK, or with no more hits than that, or with no
+// chances of the learned order, the order stands.
 func TestNewSessionsFirst(t *testing.T) {
-	build := func(sessions string) ([]Hit, [][]Memory) {
+	build := func(sessions string, chances map[int]float64, learned bool) ([]Hit, [][]Memory) {
 		var hits []Hit
 		var turns [][]Memory
 		for i, s := range sessions {
 			m := Memory{ID: fmt.Sprintf("%c:%d", s, i), SessionID: string(s), Turn: i}
-			hits = append(hits, Hit{Memory: m, Score: 1 / float64(i+1)})
+			h := Hit{Memory: m, Score: 0.01}
+			if c, ok := chances[i]; ok {
+				h.Score = c
+			}
+			if i < 18 {
+				h.Score = 1 - float64(i)/100
+			}
+			if learned {
+				h.Prior = 1
+			}
+			hits = append(hits, h)
 			turns = append(turns, []Memory{m})
 		}
 		return hits, turns
 	}
-	ids := func(hits []Hit, turns [][]Memory) string {
-		var b strings.Builder
-		for i, h := range hits {
-			if turns[i][0].ID != h.Memory.ID {
-				t.Fatalf("hit %s came with the turns of %s", h.Memory.ID, turns[i][0].ID)
-			}
-			b.WriteString(h.Memory.SessionID)
-		}
-		return b.String()
-	}
 	best := "abababababababbbba" // 18 = 1.5 × 12
 	for _, c := range []struct {
-		k              int
-		sessions, want string
+		name     string
+		k        int
+		sessions string
+		chances  map[int]float64
+		learned  bool
+		want     string
 	}{
-		{12, best + "acadcbeea", best + "cdeaacbea"},
-		{10, best + "acadcbeea", best + "acadcbeea"},
-		{12, best, best},
-		{12, best[:10], best[:10]},
-		{13, best + "aacad", best + "aacda"}, // 20 kept (19.5 rounds up)
+		{"equal chances: new sessions first", 12, best + "acadcbeea", nil, true, best + "cdeaacbea"},
+		{"a shown session's turn 5 times as likely first", 12, best + "acd", map[int]float64{18: 0.05, 19: 0.01, 20: 0.01}, true, best + "acd"},
+		{"3 times as likely: after", 12, best + "acd", map[int]float64{18: 0.03, 19: 0.01, 20: 0.01}, true, best + "cda"},
+		{"k 10: as it was", 10, best + "acadcbeea", nil, true, best + "acadcbeea"},
+		{"no chances: as it was", 12, best + "acadcbeea", nil, false, best + "acadcbeea"},
+		{"no more than 1.5k: as it was", 12, best, nil, true, best},
+		{"20 kept at k 13 (19.5 rounds up)", 13, best + "aacad", nil, true, best + "aacda"},
 	} {
-		hits, turns := build(c.sessions)
+		hits, turns := build(c.sessions, c.chances, c.learned)
 		hits, turns = newSessionsFirst(hits, turns, c.k)
-		if got := ids(hits, turns); got != c.want {
-			t.Errorf("k %d, %s: %s, want %s", c.k, c.sessions, got, c.want)
+		var got strings.Builder
+		for i, h := range hits {
+			if turns[i][0].ID != h.Memory.ID {
+				t.Fatalf("%s: hit %s came with the turns of %s", c.name, h.Memory.ID, turns[i][0].ID)
+			}
+			got.WriteString(h.Memory.SessionID)
+		}
+		if got.String() != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got.String(), c.want)
 		}
 	}
 }

@@ -467,45 +467,68 @@ func TestADigestOfPeriodsApartAndOfALongSession(t *testing.T) {
 }
 
 // A recall of k above DefaultK (a large history's) fills, past its best
-// 1.5k candidates, with sessions it has not shown before more turns of
-// the ones it has: one long session whose every turn matches best no
-// longer takes the whole budget from the sessions that match less.
+// 1.5k candidates, with the sessions it has not shown before more turns
+// of the ones it has, unless those are several times as likely: one long
+// session whose turns all match a little better no longer takes the
+// whole budget from the sessions that match a little less ("near"), and
+// one whose turns match far better keeps it ("far"). The premises, read
+// from the learned order's chances, are checked first.
 func TestALargeKFillsWithOtherSessions(t *testing.T) {
 	svc := open(t, &fake.Embedder{Name: "breadth"})
-	big := memory.RememberRequest{Namespace: "n", SessionID: "big", SessionDate: "2023-05-01"}
-	for i := range 30 {
-		big.Messages = append(big.Messages, memory.Message{Role: "user",
-			Content: fmt.Sprintf("Quokka quokka quokka, note %d on the quokka colony of Rottnest and its quokka census. ", i) +
-				strings.Repeat("The counts went on all morning along the dunes, the salt lakes and the settlement, tallied by hand in the field books. ", 6)})
+	count := strings.Repeat("The counts went on all morning along the dunes, the salt lakes and the settlement, tallied by hand in the field books. ", 6)
+	walk := strings.Repeat("We walked the coast path past the lighthouse, had lunch at the bakery and swam at the bay before the boat home. ", 6)
+	history := func(ns, small string) {
+		big := memory.RememberRequest{Namespace: ns, SessionID: "big", SessionDate: "2023-05-01"}
+		for i := range 30 {
+			big.Messages = append(big.Messages, memory.Message{Role: "user",
+				Content: fmt.Sprintf("Quokka quokka quokka, note %d on the quokka colony of Rottnest and its quokka census. ", i) + count})
+		}
+		if _, err := svc.Remember(bg, big); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			_, err := svc.Remember(bg, memory.RememberRequest{Namespace: ns, SessionID: fmt.Sprintf("small%02d", i), SessionDate: "2023-05-02",
+				Messages: []memory.Message{{Role: "user", Content: fmt.Sprintf(small, i) + walk}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if _, err := svc.Remember(bg, big); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 20 {
-		_, err := svc.Remember(bg, memory.RememberRequest{Namespace: "n", SessionID: fmt.Sprintf("small%02d", i), SessionDate: "2023-05-02",
-			Messages: []memory.Message{{Role: "user", Content: fmt.Sprintf("On trip %d we saw a quokka near the ferry. ", i) +
-				strings.Repeat("We walked the coast path past the lighthouse, had lunch at the bakery and swam at the bay before the boat home. ", 6)}}})
+	history("near", "Quokka quokka quokka, trip %d to the quokka colony. ")
+	history("far", "On trip %d we saw a quokka near the ferry. ")
+	recall := func(ns string, k int) (others int, ratio float64, chances string) {
+		res, err := svc.Recall(bg, memory.RecallRequest{Query: "quokka", Namespace: ns, K: k, Excerpt: 100, Fill: true, Budget: memory.ByK, Explain: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	sessions := func(k int) (others int) {
-		res, err := svc.Recall(bg, memory.RecallRequest{Query: "quokka", Namespace: "n", K: k, Excerpt: 100, Fill: true, Budget: memory.ByK})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("k %d: %d hits, %d passages", k, len(res.Hits), len(res.Passages))
 		for _, p := range res.Passages {
 			if p.Memories[0].SessionID != "big" {
 				others++
 			}
 		}
-		return others
+		weakestBig, bestSmall := 1.0, 0.0
+		for _, c := range res.Candidates {
+			if c.Memory.SessionID == "big" {
+				weakestBig = min(weakestBig, c.Score)
+			} else {
+				bestSmall = max(bestSmall, c.Score)
+			}
+			chances += fmt.Sprintf(" %s %.4f", c.Memory.ID, c.Score)
+		}
+		return others, bestSmall / weakestBig, chances
 	}
-	if n := sessions(memory.DefaultK); n != 0 {
-		t.Fatalf("at k %d, %d other sessions shown: the test's big session no longer outranks them", memory.DefaultK, n)
-	}
-	if n := sessions(12); n == 0 {
-		t.Error("at k 12 the big session's turns took the whole budget: no other session shown")
+	for _, c := range []struct {
+		ns       string
+		near     bool
+		atLargeK bool // other sessions shown at k 12
+	}{{"near", true, true}, {"far", false, false}} {
+		n, ratio, chances := recall(c.ns, memory.DefaultK)
+		if n != 0 || ratio >= 1 || (ratio >= memory.SessionShownWeight) != c.near {
+			t.Fatalf("%s: the premise fails (every turn of the big session likelier than any other session's, by less than 1/%g near, more far; none other shown at k %d): the best other is %.2f of the big session's weakest, %d shown:%s",
+				c.ns, memory.SessionShownWeight, memory.DefaultK, ratio, n, chances)
+		}
+		if n, _, chances := recall(c.ns, 12); (n > 0) != c.atLargeK {
+			t.Errorf("%s, k 12: %d other sessions shown, want them shown: %v:%s", c.ns, n, c.atLargeK, chances)
+		}
 	}
 }
