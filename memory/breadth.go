@@ -32,28 +32,41 @@ func newSessionsFirst(hits []Hit, turns [][]Memory, k int) ([]Hit, [][]Memory) {
 	for _, h := range hits[:n] {
 		seen[h.Memory.SessionID] = true
 	}
-	oh, ot := slices.Clone(hits[:n]), slices.Clone(turns[:n])
-	rest := make([]int, 0, len(hits)-n)
-	for i := n; i < len(hits); i++ {
-		rest = append(rest, i)
+	order := make([]int, n, len(hits)) // the hits' indices, in the new order
+	for i := range order {
+		order[i] = i
 	}
-	weight := func(i int) float64 {
+	rest := make([]int, 0, len(hits)-n) // the hits not yet taken, and their weights
+	weights := make([]float64, 0, len(hits)-n)
+	for i := n; i < len(hits); i++ {
+		w := hits[i].Score
 		if seen[hits[i].Memory.SessionID] {
-			return SessionShownWeight * hits[i].Score
+			w *= SessionShownWeight
 		}
-		return hits[i].Score
+		rest, weights = append(rest, i), append(weights, w)
 	}
 	for len(rest) > 0 {
 		best := 0 // the first of the most likely: ties keep their order
 		for j := 1; j < len(rest); j++ {
-			if weight(rest[j]) > weight(rest[best]) {
+			if weights[j] > weights[best] {
 				best = j
 			}
 		}
 		i := rest[best]
-		rest = slices.Delete(rest, best, best+1)
-		seen[hits[i].Memory.SessionID] = true
-		oh, ot = append(oh, hits[i]), append(ot, turns[i])
+		rest, weights = slices.Delete(rest, best, best+1), slices.Delete(weights, best, best+1)
+		order = append(order, i)
+		if id := hits[i].Memory.SessionID; !seen[id] {
+			seen[id] = true
+			for j, r := range rest {
+				if hits[r].Memory.SessionID == id {
+					weights[j] *= SessionShownWeight
+				}
+			}
+		}
+	}
+	oh, ot := make([]Hit, len(order)), make([][]Memory, len(order))
+	for j, i := range order {
+		oh[j], ot[j] = hits[i], turns[i]
 	}
 	return oh, ot
 }

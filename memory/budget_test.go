@@ -134,3 +134,17 @@ func TestNewSessionsFirst(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNewSessionsFirst orders a k-20 fill's 80 candidates from 30
+// sessions, as a large history's recall does once per call.
+func BenchmarkNewSessionsFirst(b *testing.B) {
+	hits := make([]Hit, 80)
+	turns := make([][]Memory, 80)
+	for i := range hits {
+		m := Memory{ID: fmt.Sprintf("s%d:%d", i%30, i), SessionID: fmt.Sprintf("s%d", i%30)}
+		hits[i], turns[i] = Hit{Memory: m, Score: 1 / float64(i+1), Prior: 1}, []Memory{m}
+	}
+	for b.Loop() {
+		newSessionsFirst(hits, turns, 20)
+	}
+}
