@@ -232,11 +232,10 @@ func (r *historyReport) count(s histSession) {
 		r.First, r.Last = r.first.In(r.zone()).Format(time.RFC3339), r.last.In(r.zone()).Format(time.RFC3339)
 	}
 	if r.DryRun {
-		d := ""
-		if t := s.date(); !t.IsZero() {
-			d = t.In(r.zone()).Format("2006-01-02")
+		line := sessionLine{ID: s.ID, Turns: len(s.Turns), Title: s.Title, at: s.date()}
+		if !line.at.IsZero() {
+			line.Date = line.at.In(r.zone()).Format("2006-01-02")
 		}
-		line := sessionLine{ID: s.ID, Date: d, Turns: len(s.Turns), Title: s.Title, at: s.date()}
 		if r.namespaceOf != nil {
 			line.Namespace = r.namespaceOf(s.CWD)
 		}
