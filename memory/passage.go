@@ -170,7 +170,7 @@ func annotate(b *strings.Builder, text string, session time.Time) {
 func annotated(text string, session time.Time) []dates.Mention {
 	var out []dates.Mention
 	for _, m := range dates.Find(text, session) {
-		if !m.Relative && m.Year != 0 || m.Label() == "" || dated(text[m.End:]) {
+		if !m.Relative && m.Year != 0 || !m.Resolved() || dated(text[m.End:]) {
 			continue
 		}
 		out = append(out, m)

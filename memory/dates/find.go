@@ -60,12 +60,15 @@ type Mention struct {
 	Back bool
 }
 
+// Resolved reports whether m names a period: one its Label writes.
+func (m Mention) Resolved() bool { return !m.From.IsZero() && m.To.After(m.From) }
+
 // Label is a short annotation of the resolved period: "2023-05-07" for a
 // day, "2023-05" for a calendar month, "2023" for a calendar year,
 // "2023-05-01..2023-05-07" (both days included) for a week or any other
 // span, and "" when the mention is not resolved.
 func (m Mention) Label() string {
-	if m.From.IsZero() || !m.To.After(m.From) {
+	if !m.Resolved() {
 		return ""
 	}
 	y, mo, d := m.From.Date()
